@@ -1,0 +1,469 @@
+"""The feature hierarchy: a DAG over feature ids with fast closure.
+
+Edges point from a child (more specific feature) to a parent (more general feature):
+``Athlete -> Person``, ``GO:0008340 -> GO:0010259``. Everything is kept as integer index
+arrays and ``scipy.sparse`` matrices so that closures and path rules are vectorised; paths are
+never enumerated.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Iterable, Sequence
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
+
+__all__ = ["FeatureHierarchy"]
+
+log = logging.getLogger(__name__)
+
+
+def _as_str_array(values: Iterable[str]) -> np.ndarray:
+    arr = np.asarray(list(values), dtype=object)
+    return arr.astype(str) if arr.size else np.zeros(0, dtype="<U1")
+
+
+def _binary(m: sp.spmatrix) -> sp.csr_matrix:
+    """Return ``m`` as a canonical csr matrix whose stored values are all 1 (int8)."""
+    m = sp.csr_matrix(m)
+    m.sum_duplicates()
+    m.eliminate_zeros()
+    m = m.astype(np.int8)
+    m.data[:] = 1
+    return m
+
+
+class FeatureHierarchy:
+    """A directed acyclic graph over feature ids (child -> parent edges).
+
+    Build it with :meth:`from_edges`; the constructor takes index arrays and expects an
+    acyclic, duplicate-free edge list (``from_edges`` guarantees that).
+
+    Parameters
+    ----------
+    node_ids : sequence of str
+        The feature ids; their order is the column order of tables built on this hierarchy.
+    child : array of int
+        Child index of each edge.
+    parent : array of int
+        Parent index of each edge.
+    removed_edges : list of (str, str), optional
+        Edges removed to break cycles (kept for the report).
+
+    Attributes
+    ----------
+    node_ids : ndarray of str
+    index : dict of str -> int
+    removed_edges : list of (child, parent) id pairs removed to break cycles
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person"), ("Person", "Agent")])
+    >>> h.ancestors("Athlete")
+    ['Agent', 'Person']
+    >>> [h.node_ids[i] for i in h.roots]
+    ['Agent']
+    """
+
+    def __init__(
+        self,
+        node_ids: Sequence[str],
+        child: np.ndarray,
+        parent: np.ndarray,
+        *,
+        removed_edges: Sequence[tuple[str, str]] = (),
+    ):
+        self.node_ids = _as_str_array(node_ids)
+        n = len(self.node_ids)
+        self.index = {name: i for i, name in enumerate(self.node_ids.tolist())}
+        if len(self.index) != n:
+            seen: set[str] = set()
+            dup = next(x for x in self.node_ids.tolist() if x in seen or seen.add(x))
+            raise ValueError(f"duplicate node id {dup!r} in hierarchy")
+        child = np.asarray(child, dtype=np.int64)
+        parent = np.asarray(parent, dtype=np.int64)
+        if child.shape != parent.shape:
+            raise ValueError("child and parent index arrays differ in length")
+        if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
+            raise ValueError("edge index out of range")
+        self.parent_matrix = _binary(
+            sp.csr_matrix((np.ones(child.size, np.int8), (child, parent)), shape=(n, n))
+        )
+        self.removed_edges = list(removed_edges)
+        if self.topological_order.size != n:  # Kahn's algorithm left nodes: a cycle
+            raise CycleError("hierarchy has a cycle; build it with FeatureHierarchy.from_edges", [])
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_edges(
+        cls,
+        edges: Iterable[tuple[str, str]],
+        nodes: Iterable[str] | None = None,
+        *,
+        on_cycle: str = "raise",
+    ) -> "FeatureHierarchy":
+        """Build a hierarchy from ``(child, parent)`` id pairs.
+
+        Parameters
+        ----------
+        edges : iterable of (child, parent)
+            Duplicates are merged. A self-loop is a cycle of length one.
+        nodes : iterable of str, optional
+            Node ids in the desired order (isolated nodes allowed). Nodes that appear only in
+            ``edges`` are appended in sorted order. Default: all edge endpoints, sorted.
+        on_cycle : {"raise", "break"}
+            ``"raise"``: a cycle raises :class:`~kg.errors.CycleError` naming one cycle per
+            strongly connected component. ``"break"``: cycles are broken deterministically
+            (depth-first search from the smallest id, parents visited in sorted order; every
+            back edge is removed) and a :class:`~kg.errors.HierarchyCycleWarning` names the
+            removed edges, which are also kept in ``removed_edges``.
+        """
+        if on_cycle not in ("raise", "break"):
+            raise ValueError(f"on_cycle must be 'raise' or 'break', got {on_cycle!r}")
+        pairs = [(str(c), str(p)) for c, p in edges]
+        order = [] if nodes is None else [str(x) for x in nodes]
+        known = set(order)
+        if len(known) != len(order):
+            raise ValueError("duplicate node ids in `nodes`")
+        extra = sorted({x for pair in pairs for x in pair} - known)
+        ids = order + extra
+        index = {x: i for i, x in enumerate(ids)}
+        n = len(ids)
+        if pairs:
+            ci = np.fromiter((index[c] for c, _ in pairs), np.int64, len(pairs))
+            pi = np.fromiter((index[p] for _, p in pairs), np.int64, len(pairs))
+            m = _binary(sp.csr_matrix((np.ones(len(pairs), np.int8), (ci, pi)), shape=(n, n)))
+            m = m.tocoo()
+            ci, pi = m.row.astype(np.int64), m.col.astype(np.int64)
+        else:
+            ci = pi = np.zeros(0, np.int64)
+        removed: list[tuple[str, str]] = []
+        keep = _cycle_back_edges(ids, ci, pi)
+        if keep is not None:
+            back = np.flatnonzero(~keep)
+            cycles = _describe_cycles(ids, ci, pi)
+            if on_cycle == "raise":
+                shown = "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
+                more = f" (and {len(cycles) - 5} more)" if len(cycles) > 5 else ""
+                raise CycleError(f"hierarchy has {len(cycles)} cycle(s): {shown}{more}", cycles)
+            removed = sorted((ids[ci[k]], ids[pi[k]]) for k in back)
+            shown = ", ".join(f"{c} -> {p}" for c, p in removed[:10])
+            more = f" (and {len(removed) - 10} more)" if len(removed) > 10 else ""
+            warnings.warn(
+                f"hierarchy had {len(cycles)} cycle(s); removed {len(removed)} edge(s) to break them: "
+                f"{shown}{more}",
+                HierarchyCycleWarning,
+                stacklevel=2,
+            )
+            ci, pi = ci[keep], pi[keep]
+        return cls(ids, ci, pi, removed_edges=removed)
+
+    # ------------------------------------------------------------------ basic structure
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_ids)
+
+    def __len__(self) -> int:
+        return self.n_nodes
+
+    def __repr__(self) -> str:
+        return f"FeatureHierarchy(n_nodes={self.n_nodes}, n_edges={self.n_edges})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FeatureHierarchy):
+            return NotImplemented
+        return (
+            self.node_ids.tolist() == other.node_ids.tolist()
+            and (self.parent_matrix != other.parent_matrix).nnz == 0
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def n_edges(self) -> int:
+        return int(self.parent_matrix.nnz)
+
+    @cached_property
+    def child_matrix(self) -> sp.csr_matrix:
+        """``C[p, c] = 1`` when ``c`` is a direct child of ``p`` (the transpose of ``parent_matrix``)."""
+        return self.parent_matrix.T.tocsr()
+
+    @property
+    def edges(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(child, parent)`` index arrays, sorted by child then parent."""
+        coo = self.parent_matrix.tocoo()
+        return coo.row.astype(np.int64), coo.col.astype(np.int64)
+
+    def edge_list(self) -> list[tuple[str, str]]:
+        c, p = self.edges
+        return list(zip(self.node_ids[c].tolist(), self.node_ids[p].tolist()))
+
+    def idx(self, node: str | int) -> int:
+        """Index of a node id (ints pass through); unknown ids raise UnknownFeatureError."""
+        if isinstance(node, (int, np.integer)):
+            return int(node)
+        try:
+            return self.index[node]
+        except KeyError:
+            raise UnknownFeatureError(f"unknown feature id {node!r}") from None
+
+    def parent_indices(self, i: int) -> np.ndarray:
+        m = self.parent_matrix
+        return m.indices[m.indptr[i] : m.indptr[i + 1]].astype(np.int64)
+
+    def child_indices(self, i: int) -> np.ndarray:
+        m = self.child_matrix
+        return m.indices[m.indptr[i] : m.indptr[i + 1]].astype(np.int64)
+
+    def parents(self, node: str) -> list[str]:
+        return sorted(self.node_ids[self.parent_indices(self.idx(node))].tolist())
+
+    def children(self, node: str) -> list[str]:
+        return sorted(self.node_ids[self.child_indices(self.idx(node))].tolist())
+
+    @cached_property
+    def n_parents(self) -> np.ndarray:
+        return np.diff(self.parent_matrix.indptr).astype(np.int64)
+
+    @cached_property
+    def n_children(self) -> np.ndarray:
+        return np.diff(self.child_matrix.indptr).astype(np.int64)
+
+    @cached_property
+    def roots(self) -> np.ndarray:
+        """Indices of nodes without parents."""
+        return np.flatnonzero(self.n_parents == 0)
+
+    @cached_property
+    def leaves(self) -> np.ndarray:
+        """Indices of nodes without children."""
+        return np.flatnonzero(self.n_children == 0)
+
+    # ------------------------------------------------------------------ order and levels
+    @cached_property
+    def _kahn(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.n_nodes
+        remaining = self.n_parents.copy()
+        level = np.full(n, -1, dtype=np.int64)
+        frontier = np.flatnonzero(remaining == 0)
+        order = []
+        depth = 0
+        cm = self.child_matrix
+        while frontier.size:
+            level[frontier] = depth
+            order.append(frontier)
+            kids = cm[frontier].indices
+            if kids.size == 0:
+                break
+            remaining -= np.bincount(kids, minlength=n)
+            cand = np.unique(kids)
+            frontier = cand[remaining[cand] == 0]
+            depth += 1
+        topo = np.concatenate(order) if order else np.zeros(0, np.int64)
+        return topo.astype(np.int64), level
+
+    @property
+    def topological_order(self) -> np.ndarray:
+        """Node indices with every parent before its children (roots first, by level, then index)."""
+        return self._kahn[0]
+
+    @property
+    def levels(self) -> np.ndarray:
+        """Length of the longest path from a root to each node (roots have level 0)."""
+        return self._kahn[1]
+
+    @cached_property
+    def heights(self) -> np.ndarray:
+        """Length of the longest path from each node down to a leaf (leaves have height 0)."""
+        h = np.zeros(self.n_nodes, dtype=np.int64)
+        pm = self.parent_matrix
+        for i in self.topological_order[::-1]:
+            ps = pm.indices[pm.indptr[i] : pm.indptr[i + 1]]
+            if ps.size:
+                np.maximum.at(h, ps, h[i] + 1)
+        return h
+
+    # ------------------------------------------------------------------ closure
+    @cached_property
+    def ancestor_matrix(self) -> sp.csr_matrix:
+        """``A[i, j] = 1`` when ``j`` is a strict ancestor of ``i`` (csr, int8).
+
+        Computed level by level in topological order: the ancestors of the nodes of one level
+        are ``P_level @ (I + A_above)``, one sparse product per level of the DAG.
+        """
+        n = self.n_nodes
+        topo, level = self._kahn
+        perm_pos = np.empty(n, dtype=np.int64)
+        perm_pos[topo] = np.arange(n)
+        # permute so that levels are contiguous row ranges, parents before children
+        pm = self.parent_matrix[topo][:, topo].tocsr()
+        lv = level[topo]
+        bounds = np.flatnonzero(np.diff(lv)) + 1
+        starts = np.concatenate([[0], bounds])
+        ends = np.concatenate([bounds, [n]])
+        blocks: list[sp.csr_matrix] = []
+        done = sp.csr_matrix((0, n), dtype=np.int32)
+        for s, e in zip(starts, ends):
+            if s == 0:
+                block = sp.csr_matrix((e - s, n), dtype=np.int32)
+            else:
+                reach = (done + sp.eye(s, n, dtype=np.int32, format="csr")).tocsr()
+                block = (pm[s:e, :s].astype(np.int32) @ reach).tocsr()
+                block.data[:] = 1
+            blocks.append(block)
+            done = sp.vstack(blocks, format="csr")
+        a_perm = _binary(done) if n else sp.csr_matrix((0, 0), dtype=np.int8)
+        # back to the original node order
+        return a_perm[perm_pos][:, perm_pos].tocsr()
+
+    @cached_property
+    def descendant_matrix(self) -> sp.csr_matrix:
+        """``D[i, j] = 1`` when ``j`` is a strict descendant of ``i`` (the transpose of the ancestors)."""
+        return self.ancestor_matrix.T.tocsr()
+
+    def ancestor_indices(self, i: int) -> np.ndarray:
+        a = self.ancestor_matrix
+        return a.indices[a.indptr[i] : a.indptr[i + 1]].astype(np.int64)
+
+    def descendant_indices(self, i: int) -> np.ndarray:
+        d = self.descendant_matrix
+        return d.indices[d.indptr[i] : d.indptr[i + 1]].astype(np.int64)
+
+    def ancestors(self, node: str) -> list[str]:
+        """Strict ancestors of ``node``, sorted."""
+        return sorted(self.node_ids[self.ancestor_indices(self.idx(node))].tolist())
+
+    def descendants(self, node: str) -> list[str]:
+        """Strict descendants of ``node``, sorted."""
+        return sorted(self.node_ids[self.descendant_indices(self.idx(node))].tolist())
+
+    def close(self, direct: sp.spmatrix) -> sp.csr_matrix:
+        """Close an instance x node 0/1 matrix upward: add every ancestor of every feature present."""
+        direct = _binary(direct)
+        if direct.shape[1] != self.n_nodes:
+            raise ValueError(
+                f"matrix has {direct.shape[1]} columns but the hierarchy has {self.n_nodes} nodes"
+            )
+        return _binary(direct + direct @ self.ancestor_matrix)
+
+    def violations(self, x: sp.spmatrix) -> sp.coo_matrix:
+        """Cells ``(instance, parent)`` where a child is 1 but the parent is 0 (the implication fails)."""
+        x = _binary(x)
+        has_child = _binary(x @ self.child_matrix.T)  # (instance, parent) has some child present
+        return _binary(has_child - has_child.multiply(x)).tocoo()
+
+    # ------------------------------------------------------------------ derived hierarchies
+    def restrict(self, keep: Sequence[str] | np.ndarray) -> "FeatureHierarchy":
+        """The hierarchy over a subset of nodes, in the given order, with ancestry preserved.
+
+        ``j`` is a parent of ``i`` in the result when ``j`` is an ancestor of ``i`` here and
+        no other kept node lies between them (the transitive reduction of the restricted
+        closure). When the kept set is closed upward, this is just the induced subgraph.
+        ``keep`` is a boolean mask, index array or list of ids.
+        """
+        keep_idx = self._as_indices(keep)
+        n_keep = keep_idx.size
+        mask = np.zeros(self.n_nodes, bool)
+        mask[keep_idx] = True
+        pm = self.parent_matrix[keep_idx]
+        if pm[:, ~mask].nnz == 0:
+            sub = pm[:, keep_idx].tocoo()
+        else:
+            c = self.ancestor_matrix[keep_idx][:, keep_idx].astype(np.int32).tocsr()
+            through = _binary(c @ c)
+            sub = _binary(c - c.multiply(through)).tocoo()
+        return FeatureHierarchy(
+            self.node_ids[keep_idx], sub.row, sub.col, removed_edges=self.removed_edges
+        ) if n_keep else FeatureHierarchy([], [], [])
+
+    def _as_indices(self, keep) -> np.ndarray:
+        arr = np.asarray(keep)
+        if arr.dtype == bool:
+            if arr.shape != (self.n_nodes,):
+                raise ValueError("boolean mask does not match the number of nodes")
+            return np.flatnonzero(arr)
+        if arr.size and arr.dtype.kind in "iu":
+            return arr.astype(np.int64)
+        return np.fromiter((self.idx(x) for x in arr.tolist()), np.int64, arr.size)
+
+    def to_networkx(self):
+        """A ``networkx.DiGraph`` with child -> parent edges."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        g.add_nodes_from(self.node_ids.tolist())
+        g.add_edges_from(self.edge_list())
+        return g
+
+
+# ---------------------------------------------------------------------- cycle handling
+def _cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> list[np.ndarray]:
+    """Strongly connected components with a cycle (size > 1, or a self-loop)."""
+    if ci.size == 0:
+        return []
+    g = sp.csr_matrix((np.ones(ci.size, np.int8), (ci, pi)), shape=(n, n))
+    ncomp, labels = connected_components(g, directed=True, connection="strong")
+    sizes = np.bincount(labels, minlength=ncomp)
+    cyclic = sizes > 1
+    cyclic[labels[ci[ci == pi]]] = True
+    return [np.flatnonzero(labels == k) for k in np.flatnonzero(cyclic)]
+
+
+def _dfs_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comp: np.ndarray):
+    """Deterministic DFS inside one component; yields (edge index, stack path) for back edges."""
+    inside = set(comp.tolist())
+    out: dict[int, list[tuple[str, int, int]]] = {}
+    for k in np.flatnonzero(np.isin(ci, comp) & np.isin(pi, comp)):
+        out.setdefault(int(ci[k]), []).append((ids[pi[k]], int(pi[k]), int(k)))
+    for v in out.values():
+        v.sort()
+    state: dict[int, int] = {}  # 1 = on stack, 2 = done
+    for start in sorted(inside, key=lambda i: ids[i]):
+        if start in state:
+            continue
+        stack = [(start, iter(out.get(start, [])))]
+        path = [start]
+        state[start] = 1
+        while stack:
+            node, it = stack[-1]
+            step = next(it, None)
+            if step is None:
+                state[node] = 2
+                stack.pop()
+                path.pop()
+                continue
+            _, nxt, k = step
+            s = state.get(nxt)
+            if s == 1:
+                yield k, path[path.index(nxt) :]
+            elif s is None:
+                state[nxt] = 1
+                stack.append((nxt, iter(out.get(nxt, []))))
+                path.append(nxt)
+
+
+def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> np.ndarray | None:
+    """Mask of edges to keep, or None when the graph is already acyclic."""
+    comps = _cycle_components(len(ids), ci, pi)
+    if not comps:
+        return None
+    keep = np.ones(ci.size, dtype=bool)
+    for comp in comps:
+        for k, _ in _dfs_back_edges(ids, ci, pi, comp):
+            keep[k] = False
+    return keep
+
+
+def _describe_cycles(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> list[list[str]]:
+    """One cycle (as a list of ids, child first) per cyclic strongly connected component."""
+    cycles = []
+    for comp in _cycle_components(len(ids), ci, pi):
+        _, path = next(_dfs_back_edges(ids, ci, pi, comp))
+        cycles.append([ids[i] for i in path])
+    return sorted(cycles)

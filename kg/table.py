@@ -1,0 +1,348 @@
+"""The binary feature table: a sparse 0/1 matrix closed under the ancestors of a hierarchy.
+
+Invariant (the "implication"): for every edge ``child -> parent`` of the hierarchy and every
+instance, ``X[i, child] <= X[i, parent]``. Tables built from facts are closed upward and hold
+it by construction; tables read from files are checked and either repaired on request or
+reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeatureError
+from kg.hierarchy import FeatureHierarchy, _as_str_array, _binary
+
+__all__ = ["FeatureTable", "atomic_write"]
+
+_FORMAT_VERSION = 1
+
+
+@dataclass(eq=False)
+class FeatureTable:
+    """Instances x hierarchical binary features, with labels.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix of 0/1, shape (n_instances, n_features)
+        Stored as ``csr_matrix`` of ``float64`` (what scikit-learn estimators expect).
+    feature_names : sequence of str
+        Column ids; must equal ``hierarchy.node_ids`` (same ids, same order).
+    instance_ids : sequence of str
+    y : array of shape (n_instances,), optional
+        Class labels (any hashable values; strings and ints are kept as they are).
+    hierarchy : FeatureHierarchy
+    meta : dict
+        Provenance and reports (e.g. ``{"unknown_terms": [...]}``); JSON-serialisable.
+    check : {"raise", "repair", "ignore"}
+        What to do when ``X`` violates the implication: raise
+        :class:`~kg.errors.ImplicationError`, close the rows upward (recorded in
+        ``meta["repaired_cells"]``), or keep the table as it is (counted in
+        ``meta["violations"]``).
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"]}, h, labels={"a": 1, "b": 0})
+    >>> t.X.toarray().astype(int).tolist()
+    [[1, 1], [0, 1]]
+    """
+
+    X: sp.csr_matrix
+    feature_names: np.ndarray
+    instance_ids: np.ndarray
+    y: np.ndarray | None
+    hierarchy: FeatureHierarchy
+    meta: dict = field(default_factory=dict)
+    check: str = "raise"
+
+    def __post_init__(self) -> None:
+        x = sp.csr_matrix(self.X)
+        x.sum_duplicates()
+        x.eliminate_zeros()
+        if x.nnz and not np.all(x.data == 1):
+            bad = np.flatnonzero(x.data != 1)[0]
+            row = int(np.searchsorted(x.indptr, bad, side="right") - 1)
+            raise InputFormatError(
+                f"non-binary value {x.data[bad]!r} at instance {row}, feature {int(x.indices[bad])}"
+                " (features must be 0/1)"
+            )
+        self.X = x.astype(np.float64)
+        self.feature_names = _as_str_array(self.feature_names)
+        self.instance_ids = _as_str_array(self.instance_ids)
+        n, m = self.X.shape
+        if len(self.feature_names) != m:
+            raise ValueError(f"{len(self.feature_names)} feature names for {m} columns")
+        if len(self.instance_ids) != n:
+            raise ValueError(f"{len(self.instance_ids)} instance ids for {n} rows")
+        if self.feature_names.tolist() != self.hierarchy.node_ids.tolist():
+            raise ValueError("the hierarchy's nodes must be the table's features, in the same order")
+        if self.y is not None:
+            self.y = np.asarray(self.y)
+            if self.y.shape != (n,):
+                raise ValueError(f"y has shape {self.y.shape}, expected ({n},)")
+        self.meta = dict(self.meta)
+        if self.check not in ("raise", "repair", "ignore"):
+            raise ValueError(f"check must be 'raise', 'repair' or 'ignore', got {self.check!r}")
+        viol = self.hierarchy.violations(self.X)
+        if viol.nnz:
+            if self.check == "raise":
+                i, j = int(viol.row[0]), int(viol.col[0])
+                child = [
+                    c for c in self.hierarchy.child_indices(j) if self.X[i, c]
+                ][0]
+                raise ImplicationError(
+                    f"{viol.nnz} cell(s) violate the implication, e.g. instance "
+                    f"{self.instance_ids[i]!r} has {self.feature_names[child]!r} but not its parent "
+                    f"{self.feature_names[j]!r}; pass check='repair' to add the missing ancestors"
+                )
+            if self.check == "repair":
+                before = self.X.nnz
+                self.X = self.hierarchy.close(self.X).astype(np.float64)
+                self.meta["repaired_cells"] = int(self.X.nnz - before)
+            else:
+                self.meta["violations"] = int(viol.nnz)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_facts(
+        cls,
+        facts: Mapping[str, Iterable[str]],
+        hierarchy: FeatureHierarchy,
+        labels: Mapping[str, object] | None = None,
+        *,
+        min_support: int = 1,
+        unknown: str = "raise",
+        instances: Sequence[str] | None = None,
+        meta: dict | None = None,
+    ) -> "FeatureTable":
+        """Build a table from ``instance -> direct features``, closed under ancestors.
+
+        Parameters
+        ----------
+        facts : mapping of instance id -> iterable of feature ids
+            The direct (most specific) features of each instance; ancestors are added.
+        hierarchy : FeatureHierarchy
+        labels : mapping of instance id -> label, optional
+            When given, every instance must have a label.
+        min_support : int
+            Keep only features present in at least this many instances (after closure). Since
+            an ancestor is present wherever a descendant is, the kept set is closed upward and
+            the implication still holds.
+        unknown : {"raise", "drop"}
+            A feature id that is not in the hierarchy raises
+            :class:`~kg.errors.UnknownFeatureError`, or is dropped and listed in
+            ``meta["unknown_features"]``.
+        instances : sequence of str, optional
+            Row order (instances without facts become empty rows). Default: ``facts`` order.
+        """
+        if unknown not in ("raise", "drop"):
+            raise ValueError(f"unknown must be 'raise' or 'drop', got {unknown!r}")
+        if min_support < 1:
+            raise ValueError(f"min_support must be >= 1, got {min_support}")
+        ids = list(facts) if instances is None else [str(i) for i in instances]
+        if not ids:
+            raise KgfsError("no instances: the corpus or fact set is empty")
+        rows, cols = [], []
+        missing: dict[str, list[str]] = {}
+        index = hierarchy.index
+        for r, inst in enumerate(ids):
+            for f in facts.get(inst, ()):
+                j = index.get(f)
+                if j is None:
+                    missing.setdefault(str(f), []).append(inst)
+                    continue
+                rows.append(r)
+                cols.append(j)
+        if missing and unknown == "raise":
+            first = sorted(missing)[0]
+            raise UnknownFeatureError(
+                f"{len(missing)} feature id(s) not in the hierarchy, e.g. {first!r} "
+                f"(instance {missing[first][0]!r}); pass unknown='drop' to drop them"
+            )
+        direct = sp.csr_matrix(
+            (np.ones(len(rows), np.int8), (np.asarray(rows, np.int64), np.asarray(cols, np.int64))),
+            shape=(len(ids), hierarchy.n_nodes),
+        )
+        x = hierarchy.close(direct)
+        support = np.asarray(x.sum(axis=0)).ravel()
+        keep = np.flatnonzero(support >= min_support)
+        y = None
+        if labels is not None:
+            lost = [i for i in ids if i not in labels]
+            if lost:
+                raise KgfsError(f"{len(lost)} instance(s) have no label, e.g. {lost[0]!r}")
+            y = np.asarray([labels[i] for i in ids])
+        m = dict(meta or {})
+        if missing:
+            m["unknown_features"] = sorted(missing)
+        m["min_support"] = int(min_support)
+        return cls(
+            x[:, keep],
+            hierarchy.node_ids[keep],
+            ids,
+            y,
+            hierarchy.restrict(keep),
+            meta=m,
+        )
+
+    # ------------------------------------------------------------------ shape and views
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.X.shape
+
+    @property
+    def n_instances(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    def __repr__(self) -> str:
+        return (
+            f"FeatureTable(n_instances={self.n_instances}, n_features={self.n_features}, "
+            f"nnz={self.X.nnz}, labelled={self.y is not None})"
+        )
+
+    @property
+    def support(self) -> np.ndarray:
+        """Number of instances having each feature."""
+        return np.asarray(self.X.sum(axis=0)).ravel().astype(np.int64)
+
+    def select_features(self, keep) -> "FeatureTable":
+        """The table restricted to some features (mask, indices or ids), hierarchy restricted too.
+
+        The result keeps the implication because the restricted hierarchy links each kept
+        feature to its nearest kept ancestors.
+        """
+        idx = self.hierarchy._as_indices(keep)
+        return FeatureTable(
+            self.X[:, idx],
+            self.feature_names[idx],
+            self.instance_ids,
+            self.y,
+            self.hierarchy.restrict(idx),
+            meta=self.meta,
+            check="ignore" if "violations" in self.meta else "raise",
+        )
+
+    def select_instances(self, rows) -> "FeatureTable":
+        """The table restricted to some rows (mask or indices)."""
+        rows = np.asarray(rows)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        return FeatureTable(
+            self.X[rows],
+            self.feature_names,
+            self.instance_ids[rows],
+            None if self.y is None else self.y[rows],
+            self.hierarchy,
+            meta=self.meta,
+            check="ignore",
+        )
+
+    def drop_rare(self, min_support: int) -> "FeatureTable":
+        """Drop features present in fewer than ``min_support`` instances."""
+        out = self.select_features(self.support >= min_support)
+        out.meta["min_support"] = int(min_support)
+        return out
+
+    def to_frame(self):
+        """A pandas DataFrame (sparse columns) indexed by instance id, plus a ``label`` column."""
+        import pandas as pd
+
+        df = pd.DataFrame.sparse.from_spmatrix(
+            self.X.astype(np.int8), index=self.instance_ids, columns=self.feature_names
+        )
+        if self.y is not None:
+            df["label"] = self.y
+        return df
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the table to one ``.npz`` file atomically (no pickles; loadable with ``load``)."""
+        path = Path(path)
+        c, p = self.hierarchy.edges
+        y = self.y
+        if y is not None and y.dtype.kind not in "biuf":
+            y = y.astype(str)
+        arrays = {
+            "format_version": np.array(_FORMAT_VERSION),
+            "data_indices": self.X.indices.astype(np.int64),
+            "data_indptr": self.X.indptr.astype(np.int64),
+            "shape": np.array(self.X.shape, dtype=np.int64),
+            "feature_names": self.feature_names.astype(str),
+            "instance_ids": self.instance_ids.astype(str),
+            "edge_child": c,
+            "edge_parent": p,
+            "removed_edges": np.array(self.hierarchy.removed_edges, dtype=str).reshape(-1, 2),
+            "meta": np.array(json.dumps(self.meta, sort_keys=True, default=str)),
+            "check": np.array(self.check),
+        }
+        if y is not None:
+            arrays["y"] = y
+
+        def write(tmp: Path) -> None:
+            with open(tmp, "wb") as fh:
+                np.savez_compressed(fh, **arrays)
+
+        atomic_write(path, write)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "FeatureTable":
+        """Read a table written by :meth:`save`."""
+        path = Path(path)
+        try:
+            z = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any decoding error means "not our file"
+            raise InputFormatError(f"not a kgfs table file ({exc})", path) from exc
+        with z:
+            if "format_version" not in z or int(z["format_version"]) != _FORMAT_VERSION:
+                raise InputFormatError("not a kgfs table file (unknown format version)", path)
+            shape = tuple(int(v) for v in z["shape"])
+            indices = z["data_indices"]
+            x = sp.csr_matrix((np.ones(indices.size), indices, z["data_indptr"]), shape=shape)
+            names = z["feature_names"]
+            removed = [tuple(r) for r in z["removed_edges"].tolist()]
+            h = FeatureHierarchy(names, z["edge_child"], z["edge_parent"], removed_edges=removed)
+            return cls(
+                x,
+                names,
+                z["instance_ids"],
+                z["y"] if "y" in z else None,
+                h,
+                meta=json.loads(str(z["meta"])),
+                check="ignore" if str(z["check"]) == "ignore" else "raise",
+            )
+
+
+def atomic_write(path: str | os.PathLike, write) -> None:
+    """Call ``write(tmp_path)`` and move the result onto ``path`` atomically.
+
+    A crash leaves either the old file or no file, never a half-written one.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

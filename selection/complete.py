@@ -1,0 +1,42 @@
+"""CompleteFS: the baseline that keeps every feature."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from selection.base import HierarchicalSelector
+from selection.registry import register_selector
+
+__all__ = ["CompleteFS"]
+
+
+class CompleteFS(HierarchicalSelector):
+    """Keep all features (the "no selection" baseline of every paper).
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+    binarize : float or None
+        See :mod:`selection.base`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> CompleteFS().fit(np.array([[1, 0], [0, 1]]), [0, 1]).get_support().tolist()
+    [True, True]
+    """
+
+    def __init__(self, hierarchy=None, *, binarize=None):
+        self.hierarchy = hierarchy
+        self.binarize = binarize
+
+    def _fit(self, X, y, hierarchy):
+        self.support_ = np.ones(X.shape[1], dtype=bool)
+
+
+register_selector(
+    "complete",
+    lambda hierarchy=None, **kw: CompleteFS(hierarchy, **kw),
+    kind="eager",
+    description="CompleteFS: all features (no selection)",
+)

@@ -1,0 +1,150 @@
+"""Relevance measures for binary features, computed for all features at once from sparse counts.
+
+Every measure starts from one sparse product, ``X.T @ Y_onehot`` (feature x class counts of
+the instances where the feature is 1); the counts where it is 0 follow by subtraction. No
+Python loop runs over features.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "ClassCounts",
+    "class_counts",
+    "entropy",
+    "information_gain",
+    "class_correlation",
+    "pair_cooccurrence",
+    "pair_correlation",
+    "pair_information_gain_similarity",
+]
+
+
+def _csr(X) -> sp.csr_matrix:
+    if sp.issparse(X):
+        return sp.csr_matrix(X)
+    return sp.csr_matrix(np.asarray(X))
+
+
+class ClassCounts:
+    """Counts of a binary table against class labels.
+
+    Attributes
+    ----------
+    classes : ndarray, the sorted distinct labels
+    pos : ndarray (n_features, n_classes), instances of each class where the feature is 1
+    neg : ndarray (n_features, n_classes), instances of each class where the feature is 0
+    class_totals : ndarray (n_classes,)
+    n : int, number of instances
+    """
+
+    def __init__(self, X, y):
+        X = _csr(X)
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"y has shape {y.shape}, expected ({X.shape[0]},)")
+        self.classes, codes = np.unique(y, return_inverse=True)
+        n, k = X.shape[0], len(self.classes)
+        onehot = sp.csr_matrix((np.ones(n), (np.arange(n), codes)), shape=(n, k))
+        xb = X.astype(bool).astype(np.float64)
+        self.pos = np.asarray((xb.T @ onehot).todense())
+        self.class_totals = np.bincount(codes, minlength=k).astype(np.float64)
+        self.neg = self.class_totals[None, :] - self.pos
+        self.n = n
+        self.codes = codes
+
+    @property
+    def feature_totals(self) -> np.ndarray:
+        """Number of instances where each feature is 1."""
+        return self.pos.sum(axis=1)
+
+
+def class_counts(X, y) -> ClassCounts:
+    """Feature x class counts of a binary (sparse) table; see :class:`ClassCounts`."""
+    return ClassCounts(X, y)
+
+
+def entropy(counts: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Shannon entropy (bits) of count vectors along ``axis``; empty vectors have entropy 0."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(total > 0, counts / total, 0.0)
+        terms = np.where(p > 0, -p * np.log2(p), 0.0)
+    return terms.sum(axis=axis)
+
+
+def information_gain(X, y, counts: ClassCounts | None = None) -> np.ndarray:
+    """Information gain (bits) of the class given each binary feature.
+
+    ``IG(f) = H(Y) - P(f=1) H(Y | f=1) - P(f=0) H(Y | f=0)``.
+    """
+    c = counts if counts is not None else ClassCounts(X, y)
+    if c.n == 0:
+        return np.zeros(c.pos.shape[0])
+    h = entropy(c.class_totals)
+    n1 = c.pos.sum(axis=1)
+    n0 = c.n - n1
+    ig = h - (n1 * entropy(c.pos) + n0 * entropy(c.neg)) / c.n
+    return np.clip(ig, 0.0, None)
+
+
+def class_correlation(X, y, counts: ClassCounts | None = None) -> np.ndarray:
+    """Absolute Pearson correlation between each binary feature and the class.
+
+    For two classes this is ``|phi|`` of the 2x2 table. For more classes it is the largest
+    ``|phi|`` over the one-vs-rest indicators (a choice: Pearson correlation needs a numeric
+    target, and a nominal class has no order). Constant features have correlation 0.
+    """
+    c = counts if counts is not None else ClassCounts(X, y)
+    n = float(c.n)
+    n1 = c.pos.sum(axis=1, keepdims=True)  # feature = 1
+    ny = c.class_totals[None, :]  # class indicator = 1
+    num = n * c.pos - n1 * ny
+    den = np.sqrt(n1 * (n - n1) * ny * (n - ny))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(den > 0, num / den, 0.0)
+    if r.shape[1] == 2:
+        return np.abs(r[:, 1])
+    return np.abs(r).max(axis=1) if r.shape[1] else np.zeros(r.shape[0])
+
+
+def pair_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Number of instances where both feature ``a[k]`` and feature ``b[k]`` are 1, for each k."""
+    X = _csr(X).astype(bool).astype(np.float64)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    if a.size == 0:
+        return np.zeros(0)
+    xc = X.tocsc()
+    return np.asarray(xc[:, a].multiply(xc[:, b]).sum(axis=0)).ravel()
+
+
+def pair_correlation(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson correlation between binary features ``a[k]`` and ``b[k]``, for each pair.
+
+    A pair where either feature is constant has correlation 0 unless both columns are
+    identical, in which case it is 1 (identical columns carry the same information; SHSEL
+    treats them as perfectly similar).
+    """
+    X = _csr(X).astype(bool).astype(np.float64)
+    n = float(X.shape[0])
+    tot = np.asarray(X.sum(axis=0)).ravel()
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    both = pair_cooccurrence(X, a, b)
+    na, nb = tot[a], tot[b]
+    num = n * both - na * nb
+    den = np.sqrt(na * (n - na) * nb * (n - nb))
+    identical = (na == nb) & (both == na)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(den > 0, num / den, 0.0)
+    return np.where(identical, 1.0, r)
+
+
+def pair_information_gain_similarity(ig: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """SHSEL's relevance similarity of two features: ``1 - |IG(a) - IG(b)|``."""
+    ig = np.asarray(ig, dtype=np.float64)
+    return 1.0 - np.abs(ig[np.asarray(a, np.int64)] - ig[np.asarray(b, np.int64)])

@@ -1,0 +1,19 @@
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+settings.register_profile("default", max_examples=60, deadline=None)
+settings.register_profile("ci", max_examples=120, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+SHARED_DATA = Path(os.environ.get("KGFS_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real datasets folder (``../shared/data`` beside the checkout, or $KGFS_SHARED_DATA)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data folder not found at {SHARED_DATA}")
+    return SHARED_DATA

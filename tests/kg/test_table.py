@@ -1,0 +1,94 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given
+
+from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeatureError
+from kg.hierarchy import FeatureHierarchy
+from kg.table import FeatureTable
+from tests.strategies import closed_tables
+
+H = FeatureHierarchy.from_edges([("Athlete", "Person"), ("Person", "Agent"), ("Team", "Agent")])
+FACTS = {"t1": ["Athlete"], "t2": ["Team"], "t3": ["Athlete", "Team"], "t4": []}
+LABELS = {"t1": "Sports", "t2": "Sports", "t3": "Sports", "t4": "Politics"}
+
+
+def test_from_facts_closes_upward():
+    t = FeatureTable.from_facts(FACTS, H, LABELS)
+    assert t.feature_names.tolist() == ["Agent", "Athlete", "Person", "Team"]
+    assert t.X.toarray().astype(int).tolist() == [[1, 1, 1, 0], [1, 0, 0, 1], [1, 1, 1, 1], [0, 0, 0, 0]]
+    assert t.y.tolist() == ["Sports", "Sports", "Sports", "Politics"]
+    assert t.support.tolist() == [3, 2, 2, 2]
+
+
+def test_min_support_keeps_the_implication():
+    t = FeatureTable.from_facts(FACTS, H, LABELS, min_support=3)
+    assert t.feature_names.tolist() == ["Agent"]
+    t2 = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Athlete"], "c": ["Team"]}, H, min_support=2)
+    assert t2.feature_names.tolist() == ["Agent", "Athlete", "Person"]
+    assert t2.hierarchy.edge_list() == [("Athlete", "Person"), ("Person", "Agent")]
+
+
+def test_unknown_feature_raises_or_is_dropped():
+    with pytest.raises(UnknownFeatureError, match="'Robot'.*instance 'x'"):
+        FeatureTable.from_facts({"x": ["Robot"]}, H)
+    t = FeatureTable.from_facts({"x": ["Robot", "Team"]}, H, unknown="drop")
+    assert t.meta["unknown_features"] == ["Robot"]
+
+
+def test_empty_corpus_and_missing_label():
+    with pytest.raises(KgfsError, match="empty"):
+        FeatureTable.from_facts({}, H)
+    with pytest.raises(KgfsError, match="no label.*'t4'"):
+        FeatureTable.from_facts(FACTS, H, {k: v for k, v in LABELS.items() if k != "t4"})
+
+
+def test_violation_raises_names_cell_or_repairs():
+    x = sp.csr_matrix(np.array([[0, 1, 0, 0]]))  # Athlete without Person and Agent
+    h = H.restrict(["Agent", "Athlete", "Person", "Team"])
+    with pytest.raises(ImplicationError, match="'i0' has 'Athlete' but not its parent 'Person'"):
+        FeatureTable(x, h.node_ids, ["i0"], None, h)
+    t = FeatureTable(x, h.node_ids, ["i0"], None, h, check="repair")
+    assert t.X.toarray().tolist() == [[1, 1, 1, 0]] and t.meta["repaired_cells"] == 2
+    t = FeatureTable(x, h.node_ids, ["i0"], None, h, check="ignore")
+    assert t.meta["violations"] == 1
+
+
+def test_non_binary_value_is_named():
+    h = H.restrict(["Agent", "Athlete", "Person", "Team"])
+    with pytest.raises(InputFormatError, match="non-binary value 2"):
+        FeatureTable(sp.csr_matrix(np.array([[2, 0, 0, 0]])), h.node_ids, ["i0"], None, h)
+
+
+def test_features_must_match_hierarchy():
+    with pytest.raises(ValueError, match="same order"):
+        FeatureTable(sp.csr_matrix((1, 4)), ["Agent", "Person", "Athlete", "Team"], ["i"], None,
+                     H.restrict(["Agent", "Athlete", "Person", "Team"]))
+
+
+def test_save_load_roundtrip(tmp_path):
+    t = FeatureTable.from_facts(FACTS, H, LABELS, meta={"source": "test"})
+    path = t.save(tmp_path / "t.npz")
+    u = FeatureTable.load(path)
+    assert (u.X != t.X).nnz == 0
+    assert u.y.tolist() == t.y.tolist()
+    assert u.hierarchy == t.hierarchy
+    assert u.meta["source"] == "test"
+    assert not list(tmp_path.glob(".*tmp"))
+
+
+def test_load_rejects_foreign_file(tmp_path):
+    bad = tmp_path / "x.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(InputFormatError, match="x.npz"):
+        FeatureTable.load(bad)
+
+
+@given(closed_tables())
+def test_select_features_keeps_implication(data):
+    X, y, h = data
+    t = FeatureTable(X, h.node_ids, [f"i{k}" for k in range(X.shape[0])], y, h)
+    keep = np.arange(h.n_nodes) % 2 == 0
+    s = t.select_features(keep)
+    assert s.hierarchy.violations(s.X).nnz == 0
+    assert s.feature_names.tolist() == h.node_ids[keep].tolist()

@@ -1,0 +1,62 @@
+"""Hypothesis strategies shared by the test suite: random DAGs and tables consistent with them."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import strategies as st
+
+from kg.hierarchy import FeatureHierarchy
+
+
+@st.composite
+def dags(draw, min_nodes: int = 1, max_nodes: int = 12, max_parents: int = 3) -> FeatureHierarchy:
+    """A random DAG with multiple inheritance; node order is a random permutation."""
+    n = draw(st.integers(min_nodes, max_nodes))
+    ids = [f"f{i}" for i in range(n)]
+    edges = []
+    for i in range(1, n):
+        k = draw(st.integers(0, min(max_parents, i)))
+        parents = draw(st.lists(st.integers(0, i - 1), min_size=k, max_size=k, unique=True))
+        edges += [(ids[i], ids[p]) for p in parents]
+    perm = draw(st.permutations(range(n)))
+    return FeatureHierarchy.from_edges(edges, nodes=[ids[p] for p in perm])
+
+
+@st.composite
+def closed_tables(
+    draw,
+    hierarchy: FeatureHierarchy | None = None,
+    min_rows: int = 4,
+    max_rows: int = 30,
+    n_classes: int = 2,
+    max_nodes: int = 12,
+):
+    """``(X, y, hierarchy)``: a binary csr table closed under the hierarchy, every class present."""
+    h = hierarchy if hierarchy is not None else draw(dags(max_nodes=max_nodes))
+    n = draw(st.integers(max(min_rows, n_classes), max_rows))
+    seed = draw(st.integers(0, 2**32 - 1))
+    density = draw(st.sampled_from([0.05, 0.15, 0.3]))
+    rng = np.random.default_rng(seed)
+    direct = sp.csr_matrix((rng.random((n, h.n_nodes)) < density).astype(np.int8))
+    X = h.close(direct).astype(np.float64)
+    y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n - n_classes)])
+    rng.shuffle(y)
+    return X, y, h
+
+
+def leaf_root_paths(h: FeatureHierarchy) -> list[list[int]]:
+    """Every path from a leaf up to a root, as index lists (leaf first). Brute force: tests only."""
+    out: list[list[int]] = []
+
+    def walk(path: list[int]) -> None:
+        ps = h.parent_indices(path[-1])
+        if ps.size == 0:
+            out.append(list(path))
+            return
+        for p in sorted(ps.tolist()):
+            walk(path + [p])
+
+    for leaf in h.leaves.tolist():
+        walk([leaf])
+    return out

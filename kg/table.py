@@ -72,7 +72,7 @@ class FeatureTable:
             bad = np.flatnonzero(x.data != 1)[0]
             row = int(np.searchsorted(x.indptr, bad, side="right") - 1)
             raise InputFormatError(
-                f"non-binary value {x.data[bad]!r} at instance {row}, feature {int(x.indices[bad])}"
+                f"non-binary value {x.data[bad].item()!r} at instance {row}, feature {int(x.indices[bad])}"
                 " (features must be 0/1)"
             )
         self.X = x.astype(np.float64)
@@ -101,8 +101,8 @@ class FeatureTable:
                 ][0]
                 raise ImplicationError(
                     f"{viol.nnz} cell(s) violate the implication, e.g. instance "
-                    f"{self.instance_ids[i]!r} has {self.feature_names[child]!r} but not its parent "
-                    f"{self.feature_names[j]!r}; pass check='repair' to add the missing ancestors"
+                    f"{str(self.instance_ids[i])!r} has {str(self.feature_names[child])!r} but not its parent "
+                    f"{str(self.feature_names[j])!r}; pass check='repair' to add the missing ancestors"
                 )
             if self.check == "repair":
                 before = self.X.nnz

@@ -37,7 +37,7 @@ def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.cs
             k = int(np.flatnonzero(bad)[0])
             row = int(np.searchsorted(X.indptr, k, side="right") - 1)
             raise ValueError(
-                f"{what} must be binary (0/1): value {X.data[k]!r} at row {row}, column "
+                f"{what} must be binary (0/1): value {X.data[k].item()!r} at row {row}, column "
                 f"{int(X.indices[k])}; pass binarize=<threshold> to binarise count data"
             )
     else:

@@ -35,6 +35,7 @@ _MODULES = (
     "selection.complete",
     "selection.shsel",
     "selection.eager",
+    "selection.hill_climbing",
     "selection.lazy",
     "selection.flat",
     "selection.classifiers",

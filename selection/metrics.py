@@ -1,0 +1,154 @@
+"""Per-fold quality measures of the two papers' protocols.
+
+- ``accuracy``: share of test instances classified correctly.
+- ``gm``: geometric mean of sensitivity and specificity (RPV paper, Eq. 4). For more than two
+  classes it generalises to the geometric mean of the per-class recalls (the usual multi-class
+  G-mean); for two classes that *is* ``sqrt(sensitivity * specificity)``.
+- ``auroc``: area under the ROC curve of the positive class's score. Multi-class: the macro
+  average of one-vs-rest AUROCs.
+- ``aucpr``: area under the precision-recall curve of the positive class, computed as
+  scikit-learn's ``average_precision_score`` (step-wise, no interpolation; WEKA's "PRC area" is
+  a trapezoidal variant, so the last digit can differ). Multi-class: macro average over classes.
+- ``compression``: feature space compression ``1 - |V'| / |V|`` (SHSEL paper, Eq. 4).
+- ``harmonic_mean``: harmonic mean of accuracy and compression (SHSEL paper, section 5.3);
+  0 when both are 0.
+
+The *positive class* of a binary task is ``pos_label`` when given, otherwise the minority class
+of the labels the caller passes (ties: the last label in sorted order). The protocols pass the
+labels of the whole table, so every fold uses the same positive class.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+__all__ = [
+    "positive_label",
+    "geometric_mean",
+    "compression",
+    "harmonic_mean",
+    "auroc",
+    "aucpr",
+    "fold_metrics",
+]
+
+
+def positive_label(y, pos_label=None):
+    """The positive class: ``pos_label`` if given (must occur in ``y``), else the minority class.
+
+    Examples
+    --------
+    >>> positive_label([0, 0, 1, 1, 1])
+    0
+    >>> positive_label(["a", "b"], pos_label="a")
+    'a'
+    """
+    labels, counts = np.unique(np.asarray(y), return_counts=True)
+    if pos_label is not None:
+        if pos_label not in labels.tolist():
+            raise ValueError(f"pos_label {pos_label!r} is not one of the class labels {labels.tolist()!r}")
+        return pos_label
+    # np.unique sorts, so the last of the smallest counts wins ties
+    i = len(counts) - 1 - int(np.argmin(counts[::-1]))
+    return labels[i].item() if hasattr(labels[i], "item") else labels[i]
+
+
+def geometric_mean(y_true, y_pred, labels=None) -> float:
+    """Geometric mean of the per-class recalls (binary: sqrt(sensitivity * specificity)).
+
+    Examples
+    --------
+    >>> round(geometric_mean([1, 1, 0, 0], [1, 0, 0, 0]), 4)  # sens 0.5, spec 1.0
+    0.7071
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    labels = np.unique(y_true) if labels is None else np.asarray(labels)
+    recalls = []
+    for c in labels:
+        m = y_true == c
+        if m.any():
+            recalls.append(float(np.mean(y_pred[m] == c)))
+    if not recalls:
+        return float("nan")
+    return float(np.prod(recalls) ** (1.0 / len(recalls)))
+
+
+def compression(n_selected: float, n_features: int) -> float:
+    """Feature space compression ``1 - n_selected / n_features`` (SHSEL paper, Eq. 4)."""
+    if n_features <= 0:
+        return float("nan")
+    return 1.0 - float(n_selected) / float(n_features)
+
+
+def harmonic_mean(a: float, b: float) -> float:
+    """Harmonic mean ``2ab / (a + b)``; 0 when ``a + b == 0``, NaN when either is NaN."""
+    if a is None or b is None or math.isnan(a) or math.isnan(b):
+        return float("nan")
+    return 0.0 if a + b == 0 else 2.0 * a * b / (a + b)
+
+
+def _scores_for(proba: np.ndarray, classes: np.ndarray, label) -> np.ndarray:
+    idx = np.flatnonzero(classes == label)
+    if len(idx) == 0:  # the classifier never saw this class: it scores it 0 everywhere
+        return np.zeros(proba.shape[0])
+    return proba[:, idx[0]]
+
+
+def auroc(y_true, proba, classes, pos_label) -> float:
+    """AUROC from class scores ``proba`` (columns in the order of ``classes``).
+
+    Binary: the ROC of the positive class's score. Multi-class: macro one-vs-rest.
+    NaN when the test part holds a single class (undefined).
+    """
+    y_true = np.asarray(y_true)
+    classes = np.asarray(classes)
+    present = np.unique(y_true)
+    if len(present) < 2:
+        return float("nan")
+    if len(classes) <= 2 and len(present) <= 2:
+        return float(roc_auc_score(y_true == pos_label, _scores_for(proba, classes, pos_label)))
+    vals = [roc_auc_score(y_true == c, _scores_for(proba, classes, c)) for c in present]
+    return float(np.mean(vals))
+
+
+def aucpr(y_true, proba, classes, pos_label) -> float:
+    """Area under the precision-recall curve (average precision) of the positive class.
+
+    Multi-class: macro average over the classes present in ``y_true``.
+    """
+    y_true = np.asarray(y_true)
+    classes = np.asarray(classes)
+    present = np.unique(y_true)
+    if len(classes) <= 2 and len(present) <= 2:
+        if not np.any(y_true == pos_label):
+            return float("nan")
+        return float(average_precision_score(y_true == pos_label, _scores_for(proba, classes, pos_label)))
+    vals = [average_precision_score(y_true == c, _scores_for(proba, classes, c)) for c in present]
+    return float(np.mean(vals))
+
+
+def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float, n_features: int,
+                 labels=None) -> dict:
+    """All per-fold measures as a dict (``proba`` may be None: AUROC/AUCPR are then NaN)."""
+    y_true = np.asarray(y_true)
+    acc = float(np.mean(np.asarray(y_pred) == y_true)) if len(y_true) else float("nan")
+    comp = compression(n_selected, n_features)
+    out = {
+        "accuracy": acc,
+        "gm": geometric_mean(y_true, y_pred, labels),
+        "auroc": float("nan"),
+        "aucpr": float("nan"),
+        "compression": comp,
+        "harmonic_mean": harmonic_mean(acc, comp),
+    }
+    if proba is not None:
+        proba = np.asarray(proba, dtype=float)
+        if proba.ndim == 1:  # a decision function of a binary classifier: score of classes[1]
+            proba = np.column_stack([-proba, proba])
+        out["auroc"] = auroc(y_true, proba, classes, pos_label)
+        out["aucpr"] = aucpr(y_true, proba, classes, pos_label)
+    return out

@@ -1,0 +1,214 @@
+"""Rank-based comparison of methods over datasets (Demsar 2006), as the RPV paper uses it.
+
+Input everywhere is a table of scores, datasets as rows and methods as columns (a
+``pandas.DataFrame`` or a 2-D array), higher is better unless ``higher_is_better=False``.
+
+- :func:`average_ranks`: rank 1 = best per dataset; ties share the mean rank.
+- :func:`wins`: number of datasets on which a method is best; a tie for the best splits the
+  win (two methods tied at the top get 0.5 each), which is how the RPV paper's ``#Win`` rows
+  come to hold halves.
+- :func:`friedman`: the Friedman statistic ``chi2_F`` with the tie correction that
+  ``scipy.stats.friedmanchisquare`` applies (``tie_correction=False`` gives Demsar's textbook
+  formula), its chi-square p-value and the Iman-Davenport ``F`` variant.
+- :func:`holm`: Holm's step-down adjustment of a family of p-values.
+- :func:`holm_vs_control`: each method against a control: ``z = (R_i - R_c) / sqrt(k(k+1)/(6N))``,
+  two-sided normal p-value (what ``scikit_posthocs.posthoc_demsar`` computes), Holm's adjusted
+  alpha and decision at ``alpha`` (0.05 in the RPV paper) -- one row per method, laid out like
+  the RPV paper's Table A.1.
+- :func:`critical_difference`: Nemenyi's critical difference for the CD diagram.
+
+Rows with a missing score (a failed cell) are dropped before ranking, and the number of
+datasets actually used is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+__all__ = [
+    "FriedmanResult",
+    "average_ranks",
+    "rank_table",
+    "wins",
+    "friedman",
+    "holm",
+    "holm_vs_control",
+    "critical_difference",
+]
+
+
+def _frame(scores) -> pd.DataFrame:
+    if isinstance(scores, pd.DataFrame):
+        df = scores.astype(float)
+    else:
+        a = np.asarray(scores, dtype=float)
+        if a.ndim != 2:
+            raise ValueError(f"scores must be a 2-D table (datasets x methods), got shape {a.shape}")
+        df = pd.DataFrame(a, columns=[str(j) for j in range(a.shape[1])])
+    if df.shape[1] < 2:
+        raise ValueError(f"need at least two methods to compare, got {df.shape[1]}")
+    df = df.dropna(axis=0, how="any")
+    if df.shape[0] < 2:
+        raise ValueError("need at least two datasets with a score for every method")
+    return df
+
+
+def rank_table(scores, *, higher_is_better: bool = True) -> pd.DataFrame:
+    """Per-dataset ranks (1 = best, ties averaged), datasets x methods.
+
+    Examples
+    --------
+    >>> rank_table([[0.9, 0.8, 0.8], [0.1, 0.2, 0.3]]).values.tolist()
+    [[1.0, 2.5, 2.5], [3.0, 2.0, 1.0]]
+    """
+    df = _frame(scores)
+    sign = -1.0 if higher_is_better else 1.0
+    ranks = np.apply_along_axis(_st.rankdata, 1, sign * df.to_numpy())
+    return pd.DataFrame(ranks, index=df.index, columns=df.columns)
+
+
+def average_ranks(scores, *, higher_is_better: bool = True) -> pd.Series:
+    """Mean rank of each method over the datasets (lower is better)."""
+    return rank_table(scores, higher_is_better=higher_is_better).mean(axis=0)
+
+
+def wins(scores, *, higher_is_better: bool = True) -> pd.Series:
+    """Datasets on which each method is best; ties for the best share the win equally."""
+    df = _frame(scores)
+    a = df.to_numpy() if higher_is_better else -df.to_numpy()
+    best = np.isclose(a, a.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    share = best / best.sum(axis=1, keepdims=True)
+    return pd.Series(share.sum(axis=0), index=df.columns)
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Friedman test over ``n_datasets`` x ``n_methods`` scores."""
+
+    statistic: float
+    pvalue: float
+    iman_davenport: float
+    iman_davenport_pvalue: float
+    n_datasets: int
+    n_methods: int
+    average_ranks: pd.Series
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        return bool(self.pvalue < alpha)
+
+
+def friedman(scores, *, higher_is_better: bool = True, tie_correction: bool = True) -> FriedmanResult:
+    """Friedman's test that all methods perform alike.
+
+    ``chi2_F = 12N / (k(k+1)) * (sum_j R_j^2 - k(k+1)^2 / 4)`` with ``R_j`` the average ranks,
+    divided by ``1 - sum(t^3 - t) / (N k (k^2 - 1))`` over tie groups when ``tie_correction``
+    (scipy's choice). Iman-Davenport: ``F = (N-1) chi2 / (N(k-1) - chi2)`` on
+    ``(k-1, (k-1)(N-1))`` degrees of freedom.
+
+    Examples
+    --------
+    >>> r = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 2, 3]])
+    >>> round(r.statistic, 3), r.average_ranks.tolist()
+    (6.5, [3.0, 1.75, 1.25])
+    """
+    ranks = rank_table(scores, higher_is_better=higher_is_better)
+    n, k = ranks.shape
+    R = ranks.mean(axis=0)
+    chi2 = 12.0 * n / (k * (k + 1)) * (float(np.sum(R.to_numpy() ** 2)) - k * (k + 1) ** 2 / 4.0)
+    if tie_correction:
+        ties = 0.0
+        for row in ranks.to_numpy():
+            _, t = np.unique(row, return_counts=True)
+            ties += float(np.sum(t ** 3 - t))
+        denom = 1.0 - ties / (n * k * (k * k - 1))
+        chi2 = chi2 / denom if denom > 0 else float("nan")
+    p = float(_st.chi2.sf(chi2, k - 1))
+    dd = n * (k - 1) - chi2
+    if dd > 0:
+        f = (n - 1) * chi2 / dd
+        pf = float(_st.f.sf(f, k - 1, (k - 1) * (n - 1)))
+    else:  # perfect agreement of all rankings
+        f, pf = float("inf"), 0.0
+    return FriedmanResult(float(chi2), p, float(f), pf, n, k, R)
+
+
+def holm(pvalues, alpha: float = 0.05) -> pd.DataFrame:
+    """Holm's step-down procedure.
+
+    Returns, in the input order, the ``p_value``, the Holm-adjusted p-value ``p_holm``
+    (``max_{j<=i} min(1, (m-j+1) p_(j))`` over the sorted p-values), the ``adjusted_alpha``
+    ``alpha / (m - i + 1)`` of the step at which the hypothesis is tested, and ``reject``
+    (rejected while every smaller p-value was rejected too).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03]).round(4).to_dict("list")["p_holm"]
+    [0.03, 0.06, 0.06]
+    """
+    if isinstance(pvalues, pd.Series):
+        index = pvalues.index
+        p = pvalues.to_numpy(dtype=float)
+    else:
+        p = np.asarray(pvalues, dtype=float)
+        index = pd.RangeIndex(len(p))
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adj_alpha = np.empty(m)
+    p_holm = np.empty(m)
+    reject = np.zeros(m, dtype=bool)
+    running = 0.0
+    still = True
+    for step, i in enumerate(order):
+        a = alpha / (m - step)
+        adj_alpha[i] = a
+        running = max(running, min(1.0, (m - step) * p[i]))
+        p_holm[i] = running
+        still = still and p[i] < a
+        reject[i] = still
+    return pd.DataFrame({"p_value": p, "p_holm": p_holm, "adjusted_alpha": adj_alpha, "reject": reject},
+                        index=index)
+
+
+def holm_vs_control(scores, control, *, alpha: float = 0.05, higher_is_better: bool = True) -> pd.DataFrame:
+    """Compare every method with ``control`` (Demsar's z-test on average ranks, Holm-corrected).
+
+    Returns one row per method, control first, the others by increasing average rank, with
+    columns ``method, avg_rank, z, p_value, p_holm, adjusted_alpha, significant`` (the layout of
+    the RPV paper's Table A.1; the control's test columns are empty). ``significant`` means the
+    method differs from the control at ``alpha`` after Holm's correction; read the sign of
+    ``z`` (positive: worse average rank than the control) for the direction.
+    """
+    df = _frame(scores)
+    if control not in df.columns:
+        raise ValueError(f"control method {control!r} is not one of {list(df.columns)!r}")
+    R = average_ranks(df, higher_is_better=higher_is_better)
+    n, k = df.shape
+    se = np.sqrt(k * (k + 1) / (6.0 * n))
+    others = [c for c in df.columns if c != control]
+    z = pd.Series({c: (R[c] - R[control]) / se for c in others})
+    p = pd.Series(2.0 * _st.norm.sf(np.abs(z.to_numpy())), index=others)
+    h = holm(p, alpha)
+    rows = [{"method": control, "avg_rank": float(R[control]), "z": np.nan, "p_value": np.nan,
+             "p_holm": np.nan, "adjusted_alpha": np.nan, "significant": None}]
+    for c in sorted(others, key=lambda c: (R[c], str(c))):
+        rows.append({"method": c, "avg_rank": float(R[c]), "z": float(z[c]), "p_value": float(p[c]),
+                     "p_holm": float(h.loc[c, "p_holm"]), "adjusted_alpha": float(h.loc[c, "adjusted_alpha"]),
+                     "significant": bool(h.loc[c, "reject"])})
+    return pd.DataFrame(rows)
+
+
+def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
+    """Nemenyi's critical difference ``q_alpha * sqrt(k(k+1) / (6N))``.
+
+    ``q_alpha`` is the studentized range quantile (infinite degrees of freedom) over sqrt(2),
+    e.g. 2.850 for six methods at alpha 0.05 (Demsar 2006, Table 5).
+    """
+    k, n = int(n_methods), int(n_datasets)
+    if k < 2 or n < 1:
+        return float("nan")
+    q = float(_st.studentized_range.ppf(1 - alpha, k, np.inf)) / np.sqrt(2.0)
+    return q * np.sqrt(k * (k + 1) / (6.0 * n))

@@ -19,6 +19,13 @@ __all__ = [
     "pair_cooccurrence",
     "pair_correlation",
     "pair_information_gain_similarity",
+    "split_information",
+    "gain_ratio",
+    "lift",
+    "chi_square",
+    "chi_square_pvalue",
+    "edge_cooccurrence",
+    "edge_correlation",
 ]
 
 
@@ -148,3 +155,121 @@ def pair_information_gain_similarity(ig: np.ndarray, a: np.ndarray, b: np.ndarra
     """SHSEL's relevance similarity of two features: ``1 - |IG(a) - IG(b)|``."""
     ig = np.asarray(ig, dtype=np.float64)
     return 1.0 - np.abs(ig[np.asarray(a, np.int64)] - ig[np.asarray(b, np.int64)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Further measures from the same counts (gain ratio, lift, chi-square) and a cooccurrence
+# count for many (a, b) pairs that never materialises an n_instances x n_pairs product.
+
+
+def split_information(X, y=None, counts: ClassCounts | None = None) -> np.ndarray:
+    """Entropy (bits) of each binary feature's own 0/1 distribution (C4.5's split information)."""
+    c = counts if counts is not None else ClassCounts(X, y)
+    n1 = c.pos.sum(axis=1)
+    return entropy(np.stack([n1, c.n - n1], axis=1))
+
+
+def gain_ratio(X, y, counts: ClassCounts | None = None) -> np.ndarray:
+    """Information gain ratio: ``IG(f) / H(f)``; 0 for constant features (where both are 0)."""
+    c = counts if counts is not None else ClassCounts(X, y)
+    ig = information_gain(X, y, c)
+    si = split_information(X, y, c)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(si > 0, ig / si, 0.0)
+
+
+def lift(X, y, counts: ClassCounts | None = None) -> np.ndarray:
+    """Lift of each feature: ``max over classes c of P(c | f=1) / P(c)``.
+
+    Lift > 1 means the feature makes some class more likely than it is a priori. A feature
+    that is never 1 has lift 0. (Taking the maximum over classes is a choice: TSEL's lift is
+    defined for one class at a time.)
+    """
+    c = counts if counts is not None else ClassCounts(X, y)
+    n1 = c.pos.sum(axis=1, keepdims=True)
+    prior = c.class_totals[None, :] / max(c.n, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where((n1 > 0) & (prior > 0), (c.pos / n1) / prior, 0.0)
+    return ratio.max(axis=1) if ratio.shape[1] else np.zeros(ratio.shape[0])
+
+
+def chi_square(X, y, counts: ClassCounts | None = None) -> np.ndarray:
+    """Pearson's chi-square statistic of the 2 x k table (feature 0/1 x class), per feature.
+
+    Unlike ``sklearn.feature_selection.chi2`` (which treats features as frequencies and uses
+    only the cells where the feature is 1), both rows of the contingency table count. A
+    constant feature has statistic 0.
+    """
+    c = counts if counts is not None else ClassCounts(X, y)
+    n = float(c.n)
+    if n == 0:
+        return np.zeros(c.pos.shape[0])
+    n1 = c.pos.sum(axis=1, keepdims=True)
+    n0 = n - n1
+    ny = c.class_totals[None, :]
+    stat = np.zeros(c.pos.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for obs, rows in ((c.pos, n1), (c.neg, n0)):
+            exp = rows * ny / n
+            stat += np.where(exp > 0, (obs - exp) ** 2 / exp, 0.0).sum(axis=1)
+    return stat
+
+
+def chi_square_pvalue(X, y, counts: ClassCounts | None = None) -> np.ndarray:
+    """p-value of :func:`chi_square` (``k - 1`` degrees of freedom for ``k`` classes)."""
+    from scipy.stats import chi2 as _chi2
+
+    c = counts if counts is not None else ClassCounts(X, y)
+    dof = max(len(c.classes) - 1, 1)
+    return _chi2.sf(chi_square(X, y, c), dof)
+
+
+def edge_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Same as :func:`pair_cooccurrence`, with memory linear in the ones of the ``a`` columns.
+
+    For every one of column ``a[k]`` it looks up whether column ``b[k]`` is 1 in the same row
+    (binary search in the sorted ``row * n_features + column`` keys of ``X``). For hierarchy
+    edges pass the child as ``a``: children are the rarer features.
+    """
+    X = _csr(X).astype(bool).astype(np.float64)
+    X.sum_duplicates()
+    X.sort_indices()
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    if a.size == 0:
+        return np.zeros(0)
+    m = X.shape[1]
+    rows_of_entry = np.repeat(np.arange(X.shape[0], dtype=np.int64), np.diff(X.indptr))
+    keys = rows_of_entry * m + X.indices.astype(np.int64)  # sorted: csr rows, sorted columns
+    xc = X.tocsc()
+    xc.sort_indices()
+    # pairs sorted by a so that the rows of each a column are one contiguous slice
+    lens = np.diff(xc.indptr)[a]
+    starts = xc.indptr[a]
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(a.size)
+    pair_of = np.repeat(np.arange(a.size, dtype=np.int64), lens)
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    rows = xc.indices[np.repeat(starts, lens) + offsets].astype(np.int64)
+    q = rows * m + b[pair_of]
+    pos = np.searchsorted(keys, q)
+    hit = (pos < keys.size) & (keys[np.minimum(pos, keys.size - 1)] == q)
+    return np.bincount(pair_of[hit], minlength=a.size).astype(np.float64)
+
+
+def edge_correlation(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Same values as :func:`pair_correlation`, computed with :func:`edge_cooccurrence`."""
+    X = _csr(X).astype(bool).astype(np.float64)
+    n = float(X.shape[0])
+    tot = np.asarray(X.sum(axis=0)).ravel()
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    both = edge_cooccurrence(X, a, b)
+    na, nb = tot[a], tot[b]
+    num = n * both - na * nb
+    den = np.sqrt(na * (n - na) * nb * (n - nb))
+    identical = (na == nb) & (both == na)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(den > 0, num / den, 0.0)
+    return np.where(identical, 1.0, r)

@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -151,9 +152,12 @@ def _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask):
     if len(idx) == 0:
         clf = _PriorOnly().fit(X_tr, y_tr)
         return clf.predict(X_te), clf.predict_proba(X_te), clf.classes_
-    clf = get_classifier(cname, **cparams)
     Xs_tr, Xs_te = X_tr[:, idx], X_te[:, idx]
-    clf.fit(Xs_tr, y_tr)
+    with warnings.catch_warnings():
+        # scikit-learn 1.9 deprecates SVC's `probability` argument, which the registry's `svm` passes
+        warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated", category=FutureWarning)
+        clf = get_classifier(cname, **cparams)
+        clf.fit(Xs_tr, y_tr)
     return clf.predict(Xs_te), _scores(clf, Xs_te), clf.classes_
 
 

@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-def _frame(scores) -> pd.DataFrame:
+def _frame(scores, min_rows: int = 2) -> pd.DataFrame:
     if isinstance(scores, pd.DataFrame):
         df = scores.astype(float)
     else:
@@ -52,8 +52,8 @@ def _frame(scores) -> pd.DataFrame:
     if df.shape[1] < 2:
         raise ValueError(f"need at least two methods to compare, got {df.shape[1]}")
     df = df.dropna(axis=0, how="any")
-    if df.shape[0] < 2:
-        raise ValueError("need at least two datasets with a score for every method")
+    if df.shape[0] < min_rows:
+        raise ValueError(f"need at least {min_rows} dataset(s) with a score for every method, got {df.shape[0]}")
     return df
 
 
@@ -65,7 +65,7 @@ def rank_table(scores, *, higher_is_better: bool = True) -> pd.DataFrame:
     >>> rank_table([[0.9, 0.8, 0.8], [0.1, 0.2, 0.3]]).values.tolist()
     [[1.0, 2.5, 2.5], [3.0, 2.0, 1.0]]
     """
-    df = _frame(scores)
+    df = _frame(scores, min_rows=1)
     sign = -1.0 if higher_is_better else 1.0
     ranks = np.apply_along_axis(_st.rankdata, 1, sign * df.to_numpy())
     return pd.DataFrame(ranks, index=df.index, columns=df.columns)
@@ -78,7 +78,7 @@ def average_ranks(scores, *, higher_is_better: bool = True) -> pd.Series:
 
 def wins(scores, *, higher_is_better: bool = True) -> pd.Series:
     """Datasets on which each method is best; ties for the best share the win equally."""
-    df = _frame(scores)
+    df = _frame(scores, min_rows=1)
     a = df.to_numpy() if higher_is_better else -df.to_numpy()
     best = np.isclose(a, a.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
     share = best / best.sum(axis=1, keepdims=True)

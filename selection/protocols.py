@@ -1,0 +1,179 @@
+"""Named evaluation protocols: how a grid evaluates one dataset and what its report shows.
+
+A protocol bundles an evaluation function and the defaults of a paper's experiment:
+
+- ``basic``: stratified 10-fold CV, selectors at their default parameters, every measure.
+- ``shsel2014`` (Ristoski & Paulheim 2014, section 5): stratified 10-fold CV with selection
+  inside each fold; classifiers NB, k-NN (k=3) and SVM with a polynomial kernel; threshold
+  methods swept over 0, 0.01, ..., 1. The threshold is chosen by nested CV on the training part
+  (``threshold_choice="nested"``, the honest default) or, like the paper, by the best mean
+  accuracy over the test folds (``threshold_choice="best-on-test"``, optimistic: labelled so in
+  every output). Reports accuracy, feature space compression (Eq. 4) and their harmonic mean.
+- ``rpv2020`` (da Silva, Plastino & Freitas 2020, section 5.2): 10-fold CV; lazy Naive Bayes
+  and 1-NN; GM, AUROC and AUCPR; average ranks and wins; Friedman + Holm against a control at
+  alpha 0.05 (control ``rpv`` when it is in the grid); % of features selected per instance.
+  Threshold methods run at their default threshold (SHSEL: 0.99, as the paper). The positive
+  class is label 1 when the labels are 0/1 (pro-longevity in the GO datasets, as in the paper),
+  otherwise the minority class. When ``selection.lazy`` is importable, eager selectors are
+  scored with the same lazy NB / 1-NN implementation as the lazy ones (their mask repeated for
+  every test instance), so the classifier is identical across all methods.
+
+Other engineers add protocols with :func:`register_protocol`.
+
+Examples
+--------
+>>> get_protocol("shsel2014").classifiers
+('nb', 'knn', 'svm')
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kg.errors import KgfsError
+from selection.evaluation import choose_best_on_test, evaluate_table
+
+__all__ = ["Protocol", "register_protocol", "get_protocol", "available_protocols", "SHSEL_THRESHOLDS"]
+
+#: The SHSEL paper's sweep: 0, 0.01, ..., 1.
+SHSEL_THRESHOLDS = tuple(np.round(np.arange(0, 101) / 100.0, 2).tolist())
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A named evaluation protocol.
+
+    Parameters
+    ----------
+    name : str
+    evaluate : callable
+        ``evaluate(table, selectors, classifiers, *, dataset, n_splits, random_state, folds,
+        options) -> pandas.DataFrame`` with the columns of
+        :data:`selection.evaluation.COLUMNS` (one row per selector x classifier x fold; a
+        threshold sweep may return one row per threshold, see ``postprocess``).
+    classifiers : tuple of str
+        Default classifiers.
+    metrics : tuple of str
+        Columns shown in the report, in order.
+    rank_metrics : tuple of str
+        Columns ranked and tested (Friedman + Holm).
+    n_splits : int
+    control : str or None
+        Default control method of the Holm test when it is among the selectors.
+    postprocess : callable or None
+        ``postprocess(rows, options) -> rows`` applied to all rows of a dataset after every fold
+        is done (e.g. the best-on-test threshold choice, which needs all folds).
+    description : str
+    """
+
+    name: str
+    evaluate: Callable
+    classifiers: tuple = ("nb",)
+    metrics: tuple = ("accuracy", "gm", "auroc", "aucpr", "compression", "harmonic_mean")
+    rank_metrics: tuple = ("accuracy",)
+    n_splits: int = 10
+    control: str | None = None
+    postprocess: Callable | None = None
+    description: str = ""
+    options: dict = field(default_factory=dict)
+
+
+_PROTOCOLS: dict[str, Protocol] = {}
+
+
+def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
+    """Register ``fn`` (see :class:`Protocol` ``evaluate``) under ``name``; keywords as :class:`Protocol`."""
+    p = Protocol(name=name, evaluate=fn, **kw)
+    _PROTOCOLS[name] = p
+    return p
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol registered as ``name`` (a :class:`KgfsError` lists the known ones)."""
+    try:
+        return _PROTOCOLS[name]
+    except KeyError:
+        raise KgfsError(f"unknown protocol {name!r}; available: {', '.join(sorted(_PROTOCOLS))}") from None
+
+
+def available_protocols() -> dict[str, Protocol]:
+    return dict(sorted(_PROTOCOLS.items()))
+
+
+# ------------------------------------------------------------------ the built-in protocols
+def _basic(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    options = dict(options or {})
+    return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+                          random_state=random_state, folds=folds, threshold=options.get("threshold"),
+                          pos_label=options.get("pos_label"))
+
+
+def _shsel_choice(options) -> str:
+    choice = (options or {}).get("threshold_choice", "nested")
+    if choice not in ("nested", "best-on-test"):
+        raise KgfsError(f"threshold_choice must be 'nested' or 'best-on-test', got {choice!r}")
+    return choice
+
+
+def _shsel2014(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    options = dict(options or {})
+    choice = _shsel_choice(options)
+    return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+                          random_state=random_state, folds=folds, threshold=choice,
+                          thresholds=options.get("thresholds", SHSEL_THRESHOLDS),
+                          threshold_metric=options.get("threshold_metric", "accuracy"),
+                          inner_splits=int(options.get("inner_splits", 5)),
+                          pos_label=options.get("pos_label"), keep_sweep=True)
+
+
+def _shsel_post(rows, options):
+    return choose_best_on_test(rows, (options or {}).get("threshold_metric", "accuracy"))
+
+
+def rpv_pos_label(y):
+    """The RPV protocol's positive class: 1 for 0/1 labels (pro-longevity), else None (minority)."""
+    labels = {str(v) for v in np.unique(np.asarray(y)).tolist()}
+    if labels == {"0", "1"}:
+        vals = np.unique(np.asarray(y))
+        return next(v for v in vals.tolist() if str(v) == "1")
+    return None
+
+
+def _lazy_available() -> bool:
+    return importlib.util.find_spec("selection.lazy") is not None
+
+
+def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    options = dict(options or {})
+    pos = options.get("pos_label", rpv_pos_label(table.y))
+    lazy_eager = options.get("lazy_classifiers_for_eager", _lazy_available())
+    return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+                          random_state=random_state, folds=folds, threshold=options.get("threshold"),
+                          pos_label=pos, lazy_classifiers_for_eager=bool(lazy_eager))
+
+
+register_protocol(
+    "basic", _basic, classifiers=("nb",),
+    metrics=("accuracy", "gm", "auroc", "aucpr", "compression", "harmonic_mean"),
+    rank_metrics=("accuracy", "gm", "auroc", "aucpr"),
+    description="stratified 10-fold CV, selectors at their defaults, every measure",
+)
+register_protocol(
+    "shsel2014", _shsel2014, classifiers=("nb", "knn", "svm"),
+    metrics=("accuracy", "compression", "harmonic_mean"),
+    rank_metrics=("accuracy", "harmonic_mean"), control="shsel-ig-prune", postprocess=_shsel_post,
+    description="SHSEL paper (2014) s.5: stratified 10-fold CV, NB / 3-NN / SVM-poly, thresholds 0..1 "
+                "step 0.01 (nested CV choice by default; best-on-test on request, optimistic), "
+                "accuracy, compression, harmonic mean",
+)
+register_protocol(
+    "rpv2020", _rpv2020, classifiers=("nb", "1nn"),
+    metrics=("gm", "auroc", "aucpr", "compression"),
+    rank_metrics=("aucpr", "auroc", "gm"), control="rpv",
+    description="RPV paper (2020) s.5.2: 10-fold CV, lazy NB and 1-NN, GM / AUROC / AUCPR, ranks, wins, "
+                "Friedman + Holm vs a control at alpha 0.05, % features selected per instance",
+)

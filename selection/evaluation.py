@@ -379,8 +379,8 @@ def evaluate_table(
 def _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy):
     t0 = time.perf_counter()
     if use_lazy:
-        m = sp.csr_matrix(np.broadcast_to(mask, (X_te.shape[0], len(mask))))
-        pred, proba, classes = _lazy_classify(cname, cparams, X_tr, y_tr, X_te, m)
+        # the same mask for every test instance (the lazy classifiers take a 1-D mask as that)
+        pred, proba, classes = _lazy_classify(cname, cparams, X_tr, y_tr, X_te, np.asarray(mask, dtype=bool))
     else:
         pred, proba, classes = _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask)
     return pred, proba, classes, time.perf_counter() - t0

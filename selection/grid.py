@@ -145,6 +145,7 @@ def run_grid(
     alpha: float = 0.05,
     plots: bool = True,
     title: str | None = None,
+    alternative: str | None = None,
 ) -> GridResult:
     """Evaluate every dataset x selector x classifier x fold under ``protocol``.
 
@@ -171,6 +172,9 @@ def run_grid(
         Protocol options, e.g. ``{"threshold_choice": "best-on-test"}`` for ``shsel2014``.
     control : str, optional
         Control method of the Holm test (default: the protocol's, else the first selector).
+    alternative : {"two-sided", "one-sided"}, optional
+        Holm test p-values (default: the protocol's, ``one-sided`` for ``rpv2020`` as the paper,
+        else ``two-sided``).
 
     Returns
     -------
@@ -280,7 +284,8 @@ def run_grid(
     else:
         results = raw
     notes = _notes(proto, options, n_splits, random_state, results)
-    paths = _write(results, out, proto, control, alpha, title, notes, sweep, plots)
+    alternative = alternative or proto.options.get("alternative", "two-sided")
+    paths = _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative)
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
         report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), n_cells=total,
@@ -335,12 +340,13 @@ def _notes(proto, options, n_splits, seed, results) -> list[str]:
     return notes
 
 
-def _write(results, out, proto, control, alpha, title, notes, sweep, plots):
+def _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative):
     from selection.report import write_outputs
 
     return write_outputs(results, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics,
                          title=title or f"Evaluation report ({proto.name})", control=control,
-                         default_control=proto.control, alpha=alpha, notes=notes, sweep=sweep, plots=plots)
+                         default_control=proto.control, alpha=alpha, notes=notes, sweep=sweep, plots=plots,
+                         alternative=alternative)
 
 
 def default_jobs() -> int:

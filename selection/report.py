@@ -150,12 +150,14 @@ def choose_control(methods, preferred=None, default=None):
 
 
 def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default_control=None,
-                   alpha: float = 0.05, title: str = "Statistical tests") -> str:
+                   alpha: float = 0.05, title: str = "Statistical tests", alternative: str = "two-sided") -> str:
     """Friedman + Holm-vs-control per classifier and measure, in the RPV paper's Table A.1 layout."""
     out = [f"# {title}", "",
            f"Friedman test over datasets (rows) and methods (columns); when it rejects at alpha = {alpha}, "
            "Holm's post-hoc test of each method against the control (Demsar 2006: z from the difference of "
-           "average ranks, two-sided normal p-value). Rank 1 is best. Datasets where some method failed are "
+           f"average ranks, {alternative} normal p-value"
+           + ("; one-sided = 'the control is better', as the RPV paper's Table A.1 p-values" if alternative == "one-sided" else "")
+           + "). Rank 1 is best. Datasets where some method failed are "
            "left out. Layout of Table A.1 of da Silva, Plastino & Freitas (2020).", ""]
     for m in rank_metrics:
         for clf in _order(results["classifier"]):
@@ -168,7 +170,7 @@ def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default
                 continue
             ctrl = choose_control(t.columns, control, default_control)
             fr = stats.friedman(t)
-            h = stats.holm_vs_control(t, ctrl, alpha=alpha)
+            h = stats.holm_vs_control(t, ctrl, alpha=alpha, alternative=alternative)
             out.append("| Methods | Avg. Rank | p-value | adjusted α | Sig? |")
             out.append("|---|---:|---:|---:|---|")
             for _, row in h.iterrows():
@@ -336,7 +338,7 @@ def _safe(s: str) -> str:
 
 def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, title: str, control=None,
                   default_control=None, alpha: float = 0.05, notes=(), sweep: pd.DataFrame | None = None,
-                  plots: bool = True) -> dict:
+                  plots: bool = True, alternative: str = "two-sided") -> dict:
     """Write results.csv, summary.csv, stats.md, report.md and the PNG plots; return their paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -350,7 +352,7 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, titl
     paths["summary"] = out / "summary.csv"
     atomic_write(paths["summary"], lambda p: summary.to_csv(p, index=False))
     st = stats_markdown(results, rank_metrics, control=control, default_control=default_control, alpha=alpha,
-                        title=f"{title}: statistical tests")
+                        title=f"{title}: statistical tests", alternative=alternative)
     paths["stats"] = out / "stats.md"
     atomic_write(paths["stats"], lambda p: p.write_text(st + "\n", encoding="utf-8"))
     pngs: list[Path] = []

@@ -1,0 +1,309 @@
+"""Corpus readers: labelled instances with a text (to annotate) or entity IRIs (already linked).
+
+Formats:
+
+- CSV / TSV / JSONL (by extension, or ``format=``): one record per row with an id column, a
+  text column *or* one or more entity columns, and a label column. In entity columns, several
+  IRIs in one cell are separated by whitespace; ``?`` and empty cells mean "none".
+- The Sports Tweets file of the SHSEL paper (``training.txt``/``test.txt``):
+  ``<id> <label> '<text>'`` per record (``<id> '<text>'`` when unlabelled), the text quoted
+  with ``'`` or ``"`` as a Python literal (``\\u2019`` escapes), a record possibly spanning
+  several lines. Read it with :func:`read_sports_tweets`.
+
+Examples
+--------
+>>> import io, tempfile, os
+>>> p = os.path.join(tempfile.mkdtemp(), "c.tsv")
+>>> _ = open(p, "w").write("id\\ttext\\tlabel\\n1\\tKobe Bryant scores\\tsport\\n")
+>>> c = read_corpus(p)
+>>> c.ids, c.texts, c.labels
+(['1'], ['Kobe Bryant scores'], ['sport'])
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.errors import InputFormatError, KgfsError
+from kg.iri import normalize_iri
+
+__all__ = ["Corpus", "read_corpus", "read_sports_tweets"]
+
+_MISSING = {"", "?", "nan", "none", "null"}
+_WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
+
+
+@dataclass
+class Corpus:
+    """Instances of a classification task: ids, texts or entities, labels.
+
+    Attributes
+    ----------
+    ids : list of str
+    texts : list of str or None
+        The texts to annotate (``None`` when the corpus gives entity IRIs directly).
+    entities : list of list of str or None
+        Entity IRIs per instance (normalised with :func:`kg.iri.normalize_iri`).
+    labels : list or None
+        One label per instance, or ``None`` for an unlabelled corpus.
+    source : str
+        Where it was read from (for messages).
+    """
+
+    ids: list[str]
+    texts: list[str] | None = None
+    entities: list[list[str]] | None = None
+    labels: list | None = None
+    source: str = "<memory>"
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.ids)
+        if self.texts is None and self.entities is None:
+            raise ValueError("a corpus needs texts or entities")
+        for name in ("texts", "entities", "labels"):
+            v = getattr(self, name)
+            if v is not None and len(v) != n:
+                raise ValueError(f"{len(v)} {name} for {n} ids")
+        seen: set[str] = set()
+        for i in self.ids:
+            if i in seen:
+                raise InputFormatError(f"duplicate instance id {i!r}", self.source)
+            seen.add(i)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def label_map(self) -> dict[str, object] | None:
+        return None if self.labels is None else dict(zip(self.ids, self.labels))
+
+
+def _sniff_format(path: Path, fmt: str | None) -> str:
+    if fmt:
+        fmt = fmt.lower()
+        if fmt not in ("csv", "tsv", "jsonl"):
+            raise ValueError(f"format must be 'csv', 'tsv' or 'jsonl', got {fmt!r}")
+        return fmt
+    name = path.name.lower()
+    for suffix in (".gz", ".bz2"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    if name.endswith((".jsonl", ".ndjson")):
+        return "jsonl"
+    if name.endswith((".tsv", ".tab")):
+        return "tsv"
+    if name.endswith(".csv"):
+        return "csv"
+    raise InputFormatError("cannot tell the corpus format from the file name; pass format='csv'|'tsv'|'jsonl'", path)
+
+
+def _open_text(path: Path):
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    if name.endswith(".bz2"):
+        import bz2
+
+        return bz2.open(path, "rt", encoding="utf-8", newline="")
+    return open(path, encoding="utf-8", newline="")
+
+
+def _rows(path: Path, fmt: str):
+    """Yield ``(line_number, dict)`` records."""
+    with _open_text(path) as fh:
+        if fmt == "jsonl":
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputFormatError(f"invalid JSON ({exc.msg})", path, n) from None
+                if not isinstance(rec, dict):
+                    raise InputFormatError("each JSONL line must be an object", path, n)
+                yield n, rec
+            return
+        reader = csv.DictReader(fh, delimiter="\t" if fmt == "tsv" else ",")
+        if reader.fieldnames is None:
+            return
+        for rec in reader:
+            if None in rec:
+                raise InputFormatError(
+                    f"{len(reader.fieldnames) + len(rec[None])} fields, header has {len(reader.fieldnames)}",
+                    path,
+                    reader.line_num,
+                )
+            yield reader.line_num, rec
+
+
+def read_corpus(
+    path: str | os.PathLike,
+    *,
+    id_column: str | None = "id",
+    text_column: str | None = "text",
+    entity_columns: Sequence[str] | str | None = None,
+    label_column: str | None = "label",
+    format: str | None = None,
+    invalid_iri: str = "raise",
+) -> Corpus:
+    """Read a CSV/TSV/JSONL corpus.
+
+    Parameters
+    ----------
+    path : path
+        ``.csv``, ``.tsv``/``.tab``, ``.jsonl``/``.ndjson`` (optionally ``.gz``/``.bz2``).
+    id_column : str or None
+        Column of instance ids; ``None`` (or a missing ``"id"`` column) numbers rows from 1.
+    text_column : str or None
+        Column of texts to annotate; ignored when ``entity_columns`` is given.
+    entity_columns : str or list of str, optional
+        Column(s) holding entity IRIs (whitespace-separated; ``?``/empty = none).
+    label_column : str or None
+        Column of class labels; ``None`` for an unlabelled corpus.
+    invalid_iri : {"raise", "skip"}
+        What to do with a value of an entity column that is not an absolute IRI. Unsafe
+        characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
+    """
+    path = Path(path)
+    fmt = _sniff_format(path, format)
+    if isinstance(entity_columns, str):
+        entity_columns = [entity_columns]
+    if invalid_iri not in ("raise", "skip"):
+        raise ValueError(f"invalid_iri must be 'raise' or 'skip', got {invalid_iri!r}")
+    ids: list[str] = []
+    texts: list[str] = []
+    entities: list[list[str]] = []
+    labels: list = []
+    skipped: list[str] = []
+    checked = False
+    for n, rec in _rows(path, fmt):
+        if not checked:
+            cols = set(rec)
+            wanted = [c for c in (label_column,) if c is not None]
+            wanted += list(entity_columns) if entity_columns else [text_column] if text_column else []
+            if id_column is not None and id_column != "id":
+                wanted.append(id_column)
+            missing = [c for c in wanted if c not in cols]
+            if missing:
+                raise InputFormatError(
+                    f"column(s) {missing} not found; the file has {sorted(cols)}", path, n if fmt == "jsonl" else 1
+                )
+            if not entity_columns and not text_column:
+                raise ValueError("give text_column or entity_columns")
+            checked = True
+        rid = rec.get(id_column) if id_column is not None and id_column in rec else len(ids) + 1
+        rid = str(rid).strip()
+        if rid.endswith(".0") and rid[:-2].isdigit():  # ids written as floats by pandas ("1.0")
+            rid = rid[:-2]
+        ids.append(rid)
+        if label_column is not None:
+            lab = rec[label_column]
+            if lab is None or (isinstance(lab, str) and lab.strip() == ""):
+                raise InputFormatError(f"empty label in column {label_column!r}", path, n)
+            labels.append(lab.strip() if isinstance(lab, str) else lab)
+        if entity_columns:
+            ents: list[str] = []
+            for col in entity_columns:
+                cell = rec[col]
+                values = cell if isinstance(cell, list) else _WS.split(str(cell or "").strip())
+                for v in values:
+                    if str(v).strip().lower() in _MISSING:
+                        continue
+                    try:
+                        iri = normalize_iri(str(v), where=f"{path}:{n}, column {col!r}")
+                    except InputFormatError:
+                        if invalid_iri == "raise":
+                            raise
+                        skipped.append(str(v))
+                        continue
+                    if iri not in ents:
+                        ents.append(iri)
+            entities.append(ents)
+        else:
+            t = rec[text_column]
+            texts.append("" if t is None else str(t))
+    if not ids:
+        raise KgfsError(f"{path}: the corpus has no records")
+    meta = {"skipped_invalid_iris": skipped} if skipped else {}
+    return Corpus(
+        ids=ids,
+        texts=None if entity_columns else texts,
+        entities=entities if entity_columns else None,
+        labels=labels if label_column is not None else None,
+        source=str(path),
+        meta=meta,
+    )
+
+
+_START = re.compile(r"^(\d+) (?:([^\s'\"]\S*) )?(['\"])")
+
+
+def _unquote(body: str, quote: str) -> str:
+    """The text of a Python-literal-quoted tweet; falls back to stripping the quotes."""
+    try:
+        v = ast.literal_eval(body)
+        if isinstance(v, str):
+            return v
+    except (ValueError, SyntaxError):
+        pass
+    inner = body[1:-1] if len(body) >= 2 and body.endswith(quote) else body[1:]
+    return inner
+
+
+def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None) -> Corpus:
+    """Read the Sports Tweets files (``<id> <label> '<text>'``; records may span lines).
+
+    A record starts at a line ``<digits> [<label>] <quote>`` once the previous record's text is
+    closed by its opening quote; other lines continue the previous record (joined with ``\\n``).
+    Texts are Python literals (``'...'`` or ``"..."`` with ``\\u2019`` escapes) and are decoded.
+
+    Parameters
+    ----------
+    labelled : bool, optional
+        Whether records carry a label; default: guessed from the first record.
+    """
+    path = Path(path)
+    records: list[list] = []  # [id, label, quote, body, line]
+    with open(path, encoding="utf-8") as fh:
+        for n, raw in enumerate(fh, 1):
+            line = raw.rstrip("\r\n")
+            m = _START.match(line)
+            closed = not records or (
+                len(records[-1][3]) >= 2 and records[-1][3].endswith(records[-1][2])
+                and not records[-1][3].endswith("\\" + records[-1][2])
+            )
+            if m and closed:
+                if labelled is None:
+                    labelled = m.group(2) is not None
+                if labelled and m.group(2) is None:
+                    raise InputFormatError("record without a label", path, n)
+                label = m.group(2) if labelled else None
+                if not labelled and m.group(2) is not None:
+                    raise InputFormatError(f"unexpected token {m.group(2)!r} before the text", path, n)
+                records.append([m.group(1), label, m.group(3), line[m.start(3):], n])
+            elif records:
+                records[-1][3] += "\n" + line
+            elif line.strip():
+                raise InputFormatError("expected `<id> <label> '<text>'`", path, n)
+    if not records:
+        raise KgfsError(f"{path}: no tweets found")
+    ids, texts, labels = [], [], []
+    for rid, label, quote, body, n in records:
+        body = body.rstrip("\n")
+        if not (len(body) >= 2 and body.endswith(quote)):
+            raise InputFormatError(f"tweet {rid} has no closing {quote}", path, n)
+        ids.append(rid)
+        texts.append(_unquote(body, quote))
+        labels.append(label)
+    return Corpus(ids=ids, texts=texts, labels=labels if labelled else None, source=str(path))

@@ -1,0 +1,338 @@
+"""Real servers on 127.0.0.1 for the kg tests: Oxigraph, Virtuoso and a Spotlight-format HTTP server.
+
+Nothing here is a mock of the code under test: the SPARQL servers are the real programs
+(``oxigraph`` from PyPI, Debian's ``virtuoso-opensource``), and the Spotlight server is a plain
+``http.server`` that answers ``/annotate`` in DBpedia Spotlight's real JSON format (Spotlight
+itself cannot run here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    """A TCP port that is free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, timeout: float, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:  # noqa: S310 - 127.0.0.1 only
+                r.read()
+                return
+        except urllib.error.HTTPError:
+            return  # the server answers, even if with an error
+        except OSError as exc:
+            last = exc
+            time.sleep(0.1)
+    raise TimeoutError(f"{url} did not come up in {timeout} s ({last})")
+
+
+# ---------------------------------------------------------------------------------- Oxigraph
+class OxigraphServer:
+    """``oxigraph serve-read-only`` over a store loaded from RDF files; restartable on the same port."""
+
+    def __init__(self, files: list[Path], workdir: Path):
+        self.location = Path(workdir) / "oxigraph-store"
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        for f in files:
+            fmt = ["--format", "application/rdf+xml"] if Path(f).suffix in (".owl", ".rdf", ".xml") else []
+            subprocess.run(
+                ["oxigraph", "load", "--location", str(self.location), "--file", str(f), *fmt],
+                check=True,
+                capture_output=True,
+            )
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/query"
+
+    def start(self) -> "OxigraphServer":
+        self.proc = subprocess.Popen(
+            ["oxigraph", "serve-read-only", "--location", str(self.location), "--bind", f"{HOST}:{self.port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_http(self.url + "?query=ASK%7B%7D", 20, self.proc)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+# ---------------------------------------------------------------------------------- Virtuoso
+VIRTUOSO_BIN = shutil.which("virtuoso-t")
+ISQL_BIN = shutil.which("isql-vt") or shutil.which("isql")
+
+_INI = """\
+[Database]
+DatabaseFile = {d}/virtuoso.db
+ErrorLogFile = {d}/virtuoso.log
+LockFile = {d}/virtuoso.lck
+TransactionFile = {d}/virtuoso.trx
+xa_persistent_file = {d}/virtuoso.pxa
+ErrorLogLevel = 7
+FileExtend = 200
+Striping = 0
+TempStorage = TempDatabase
+
+[TempDatabase]
+DatabaseFile = {d}/virtuoso-temp.db
+TransactionFile = {d}/virtuoso-temp.trx
+Striping = 0
+
+[Parameters]
+ServerPort = {host}:{sql_port}
+DisableUnixSocket = 1
+CheckpointInterval = 0
+DirsAllowed = ., {d}, {load}
+NumberOfBuffers = 10000
+MaxDirtyBuffers = 6000
+ThreadsPerQuery = 2
+CaseMode = 2
+
+[HTTPServer]
+ServerPort = {host}:{http_port}
+ServerRoot = {d}
+ServerThreads = 4
+MaxClientConnections = 4
+Charset = UTF-8
+EnabledGzipContent = 0
+
+[SPARQL]
+ResultSetMaxRows = {max_rows}
+MaxQueryExecutionTime = 60
+MaxQueryCostEstimationTime = 400
+DefaultGraph = http://dbpedia.org
+"""
+
+
+class VirtuosoServer:
+    """Debian's Virtuoso 7 in a private directory, bound to 127.0.0.1, loaded with ``ld_dir``.
+
+    Like DBpedia's endpoint it cuts every result at ``ResultSetMaxRows`` (10,000) rows and says so
+    only in the ``X-SPARQL-MaxRows`` response header.
+    """
+
+    def __init__(self, workdir: Path, load_dir: Path, *, max_rows: int = 10000, graph: str = "http://dbpedia.org"):
+        self.dir = Path(workdir) / "virtuoso"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.load_dir = Path(load_dir)
+        self.graph = graph
+        self.sql_port = free_port()
+        self.http_port = free_port()
+        self.ini = self.dir / "virtuoso.ini"
+        self.ini.write_text(
+            _INI.format(
+                d=self.dir, load=self.load_dir, host=HOST, sql_port=self.sql_port,
+                http_port=self.http_port, max_rows=max_rows,
+            )
+        )
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.http_port}/sparql"
+
+    def start(self, timeout: float = 120) -> "VirtuosoServer":
+        self.proc = subprocess.Popen(
+            [VIRTUOSO_BIN, "+foreground", "+configfile", str(self.ini)],
+            cwd=self.dir,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        _wait_http(self.url + "?query=" + urllib.parse.quote("ASK {}"), timeout, self.proc)
+        return self
+
+    def isql(self, sql: str) -> str:
+        out = subprocess.run(
+            [ISQL_BIN, f"{HOST}:{self.sql_port}", "dba", "dba", "VERBOSE=OFF", "PROMPT=OFF", f"EXEC={sql}"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if out.returncode != 0 or "*** Error" in out.stdout + out.stderr:
+            raise RuntimeError(f"isql failed on {sql!r}: {out.stdout}{out.stderr}")
+        return out.stdout
+
+    def load(self) -> None:
+        """Bulk-load every file of ``load_dir`` into ``graph`` (``ld_dir`` + ``rdf_loader_run``)."""
+        self.isql(f"ld_dir('{self.load_dir}', '*', '{self.graph}');")
+        self.isql("rdf_loader_run();")
+        self.isql("checkpoint;")
+        errs = self.isql("SELECT ll_file, ll_error FROM DB.DBA.load_list WHERE ll_error IS NOT NULL;")
+        if "Error" in errs or "error" in errs.lower().replace("ll_error", ""):
+            raise RuntimeError(f"Virtuoso failed to load files: {errs}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        self.proc = None
+
+
+# ---------------------------------------------------------------------------------- Spotlight
+class SpotlightServer:
+    """An HTTP server on 127.0.0.1 answering ``/annotate`` in DBpedia Spotlight's JSON format.
+
+    ``surface_forms`` maps a surface form to ``(uri, support, types)``; a request's text is
+    searched for each surface form (case-sensitive, like a gazetteer) and the found ones are
+    returned as ``Resources`` with every value a string. Nothing found: no ``Resources`` key.
+
+    ``faults`` is a list consumed one per request (``None`` = answer normally): ``("status",
+    503)``, ``("slow", seconds)``, ``("malformed", None)``. ``requests`` records every request's
+    parameters; ``max_concurrent`` the highest number of requests served at once.
+    """
+
+    def __init__(self, surface_forms: dict[str, tuple[str, int, str]]):
+        self.surface_forms = surface_forms
+        self.faults: list = []
+        self.always: tuple | None = None
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        self.active = 0
+        self.max_concurrent = 0
+        self.delay = 0.0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def _params(self) -> dict:
+                parsed = urllib.parse.urlparse(self.path)
+                params = dict(urllib.parse.parse_qsl(parsed.query, keep_blank_values=True))
+                n = int(self.headers.get("Content-Length") or 0)
+                if n:
+                    body = self.rfile.read(n).decode("utf-8")
+                    params.update(urllib.parse.parse_qsl(body, keep_blank_values=True))
+                return parsed.path, params
+
+            def _send(self, status: int, body: bytes, ctype: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                self._handle()
+
+            def do_POST(self):
+                self._handle()
+
+            def _handle(self):
+                path, params = self._params()
+                with server.lock:
+                    server.requests.append(params)
+                    fault = server.faults.pop(0) if server.faults else server.always
+                    server.active += 1
+                    server.max_concurrent = max(server.max_concurrent, server.active)
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                    if path.rstrip("/") != "/rest/annotate":
+                        self._send(404, b"not found", "text/plain")
+                        return
+                    if fault is not None:
+                        kind, arg = fault
+                        if kind == "status":
+                            self._send(arg, b"<html>Service Unavailable</html>", "text/html")
+                            return
+                        if kind == "slow":
+                            time.sleep(arg)
+                        if kind == "malformed":
+                            self._send(200, b'{"@text": "truncated", "Resources": [{"@URI": ')
+                            return
+                    if "text" not in params:
+                        self._send(400, b"missing text", "text/plain")
+                        return
+                    self._send(200, json.dumps(server.answer(params)).encode("utf-8"))
+                finally:
+                    with server.lock:
+                        server.active -= 1
+
+        self.httpd = ThreadingHTTPServer((HOST, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/rest/annotate"
+
+    def answer(self, params: dict) -> dict:
+        text = params["text"]
+        out = {
+            "@text": text,
+            "@confidence": params.get("confidence", "0.5"),
+            "@support": params.get("support", "0"),
+            "@types": params.get("types", ""),
+            "@sparql": "",
+            "@policy": params.get("policy", "whitelist"),
+        }
+        found = []
+        for sf, (uri, support, types) in self.surface_forms.items():
+            start = text.find(sf)
+            if start >= 0:
+                found.append(
+                    {
+                        "@URI": uri,
+                        "@support": str(support),
+                        "@types": types,
+                        "@surfaceForm": sf,
+                        "@offset": str(start),
+                        "@similarityScore": "0.9987339927561958",
+                        "@percentageOfSecondRank": "0.00126761204984631",
+                    }
+                )
+        if found:
+            out["Resources"] = sorted(found, key=lambda r: int(r["@offset"]))
+        return out
+
+    def __enter__(self) -> "SpotlightServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

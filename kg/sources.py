@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "Annotation",
+    "Annotator",
     "DBO",
     "DEFAULT_TYPE_NAMESPACES",
     "KnowledgeSource",
@@ -146,3 +148,42 @@ class MemoCache:
     def put(self, answers: dict[str, set]) -> None:
         for k, v in answers.items():
             self._d[k] = frozenset(v)
+
+
+# ---------------------------------------------------------------------------------- annotators
+from dataclasses import dataclass  # noqa: E402  (kept beside the annotator types it serves)
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One entity mention found in a text.
+
+    Attributes
+    ----------
+    uri : str
+        The entity IRI.
+    surface_form : str
+        The text span as it appears in the text.
+    offset : int
+        Character offset of the span in the text.
+    support : int, optional
+        Spotlight's ``@support`` (in-link count), when known.
+    score : float, optional
+        Spotlight's ``@similarityScore`` or the lexicon's prior.
+    types : tuple of str
+        Spotlight's ``@types`` (``DBpedia:Person``, ...), when given.
+    """
+
+    uri: str
+    surface_form: str
+    offset: int
+    support: int | None = None
+    score: float | None = None
+    types: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Annotator(Protocol):
+    """Finds entities in texts: ``annotate(texts) -> [[Annotation, ...], ...]`` (one list per text)."""
+
+    def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]: ...

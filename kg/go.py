@@ -194,11 +194,9 @@ class GeneOntology:
         if on_obsolete not in _ON_OBSOLETE:
             raise ValueError(f"on_obsolete must be one of {_ON_OBSOLETE}, got {on_obsolete!r}")
         kind, value = self._classify(str(term_id).strip(), on_obsolete)
-        if kind == "ok":
+        if kind in ("ok", "alt", "replaced"):
             return value
-        if kind in ("replaced",):
-            return value
-        if kind in ("obsolete_dropped",):
+        if kind == "obsolete_dropped":
             return None
         raise UnknownFeatureError(value)
 

@@ -384,15 +384,7 @@ def read_lod_hierarchy(
                 edges.append((node, anc))
     if not nodes:
         raise InputFormatError("empty hierarchy file", path)
-    import warnings
-
-    from kg.errors import HierarchyCycleWarning
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", HierarchyCycleWarning)
-        h = FeatureHierarchy.from_edges(edges, nodes=nodes, on_cycle="break")
-    for w in caught:
-        log.warning("%s: %s", path.name, w.message)
+    h = FeatureHierarchy.from_edges(edges, nodes=nodes, on_cycle="break")  # warns, naming the edges
     if reduce:
         h = transitive_reduction(h)
     report = {

@@ -161,11 +161,22 @@ def _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask):
     return clf.predict(Xs_te), _scores(clf, Xs_te), clf.classes_
 
 
+# A lazy classifier's fit depends only on the training part, and every selector of a fold shares
+# it: keep the last fitted one per (name, params), valid while the very same arrays are passed.
+_LAZY_FITTED: dict[tuple, tuple] = {}
+
+
 def _lazy_classify(cname, cparams, X_tr, y_tr, X_te, mask):
     from selection.lazy import make_lazy_classifier  # built by the lazy-selection issue
 
-    clf = make_lazy_classifier(cname, **cparams)
-    clf.fit(X_tr, y_tr)
+    key = (cname, _params_json(cparams))
+    hit = _LAZY_FITTED.get(key)
+    if hit is not None and hit[0] is X_tr and hit[1] is y_tr:
+        clf = hit[2]
+    else:
+        clf = make_lazy_classifier(cname, **cparams)
+        clf.fit(X_tr, y_tr)
+        _LAZY_FITTED[key] = (X_tr, y_tr, clf)
     pred = clf.predict(X_te, mask)
     proba = clf.predict_proba(X_te, mask)
     classes = getattr(clf, "classes_", None)
@@ -370,6 +381,7 @@ def evaluate_table(
             else:
                 rows.extend(_run_eager(sname, label, params, user_params, entry, clf_specs, hierarchy,
                                        X_tr, y_tr, X_te, row, score, lazy_classifiers_for_eager, choice_label))
+    _LAZY_FITTED.clear()  # drop references to this table's folds
     df = pd.DataFrame(rows, columns=COLUMNS)
     if threshold == "best-on-test" and not keep_sweep:
         df = choose_best_on_test(df, threshold_metric)

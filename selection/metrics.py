@@ -23,7 +23,38 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from sklearn.metrics import average_precision_score, roc_auc_score
+from scipy.stats import rankdata
+
+# scikit-learn's roc_auc_score / average_precision_score validate their input at length (about
+# 10 ms per call); these two plain-numpy versions give the same numbers (checked in the tests)
+# at a fraction of the cost, which matters for grids of thousands of cells.
+
+
+def roc_auc_score(y_bool, score) -> float:
+    """AUROC of a binary problem (Mann-Whitney U with mid-ranks for ties, as scikit-learn)."""
+    y_bool = np.asarray(y_bool, dtype=bool)
+    n_pos = int(y_bool.sum())
+    n_neg = len(y_bool) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    r = rankdata(np.asarray(score, dtype=float))
+    return float((r[y_bool].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
+def average_precision_score(y_bool, score) -> float:
+    """Average precision ``sum_k (R_k - R_{k-1}) P_k`` over distinct score thresholds (scikit-learn's)."""
+    y_bool = np.asarray(y_bool, dtype=bool)
+    if not y_bool.any():
+        return float("nan")
+    score = np.asarray(score, dtype=float)
+    order = np.argsort(-score, kind="mergesort")
+    s, t = score[order], y_bool[order]
+    idx = np.r_[np.flatnonzero(np.diff(s)), len(s) - 1]
+    tps = np.cumsum(t)[idx].astype(float)
+    fps = (idx + 1) - tps
+    precision = tps / (tps + fps)
+    recall = tps / tps[-1]
+    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
 
 __all__ = [
     "positive_label",
@@ -33,6 +64,8 @@ __all__ = [
     "auroc",
     "aucpr",
     "fold_metrics",
+    "roc_auc_score",
+    "average_precision_score",
 ]
 
 

@@ -252,7 +252,8 @@ _START = re.compile(r"^(\d+) (?:([^\s'\"]\S*) )?(['\"])")
 def _unquote(body: str, quote: str) -> str:
     """The text of a Python-literal-quoted tweet; falls back to stripping the quotes."""
     try:
-        v = ast.literal_eval(body)
+        # a record spanning lines holds raw newlines, which a one-line literal may not
+        v = ast.literal_eval(body.replace("\r", "\\r").replace("\n", "\\n"))
         if isinstance(v, str):
             return v
     except (ValueError, SyntaxError):

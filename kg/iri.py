@@ -3,8 +3,9 @@
 Nothing read from a corpus, a Spotlight answer or a dump is interpolated into a SPARQL query
 except through :func:`sparql_iri` or :func:`sparql_string`. An IRI is first normalised with
 :func:`normalize_iri`: it must be absolute (``scheme:...``), and the characters the SPARQL/Turtle
-``IRIREF`` production forbids (controls, space, ``<>"{}|^`\\``) are percent-encoded, which is
-also how DBpedia writes them in its resource IRIs (``"`` is ``%22``). :func:`sparql_iri` then
+``IRIREF`` production forbids (controls, space, ``<>"{}|^`\\``), and whatever else RFC 3987
+does not allow, are percent-encoded, which is also how DBpedia writes them in its resource IRIs
+(``"`` is ``%22``). :func:`sparql_iri` then
 refuses anything that is still not a safe ``IRIREF``; it never relies on ``\\u`` escapes,
 because SPARQL processes codepoint escapes before parsing and they could re-create a ``>``.
 
@@ -29,7 +30,7 @@ __all__ = ["is_safe_iri", "normalize_iri", "sparql_iri", "sparql_string", "Inval
 # Characters IRIREF excludes: [^<>"{}|^`\]-[#x00-#x20]
 _FORBIDDEN = set('<>"{}|^`\\') | {chr(c) for c in range(0x21)} | {"\x7f"}
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_SAFE = re.compile(r'^[A-Za-z][A-Za-z0-9+.\-]*:[^<>"{}|^`\\\x00-\x20\x7f]*$')
+_SAFE = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^<>"{}|^`\\\x00-\x20\x7f]*')
 
 
 class InvalidIRIError(InputFormatError):
@@ -38,11 +39,36 @@ class InvalidIRIError(InputFormatError):
 
 def is_safe_iri(iri: str) -> bool:
     """True when ``iri`` is absolute and can be written as ``<iri>`` in SPARQL as it is."""
-    return isinstance(iri, str) and bool(_SAFE.match(iri))
+    return isinstance(iri, str) and bool(_SAFE.fullmatch(iri))
+
+
+_ASCII_OK = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=")
+_HEX = set("0123456789abcdefABCDEF")
+
+
+def _ucs_ok(c: str) -> bool:
+    """RFC 3987 ``ucschar`` / ``iprivate``: the non-ASCII characters an IRI may hold unencoded."""
+    o = ord(c)
+    return (
+        0xA0 <= o <= 0xD7FF
+        or 0xF900 <= o <= 0xFDCF
+        or 0xFDF0 <= o <= 0xFFEF
+        or (0x10000 <= o <= 0xEFFFD and (o & 0xFFFF) not in (0xFFFE, 0xFFFF))
+        or 0xE000 <= o <= 0xF8FF
+    )
+
+
+def _pct(c: str) -> str:
+    return "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogatepass"))
 
 
 def normalize_iri(value: str, *, where: str | None = None) -> str:
-    """Return ``value`` as a safe absolute IRI, percent-encoding characters IRIREF forbids.
+    """Return ``value`` as a valid, SPARQL-safe absolute IRI, percent-encoding what must be.
+
+    Characters an IRI (RFC 3987) may not hold, and so every character the SPARQL ``IRIREF``
+    production forbids, are percent-encoded as UTF-8; a ``%`` not followed by two hex digits
+    becomes ``%25``; ``[``/``]`` outside the authority and every ``#`` after the first are
+    encoded. Valid IRIs are returned unchanged (so the function is idempotent).
 
     Parameters
     ----------
@@ -61,15 +87,36 @@ def normalize_iri(value: str, *, where: str | None = None) -> str:
     v = value.strip()
     if len(v) >= 2 and v[0] == "<" and v[-1] == ">":
         v = v[1:-1]
-    if not _SCHEME.match(v):
+    m = _SCHEME.match(v)
+    if not m:
         raise InvalidIRIError(
             f"not an absolute IRI: {value!r}" + (f" ({where})" if where else "")
         )
-    if _SAFE.match(v):
-        return v
-    return "".join(
-        "".join(f"%{b:02X}" for b in ch.encode("utf-8")) if ch in _FORBIDDEN else ch for ch in v
-    )
+    head, rest = m.group(0), v[m.end():]
+    auth_end = 0
+    if rest.startswith("//"):
+        auth_end = len(rest)
+        for stop in "/?#":
+            k = rest.find(stop, 2)
+            if k != -1:
+                auth_end = min(auth_end, k)
+    out = []
+    seen_hash = False
+    n = len(rest)
+    for i, c in enumerate(rest):
+        if c == "%":
+            ok = i + 2 < n and rest[i + 1] in _HEX and rest[i + 2] in _HEX
+            out.append("%" if ok else "%25")
+        elif c in "[]":
+            out.append(c if i < auth_end else _pct(c))
+        elif c == "#":
+            out.append(_pct(c) if seen_hash else c)
+            seen_hash = True
+        elif c in _ASCII_OK or (ord(c) > 0x7F and _ucs_ok(c)):
+            out.append(c)
+        else:
+            out.append(_pct(c))
+    return head + "".join(out)
 
 
 def sparql_iri(iri: str) -> str:

@@ -73,7 +73,7 @@ class HierarchicalSelector(SelectorMixin, BaseEstimator):
 
     def _validate(self, X, y=None, *, reset: bool = True):
         if y is None and self._supervised:
-            raise ValueError(f"{type(self).__name__} requires y (class labels)")
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None (class labels)")
         if y is not None:
             X, y = validate_data(
                 self, X, y, accept_sparse="csr", reset=reset, dtype=np.float64,
@@ -82,7 +82,7 @@ class HierarchicalSelector(SelectorMixin, BaseEstimator):
             check_classification_targets(y)
             if len(np.unique(y)) < 2:
                 raise ValueError(
-                    f"y has a single class ({np.unique(y)[0]!r}); feature relevance needs at least two"
+                    f"y has a single class ({np.unique(y)[0]!r}); feature relevance needs more than one class"
                 )
         else:
             X = validate_data(self, X, accept_sparse="csr", reset=reset, dtype=np.float64)

@@ -1,0 +1,171 @@
+"""Checks every registered selector must pass (one list, so new selectors are checked too).
+
+1. scikit-learn's estimator checks, with ``hierarchy=None`` (flat) and ``binarize=0.0`` so the
+   checks' random float data becomes binary (values > 0 count as 1).
+2. Properties over every non-lazy selector on random closed tables over random DAGs:
+   selection inside the feature set, ``transform`` width equal to the support size, no
+   dependence on column order, sparse input equal to dense input.
+3. Each method's hierarchy promise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kg.hierarchy import FeatureHierarchy
+from selection.registry import available_selectors, get_selector
+from tests.strategies import closed_tables, leaf_root_paths
+
+SELECTORS = available_selectors()
+# Expensive or randomised search selectors: fewer examples in the property tests.
+SLOW = {"hill-climbing"}
+
+
+def _instances():
+    out = []
+    for name in SELECTORS:
+        est = get_selector(name, None, binarize=0.0)
+        est._registry_name = name  # for the ids and the expected failures below
+        out.append(est)
+    return out
+
+
+def _expected_failed_checks(est) -> dict[str, str]:
+    """Written reasons for the estimator checks a selector is expected to fail."""
+    return {}
+
+
+@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ----------------------------------------------------------------------------- properties
+NON_LAZY = [n for n, e in SELECTORS.items() if e.kind != "lazy"]
+
+
+def _fit(name, h, X, y):
+    return get_selector(name, h).fit(X, y)
+
+
+def _permute(h: FeatureHierarchy, perm: np.ndarray) -> FeatureHierarchy:
+    """The same hierarchy with its nodes in the order ``perm``."""
+    return FeatureHierarchy.from_edges(h.edge_list(), nodes=h.node_ids[perm].tolist())
+
+
+# Known failures of selectors owned by others, with the reason found by these tests.
+KNOWN_PROPERTY_FAILURES = {
+    "cfs": "ties between equally good features are broken by column position, so the selection "
+           "depends on the column order (found by hypothesis; reported to the lead)",
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_PROPERTY_FAILURES[n], strict=False))
+    if n in KNOWN_PROPERTY_FAILURES else n
+    for n in NON_LAZY
+])
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(table=closed_tables(max_nodes=10), seed=st.integers(0, 2**31))
+def test_properties(name, table, seed):
+    X, y, h = table
+    s = _fit(name, h, X, y)
+    sup = s.get_support()
+    assert sup.dtype == bool and sup.shape == (h.n_nodes,)
+    assert s.transform(X).shape == (X.shape[0], int(sup.sum()))
+    assert set(s.get_support(indices=True)) <= set(range(h.n_nodes))
+    # sparse and dense input give the same selection
+    assert _fit(name, h, X.toarray(), y).get_support().tolist() == sup.tolist()
+    # permuting the columns and the hierarchy together permutes the selection
+    if name not in SLOW:
+        perm = np.random.default_rng(seed).permutation(h.n_nodes)
+        s2 = _fit(name, _permute(h, perm), X[:, perm], y)
+        assert s2.get_support().tolist() == sup[perm].tolist()
+
+
+# ----------------------------------------------------------------------------- promises
+def _ancestors(h):
+    return h.ancestor_matrix.toarray().astype(bool)
+
+
+def _promise_shsel(s, h, X, y):
+    init, sup = s.initial_support_, s.get_support()
+    assert init[h.roots].all()
+    assert not (sup & ~init).any()
+    c, p = h.edges
+    ig = s.scores_
+    if s.relevance == "ig":  # every dropped node has a parent of similar IG; no kept node has
+        sim = 1 - np.abs(ig[c] - ig[p])
+        similar = np.zeros(h.n_nodes, bool)
+        similar[c[sim >= s.threshold]] = True
+        assert (similar == ~init).all()
+    if s.prune:
+        for path in leaf_root_paths(h):  # the best remaining feature of every path stays
+            on = [k for k in path if init[k]]
+            assert sup[max(on, key=lambda k: ig[k])]
+
+
+def _promise_tsel(s, h, X, y):
+    sup, reps = s.get_support(), s.representatives_
+    assert not (sup & ~reps).any() and sup.any()
+    for path in leaf_root_paths(h):  # every path's best feature is a representative
+        assert reps[max(path, key=lambda k: (s.scores_[k], -h.levels[k]))]
+
+
+def _promise_gtd(s, h, X, y):
+    sup, anc = s.get_support(), _ancestors(h)
+    assert not anc[np.ix_(sup, sup)].any()  # an antichain
+    assert (anc | anc.T | np.eye(h.n_nodes, dtype=bool))[:, sup].any(axis=1).all()  # maximal
+
+
+def _promise_standard(s, h, X, y):
+    sup = s.get_support()
+    if sup.any() and (~sup).any():  # every kept feature scores at least every dropped one
+        assert s.scores_[sup].min() >= s.scores_[~sup].max()
+
+
+def _promise_complete(s, h, X, y):
+    assert s.get_support().all()
+
+
+PROMISES = {
+    "shsel-ig": _promise_shsel, "shsel-c": _promise_shsel,
+    "shsel-ig-prune": _promise_shsel, "shsel-c-prune": _promise_shsel,
+    "tsel-lift": _promise_tsel, "tsel-ig": _promise_tsel,
+    "greedy-top-down": _promise_gtd,
+    "sig": _promise_standard, "sc": _promise_standard,
+    "complete": _promise_complete,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROMISES))
+@settings(max_examples=30)
+@given(table=closed_tables(max_nodes=10), threshold=st.sampled_from([0.5, 0.9, 0.99]))
+def test_hierarchy_promise(name, table, threshold):
+    X, y, h = table
+    params = {"threshold": threshold} if name.startswith(("shsel", "sig", "sc")) else {}
+    s = get_selector(name, h, **params).fit(X, y)
+    PROMISES[name](s, h, X, y)
+
+
+# ----------------------------------------------------------------------------- bad input
+H3 = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
+X3 = sp.csr_matrix(np.array([[1, 0, 1], [0, 1, 1], [0, 0, 0], [1, 0, 1]], dtype=float))
+Y3 = np.array([1, 0, 0, 1])
+
+
+@pytest.mark.parametrize("name", [n for n in NON_LAZY if n not in SLOW])
+def test_bad_input(name):
+    with pytest.raises(ValueError, match="single class"):
+        get_selector(name, H3).fit(X3, np.ones(4))
+    with pytest.raises(ValueError, match="hierarchy has 3 nodes but X has 2"):
+        get_selector(name, H3).fit(X3[:, :2], Y3)
+    with pytest.raises(ValueError, match="0 feature"):
+        get_selector(name, None).fit(np.zeros((4, 0)), Y3)
+    with pytest.raises(ValueError, match="binary"):
+        get_selector(name, H3).fit(X3 * 0.5, Y3)

@@ -38,6 +38,7 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import math
 import http.client
 import json
 import logging
@@ -118,7 +119,7 @@ class SparqlSource:
     batch_size : int
         Values per ``VALUES``/``UNION`` query.
     timeout : float
-        Seconds per HTTP request.
+        Seconds per HTTP request (rounded up to whole seconds, as SPARQLWrapper keeps an int).
     retries : int
         Further attempts after a retryable failure (5xx, 429, timeout, connection refused).
     backoff : float
@@ -197,7 +198,7 @@ class SparqlSource:
         sw = SPARQLWrapper(self.url, agent=self.user_agent)
         sw.setMethod(POST)
         sw.setReturnFormat(JSON)
-        sw.setTimeout(self.timeout)
+        sw.setTimeout(max(1, math.ceil(self.timeout)))  # SPARQLWrapper keeps whole seconds (int())
         if self.graph:
             sw.addDefaultGraph(self.graph)
         sw.setQuery(query)

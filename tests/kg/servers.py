@@ -336,3 +336,91 @@ class SpotlightServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# ---------------------------------------------------------------------------------- faulty proxy
+class FaultyProxy:
+    """An HTTP proxy on 127.0.0.1 in front of a real SPARQL server, injecting faults.
+
+    ``faults`` is consumed one per request (``None`` = forward as is): ``("status", 503)``,
+    ``("slow", seconds)`` then forward, ``("malformed", None)``. With ``max_rows`` set, every
+    SPARQL JSON result longer than that is cut to ``max_rows`` bindings and flagged with the
+    ``X-SPARQL-MaxRows`` header, exactly as Virtuoso does. ``queries`` records each query text.
+    """
+
+    def __init__(self, upstream: str, *, max_rows: int | None = None):
+        self.upstream = upstream
+        self.max_rows = max_rows
+        self.faults: list = []
+        self.queries: list[str] = []
+        self.lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status, body: bytes, headers: dict):
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n)
+                params = dict(urllib.parse.parse_qsl(body.decode("utf-8"), keep_blank_values=True))
+                with proxy.lock:
+                    proxy.queries.append(params.get("query", ""))
+                    fault = proxy.faults.pop(0) if proxy.faults else None
+                if fault is not None:
+                    kind, arg = fault
+                    if kind == "status":
+                        self._send(arg, b"temporarily unavailable", {"Content-Type": "text/plain"})
+                        return
+                    if kind == "malformed":
+                        self._send(200, b'{"head": {"vars": ["a"]}, "results": {"bindi',
+                                   {"Content-Type": "application/sparql-results+json"})
+                        return
+                    if kind == "slow":
+                        time.sleep(arg)
+                req = urllib.request.Request(
+                    proxy.upstream, data=body, method="POST",
+                    headers={"Content-Type": self.headers.get("Content-Type", "application/x-www-form-urlencoded"),
+                             "Accept": "application/sparql-results+json"},
+                )
+                try:
+                    with urllib.request.urlopen(req, timeout=30) as r:  # noqa: S310 - 127.0.0.1
+                        status, data, ctype = r.status, r.read(), r.headers.get("Content-Type", "")
+                except urllib.error.HTTPError as exc:
+                    status, data, ctype = exc.code, exc.read(), exc.headers.get("Content-Type", "text/plain")
+                headers = {"Content-Type": ctype}
+                if status == 200 and proxy.max_rows is not None and "json" in ctype:
+                    doc = json.loads(data)
+                    rows = doc.get("results", {}).get("bindings", [])
+                    if len(rows) > proxy.max_rows:
+                        doc["results"]["bindings"] = rows[: proxy.max_rows]
+                        data = json.dumps(doc).encode("utf-8")
+                        headers["X-SPARQL-MaxRows"] = str(proxy.max_rows)
+                self._send(status, data, headers)
+
+        self.httpd = ThreadingHTTPServer((HOST, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/sparql"
+
+    def __enter__(self) -> "FaultyProxy":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

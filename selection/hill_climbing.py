@@ -1,0 +1,424 @@
+"""Wang et al.'s bottom-up hill climbing over a feature hierarchy, scored by kNN purity.
+
+Ristoski & Paulheim (2014, section 3 and 5.2) use it as a baseline ("HillClimbing", ``k = 10``):
+"a bottom-up hill climbing search algorithm to find an optimal subset of concepts ... they use
+a kNN classifier to detect the k nearest neighbors of each instance in the training dataset,
+and then use the purity of those instances to assign scores" (Wang, McKay, Abbass & Barlow,
+*A comparative study for domain ontology guided feature extraction*, ACSC 2003). The search
+starts from the most specific concepts and replaces concepts by their generalisations while the
+score improves, which is the "strict policy for selecting features that are as high as possible
+in the feature hierarchy" the SHSEL paper criticises.
+
+What this implementation does, exactly
+--------------------------------------
+* **State.** A feature set ``S`` that is an *antichain* of the hierarchy (no feature together with
+  one of its ancestors). It starts as the leaves (features without children).
+* **Score** (Wang et al.'s fitness, as in the Mannheim group's own port, ``kgextension``)::
+
+      f(S) = (1 + beta * (alpha - |S|) / alpha) * purity(S)
+      purity(S) = sum over training instances i of #{j in kNN_S(i) : y_j == y_i}
+
+  ``alpha`` is the number of leaves (the size of the initial set), ``beta`` (default 0.05)
+  rewards smaller sets. ``kNN_S(i)`` are the ``k`` training instances nearest to ``i`` in the
+  Euclidean distance over the columns of ``S`` (on 0/1 rows the squared Euclidean distance is the
+  Hamming distance, which is what is computed); instance ``i`` itself is excluded (a
+  leave-one-out purity: counting it would add the constant ``n`` to every score), and ties in
+  distance are broken by the lower instance index, so the score is a deterministic function of
+  ``S``. When the training set has fewer than ``k + 1`` instances, ``k = n - 1`` is used.
+* **Move** (the DAG reading of "replace a concept by its parent"): for a node ``l`` of ``S`` and a
+  parent ``p`` of ``l``, the candidate set is ``S - descendants(p) + {p}``: the generalisation takes
+  the place of *everything in S below it*, not only of ``l`` and ``l``'s siblings, so that ``S``
+  stays an antichain when ``p`` has several children or the DAG has multiple inheritance (on a
+  tree whose children of ``p`` are all in ``S`` this is exactly Wang's "replace the children by the
+  parent"). Since the table is closed upwards, the column of ``p`` is the union of the columns it
+  replaces.
+* **Search and stopping** (first improvement, each node tried once, as in Wang et al. and
+  ``kgextension``): nodes are processed from a FIFO queue that starts with the leaves in column
+  order; newly added generalisations are appended. For the node ``l`` taken from the queue (if it
+  is still in ``S``), every parent is scored; the best one (first in column order on ties) is
+  accepted if it scores strictly higher than ``S``, otherwise ``l`` is marked as tried and stays.
+  The search stops when the queue is empty: every node of the final ``S`` has been tried and no
+  parent of it improved the score at the time it was tried.
+
+Speed and memory
+----------------
+The kNN structure is maintained incrementally and exactly. The Hamming distance matrix of the
+training instances (``n x n`` int32, never ``n x n_features``) is built once from sparse products;
+a move changes only the columns of ``p`` and of the removed nodes, all of which are zero outside
+``U = rows where p is 1`` (closed table), so a candidate changes distances by a rank-``|C|`` term
+computed from the small dense block ``X[U, C]``. For rows outside ``U`` the new neighbour list is
+the merge of a cached sorted prefix of their old neighbours (minus ``U``) with ``U``; rows inside
+``U`` (and the rare row whose cached prefix runs out) are recomputed in full. A candidate costs
+``O(n * (|U| + L))`` instead of ``O(n^2 + nnz)``. The ``n x n`` matrix bounds the training set to a
+few tens of thousands of instances (the paper notes the method "is not applicable for datasets
+with a large number of instances").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+
+from selection.base import HierarchicalSelector
+from selection.registry import register_selector
+
+__all__ = ["HillClimbing", "knn_purity"]
+
+log = logging.getLogger(__name__)
+
+_INF = np.iinfo(np.int64).max
+
+
+def _hamming(Xs: sp.csr_matrix) -> np.ndarray:
+    """Dense ``n x n`` int32 Hamming distances between the rows of a sparse 0/1 matrix."""
+    Xs = sp.csr_matrix(Xs, dtype=np.float64)
+    s = np.asarray(Xs.sum(axis=1)).ravel().astype(np.int64)
+    gram = (Xs @ Xs.T).toarray().astype(np.int64)
+    d = s[:, None] + s[None, :] - 2 * gram
+    return d.astype(np.int32)
+
+
+def knn_purity(X, y, k: int = 10) -> int:
+    """Leave-one-out kNN purity of a binary table: sum over rows of same-class neighbours.
+
+    Neighbours are the ``k`` other rows nearest in Euclidean (= Hamming on 0/1) distance, ties
+    broken by the lower row index. This is the score :class:`HillClimbing` climbs (before the
+    size bonus); it computes an ``n x n`` distance matrix and is meant for checks and small data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
+    >>> knn_purity(X, [0, 0, 1, 1], k=1)
+    4
+    """
+    X = sp.csr_matrix(X, dtype=np.float64)
+    y = np.asarray(y)
+    n = X.shape[0]
+    k = min(int(k), n - 1)
+    if k < 1:
+        return 0
+    d = _hamming(X).astype(np.int64)
+    keys = d * n + np.arange(n)[None, :]
+    np.fill_diagonal(keys, _INF)
+    nbr = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    return int((y[nbr] == y[:, None]).sum())
+
+
+class _KnnState:
+    """Exact incremental kNN purity over a changing column set (see the module docstring)."""
+
+    def __init__(self, X: sp.csr_matrix, in_set: np.ndarray, codes: np.ndarray, k: int, width: int):
+        n = X.shape[0]
+        self.n = n
+        self.k = k
+        self.codes = codes
+        self.cols = np.arange(n, dtype=np.int64)
+        self.L = max(k, min(n - 1, width))
+        big = int(in_set.size) + 1  # larger than any Hamming distance: keeps i out of its own list
+        self.D = _hamming(X[:, np.flatnonzero(in_set)])
+        np.fill_diagonal(self.D, big)
+        self.idx = np.zeros((n, self.L), dtype=np.int64)
+        self.key = np.zeros((n, self.L), dtype=np.int64)
+        self.length = np.zeros(n, dtype=np.int64)
+        self.bound = np.zeros(n, dtype=np.int64)
+        self._refill(np.arange(n))
+        self.row_purity = self._list_purity()
+
+    # -------------------------------------------------------------- neighbour lists
+    def _keys(self, rows: np.ndarray, d: np.ndarray) -> np.ndarray:
+        return d.astype(np.int64) * self.n + self.cols[None, :]
+
+    def _refill(self, rows: np.ndarray, chunk: int = 512) -> None:
+        """Recompute the sorted prefix of the ``L`` nearest neighbours of ``rows`` from ``D``."""
+        L = self.L
+        for s in range(0, rows.size, chunk):
+            r = rows[s : s + chunk]
+            keys = self._keys(r, self.D[r])
+            part = np.argpartition(keys, L - 1, axis=1)[:, :L] if L < self.n else np.argsort(keys, axis=1)[:, :L]
+            pk = np.take_along_axis(keys, part, axis=1)
+            order = np.argsort(pk, axis=1)
+            self.key[r] = np.take_along_axis(pk, order, axis=1)
+            self.idx[r] = np.take_along_axis(part, order, axis=1)
+            self.length[r] = L
+            self.bound[r] = self.key[r, L - 1]
+
+    def _list_purity(self) -> np.ndarray:
+        nbr = self.idx[:, : self.k]
+        return (self.codes[nbr] == self.codes[:, None]).sum(axis=1).astype(np.int64)
+
+    # -------------------------------------------------------------- a candidate move
+    def delta(self, Xc: sp.csc_matrix, add: int, remove: np.ndarray):
+        """Rows touched by a move and the pieces of its distance change.
+
+        Returns ``U`` (sorted rows where some changed column is 1), ``a`` with
+        ``a[u] = [X[U[u], add]] - sum_r X[U[u], r]`` (the change of the distance between ``U[u]``
+        and any row outside ``U``) and ``block`` (the change between two rows of ``U``).
+        """
+        cols = np.concatenate([[add], remove]).astype(np.int64)
+        w = np.ones(cols.size)
+        w[1:] = -1.0
+        starts = Xc.indptr[cols]
+        lens = Xc.indptr[cols + 1] - starts
+        total = int(lens.sum())
+        if total == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.int64)
+        which = np.repeat(np.arange(cols.size), lens)
+        offs = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+        rows = Xc.indices[np.repeat(starts, lens) + offs].astype(np.int64)
+        U, inv = np.unique(rows, return_inverse=True)
+        A = np.zeros((U.size, cols.size))
+        A[inv, which] = 1.0
+        a = A @ w
+        block = a[:, None] + a[None, :] - 2.0 * ((A * w[None, :]) @ A.T)  # BLAS; exact on integers
+        return U, a.astype(np.int64), block.astype(np.int64)
+
+    def _full_rows(self, rows: np.ndarray, U: np.ndarray, a: np.ndarray, block: np.ndarray, umask: np.ndarray):
+        """New distance rows for ``rows`` after the move (dense, ``len(rows) x n``)."""
+        d = self.D[rows].astype(np.int64)
+        d[:, U] += a[None, :]
+        inside = umask[rows]
+        if inside.any():
+            pos = np.searchsorted(U, rows[inside])
+            # rows in U: +a_i towards rows outside U; the exact block towards rows inside U
+            d[inside] += a[pos][:, None]
+            d[np.ix_(np.flatnonzero(inside), U)] += block[pos] - a[pos][:, None] - a[None, :]
+        return d
+
+    def _u_keys(self, U: np.ndarray, a: np.ndarray, block: np.ndarray) -> np.ndarray:
+        """New keys (``n x |U|``) of every row towards the rows of ``U``."""
+        d = self.D[U].T.astype(np.int64)  # D is symmetric: a row gather instead of a column gather
+        d += a[None, :]
+        d[U] += block - a[None, :]
+        d *= self.n
+        d += U[None, :]
+        return d
+
+    def evaluate(self, U: np.ndarray, a: np.ndarray, block: np.ndarray) -> tuple[int, np.ndarray]:
+        """Total purity after the move and the new per-row purity (the state is not changed).
+
+        A row ``i`` outside ``U`` keeps its distances to rows outside ``U``; a row inside ``U``
+        shifts them all by ``a_i``, which keeps their order. The cached prefix of a row holds every
+        neighbour with key ``<= bound``, so its entries outside ``U`` (shifted) together with its
+        new keys towards ``U`` hold every new neighbour with key ``<= bound + shift``: when at least
+        ``k`` keys fall under that limit, the ``k`` smallest of them are the new neighbours, exactly.
+        A row whose old ``k`` neighbours avoid ``U`` and that no row of ``U`` now undercuts keeps
+        its neighbours; the rest are merged; a row whose prefix runs short is recomputed in full.
+        """
+        if U.size == 0:
+            return int(self.row_purity.sum()), self.row_purity
+        n, k, L = self.n, self.k, self.L
+        umask = np.zeros(n, dtype=bool)
+        umask[U] = True
+        shift = np.zeros(n, dtype=np.int64)
+        shift[U] = a * n
+        ukeys = self._u_keys(U, a, block)
+        affected = umask[self.idx[:, :k]].any(axis=1)
+        affected |= ukeys.min(axis=1) < self.key[:, k - 1] + shift
+        purity = self.row_purity.copy()
+        rows = np.flatnonzero(affected)
+        if rows.size == 0:
+            return int(purity.sum()), purity
+        keep = (np.arange(L)[None, :] < self.length[rows, None]) & ~umask[self.idx[rows]]
+        listkeys = np.where(keep, self.key[rows] + shift[rows, None], _INF)
+        uk = ukeys[rows]
+        exact = keep.sum(axis=1) + (uk <= (self.bound[rows] + shift[rows])[:, None]).sum(axis=1) >= k
+        cand = np.concatenate([listkeys, uk], axis=1)
+        part = np.argpartition(cand, k - 1, axis=1)[:, :k]
+        from_list = part < L
+        ids = np.where(
+            from_list,
+            np.take_along_axis(self.idx[rows], np.where(from_list, part, 0), axis=1),
+            U[np.where(from_list, 0, part - L)],
+        )
+        purity[rows] = (self.codes[ids] == self.codes[rows][:, None]).sum(axis=1)
+        full = rows[~exact]
+        if full.size:
+            d = self._full_rows(full, U, a, block, umask)
+            keys = d * n + self.cols[None, :]
+            nb = np.argpartition(keys, k - 1, axis=1)[:, :k]
+            purity[full] = (self.codes[nb] == self.codes[full][:, None]).sum(axis=1)
+        return int(purity.sum()), purity
+
+    def apply(self, U: np.ndarray, a: np.ndarray, block: np.ndarray) -> None:
+        """Commit a move: update ``D``, the neighbour prefixes and the per-row purity, exactly."""
+        if U.size == 0:
+            return
+        n, k, L = self.n, self.k, self.L
+        umask = np.zeros(n, dtype=bool)
+        umask[U] = True
+        shift = np.zeros(n, dtype=np.int64)
+        shift[U] = a * n
+        limit = self.bound + shift
+        ukeys = self._u_keys(U, a, block)
+        ukeys[ukeys > limit[:, None]] = _INF
+        keep = (np.arange(L)[None, :] < self.length[:, None]) & ~umask[self.idx]
+        listkeys = np.where(keep, self.key + shift[:, None], _INF)
+        for s in range(0, n, 1024):  # merge in row chunks: n x (L + |U|) temporaries stay small
+            r = slice(s, min(n, s + 1024))
+            cand = np.concatenate([listkeys[r], ukeys[r]], axis=1)
+            ids = np.concatenate([self.idx[r], np.broadcast_to(U, (cand.shape[0], U.size))], axis=1)
+            if cand.shape[1] > L:
+                part = np.argpartition(cand, L - 1, axis=1)[:, :L]
+                cand = np.take_along_axis(cand, part, axis=1)
+                ids = np.take_along_axis(ids, part, axis=1)
+            order = np.argsort(cand, axis=1)
+            ck = np.take_along_axis(cand, order, axis=1)
+            self.idx[r] = np.take_along_axis(ids, order, axis=1)
+            self.key[r] = ck
+            length = (ck != _INF).sum(axis=1)
+            self.length[r] = length
+            self.bound[r] = np.where(length == L, ck[:, L - 1], limit[r])
+        # the distance matrix itself
+        self.D[U, :] += a[:, None].astype(np.int32)
+        self.D[:, U] += a[None, :].astype(np.int32)
+        self.D[np.ix_(U, U)] -= (a[:, None] + a[None, :] - block).astype(np.int32)
+        # rows whose prefix got short are recomputed from D
+        short = np.flatnonzero(self.length < k + (L - k) // 2)
+        if short.size:
+            self._refill(short)
+        self.row_purity = self._list_purity()
+
+
+class HillClimbing(HierarchicalSelector):
+    """Bottom-up hill climbing (Wang et al. 2003) scored by kNN purity; a baseline of SHSEL.
+
+    Starts from the leaves of the hierarchy and repeatedly replaces the features below a parent
+    by that parent while ``(1 + beta (alpha - |S|) / alpha) * purity_kNN(S)`` improves; see the
+    module docstring for the exact moves, score, tie-breaking and stopping rule.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        The DAG over the columns of ``X``; ``None`` (flat) keeps every feature (no moves exist).
+    k : int, default 10
+        Neighbours in the purity score (the SHSEL paper uses 10).
+    beta : float, default 0.05
+        Weight of the size bonus in the fitness (0 = pure purity).
+    binarize : float or None
+        See :mod:`selection.base`.
+
+    Attributes
+    ----------
+    support_ : ndarray of bool
+        The final feature set ``S`` (an antichain of the hierarchy).
+    fitness_ : float
+        ``f(S)`` on the training data.
+    purity_ : int
+        ``purity_kNN(S)`` on the training data.
+    moves_ : list of (int, list of int)
+        Accepted moves in order: the parent added and the features it replaced (column indices).
+    n_evaluations_ : int
+        Candidate sets scored.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("a1", "A"), ("a2", "A")], nodes=["A", "a1", "a2"])
+    >>> X = np.array([[1, 1, 0], [1, 0, 1], [0, 0, 0], [0, 0, 0]])
+    >>> sel = HillClimbing(h, k=1).fit(X, [1, 1, 0, 0])
+    >>> sel.get_support().tolist()   # A separates the classes as well as a1, a2, with one feature
+    [True, False, False]
+    """
+
+    #: Length of the cached neighbour prefix per row (default ``2k + 16``); tests shrink it to
+    #: exercise the refill paths. Not a parameter: it changes speed, never the result.
+    _list_width: int | None = None
+
+    def __init__(self, hierarchy=None, *, k=10, beta=0.05, binarize=None):
+        self.hierarchy = hierarchy
+        self.k = k
+        self.beta = beta
+        self.binarize = binarize
+
+    def _check_params(self) -> tuple[int, float]:
+        k, beta = self.k, self.beta
+        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
+            raise ValueError(f"k must be a positive int, got {k!r}")
+        if isinstance(beta, bool) or not isinstance(beta, Real) or not np.isfinite(beta) or beta < 0:
+            raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
+        return int(k), float(beta)
+
+    def _fit(self, X, y, hierarchy):
+        k, beta = self._check_params()
+        n, m = X.shape
+        k = min(k, n - 1)
+        _, codes = np.unique(y, return_inverse=True)
+        in_set = np.zeros(m, dtype=bool)
+        leaves = np.asarray(hierarchy.leaves, dtype=np.int64)
+        in_set[leaves] = True
+        alpha = float(leaves.size)
+        self.moves_ = []
+        self.n_evaluations_ = 0
+        if hierarchy.n_edges == 0:  # flat: no generalisation exists
+            self.support_ = in_set
+            self.purity_ = knn_purity(X, y, k)
+            self.fitness_ = float(self.purity_)
+            return
+
+        state = _KnnState(X, in_set, codes.astype(np.int64), k, width=self._list_width or 2 * k + 16)
+        Xc = X.tocsc()
+        desc = hierarchy.descendant_matrix
+        size = int(in_set.sum())
+
+        def fitness(purity: int, set_size: int) -> float:
+            return (1.0 + beta * (alpha - set_size) / alpha) * purity
+
+        current = fitness(int(state.row_purity.sum()), size)
+        tried = np.zeros(m, dtype=bool)
+        queue = deque(np.sort(leaves).tolist())
+        # The candidate of parent p is S - descendants(p) + {p}, whichever child of p it is
+        # reached from: its score is cached until the next accepted move changes S.
+        cache: dict[int, tuple[float, int]] = {}
+
+        def removed_by(p: int) -> np.ndarray:
+            below = desc.indices[desc.indptr[p] : desc.indptr[p + 1]]
+            return np.sort(below[in_set[below]]).astype(np.int64)
+
+        while queue:
+            node = queue.popleft()
+            if not in_set[node] or tried[node]:
+                continue
+            best = None
+            for p in hierarchy.parent_indices(node).tolist():
+                if p not in cache:
+                    remove = removed_by(p)
+                    total, _ = state.evaluate(*state.delta(Xc, p, remove))
+                    self.n_evaluations_ += 1
+                    cache[p] = (fitness(total, size - remove.size + 1), total)
+                f = cache[p][0]
+                if f > current and (best is None or f > best[0]):
+                    best = (f, p)
+            if best is None:
+                tried[node] = True
+                continue
+            f, p = best
+            remove = removed_by(p)
+            state.apply(*state.delta(Xc, p, remove))
+            if int(state.row_purity.sum()) != cache[p][1]:  # pragma: no cover - a bug, not bad input
+                raise AssertionError("incremental kNN purity diverged from the evaluated move")
+            cache.clear()
+            in_set[remove] = False
+            in_set[p] = True
+            size = size - remove.size + 1
+            current = f
+            self.moves_.append((int(p), remove.tolist()))
+            queue.append(p)
+            log.debug("hill climbing: %d replaces %d feature(s); fitness %.3f", p, remove.size, f)
+        self.support_ = in_set
+        self.purity_ = int(state.row_purity.sum())
+        self.fitness_ = float(current)
+
+
+register_selector(
+    "hill-climbing",
+    lambda hierarchy=None, **kw: HillClimbing(hierarchy, **kw),
+    kind="eager",
+    description="HillClimbing (Wang et al. 2003): bottom-up generalisation scored by kNN purity, k=10",
+    defaults={"k": 10, "beta": 0.05},
+)

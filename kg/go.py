@@ -122,6 +122,49 @@ def _strip_value(value: str) -> str:
     return value
 
 
+def _read_text(path: Path) -> str:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:  # truncated / corrupt gzip
+            raise InputFormatError(f"cannot read file ({exc})", path) from exc
+    return "\n" + data.decode("utf-8", errors="replace")  # see _TOKENS
+
+
+# Patterns start with a literal newline (the text is read with one prepended) so that the
+# regex engine can jump from line to line: 4x faster than ``^`` with re.M on 30 MB of GO.
+# a line that is not blank, a comment, a stanza header or "tag: value"
+_BAD_LINE = re.compile(r"\n[ \t]*(?![!\[\s])(?![^\s:]+:)[^\n]+")
+# a stanza header that is not closed on its line
+_BAD_HEADER = re.compile(r"\n[ \t]*\[(?![^\]\n]*\][ \t\r]*(?:\n|$))[^\n]*")
+_STANZA_START = re.compile(r"\n[ \t]*\[")
+_TOKENS = re.compile(
+    r"\n[ \t]*(?:\[([^\]\n]*)\]|(id|name|namespace|alt_id|is_a|relationship|is_obsolete|replaced_by|consider)"
+    r":[ \t]*([^\n]*))"
+)
+
+
+def _check_lines(text: str, path: Path) -> None:
+    found = []
+    for rx, what in ((_BAD_LINE, "malformed line {!r} (expected 'tag: value')"), (_BAD_HEADER, "malformed stanza header {!r}")):
+        m = rx.search(text)
+        if m:
+            found.append((m.start(), what.format(m.group(0).strip()[:80])))
+    if found:
+        pos, msg = min(found)  # the first problem in the file
+        raise InputFormatError(msg, path, text.count("\n", 0, pos) + 1)
+
+
+def _first_token(value: str) -> str:
+    """The identifier at the start of a value (before a space, a ``{`` modifier or ``!`` comment)."""
+    tok = value.split(None, 1)[0] if value else ""
+    if "{" in tok or "!" in tok:
+        tok = _strip_value(tok).split(" ", 1)[0]
+    return tok
+
+
 @dataclass
 class GeneOntology:
     """An OBO ontology read by :func:`read_obo`.
@@ -273,20 +316,31 @@ def read_obo(
     take_all = "all" in rels
     want_rel = set(rels)
     ns_keep = normalize_namespaces(namespaces)
-    lines = _read_lines(path)
+    text = _read_text(path)
+    _check_lines(text, path)
 
+    def line_of(pos: int) -> int:  # pos: the newline before the line (text starts with "\n")
+        return text.count("\n", 0, pos + 1)
+
+    first = _STANZA_START.search(text)
     header: dict[str, str] = {}
+    for hl in text[: first.start() if first else len(text)].splitlines():
+        tag, sep, value = hl.strip().partition(":")
+        if sep and tag and tag[0] != "!":
+            header.setdefault(tag, value.strip())
+
     ids: list[str] = []
     names: dict[str, str] = {}
     nspace: dict[str, str] = {}
     obsolete: dict[str, dict[str, list[str]]] = {}
     alt_ids: dict[str, str] = {}
-    raw_edges: list[tuple[str, str, str, int]] = []  # child, parent, relation, line
+    raw_edges: list[tuple[str, str, str, int]] = []  # child, parent, relation, text position
     rel_counts: dict[str, int] = {}
+    default_ns = header.get("default-namespace", "")
 
-    stanza = None  # None = header, "Term" = term stanza, other = skipped stanza ([Typedef], ...)
+    in_term = False
     cur_id: str | None = None
-    cur_line = 0
+    cur_pos = 0
     cur_ns: str | None = None
     cur_obsolete = False
     cur_repl: list[str] = []
@@ -295,80 +349,72 @@ def read_obo(
     cur_alts: list[str] = []
     cur_name = ""
 
-    def finish(end_line: int) -> None:
-        if stanza != "Term":
+    def finish() -> None:
+        if not in_term:
             return
         if cur_id is None:
-            raise InputFormatError("[Term] stanza has no 'id' tag", path, cur_line)
+            raise InputFormatError("[Term] stanza has no 'id' tag", path, line_of(cur_pos))
         if cur_id in names:
-            raise InputFormatError(f"duplicate term id {cur_id!r}", path, cur_line)
+            raise InputFormatError(f"duplicate term id {cur_id!r}", path, line_of(cur_pos))
         ids.append(cur_id)
         names[cur_id] = cur_name
-        nspace[cur_id] = cur_ns or header.get("default-namespace", "")
+        nspace[cur_id] = cur_ns or default_ns
         for alt in cur_alts:
             alt_ids[alt] = cur_id
         if cur_obsolete:
             obsolete[cur_id] = {"replaced_by": cur_repl, "consider": cur_cons}
         else:
-            for rel, target, ln in cur_edges:
-                raw_edges.append((cur_id, target, rel, ln))
+            for rel, target, pos in cur_edges:
+                raw_edges.append((cur_id, target, rel, pos))
 
-    for lineno, raw in enumerate(lines, 1):
-        line = raw.strip()
-        if not line or line[0] == "!":
-            continue
-        if line[0] == "[":
-            finish(lineno)
-            if not line.endswith("]"):
-                raise InputFormatError(f"malformed stanza header {line!r}", path, lineno)
-            stanza = line[1:-1].strip()
-            cur_id, cur_line, cur_ns, cur_obsolete, cur_name = None, lineno, None, False, ""
+    # only the lines that matter are visited (C regex scan); the rest were checked above
+    for m in _TOKENS.finditer(text, first.start() if first else len(text)):
+        stanza, tag, value = m.group(1, 2, 3)
+        if stanza is not None:
+            finish()
+            in_term = stanza.strip() == "Term"
+            if m.end() < len(text) and text[m.end()] not in "\r\n \t":
+                raise InputFormatError(f"text after the stanza header [{stanza}]", path, line_of(m.start()))
+            cur_id, cur_pos, cur_ns, cur_obsolete, cur_name = None, m.start(), None, False, ""
             cur_repl, cur_cons, cur_edges, cur_alts = [], [], [], []
             continue
-        tag, sep, value = line.partition(":")
-        if not sep or not tag or " " in tag:
-            raise InputFormatError(f"malformed line {line[:80]!r} (expected 'tag: value')", path, lineno)
-        value = value.strip()
-        if stanza is None:
-            header.setdefault(tag, value)
-            continue
-        if stanza != "Term":
+        if not in_term:
             continue
         if tag == "is_a":
-            target = _strip_value(value).split(" ", 1)[0] if value else ""
+            target = _first_token(value)
             if not target:
-                raise InputFormatError("'is_a' without a target term", path, lineno)
+                raise InputFormatError("'is_a' without a target term", path, line_of(m.start()))
             rel_counts["is_a"] = rel_counts.get("is_a", 0) + 1
             if take_all or "is_a" in want_rel:
-                cur_edges.append(("is_a", target, lineno))
+                cur_edges.append(("is_a", target, m.start()))
         elif tag == "relationship":
             parts = _strip_value(value).split()
             if len(parts) < 2:
                 raise InputFormatError(
-                    f"'relationship' needs a type and a target, got {value!r}", path, lineno
+                    f"'relationship' needs a type and a target, got {value!r}", path, line_of(m.start())
                 )
             rel_counts[parts[0]] = rel_counts.get(parts[0], 0) + 1
             if take_all or parts[0] in want_rel:
-                cur_edges.append((parts[0], parts[1], lineno))
+                cur_edges.append((parts[0], parts[1], m.start()))
         elif tag == "id":
             if cur_id is not None:
-                raise InputFormatError(f"second 'id' in the stanza of {cur_id!r}", path, lineno)
-            cur_id = _strip_value(value)
+                raise InputFormatError(f"second 'id' in the stanza of {cur_id!r}", path, line_of(m.start()))
+            cur_id = _first_token(value)
             if not cur_id:
-                raise InputFormatError("empty 'id'", path, lineno)
+                raise InputFormatError("empty 'id'", path, line_of(m.start()))
         elif tag == "name":
-            cur_name = _unescape(value)
+            cur_name = _unescape(value.rstrip())
         elif tag == "namespace":
-            cur_ns = _strip_value(value)
+            cur_ns = _first_token(value)
         elif tag == "alt_id":
-            cur_alts.append(_strip_value(value))
+            cur_alts.append(_first_token(value))
         elif tag == "is_obsolete":
-            cur_obsolete = _strip_value(value).lower() == "true"
+            cur_obsolete = _first_token(value).lower() == "true"
         elif tag == "replaced_by":
-            cur_repl.append(_strip_value(value))
+            cur_repl.append(_first_token(value))
         elif tag == "consider":
-            cur_cons.append(_strip_value(value))
-    finish(len(lines) + 1)
+            cur_cons.append(_first_token(value))
+    finish()
 
     if not ids:
         raise InputFormatError("no [Term] stanza found (is this an OBO file?)", path)
@@ -392,7 +438,7 @@ def read_obo(
                     else f"namespace {nspace[parent]}" if parent in nspace
                     else "not defined"
                 )
-                dangling.append(f"{child} {rel} {target} (line {ln}: {why})")
+                dangling.append(f"{child} {rel} {target} (line {line_of(ln)}: {why})")
             continue
         edges.append((child, parent))
         kept_by_rel[rel] = kept_by_rel.get(rel, 0) + 1

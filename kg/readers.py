@@ -37,6 +37,7 @@ __all__ = [
     "aire_table",
     "fix_lod_name",
     "hierarchy_for_terms",
+    "read_aire",
     "read_aire_matrix",
     "read_arff_table",
     "read_lod",
@@ -202,6 +203,9 @@ def read_aire_matrix(path: str | os.PathLike) -> tuple[sp.csr_matrix, list[str],
     dense_t = np.vstack(rows) if rows else np.zeros((0, n), np.int8)  # terms x genes, small blocks
     x = sp.csr_matrix(dense_t.T, dtype=np.float64)
     return x, terms, genes, y
+
+
+read_aire = read_aire_matrix  #: alias: the parts (X, term_ids, gene_ids, y) of an AIRE file
 
 
 def aire_table(path: str | os.PathLike, ontology, *, check: str = "report") -> FeatureTable:

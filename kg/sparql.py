@@ -21,7 +21,8 @@ a single value whose answer is still cut is paged with ``ORDER BY``/``LIMIT``/``
 the server refuses that too, :class:`TruncatedResultError` is raised.
 
 Reliability: timeouts, retries with exponential backoff on 5xx, 429, timeouts and refused
-connections (honouring ``Retry-After``), none on other 4xx or on a query the server rejects.
+connections (honouring ``Retry-After``), none on other 4xx or on a query the server rejects
+(HTTP 400, or a Virtuoso ``Virtuoso 22023 Error SR353: ...`` message in a 500 answer).
 Each query's rows are cached on disk (``cache_dir``, JSON, atomic writes), so a run that failed
 because the server went away resumes from the finished batches when rerun.
 
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import http.client
 import json
 import logging
@@ -83,6 +85,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _CACHE_VERSION = 1
+_VIRTUOSO_ERROR = re.compile(r"Virtuoso \w{5} Error (?!CL)")  # CL...: cluster errors are transient
 
 
 class SparqlError(KgfsError):
@@ -210,6 +213,10 @@ class SparqlSource:
             msg = str(exc)
             if "transitive start not given" in msg.lower():
                 raise TransitiveStartError(f"{self.url}: {_first_line(msg)}") from None
+            if _VIRTUOSO_ERROR.search(msg):
+                # Virtuoso understood the query and refused it (e.g. SR353, paging past the row
+                # cap): asking again gives the same answer
+                raise SparqlError(f"{self.url} refused the query: {_first_line(msg)}") from None
             raise _Retryable(f"HTTP 500: {_first_line(msg)}") from None
         except (QueryBadFormed, EndPointNotFound, Unauthorized, URITooLong) as exc:
             raise SparqlError(f"{self.url} rejected the query: {_first_line(str(exc))}") from None

@@ -112,12 +112,13 @@ def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fo
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def _run_unit(proto_name, table, dataset, sel_specs, clf_specs, fold, n_splits, seed, options):
-    """One dataset x fold for the given selectors (runs in a worker)."""
-    import selection.registry  # noqa: F401 - make sure the worker's registry is populated
+def _run_unit(evaluate, table, dataset, sel_specs, clf_specs, fold, n_splits, seed, options):
+    """One dataset x fold for the given selectors (runs in a worker).
 
-    proto = get_protocol(proto_name)
-    df = proto.evaluate(table, sel_specs, clf_specs, dataset=dataset, n_splits=n_splits, random_state=seed,
+    The protocol's function itself is sent (joblib pickles it by reference or with cloudpickle),
+    so protocols registered at run time work in worker processes too.
+    """
+    df = evaluate(table, sel_specs, clf_specs, dataset=dataset, n_splits=n_splits, random_state=seed,
                         folds=[fold], options=options)
     return dataset, fold, df
 
@@ -254,7 +255,7 @@ def run_grid(
     if jobs:
         if n_jobs == 1 or len(jobs) == 1:
             for dname, fold, specs in jobs:
-                _, _, df = _run_unit(protocol, tables[dname], dname, specs, clf_specs, fold, n_splits,
+                _, _, df = _run_unit(proto.evaluate, tables[dname], dname, specs, clf_specs, fold, n_splits,
                                      random_state, options)
                 store(dname, fold, df)
         else:
@@ -262,7 +263,7 @@ def run_grid(
 
             par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
             for dname, fold, df in par(
-                delayed(_run_unit)(protocol, tables[dname], dname, specs, clf_specs, fold, n_splits,
+                delayed(_run_unit)(proto.evaluate, tables[dname], dname, specs, clf_specs, fold, n_splits,
                                    random_state, options)
                 for dname, fold, specs in jobs
             ):

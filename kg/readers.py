@@ -229,7 +229,8 @@ def read_arff_table(path: str | os.PathLike):
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
-        sparse = bool(re.search(r"^\s*\{", text.split("@data", 1)[-1] if "@data" in text else "", re.M))
+        parts = re.split(r"^\s*@data\b", text, maxsplit=1, flags=re.M | re.I)
+        sparse = len(parts) == 2 and bool(re.search(r"^\s*\{", parts[1], re.M))
         d = arff.loads(text, return_type=arff.COO if sparse else arff.DENSE)
     except arff.ArffException as exc:
         line = getattr(exc, "line", None)
@@ -246,18 +247,21 @@ def read_arff_table(path: str | os.PathLike):
 
 
 def _binary_columns(path: Path, rows: list, cols: list[int], names: list[str]) -> sp.csr_matrix:
+    """The chosen columns as a csr 0/1 matrix; a value other than 0/1 names its instance and attribute."""
+    sel = [[row[j] for j in cols] for row in rows]
     try:
-        dense = np.asarray([[row[j] for j in cols] for row in rows], dtype=object)
-        if dense.size:
-            bad = ~np.isin(dense, ["0", "1", 0, 1, 0.0, 1.0])
-            if bad.any():
-                i, k = np.argwhere(bad)[0]
-                raise InputFormatError(
-                    f"non-binary value {dense[i, k]!r} in instance {i + 1}, attribute {names[k]!r}", path
-                )
-        x = dense.astype(np.float64) if dense.size else np.zeros((len(rows), len(cols)))
-    except (TypeError, ValueError) as exc:
-        raise InputFormatError(f"cannot read binary features ({exc})", path) from exc
+        x = np.asarray(sel, dtype=np.float64).reshape(len(rows), len(cols))  # '0'/'1' strings or numbers
+        ok = bool(np.all((x == 0) | (x == 1)))
+    except (TypeError, ValueError):  # '?', None or a label-like string somewhere
+        ok = False
+    if not ok:
+        for i, row in enumerate(sel):
+            for k, v in enumerate(row):
+                if str(v).strip() not in ("0", "1", "0.0", "1.0"):
+                    raise InputFormatError(
+                        f"non-binary value {v!r} in instance {i + 1}, attribute {names[k]!r}", path
+                    )
+        x = np.asarray([[float(str(v)) for v in row] for row in sel], dtype=np.float64).reshape(len(rows), len(cols))
     return sp.csr_matrix(x)
 
 

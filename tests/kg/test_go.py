@@ -123,6 +123,14 @@ def test_read_obo_terms_edges_and_metadata(obo):
     assert "GO:0000007" not in go and "GO:0000003" in go
 
 
+def test_read_obo_crlf_line_ends(tmp_path):
+    p = tmp_path / "crlf.obo"
+    p.write_bytes(OBO.replace("\n", "\r\n").encode())
+    go = read_obo(p)
+    assert go.hierarchy == read_obo(write(tmp_path, "lf.obo", OBO)).hierarchy
+    assert go.names["GO:0000001"] == "process root" and go.version == "releases/2099-01-01"
+
+
 def test_read_obo_relations_on_request(obo):
     go = read_obo(obo, relations=("is_a", "part_of"))
     assert ("GO:0000003", "GO:0000004") in go.hierarchy.edge_list()

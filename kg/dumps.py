@@ -235,25 +235,32 @@ class DumpSource:
         n = 0
         bad = self.report["bad_lines"]
         for f in files:
+            # hot loop: touch only what is needed (every attribute access builds a Python object)
             for q in iter_triples(f, skip_bad_lines=self.skip_bad_lines, bad_lines=bad):
                 n += 1
-                s, p, o = q.subject, q.predicate, q.object
+                s = q.subject
                 if s in want:
+                    p = q.predicate
                     if p == p_type:
+                        o = q.object
                         if type(o) is named:
                             types[s.value].add(o.value)
                         continue
                     if p == p_subj:
+                        o = q.object
                         if type(o) is named:
                             cats[s.value].add(o.value)
                         continue
-                if keep_schema and type(o) is named and type(s) is named:
-                    if p == p_sub:
+                elif not keep_schema:
+                    continue
+                else:
+                    p = q.predicate
+                if keep_schema and (p == p_sub or p == p_broad):
+                    o = q.object
+                    if type(o) is named and type(s) is named:
                         sv, ov = s.value, o.value
-                        subclass.setdefault(canon.setdefault(sv, sv), set()).add(canon.setdefault(ov, ov))
-                    elif p == p_broad:
-                        sv, ov = s.value, o.value
-                        broader.setdefault(canon.setdefault(sv, sv), set()).add(canon.setdefault(ov, ov))
+                        edges = subclass if p == p_sub else broader
+                        edges.setdefault(canon.setdefault(sv, sv), set()).add(canon.setdefault(ov, ov))
         self.report["scans"] += 1
         self.report["triples"] += n
         if keep_schema:

@@ -60,8 +60,8 @@ def make_table(h: FeatureHierarchy, n_instances: int, density: float, rng: np.ra
     """Closed binary table with about ``density`` of the cells set, and two classes.
 
     Direct facts are leaves; class 1 instances prefer one half of the leaves (a signal the
-    selectors can find), and the number of direct facts per row is calibrated so that the
-    closure reaches the requested density.
+    selectors can find), and the number of direct facts per row (``c`` or ``c + 1``) is
+    calibrated so that the closure reaches the requested density.
     """
     leaves = h.leaves
     y = rng.integers(0, 2, n_instances)
@@ -69,22 +69,24 @@ def make_table(h: FeatureHierarchy, n_instances: int, density: float, rng: np.ra
     p_row = [np.where(favoured == (c == 1), 1.6, 1.0) for c in (0, 1)]
     p_row = [p / p.sum() for p in p_row]
 
-    def draw(per_row: int, n_rows: int) -> sp.csr_matrix:
+    def draw(counts: np.ndarray) -> sp.csr_matrix:
         rows, cols = [], []
-        for i in range(n_rows):
-            pick = rng.choice(leaves.size, size=per_row, replace=False, p=p_row[int(y[i])])
-            rows.extend([i] * per_row)
+        for i, c in enumerate(counts.tolist()):
+            pick = rng.choice(leaves.size, size=c, replace=False, p=p_row[int(y[i])])
+            rows.extend([i] * c)
             cols.extend(leaves[pick].tolist())
-        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, h.n_nodes))
+        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(counts.size, h.n_nodes))
 
-    # calibrate the number of direct facts per row on a sample so the closure hits the density
-    per_row, target = 1, density * h.n_nodes
-    while per_row < leaves.size:
-        got = h.close(draw(per_row, min(200, n_instances))).nnz / min(200, n_instances)
-        if got >= target:
-            break
-        per_row += max(1, int(per_row * (target / max(got, 1.0) - 1) * 0.5))
-    direct = draw(per_row, n_instances)
+    def closed_density(c: int, sample: int = 300) -> float:
+        return h.close(draw(np.full(sample, c))).nnz / (sample * h.n_nodes)
+
+    # calibrate direct facts per row (c or c + 1, mixed) so the closure hits the density
+    c = 1
+    while c < leaves.size and closed_density(c + 1) < density:
+        c += 1
+    lo, hi = closed_density(c), closed_density(c + 1)
+    frac = float(np.clip((density - lo) / max(hi - lo, 1e-12), 0.0, 1.0))
+    direct = draw(c + (rng.random(n_instances) < frac).astype(int))
     return h.close(direct).astype(np.float64), y
 
 

@@ -73,13 +73,23 @@ log = logging.getLogger(__name__)
 _INF = np.iinfo(np.int64).max
 
 
-def _hamming(Xs: sp.csr_matrix) -> np.ndarray:
-    """Dense ``n x n`` int32 Hamming distances between the rows of a sparse 0/1 matrix."""
+def _hamming(Xs: sp.csr_matrix, chunk: int = 1024) -> np.ndarray:
+    """Dense ``n x n`` int32 Hamming distances between the rows of a sparse 0/1 matrix.
+
+    Built from sparse row-block products, so the only dense array is the ``n x n`` result.
+    """
     Xs = sp.csr_matrix(Xs, dtype=np.float64)
-    s = np.asarray(Xs.sum(axis=1)).ravel().astype(np.int64)
-    gram = (Xs @ Xs.T).toarray().astype(np.int64)
-    d = s[:, None] + s[None, :] - 2 * gram
-    return d.astype(np.int32)
+    n = Xs.shape[0]
+    s = np.asarray(Xs.sum(axis=1)).ravel().astype(np.int32)
+    XT = Xs.T.tocsc()
+    out = np.empty((n, n), dtype=np.int32)
+    for start in range(0, n, chunk):
+        stop = min(n, start + chunk)
+        gram = (Xs[start:stop] @ XT).toarray()
+        block = out[start:stop]
+        np.add(s[start:stop, None], s[None, :], out=block)
+        block -= (2 * gram).astype(np.int32)
+    return out
 
 
 def knn_purity(X, y, k: int = 10) -> int:
@@ -155,50 +165,59 @@ class _KnnState:
     def delta(self, Xc: sp.csc_matrix, add: int, remove: np.ndarray):
         """Rows touched by a move and the pieces of its distance change.
 
-        Returns ``U`` (sorted rows where some changed column is 1), ``a`` with
-        ``a[u] = [X[U[u], add]] - sum_r X[U[u], r]`` (the change of the distance between ``U[u]``
-        and any row outside ``U``) and ``block`` (the change between two rows of ``U``).
+        Returns ``(U, a, pat, corr)``: ``U`` are the sorted rows where some changed column is 1;
+        ``a[u] = X[U[u], add] - sum_r X[U[u], r]`` is the change of the distance between ``U[u]``
+        and any row outside ``U``; between two rows ``u, v`` of ``U`` the change is
+        ``a[u] + a[v] + corr[pat[u], pat[v]]``, where ``pat`` numbers the distinct patterns of the
+        rows of ``U`` over the changed columns (few: the correction is a small table, not a
+        ``|U| x |U|`` product).
         """
         cols = np.concatenate([[add], remove]).astype(np.int64)
-        w = np.ones(cols.size)
-        w[1:] = -1.0
+        w = np.ones(cols.size, dtype=np.int64)
+        w[1:] = -1
         starts = Xc.indptr[cols]
         lens = Xc.indptr[cols + 1] - starts
         total = int(lens.sum())
         if total == 0:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0), np.int64)
+            e = np.zeros(0, np.int64)
+            return e, e, e, np.zeros((0, 0), np.int64)
         which = np.repeat(np.arange(cols.size), lens)
         offs = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
         rows = Xc.indices[np.repeat(starts, lens) + offs].astype(np.int64)
         U, inv = np.unique(rows, return_inverse=True)
-        A = np.zeros((U.size, cols.size))
-        A[inv, which] = 1.0
-        a = A @ w
-        block = a[:, None] + a[None, :] - 2.0 * ((A * w[None, :]) @ A.T)  # BLAS; exact on integers
-        return U, a.astype(np.int64), block.astype(np.int64)
+        A = np.zeros((U.size, cols.size), dtype=bool)
+        A[inv, which] = True
+        packed = np.packbits(A, axis=1)
+        packed = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+        first, pat = np.unique(packed, return_index=True, return_inverse=True)[1:]
+        P = A[first].astype(np.int64)
+        a = A.astype(np.int64) @ w
+        corr = -2 * ((P * w[None, :]) @ P.T)
+        return U, a, pat.astype(np.int64), corr
 
-    def _full_rows(self, rows: np.ndarray, U: np.ndarray, a: np.ndarray, block: np.ndarray, umask: np.ndarray):
+    def _full_rows(self, rows: np.ndarray, move, umask: np.ndarray) -> np.ndarray:
         """New distance rows for ``rows`` after the move (dense, ``len(rows) x n``)."""
+        U, a, pat, corr = move
         d = self.D[rows].astype(np.int64)
         d[:, U] += a[None, :]
         inside = umask[rows]
         if inside.any():
             pos = np.searchsorted(U, rows[inside])
-            # rows in U: +a_i towards rows outside U; the exact block towards rows inside U
             d[inside] += a[pos][:, None]
-            d[np.ix_(np.flatnonzero(inside), U)] += block[pos] - a[pos][:, None] - a[None, :]
+            d[np.ix_(np.flatnonzero(inside), U)] += corr[pat[pos]][:, pat]
         return d
 
-    def _u_keys(self, U: np.ndarray, a: np.ndarray, block: np.ndarray) -> np.ndarray:
+    def _u_keys(self, move) -> np.ndarray:
         """New keys (``n x |U|``) of every row towards the rows of ``U``."""
+        U, a, pat, corr = move
         d = self.D[U].T.astype(np.int64)  # D is symmetric: a row gather instead of a column gather
         d += a[None, :]
-        d[U] += block - a[None, :]
+        d[U] += a[:, None] + corr[pat][:, pat]
         d *= self.n
         d += U[None, :]
         return d
 
-    def evaluate(self, U: np.ndarray, a: np.ndarray, block: np.ndarray) -> tuple[int, np.ndarray]:
+    def evaluate(self, move) -> tuple[int, np.ndarray]:
         """Total purity after the move and the new per-row purity (the state is not changed).
 
         A row ``i`` outside ``U`` keeps its distances to rows outside ``U``; a row inside ``U``
@@ -209,6 +228,7 @@ class _KnnState:
         A row whose old ``k`` neighbours avoid ``U`` and that no row of ``U`` now undercuts keeps
         its neighbours; the rest are merged; a row whose prefix runs short is recomputed in full.
         """
+        U, a = move[0], move[1]
         if U.size == 0:
             return int(self.row_purity.sum()), self.row_purity
         n, k, L = self.n, self.k, self.L
@@ -216,7 +236,7 @@ class _KnnState:
         umask[U] = True
         shift = np.zeros(n, dtype=np.int64)
         shift[U] = a * n
-        ukeys = self._u_keys(U, a, block)
+        ukeys = self._u_keys(move)
         affected = umask[self.idx[:, :k]].any(axis=1)
         affected |= ukeys.min(axis=1) < self.key[:, k - 1] + shift
         purity = self.row_purity.copy()
@@ -238,14 +258,15 @@ class _KnnState:
         purity[rows] = (self.codes[ids] == self.codes[rows][:, None]).sum(axis=1)
         full = rows[~exact]
         if full.size:
-            d = self._full_rows(full, U, a, block, umask)
+            d = self._full_rows(full, move, umask)
             keys = d * n + self.cols[None, :]
             nb = np.argpartition(keys, k - 1, axis=1)[:, :k]
             purity[full] = (self.codes[nb] == self.codes[full][:, None]).sum(axis=1)
         return int(purity.sum()), purity
 
-    def apply(self, U: np.ndarray, a: np.ndarray, block: np.ndarray) -> None:
+    def apply(self, move) -> None:
         """Commit a move: update ``D``, the neighbour prefixes and the per-row purity, exactly."""
+        U, a, pat, corr = move
         if U.size == 0:
             return
         n, k, L = self.n, self.k, self.L
@@ -254,7 +275,7 @@ class _KnnState:
         shift = np.zeros(n, dtype=np.int64)
         shift[U] = a * n
         limit = self.bound + shift
-        ukeys = self._u_keys(U, a, block)
+        ukeys = self._u_keys(move)
         ukeys[ukeys > limit[:, None]] = _INF
         keep = (np.arange(L)[None, :] < self.length[:, None]) & ~umask[self.idx]
         listkeys = np.where(keep, self.key + shift[:, None], _INF)
@@ -276,7 +297,7 @@ class _KnnState:
         # the distance matrix itself
         self.D[U, :] += a[:, None].astype(np.int32)
         self.D[:, U] += a[None, :].astype(np.int32)
-        self.D[np.ix_(U, U)] -= (a[:, None] + a[None, :] - block).astype(np.int32)
+        self.D[np.ix_(U, U)] += corr[pat][:, pat].astype(np.int32)
         # rows whose prefix got short are recomputed from D
         short = np.flatnonzero(self.length < k + (L - k) // 2)
         if short.size:
@@ -388,7 +409,7 @@ class HillClimbing(HierarchicalSelector):
             for p in hierarchy.parent_indices(node).tolist():
                 if p not in cache:
                     remove = removed_by(p)
-                    total, _ = state.evaluate(*state.delta(Xc, p, remove))
+                    total, _ = state.evaluate(state.delta(Xc, p, remove))
                     self.n_evaluations_ += 1
                     cache[p] = (fitness(total, size - remove.size + 1), total)
                 f = cache[p][0]
@@ -399,7 +420,7 @@ class HillClimbing(HierarchicalSelector):
                 continue
             f, p = best
             remove = removed_by(p)
-            state.apply(*state.delta(Xc, p, remove))
+            state.apply(state.delta(Xc, p, remove))
             if int(state.row_purity.sum()) != cache[p][1]:  # pragma: no cover - a bug, not bad input
                 raise AssertionError("incremental kNN purity diverged from the evaluated move")
             cache.clear()

@@ -49,10 +49,6 @@ def _fold(text: str) -> str:
     return _WS.sub(" ", low)
 
 
-def _is_word(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
 class LexiconAnnotator:
     """Annotate texts with entities by longest dictionary match of their labels.
 
@@ -162,20 +158,26 @@ class LexiconAnnotator:
         cands = []
         for end, (length, iri, w) in self._automaton.iter(low):
             start = end - length + 1
-            if start > 0 and _is_word(low[start - 1]) and _is_word(low[start]):
-                continue
-            if end + 1 < n and _is_word(low[end + 1]) and _is_word(low[end]):
-                continue
+            # word boundaries: no word character on both sides of either edge
+            if start > 0:
+                a, b = low[start - 1], low[start]
+                if (a.isalnum() or a == "_") and (b.isalnum() or b == "_"):
+                    continue
+            if end + 1 < n:
+                a, b = low[end], low[end + 1]
+                if (a.isalnum() or a == "_") and (b.isalnum() or b == "_"):
+                    continue
             cands.append((start, end + 1, iri, w))
         if not cands:
             return []
-        cands.sort(key=lambda c: (c[0] - c[1], c[0]))  # longest first, then leftmost
-        taken: list[tuple[int, int]] = []
+        if len(cands) > 1:
+            cands.sort(key=lambda c: (c[0] - c[1], c[0]))  # longest first, then leftmost
+        taken = bytearray(n)  # characters already covered by a kept match
         out = []
         for s, e, iri, w in cands:
-            if any(s < te and ts < e for ts, te in taken):
+            if taken.find(1, s, e) != -1:
                 continue
-            taken.append((s, e))
+            taken[s:e] = b"\x01" * (e - s)
             out.append(Annotation(uri=iri, surface_form=text[s:e], offset=s, score=w))
         out.sort(key=lambda a: a.offset)
         return out

@@ -106,11 +106,7 @@ def test_fig1_like_dag():
     h = FeatureHierarchy.from_edges([("b", "a"), ("c", "b"), ("c", "d")], nodes=["a", "b", "c", "d"])
     rpv = RPV(h)
     rpv.fit(sp.csr_matrix(np.ones((2, 4))), [0, 1])
-    rpv.relevance_ = np.array([0.1, 0.5, 0.3, 0.4])  # set by hand; rebuild the removal matrix
-    from selection.lazy import _filtered
-
-    anc = h.ancestor_matrix.tocoo()
-    rpv.removal_matrix_ = _filtered(anc, rpv.relevance_[anc.col] < rpv.relevance_[anc.row])
+    rpv._build(h, [0.1, 0.5, 0.3, 0.4])  # relevances set by hand
     # c=1 removes a (0.1 < 0.3); b (0.5) and d (0.4) stay; b=1 also removes a
     assert rows_as_sets(rpv.select_for(np.array([[1, 1, 1, 1]]))) == [{1, 2, 3}]
 
@@ -130,6 +126,27 @@ def test_rpv_matches_algorithm_1_in_any_order(data, relevance, seed):
         ref = rpv_reference(dense[r], h, sel.relevance_, order1)
         assert ref == rpv_reference(dense[r], h, sel.relevance_, order2)  # order independence
         assert got == ref
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=dags(max_nodes=10), seed=st.integers(0, 10**6), block=st.sampled_from([1, 7, 10**6]))
+def test_rpv_on_unclosed_rows_and_small_blocks(h, seed, block, monkeypatch_block=None):
+    """Rows violating the implication take the literal path; any row-block size gives the same."""
+    import selection.lazy as lazy
+
+    rng = np.random.default_rng(seed)
+    X = (rng.random((9, h.n_nodes)) < 0.4).astype(float)
+    X[:4] = h.close(sp.csr_matrix(X[:4])).toarray()  # some closed rows, some not
+    y = np.arange(9) % 2
+    old = lazy._BLOCK_CELLS
+    lazy._BLOCK_CELLS = block * h.n_nodes
+    try:
+        sel = RPV(h).fit(X, y)
+        got = rows_as_sets(sel.select_for(X))
+    finally:
+        lazy._BLOCK_CELLS = old
+    order = np.arange(h.n_nodes)
+    assert got == [rpv_reference(X[r].astype(int), h, sel.relevance_, order) for r in range(9)]
 
 
 @settings(max_examples=60, deadline=None)

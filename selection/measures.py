@@ -258,14 +258,24 @@ def edge_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.bincount(pair_of[hit], minlength=a.size).astype(np.float64)
 
 
-def edge_correlation(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Same values as :func:`pair_correlation`, computed with :func:`edge_cooccurrence`."""
-    X = _csr(X).astype(bool).astype(np.float64)
+def edge_correlation(X, a: np.ndarray, b: np.ndarray, cooccurrence: np.ndarray | None = None) -> np.ndarray:
+    """Same values as :func:`pair_correlation`, computed with :func:`edge_cooccurrence`.
+
+    ``cooccurrence`` may give the co-occurrence counts when they are already known (for a
+    table closed under a hierarchy, a child's count for each child -> parent edge).
+    """
+    X = _csr(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
     n = float(X.shape[0])
-    tot = np.asarray(X.sum(axis=0)).ravel()
+    tot = np.bincount(X.indices[X.data != 0], minlength=X.shape[1]).astype(np.float64)
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    both = edge_cooccurrence(X, a, b)
+    if cooccurrence is None:
+        both = edge_cooccurrence(X, a, b)
+    else:
+        both = np.asarray(cooccurrence, dtype=np.float64)
     na, nb = tot[a], tot[b]
     num = n * both - na * nb
     den = np.sqrt(na * (n - na) * nb * (n - nb))

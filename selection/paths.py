@@ -84,32 +84,31 @@ def _halves(h: FeatureHierarchy, v: np.ndarray, sel: np.ndarray, width: int, bes
     """
     n = h.n_nodes
     w = np.where(sel, v, 0.0)
-    s = sel.astype(np.int64)
     down = np.full((n, width + 1), fill)
     up = np.full((n, width + 1), fill)
 
     def include(rows: np.ndarray, block: np.ndarray) -> np.ndarray:
-        # add the node itself: shift by one count when it is selected
-        out = np.full_like(block, fill)
-        shift = s[rows]
-        plain = shift == 0
-        out[plain] = block[plain]
-        out[~plain, 1:] = block[~plain, :-1] + w[rows[~plain], None]
-        return out
+        # add the nodes themselves: a selected node shifts the count by one and adds its value
+        shifted = np.empty_like(block)
+        shifted[:, 0] = fill
+        shifted[:, 1:] = block[:, :-1] + w[rows, None]
+        return np.where(sel[rows, None], shifted, block)
 
     leaves = h.leaves
     base = np.full((leaves.size, width + 1), fill)
     base[:, 0] = 0.0
     down[leaves] = include(leaves, base)
     for nodes, kids, starts, _ in _children_groups(h):
-        agg = best.reduceat(down[kids], starts, axis=0)
-        down[nodes] = include(nodes, agg)
+        down[nodes] = include(nodes, best.reduceat(down[kids], starts, axis=0))
 
-    up[h.roots, 0] = 0.0
+    # upper halves with the node itself added, filled in level by level (parents first)
+    up_incl = np.full((n, width + 1), fill)
+    roots = h.roots
+    up[roots, 0] = 0.0
+    up_incl[roots] = include(roots, up[roots])
     for nodes, pars, starts, _ in _parent_groups(h):
-        # the upper half of a parent p, with p itself added
-        via = include(pars, up[pars])
-        up[nodes] = best.reduceat(via, starts, axis=0)
+        up[nodes] = best.reduceat(up_incl[pars], starts, axis=0)
+        up_incl[nodes] = include(nodes, up[nodes])
     return down, up
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 
 from kg.hierarchy import FeatureHierarchy
 from selection.base import HierarchicalSelector
@@ -26,7 +27,7 @@ from selection.measures import ClassCounts, edge_correlation, information_gain
 from selection.paths import path_mean_rule
 from selection.registry import register_selector
 
-__all__ = ["SHSEL", "initial_selection", "prune_selection", "HierarchyChecks", "THRESHOLD_GRID"]
+__all__ = ["SHSEL", "initial_selection", "prune_selection", "implication_violations", "violation_cells", "edge_cooccurrence_via_violations", "HierarchyChecks", "THRESHOLD_GRID"]
 
 #: The paper sweeps every threshold from 0 to 1 in steps of 0.01.
 THRESHOLD_GRID = tuple(round(i / 100, 2) for i in range(101))
@@ -52,7 +53,7 @@ class HierarchyChecks:
                 return np.asarray(h.node_ids[self.get_support()], dtype=object)
         return super().get_feature_names_out(input_features)
 
-    def _check_table(self, X, hierarchy: FeatureHierarchy) -> None:
+    def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None) -> None:
         names = getattr(self, "feature_names_in_", None)
         if names is not None and getattr(self, "hierarchy", None) is not None:
             ids = hierarchy.node_ids
@@ -64,17 +65,97 @@ class HierarchyChecks:
                     "the hierarchy's nodes must be X's columns, in the same order"
                 )
         if getattr(self, "check_implication", True) and hierarchy.n_edges:
-            v = hierarchy.violations(X)
-            if v.nnz:
-                first = np.lexsort((v.col, v.row))[0]
-                row, parent = int(v.row[first]), int(v.col[first])
-                kids = hierarchy.child_indices(parent)
-                child = int(kids[np.asarray(X[row, kids].todense()).ravel() > 0][0])
+            n_bad, first = implication_violations(X, hierarchy, diff)
+            if n_bad:
+                row, child, parent = first
                 raise ValueError(
-                    f"X violates the hierarchy in {v.nnz} cell(s): row {row} has feature "
+                    f"X violates the hierarchy in {n_bad} cell(s): row {row} has feature "
                     f"{str(hierarchy.node_ids[child])!r} but not its parent {str(hierarchy.node_ids[parent])!r}; "
                     "close or repair the table (FeatureTable check='repair') or pass check_implication=False"
                 )
+
+
+def _binary_canonical(X) -> sp.csr_matrix:
+    X = sp.csr_matrix(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    if X.nnz and not (X.data == 1).all():
+        X = X.copy()
+        X.data = (X.data != 0).astype(np.float64)
+        X.eliminate_zeros()
+    return X
+
+
+def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:
+    """The (row, parent) cells where some child of ``parent`` is 1 but ``parent`` is 0.
+
+    One sparse product ``X @ P`` (P: child -> parent, so ``(X @ P)[i, p]`` counts the children
+    of ``p`` that row ``i`` has) and one sparse sum to see whether its cells lie inside
+    ``X``'s (the common, closed case stops there); nothing dense.
+    """
+    X = _binary_canonical(X)
+    z = (X @ hierarchy.parent_matrix).tocsr()
+    if z.nnz == 0 or (X + z).nnz == X.nnz:
+        return sp.csr_matrix(X.shape)
+    diff = (z - z.multiply(X)).tocsr()
+    diff.eliminate_zeros()
+    diff.sort_indices()
+    return diff
+
+
+def implication_violations(
+    X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None
+) -> tuple[int, tuple[int, int, int] | None]:
+    """Number of (row, parent) cells where a child is 1 and the parent 0, and the first one
+    as ``(row, child, parent)``: the smallest ``(row, parent)`` with its first present child.
+    ``diff`` may pass :func:`violation_cells` when already computed."""
+    diff = violation_cells(X, hierarchy) if diff is None else diff
+    if diff.nnz == 0:
+        return 0, None
+    row = int(np.flatnonzero(np.diff(diff.indptr))[0])
+    parent = int(diff.indices[diff.indptr[row]])
+    kids = hierarchy.child_indices(parent)
+    present = np.asarray(sp.csr_matrix(X)[row, kids].todense()).ravel() != 0
+    return int(diff.nnz), (row, int(np.sort(kids[present])[0]), parent)
+
+
+def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(s, s + l)`` for each pair (vectorised)."""
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    return np.repeat(starts.astype(np.int64), lens) + offsets
+
+
+def edge_cooccurrence_via_violations(X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None) -> np.ndarray:
+    """Co-occurrence of child and parent for every edge of ``hierarchy.edges``.
+
+    ``cooc(c, p) = count(c) - #rows with c and without p``; the second term comes from the
+    violation cells only, so on a closed (or nearly closed) table this costs one sparse
+    product instead of one lookup per one of every child column.
+    """
+    X = _binary_canonical(X)
+    n, m = X.shape
+    child, parent = hierarchy.edges
+    counts = np.bincount(X.indices, minlength=m).astype(np.float64)[child]
+    diff = violation_cells(X, hierarchy) if diff is None else diff
+    if diff.nnz == 0:
+        return counts
+    coo = diff.tocoo()
+    cm = hierarchy.child_matrix
+    lens = np.diff(cm.indptr)[coo.col]
+    rows = np.repeat(coo.row.astype(np.int64), lens)
+    pars = np.repeat(coo.col.astype(np.int64), lens)
+    kids = cm.indices[_ranges(cm.indptr[coo.col], lens)].astype(np.int64)
+    xkeys = np.repeat(np.arange(n, dtype=np.int64), np.diff(X.indptr)) * m + X.indices
+    q = rows * m + kids
+    pos = np.minimum(np.searchsorted(xkeys, q), xkeys.size - 1)
+    present = xkeys[pos] == q
+    ekeys = child * m + parent  # sorted: edges come sorted by child, then parent
+    e = np.searchsorted(ekeys, kids[present] * m + pars[present])
+    return counts - np.bincount(e, minlength=child.size)
 
 
 def initial_selection(
@@ -189,14 +270,20 @@ class SHSEL(HierarchyChecks, HierarchicalSelector):
 
     def _fit(self, X, y, hierarchy):
         self._check_params()
-        self._check_table(X, hierarchy)
+        diff = None
+        if hierarchy.n_edges and (self.check_implication or self.relevance == "correlation"):
+            diff = violation_cells(X, hierarchy)
+        self._check_table(X, hierarchy, diff)
         counts = ClassCounts(X, y)
         ig = information_gain(X, y, counts)
         child, parent = hierarchy.edges
         if self.relevance == "ig":
             sim = 1.0 - np.abs(ig[child] - ig[parent])
         else:
-            sim = edge_correlation(X, child, parent)
+            # on a closed table an edge's co-occurrence is the child's count; only the
+            # violation cells (none after the check) change it
+            cooc = edge_cooccurrence_via_violations(X, hierarchy, diff)
+            sim = edge_correlation(X, child, parent, cooccurrence=cooc)
         initial = initial_selection(hierarchy.n_nodes, child, parent, sim, float(self.threshold))
         self.scores_ = ig
         self.initial_support_ = initial

@@ -191,3 +191,11 @@ def test_hierarchical_bad_input(cls):
         cls(h).fit(Xf * 3, [0, 1] * 3)
     with pytest.raises(ValueError, match="hierarchy has 2 nodes but X has 6"):
         cls(FeatureHierarchy.from_edges([("a", "b")])).fit(Xf, [0, 1] * 3)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import selection.eager
+
+    assert doctest.testmod(selection.eager).failed == 0

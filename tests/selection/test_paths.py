@@ -162,3 +162,11 @@ def test_mean_rule_scales_without_path_enumeration():
     got = path_mean_rule(h, v)
     assert got.dtype == bool and got.any()
     assert path_argmax(h, strict_ranks(v, h.node_ids)).sum() >= 1
+
+
+def test_docstring_examples():
+    import doctest
+
+    import selection.paths
+
+    assert doctest.testmod(selection.paths).failed == 0

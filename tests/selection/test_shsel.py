@@ -12,8 +12,16 @@ from hypothesis import strategies as st
 from kg.hierarchy import FeatureHierarchy
 from selection.measures import information_gain, pair_correlation
 from selection.registry import get_selector, selector_entry
-from selection.shsel import SHSEL, THRESHOLD_GRID, initial_selection, prune_selection
-from tests.strategies import closed_tables, leaf_root_paths
+from selection.measures import pair_cooccurrence
+from selection.shsel import (
+    SHSEL,
+    THRESHOLD_GRID,
+    edge_cooccurrence_via_violations,
+    implication_violations,
+    initial_selection,
+    prune_selection,
+)
+from tests.strategies import closed_tables, dags, leaf_root_paths
 
 # A part of the Sports Tweets T type hierarchy in the spirit of the paper's Fig. 1/2. The
 # text version of the paper does not carry the figures' numbers, so the IG values are ours,
@@ -211,3 +219,45 @@ def test_bad_input():
         SHSEL(h).fit(df, y)
     ok = SHSEL(h).fit(pd.DataFrame(X.toarray(), columns=NODES), y)
     assert set(ok.get_feature_names_out()) <= set(NODES)
+
+
+# ----------------------------------------------------------------------------- tables that violate the implication
+@st.composite
+def open_tables(draw):
+    """Random tables that are *not* closed under a random DAG (and two classes)."""
+    h = draw(dags(max_nodes=9))
+    n = draw(st.integers(4, 20))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    X = sp.csr_matrix((rng.random((n, h.n_nodes)) < draw(st.sampled_from([0.2, 0.5]))).astype(float))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    return X, y, h
+
+
+@given(open_tables())
+def test_violation_counts_and_cooccurrence_match_brute_force(table):
+    X, y, h = table
+    Xd = X.toarray()
+    c, p = h.edges
+    cells = {(i, pp) for i in range(X.shape[0]) for cc, pp in zip(c, p) if Xd[i, cc] and not Xd[i, pp]}
+    n_bad, first = implication_violations(X, h)
+    assert n_bad == len(cells)
+    if cells:
+        row, child, parent = first
+        assert (row, parent) == min(cells) and Xd[row, child] and child in h.child_indices(parent)
+    np.testing.assert_array_equal(edge_cooccurrence_via_violations(X, h), pair_cooccurrence(X, c, p))
+
+
+@given(open_tables(), st.sampled_from([0.3, 0.6, 0.9]), st.booleans())
+def test_correlation_variant_on_open_tables_matches_brute_force(table, threshold, prune):
+    X, y, h = table
+    got = SHSEL(h, relevance="correlation", threshold=threshold, prune=prune, check_implication=False).fit(X, y)
+    assert got.get_support().tolist() == brute_shsel(X, y, h, "correlation", threshold, prune, "any").tolist()
+
+
+def test_docstring_examples():
+    import doctest
+
+    import selection.shsel
+
+    assert doctest.testmod(selection.shsel).failed == 0

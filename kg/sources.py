@@ -23,11 +23,23 @@ gives the same facts and the same :class:`~kg.table.FeatureTable` online and off
 
 Both sources also keep an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
 source a per-batch disk cache.
+
+Annotators (:class:`Annotator`: :class:`kg.spotlight.SpotlightAnnotator`,
+:class:`kg.lexicon.LexiconAnnotator`) turn texts into :class:`Annotation` lists; their IRIs go
+through :func:`kg.iri.normalize_iri` before any source sees them.
+
+Examples
+--------
+>>> sorted(breadth_first_edges(["a"], lambda xs: {"a": {"b"}, "b": {"a", "c"}}, None))
+[('a', 'b'), ('b', 'a'), ('b', 'c')]
+>>> resolve_namespaces(["yago", "dbo"])
+('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/')
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 __all__ = [
@@ -151,9 +163,6 @@ class MemoCache:
 
 
 # ---------------------------------------------------------------------------------- annotators
-from dataclasses import dataclass  # noqa: E402  (kept beside the annotator types it serves)
-
-
 @dataclass(frozen=True)
 class Annotation:
     """One entity mention found in a text.

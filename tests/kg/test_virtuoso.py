@@ -129,3 +129,9 @@ def test_entities_of_the_tweets(virtuoso):
     s = SparqlSource(virtuoso.url)
     t = s.types([R + n for n in ENTITIES])
     assert t[R + "Novak_Djokovic"] == {O + "TennisPlayer"} and t[R + "LGBT"] == set()
+
+
+def test_default_graph_is_sent(virtuoso):
+    e = R + "Novak_Djokovic"
+    assert SparqlSource(virtuoso.url, graph=virtuoso.graph).types([e])[e] == {O + "TennisPlayer"}
+    assert SparqlSource(virtuoso.url, graph="http://example.org/other").types([e])[e] == set()

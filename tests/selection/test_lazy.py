@@ -130,7 +130,7 @@ def test_rpv_matches_algorithm_1_in_any_order(data, relevance, seed):
 
 @settings(max_examples=40, deadline=None)
 @given(h=dags(max_nodes=10), seed=st.integers(0, 10**6), block=st.sampled_from([1, 7, 10**6]))
-def test_rpv_on_unclosed_rows_and_small_blocks(h, seed, block, monkeypatch_block=None):
+def test_rpv_on_unclosed_rows_and_small_blocks(h, seed, block):
     """Rows violating the implication take the literal path; any row-block size gives the same."""
     import selection.lazy as lazy
 

@@ -251,7 +251,9 @@ def run_grid(
         if progress:
             progress(done, total)
 
-    jobs = [(dname, fold, specs) for (dname, fold), specs in units.items()]
+    # biggest units first, so a large dataset does not start last and leave the other cores idle
+    jobs = sorted(((dname, fold, specs) for (dname, fold), specs in units.items()),
+                  key=lambda j: -(tables[j[0]].X.nnz + tables[j[0]].X.shape[0]) * len(j[2]))
     if jobs:
         if n_jobs == 1 or len(jobs) == 1:
             for dname, fold, specs in jobs:

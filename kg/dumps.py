@@ -43,6 +43,7 @@ import pyoxigraph as ox
 from kg.errors import InputFormatError, KgfsError
 from kg.sources import (
     DBO_REDIRECTS,
+    DBO_WIKILINK,
     DCT_SUBJECT,
     RDF_TYPE,
     RDFS_LABEL,
@@ -307,8 +308,8 @@ def read_lexicon_entries(
     lang: str | None = "en",
     namespaces: Sequence[str] = ("http://dbpedia.org/resource/",),
     skip_bad_lines: bool = False,
-) -> tuple[dict[str, set[str]], dict[str, str]]:
-    """Labels and redirects of the resources of a dump, for :class:`kg.lexicon.LexiconAnnotator`.
+) -> tuple[dict[str, set[str]], dict[str, str], dict[str, int]]:
+    """Labels, redirects and in-link counts of the resources of a dump, for the lexicon annotator.
 
     Returns
     -------
@@ -318,11 +319,16 @@ def read_lexicon_entries(
     redirects : dict of redirect IRI -> target IRI
         From ``dbo:wikiPageRedirects``; a redirect page's label (or its IRI's local name) is a
         surface form of the target.
+    inlinks : dict of IRI -> int
+        Number of ``dbo:wikiPageWikiLink`` triples pointing at each resource (DBpedia's
+        ``page_links`` dump), a popularity prior; empty when the dump has none.
     """
     ns = tuple(namespaces)
     p_label, p_redir = ox.NamedNode(RDFS_LABEL), ox.NamedNode(DBO_REDIRECTS)
+    p_link = ox.NamedNode(DBO_WIKILINK)
     labels: dict[str, set[str]] = {}
     redirects: dict[str, str] = {}
+    inlinks: dict[str, int] = {}
     for f in dump_files(paths):
         for q in iter_triples(f, skip_bad_lines=skip_bad_lines):
             p = q.predicate
@@ -337,4 +343,8 @@ def read_lexicon_entries(
                 s = q.subject.value
                 if s.startswith(ns):
                     redirects[s] = q.object.value
-    return labels, redirects
+            elif p == p_link and type(q.object) is ox.NamedNode:
+                o = q.object.value
+                if o.startswith(ns):
+                    inlinks[o] = inlinks.get(o, 0) + 1
+    return labels, redirects, inlinks

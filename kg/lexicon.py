@@ -120,7 +120,7 @@ class LexiconAnnotator:
         *,
         lang: str | None = "en",
         redirects: bool = True,
-        prior: Mapping[str, float] | None = None,
+        prior: Mapping[str, float] | str = "auto",
         min_length: int = 2,
         namespaces: Sequence[str] = ("http://dbpedia.org/resource/",),
         skip_bad_lines: bool = False,
@@ -129,12 +129,16 @@ class LexiconAnnotator:
 
         A redirect page's label (or, without one, its IRI's local name with ``_`` as spaces)
         becomes a surface form of the redirect's target. Categories (``Category:``) are skipped.
+
+        ``prior="auto"`` uses in-link counts (``dbo:wikiPageWikiLink`` triples pointing at an
+        entity or at one of its redirects) when the dump has them, else each entity's number of
+        surface forms; ``"surface-forms"`` forces the latter; a mapping is used as given.
         """
         from urllib.parse import unquote
 
         from kg.dumps import read_lexicon_entries
 
-        labels, redirect_map = read_lexicon_entries(
+        labels, redirect_map, inlinks = read_lexicon_entries(
             paths, lang=lang, namespaces=namespaces, skip_bad_lines=skip_bad_lines
         )
         forms: dict[str, set[str]] = {}
@@ -146,6 +150,16 @@ class LexiconAnnotator:
             for red, target in redirect_map.items():
                 names = labels.get(red) or {unquote(red.rsplit("/", 1)[-1]).replace("_", " ")}
                 forms.setdefault(target, set()).update(names)
+        if isinstance(prior, str):
+            if prior not in ("auto", "surface-forms"):
+                raise ValueError(f"prior must be 'auto', 'surface-forms' or a mapping, got {prior!r}")
+            weights = None
+            if prior == "auto" and inlinks:
+                weights = {}
+                for iri, n in inlinks.items():
+                    target = redirect_map.get(iri, iri)  # a link to a redirect counts for its target
+                    weights[target] = weights.get(target, 0) + n
+            prior = weights
         log.info("lexicon: %d entities from %s", len(forms), paths)
         return cls(forms, prior=prior, min_length=min_length)
 

@@ -56,6 +56,7 @@ __all__ = [
     "DCT_SUBJECT",
     "SKOS_BROADER",
     "DBO_REDIRECTS",
+    "DBO_WIKILINK",
     "breadth_first_edges",
     "in_namespaces",
 ]
@@ -66,6 +67,7 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 DCT_SUBJECT = "http://purl.org/dc/terms/subject"
 SKOS_BROADER = "http://www.w3.org/2004/02/skos/core#broader"
 DBO_REDIRECTS = "http://dbpedia.org/ontology/wikiPageRedirects"
+DBO_WIKILINK = "http://dbpedia.org/ontology/wikiPageWikiLink"
 DBO = "http://dbpedia.org/ontology/"
 
 #: Type namespaces by short name (``--type-namespaces dbo,yago``).

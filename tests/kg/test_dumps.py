@@ -148,7 +148,8 @@ def test_dump_file_discovery(tmp_path, kg_dump_dir):
 
 
 def test_lexicon_entries(kg_dump_dir):
-    labels, redirects = read_lexicon_entries(kg_dump_dir)
+    labels, redirects, inlinks = read_lexicon_entries(kg_dump_dir)
+    assert inlinks == {}  # the test dump has no page links
     assert labels[R + "Chris_Gayle"] == {"Chris Gayle"}
     assert redirects[R + "Djokovic"] == R + "Novak_Djokovic"
     assert not any(k.startswith(O) for k in labels)  # ontology class labels are not entities

@@ -93,6 +93,23 @@ def test_redirect_without_label_uses_its_local_name(tmp_path):
     assert [a.surface_form for a in LexiconAnnotator.from_dump(p, redirects=False).annotate_one("Black Mamba (player)")] == []
 
 
+def test_in_link_counts_are_the_prior_when_the_dump_has_them(tmp_path):
+    L = "<http://www.w3.org/2000/01/rdf-schema#label>"
+    W = "<http://dbpedia.org/ontology/wikiPageWikiLink>"
+    p = tmp_path / "d.nt"
+    lines = [f'<{R}Chelsea_F.C.> {L} "Chelsea"@en .', f'<{R}Chelsea,_London> {L} "Chelsea"@en .',
+             f'<{R}Chelsea_F.C.> {L} "Chelsea FC"@en .', f'<{R}Chelsea_F.C.> {L} "The Blues"@en .',  # more forms...
+             f'<{R}Chelsea_(London)> <http://dbpedia.org/ontology/wikiPageRedirects> <{R}Chelsea,_London> .']
+    lines += [f"<{R}Page_{i}> {W} <{R}Chelsea_(London)> ." for i in range(3)]  # ...but more in-links
+    lines += [f"<{R}Page_{i}> {W} <{R}Chelsea_F.C.> ." for i in range(2)]
+    p.write_text("\n".join(lines) + "\n")
+    assert [a.uri for a in LexiconAnnotator.from_dump(p).annotate_one("chelsea")] == [R + "Chelsea,_London"]
+    by_forms = LexiconAnnotator.from_dump(p, prior="surface-forms")
+    assert [a.uri for a in by_forms.annotate_one("chelsea")] == [R + "Chelsea_F.C."]
+    with pytest.raises(ValueError):
+        LexiconAnnotator.from_dump(p, prior="magic")
+
+
 WORDS = st.sampled_from(["ab", "abc", "b c", "cd", "c", "x y z", "y"])
 
 

@@ -183,3 +183,17 @@ def test_lazy_selectors_report_mean_features_per_instance(dmbp):
     comp = df[(df["selector"] == "complete") & (df["classifier"] == "nb")]
     plain = evaluate_table(dmbp, ["complete"], ["nb"], dataset="dm", n_splits=4)
     assert np.mean(np.abs(comp["accuracy"].to_numpy() - plain["accuracy"].to_numpy())) < 0.05
+
+
+@pytest.mark.parametrize("name", ["shsel-ig-prune", "shsel-c-prune", "shsel-ig", "shsel-c", "sig", "sc"])
+def test_fast_threshold_sweep_equals_refitting(cities, name):
+    """The one-fit sweep gives exactly the masks of a refit at every threshold."""
+    from selection.evaluation import _sweep_masks
+
+    _eager(name)
+    X, y = cities.X[:160], np.asarray(cities.y)[:160]
+    grid = np.round(np.arange(0, 101, 7) / 100, 2)
+    masks = _sweep_masks(name, {}, cities.hierarchy, X, y, grid)
+    for t, m in zip(grid, masks):
+        ref = get_selector(name, cities.hierarchy, threshold=float(t)).fit(X, y).get_support()
+        assert (m == ref).all(), t

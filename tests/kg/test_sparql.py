@@ -172,3 +172,29 @@ def test_parameter_checks():
         SparqlSource("http://127.0.0.1:1/sparql", superclasses="magic")
     with pytest.raises(ValueError):
         SparqlSource("http://127.0.0.1:1/sparql", batch_size=0)
+
+
+def test_random_category_graph_online_equals_offline(tmp_path):
+    """A seeded random category graph with many cycles, served by Oxigraph and read as a dump."""
+    import random
+
+    rng = random.Random(7)
+    lines = []
+    for c in range(300):
+        for p in rng.sample(range(300), rng.choice([0, 1, 1, 2, 3])):
+            lines.append(f"<{R}Category:C{c}> <http://www.w3.org/2004/02/skos/core#broader> <{R}Category:C{p}> .")
+    for e in range(60):
+        for c in rng.sample(range(300), 2):
+            lines.append(f"<{R}E{e}> <http://purl.org/dc/terms/subject> <{R}Category:C{c}> .")
+    (tmp_path / "cats.nt").write_text("\n".join(lines) + "\n")
+    srv = OxigraphServer([tmp_path / "cats.nt"], tmp_path).start()
+    try:
+        online, offline = SparqlSource(srv.url, batch_size=25), DumpSource([tmp_path / "cats.nt"])
+        ents = [f"{R}E{e}" for e in range(60)]
+        cats = online.categories(ents)
+        assert cats == offline.categories(ents)
+        start = set().union(*cats.values())
+        for depth in (0, 1, 2, 3, None):
+            assert online.broader(start, depth) == offline.broader(start, depth)
+    finally:
+        srv.stop()

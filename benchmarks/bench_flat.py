@@ -1,0 +1,91 @@
+"""Flat baselines on a 1,000 x 2,000 sparse binary table: CFS and ReliefF (also mRMR, Fisher).
+
+Ours (``selection/flat.py``, sparse counts / sparse distances) against, in the same run:
+
+- the straightforward references in ``tests/selection/flat_reference.py`` (dense loops, the
+  same algorithms; results are compared, and must agree);
+- with ``--installed``: skfeature-chappers' ``cfs`` and skrebate's ``ReliefF`` (the installable
+  ones; about 90 s and 50 s here, so they are off by default; ``pip install skfeature-chappers
+  skrebate``). They implement slightly different variants (skfeature: greedy forward search,
+  stops after 4 non-improving steps, no WEKA quirks; skrebate: its own neighbour handling and
+  scaling), so only their time is compared.
+
+Target (issue 4): CFS and ReliefF < 5 s each at this size.
+
+    python benchmarks/bench_flat.py [--instances 1000] [--features 2000] [--installed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from selection.flat import CFS, MRMR, FisherScore, ReliefF  # noqa: E402
+from tests.selection.flat_reference import cfs_reference, relieff_reference  # noqa: E402
+
+
+def table(n: int, d: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = rng.random((n, d)) < 0.03
+    X[:, :40] |= rng.random((n, 40)) < 0.15 * (1 + y[:, None])  # 40 informative features
+    return sp.csr_matrix(X.astype(np.float64)), y
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--instances", type=int, default=1000)
+    ap.add_argument("--features", type=int, default=2000)
+    ap.add_argument("--installed", action="store_true", help="also time skfeature CFS and skrebate ReliefF")
+    args = ap.parse_args()
+    X, y = table(args.instances, args.features)
+    Xd = X.toarray()
+    print(f"table {X.shape[0]} x {X.shape[1]}, {100 * X.nnz / np.prod(X.shape):.1f}% ones")
+
+    cfs, t_cfs = timed(lambda: CFS().fit(X, y))
+    (best, group, _), t_cfs_ref = timed(lambda: cfs_reference(Xd, y))
+    same = np.flatnonzero(cfs.get_support()).tolist() == group and cfs.search_subset_.tolist() == best
+    print(f"CFS ours: {t_cfs:.2f} s ({cfs.get_support().sum()} features, {cfs.n_evaluations_} subsets evaluated)"
+          f" | reference loop: {t_cfs_ref:.1f} s | ratio {t_cfs_ref / t_cfs:.0f}x | same subset: {same}")
+
+    rel, t_rel = timed(lambda: ReliefF().fit(X, y))
+    w_ref, t_rel_ref = timed(lambda: relieff_reference(Xd, y, 10))
+    close = np.allclose(rel.scores_, w_ref, atol=1e-10)
+    print(f"ReliefF ours: {t_rel:.2f} s ({rel.get_support().sum()} features with weight > 0.01)"
+          f" | reference loop: {t_rel_ref:.1f} s | ratio {t_rel_ref / t_rel:.0f}x | same weights: {close}")
+
+    _, t_mrmr = timed(lambda: MRMR(k=50).fit(X, y))
+    _, t_fisher = timed(lambda: FisherScore(k=50).fit(X, y))
+    print(f"mRMR (k=50) ours: {t_mrmr:.2f} s | Fisher (k=50) ours: {t_fisher:.3f} s")
+
+    if args.installed:
+        try:
+            from skfeature.function.statistical_based.CFS import cfs as sk_cfs
+            from skrebate import ReliefF as SkReliefF
+        except ImportError as exc:
+            print(f"installed baselines unavailable: {exc}")
+        else:
+            _, t_sk_cfs = timed(lambda: sk_cfs(Xd, y))
+            print(f"skfeature CFS: {t_sk_cfs:.1f} s | ratio to ours {t_sk_cfs / t_cfs:.0f}x")
+            _, t_sk_rel = timed(lambda: SkReliefF(n_neighbors=10, n_jobs=1).fit(Xd, y))
+            print(f"skrebate ReliefF: {t_sk_rel:.1f} s | ratio to ours {t_sk_rel / t_rel:.0f}x")
+    if not (same and close):
+        raise SystemExit("fast and reference implementations disagree")
+
+
+if __name__ == "__main__":
+    main()

@@ -56,6 +56,12 @@ class Corpus:
         One label per instance, or ``None`` for an unlabelled corpus.
     source : str
         Where it was read from (for messages).
+
+    Examples
+    --------
+    >>> c = Corpus(ids=["t1"], entities=[["http://dbpedia.org/resource/Kobe_Bryant"]], labels=["sport"])
+    >>> len(c), c.label_map
+    (1, {'t1': 'sport'})
     """
 
     ids: list[str]

@@ -142,6 +142,14 @@ class SparqlSource:
     ----------
     stats : dict
         ``queries`` sent, ``cache_hits``, ``retries``, ``splits``, ``pages``.
+
+    Examples
+    --------
+    >>> src = SparqlSource("http://127.0.0.1:8890/sparql", type_namespaces=["dbo", "yago"])
+    >>> src.type_namespaces
+    ('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/')
+    >>> src.types(["http://dbpedia.org/resource/Chris_Gayle"])  # doctest: +SKIP
+    {'http://dbpedia.org/resource/Chris_Gayle': {'http://dbpedia.org/ontology/Cricketer'}}
     """
 
     def __init__(

@@ -120,6 +120,14 @@ class SpotlightAnnotator:
     ----------
     stats : dict
         ``requests`` sent, ``cache_hits``, ``retries``.
+
+    Examples
+    --------
+    >>> sp = SpotlightAnnotator("http://127.0.0.1:2222/rest", confidence=0.35, cache_dir="cache")
+    >>> sp.url
+    'http://127.0.0.1:2222/rest/annotate'
+    >>> sp.annotate(["Kobe Bryant scores"])[0][0].uri  # doctest: +SKIP
+    'http://dbpedia.org/resource/Kobe_Bryant'
     """
 
     def __init__(

@@ -171,7 +171,13 @@ class VirtuosoServer:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        _wait_http(self.url + "?query=" + urllib.parse.quote("ASK {}"), timeout, self.proc)
+        try:
+            _wait_http(self.url + "?query=" + urllib.parse.quote("ASK {}"), timeout, self.proc)
+        except (RuntimeError, TimeoutError) as exc:
+            log = self.dir / "virtuoso.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.is_file() else "(no log)"
+            self.stop()
+            raise RuntimeError(f"Virtuoso did not start: {exc}\n{tail}") from None
         return self
 
     def isql(self, sql: str) -> str:

@@ -35,7 +35,7 @@ from pathlib import Path
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
-__all__ = ["Corpus", "read_corpus", "read_sports_tweets"]
+__all__ = ["Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
 
 _MISSING = {"", "?", "nan", "none", "null"}
 _WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
@@ -314,3 +314,23 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None)
         texts.append(_unquote(body, quote))
         labels.append(label)
     return Corpus(ids=ids, texts=texts, labels=labels if labelled else None, source=str(path))
+
+
+def load_corpus(
+    path: str | os.PathLike,
+    *,
+    id_column: str | None = "id",
+    text_column: str | None = "text",
+    entity_columns: Sequence[str] | str | None = None,
+    label_column: str | None = "label",
+    format: str | None = None,
+) -> Corpus:
+    """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
+
+    This is what ``kgfs run --corpus PATH`` reads; ``format="tweets"`` forces the tweets reader.
+    """
+    p = Path(path)
+    if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
+        return read_sports_tweets(p)
+    return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
+                       label_column=label_column, format=format)

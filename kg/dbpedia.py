@@ -336,19 +336,15 @@ def run_route(
     >>> res = run_route("training.txt", "out/", dump="dump/", selectors=["shsel-ig-prune"])  # doctest: +SKIP
     >>> res.evaluation.groupby("selector")["accuracy"].mean()  # doctest: +SKIP
     """
-    from kg.corpus import read_corpus, read_sports_tweets
+    from kg.corpus import load_corpus
     from kg.export import write_arff
     from selection.evaluation import evaluate_table
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if not isinstance(corpus, Corpus):
-        p = Path(corpus)
-        if p.suffix.lower() == ".txt":
-            corpus = read_sports_tweets(p)
-        else:
-            corpus = read_corpus(p, id_column=id_column, text_column=text_column, label_column=label_column,
-                                 entity_columns=entity_columns)
+        corpus = load_corpus(corpus, id_column=id_column, text_column=text_column, label_column=label_column,
+                             entity_columns=entity_columns)
     if corpus.labels is None:
         raise KgfsError(f"{corpus.source}: the corpus has no labels; evaluation needs them")
     if isinstance(annotator, str):

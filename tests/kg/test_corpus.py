@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from kg.corpus import Corpus, read_corpus, read_sports_tweets
+from kg.corpus import Corpus, load_corpus, read_corpus, read_sports_tweets
 from kg.errors import InputFormatError, KgfsError
 
 
@@ -132,3 +132,10 @@ def test_empty_corpus(tmp_path):
     p.write_text("id\ttext\tlabel\n")
     with pytest.raises(KgfsError, match="no records"):
         read_corpus(p)
+
+
+def test_load_corpus_dispatches_on_the_format(shared_data, tmp_path):
+    assert len(load_corpus(shared_data / "tweets" / "training.txt")) == 6525
+    p = tmp_path / "c.jsonl"
+    p.write_text('{"id": "x", "text": "hi", "label": 1}\n')
+    assert load_corpus(p).texts == ["hi"]

@@ -52,6 +52,7 @@ __all__ = [
     "RouteResult",
     "build_hierarchy",
     "build_table",
+    "corpus_table",
     "fetch_facts",
     "link_entities",
     "make_annotator",
@@ -295,9 +296,8 @@ class RouteResult:
     summary: dict = field(default_factory=dict)
 
 
-def run_route(
+def corpus_table(
     corpus: Corpus | str | os.PathLike,
-    out_dir: str | os.PathLike,
     *,
     annotator: Annotator | str | None = "lexicon",
     kg: KnowledgeSource | str | None = None,
@@ -308,26 +308,55 @@ def run_route(
     min_support: int = 1,
     category_depth: int | None = 2,
     type_namespaces: Sequence[str] | None = None,
-    selectors: Sequence = ("complete", "shsel-ig-prune"),
-    classifiers: Sequence = ("nb",),
-    n_splits: int = 10,
-    random_state: int = 0,
     cache_dir: str | os.PathLike | None = None,
     skip_bad_lines: bool = False,
     text_column: str = "text",
     id_column: str | None = "id",
-    label_column: str = "label",
+    label_column: str | None = "label",
     entity_columns: Sequence[str] | None = None,
+    annotator_options: Mapping | None = None,
+    progress: Callable | None = None,
+) -> FeatureTable:
+    """The feature table of a corpus file from command-line-like options (what ``kgfs run --corpus`` needs).
+
+    ``annotator`` is ``"lexicon"`` (from ``dump``), ``"spotlight"`` (``spotlight_url``; more
+    Spotlight parameters in ``annotator_options``: ``confidence``, ``support``, ``types``,
+    ``policy``, ``max_workers``) or an annotator object; it is ignored when the corpus gives
+    entity columns. ``kg`` is ``"dump"``, ``"sparql"``, a source object, or ``None``: SPARQL when
+    ``sparql_url`` is given, else the dump (the offline default). ``cache_dir`` holds the
+    Spotlight and SPARQL caches (a rerun sends nothing twice and resumes after a failure).
+    """
+    from kg.corpus import load_corpus
+
+    if not isinstance(corpus, Corpus):
+        corpus = load_corpus(corpus, id_column=id_column, text_column=text_column, label_column=label_column,
+                             entity_columns=entity_columns)
+    if isinstance(annotator, str):
+        annotator = None if corpus.entities is not None else make_annotator(
+            annotator, spotlight_url=spotlight_url, dump=dump, cache_dir=cache_dir, skip_bad_lines=skip_bad_lines,
+            progress=progress, **dict(annotator_options or {}))
+    if kg is None or isinstance(kg, str):
+        kg = make_source(kg, sparql_url=sparql_url, dump=dump, cache_dir=cache_dir,
+                         type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines, progress=progress)
+    return build_table(corpus, annotator, kg, features=features, min_support=min_support,
+                       category_depth=category_depth, meta={"dataset": Path(corpus.source).stem})
+
+
+def run_route(
+    corpus: Corpus | str | os.PathLike,
+    out_dir: str | os.PathLike,
+    *,
+    selectors: Sequence = ("complete", "shsel-ig-prune"),
+    classifiers: Sequence = ("nb",),
+    n_splits: int = 10,
+    random_state: int = 0,
     sparse_arff: bool = True,
+    **table_options,
 ) -> RouteResult:
     """The whole DBpedia route in one call: annotate, fetch, build the DAG, select, evaluate, export.
 
-    Offline by default (``kg=None`` and no ``sparql_url`` -> :class:`~kg.dumps.DumpSource` over
-    ``dump``; ``annotator="lexicon"`` -> :class:`~kg.lexicon.LexiconAnnotator` from the same
-    dump). ``corpus`` is a :class:`Corpus` or a path: the Sports Tweets ``.txt`` format is read by
-    :func:`~kg.corpus.read_sports_tweets`, CSV/TSV/JSONL by :func:`~kg.corpus.read_corpus`.
-
-    Writes ``out_dir/table.npz``, ``out_dir/table.arff`` (sparse ARFF unless
+    ``table_options`` are those of :func:`corpus_table` (offline by default: ``dump=`` is
+    enough). Writes ``out_dir/table.npz``, ``out_dir/table.arff`` (sparse ARFF unless
     ``sparse_arff=False``) and ``out_dir/evaluation.csv`` (one row per selector x classifier x
     fold, from :func:`selection.evaluation.evaluate_table`).
 
@@ -336,39 +365,29 @@ def run_route(
     >>> res = run_route("training.txt", "out/", dump="dump/", selectors=["shsel-ig-prune"])  # doctest: +SKIP
     >>> res.evaluation.groupby("selector")["accuracy"].mean()  # doctest: +SKIP
     """
-    from kg.corpus import load_corpus
     from kg.export import write_arff
     from selection.evaluation import evaluate_table
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if not isinstance(corpus, Corpus):
-        corpus = load_corpus(corpus, id_column=id_column, text_column=text_column, label_column=label_column,
-                             entity_columns=entity_columns)
-    if corpus.labels is None:
-        raise KgfsError(f"{corpus.source}: the corpus has no labels; evaluation needs them")
-    if isinstance(annotator, str):
-        annotator = None if corpus.entities is not None else make_annotator(
-            annotator, spotlight_url=spotlight_url, dump=dump, cache_dir=cache_dir, skip_bad_lines=skip_bad_lines)
-    if kg is None or isinstance(kg, str):
-        kg = make_source(kg, sparql_url=sparql_url, dump=dump, cache_dir=cache_dir,
-                         type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines)
-    table = build_table(corpus, annotator, kg, features=features, min_support=min_support,
-                        category_depth=category_depth, meta={"dataset": Path(corpus.source).stem})
+    table = corpus_table(corpus, **table_options)
+    if table.y is None:
+        raise KgfsError(f"{table.meta.get('corpus')}: the corpus has no labels; evaluation needs them")
+    dataset = str(table.meta.get("dataset", "corpus"))
     table_path = table.save(out / "table.npz")
-    arff_path = write_arff(table, out / "table.arff", sparse=sparse_arff, relation=Path(corpus.source).stem)
-    ev = evaluate_table(table, list(selectors), list(classifiers), dataset=Path(corpus.source).stem,
+    arff_path = write_arff(table, out / "table.arff", sparse=sparse_arff, relation=dataset)
+    ev = evaluate_table(table, list(selectors), list(classifiers), dataset=dataset,
                         n_splits=n_splits, random_state=random_state)
     ev_path = out / "evaluation.csv"
     from kg.table import atomic_write
 
     atomic_write(ev_path, lambda tmp: ev.to_csv(tmp, index=False))
+    means = ev.groupby(["selector", "classifier"])["accuracy"].mean()
     summary = {
         "n_instances": table.n_instances,
         "n_features": table.n_features,
         "n_edges": table.hierarchy.n_edges,
         "instances_without_features": table.meta.get("instances_without_features"),
-        "mean_accuracy": {k: float(v) for k, v in ev.groupby(["selector", "classifier"])["accuracy"].mean().items()
-                          for k in [" / ".join(k) if isinstance(k, tuple) else k]},
+        "mean_accuracy": {f"{sel} / {clf}": float(v) for (sel, clf), v in means.items()},
     }
     return RouteResult(table, table_path, arff_path, ev, ev_path, summary)

@@ -149,3 +149,24 @@ def test_run_route_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp_pa
     col = t.X[:, j].toarray().ravel()
     assert col[t.y == "Sports"].sum() > col[t.y == "Politics"].sum()
     assert np.isfinite(res.summary["mean_accuracy"]["complete / nb"])
+
+
+def test_online_route_with_spotlight_and_sparql(kg_dump_dir, oxigraph_server, shared_data, tmp_path):
+    """kgfs run --corpus tweets.tsv --annotator spotlight --spotlight-url U --kg sparql --sparql-url U."""
+    from kg.dbpedia import corpus_table
+    from tests.kg.conftest import ENTITIES
+    from tests.kg.servers import SpotlightServer
+
+    forms = {label: (R + name, 100, "") for name, (_, label) in ENTITIES.items()}
+    forms["Djokovic"] = (R + "Novak_Djokovic", 100, "DBpedia:TennisPlayer")
+    tsv = shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv"
+    with SpotlightServer(forms) as spot:
+        kw = dict(text_column="tweet", annotator="spotlight", spotlight_url=spot.url, cache_dir=tmp_path / "cache",
+                  annotator_options={"confidence": 0.4, "max_workers": 2})
+        online = corpus_table(tsv, kg="sparql", sparql_url=oxigraph_server.url, **kw)
+        sent = len(spot.requests)
+        offline = corpus_table(tsv, kg="dump", dump=kg_dump_dir, **kw)
+        assert len(spot.requests) == sent == 10  # the second run annotated from the cache
+    assert_same_table(online, offline)
+    assert row(online, "8") == {O + "TennisPlayer", O + "Athlete", O + "Person", O + "Agent"}
+    assert online.meta["source"]["kind"] == "sparql" and "SpotlightAnnotator" in online.meta["annotator"]

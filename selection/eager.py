@@ -187,7 +187,8 @@ class TSEL(HierarchyChecks, HierarchicalSelector):
     chi2_alpha : float, default 0.05
     chi2_k : int, optional
     chi2_percentile : float, optional
-    check_implication : bool, default True
+    check_implication : bool or "repair", default True
+        See :class:`selection.shsel.HierarchyChecks`.
     binarize : float or None
 
     Attributes
@@ -219,11 +220,13 @@ class TSEL(HierarchyChecks, HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
-        counts = ClassCounts(X, y)
-        scores = _measure(self.measure, ("lift", "ig"), X, y, counts)
+        if self.measure not in ("lift", "ig"):
+            raise ValueError(f"measure must be one of 'lift', 'ig', got {self.measure!r}")
         if not isinstance(self.chi2_alpha, numbers.Real) or not 0 <= self.chi2_alpha <= 1:
             raise ValueError(f"chi2_alpha must be in [0, 1], got {self.chi2_alpha!r}")
-        self._check_table(X, hierarchy)
+        X, _ = self._check_table(X, hierarchy)
+        counts = ClassCounts(X, y)
+        scores = _measure(self.measure, ("lift", "ig"), X, y, counts)
         ranks = _preference(scores, hierarchy)
         reps = path_argmax(hierarchy, ranks)
         stat, pval = chi_square(X, y, counts), chi_square_pvalue(X, y, counts)
@@ -263,7 +266,8 @@ class GreedyTopDown(HierarchyChecks, HierarchicalSelector):
     ----------
     hierarchy : FeatureHierarchy or None
     measure : {"gain_ratio", "ig"}, default "gain_ratio"
-    check_implication : bool, default True
+    check_implication : bool or "repair", default True
+        See :class:`selection.shsel.HierarchyChecks`.
     binarize : float or None
 
     Attributes
@@ -287,8 +291,10 @@ class GreedyTopDown(HierarchyChecks, HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
+        if self.measure not in ("gain_ratio", "ig"):
+            raise ValueError(f"measure must be one of 'gain_ratio', 'ig', got {self.measure!r}")
+        X, _ = self._check_table(X, hierarchy)
         scores = _measure(self.measure, ("gain_ratio", "ig"), X, y, ClassCounts(X, y))
-        self._check_table(X, hierarchy)
         ranks = _preference(scores, hierarchy)
         self.scores_ = scores
         self.support_ = greedy_antichain(hierarchy, np.argsort(-ranks))

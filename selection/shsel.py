@@ -16,6 +16,7 @@ Registered as ``shsel-ig``, ``shsel-c`` (initial selection only) and ``shsel-ig-
 
 from __future__ import annotations
 
+import logging
 import numbers
 
 import numpy as np
@@ -29,6 +30,8 @@ from selection.registry import register_selector
 
 __all__ = ["SHSEL", "initial_selection", "prune_selection", "implication_violations", "violation_cells", "edge_cooccurrence_via_violations", "HierarchyChecks", "THRESHOLD_GRID"]
 
+log = logging.getLogger(__name__)
+
 #: The paper sweeps every threshold from 0 to 1 in steps of 0.01.
 THRESHOLD_GRID = tuple(round(i / 100, 2) for i in range(101))
 
@@ -41,8 +44,9 @@ class HierarchyChecks:
     * With ``check_implication=True`` (the default) a table where an instance has a feature
       but lacks one of its parents raises a ``ValueError`` naming the first such cell: every
       path rule assumes the implication of the paper's Eq. (1). Repair the table first
-      (``FeatureTable(..., check="repair")``) or pass ``check_implication=False`` to run on it
-      anyway.
+      (``FeatureTable(..., check="repair")``), pass ``check_implication="repair"`` to select
+      on the table closed upward (the missing ancestors set to 1; logged), or
+      ``check_implication=False`` to run on it as it is.
     """
 
     def get_feature_names_out(self, input_features=None):
@@ -53,7 +57,8 @@ class HierarchyChecks:
                 return np.asarray(h.node_ids[self.get_support()], dtype=object)
         return super().get_feature_names_out(input_features)
 
-    def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None) -> None:
+    def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None):
+        """Validate names and the implication; returns ``(X, diff)``, repaired if asked to."""
         names = getattr(self, "feature_names_in_", None)
         if names is not None and getattr(self, "hierarchy", None) is not None:
             ids = hierarchy.node_ids
@@ -64,15 +69,23 @@ class HierarchyChecks:
                     f"X's column {k} is {str(names[k])!r} but the hierarchy's node {k} is {str(ids[k])!r}; "
                     "the hierarchy's nodes must be X's columns, in the same order"
                 )
-        if getattr(self, "check_implication", True) and hierarchy.n_edges:
+        mode = getattr(self, "check_implication", True)
+        if not (isinstance(mode, (bool, np.bool_)) or mode == "repair"):
+            raise ValueError(f"check_implication must be True, False or 'repair', got {mode!r}")
+        if mode is not False and hierarchy.n_edges:
             n_bad, first = implication_violations(X, hierarchy, diff)
+            if n_bad and mode == "repair":
+                log.info("closing X upward: %d (row, ancestor) cell(s) were missing", n_bad)
+                return hierarchy.close(X).astype(np.float64), sp.csr_matrix(X.shape)
             if n_bad:
                 row, child, parent = first
                 raise ValueError(
                     f"X violates the hierarchy in {n_bad} cell(s): row {row} has feature "
                     f"{str(hierarchy.node_ids[child])!r} but not its parent {str(hierarchy.node_ids[parent])!r}; "
-                    "close or repair the table (FeatureTable check='repair') or pass check_implication=False"
+                    "close or repair the table (FeatureTable check='repair') or pass "
+                    "check_implication='repair' (close it upward) or False (use it as it is)"
                 )
+        return X, diff
 
 
 def _binary_canonical(X) -> sp.csr_matrix:
@@ -216,8 +229,9 @@ class SHSEL(HierarchyChecks, HierarchicalSelector):
     path_rule : {"any", "all"}, default "any"
         A feature on several paths survives pruning when it reaches the average of at least
         one of them (``"any"``, as the paper says) or of all of them (``"all"``, stricter).
-    check_implication : bool, default True
-        Raise on tables where a feature is 1 and a parent is 0 (see :class:`HierarchyChecks`).
+    check_implication : bool or "repair", default True
+        Raise on tables where a feature is 1 and a parent is 0; ``"repair"`` closes them
+        upward first; ``False`` uses them as they are (see :class:`HierarchyChecks`).
     binarize : float or None
         See :mod:`selection.base`.
 
@@ -273,7 +287,7 @@ class SHSEL(HierarchyChecks, HierarchicalSelector):
         diff = None
         if hierarchy.n_edges and (self.check_implication or self.relevance == "correlation"):
             diff = violation_cells(X, hierarchy)
-        self._check_table(X, hierarchy, diff)
+        X, diff = self._check_table(X, hierarchy, diff)
         counts = ClassCounts(X, y)
         ig = information_gain(X, y, counts)
         child, parent = hierarchy.edges

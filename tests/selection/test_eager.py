@@ -187,6 +187,8 @@ def test_hierarchical_bad_input(cls):
         cls(h).fit(Xf, np.ones(6))
     with pytest.raises(ValueError, match="violates the hierarchy"):
         cls(h).fit(sp.csr_matrix(np.eye(6)), [0, 1] * 3)
+    fixed = cls(h, check_implication="repair").fit(sp.csr_matrix(np.eye(6)), [0, 1] * 3)
+    assert fixed.get_support().tolist() == cls(h).fit(Xf, [0, 1] * 3).get_support().tolist()
     with pytest.raises(ValueError, match="binary"):
         cls(h).fit(Xf * 3, [0, 1] * 3)
     with pytest.raises(ValueError, match="hierarchy has 2 nodes but X has 6"):

@@ -206,6 +206,10 @@ def test_bad_input():
     with pytest.raises(ValueError, match="violates the hierarchy in 8 cell.*row 1 has feature 'Person' but not its parent 'Agent'"):
         SHSEL(h).fit(sp.csr_matrix(np.eye(9)), y)
     assert SHSEL(h, check_implication=False).fit(sp.csr_matrix(np.eye(9)), y).get_support().any()
+    repaired = SHSEL(h, check_implication="repair").fit(sp.csr_matrix(np.eye(9)), y)
+    assert repaired.get_support().tolist() == SHSEL(h).fit(X, y).get_support().tolist()
+    with pytest.raises(ValueError, match="check_implication must be"):
+        SHSEL(h, check_implication="fix").fit(X, y)
     with pytest.raises(ValueError, match="0 feature"):
         SHSEL().fit(np.zeros((4, 0)), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="relevance"):

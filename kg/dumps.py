@@ -41,6 +41,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from kg.errors import InputFormatError, KgfsError
+from kg.iri import check_iri
 from kg.sources import (
     DBO_REDIRECTS,
     DBO_WIKILINK,
@@ -223,7 +224,7 @@ class DumpSource:
     # ------------------------------------------------------------------ reading
     def _scan(self, entities: Sequence[str]) -> None:
         files = dump_files(self.paths)
-        want = {ox.NamedNode(e) for e in entities}
+        want = {ox.NamedNode(check_iri(e)) for e in entities}
         p_type, p_subj = ox.NamedNode(RDF_TYPE), ox.NamedNode(DCT_SUBJECT)
         p_sub, p_broad = ox.NamedNode(RDFS_SUBCLASSOF), ox.NamedNode(SKOS_BROADER)
         types: dict[str, set[str]] = {e: set() for e in entities}

@@ -25,7 +25,7 @@ import re
 
 from kg.errors import InputFormatError
 
-__all__ = ["is_safe_iri", "normalize_iri", "sparql_iri", "sparql_string", "InvalidIRIError"]
+__all__ = ["check_iri", "is_safe_iri", "normalize_iri", "sparql_iri", "sparql_string", "InvalidIRIError"]
 
 # Characters IRIREF excludes: [^<>"{}|^`\]-[#x00-#x20]
 _FORBIDDEN = set('<>"{}|^`\\') | {chr(c) for c in range(0x21)} | {"\x7f"}
@@ -47,14 +47,17 @@ _HEX = set("0123456789abcdefABCDEF")
 
 
 def _ucs_ok(c: str) -> bool:
-    """RFC 3987 ``ucschar`` / ``iprivate``: the non-ASCII characters an IRI may hold unencoded."""
+    """RFC 3987 ``ucschar``: the non-ASCII characters an IRI may hold unencoded anywhere.
+
+    (``iprivate`` characters are allowed in a query part only; they are encoded everywhere.)
+    """
     o = ord(c)
     return (
         0xA0 <= o <= 0xD7FF
         or 0xF900 <= o <= 0xFDCF
         or 0xFDF0 <= o <= 0xFFEF
-        or (0x10000 <= o <= 0xEFFFD and (o & 0xFFFF) not in (0xFFFE, 0xFFFF))
-        or 0xE000 <= o <= 0xF8FF
+        or (0x10000 <= o <= 0xDFFFD and (o & 0xFFFF) <= 0xFFFD)
+        or 0xE1000 <= o <= 0xEFFFD
     )
 
 
@@ -119,15 +122,24 @@ def normalize_iri(value: str, *, where: str | None = None) -> str:
     return head + "".join(out)
 
 
-def sparql_iri(iri: str) -> str:
-    """``<iri>`` for a SPARQL query; raises :class:`InvalidIRIError` unless ``iri`` is safe.
+def check_iri(iri: str) -> str:
+    """Return ``iri`` if it is a normalised, valid absolute IRI; else raise :class:`InvalidIRIError`.
 
-    This function never repairs: callers normalise corpus values with :func:`normalize_iri`
-    first, so that every source (SPARQL or dump) sees the same IRI.
+    Never repairs: callers normalise corpus values with :func:`normalize_iri` first, so that
+    every source (SPARQL or dump) sees the same IRI and refuses the same values.
     """
-    if not is_safe_iri(iri):
-        raise InvalidIRIError(f"refusing to put an unsafe IRI into a SPARQL query: {iri!r}")
-    return f"<{iri}>"
+    try:
+        ok = is_safe_iri(iri) and normalize_iri(iri) == iri
+    except InvalidIRIError:
+        ok = False
+    if not ok:
+        raise InvalidIRIError(f"refusing an invalid or unsafe IRI (normalise it first): {iri!r}")
+    return iri
+
+
+def sparql_iri(iri: str) -> str:
+    """``<iri>`` for a SPARQL query; raises :class:`InvalidIRIError` unless ``iri`` is valid and safe."""
+    return f"<{check_iri(iri)}>"
 
 
 def sparql_string(value: str) -> str:

@@ -153,3 +153,11 @@ def test_lexicon_entries(kg_dump_dir):
     assert labels[R + "Chris_Gayle"] == {"Chris Gayle"}
     assert redirects[R + "Djokovic"] == R + "Novak_Djokovic"
     assert not any(k.startswith(O) for k in labels)  # ontology class labels are not entities
+
+
+def test_invalid_entities_are_refused_like_the_sparql_source(src):
+    from kg.iri import InvalidIRIError
+
+    for bad in ["http://dbpedia.org/resource/> } ; DROP ALL #", "Chris_Gayle", "http://x/100%_sure"]:
+        with pytest.raises(InvalidIRIError):
+            src.types([bad])

@@ -60,8 +60,10 @@ def test_queries_are_anchored_and_batched_with_values(oxigraph_server):
 
 def test_hostile_input_never_reaches_a_query_raw(oxigraph_server):
     s = SparqlSource(oxigraph_server.url)
-    with pytest.raises(InvalidIRIError, match="unsafe IRI"):
+    with pytest.raises(InvalidIRIError, match="invalid or unsafe IRI"):
         s.types([HOSTILE])
+    with pytest.raises(InvalidIRIError):
+        s.types(["http://x/\x80"])  # IRIREF-safe but not a valid IRI: refused before sending
     assert s.stats["queries"] == 0
     with pytest.raises(InvalidIRIError):
         s.categories(["> } ; DROP ALL #"])

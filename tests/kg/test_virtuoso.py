@@ -22,6 +22,7 @@ pytestmark = pytest.mark.integration
 N_BIG, TYPES_PER_BIG = 150, 100  # one batch of 150 entities answers 15,000 rows > 10,000
 HUGE = R + "Entity_with_12000_types"
 SC = "<http://www.w3.org/2000/01/rdf-schema#subClassOf>"
+UNICODE = R + "Z\u00fcrich,_Caf\u00e9_(\u6771\u4eac)_%22q%22"
 
 
 def _ontology_classes(path) -> list[str]:
@@ -43,6 +44,7 @@ def load_dir(kg_dump_dir, tmp_path_factory):
             for k in range(TYPES_PER_BIG):
                 c = classes[(i * 7 + k) % len(classes)]
                 fh.write(f"<{R}Big_{i}> <{RDF_TYPE}> <{c}> .\n")
+        fh.write(f"<{UNICODE}> <{RDF_TYPE}> <{O}City> .\n")
         for k in range(12000):
             fh.write(f"<{HUGE}> <{RDF_TYPE}> <{O}Generated_{k}> .\n")
     return d
@@ -135,3 +137,8 @@ def test_default_graph_is_sent(virtuoso):
     e = R + "Novak_Djokovic"
     assert SparqlSource(virtuoso.url, graph=virtuoso.graph).types([e])[e] == {O + "TennisPlayer"}
     assert SparqlSource(virtuoso.url, graph="http://example.org/other").types([e])[e] == set()
+
+
+def test_non_ascii_and_escaped_iris_come_back_unchanged(virtuoso, dump):
+    s = SparqlSource(virtuoso.url)
+    assert s.types([UNICODE]) == {UNICODE: {O + "City"}} == dump.types([UNICODE])

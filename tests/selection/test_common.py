@@ -176,6 +176,7 @@ MINE = ["shsel-ig", "shsel-c", "shsel-ig-prune", "shsel-c-prune", "sig", "sc", "
         "greedy-top-down", "complete"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MINE)
 def test_never_densifies(name):
     """100,000 x 40,000 with 0.01% ones: a dense float64 copy would need 32 GB and fail."""

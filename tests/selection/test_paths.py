@@ -170,3 +170,13 @@ def test_docstring_examples():
     import selection.paths
 
     assert doctest.testmod(selection.paths).failed == 0
+
+
+def test_multiple_roots_each_root_ends_its_own_paths():
+    # l has two parents that are both roots: two paths, l-r1 (mean .7) and l-r2 (mean .3)
+    h = FeatureHierarchy.from_edges([("l", "r1"), ("l", "r2")], nodes=["l", "r1", "r2"])
+    v = np.array([0.5, 0.9, 0.1])
+    assert path_mean_rule(h, v, mode="any").tolist() == [True, True, False]
+    assert path_mean_rule(h, v, mode="all").tolist() == [False, True, False]
+    # argmax: r1 wins l-r1; l wins l-r2
+    assert path_argmax(h, strict_ranks(v, h.node_ids)).tolist() == [True, True, False]

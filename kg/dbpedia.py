@@ -263,6 +263,7 @@ def make_source(
     graph: str | None = None,
     batch_size: int = 100,
     progress: Callable | None = None,
+    lenient: bool = False,
 ) -> KnowledgeSource:
     """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump."""
     if kind is None:
@@ -279,7 +280,7 @@ def make_source(
             raise KgfsError("--kg dump needs --dump (dump files or a directory)")
         from kg.dumps import DumpSource
 
-        return DumpSource(dump, type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines)
+        return DumpSource(dump, type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines, lenient=lenient)
     raise KgfsError(f"unknown knowledge source {kind!r} (choose 'sparql' or 'dump')")
 
 

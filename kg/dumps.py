@@ -116,7 +116,8 @@ def _open_binary(path: Path, comp: str | None):
 
 
 def iter_triples(
-    path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None
+    path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
+    lenient: bool = False,
 ) -> Iterator[ox.Quad]:
     """Stream the triples (quads) of one dump file with pyoxigraph.
 
@@ -126,6 +127,9 @@ def iter_triples(
         For N-Triples/N-Quads: log and skip a malformed line instead of raising.
     bad_lines : list, optional
         Receives ``(path, line, message)`` for each skipped line.
+    lenient : bool
+        pyoxigraph's lenient mode: IRIs and language tags are not validated (faster; accepts
+        dumps with slightly invalid IRIs, as some Wikidata/DBpedia releases have).
     """
     path = Path(path)
     suffix, comp = _split_name(path)
@@ -139,12 +143,12 @@ def iter_triples(
         fh = None
         try:
             if start == 0 and comp is None:
-                parser = ox.parse(path=path, format=fmt, base_iri=base)
+                parser = ox.parse(path=path, format=fmt, base_iri=base, lenient=lenient)
             else:
                 fh = _open_binary(path, comp)
                 for _ in range(start):
                     fh.readline()
-                parser = ox.parse(input=fh, format=fmt, base_iri=base)
+                parser = ox.parse(input=fh, format=fmt, base_iri=base, lenient=lenient)
             yield from parser
             return
         except SyntaxError as exc:
@@ -183,6 +187,8 @@ class DumpSource:
         IRI prefixes (or ``dbo``/``yago``/``schema``) of the types to keep (default: DBpedia ontology).
     skip_bad_lines : bool
         Skip (and report) malformed N-Triples lines instead of failing.
+    lenient : bool
+        Do not validate IRIs while parsing (see :func:`iter_triples`).
 
     Notes
     -----
@@ -203,8 +209,10 @@ class DumpSource:
         *,
         type_namespaces: Sequence[str] | None = None,
         skip_bad_lines: bool = False,
+        lenient: bool = False,
     ):
         self.paths = paths
+        self.lenient = lenient
         self.type_namespaces = resolve_namespaces(type_namespaces)
         self.skip_bad_lines = skip_bad_lines
         self.report: dict = {"bad_lines": [], "scans": 0, "triples": 0}
@@ -238,7 +246,7 @@ class DumpSource:
         bad = self.report["bad_lines"]
         for f in files:
             # hot loop: touch only what is needed (every attribute access builds a Python object)
-            for q in iter_triples(f, skip_bad_lines=self.skip_bad_lines, bad_lines=bad):
+            for q in iter_triples(f, skip_bad_lines=self.skip_bad_lines, bad_lines=bad, lenient=self.lenient):
                 n += 1
                 s = q.subject
                 if s in want:

@@ -18,6 +18,7 @@ import math
 import numbers
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from selection.base import HierarchicalSelector
 from selection.measures import (
@@ -160,6 +161,18 @@ class StandardSelector(HierarchyChecks, HierarchicalSelector):
             self.support_ = top_k_mask(scores, keep, hierarchy.node_ids)
         else:
             self.support_ = norm >= float(self.threshold)
+
+    def supports_for_thresholds(self, thresholds) -> np.ndarray:
+        """Supports for many thresholds from this fit: ``(len(thresholds), n_features)`` bool.
+
+        Row ``i`` equals ``get_support()`` of a refit with ``threshold=thresholds[i]``; with
+        ``k`` or ``percentile`` set the threshold is not used, so every row is the support.
+        """
+        check_is_fitted(self, "support_")
+        t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        if self.k is not None or self.percentile is not None:
+            return np.repeat(self.support_[None, :], t.size, axis=0)
+        return self.normalized_scores_[None, :] >= t[:, None]
 
 
 # ------------------------------------------------------------------------------- TSEL

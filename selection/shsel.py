@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from kg.hierarchy import FeatureHierarchy
+from sklearn.utils.validation import check_is_fitted
+
 from selection.base import HierarchicalSelector
 from selection.measures import ClassCounts, edge_correlation, information_gain
 from selection.paths import path_mean_rule
@@ -238,6 +240,7 @@ class SHSEL(HierarchyChecks, HierarchicalSelector):
     Attributes
     ----------
     scores_ : ndarray, information gain of every feature (bits)
+    edge_similarity_ : ndarray, similarity of each ``hierarchy_.edges`` (child, parent) pair
     initial_support_ : ndarray of bool, the features left by the initial selection
     support_ : ndarray of bool, the selected features
     hierarchy_ : FeatureHierarchy
@@ -299,11 +302,37 @@ class SHSEL(HierarchyChecks, HierarchicalSelector):
             cooc = edge_cooccurrence_via_violations(X, hierarchy, diff)
             sim = edge_correlation(X, child, parent, cooccurrence=cooc)
         initial = initial_selection(hierarchy.n_nodes, child, parent, sim, float(self.threshold))
+        self.edge_similarity_ = sim
         self.scores_ = ig
         self.initial_support_ = initial
         self.support_ = (
             prune_selection(hierarchy, ig, initial, path_rule=self.path_rule) if self.prune else initial
         )
+
+
+    def supports_for_thresholds(self, thresholds) -> np.ndarray:
+        """Supports for many thresholds from this fit: ``(len(thresholds), n_features)`` bool.
+
+        Row ``i`` equals ``get_support()`` of a refit with ``threshold=thresholds[i]`` (the
+        relevance values and edge similarities do not depend on the threshold); pruning runs
+        once per distinct initial selection. Used by threshold sweeps (``evaluate``).
+        """
+        check_is_fitted(self, "support_")
+        h = self.hierarchy_
+        child, parent = h.edges
+        thresholds = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        out = np.zeros((thresholds.size, h.n_nodes), dtype=bool)
+        pruned: dict[bytes, np.ndarray] = {}
+        for i, t in enumerate(thresholds):
+            init = initial_selection(h.n_nodes, child, parent, self.edge_similarity_, float(t))
+            if not self.prune:
+                out[i] = init
+                continue
+            key = np.packbits(init).tobytes()
+            if key not in pruned:
+                pruned[key] = prune_selection(h, self.scores_, init, path_rule=self.path_rule)
+            out[i] = pruned[key]
+        return out
 
 
 def _factory(relevance: str, prune: bool):

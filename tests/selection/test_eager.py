@@ -44,6 +44,17 @@ def test_sc_uses_class_correlation_and_k_percentile():
     assert StandardSelector(k=0).fit(X, Y).get_support().sum() == 0
 
 
+def test_supports_for_thresholds_equal_refits():
+    grid = np.linspace(0, 1, 11)
+    for measure in ("ig", "correlation"):
+        s = StandardSelector(measure=measure).fit(X, Y)
+        masks = s.supports_for_thresholds(grid)
+        for t, mask in zip(grid, masks):
+            assert mask.tolist() == StandardSelector(measure=measure, threshold=t).fit(X, Y).get_support().tolist()
+    s = StandardSelector(k=2).fit(X, Y)
+    assert (s.supports_for_thresholds(grid) == s.get_support()).all()
+
+
 def test_standard_bad_params():
     with pytest.raises(ValueError, match="at most one"):
         StandardSelector(k=1, percentile=5).fit(X, Y)

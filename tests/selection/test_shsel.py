@@ -265,3 +265,14 @@ def test_docstring_examples():
     import selection.shsel
 
     assert doctest.testmod(selection.shsel).failed == 0
+
+
+@given(closed_tables(max_nodes=9), st.sampled_from(["ig", "correlation"]), st.booleans())
+def test_supports_for_thresholds_equal_refits(table, relevance, prune):
+    X, y, h = table
+    grid = [0.0, 0.3, 0.8, 0.95, 0.99, 1.0]
+    s = SHSEL(h, relevance=relevance, prune=prune).fit(X, y)
+    masks = s.supports_for_thresholds(grid)
+    for t, mask in zip(grid, masks):
+        want = SHSEL(h, relevance=relevance, prune=prune, threshold=t).fit(X, y).get_support()
+        assert mask.tolist() == want.tolist()

@@ -1,0 +1,624 @@
+"""The ``kgfs`` command line.
+
+``kgfs run`` runs the whole pipeline as a Prefect flow (:mod:`flows.pipeline`); the other
+commands do one step each by calling ``kg`` and ``selection`` directly (no Prefect server to
+start). Errors caused by input are printed as one line (file, line, value) with a non-zero
+exit status; ``--debug`` shows the traceback instead.
+
+Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from flows import settings
+
+__all__ = ["main", "build_parser"]
+
+log = logging.getLogger("kgfs")
+
+EPILOG_RUN = """examples:
+  kgfs run                                   # bundled Drosophila ageing genes (GO BP), SHSEL + NB, 10-fold CV
+  kgfs run --dataset aire/DM-BP --mirror ../shared/data --out out/
+  kgfs run --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --min-support 3
+  kgfs run --no-cache                        # recompute every stage
+"""
+
+
+# --------------------------------------------------------------------------- helpers
+class CliError(Exception):
+    """A usage problem found after parsing (printed as one line, exit 1)."""
+
+
+def _console(stderr: bool = True):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+
+
+def _parse_params(items: list[str] | None) -> dict:
+    """``k=v`` pairs; values are parsed as JSON when possible (numbers, true/false, lists)."""
+    out: dict = {}
+    for item in items or []:
+        if "=" not in item:
+            raise CliError(f"--param expects key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        try:
+            out[k.strip()] = json.loads(v)
+        except ValueError:
+            out[k.strip()] = v
+    return out
+
+
+def _mirror(args) -> str | None:
+    m = getattr(args, "mirror", None) or os.environ.get("KGFS_DATA_MIRROR") or None
+    return str(Path(m).absolute()) if m else None
+
+
+def _source_kwargs(args) -> dict:
+    return dict(
+        dataset=getattr(args, "dataset", None),
+        obo=getattr(args, "obo", None),
+        annotations=getattr(args, "annotations", None),
+        labels=getattr(args, "labels", None),
+        mirror=_mirror(args),
+        namespaces=getattr(args, "namespaces", None),
+        relations=tuple(getattr(args, "relations", None) or ("is_a",)),
+        evidence=getattr(args, "evidence", None),
+        min_support=getattr(args, "min_support", None),
+        on_obsolete=getattr(args, "on_obsolete", None),
+        unknown=getattr(args, "unknown", None),
+    )
+
+
+def _add_source_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("input (a registry dataset, or the GO route from files)")
+    g.add_argument("--dataset", metavar="NAME", help="registry dataset, e.g. bundled/DM-BP, aire/DM-BP, rpv/CE-BP "
+                   "(see `kgfs datasets list`)")
+    g.add_argument("--obo", metavar="FILE", help="ontology in OBO format (plain or .gz)")
+    g.add_argument("--annotations", metavar="FILE", help="GAF 2.x file or a two-column gene<TAB>term table")
+    g.add_argument("--labels", metavar="FILE", help="gene<TAB>label table (the class of each gene)")
+    g.add_argument("--namespaces", metavar="NS", help="GO namespaces to keep: BP, CC, MF or e.g. BP+CC")
+    g.add_argument("--relations", nargs="+", metavar="REL", help="ontology relations that become edges "
+                   "(default is_a; e.g. is_a part_of, or all)")
+    g.add_argument("--evidence", nargs="+", metavar="CODE", help="GAF: keep only these evidence codes")
+    g.add_argument("--min-support", type=int, metavar="N", help="drop features present in fewer than N "
+                   "instances (the papers use 3)")
+    g.add_argument("--on-obsolete", choices=["raise", "replace", "drop"], help="obsolete GO ids in annotations")
+    g.add_argument("--unknown", choices=["raise", "drop"], help="term ids not in the ontology")
+    g.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
+
+
+# --------------------------------------------------------------------------- progress for `kgfs run`
+class RunDisplay:
+    """Rich progress for the pipeline's stages (spinner per stage, a bar with ETA for evaluation)."""
+
+    LABELS = {"prefect": "start Prefect (local API)", "facts": "load facts", "table": "build table",
+              "select": "select features", "evaluate": "evaluate (CV)", "export": "export", "publish": "write outputs"}
+
+    def __init__(self, console, enabled: bool = True):
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, \
+            TimeRemainingColumn
+
+        self.console = console
+        self.enabled = enabled
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description:<28}"), BarColumn(bar_width=24),
+                                 TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                 console=console, transient=False, disable=not enabled)
+        self.tasks: dict[str, int] = {}
+
+    def __enter__(self):
+        self.progress.__enter__()
+        self._start("prefect")
+        return self
+
+    def __exit__(self, *exc):
+        for stage, tid in self.tasks.items():
+            if not self.progress.tasks[tid].finished:
+                self.progress.update(tid, total=1, completed=0, info="[red]stopped")
+                self.progress.stop_task(tid)
+        self.progress.__exit__(*exc)
+
+    def _start(self, stage):
+        if stage in self.tasks:
+            return
+        self.tasks[stage] = self.progress.add_task(self.LABELS.get(stage, stage), total=None, info="")
+
+    def __call__(self, event, stage, **info):
+        if "prefect" in self.tasks and not self.progress.tasks[self.tasks["prefect"]].finished:
+            self.progress.update(self.tasks["prefect"], total=1, completed=1, info="")
+        if event == "start":
+            self._start(stage)
+        elif event == "progress":
+            self._start(stage)
+            self.progress.update(self.tasks[stage], total=info["total"], completed=info["done"],
+                                 info=f"{info['done']}/{info['total']} cells")
+        elif event == "done":
+            self._start(stage)
+            rec = info.get("record") or {}
+            note = "[dim]cached[/]" if rec.get("reused") else ""
+            s = rec.get("summary") or {}
+            if stage == "table" and "n_instances" in s:
+                note = f"{s['n_instances']} x {s['n_features']} " + note
+            elif stage == "select" and "n_selected" in s:
+                note = f"{s['n_selected']} of {s['n_features']} kept " + note
+            elif stage == "facts" and "n_genes" in s:
+                note = f"{s['n_genes']} genes " + note
+            tid = self.tasks[stage]
+            self.progress.update(tid, total=1, completed=1, info=note.strip())
+
+
+def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
+    import pandas as pd
+    from rich import box
+    from rich.table import Table
+
+    df = pd.read_csv(summary_csv)
+    t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
+              pad_edge=False)
+    cols = [("selector", "selector"), ("classifier", "clf"), ("n_selected", "features"), ("accuracy", "acc"),
+            ("accuracy_sd", "±sd"), ("auroc", "AUROC"), ("aucpr", "AUCPR"), ("gm", "GM"),
+            ("compression", "compr.")]
+    cols = [(c, h) for c, h in cols if c in df]
+    for c, h in cols:
+        t.add_column(h, justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
+    for _, row in df.head(n_rows).iterrows():
+        cells = []
+        for c, _h in cols:
+            v = row[c]
+            if c == "n_selected":
+                cells.append(f"{v:.0f}/{int(row['n_features'])}" if "n_features" in df else f"{v:.0f}")
+            elif isinstance(v, float):
+                cells.append("-" if v != v else f"{v:.3f}")
+            else:
+                cells.append(str(v))
+        t.add_row(*cells)
+    console.print(t)
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_run(args) -> int:
+    from flows import stages
+
+    out_console = _console(stderr=False)
+    err = _console()
+    if args.dbpedia_corpus:
+        raise CliError("the DBpedia route (--corpus) is not available in this version of `kgfs run` yet")
+    with err.status("resolving the input…", spinner="dots") if not args.quiet else _nullcontext():
+        source = stages.resolve_source(**_source_kwargs(args))
+    from flows import pipeline  # imports prefect (configured offline by flows.settings)
+
+    eval_selectors = args.selectors or [args.selector, "complete"]
+    if args.selector not in eval_selectors:
+        eval_selectors = [args.selector, *eval_selectors]
+    eval_selectors = list(dict.fromkeys(eval_selectors))
+    t0 = time.perf_counter()
+    display = RunDisplay(err, enabled=not args.quiet)
+    pipeline.set_reporter(display)
+    try:
+        with display:
+            result = pipeline.run_pipeline(
+                source, out=args.out, home=settings.kgfs_home(), no_cache=args.no_cache,
+                selector=args.selector, selector_params=_parse_params(args.param), eval_selectors=eval_selectors,
+                classifiers=args.classifiers, protocol=args.protocol, n_splits=args.n_splits, seed=args.seed,
+                n_jobs=args.n_jobs, artifacts=not args.no_artifacts,
+            )
+    finally:
+        pipeline.set_reporter(None)
+    seconds = time.perf_counter() - t0
+    recs = result["records"]
+    if not args.quiet:
+        tab = recs["table"]["summary"]
+        out_console.print(f"[bold]{source['name']}[/]: {tab['n_instances']} instances x {tab['n_features']} "
+                          f"features, {tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
+        _print_summary(out_console, Path(recs["evaluate"]["dir"]) / recs["evaluate"]["files"]["summary"])
+        sel = recs["select"]["summary"]
+        out_console.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} "
+                          "features (selected_features.csv)")
+        reused = [k for k, r in result["runinfo"].items() if r.get("reused")]
+        out_console.print(f"outputs in [bold]{Path(args.out).absolute()}[/] "
+                          f"({', '.join(sorted(result['outputs']))})")
+        out_console.print(f"done in {seconds:.1f} s"
+                          + (f"; stages from cache: {', '.join(reused)}" if reused else ""))
+    return 0
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def cmd_datasets_list(args) -> int:
+    from kg.datasets import list_datasets, resolve_names
+
+    infos = list_datasets()
+    if args.patterns:
+        names = set(resolve_names(args.patterns))
+        infos = [i for i in infos if i.name in names]
+    if args.json:
+        print(json.dumps([{"name": i.name, "loader": i.loader or "generator", "n_instances": i.n_instances,
+                           "n_features": i.n_features, "licence": i.licence, "description": i.description,
+                           "files": {r: f.path for r, f in i.files.items()}} for i in infos], indent=1))
+        return 0
+    from rich.table import Table
+
+    t = Table(title=f"{len(infos)} datasets", title_justify="left")
+    for c in ("name", "instances", "features", "loader", "description"):
+        t.add_column(c, overflow="fold", justify="right" if c in ("instances", "features") else "left")
+    for i in infos:
+        t.add_row(i.name, "" if i.n_instances is None else str(i.n_instances),
+                  "" if i.n_features is None else str(i.n_features), i.loader or "generator",
+                  (i.description or "")[:90])
+    _console(stderr=False).print(t)
+    return 0
+
+
+def cmd_datasets_fetch(args) -> int:
+    from kg.datasets import fetch, resolve_names
+
+    names = resolve_names(args.names)
+    con = _console()
+    for name in names:
+        with con.status(f"fetching {name}…"):
+            paths = fetch(name, mirror=_mirror(args), offline=args.offline or None)
+        print(f"{name}: " + ", ".join(f"{role}={p}" for role, p in sorted(paths.items())))
+    return 0
+
+
+def cmd_build(args) -> int:
+    from flows import stages
+
+    con = _console()
+    t0 = time.perf_counter()
+    with con.status("building the table…"):
+        source = stages.resolve_source(**_source_kwargs(args))
+        if source["kind"] == "go":
+            table = stages.build_go_table(source)
+        else:
+            from kg.datasets import load_dataset
+
+            table = load_dataset(source["name"], mirror=source.get("mirror"))
+            if args.min_support:
+                table = table.drop_rare(args.min_support)
+        summary = stages.write_table_folder(table, Path(args.out))
+    print(f"{source['name']}: {summary['n_instances']} instances x {summary['n_features']} features, "
+          f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} ({time.perf_counter() - t0:.1f} s)")
+    reports = {k: v for k, v in summary.get("meta", {}).items()
+               if k in ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped",
+                        "replaced_terms", "unannotated_genes", "unlabelled_genes") and v}
+    if reports:
+        print("notes: " + ", ".join(f"{k}={v}" for k, v in reports.items()) + " (details in summary.json / table meta)")
+    return 0
+
+
+def cmd_select(args) -> int:
+    from flows import stages
+
+    table = stages.read_table(args.table)
+    params = _parse_params(args.param)
+    con = _console()
+    t0 = time.perf_counter()
+    with con.status(f"fitting {args.selector}…"):
+        _sel, df = stages.select_features(table, args.selector, params)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    from kg.table import atomic_write
+
+    df = df.sort_values(["selected", "score"], ascending=[False, False], kind="stable")
+    atomic_write(out / "selection.csv", lambda t: df.to_csv(t, index=False))
+    chosen = df[df["selected"]].drop(columns=["selected"])
+    atomic_write(out / "selected_features.csv", lambda t: chosen.to_csv(t, index=False))
+    sub = table.select_features(df.loc[df["selected"], "feature"].tolist())
+    sub.meta["selector"] = {"name": args.selector, "params": params}
+    stages.write_table_folder(sub, out)
+    print(f"{args.selector}: kept {len(chosen)} of {table.n_features} features ({time.perf_counter() - t0:.1f} s) "
+          f"-> {out / 'selected_features.csv'}, reduced table {out / 'table.npz'}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from selection.grid import run_grid
+
+    datasets = _evaluate_inputs(args)
+    con = _console()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
+        TimeElapsedColumn, TimeRemainingColumn
+
+    options = _parse_params(args.option)
+    if args.threshold is not None:
+        options["threshold_choice" if args.threshold in ("best-on-test", "nested") else "threshold"] = (
+            args.threshold if args.threshold in ("best-on-test", "nested") else float(args.threshold))
+    with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet) as prog:
+        tid = prog.add_task("grid", total=None)
+
+        def progress(done, total):
+            prog.update(tid, total=total, completed=done)
+
+        res = run_grid(datasets, args.selectors, args.classifiers, protocol=args.protocol, out_dir=args.out,
+                       n_jobs=args.n_jobs, random_state=args.seed, progress=progress, n_splits=args.n_splits,
+                       options=options or None, plots=not args.no_plots)
+    print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
+          f"in {res.seconds:.1f} s")
+    print(f"results: {res.results}")
+    print(f"summary: {res.summary}")
+    print(f"report:  {res.report}")
+    return 0 if not res.n_failed else 1
+
+
+def _evaluate_inputs(args):
+    """Registry names / glob patterns, or table folders written by `kgfs build`."""
+    from flows import stages
+    from kg.datasets import load_dataset, resolve_names
+
+    names: list[str] = []
+    tables = {}
+    for item in args.datasets:
+        p = Path(item)
+        if p.is_dir() or item.endswith(".npz"):
+            t = stages.read_table(p)
+            tables[str(t.meta.get("dataset") or p.name)] = t
+        else:
+            names.extend(resolve_names([item]))
+    if tables and names:
+        mirror = _mirror(args)
+        for n in names:
+            tables[n] = load_dataset(n, mirror=mirror)
+        return tables
+    if tables:
+        return tables
+    mirror = _mirror(args)
+    if mirror:
+        return {n: load_dataset(n, mirror=mirror) for n in names}
+    return names
+
+
+def cmd_export(args) -> int:
+    from flows import stages
+    from kg.export import write_arff, write_csv, write_edges_csv
+
+    table = stages.read_table(args.table)
+    fmt = args.format
+    if fmt == "arff":
+        write_arff(table, args.out, sparse=args.sparse, relation=args.relation)
+    elif fmt == "csv":
+        write_csv(table, args.out)
+    else:
+        write_edges_csv(table.hierarchy, args.out)
+    what = "hierarchy edges" if fmt == "edges" else f"{table.n_instances} x {table.n_features} table"
+    print(f"wrote {what} as {fmt}{' (sparse)' if fmt == 'arff' and args.sparse else ''} -> {args.out}")
+    return 0
+
+
+def cmd_cache_ls(args) -> int:
+    from flows import stages
+
+    recs = stages.list_store(settings.kgfs_home())
+    if not recs:
+        print(f"no cached stages in {stages.store_dir(settings.kgfs_home())}")
+        return 0
+    from rich.table import Table
+
+    t = Table(title=f"stage store {stages.store_dir(settings.kgfs_home())}", title_justify="left")
+    for c in ("stage", "key", "size", "modified", "summary"):
+        t.add_column(c, overflow="fold")
+    for r in recs:
+        s = r.get("summary") or {}
+        brief = ", ".join(f"{k}={v}" for k, v in s.items() if isinstance(v, (int, float, str)) and k != "report")
+        t.add_row(r["stage"], r["key"][:12], f"{r['bytes'] / 1024:.0f} KiB",
+                  time.strftime("%Y-%m-%d %H:%M", time.localtime(r["mtime"])), brief[:80])
+    _console(stderr=False).print(t)
+    return 0
+
+
+def cmd_cache_clear(args) -> int:
+    from flows import stages
+
+    n = stages.clear_store(settings.kgfs_home(), args.stage)
+    print(f"removed {n} cached stage folder(s) from {stages.store_dir(settings.kgfs_home())}")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: a subcommand's parser must not reset a value given before the subcommand
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks and debug logs")
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
+    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+                        help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
+
+    p = argparse.ArgumentParser(
+        prog="kgfs", parents=[common],
+        description="Hierarchical binary features from knowledge graphs (Gene Ontology, DBpedia) and "
+                    "hierarchical feature selection (SHSEL and others).",
+        epilog="Run `kgfs COMMAND --help` for the options of a command.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    fmt = argparse.RawDescriptionHelpFormatter
+
+    r = sub.add_parser("run", parents=[common], formatter_class=fmt, epilog=EPILOG_RUN,
+                       help="the whole pipeline (default: bundled DM-BP data) as a cached Prefect flow",
+                       description="Load facts, build the DAG and table, select features, cross-validate, "
+                                   "export. Stages are cached in the kgfs home; a second run reuses them.")
+    _add_source_options(r)
+    r.add_argument("--selector", default="shsel-ig-prune", help="selector fitted on the whole table "
+                   "(default shsel-ig-prune: SHSEL, IG, threshold 0.99, initial + prune)")
+    r.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter, e.g. threshold=0.9")
+    r.add_argument("--selectors", nargs="+", metavar="NAME", help="selectors compared in the cross-validation "
+                   "(default: --selector and complete)")
+    r.add_argument("--classifiers", nargs="+", default=["nb"], metavar="NAME", help="classifiers (default nb)")
+    r.add_argument("--protocol", default="basic", help="evaluation protocol (default basic)")
+    r.add_argument("--n-splits", type=int, default=10, help="folds of the stratified CV (default 10)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the folds (default 0)")
+    r.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the evaluation (default 1)")
+    r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
+    r.add_argument("--no-cache", action="store_true", help="recompute every stage")
+    r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
+    g = r.add_argument_group("DBpedia route (not available yet)")
+    g.add_argument("--corpus", dest="dbpedia_corpus", metavar="FILE", help=argparse.SUPPRESS)
+    r.set_defaults(func=cmd_run)
+
+    d = sub.add_parser("datasets", parents=[common], help="the dataset registry: list, fetch",
+                       description="The dataset registry (datasets/manifest.toml). Files are found in the "
+                                   "repository, the mirror (--mirror / KGFS_DATA_MIRROR), the user cache, or "
+                                   "downloaded with their sha256 checked.")
+    dsub = d.add_subparsers(dest="datasets_command", metavar="ACTION")
+    dsub.required = True
+    dl = dsub.add_parser("list", parents=[common], help="list the datasets", description="List the datasets.")
+    dl.add_argument("patterns", nargs="*", help="glob patterns, e.g. 'rpv/*-BP'")
+    dl.add_argument("--json", action="store_true", help="machine-readable output")
+    dl.set_defaults(func=cmd_datasets_list)
+    df = dsub.add_parser("fetch", parents=[common], help="find or download dataset files",
+                         description="Find (mirror, cache) or download the files of datasets; prints their paths.")
+    df.add_argument("names", nargs="+", help="dataset names or glob patterns")
+    df.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
+    df.add_argument("--offline", action="store_true", help="never download")
+    df.set_defaults(func=cmd_datasets_fetch)
+
+    b = sub.add_parser("build", parents=[common], help="build a feature table (DAG + binary matrix)",
+                       description="Build the feature table of a registry dataset or of OBO + annotations; "
+                                   "writes OUT/table.npz and OUT/summary.json.",
+                       epilog="examples:\n  kgfs build --dataset rpv/CE-BP --out T\n"
+                              "  kgfs build --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --out T",
+                       formatter_class=fmt)
+    _add_source_options(b)
+    b.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    b.set_defaults(func=cmd_build)
+
+    s = sub.add_parser("select", parents=[common], help="select features of a table",
+                       description="Fit a selector on a whole table; writes OUT/selected_features.csv, "
+                                   "OUT/selection.csv (every feature with its score) and the reduced table.",
+                       epilog="example:\n  kgfs select --table T --selector shsel-ig-prune --out S",
+                       formatter_class=fmt)
+    s.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build`")
+    s.add_argument("--selector", default="shsel-ig-prune", help="registered selector (default shsel-ig-prune)")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter")
+    s.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    s.set_defaults(func=cmd_select)
+
+    e = sub.add_parser("evaluate", parents=[common], help="cross-validate selectors x classifiers on datasets",
+                       description="Evaluate selectors x classifiers x datasets under a protocol; finished cells "
+                                   "are kept, so an interrupted evaluation resumes.",
+                       epilog="example:\n  kgfs evaluate --datasets aire/DM-BP rpv/DM-BP "
+                              "--selectors shsel-ig-prune complete --classifiers nb --out E",
+                       formatter_class=fmt)
+    e.add_argument("--datasets", nargs="+", required=True, metavar="NAME", help="registry names, glob patterns "
+                   "or table folders")
+    e.add_argument("--selectors", nargs="+", required=True, metavar="NAME")
+    e.add_argument("--classifiers", nargs="+", metavar="NAME", help="default: the protocol's")
+    e.add_argument("--protocol", default="basic", help="basic, shsel2014, rpv2020 (default basic)")
+    e.add_argument("--n-splits", type=int, help="folds (default: the protocol's)")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default: all cores)")
+    e.add_argument("--threshold", help="threshold methods: a number, best-on-test or nested")
+    e.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol option")
+    e.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
+    e.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    e.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    e.set_defaults(func=cmd_evaluate)
+
+    x = sub.add_parser("export", parents=[common], help="export a table as ARFF, CSV or hierarchy edges",
+                       description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
+                                   "label) or the hierarchy as a child,parent edges CSV.",
+                       epilog="example:\n  kgfs export --table T --format arff --sparse --out t.arff",
+                       formatter_class=fmt)
+    x.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build`")
+    x.add_argument("--format", choices=["arff", "csv", "edges"], default="arff")
+    x.add_argument("--sparse", action="store_true", help="ARFF: WEKA sparse format")
+    x.add_argument("--relation", help="ARFF @relation name")
+    x.add_argument("--out", required=True, metavar="FILE")
+    x.set_defaults(func=cmd_export)
+
+    c = sub.add_parser("cache", parents=[common], help="list or clear the stage cache",
+                       description="The stage store of `kgfs run` in the kgfs home.")
+    csub = c.add_subparsers(dest="cache_command", metavar="ACTION")
+    csub.required = True
+    cl = csub.add_parser("ls", parents=[common], help="list cached stages", description="List cached stages.")
+    cl.set_defaults(func=cmd_cache_ls)
+    cc = csub.add_parser("clear", parents=[common], help="remove cached stages",
+                         description="Remove cached stage outputs (all, or one stage).")
+    cc.add_argument("--stage", choices=["facts", "table", "select", "evaluate", "export"])
+    cc.set_defaults(func=cmd_cache_clear)
+    return p
+
+
+# --------------------------------------------------------------------------- entry point
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"{exc.filename}: file not found"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    msg = str(exc).strip() or type(exc).__name__
+    return " ".join(msg.split("\n")[0].split()) if "\n" in msg else msg
+
+
+def _setup_logging(debug: bool) -> None:
+    level = logging.DEBUG if debug else logging.WARNING
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s" if debug
+                                           else "kgfs: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    for noisy in ("httpx", "httpcore", "asyncio", "uvicorn", "matplotlib", "numba"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        print(f"kgfs: warning: {message}", file=sys.stderr)
+
+    if not debug:
+        warnings.showwarning = showwarning
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        warnings.filterwarnings("ignore", module=r"prefect(\.|$)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``kgfs`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error (argparse printed it)
+        return int(exc.code or 0)
+    for name in ("debug", "quiet", "home"):
+        if not hasattr(args, name):
+            setattr(args, name, None if name == "home" else False)
+    debug = bool(args.debug)
+    # offline Prefect settings before anything imports prefect; Prefect's own console logging
+    # is silenced (the CLI reports errors in one line) unless --debug
+    settings.configure(args.home, log_level="DEBUG" if debug else "CRITICAL")
+    _setup_logging(debug)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("kgfs: interrupted", file=sys.stderr)
+        return 130
+    except BaseException as exc:  # noqa: BLE001 - every error becomes one line unless --debug
+        if debug or isinstance(exc, SystemExit):
+            raise
+        from kg.errors import KgfsError
+
+        if isinstance(exc, (KgfsError, CliError, OSError, ValueError, KeyError, LookupError)):
+            print(f"kgfs: error: {_one_line(exc)}", file=sys.stderr)
+        else:
+            print(f"kgfs: internal error: {type(exc).__name__}: {_one_line(exc)} (run with --debug for the "
+                  "traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

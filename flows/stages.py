@@ -1,0 +1,608 @@
+"""The pipeline's stages as plain functions over an on-disk, content-addressed stage store.
+
+No Prefect here: :mod:`flows.pipeline` wraps these functions in cached Prefect tasks, and the
+single-step commands (``kgfs build``, ``kgfs select``, ...) call the same library functions
+directly. Every stage
+
+- is named by a key: the sha256 of its inputs (upstream records' content hashes, its
+  parameters, and the source hash of the code it runs, :func:`code_version`);
+- writes its outputs into ``<kgfs home>/store/<stage>/<key>/``, each file atomically, and
+  ``record.json`` last (a stage folder without ``record.json`` is unfinished and is recomputed;
+  the evaluation keeps its finished cells, so an interrupted run resumes);
+- returns a small JSON-serialisable *record*: ``{"stage", "key", "dir", "files": {role: name},
+  "hash", "summary"}`` where ``hash`` is the sha256 of the output files' contents.
+
+The work itself is done by ``kg`` (reading, building the table, export) and ``selection``
+(selectors, evaluation grid).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kg.errors import KgfsError
+from kg.table import FeatureTable, atomic_write
+
+__all__ = [
+    "STORE_FORMAT",
+    "code_version",
+    "file_sha256",
+    "resolve_source",
+    "stage_load_facts",
+    "stage_build_table",
+    "stage_load_dataset",
+    "stage_select",
+    "stage_evaluate",
+    "stage_export",
+    "publish",
+    "read_table",
+    "record_valid",
+    "select_features",
+    "selection_frame",
+    "summary_frame",
+    "store_dir",
+    "list_store",
+    "clear_store",
+]
+
+log = logging.getLogger(__name__)
+
+STORE_FORMAT = 1
+DEFAULT_DATASET = "bundled/DM-BP"
+
+# The modules whose source decides each stage's output (their hash is part of the stage key).
+_STAGE_MODULES = {
+    "facts": ["kg.go", "flows.stages"],
+    "table": ["kg.go", "kg.table", "kg.hierarchy", "flows.stages"],
+    "dataset": ["kg.datasets", "kg.readers", "kg.go", "kg.table", "kg.hierarchy", "flows.stages"],
+    "select": ["selection.base", "selection.measures", "selection.registry", "flows.stages"],
+    "evaluate": ["selection.evaluation", "selection.grid", "selection.metrics", "selection.protocols",
+                 "selection.report", "selection.classifiers", "selection.lazy", "flows.stages"],
+    "export": ["kg.export", "flows.stages"],
+}
+
+_HASHES: dict[str, str] = {}
+
+
+def _module_source_hash(name: str) -> str:
+    if name not in _HASHES:
+        spec = importlib.util.find_spec(name)
+        h = hashlib.sha256(name.encode())
+        if spec is not None and spec.origin and os.path.isfile(spec.origin):
+            h.update(Path(spec.origin).read_bytes())
+        _HASHES[name] = h.hexdigest()[:12]
+    return _HASHES[name]
+
+
+def code_version(stage: str, extra_modules: Sequence[str] = ()) -> str:
+    """A string naming the code a stage runs: the kgfs version plus its modules' source hashes.
+
+    Part of every stage key (and of the Prefect cache key), so editing the code recomputes
+    exactly the stages that run it.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("kgfs")
+    except PackageNotFoundError:  # running from a source tree
+        v = "0+src"
+    mods = sorted(set(_STAGE_MODULES.get(stage, [])) | set(extra_modules))
+    digest = hashlib.sha256("|".join(f"{m}={_module_source_hash(m)}" for m in mods).encode()).hexdigest()[:16]
+    return f"kgfs-{v}-store{STORE_FORMAT}-{stage}-{digest}"
+
+
+def selector_modules(names: Sequence[str]) -> list[str]:
+    """Modules that define the given selectors (their source is part of the code version)."""
+    from selection.registry import selector_entry
+
+    return sorted({selector_entry(n).factory.__module__ for n in names})
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _jsonable(o):
+    if isinstance(o, Path):
+        return str(o)
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, (set, frozenset)):
+        return sorted(o)
+    raise TypeError(f"not JSON-serialisable: {type(o).__name__}")
+
+
+def _dumps(obj) -> str:
+    return json.dumps(obj, sort_keys=True, default=_jsonable, indent=1)
+
+
+def _write_json(path: Path, obj) -> None:
+    text = _dumps(obj)
+    atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- the store
+def store_dir(home: str | os.PathLike | None = None) -> Path:
+    if home is None:
+        from flows.settings import kgfs_home
+
+        home = kgfs_home()
+    return Path(home) / "store"
+
+
+def stage_key(stage: str, inputs: Mapping) -> str:
+    payload = {"format": STORE_FORMAT, "stage": stage, "inputs": inputs}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=_jsonable).encode()).hexdigest()
+
+
+def record_valid(record: Mapping | None) -> bool:
+    """True when every file of a record is still on disk (a cleared store invalidates it)."""
+    if not record or "dir" not in record:
+        return False
+    d = Path(record["dir"])
+    return (d / "record.json").is_file() and all((d / f).is_file() for f in record.get("files", {}).values())
+
+
+def content_sha256(path: str | os.PathLike) -> str:
+    """sha256 of a file's content; for ``.npz`` the arrays (zip members carry timestamps)."""
+    path = Path(path)
+    if path.suffix != ".npz":
+        return file_sha256(path)
+    h = hashlib.sha256()
+    with np.load(path, allow_pickle=False) as z:
+        for name in sorted(z.files):
+            a = z[name]
+            h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+            h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def _files_hash(d: Path, files: Mapping[str, str]) -> str:
+    h = hashlib.sha256()
+    for role in sorted(files):
+        h.update(role.encode() + b"\0" + content_sha256(d / files[role]).encode() + b"\0")
+    return h.hexdigest()
+
+
+def _run_stage(
+    stage: str,
+    inputs: Mapping,
+    compute: Callable[[Path], tuple[dict, dict]],
+    *,
+    home=None,
+    force: bool = False,
+) -> dict:
+    """Return the stage's record, computing it into the store unless a finished copy exists."""
+    inputs = dict(inputs)
+    key = stage_key(stage, inputs)
+    d = store_dir(home) / stage / key[:24]
+    rec_path = d / "record.json"
+    if not force and rec_path.is_file():
+        try:
+            rec = json.loads(rec_path.read_text(encoding="utf-8"))
+            if rec.get("key") == key and record_valid(rec):
+                rec["reused"] = True
+                return rec
+        except (OSError, ValueError):
+            pass  # unreadable record: recompute
+    d.mkdir(parents=True, exist_ok=True)
+    if rec_path.exists():
+        rec_path.unlink()
+    files, summary = compute(d)
+    rec = {
+        "stage": stage,
+        "key": key,
+        "dir": str(d),
+        "files": dict(sorted(files.items())),
+        "hash": _files_hash(d, files),
+        "summary": summary,
+        "inputs": inputs,
+    }
+    _write_json(d / "record.json", rec)
+    rec["reused"] = False
+    return rec
+
+
+def list_store(home=None) -> list[dict]:
+    """Every finished stage record of the store (for ``kgfs cache ls``)."""
+    out = []
+    root = store_dir(home)
+    if not root.is_dir():
+        return out
+    for rec_path in sorted(root.glob("*/*/record.json")):
+        try:
+            rec = json.loads(rec_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        size = sum(p.stat().st_size for p in rec_path.parent.rglob("*") if p.is_file())
+        rec["bytes"] = size
+        rec["mtime"] = rec_path.stat().st_mtime
+        out.append(rec)
+    return out
+
+
+def clear_store(home=None, stage: str | None = None) -> int:
+    """Remove the stage store (or one stage's folders); returns the number of folders removed."""
+    root = store_dir(home)
+    if not root.is_dir():
+        return 0
+    targets = [root / stage] if stage else [p for p in root.iterdir() if p.is_dir()]
+    n = 0
+    for t in targets:
+        if t.is_dir():
+            n += sum(1 for p in t.iterdir() if p.is_dir())
+            shutil.rmtree(t)
+    return n
+
+
+# --------------------------------------------------------------------------- sources
+def _file_entry(path) -> dict | None:
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(2, "No such file", str(p))
+    return {"path": str(p.absolute()), "sha256": file_sha256(p)}
+
+
+def resolve_source(
+    *,
+    dataset: str | None = None,
+    obo=None,
+    annotations=None,
+    labels=None,
+    mirror=None,
+    namespaces=None,
+    relations: Sequence[str] = ("is_a",),
+    evidence: Sequence[str] | None = None,
+    min_support: int | None = None,
+    on_obsolete: str | None = None,
+    unknown: str | None = None,
+) -> dict:
+    """Describe the input of a run as a JSON-serialisable spec (paths + content hashes).
+
+    Either a registry dataset name (a ``go_bundle`` dataset such as ``bundled/DM-BP`` goes
+    through the GO route stage by stage; any other is loaded by its loader in one stage), or
+    an OBO file with annotations (and labels).
+    """
+    if obo is not None or annotations is not None:
+        if obo is None or annotations is None:
+            raise KgfsError("the GO route needs both --obo and --annotations")
+        name = Path(annotations).stem
+        spec = {"kind": "go", "name": name, "ontology": _file_entry(obo),
+                "annotations": _file_entry(annotations), "labels": _file_entry(labels), "options": {}}
+    else:
+        from kg.datasets import dataset_info, fetch
+
+        name = dataset or DEFAULT_DATASET
+        info = dataset_info(name)
+        if info.loader == "go_bundle":
+            paths = fetch(name, mirror=mirror)
+            spec = {"kind": "go", "name": name, "ontology": _file_entry(paths["ontology"]),
+                    "annotations": _file_entry(paths["annotations"]),
+                    "labels": _file_entry(paths.get("labels")), "options": dict(info.options)}
+        else:
+            paths = fetch(name, mirror=mirror) if info.files else {}
+            files = {role: {"path": str(p), "sha256": info.files[role].sha256 or file_sha256(p)}
+                     for role, p in sorted(paths.items())}
+            spec = {"kind": "dataset", "name": name, "files": files, "mirror": str(mirror) if mirror else None,
+                    "options": {}}
+    opts = spec["options"]
+    if spec["kind"] == "go":
+        if namespaces is not None:
+            opts["namespaces"] = namespaces
+        if relations is not None and tuple(relations) != ("is_a",):
+            opts["relations"] = sorted(relations)
+        if evidence:
+            opts["evidence"] = sorted(evidence)
+        if on_obsolete is not None:
+            opts["on_obsolete"] = on_obsolete
+        if unknown is not None:
+            opts["unknown"] = unknown
+    if min_support is not None:
+        opts["min_support"] = int(min_support)
+    return spec
+
+
+# --------------------------------------------------------------------------- stage: facts
+def read_facts(spec: Mapping) -> tuple[dict, dict | None]:
+    """GO route: the direct annotations and labels of a ``go`` spec."""
+    from kg.go import read_annotations, read_labels
+
+    opts = spec.get("options", {})
+    ann = read_annotations(spec["annotations"]["path"], evidence=opts.get("evidence"))
+    labels = read_labels(spec["labels"]["path"]) if spec.get("labels") else None
+    return ann, labels
+
+
+def stage_load_facts(spec: Mapping, *, home=None, force=False) -> dict:
+    """Read the annotations (gene -> direct GO terms) and labels into ``facts.json``."""
+    inputs = {"annotations": spec["annotations"]["sha256"],
+              "labels": spec["labels"]["sha256"] if spec.get("labels") else None,
+              "evidence": spec.get("options", {}).get("evidence"), "code": code_version("facts")}
+
+    def compute(d: Path):
+        ann, labels = read_facts(spec)
+        _write_json(d / "facts.json", {"annotations": ann, "labels": labels})
+        summary = {"n_genes": len(ann), "n_annotations": int(sum(len(v) for v in ann.values())),
+                   "n_labels": None if labels is None else len(labels)}
+        return {"facts": "facts.json"}, summary
+
+    return _run_stage("facts", inputs, compute, home=home, force=force)
+
+
+# --------------------------------------------------------------------------- stage: table
+def _table_summary(table: FeatureTable) -> dict:
+    out = {"n_instances": int(table.n_instances), "n_features": int(table.n_features),
+           "n_edges": int(table.hierarchy.n_edges), "nnz": int(table.X.nnz)}
+    if table.y is not None:
+        vals, counts = np.unique(table.y.astype(str), return_counts=True)
+        out["classes"] = {str(v): int(c) for v, c in zip(vals.tolist(), counts.tolist())}
+    meta = {}
+    for k, v in table.meta.items():
+        meta[k] = (len(v) if isinstance(v, (list, dict)) else v)
+    out["meta"] = meta
+    return out
+
+
+def build_go_table(spec: Mapping, facts: tuple[dict, dict | None] | None = None) -> FeatureTable:
+    """GO route: read the ontology and build the closed table (``kg.go``)."""
+    from kg.go import build_table, read_obo
+
+    opts = dict(spec.get("options", {}))
+    ann, labels = facts if facts is not None else read_facts(spec)
+    go = read_obo(spec["ontology"]["path"], relations=tuple(opts.get("relations", ("is_a",))),
+                  namespaces=opts.get("namespaces"))
+    kw = {k: opts[k] for k in ("min_support", "unknown", "on_obsolete") if k in opts}
+    table = build_table(go, ann, labels, **kw)
+    table.meta.setdefault("dataset", spec.get("name", "table"))
+    # the term names of the kept features, for reports (selected_features.csv)
+    table.meta["term_names"] = {f: go.names.get(f, "") for f in table.feature_names.tolist()}
+    return table
+
+
+def write_table_folder(table: FeatureTable, out: Path) -> dict:
+    """``out/table.npz`` plus ``out/summary.json``; returns the summary."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    table.save(out / "table.npz")
+    summary = _table_summary(table)
+    summary["dataset"] = table.meta.get("dataset")
+    _write_json(out / "summary.json", summary)
+    return summary
+
+
+def stage_build_table(spec: Mapping, facts_rec: Mapping, *, home=None, force=False) -> dict:
+    """Build the GO table from the facts of :func:`stage_load_facts` (``table.npz``)."""
+    inputs = {"facts": facts_rec["hash"], "ontology": spec["ontology"]["sha256"], "name": spec.get("name"),
+              "options": spec.get("options", {}), "code": code_version("table")}
+
+    def compute(d: Path):
+        facts = json.loads((Path(facts_rec["dir"]) / facts_rec["files"]["facts"]).read_text(encoding="utf-8"))
+        table = build_go_table(spec, (facts["annotations"], facts["labels"]))
+        summary = write_table_folder(table, d)
+        return {"table": "table.npz", "summary": "summary.json"}, summary
+
+    return _run_stage("table", inputs, compute, home=home, force=force)
+
+
+def stage_load_dataset(spec: Mapping, *, home=None, force=False) -> dict:
+    """A registry dataset with its own loader (AIRE, RPV, LD, ...), as one stage."""
+    from kg.datasets import load_dataset
+
+    inputs = {"name": spec["name"], "files": {r: f["sha256"] for r, f in spec.get("files", {}).items()},
+              "options": spec.get("options", {}), "code": code_version("dataset")}
+
+    def compute(d: Path):
+        opts = dict(spec.get("options", {}))
+        ms = opts.pop("min_support", None)
+        table = load_dataset(spec["name"], mirror=spec.get("mirror"), **opts)
+        if ms:
+            table = table.drop_rare(int(ms))
+        summary = write_table_folder(table, d)
+        return {"table": "table.npz", "summary": "summary.json"}, summary
+
+    return _run_stage("table", inputs, compute, home=home, force=force)
+
+
+def read_table(record_or_dir) -> FeatureTable:
+    """The table of a table record, or of a folder/``.npz`` written by ``kgfs build``."""
+    if isinstance(record_or_dir, Mapping):
+        return FeatureTable.load(Path(record_or_dir["dir"]) / record_or_dir["files"]["table"])
+    p = Path(record_or_dir)
+    if p.is_dir():
+        p = p / "table.npz"
+    if not p.is_file():
+        raise FileNotFoundError(2, "No such file (expected a table folder written by `kgfs build`)", str(p))
+    return FeatureTable.load(p)
+
+
+# --------------------------------------------------------------------------- stage: select
+def select_features(table: FeatureTable, selector: str, params: Mapping | None = None):
+    """Fit ``selector`` on the whole table; returns ``(fitted selector, frame)`` (see :func:`selection_frame`)."""
+    from selection.registry import get_selector
+
+    if table.y is None:
+        raise KgfsError("the table has no labels; selection needs a class")
+    sel = get_selector(selector, table.hierarchy, **dict(params or {}))
+    sel.fit(table.X, table.y)
+    return sel, selection_frame(table, sel)
+
+
+def selection_frame(table: FeatureTable, sel) -> pd.DataFrame:
+    """One row per feature: id, name (when known), support, score, depth, selected."""
+    mask = np.asarray(sel.get_support(), dtype=bool)
+    scores = getattr(sel, "scores_", None)
+    if scores is None:
+        from selection.measures import information_gain
+
+        scores = information_gain(table.X, table.y)
+    h = table.hierarchy
+    df = pd.DataFrame({
+        "feature": table.feature_names,
+        "support": table.support,
+        "score": np.round(np.asarray(scores, dtype=float), 12),
+        "level": np.asarray(h.levels),
+        "n_parents": np.asarray(h.n_parents),
+        "selected": mask,
+    })
+    names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
+    if names:
+        df.insert(1, "name", [names.get(f, "") for f in df["feature"]])
+    return df
+
+
+def stage_select(table_rec: Mapping, selector: str, params: Mapping | None = None, *, home=None,
+                 force=False) -> dict:
+    """Fit the selector on the whole table: ``selection.csv`` (all features) and ``selected_features.csv``."""
+    params = dict(sorted((params or {}).items()))
+    inputs = {"table": table_rec["hash"], "selector": selector, "params": params,
+              "code": code_version("select", selector_modules([selector]))}
+
+    def compute(d: Path):
+        table = read_table(table_rec)
+        sel, df = select_features(table, selector, params)
+        df = df.sort_values(["selected", "score"], ascending=[False, False], kind="stable")
+        atomic_write(d / "selection.csv", lambda t: df.to_csv(t, index=False))
+        chosen = df[df["selected"]].drop(columns=["selected"])
+        atomic_write(d / "selected_features.csv", lambda t: chosen.to_csv(t, index=False))
+        summary = {"selector": selector, "params": params, "n_features": int(table.n_features),
+                   "n_selected": int(df["selected"].sum())}
+        return {"selection": "selection.csv", "selected": "selected_features.csv"}, summary
+
+    return _run_stage("select", inputs, compute, home=home, force=force)
+
+
+# --------------------------------------------------------------------------- stage: evaluate
+def summary_frame(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean (and sd of accuracy) per dataset x selector x classifier over the folds."""
+    ok = results[results.get("status", "ok").eq("ok")] if "status" in results else results
+    g = ok.groupby(["dataset", "selector", "classifier"], sort=False)
+    cols = [c for c in ("n_features", "n_selected", "accuracy", "auroc", "aucpr", "gm", "compression",
+                        "harmonic_mean", "select_seconds") if c in ok]
+    out = g[cols].mean()
+    out.insert(cols.index("accuracy") + 1 if "accuracy" in cols else 0, "accuracy_sd", g["accuracy"].std())
+    out.insert(0, "folds", g.size())
+    return out.reset_index()
+
+
+def stage_evaluate(
+    table_rec: Mapping,
+    selectors: Sequence[str],
+    classifiers: Sequence[str],
+    *,
+    dataset: str,
+    protocol: str = "basic",
+    n_splits: int = 10,
+    random_state: int = 0,
+    n_jobs: int = 1,
+    home=None,
+    force=False,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Cross-validate selectors x classifiers on the table (``selection.grid.run_grid``).
+
+    Finished cells are kept in the stage folder, so an interrupted evaluation resumes.
+    """
+    from selection.grid import run_grid
+
+    selectors, classifiers = list(selectors), list(classifiers)
+    inputs = {"table": table_rec["hash"], "selectors": selectors, "classifiers": classifiers,
+              "dataset": dataset, "protocol": protocol, "n_splits": int(n_splits), "seed": int(random_state),
+              "code": code_version("evaluate", selector_modules(selectors))}
+
+    def compute(d: Path):
+        table = read_table(table_rec)
+        res = run_grid({dataset: table}, selectors, classifiers, protocol=protocol, out_dir=d / "grid",
+                       n_jobs=n_jobs, random_state=random_state, progress=progress, n_splits=n_splits,
+                       plots=False)
+        results = pd.read_csv(res.results)
+        atomic_write(d / "evaluation.csv", lambda t: results.to_csv(t, index=False))
+        summ = summary_frame(results)
+        atomic_write(d / "summary.csv", lambda t: summ.to_csv(t, index=False))
+        summary = {"n_rows": len(results), "n_computed": res.n_computed, "n_reused": res.n_reused,
+                   "n_failed": res.n_failed, "report": str(res.report)}
+        return {"evaluation": "evaluation.csv", "summary": "summary.csv"}, summary
+
+    return _run_stage("evaluate", inputs, compute, home=home, force=force)
+
+
+# --------------------------------------------------------------------------- stage: export
+def export_table(table: FeatureTable, d: Path, *, sparse_arff: bool = True) -> dict:
+    """ARFF (dense, and sparse when asked), CSV and the hierarchy's edges CSV into ``d``."""
+    from kg.export import write_arff, write_csv, write_edges_csv
+
+    files = {"arff": "table.arff", "csv": "table.csv", "edges": "hierarchy.csv"}
+    write_arff(table, d / files["arff"], sparse=False)
+    if sparse_arff:
+        files["arff_sparse"] = "table.sparse.arff"
+        write_arff(table, d / files["arff_sparse"], sparse=True)
+    write_csv(table, d / files["csv"])
+    write_edges_csv(table.hierarchy, d / files["edges"])
+    return files
+
+
+def stage_export(table_rec: Mapping, *, sparse_arff: bool = True, home=None, force=False) -> dict:
+    """Write the table as ARFF and CSV and its hierarchy as an edges CSV."""
+    inputs = {"table": table_rec["hash"], "sparse_arff": bool(sparse_arff), "code": code_version("export")}
+
+    def compute(d: Path):
+        table = read_table(table_rec)
+        files = export_table(table, d, sparse_arff=sparse_arff)
+        return files, {"n_instances": table.n_instances, "n_features": table.n_features}
+
+    return _run_stage("export", inputs, compute, home=home, force=force)
+
+
+# --------------------------------------------------------------------------- publishing
+# output file name in the user's folder <- (record stage, file role)
+OUTPUTS = {
+    "table.arff": ("export", "arff"),
+    "table.sparse.arff": ("export", "arff_sparse"),
+    "table.csv": ("export", "csv"),
+    "hierarchy.csv": ("export", "edges"),
+    "table.npz": ("table", "table"),
+    "selected_features.csv": ("select", "selected"),
+    "selection.csv": ("select", "selection"),
+    "evaluation.csv": ("evaluate", "evaluation"),
+    "summary.csv": ("evaluate", "summary"),
+}
+
+
+def publish(records: Mapping[str, Mapping], out_dir, params: Mapping | None = None,
+            runinfo: Mapping[str, Mapping] | None = None) -> dict[str, Path]:
+    """Copy the stage outputs into the user's output folder (atomically) and write ``run.json``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for name, (stage, role) in OUTPUTS.items():
+        rec = records.get(stage)
+        if not rec or role not in rec.get("files", {}):
+            continue
+        src = Path(rec["dir"]) / rec["files"][role]
+        atomic_write(out / name, lambda tmp, src=src: shutil.copyfile(src, tmp))
+        written[name] = out / name
+    run = {"params": dict(params or {}),
+           "stages": {k: {**{kk: v.get(kk) for kk in ("key", "hash", "dir", "summary")},
+                          **dict((runinfo or {}).get(k, {}))}
+                      for k, v in records.items() if v},
+           "outputs": sorted(written)}
+    _write_json(out / "run.json", run)
+    written["run.json"] = out / "run.json"
+    return written

@@ -212,3 +212,20 @@ def test_docstring_examples():
     import selection.eager
 
     assert doctest.testmod(selection.eager).failed == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", ["aire/DM-BP", "lod/SportsTweetsT"])
+def test_real_data_matches_brute_force(shared_data, dataset):
+    from kg.datasets import load_dataset
+
+    t = load_dataset(dataset, mirror=shared_data)
+    h, X, y = t.hierarchy, h_close(t), np.asarray(t.y)  # repair the 6 violating cells
+    tl = TSEL(h, chi2_alpha=1.0).fit(X, y)
+    assert tl.representatives_.tolist() == brute_tsel_representatives(h, tl.scores_).tolist()
+    g = GreedyTopDown(h).fit(X, y)
+    assert g.get_support().tolist() == brute_gtd(h, g.scores_).tolist()
+
+
+def h_close(table):
+    return table.hierarchy.close(sp.csr_matrix(table.X)).astype(float)

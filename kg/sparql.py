@@ -190,6 +190,9 @@ class SparqlSource:
         self._sub = MemoCache()
         self._broader = MemoCache()
         self._path_ok: bool | None = None if superclasses == "auto" else superclasses == "path"
+        # superclass edges from path queries: every node seen has its whole upward closure known
+        self._sc_edges: dict[str, set[str]] = {}
+        self._sc_done: set[str] = set()
 
     def __repr__(self) -> str:
         return f"SparqlSource({self.url!r}, type_namespaces={list(self.type_namespaces)!r})"
@@ -371,9 +374,16 @@ class SparqlSource:
         known, todo = cache.split(entities)
         if todo:
             found: dict[str, set[str]] = {e: set() for e in todo}
+            stray = 0
             for a, b in self._batches(stage, todo, build):
-                if isinstance(a, str) and isinstance(b, str) and a in found:
-                    found[a].add(b)
+                if isinstance(a, str) and isinstance(b, str):
+                    if a in found:
+                        found[a].add(b)
+                    else:
+                        stray += 1
+            if stray:  # the server rewrote an IRI we sent: its facts would be lost silently
+                log.warning("%s: %d %s row(s) name an entity that was not asked for (IRI rewritten by the "
+                            "server?)", self.url, stray, stage)
             cache.put(found)
             known.update(found)
         return known
@@ -394,8 +404,18 @@ class SparqlSource:
         edges: set[tuple[str, str]] | None = None
         if self._path_ok is not False and classes:
             try:
-                rows = self._batches("superclasses", classes, self._superclass_path_query)
-                edges = {(a, b) for a, b in rows if isinstance(a, str) and isinstance(b, str)}
+                todo = [c for c in classes if c not in self._sc_done]
+                if todo:
+                    rows = self._batches("superclasses", todo, self._superclass_path_query)
+                    for a, b in rows:
+                        if isinstance(a, str) and isinstance(b, str):
+                            self._sc_edges.setdefault(a, set()).add(b)
+                    # a path query returns the closure above each start, so every node in it is done
+                    self._sc_done.update(todo)
+                    self._sc_done.update(self._sc_edges)
+                    self._sc_done.update(p for ps in self._sc_edges.values() for p in ps)
+                known = self._sc_edges
+                edges = breadth_first_edges(classes, lambda xs: {x: known.get(x, set()) for x in xs}, None)
                 self._path_ok = True
             except TransitiveStartError as exc:
                 if self.superclasses == "path":

@@ -577,7 +577,7 @@ def make_hierarchical_classification(
     *,
     n_groups: int = 3,
     n_classes_per_group: int = 3,
-    n_group_features: int = 4,
+    n_group_features: int = 0,
     n_class_features: int = 4,
     n_noise: int = 40,
     group_sep: float = 1.5,
@@ -590,22 +590,27 @@ def make_hierarchical_classification(
 
     Every feature is Gaussian noise (sd ``noise``) plus a shift:
 
-    - each group ``g`` owns ``n_group_features`` *shared* features, shifted by ``group_sep``
-      for every sample of every class in ``g``: they separate the groups (the root's task)
-      and are useless inside a group;
-    - each class ``c`` owns ``n_class_features`` features, disjoint from those of its
-      siblings, shifted by ``class_sep`` for the samples of ``c`` only: they separate
-      siblings (the group node's task);
+    - each class ``c`` owns ``n_class_features`` features, disjoint from those of every other
+      class. They are shifted by ``class_sep`` for the samples of ``c`` and by ``group_sep``
+      for every sample of ``c``'s group. So sibling classes are separated by disjoint feature
+      groups (the group node's task), and the union of a group's class features -- shared by
+      the group node and its parent -- separates the groups (the root's task): a parent and
+      its children share features, siblings do not (the structure HiFSRR's regularisers
+      assume);
+    - each group may also own ``n_group_features`` features shifted by ``group_sep`` for the
+      whole group only (useful at the root, useless inside the group);
     - ``n_noise`` features carry no signal.
 
     Classes are balanced (up to one sample). Labels are ``"c<g>.<k>"``; groups ``"g<g>"``;
-    the root ``"root"``. The generator is deterministic given ``random_state``.
+    the root ``"root"``. Columns are shuffled when ``shuffle_features``. The generator is
+    deterministic given ``random_state``. ``relevant["root"]`` lists every group and class
+    feature, ``relevant["g<g>"]`` the class features of group ``g``.
 
     Examples
     --------
     >>> d = make_hierarchical_classification(n_samples=90, random_state=0)
     >>> d.X.shape, d.tree.height, sorted(d.relevant)
-    ((90, 88), 3, ['g0', 'g1', 'g2', 'root'])
+    ((90, 76), 3, ['g0', 'g1', 'g2', 'root'])
     """
     rng = np.random.default_rng(random_state)
     if n_groups < 2 or n_classes_per_group < 2:
@@ -636,13 +641,17 @@ def make_hierarchical_classification(
         ccols = cols[pos:pos + n_class_features]
         pos += n_class_features
         relevant[f"g{g}"] += ccols.tolist()
+        relevant["root"] += ccols.tolist()
         rows = np.flatnonzero(codes == c)
+        in_group = np.flatnonzero(codes // n_classes_per_group == g)
         X[np.ix_(rows, group_cols[g])] += group_sep
+        X[np.ix_(in_group, ccols)] += group_sep
         X[np.ix_(rows, ccols)] += class_sep
     y = labels[codes].astype(str)
     tree = ClassHierarchy.from_edges(edges)
     desc = (
-        f"{n_groups} groups x {n_classes_per_group} classes, {n_group_features} shared features per group "
-        f"(sep {group_sep}), {n_class_features} features per class (sep {class_sep}), {n_noise} noise features"
+        f"{n_groups} groups x {n_classes_per_group} classes, {n_class_features} features per class (class sep "
+        f"{class_sep}, group sep {group_sep}), {n_group_features} group-only features per group, "
+        f"{n_noise} noise features"
     )
     return HierarchicalDataset(X, y, tree, {k: np.sort(np.asarray(v, dtype=np.int64)) for k, v in relevant.items()}, desc)

@@ -67,6 +67,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.errors import KgfsError
 from selection.class_hierarchy import ClassHierarchy, as_class_hierarchy
+from selection.registry import register_classifier
 
 __all__ = [
     "HiFSRR",
@@ -505,3 +506,16 @@ class FSNM(SelectorMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _linear_svm(**kw):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+
+    return make_pipeline(StandardScaler(with_mean=False), LinearSVC(**{"C": 1.0, "max_iter": 5000, **kw}))
+
+
+# The per-node classifier of the hifsrr2017 protocol (the paper's linear SVM). HiFSRR itself is
+# not registered as a selector: see the module docstring.
+register_classifier("svm-linear", _linear_svm, description="linear SVM (LinearSVC, standardised features)")

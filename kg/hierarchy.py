@@ -350,12 +350,15 @@ class FeatureHierarchy:
             raise ValueError(
                 f"matrix has {direct.shape[1]} columns but the hierarchy has {self.n_nodes} nodes"
             )
-        return _binary(direct + direct @ self.ancestor_matrix)
+        # int32 products: int8 path counts wrap to 0 at 256 present descendants and drop the ancestor
+        direct = direct.astype(np.int32)
+        return _binary(direct + direct @ self.ancestor_matrix.astype(np.int32))
 
     def violations(self, x: sp.spmatrix) -> sp.coo_matrix:
         """Cells ``(instance, parent)`` where a child is 1 but the parent is 0 (the implication fails)."""
         x = _binary(x)
-        has_child = _binary(x @ self.child_matrix.T)  # (instance, parent) has some child present
+        # (instance, parent) has some child present; int32 so that 256 children do not wrap to 0
+        has_child = _binary(x.astype(np.int32) @ self.child_matrix.T.astype(np.int32))
         return _binary(has_child - has_child.multiply(x)).tocoo()
 
     # ------------------------------------------------------------------ derived hierarchies

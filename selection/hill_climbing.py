@@ -33,11 +33,14 @@ What this implementation does, exactly
   parent"). Since the table is closed upwards, the column of ``p`` is the union of the columns it
   replaces.
 * **Search and stopping** (first improvement, each node tried once, as in Wang et al. and
-  ``kgextension``): nodes are processed from a FIFO queue that starts with the leaves in column
+  ``kgextension``): nodes are processed from a FIFO queue that starts with the leaves in node-id
   order; newly added generalisations are appended. For the node ``l`` taken from the queue (if it
-  is still in ``S``), every parent is scored; the best one (first in column order on ties) is
+  is still in ``S``), every parent is scored; the best one (first in node-id order on ties) is
   accepted if it scores strictly higher than ``S``, otherwise ``l`` is marked as tried and stays.
-  The search stops when the queue is empty: every node of the final ``S`` has been tried and no
+  Ordering by node id (not column position) makes the result independent of how the columns
+  are permuted; ties between equally distant instances go to the lower row index. The score of
+  a parent's candidate is cached until the next accepted move (it does not depend on which
+  child it was reached from). The search stops when the queue is empty: every node of the final ``S`` has been tried and no
   parent of it improved the score at the time it was tried.
 
 Speed and memory
@@ -392,7 +395,11 @@ class HillClimbing(HierarchicalSelector):
 
         current = fitness(int(state.row_purity.sum()), size)
         tried = np.zeros(m, dtype=bool)
-        queue = deque(np.sort(leaves).tolist())
+        # Ties (queue order, equally good parents) are broken by node id, not column position,
+        # so permuting the columns together with the hierarchy permutes the selection.
+        rank = np.empty(m, dtype=np.int64)
+        rank[np.argsort(hierarchy.node_ids, kind="stable")] = np.arange(m)
+        queue = deque(leaves[np.argsort(rank[leaves])].tolist())
         # The candidate of parent p is S - descendants(p) + {p}, whichever child of p it is
         # reached from: its score is cached until the next accepted move changes S.
         cache: dict[int, tuple[float, int]] = {}
@@ -406,7 +413,8 @@ class HillClimbing(HierarchicalSelector):
             if not in_set[node] or tried[node]:
                 continue
             best = None
-            for p in hierarchy.parent_indices(node).tolist():
+            parents = hierarchy.parent_indices(node)
+            for p in parents[np.argsort(rank[parents])].tolist():
                 if p not in cache:
                     remove = removed_by(p)
                     total, _ = state.evaluate(state.delta(Xc, p, remove))

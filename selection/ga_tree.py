@@ -24,10 +24,13 @@ Choices where the paper is silent or ambiguous (each tested):
 
 1. **Separation level (Fig. 4).** The pseudocode keeps overwriting "fully separated in level
    lvl" at every level after the first one where the class is alone; the text ("in which layer
-   each class is separated") means the *first* such level, which is what is used. A class that
-   is never alone after the C-1 levels is "unresolved": it ends, with the classes it was never
-   split from, in a leaf of the last level; such a leaf predicts the majority training class of
-   its classes (ties: the lowest class), and Eq. 7 counts the other classes of the leaf as 0.
+   each class is separated") means the *first* such level, which is what is used. Fig. 4-5
+   assume every class is separated somewhere; a genome whose classes stay together through
+   all C-1 levels is repaired when its tree is built (:func:`repair_tree_genes`: they are
+   split at the last level, the genome itself is kept). Without the repair such "unresolved"
+   leaves let unnormalised measures (RELIEF, Fisher) score a tree that never separates two
+   classes above one that does. (The tree code still handles a leaf of several classes: it
+   predicts their majority training class, and Eq. 7 counts the other classes as 0.)
 2. **Shared levels (Fig. 5).** ``numShared`` of class ``c`` is ``1 + max_{i<c}`` (number of
    leading levels where ``c`` and ``i`` have the same output), at least 1 (the root, added
    before the loop, is shared by every class) and at most ``sepLvl + 1``.
@@ -102,7 +105,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.model_selection import StratifiedKFold, cross_val_predict, train_test_split
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -117,6 +120,7 @@ __all__ = [
     "BaseNode",
     "GATree",
     "separation_levels",
+    "repair_tree_genes",
     "build_tree",
     "count_relief",
     "relief",
@@ -356,9 +360,39 @@ class GATree:
         return ClassHierarchy.from_edges(edges)
 
 
+def repair_tree_genes(tree_genes) -> np.ndarray:
+    """Tree genes in which every class is separated by the last level (a copy; choice 1).
+
+    Classes that share every output through all C-1 levels are split at the last level: the
+    lowest keeps its gene, the others get the lowest outputs no class of that last-level base
+    classifier uses. Genomes that already separate every class are returned unchanged.
+
+    >>> repair_tree_genes([[0, 0, 1, 1], [2, 2, 0, 1], [3, 3, 3, 3]]).tolist()
+    [[0, 0, 1, 1], [2, 2, 0, 1], [3, 0, 3, 3]]
+    """
+    t = np.array(tree_genes, dtype=np.int64)
+    L, C = t.shape
+    if (separation_levels(t) >= 0).all():
+        return t
+    last = L - 1
+    prefix = [tuple(t[:last, c].tolist()) for c in range(C)]
+    full = [tuple(t[:, c].tolist()) for c in range(C)]
+    for c in range(C):
+        group = [i for i in range(C) if full[i] == full[c]]
+        if len(group) < 2 or group[0] != c:
+            continue
+        node = [i for i in range(C) if prefix[i] == prefix[c]]
+        used = {int(t[last, i]) for i in node}
+        free = [o for o in range(C) if o not in used]
+        for i, o in zip(group[1:], free):
+            t[last, i] = o
+        full = [tuple(t[:, k].tolist()) for k in range(C)]
+    return t
+
+
 def _build_skeleton(tree_genes: np.ndarray) -> list[dict]:
-    """Fig. 5 plus degenerate removal on the tree genes; nodes without features."""
-    t = np.asarray(tree_genes, dtype=np.int64)
+    """Fig. 5 plus degenerate removal on the (repaired) tree genes; nodes without features."""
+    t = repair_tree_genes(tree_genes)
     L, C = t.shape
     sep = separation_levels(t)
     sep = np.where(sep < 0, L - 1, sep)  # unresolved classes run to the last level
@@ -519,13 +553,17 @@ def relief(D: np.ndarray, groups: np.ndarray, k: int = 1) -> np.ndarray:
     H = np.where(same, D, np.inf)
     np.fill_diagonal(H, np.inf)
     M = np.where(same, np.inf, D)
-    kh = int(min(k, max(int(sizes.min()) - 1, 0)))
-    km = int(min(k, n - int(sizes.max())))
-    if kh <= 0 or km <= 0:
+    # per sample, K capped by the hits and misses it has (a one-sample group has no hit: 0)
+    k_eff = np.minimum(np.minimum(k, sizes[g] - 1), n - sizes[g])
+    kmax = int(k_eff.max()) if n else 0
+    if kmax <= 0:
         return np.zeros(n)
-    Hs = np.sort(H, axis=1)[:, :kh]
-    Ms = np.sort(M, axis=1)[:, :km]
-    return Ms.mean(axis=1) - Hs.mean(axis=1)
+    Hs = np.cumsum(np.sort(H, axis=1)[:, :kmax], axis=1)
+    Ms = np.cumsum(np.sort(M, axis=1)[:, :kmax], axis=1)
+    rows = np.arange(n)
+    kk = np.maximum(k_eff, 1) - 1
+    out = (Ms[rows, kk] - Hs[rows, kk]) / np.maximum(k_eff, 1)
+    return np.where(k_eff > 0, out, 0.0)
 
 
 def fisher_criterion(X: np.ndarray, groups: np.ndarray) -> float:
@@ -595,6 +633,22 @@ def _knn_vote(D: np.ndarray, labels: np.ndarray, k: int, n_labels: int) -> np.nd
     return votes.argmax(axis=1)
 
 
+def _stratified_split(codes: np.ndarray, fraction: float, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded stratified split: ``round(fraction n_c)`` validation samples per class, at least
+    one when the class has two or more, none for a one-sample class."""
+    rng = np.random.default_rng(seed)
+    va = []
+    for c in np.unique(codes):
+        rows = np.flatnonzero(codes == c)
+        if len(rows) < 2:
+            continue
+        k = int(min(max(round(fraction * len(rows)), 1), len(rows) - 1))
+        va.append(rng.permutation(rows)[:k])
+    va = np.sort(np.concatenate(va)) if va else np.zeros(0, dtype=np.int64)
+    tr = np.setdiff1d(np.arange(len(codes)), va)
+    return tr, va
+
+
 class _Fitness:
     """Scores genomes on fixed data; caches layouts, base-classifier results and tree scores."""
 
@@ -612,9 +666,7 @@ class _Fitness:
         self.use_cache = cache
         codes = np.asarray(codes)
         if scoring == "validation":
-            idx = np.arange(len(codes))
-            tr, va = train_test_split(idx, test_size=validation_fraction, stratify=codes, random_state=seed)
-            tr, va = np.sort(tr), np.sort(va)
+            tr, va = _stratified_split(codes, validation_fraction, seed)
             self.X, self.y = X[tr], codes[tr]
             self.Xv, self.yv = X[va], codes[va]
         else:
@@ -1004,6 +1056,9 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
         Part of the data held out by method 1.
     cache : bool
         Cache fitness of equivalent genomes and base-classifier estimates (``False``: for timing).
+    singleton_classes : {"raise", "keep"}
+        A class with one sample raises (default); ``"keep"`` keeps it (its estimate is 0: it has
+        no nearest hit; method 1 keeps it in the training part).
     random_state : int, Generator or None
         Seed of the GA and the splits (default 0: reproducible).
 
@@ -1035,7 +1090,8 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, scoring="count-relief", base_estimator=None, *, alpha_t=0.05, alpha_b=0.05, alpha_l=0.05,
                  population_size=500, n_replace=50, n_generations=70, mutation_rate=0.5, feature_prob=0.5,
-                 hierarchical=True, relief_k=1, cv=5, validation_fraction=0.25, cache=True, random_state=0):
+                 hierarchical=True, relief_k=1, cv=5, validation_fraction=0.25, cache=True,
+                 singleton_classes="raise", random_state=0):
         self.scoring = scoring
         self.base_estimator = base_estimator
         self.alpha_t = alpha_t
@@ -1051,6 +1107,7 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.validation_fraction = validation_fraction
         self.cache = cache
+        self.singleton_classes = singleton_classes
         self.random_state = random_state
 
     def _base(self):
@@ -1067,6 +1124,8 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < (0 if name == "n_generations" else 1):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if self.singleton_classes not in ("raise", "keep"):
+            raise ValueError(f"singleton_classes must be 'raise' or 'keep', got {self.singleton_classes!r}")
         if not 0 < self.validation_fraction < 1:
             raise ValueError(f"validation_fraction must be in (0, 1), got {self.validation_fraction!r}")
 
@@ -1084,7 +1143,12 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
         C = len(self.classes_)
         if C < 2:
             raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
-        _check_classes(y, self.classes_, counts)
+        if self.singleton_classes == "raise":
+            _check_classes(y, self.classes_, counts)
+        elif (counts < 2).any():
+            log.warning("GATreeClassifier: class(es) %s have one sample; kept, with an estimate of 0 "
+                        "(no nearest hit) and never in the validation part",
+                        self.classes_[counts < 2].tolist()[:10])
         if sp.issparse(X):
             X = sp.csr_matrix(X)
         self.hierarchical_ = bool(self.hierarchical) and C >= 3
@@ -1310,7 +1374,9 @@ class GATreeSelector(HierarchicalSelector):
     ``kgfs evaluate --selectors ga-tree`` runs it on a table's multi-class labels; the feature
     hierarchy is accepted and ignored (the method has none). The fitted
     :class:`GATreeClassifier` is ``classifier_`` (its tree: ``tree_``). With fewer than 3
-    classes the search is flat GA feature selection (see :class:`GATreeClassifier`).
+    classes the search is flat GA feature selection (see :class:`GATreeClassifier`). A class
+    with one sample is kept (``singleton_classes="keep"``, logged): a selector still returns a
+    subset; ``kgfs evaluate``'s stratified folds never produce one.
 
     For tiny data (fewer than 100 training samples) the GA is scaled down: population
     ``max(20, 5 n)`` capped at ``population_size``, ``n_replace`` and ``n_generations`` in
@@ -1368,7 +1434,7 @@ class GATreeSelector(HierarchicalSelector):
                 G = max(5, int(round(G * f)))
         clf = GATreeClassifier(self.scoring, self.base_estimator, alpha_t=self.alpha_t, alpha_b=self.alpha_b,
                                alpha_l=self.alpha_l, population_size=P, n_replace=R, n_generations=G,
-                               random_state=self.random_state)
+                               singleton_classes="keep", random_state=self.random_state)
         clf._validate_params_here()
         clf.n_features_in_ = X.shape[1]
         clf._fit_validated(X, np.asarray(y))

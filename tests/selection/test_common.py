@@ -23,7 +23,7 @@ from tests.strategies import closed_tables, leaf_root_paths
 
 SELECTORS = available_selectors()
 # Expensive or randomised search selectors: fewer examples in the property tests.
-SLOW = {"hill-climbing"}
+SLOW = {"hill-climbing", "ga-tree"}
 
 
 def _instances():

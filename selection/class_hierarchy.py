@@ -96,6 +96,12 @@ class ClassHierarchy:
         if ((self.parent < -1) | (self.parent >= n)).any():
             raise ValueError("parent index out of range")
         roots = np.flatnonzero(self.parent < 0)
+        if roots.size == 0 and n:  # every node has a parent: following parents must loop
+            cyc = _find_cycle(self.parent, 0)
+            raise CycleError(
+                "class tree has a cycle (and so no root): " + " -> ".join(self.node_ids[i] for i in cyc),
+                [[self.node_ids[i] for i in cyc]],
+            )
         if roots.size != 1:
             names = ", ".join(repr(self.node_ids[i]) for i in roots) or "none (every node has a parent)"
             raise ClassTreeError(f"a class tree needs exactly one root; found {roots.size}: {names}")
@@ -171,16 +177,22 @@ class ClassHierarchy:
                 raise InputFormatError(
                     f"expected 'child<TAB>parent', got {raw!r}", path, no
                 )
-            edges.append((fields[0], fields[1]))
-            lines.setdefault(fields[0], no)
+            c, par = fields
+            if c in lines and lines[c][0] != par:
+                raise InputFormatError(
+                    f"class {c!r} has two parents ({lines[c][0]!r} on line {lines[c][1]} and {par!r}); "
+                    "a class hierarchy must be a tree", path, no,
+                )
+            lines.setdefault(c, (par, no))
+            edges.append((c, par))
         if not edges:
             raise InputFormatError("no edges in class tree file", path)
         try:
             return cls.from_edges(edges)
-        except (ClassTreeError, CycleError) as e:
-            # name the first line that mentions a node of the error
-            bad = next((no for node, no in lines.items() if repr(node) in str(e) or f" {node} " in f" {e} "), None)
-            raise InputFormatError(str(e), path, bad) from None
+        except CycleError as e:  # name the line of the cycle's first edge
+            raise InputFormatError(str(e), path, lines[e.cycles[0][0]][1]) from None
+        except ClassTreeError as e:  # a whole-tree property (roots): no single line to blame
+            raise InputFormatError(str(e), path) from None
 
     def write(self, path: str | Path) -> None:
         """Write the tree as an edges file readable by :meth:`read` (atomically)."""
@@ -394,7 +406,8 @@ def _fresh_name(name: str, taken: Iterable[str]) -> str:
 def _class_means(X, codes: np.ndarray, n_classes: int, standardize: bool) -> np.ndarray:
     counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
     onehot = sp.csr_matrix((np.ones(codes.size), (codes, np.arange(codes.size))), shape=(n_classes, codes.size))
-    means = np.asarray(onehot @ X, dtype=np.float64) / counts[:, None]
+    sums = onehot @ X
+    means = np.asarray(sums.toarray() if sp.issparse(sums) else sums, dtype=np.float64) / counts[:, None]
     if standardize:
         if sp.issparse(X):
             mu = np.asarray(X.mean(axis=0)).ravel()
@@ -469,7 +482,7 @@ class HierarchicalClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least two")
         tree = ClassHierarchy.from_data(X, y) if self.class_tree is None else as_class_hierarchy(self.class_tree)
         leaf = tree.leaf_indices(y)
         self.tree_ = tree

@@ -388,7 +388,7 @@ class HiFSRR(SelectorMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         if np.unique(y).size < 2:
-            raise ValueError(f"y has a single class ({np.unique(y)[0]!r}); HiFSRR needs at least two")
+            raise ValueError(f"y has only one class ({np.unique(y)[0]!r}); HiFSRR needs at least two")
         k = _check_k(self.k, X.shape[1])
         tree = ClassHierarchy.from_data(X, y) if self.class_tree is None else as_class_hierarchy(self.class_tree)
         leaf = tree.leaf_indices(y)
@@ -488,11 +488,12 @@ class FSNM(SelectorMixin, BaseEstimator):
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
         if classes.size < 2:
-            raise ValueError(f"y has a single class ({classes[0]!r}); FSNM needs at least two")
+            raise ValueError(f"y has only one class ({classes[0]!r}); FSNM needs at least two")
         k = _check_k(self.k, X.shape[1])
         Y = np.zeros((X.shape[0], classes.size))
         Y[np.arange(X.shape[0]), codes] = 1.0
         self.coef_, self.objective_ = fsnm(X, Y, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol)
+        self.n_iter_ = len(self.objective_)
         self.scores_, self.ranking_ = _rank(self.coef_)
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.ranking_[: (X.shape[1] if k is None else k)]] = True

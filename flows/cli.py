@@ -76,6 +76,7 @@ def _source_kwargs(args) -> dict:
         min_support=getattr(args, "min_support", None),
         on_obsolete=getattr(args, "on_obsolete", None),
         unknown=getattr(args, "unknown", None),
+        check=getattr(args, "check", None),
     )
 
 
@@ -95,6 +96,28 @@ def _add_source_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--on-obsolete", choices=["raise", "replace", "drop"], help="obsolete GO ids in annotations")
     g.add_argument("--unknown", choices=["raise", "drop"], help="term ids not in the ontology")
     g.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
+    _add_check_option(g)
+
+
+def _add_check_option(g) -> None:
+    g.add_argument("--check", choices=["repair", "report", "raise"], default="repair",
+                   help="registry tables (AIRE, RPV, LD files) whose cells violate the hierarchy (child=1, "
+                        "parent=0): close them upward (repair, the default; counted in the table's meta), keep "
+                        "them as they are (report; hierarchical selectors then refuse the table) or fail (raise)")
+
+
+def _table_options(name: str, check: str | None) -> dict:
+    """Loader options the CLI passes for a registry dataset (``check`` for file-table loaders)."""
+    from kg.datasets import dataset_info
+
+    return {"check": check} if check and dataset_info(name).loader in ("aire", "rpv", "lod") else {}
+
+
+def _note_repairs(name: str, table) -> None:
+    n = table.meta.get("repaired_cells")
+    if n:
+        print(f"kgfs: note: {name}: {n} cell(s) violated the hierarchy and were closed upward "
+              "(--check report keeps them)", file=sys.stderr)
 
 
 # --------------------------------------------------------------------------- progress for `kgfs run`
@@ -194,6 +217,13 @@ def cmd_run(args) -> int:
         raise CliError("the DBpedia route (--corpus) is not available in this version of `kgfs run` yet")
     with err.status("resolving the input…", spinner="dots") if not args.quiet else _nullcontext():
         source = stages.resolve_source(**_source_kwargs(args))
+    # unknown names fail now, not after the Prefect server has started
+    from selection.registry import classifier_entry, selector_entry
+
+    for name in [args.selector, *(args.selectors or []), "complete"]:
+        selector_entry(name)
+    for name in args.classifiers:
+        classifier_entry(name)
     from flows import pipeline  # imports prefect (configured offline by flows.settings)
 
     eval_selectors = args.selectors or [args.selector, "complete"]
@@ -288,7 +318,9 @@ def cmd_build(args) -> int:
         else:
             from kg.datasets import load_dataset
 
-            table = load_dataset(source["name"], mirror=source.get("mirror"))
+            table = load_dataset(source["name"], mirror=source.get("mirror"),
+                                 **_table_options(source["name"], args.check))
+            _note_repairs(source["name"], table)
             if args.min_support:
                 table = table.drop_rare(args.min_support)
         summary = stages.write_table_folder(table, Path(args.out))
@@ -303,6 +335,8 @@ def cmd_build(args) -> int:
 
 
 def cmd_select(args) -> int:
+    import numpy as np
+
     from flows import stages
 
     table = stages.read_table(args.table)
@@ -319,7 +353,7 @@ def cmd_select(args) -> int:
     atomic_write(out / "selection.csv", lambda t: df.to_csv(t, index=False))
     chosen = df[df["selected"]].drop(columns=["selected"])
     atomic_write(out / "selected_features.csv", lambda t: chosen.to_csv(t, index=False))
-    sub = table.select_features(df.loc[df["selected"], "feature"].tolist())
+    sub = table.select_features(np.asarray(_sel.get_support(), dtype=bool))  # table order
     sub.meta["selector"] = {"name": args.selector, "params": params}
     stages.write_table_folder(sub, out)
     print(f"{args.selector}: kept {len(chosen)} of {table.n_features} features ({time.perf_counter() - t0:.1f} s) "
@@ -371,17 +405,11 @@ def _evaluate_inputs(args):
             tables[str(t.meta.get("dataset") or p.name)] = t
         else:
             names.extend(resolve_names([item]))
-    if tables and names:
-        mirror = _mirror(args)
-        for n in names:
-            tables[n] = load_dataset(n, mirror=mirror)
-        return tables
-    if tables:
-        return tables
     mirror = _mirror(args)
-    if mirror:
-        return {n: load_dataset(n, mirror=mirror) for n in names}
-    return names
+    for n in names:
+        tables[n] = load_dataset(n, mirror=mirror, **_table_options(n, args.check))
+        _note_repairs(n, tables[n])
+    return tables
 
 
 def cmd_export(args) -> int:
@@ -527,6 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--threshold", help="threshold methods: a number, best-on-test or nested")
     e.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol option")
     e.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
+    _add_check_option(e)
     e.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     e.add_argument("--out", required=True, metavar="DIR", help="output folder")
     e.set_defaults(func=cmd_evaluate)
@@ -571,8 +600,9 @@ def _setup_logging(debug: bool) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s" if debug
                                            else "kgfs: %(levelname)s: %(message)s"))
+    handler._kgfs = True  # replace only our own handler when main() is called again (tests)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [h for h in root.handlers if not getattr(h, "_kgfs", False)] + [handler]
     root.setLevel(level)
     for noisy in ("httpx", "httpcore", "asyncio", "uvicorn", "matplotlib", "numba"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -163,6 +163,8 @@ def kgfs_run(
     """The whole pipeline on one input (see :func:`run_pipeline`)."""
     selector_params = dict(sorted((selector_params or {}).items()))
     eval_selectors = list(eval_selectors or [selector])
+    # the whole-table selector's parameters apply in the cross-validation too
+    eval_specs = [[s, selector_params] if s == selector and selector_params else s for s in eval_selectors]
     classifiers = list(classifiers or ["nb"])
     records: dict[str, dict] = {}
     runinfo: dict[str, dict] = {}
@@ -179,7 +181,7 @@ def kgfs_run(
                               params=selector_params,
                               code=stages.code_version("select", stages.selector_modules([selector])))
     records["evaluate"] = _call("evaluate", evaluate_task, home, no_cache, runinfo, table=table,
-                                selectors=eval_selectors, classifiers=classifiers, dataset=source["name"],
+                                selectors=eval_specs, classifiers=classifiers, dataset=source["name"],
                                 protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs,
                                 code=stages.code_version("evaluate", stages.selector_modules(eval_selectors)))
     records["export"] = _call("export", export_task, home, no_cache, runinfo, table=table, sparse_arff=sparse_arff,

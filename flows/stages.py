@@ -101,10 +101,11 @@ def code_version(stage: str, extra_modules: Sequence[str] = ()) -> str:
     return f"kgfs-{v}-store{STORE_FORMAT}-{stage}-{digest}"
 
 
-def selector_modules(names: Sequence[str]) -> list[str]:
-    """Modules that define the given selectors (their source is part of the code version)."""
+def selector_modules(names: Sequence) -> list[str]:
+    """Modules that define the given selectors (names or ``(name, params)`` specs)."""
     from selection.registry import selector_entry
 
+    names = [n if isinstance(n, str) else n[0] for n in names]
     return sorted({selector_entry(n).factory.__module__ for n in names})
 
 
@@ -274,6 +275,7 @@ def resolve_source(
     min_support: int | None = None,
     on_obsolete: str | None = None,
     unknown: str | None = None,
+    check: str | None = None,
 ) -> dict:
     """Describe the input of a run as a JSON-serialisable spec (paths + content hashes).
 
@@ -302,7 +304,7 @@ def resolve_source(
             files = {role: {"path": str(p), "sha256": info.files[role].sha256 or file_sha256(p)}
                      for role, p in sorted(paths.items())}
             spec = {"kind": "dataset", "name": name, "files": files, "mirror": str(mirror) if mirror else None,
-                    "options": {}}
+                    "options": {"check": check} if check and info.loader in ("aire", "rpv", "lod") else {}}
     opts = spec["options"]
     if spec["kind"] == "go":
         if namespaces is not None:
@@ -429,7 +431,7 @@ def read_table(record_or_dir) -> FeatureTable:
     if p.is_dir():
         p = p / "table.npz"
     if not p.is_file():
-        raise FileNotFoundError(2, "No such file (expected a table folder written by `kgfs build`)", str(p))
+        raise KgfsError(f"{p}: no such table (expected a folder written by `kgfs build --out`, holding table.npz)")
     return FeatureTable.load(p)
 
 
@@ -522,14 +524,17 @@ def stage_evaluate(
     """
     from selection.grid import run_grid
 
-    selectors, classifiers = list(selectors), list(classifiers)
+    # a selector is a name or a [name, params] pair (JSON-friendly, as Prefect parameters are)
+    selectors = [s if isinstance(s, str) else [s[0], dict(sorted(dict(s[1]).items()))] for s in selectors]
+    classifiers = list(classifiers)
     inputs = {"table": table_rec["hash"], "selectors": selectors, "classifiers": classifiers,
               "dataset": dataset, "protocol": protocol, "n_splits": int(n_splits), "seed": int(random_state),
               "code": code_version("evaluate", selector_modules(selectors))}
 
     def compute(d: Path):
         table = read_table(table_rec)
-        res = run_grid({dataset: table}, selectors, classifiers, protocol=protocol, out_dir=d / "grid",
+        specs = [s if isinstance(s, str) else (s[0], s[1]) for s in selectors]
+        res = run_grid({dataset: table}, specs, classifiers, protocol=protocol, out_dir=d / "grid",
                        n_jobs=n_jobs, random_state=random_state, progress=progress, n_splits=n_splits,
                        plots=False)
         results = pd.read_csv(res.results)

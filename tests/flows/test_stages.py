@@ -1,0 +1,140 @@
+"""The stage store behind `kgfs run` (no Prefect server): keys, reuse, recompute, resume, publish."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows import stages
+from kg.datasets import dataset_info
+from kg.export import read_arff, read_csv, read_edges_csv
+from kg.table import FeatureTable
+
+
+@pytest.fixture(scope="module")
+def source():
+    return stages.resolve_source()
+
+
+def test_default_source_is_the_bundled_go_dataset(source):
+    assert source["kind"] == "go" and source["name"] == "bundled/DM-BP"
+    files = dataset_info("bundled/DM-BP").files
+    assert source["ontology"]["sha256"] == files["ontology"].sha256
+    assert source["annotations"]["sha256"] == files["annotations"].sha256
+    json.dumps(source)  # a Prefect parameter: JSON-serialisable
+
+
+def _pipeline(source, home, **kw):
+    recs = {"facts": stages.stage_load_facts(source, home=home, **kw)}
+    recs["table"] = stages.stage_build_table(source, recs["facts"], home=home, **kw)
+    recs["select"] = stages.stage_select(recs["table"], "shsel-ig-prune", {}, home=home, **kw)
+    recs["evaluate"] = stages.stage_evaluate(recs["table"], ["shsel-ig-prune", "complete"], ["nb"],
+                                             dataset=source["name"], home=home, **kw)
+    recs["export"] = stages.stage_export(recs["table"], home=home, **kw)
+    return recs
+
+
+def test_stages_reuse_recompute_and_publish(source, tmp_path):
+    home = tmp_path / "home"
+    first = _pipeline(source, home)
+    assert not any(r["reused"] for r in first.values())
+    assert all(stages.record_valid(r) for r in first.values())
+    json.dumps(first)  # records are small and JSON-serialisable
+
+    second = _pipeline(source, home)
+    assert all(r["reused"] for r in second.values())
+    assert {k: r["hash"] for k, r in second.items()} == {k: r["hash"] for k, r in first.items()}
+
+    # forcing recomputes, and identical content gives identical hashes (npz hashed by content)
+    forced = _pipeline(source, home, force=True)
+    assert not any(r["reused"] for r in forced.values())
+    assert {k: r["hash"] for k, r in forced.items()} == {k: r["hash"] for k, r in first.items()}
+
+    # a different selector parameter changes only the select key
+    other = stages.stage_select(first["table"], "shsel-ig-prune", {"threshold": 0.9}, home=home)
+    assert other["key"] != first["select"]["key"] and not other["reused"]
+
+    table = stages.read_table(first["table"])
+    assert table.shape == (127, 699)
+    out = tmp_path / "out"
+    written = stages.publish(first, out, {"selector": "shsel-ig-prune"})
+    assert {"table.arff", "table.sparse.arff", "table.csv", "hierarchy.csv", "selected_features.csv",
+            "evaluation.csv", "summary.csv", "table.npz", "run.json"} <= set(written)
+    back = read_arff(out / "table.arff").to_table(read_edges_csv(out / "hierarchy.csv"))
+    assert (back.X != table.X).nnz == 0 and back.hierarchy == table.hierarchy
+    assert back.y.tolist() == table.y.tolist()
+    ids, names, X, y = read_csv(out / "table.csv")
+    assert ids.tolist() == table.instance_ids.tolist() and (X != table.X).nnz == 0
+    ev = pd.read_csv(out / "evaluation.csv")
+    assert len(ev) == 20 and set(ev["selector"]) == {"shsel-ig-prune", "complete"} and set(ev["fold"]) == set(range(10))
+    assert (ev["status"] == "ok").all()
+    sel = pd.read_csv(out / "selected_features.csv")
+    assert len(sel) == first["select"]["summary"]["n_selected"] and (sel["score"] >= 0).all()
+    run = json.loads((out / "run.json").read_text())
+    assert run["stages"]["table"]["hash"] == first["table"]["hash"]
+
+    # clearing the store invalidates the records; the next run recomputes
+    assert stages.clear_store(home) == len(list(first)) + 1
+    assert not any(stages.record_valid(r) for r in first.values())
+    assert stages.list_store(home) == []
+
+
+def test_unfinished_stage_is_recomputed(source, tmp_path):
+    home = tmp_path / "home"
+    facts = stages.stage_load_facts(source, home=home)
+    (Path(facts["dir"]) / "record.json").unlink()  # as if killed before the record was written
+    again = stages.stage_load_facts(source, home=home)
+    assert not again["reused"] and again["hash"] == facts["hash"]
+
+
+def test_interrupted_evaluation_resumes_from_finished_cells(source, tmp_path):
+    home = tmp_path / "home"
+    facts = stages.stage_load_facts(source, home=home)
+    table = stages.stage_build_table(source, facts, home=home)
+
+    class Killed(Exception):
+        pass
+
+    def die_midway(done, total):
+        if 0 < done < total:
+            raise Killed
+
+    with pytest.raises(Killed):
+        stages.stage_evaluate(table, ["shsel-ig-prune", "complete"], ["nb"], dataset="d", home=home,
+                              progress=die_midway)
+    rec = stages.stage_evaluate(table, ["shsel-ig-prune", "complete"], ["nb"], dataset="d", home=home)
+    assert not rec["reused"]
+    assert rec["summary"]["n_reused"] > 0 and rec["summary"]["n_computed"] < 20
+    assert len(pd.read_csv(Path(rec["dir"]) / rec["files"]["evaluation"])) == 20
+
+
+def test_npz_content_hash_is_stable(tmp_path, source):
+    table = stages.build_go_table(source)
+    table.save(tmp_path / "a.npz")
+    import time
+
+    time.sleep(1.1)  # zip members carry a 2-second-resolution timestamp
+    table.save(tmp_path / "b.npz")
+    assert stages.content_sha256(tmp_path / "a.npz") == stages.content_sha256(tmp_path / "b.npz")
+    assert FeatureTable.load(tmp_path / "a.npz").shape == table.shape
+
+
+def test_code_version_names_the_code():
+    v = stages.code_version("select", stages.selector_modules(["shsel-ig-prune"]))
+    assert v.startswith("kgfs-") and "-select-" in v
+    assert v == stages.code_version("select", stages.selector_modules(["shsel-ig-prune"]))
+    assert v != stages.code_version("select", stages.selector_modules(["complete"]))
+
+
+def test_task_bodies_run_without_a_server(source, tmp_path):
+    from flows import pipeline
+
+    home = str(tmp_path / "home")
+    facts = pipeline.load_facts_task.fn(source, code="x", home=home)
+    table = pipeline.build_table_task.fn(source, facts, code="x", home=home)
+    assert table["summary"]["n_features"] == 699
+    exp = pipeline.export_task.fn(table, True, code="x", home=home)
+    assert stages.record_valid(exp)

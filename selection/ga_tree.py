@@ -1178,6 +1178,7 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
     def _fit_nodes(self, X, codes):
         tree = self.tree_
         self.estimators_ = []
+        self._sparse_fit = sp.issparse(X)
         counts = np.bincount(codes, minlength=len(self.classes_))
         self._leaf_majority = {}
         for grp in tree.leaf_groups():
@@ -1196,11 +1197,18 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
                 est = clone(self._base()).fit(X[rows][:, node.features], lab)
             self.estimators_.append(est)
 
+    def _node_block(self, X, rows, feats):
+        """The per-node block, in the format the base classifiers were fitted on."""
+        B = X[:, feats] if rows is None else X[rows][:, feats]
+        if sp.issparse(B) and not self._sparse_fit:
+            B = B.toarray()
+        return B
+
     def _node_groups(self, node, Xb, rows):
         est = self.estimators_[node.id]
         if isinstance(est, (int, np.integer)):
             return np.full(len(rows), int(est))
-        return np.asarray(est.predict(Xb[rows][:, node.features]), dtype=np.int64)
+        return np.asarray(est.predict(self._node_block(Xb, rows, node.features)), dtype=np.int64)
 
     def _validate_X(self, X):
         check_is_fitted(self, "estimators_")
@@ -1265,7 +1273,7 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
                 G[:, int(est)] = 1.0
             else:
                 G = np.zeros((n, len(groups)))
-                pr = est.predict_proba(X[:, node.features])
+                pr = est.predict_proba(self._node_block(X, None, node.features))
                 G[:, np.asarray(est.classes_, dtype=np.int64)] = pr
             for gi, grp in enumerate(groups):
                 o = node.output_of[grp[0]]

@@ -1,0 +1,114 @@
+"""Tests of selection/class_hierarchy_eval.py: per-node baselines and the hifsrr2017 protocol."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from kg.errors import KgfsError
+from selection.class_hierarchy import ClassHierarchy, make_hierarchical_classification
+from selection.class_hierarchy_eval import (
+    METHODS,
+    default_feature_counts,
+    evaluate_class_hierarchy,
+    fisher_scores,
+    mrmr_ranking,
+    rank_nodes,
+    relieff_scores,
+    summarize,
+)
+
+# feature 0 separates the classes perfectly, feature 1 a little, feature 2 not at all (constant),
+# feature 3 is a copy of feature 0 (redundant for mRMR)
+X_LIT = np.array([[0.0, 1, 5, 0], [0, 0, 5, 0], [0, 1, 5, 0], [1, 1, 5, 1], [1, 0, 5, 1], [1, 1, 5, 1]])
+Y_LIT = np.array([0, 0, 0, 1, 1, 1])
+
+
+def test_fisher_literal():
+    s = fisher_scores(X_LIT, Y_LIT)
+    # feature 0: within-class variance 0, between > 0 -> inf; feature 1: equal means -> 0; constant -> 0
+    assert np.isinf(s[0]) and s[1] == 0 and s[2] == 0 and np.isinf(s[3])
+    X = np.array([[0.0], [2], [4], [6]])
+    # means 1 and 5, overall 3: between 2*(4+4) = 16, within 2*1 + 2*1 = 4
+    assert fisher_scores(X, [0, 0, 1, 1])[0] == pytest.approx(4.0)
+
+
+def test_mrmr_avoids_redundant_copy():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 50)
+    a = y + rng.normal(0, 0.3, 100)
+    b = (rng.random(100) < 0.5) * 1.0 + 0.3 * y + rng.normal(0, 0.3, 100)
+    X = np.column_stack([a, a + 1e-9 * rng.normal(size=100), b])
+    order = mrmr_ranking(X, y, k=3)
+    assert order[0] in (0, 1)
+    assert order[1] == 2  # the copy of the first feature is redundant: the weaker, new one comes first
+    assert sorted(order.tolist()) == [0, 1, 2]
+
+
+def test_relieff_finds_relevant():
+    d = make_hierarchical_classification(n_samples=150, n_noise=20, random_state=0)
+    w = relieff_scores(d.X, d.y, random_state=0)
+    top = np.argsort(-w)[: len(d.relevant["root"])]
+    assert np.isin(top, d.relevant["root"]).mean() > 0.8
+
+
+def test_rank_nodes_every_method():
+    d = make_hierarchical_classification(n_samples=150, n_noise=20, random_state=0)
+    X = (d.X - d.X.mean(0)) / d.X.std(0)  # as the evaluation does (scale=True)
+    for m in METHODS:
+        r = rank_nodes(m, X, d.y, d.tree, max_k=10)
+        assert set(r) == set(d.tree.internal_ids)
+        for node, order in r.items():
+            assert sorted(order.tolist()) == list(range(d.X.shape[1]))
+            if node != "root":
+                assert np.isin(order[:6], d.relevant[node]).mean() >= 0.5, (m, node)
+    with pytest.raises(KgfsError, match="unknown class-hierarchy method"):
+        rank_nodes("nope", d.X, d.y, d.tree)
+
+
+def test_evaluate_small():
+    d = make_hierarchical_classification(n_samples=120, n_noise=20, random_state=0)
+    res = evaluate_class_hierarchy(d.X, d.y, d.tree, n_features=[8, 2], methods=["fisher", ("hifsrr", {"alpha": 1})],
+                                   n_splits=3, random_state=0)
+    assert set(res["node"]) == {"root", "g0", "g1", "g2", "mean", "top-down"}
+    assert len(res) == 2 * 2 * 3 * 6
+    mean = summarize(res)
+    assert list(mean.columns) == [8, 2]
+    assert (mean[8] > 0.7).all() and (mean[8] > mean[2]).all()
+    # the node mean is the mean of the node rows
+    sub = res[(res.method == "fisher") & (res.k == 8) & (res.fold == 0)]
+    assert sub[sub.node == "mean"].accuracy.item() == pytest.approx(sub[sub.node.isin(["root", "g0", "g1", "g2"])]
+                                                                    .accuracy.mean())
+    with pytest.raises(KgfsError, match=r"out of range 1..56"):
+        evaluate_class_hierarchy(d.X, d.y, d.tree, n_features=[100], n_splits=3)
+
+
+def test_default_feature_counts():
+    assert default_feature_counts(512) == [256, 205, 154, 102, 51]  # the paper's Cifar grid (it rounds 102.4 up)
+    assert default_feature_counts(3) == [2, 1]
+
+
+def test_protocol_registered_and_rows():
+    protocols = pytest.importorskip("selection.protocols")
+    from selection.evaluation import COLUMNS
+
+    p = protocols.get_protocol("hifsrr2017")
+    d = make_hierarchical_classification(n_samples=90, n_noise=10, random_state=0)
+    table = SimpleNamespace(X=d.X, y=d.y, meta={"class_tree": d.tree.edges()})
+    rows = p.evaluate(table, [("hifsrr", {}), ("fisher", {})], [("svm-linear", {})], dataset="syn", n_splits=3,
+                      random_state=0, folds=[1], options={"n_features": [4]})
+    assert list(rows.columns) == COLUMNS
+    assert len(rows) == 2 * 2  # two methods x (node-average, top-down)
+    assert set(rows.threshold_choice) == {"node-average", "top-down"}
+    assert (rows.fold == 1).all() and (rows.n_selected == 4).all() and (rows.status == "ok").all()
+
+
+@pytest.mark.slow
+def test_digits_end_to_end():
+    X, y = load_digits(return_X_y=True)
+    tree = ClassHierarchy.from_data(X, y, n_groups=3)
+    res = evaluate_class_hierarchy(X, y, tree, n_features=[16, 4], methods=["hifsrr", "fisher"], n_splits=10)
+    s = summarize(res)
+    assert (s[16] > 0.9).all()
+    assert (summarize(res, "top-down")[16] > 0.85).all()

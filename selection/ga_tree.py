@@ -1290,6 +1290,8 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _feature_names(self):
         names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = getattr(self, "display_feature_names_", None)  # set by GATreeSelector
         return list(names) if names is not None else [f"f{j}" for j in range(self.n_features_in_)]
 
     def draw(self, path, *, title: str | None = None) -> Path:
@@ -1446,6 +1448,7 @@ class GATreeSelector(HierarchicalSelector):
         clf._validate_params_here()
         clf.n_features_in_ = X.shape[1]
         clf._fit_validated(X, np.asarray(y))
+        clf.display_feature_names_ = [str(n) for n in hierarchy.node_ids]  # for describe() and draw()
         self.classifier_ = clf
         self.tree_ = clf.tree_
         self.scores_ = clf.support_.astype(np.float64)

@@ -400,14 +400,12 @@ class HIP(LazySelector):
         self.n_ancestors_ = np.diff(hierarchy.ancestor_matrix.indptr).astype(np.int64)
         self._anc = hierarchy.ancestor_matrix.astype(np.float64)
         self._desc = hierarchy.descendant_matrix.astype(np.float64)
+        pm = hierarchy.parent_matrix.astype(np.float32)  # small counts: exact in float32, half the traffic
+        self._pp = sp.hstack([pm, pm.T], format="csr")  # (t, p) has a positive child | (t, f) positive parents
+        self._n_par = np.diff(hierarchy.parent_matrix.indptr)
 
     def _select(self, X):
-        h = self.hierarchy_
         n = X.shape[1]
-        if not hasattr(self, "_pp"):
-            pm = h.parent_matrix.astype(np.float32)  # small counts: exact in float32, half the traffic
-            self._pp = sp.hstack([pm, pm.T], format="csr")  # (t, p) has a positive child | (t, f) positive parents
-            self._n_par = np.diff(h.parent_matrix.indptr)
         roots = self.n_ancestors_ == 0
 
         def block(xb, xd):

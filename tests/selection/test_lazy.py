@@ -30,7 +30,6 @@ from selection.lazy import (
     mean_fraction_selected,
 )
 from selection.registry import available_selectors, get_selector, selector_entry
-from selection.value_measures import value_relevance
 from tests.strategies import closed_tables, dags, leaf_root_paths
 
 # The table under Fig. 2 of the paper; A is an ancestor of B, C of D.
@@ -459,3 +458,14 @@ def test_rpv_on_a_real_go_dataset_matches_table_10(shared_data):
     assert 100 * np.mean(frac) == pytest.approx(2.8, abs=0.5)
     assert 100 * np.mean(pos_frac) == pytest.approx(6.1, abs=1.0)
     assert auroc(y, proba, np.array([0, 1]), 1) > 0.6
+
+
+@pytest.mark.parametrize("cls", [RPV, HIP, MR, AllPositive, AllNegative])
+def test_refit_with_another_hierarchy(cls):
+    """Nothing precomputed survives a refit: set_params(hierarchy=...) + fit == a fresh selector."""
+    flat = FeatureHierarchy.from_edges([], nodes=list("ABCD"))
+    sel = cls(flat).fit(FIG2_X, FIG2_Y)
+    sel.select_for(FIG2_X)
+    sel.set_params(hierarchy=FIG2_H).fit(FIG2_X, FIG2_Y)
+    fresh = cls(FIG2_H).fit(FIG2_X, FIG2_Y)
+    assert (sel.select_for(FIG2_X) != fresh.select_for(FIG2_X)).nnz == 0

@@ -30,6 +30,8 @@ EPILOG_RUN = """examples:
   kgfs run --dataset aire/DM-BP --mirror ../shared/data --out out/
   kgfs run --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --min-support 3
   kgfs run --no-cache                        # recompute every stage
+  kgfs run --corpus tweets.txt --dump dbpedia/ --features types                 # DBpedia route, offline
+  kgfs run --corpus c.csv --annotator spotlight --spotlight-url URL --kg sparql --sparql-url URL
 """
 
 
@@ -77,6 +79,10 @@ def _source_kwargs(args) -> dict:
         on_obsolete=getattr(args, "on_obsolete", None),
         unknown=getattr(args, "unknown", None),
         check=getattr(args, "check", None),
+        corpus=getattr(args, "corpus", None),
+        corpus_options={k: getattr(args, k, None) for k in (
+            "annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
+            "label_column", "id_column", "entity_columns", "dump")},
     )
 
 
@@ -97,6 +103,25 @@ def _add_source_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--unknown", choices=["raise", "drop"], help="term ids not in the ontology")
     g.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
     _add_check_option(g)
+    d = p.add_argument_group("DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)")
+    d.add_argument("--corpus", metavar="FILE", help="corpus: CSV/TSV/JSONL with text (or entity) and label "
+                   "columns, or the Sports Tweets .txt format")
+    d.add_argument("--text-column", metavar="COL", help="corpus column with the text (default text)")
+    d.add_argument("--label-column", metavar="COL", help="corpus column with the class (default label)")
+    d.add_argument("--id-column", metavar="COL", help="corpus column with the instance id (default id)")
+    d.add_argument("--entity-columns", nargs="+", metavar="COL", help="columns holding DBpedia IRIs "
+                   "(the corpus is already linked: no annotator)")
+    d.add_argument("--annotator", choices=["lexicon", "spotlight"], help="entity linking: lexicon (offline, from "
+                   "the dump's labels; default) or a DBpedia Spotlight server")
+    d.add_argument("--spotlight-url", metavar="URL", help="Spotlight /annotate endpoint")
+    d.add_argument("--kg", choices=["sparql", "dump"], help="where types/categories come from (default: sparql "
+                   "when --sparql-url is given, else the dump)")
+    d.add_argument("--sparql-url", metavar="URL", help="SPARQL endpoint (e.g. a local Virtuoso or Oxigraph)")
+    d.add_argument("--dump", nargs="+", metavar="PATH", help="DBpedia dump files or folders (N-Triples, "
+                   "ontology OWL)")
+    d.add_argument("--features", choices=["types", "categories"], help="rdf:type + subClassOf (default) or "
+                   "dct:subject + skos:broader")
+    d.add_argument("--category-depth", type=int, metavar="N", help="skos:broader levels to follow (default 2)")
 
 
 def _add_check_option(g) -> None:
@@ -186,10 +211,10 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 
     df = pd.read_csv(summary_csv)
     t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
-              pad_edge=False)
+              pad_edge=False, padding=(0, 1), collapse_padding=True)
     cols = [("selector", "selector"), ("classifier", "clf"), ("n_selected", "features"), ("accuracy", "acc"),
             ("accuracy_sd", "±sd"), ("auroc", "AUROC"), ("aucpr", "AUCPR"), ("gm", "GM"),
-            ("compression", "compr.")]
+            ("compression", "compr")]
     cols = [(c, h) for c, h in cols if c in df]
     for c, h in cols:
         t.add_column(h, justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
@@ -213,8 +238,6 @@ def cmd_run(args) -> int:
 
     out_console = _console(stderr=False)
     err = _console()
-    if args.dbpedia_corpus:
-        raise CliError("the DBpedia route (--corpus) is not available in this version of `kgfs run` yet")
     with err.status("resolving the input…", spinner="dots") if not args.quiet else _nullcontext():
         source = stages.resolve_source(**_source_kwargs(args))
     # unknown names fail now, not after the Prefect server has started
@@ -315,6 +338,8 @@ def cmd_build(args) -> int:
         source = stages.resolve_source(**_source_kwargs(args))
         if source["kind"] == "go":
             table = stages.build_go_table(source)
+        elif source["kind"] == "dbpedia":
+            table = stages.build_dbpedia_table(source, cache_dir=settings.kgfs_home() / "dbpedia-cache")
         else:
             from kg.datasets import load_dataset
 
@@ -496,8 +521,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
-    g = r.add_argument_group("DBpedia route (not available yet)")
-    g.add_argument("--corpus", dest="dbpedia_corpus", metavar="FILE", help=argparse.SUPPRESS)
     r.set_defaults(func=cmd_run)
 
     d = sub.add_parser("datasets", parents=[common], help="the dataset registry: list, fetch",

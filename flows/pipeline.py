@@ -77,6 +77,13 @@ def load_dataset_task(spec: dict, code: str, home: str, force: bool = False) -> 
     return stages.stage_load_dataset(spec, home=home, force=force)
 
 
+@task(name="corpus-table", cache_policy=CACHE_POLICY, persist_result=True)
+def corpus_table_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
+    return stages.stage_corpus_table(spec, home=home, force=force,
+                                     progress=lambda what, done, total: _emit("progress", "table", done=done,
+                                                                              total=total, what=what))
+
+
 @task(name="select", cache_policy=CACHE_POLICY, persist_result=True)
 def select_task(table: dict, selector: str, params: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_select(table, selector, params, home=home, force=force)
@@ -173,6 +180,9 @@ def kgfs_run(
                                  code=stages.code_version("facts"))
         records["table"] = _call("table", build_table_task, home, no_cache, runinfo, spec=source, facts=records["facts"],
                                  code=stages.code_version("table"))
+    elif source["kind"] == "dbpedia":
+        records["table"] = _call("table", corpus_table_task, home, no_cache, runinfo, spec=source,
+                                 code=stages.code_version("dbpedia"))
     else:
         records["table"] = _call("table", load_dataset_task, home, no_cache, runinfo, spec=source,
                                  code=stages.code_version("dataset"))

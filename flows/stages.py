@@ -41,6 +41,7 @@ __all__ = [
     "stage_load_facts",
     "stage_build_table",
     "stage_load_dataset",
+    "stage_corpus_table",
     "stage_select",
     "stage_evaluate",
     "stage_export",
@@ -69,6 +70,8 @@ _STAGE_MODULES = {
     "evaluate": ["selection.evaluation", "selection.grid", "selection.metrics", "selection.protocols",
                  "selection.report", "selection.classifiers", "selection.lazy", "flows.stages"],
     "export": ["kg.export", "flows.stages"],
+    "dbpedia": ["kg.dbpedia", "kg.corpus", "kg.sources", "kg.sparql", "kg.spotlight", "kg.dumps", "kg.lexicon",
+                "kg.iri", "kg.table", "kg.hierarchy", "flows.stages"],
 }
 
 _HASHES: dict[str, str] = {}
@@ -276,6 +279,8 @@ def resolve_source(
     on_obsolete: str | None = None,
     unknown: str | None = None,
     check: str | None = None,
+    corpus=None,
+    corpus_options: Mapping | None = None,
 ) -> dict:
     """Describe the input of a run as a JSON-serialisable spec (paths + content hashes).
 
@@ -283,6 +288,8 @@ def resolve_source(
     through the GO route stage by stage; any other is loaded by its loader in one stage), or
     an OBO file with annotations (and labels).
     """
+    if corpus is not None:
+        return _dbpedia_source(corpus, dict(corpus_options or {}), min_support)
     if obo is not None or annotations is not None:
         if obo is None or annotations is None:
             raise KgfsError("the GO route needs both --obo and --annotations")
@@ -417,6 +424,73 @@ def stage_load_dataset(spec: Mapping, *, home=None, force=False) -> dict:
         table = load_dataset(spec["name"], mirror=spec.get("mirror"), **opts)
         if ms:
             table = table.drop_rare(int(ms))
+        summary = write_table_folder(table, d)
+        return {"table": "table.npz", "summary": "summary.json"}, summary
+
+    return _run_stage("table", inputs, compute, home=home, force=force)
+
+
+# --------------------------------------------------------------------------- DBpedia route
+_DUMP_HASH_LIMIT = 256 << 20  # dumps up to this size are hashed by content, bigger ones by size + mtime
+_DBPEDIA_OPTIONS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
+                    "label_column", "id_column", "entity_columns", "type_namespaces", "skip_bad_lines")
+
+
+def _dump_fingerprint(paths: Sequence) -> list:
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FileNotFoundError(2, "No such file or directory", str(p))
+    total = sum(f.stat().st_size for f in files)
+    by_content = total <= _DUMP_HASH_LIMIT
+    return [[str(f.absolute()), file_sha256(f) if by_content else f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}"]
+            for f in files]
+
+
+def _dbpedia_source(corpus, options: dict, min_support) -> dict:
+    """A ``dbpedia`` spec: the corpus (content hash), the dump files (fingerprint) and the route's options."""
+    unknown = sorted(set(options) - set(_DBPEDIA_OPTIONS) - {"dump"})
+    if unknown:
+        raise KgfsError(f"unknown DBpedia route option(s): {', '.join(unknown)}")
+    dump = options.pop("dump", None)
+    dumps = [dump] if isinstance(dump, (str, os.PathLike)) else list(dump or [])
+    opts = {k: v for k, v in sorted(options.items()) if v is not None}
+    if min_support is not None:
+        opts["min_support"] = int(min_support)
+    return {"kind": "dbpedia", "name": Path(corpus).stem, "corpus": _file_entry(corpus),
+            "dump": [str(Path(d).absolute()) for d in dumps], "dump_files": _dump_fingerprint(dumps),
+            "options": opts}
+
+
+def build_dbpedia_table(spec: Mapping, *, cache_dir=None, progress=None) -> FeatureTable:
+    """DBpedia route (``kg.dbpedia.corpus_table``): annotate, fetch types/categories, build the table."""
+    from kg.dbpedia import corpus_table
+
+    opts = dict(spec.get("options", {}))
+    kw = {k: opts[k] for k in _DBPEDIA_OPTIONS if k in opts}
+    if "min_support" in opts:
+        kw["min_support"] = opts["min_support"]
+    dump = spec.get("dump") or None
+    if dump is not None and len(dump) == 1:
+        dump = dump[0]
+    table = corpus_table(spec["corpus"]["path"], dump=dump, cache_dir=cache_dir, progress=progress, **kw)
+    table.meta["dataset"] = spec.get("name", table.meta.get("dataset"))
+    return table
+
+
+def stage_corpus_table(spec: Mapping, *, home=None, force=False, progress=None) -> dict:
+    """The DBpedia route's table as one stage (``table.npz``); network answers are cached by the route."""
+    inputs = {"corpus": spec["corpus"]["sha256"], "dump": spec.get("dump_files", []), "options": spec.get("options", {}),
+              "name": spec.get("name"), "code": code_version("dbpedia")}
+
+    def compute(d: Path):
+        cache = store_dir(home).parent / "dbpedia-cache"
+        table = build_dbpedia_table(spec, cache_dir=cache, progress=progress)
         summary = write_table_folder(table, d)
         return {"table": "table.npz", "summary": "summary.json"}, summary
 

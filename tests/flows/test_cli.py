@@ -198,3 +198,42 @@ def test_gzip_annotations_work(tmp_path, bundled, home):
     assert main(["build", "--obo", str(bundled / "go-2014-06-13-subset.obo.gz"), "--annotations", str(gz),
                  "--labels", str(bundled / "labels.tsv"), "--out", str(tmp_path / "T")]) == 0
     assert np.asarray(FeatureTable.load(tmp_path / "T" / "table.npz").shape).tolist() == [127, 699]
+
+
+# --------------------------------------------------------------------------- DBpedia route
+@pytest.fixture(scope="module")
+def dbpedia_dump(tmp_path_factory, shared_data):
+    """The kg tests' offline dump: the real DBpedia ontology + instance triples of the 10 tweets."""
+    import shutil
+
+    from tests.kg.conftest import instance_triples
+
+    d = tmp_path_factory.mktemp("dump")
+    shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", d / "ontology.owl")
+    (d / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
+    return d
+
+
+def test_build_dbpedia_route_from_linked_corpus(tmp_path, shared_data, dbpedia_dump, home, capsys):
+    corpus = shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv"
+    T = tmp_path / "T"
+    assert main(["build", "--corpus", str(corpus), "--text-column", "tweet", "--entity-columns", "Dbpedia_URI_1",
+                 "Dbpedia_URI_2", "Dbpedia_URI_3", "--dump", str(dbpedia_dump), "--out", str(T)]) == 0
+    t = FeatureTable.load(T / "table.npz")
+    assert t.n_instances == 10
+    assert "http://dbpedia.org/ontology/Cricketer" in set(t.feature_names)
+    assert "http://dbpedia.org/ontology/Person" in set(t.feature_names)
+    # the export keeps the IRIs as feature names
+    assert main(["export", "--table", str(T), "--format", "csv", "--out", str(tmp_path / "t.csv")]) == 0
+    assert "http://dbpedia.org/ontology/Cricketer" in (tmp_path / "t.csv").read_text().split("\n", 1)[0]
+
+
+def test_dbpedia_route_errors_are_one_line(tmp_path, shared_data, capsys):
+    corpus = shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv"
+    line = _error(capsys, ["build", "--corpus", str(corpus), "--kg", "dump", "--out", str(tmp_path / "T")])
+    assert f"{corpus}:1: column(s) ['text'] not found" in line
+    line = _error(capsys, ["build", "--corpus", str(corpus), "--text-column", "tweet", "--kg", "dump",
+                           "--out", str(tmp_path / "T")])
+    assert "--dump" in line
+    line = _error(capsys, ["build", "--corpus", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "T")])
+    assert "missing.csv" in line

@@ -117,3 +117,33 @@ def test_run_error_is_one_line(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().startswith("kgfs: error: unknown dataset 'nope/none'")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.integration
+def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
+    """`kgfs run --corpus training.txt --dump D`: the Sports Tweets through the lexicon annotator and a dump."""
+    import shutil
+
+    from flows import pipeline
+    from tests.kg.conftest import instance_triples
+
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", dump / "ontology.owl")
+    (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
+    source = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
+                                   corpus_options={"dump": [str(dump)], "features": "types"})
+    assert source["kind"] == "dbpedia" and len(source["dump_files"]) == 2
+    kw = dict(out=tmp_path / "out", home=tmp_path / "home", eval_selectors=SELECTORS, n_splits=3, artifacts=False)
+    r1 = pipeline.run_pipeline(source, **kw)
+    assert list(r1["records"]) == ["table", "select", "evaluate", "export"]
+    t = stages.read_table(r1["records"]["table"])
+    assert t.n_instances == 6525 and "http://dbpedia.org/ontology/Athlete" in set(t.feature_names)
+    r2 = pipeline.run_pipeline(source, **kw)
+    assert all(i["prefect_cached"] for i in r2["runinfo"].values())
+    # the dump is part of the key: a changed dump rebuilds the table
+    (dump / "instances.nt").write_text("\n".join(instance_triples()[:-5]) + "\n", encoding="utf-8")
+    source2 = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
+                                    corpus_options={"dump": [str(dump)], "features": "types"})
+    r3 = pipeline.run_pipeline(source2, **kw)
+    assert not r3["runinfo"]["table"]["reused"]

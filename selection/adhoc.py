@@ -120,6 +120,7 @@ import scipy.sparse as sp
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 from scipy.stats import rankdata
+from sklearn import config_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
@@ -327,8 +328,9 @@ def _cramers_v(codes_a, levels_a, codes_b, levels_b, *, block_cells: int = 6_000
     """Bias-corrected Cramer's V of every column of ``a`` against every column of ``b``.
 
     Contingency tables of all pairs at once: ``O = Z_a^T Z_b``; ``chi2/n = sum O^2/(r c) - 1``
-    per pair is a block sum ``S_a^T (O^2 / r c^T) S_b``. Rows of ``O`` are computed in blocks of
-    features to bound memory; the products are dense float32 (exact integer counts < 2^24).
+    per pair is a block sum ``S_a^T (O^2 / r c^T) S_b``. ``O`` is computed in blocks of features
+    and chunks of instances to bound memory; the products are dense float32 BLAS (exact integer
+    counts below 2^24 instances).
     """
     n = codes_a.shape[0]
     Za, Sa = _onehot(codes_a, levels_a)
@@ -337,16 +339,24 @@ def _cramers_v(codes_a, levels_a, codes_b, levels_b, *, block_cells: int = 6_000
     rb = np.asarray(Zb.sum(axis=0)).ravel()
     ka = np.asarray(Sa.T @ (ra > 0)).ravel()            # non-empty levels per feature
     kb = np.asarray(Sb.T @ (rb > 0)).ravel()
-    Zb_dense = Zb.toarray()
+    Zb_csr = sp.csr_matrix(Zb)
+    Za_csc = sp.csc_matrix(Za)
+    rows = max(1, int(block_cells // max(Zb.shape[1], 1)))   # instances per dense chunk
     inv_b = np.where(rb > 0, 1.0 / np.where(rb > 0, rb, 1), 0.0).astype(np.float32)
     phi2 = np.empty((codes_a.shape[1], codes_b.shape[1]))
     offsets = np.r_[0, np.cumsum(levels_a)]
     step = max(1, int(block_cells // max(Zb.shape[1], 1) // max(levels_a.max(initial=1), 1)))
     SbT = sp.csr_matrix(Sb.T)
+    Zb_chunks = [(r0, Zb_csr[r0:r0 + rows].toarray()) for r0 in range(0, n, rows)] if n <= 4 * rows else None
     for f0 in range(0, codes_a.shape[1], step):  # blocks of features (memory), not pairs
         f1 = min(f0 + step, codes_a.shape[1])
         l0, l1 = offsets[f0], offsets[f1]
-        O = (Za[:, l0:l1].T @ Zb_dense).astype(np.float32)   # (levels of block) x Lb counts
+        O = np.zeros((l1 - l0, Zb.shape[1]), dtype=np.float32)  # contingency counts, dense BLAS
+        Za_blk = sp.csr_matrix(Za_csc[:, l0:l1])
+        chunks = Zb_chunks if Zb_chunks is not None else \
+            ((r0, Zb_csr[r0:r0 + rows].toarray()) for r0 in range(0, n, rows))
+        for r0, Zb_dense in chunks:
+            O += Za_blk[r0:r0 + Zb_dense.shape[0]].toarray().T @ Zb_dense
         inv_a = np.where(ra[l0:l1] > 0, 1.0 / np.where(ra[l0:l1] > 0, ra[l0:l1], 1), 0.0).astype(np.float32)
         Q = (O * O) * inv_a[:, None] * inv_b[None, :]
         T = np.asarray((SbT @ Q.T).T, dtype=np.float64)      # sum over b's levels
@@ -780,7 +790,7 @@ def genetic_search(blocks, y, factors, *, cv: int = 5, estimator=None, populatio
     >>> genetic_search(blocks, y, [[0], [1]], random_state=0).subset
     (0,)
     """
-    y = np.asarray(y)
+    _, y = np.unique(np.asarray(y), return_inverse=True)  # int codes: cheaper target checks
     est = c45_tree() if estimator is None else estimator
     folds = _folds(y, cv, random_state)
     factors = [np.asarray(sorted(int(i) for i in f), dtype=np.int64) for f in factors if len(f)]
@@ -788,11 +798,13 @@ def genetic_search(blocks, y, factors, *, cv: int = 5, estimator=None, populatio
     cache: dict[tuple, float] = {}
     any_sparse = any(sp.issparse(b) for b in blocks)
 
+    fast = type(est) is DecisionTreeClassifier  # validated once here, not in every fold
+
     def design(subset):
         cols = [blocks[i] for i in subset]
         if any_sparse:
-            return sp.hstack([sp.csc_matrix(c) for c in cols], format="csc")
-        return np.hstack(cols)
+            return sp.hstack([sp.csc_matrix(c) for c in cols], format="csc", dtype=np.float32)
+        return np.ascontiguousarray(np.hstack(cols), dtype=np.float32)
 
     def fitness(subset: tuple) -> float:
         hit = cache.get(subset)
@@ -804,6 +816,13 @@ def genetic_search(blocks, y, factors, *, cv: int = 5, estimator=None, populatio
             if Xs is None:
                 vals, cnt = np.unique(y[tr], return_counts=True)
                 accs.append(float(np.mean(y[te] == vals[np.argmax(cnt)])))
+            elif fast:
+                Xtr, Xte = Xs[tr], Xs[te]
+                if any_sparse:
+                    Xtr, Xte = sp.csc_matrix(Xtr), sp.csr_matrix(Xte)
+                with config_context(assume_finite=True, skip_parameter_validation=True):
+                    model = DecisionTreeClassifier(**est.get_params()).fit(Xtr, y[tr], check_input=False)
+                    accs.append(float(np.mean(model.predict(Xte, check_input=False) == y[te])))
             else:
                 model = est.__class__(**est.get_params()).fit(Xs[tr], y[tr])
                 accs.append(float(np.mean(model.predict(Xs[te]) == y[te])))

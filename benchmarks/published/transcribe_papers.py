@@ -120,3 +120,35 @@ with open("/work/main/benchmarks/published/results.csv", "a", newline="") as fh:
     for r in A1:
         w.writerow([*r[:6], f"{r[6]:.6g}", r[7]])
 print(len(A1))
+
+# Dataset sizes: RPV Table 1 (#features, #edges, #instances), SHSEL Tables 1 and 2 (#instances, #features)
+SZ = []
+i = next(k for k, l in enumerate(rpv) if l.startswith("Table 1:"))
+group = None
+for l in rpv[i + 3:i + 20]:
+    parts = [p.strip() for p in l.split("\t")]
+    if parts[0] in ("CE", "DM", "MM", "SC"):
+        group = parts[0]
+    if parts[0] == "General":
+        group = "General"
+    name = parts[1]
+    ds = GEN.get(name, f"rpv/{group}-{name}")
+    for col, key in ((2, "n_features"), (3, "n_edges"), (4, "n_instances")):
+        SZ.append(("rpv2020", "Table 1", key, "", ds, "", float(parts[col]), ""))
+SH1 = {"Sports Tweets T": "lod/SportsTweetsT", "Sports Tweets C": "lod/SportsTweetsC", "Cities": "lod/Cities",
+       "NY Daily Headings": "lod/NYDailyheadings", "StumbleUpon": "lod/StumbleUpon"}
+for tab, title in ((1, "Table 1: Evaluation Datasets."), (2, "Table 2: Synthetic Evaluation Datasets.")):
+    i = next(k for k, l in enumerate(shs) if l.startswith(title))
+    for l in shs[i + 3:i + 9]:
+        parts = [re.sub(r"</?i>", "", p).strip() for p in l.split("\t")]
+        if len(parts) < 5:
+            continue
+        name = parts[0]
+        ds = SH1.get(name) or "synthetic/" + name
+        SZ.append(("shsel2014", f"Table {tab}", "n_instances", "", ds, "", float(parts[2].replace(",", "")), ""))
+        SZ.append(("shsel2014", f"Table {tab}", "n_features", "", ds, "", float(parts[4].replace(",", "")), ""))
+with open("/work/main/benchmarks/published/results.csv", "a", newline="") as fh:
+    w = csv.writer(fh)
+    for r in SZ:
+        w.writerow([*r[:6], f"{r[6]:.6g}", r[7]])
+print(len(SZ))

@@ -197,3 +197,23 @@ def test_fast_threshold_sweep_equals_refitting(cities, name):
     for t, m in zip(grid, masks):
         ref = get_selector(name, cities.hierarchy, threshold=float(t)).fit(X, y).get_support()
         assert (m == ref).all(), t
+
+
+@pytest.mark.parametrize("params", [{}, {"degree": 2, "coef0": 1.0, "gamma": "auto"}, {"kernel": "linear"}])
+def test_gram_svm_is_the_same_model_as_the_svc(cities, params):
+    """The precomputed-kernel SVM predicts exactly as scikit-learn's SVC on the same columns."""
+    import warnings
+
+    from sklearn.svm import SVC
+
+    from selection.evaluation import _eager_classify
+
+    X, y = cities.X, np.asarray(cities.y)
+    mask = np.asarray(cities.X.sum(axis=0)).ravel() > 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        pred, dec, classes = _eager_classify("svm", params, X[:160], y[:160], X[160:], mask)
+        ref = SVC(**{"kernel": "poly", **params}).fit(X[:160][:, mask], y[:160])
+    assert (ref.predict(X[160:][:, mask]) == pred).all()
+    assert np.allclose(ref.decision_function(X[160:][:, mask]), dec, atol=1e-8)
+    assert list(classes) == list(ref.classes_)

@@ -1142,7 +1142,7 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
         codes = codes.reshape(-1)
         C = len(self.classes_)
         if C < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a classifier needs at least two")
+            raise ValueError(f"y has a single class ({self.classes_[0]!r}): one class is not enough for a classifier")
         if self.singleton_classes == "raise":
             _check_classes(y, self.classes_, counts)
         elif (counts < 2).any():
@@ -1243,11 +1243,11 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predicted labels: each sample follows its base classifiers' decisions from the root."""
-        return self.classes_[self.predict_codes(X)]
+        codes = self.predict_codes(X)  # checks that the classifier is fitted
+        return self.classes_[codes]
 
     def _has_proba(self):
-        check_is_fitted(self, "estimators_")
-        return all(isinstance(e, (int, np.integer)) or hasattr(e, "predict_proba") for e in self.estimators_)
+        return hasattr(self._base(), "predict_proba")
 
     @available_if(_has_proba)
     def predict_proba(self, X):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from selection.ga_data import make_ga_dataset
 from selection.ga_tree import (
@@ -495,3 +496,22 @@ def test_selector_registry_and_evaluate():
 def test_selector_requires_binary():
     with pytest.raises(ValueError, match="binary"):
         GATreeSelector().fit(D1.X, D1.y)
+
+
+def test_selector_scales_the_ga_down_on_tiny_data():
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 10)
+    X = (rng.random((30, 4)) < 0.5).astype(float)
+    X[:, 0] = y == 0
+    s = GATreeSelector().fit(X, y)
+    c = s.classifier_
+    assert (c.population_size, c.n_replace, c.n_generations) == (150, 15, 21)
+    full = GATreeSelector(scale_small=False, population_size=40, n_replace=4, n_generations=2).fit(X, y)
+    assert full.classifier_.population_size == 40
+    assert s.classifier_.describe().count("B") >= 1 and "0" in s.classifier_._feature_names()
+
+
+# The classifier itself is a scikit-learn classifier too (small GA: the checks fit it many times).
+@parametrize_with_checks([GATreeClassifier(population_size=30, n_replace=6, n_generations=5)])
+def test_classifier_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -143,7 +143,8 @@ class _KnnState:
         self.row_purity = self._list_purity()
 
     # -------------------------------------------------------------- neighbour lists
-    def _keys(self, rows: np.ndarray, d: np.ndarray) -> np.ndarray:
+    def _keys(self, d: np.ndarray) -> np.ndarray:
+        """Unique sort keys ``distance * n + column``: ties in distance go to the lower row."""
         return d.astype(np.int64) * self.n + self.cols[None, :]
 
     def _refill(self, rows: np.ndarray, chunk: int = 512) -> None:
@@ -151,8 +152,8 @@ class _KnnState:
         L = self.L
         for s in range(0, rows.size, chunk):
             r = rows[s : s + chunk]
-            keys = self._keys(r, self.D[r])
-            part = np.argpartition(keys, L - 1, axis=1)[:, :L] if L < self.n else np.argsort(keys, axis=1)[:, :L]
+            keys = self._keys(self.D[r])
+            part = np.argpartition(keys, L - 1, axis=1)[:, :L]  # L <= n - 1: never the row itself
             pk = np.take_along_axis(keys, part, axis=1)
             order = np.argsort(pk, axis=1)
             self.key[r] = np.take_along_axis(pk, order, axis=1)
@@ -262,8 +263,7 @@ class _KnnState:
         full = rows[~exact]
         if full.size:
             d = self._full_rows(full, move, umask)
-            keys = d * n + self.cols[None, :]
-            nb = np.argpartition(keys, k - 1, axis=1)[:, :k]
+            nb = np.argpartition(self._keys(d), k - 1, axis=1)[:, :k]
             purity[full] = (self.codes[nb] == self.codes[full][:, None]).sum(axis=1)
         return int(purity.sum()), purity
 
@@ -323,6 +323,9 @@ class HillClimbing(HierarchicalSelector):
         Neighbours in the purity score (the SHSEL paper uses 10).
     beta : float, default 0.05
         Weight of the size bonus in the fitness (0 = pure purity).
+    max_instances : int, default 20000
+        Refuse larger training sets with a clear error instead of running out of memory: the
+        search keeps an ``n x n`` int32 distance matrix (20,000 instances: 1.6 GB).
     binarize : float or None
         See :mod:`selection.base`.
 
@@ -354,10 +357,11 @@ class HillClimbing(HierarchicalSelector):
     #: exercise the refill paths. Not a parameter: it changes speed, never the result.
     _list_width: int | None = None
 
-    def __init__(self, hierarchy=None, *, k=10, beta=0.05, binarize=None):
+    def __init__(self, hierarchy=None, *, k=10, beta=0.05, max_instances=20_000, binarize=None):
         self.hierarchy = hierarchy
         self.k = k
         self.beta = beta
+        self.max_instances = max_instances
         self.binarize = binarize
 
     def _check_params(self) -> tuple[int, float]:
@@ -371,6 +375,12 @@ class HillClimbing(HierarchicalSelector):
     def _fit(self, X, y, hierarchy):
         k, beta = self._check_params()
         n, m = X.shape
+        if n > self.max_instances:
+            raise ValueError(
+                f"HillClimbing keeps an n x n distance matrix: {n} training instances would need "
+                f"{n * n * 4 / 2**30:.1f} GB (max_instances={self.max_instances}); subsample the "
+                "instances or raise max_instances"
+            )
         k = min(k, n - 1)
         _, codes = np.unique(y, return_inverse=True)
         in_set = np.zeros(m, dtype=bool)

@@ -244,3 +244,9 @@ def test_bad_input():
     # binarize makes count data usable
     s = HillClimbing(H3, binarize=0.0).fit(X3 * 3, Y3)
     assert s.get_support().tolist() == HillClimbing(H3).fit(X3, Y3).get_support().tolist()
+
+
+def test_too_many_instances_is_a_clear_error():
+    X = sp.csr_matrix(np.tile(X3.toarray(), (3, 1)))
+    with pytest.raises(ValueError, match=r"n x n distance matrix: 12 training instances.*max_instances=10"):
+        HillClimbing(H3, max_instances=10).fit(X, np.tile(Y3, 3))

@@ -1,0 +1,327 @@
+"""Regenerate ``docs/shsel_synthetic.md``: the SHSEL paper's synthetic experiment (Table 4, NB).
+
+Runs every registered eager selector of the paper (``complete``, ``shsel-*``, ``sig``, ``sc``,
+``tsel-*``, ``greedy-top-down``, ``hill-climbing``; those that exist) with Naive Bayes (``nb``) in
+stratified 10-fold cross-validation on the six synthetic datasets of Table 2
+(``synthetic/S-D{2,4}-B{2,5,10}`` from the dataset registry), selection fitted per fold, and writes
+the measured accuracy and feature-space compression next to the paper's Table 4 numbers.
+Threshold methods follow the paper: thresholds 0..1 in steps of 0.01, the best one reported
+(``threshold="best-on-test"``: chosen on the test folds, as the paper does).
+
+The paper's numbers are typed in below (:data:`PAPER_TABLE4_NB`); every measured number is
+computed by this script. The per-fold results go to ``docs/shsel_synthetic.csv``.
+
+Run (4-9 minutes with 2 processes, depending on the machine's load; hill climbing takes most)::
+
+    python benchmarks/shsel_synthetic_table.py [--jobs 2] [--datasets S-D2-B2 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DATASETS = ["S-D2-B2", "S-D2-B5", "S-D2-B10", "S-D4-B2", "S-D4-B5", "S-D4-B10"]
+SELECTORS = [
+    "complete", "shsel-ig", "shsel-c", "shsel-ig-prune", "shsel-c-prune", "sig", "sc",
+    "tsel-lift", "tsel-ig", "hill-climbing", "greedy-top-down",
+]
+PAPER_NAMES = {
+    "complete": "CompleteFS", "shsel-ig": "initialSHSEL IG", "shsel-c": "initialSHSEL C",
+    "shsel-ig-prune": "pruneSHSEL IG", "shsel-c-prune": "pruneSHSEL C", "sig": "SIG", "sc": "SC",
+    "tsel-lift": "TSEL Lift", "tsel-ig": "TSEL IG", "hill-climbing": "HillClimbing",
+    "greedy-top-down": "GreedyTopDown",
+}
+
+#: Ristoski & Paulheim, "Feature Selection in Hierarchical Feature Spaces", Discovery Science 2014,
+#: section 5.3, Table 4 ("Results on synthetic datasets"), the NB column of each dataset
+#: (papers/000_a9d390c6707c9d0a.txt, lines 278-316). Order: S-D2-B2, S-D2-B5, S-D2-B10,
+#: S-D4-B2, S-D4-B5, S-D4-B10. CompleteFS has compression 0 by definition (not printed).
+PAPER_TABLE4_NB = {
+    "accuracy": {
+        "complete": [.565, .700, .600, .666, .566, .533],
+        "shsel-ig": [1.0, 1.0, 1.0, 1.0, 1.0, .956],
+        "shsel-c": [.666, .700, .666, .766, .600, .633],
+        "shsel-ig-prune": [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        "shsel-c-prune": [.866, .866, .800, .800, .933, .933],
+        "sig": [.960, 1.0, .930, 1.0, 1.0, 1.0],
+        "sc": [.700, .700, .730, .733, .700, .700],
+        "tsel-lift": [.553, .633, .400, .566, .500, .466],
+        "tsel-ig": [.866, .666, .733, .766, .533, .500],
+        "hill-climbing": [.652, .633, .633, .676, .676, .689],
+        "greedy-top-down": [.666, .703, .633, .703, .752, .833],
+    },
+    "compression": {
+        "complete": [0.0] * 6,
+        "shsel-ig": [.846, .948, .861, .914, .929, .912],
+        "shsel-c": [.267, .104, .279, .441, .831, .627],
+        "shsel-ig-prune": [.930, .925, .899, .956, .955, .956],
+        "shsel-c-prune": [.697, .639, .781, .795, .692, .731],
+        "sig": [.922, .842, .865, .886, .891, .900],
+        "sc": [.717, .693, .750, .379, .628, .667],
+        "tsel-lift": [.750, .706, .687, .857, .827, .814],
+        "tsel-ig": [.836, .866, .856, .926, .965, .970],
+        "hill-climbing": [.770, .751, .805, .792, .776, .795],
+        "greedy-top-down": [.399, .370, .356, .470, .404, .438],
+    },
+}
+
+GRID = tuple(round(i / 100, 2) for i in range(101))  # the paper: 0..1, step 0.01
+
+
+def run_dataset(name: str, selectors: list[str], n_splits: int, random_state: int) -> pd.DataFrame:
+    from kg.datasets import load_dataset
+    from selection.evaluation import evaluate_table
+
+    table = load_dataset(f"synthetic/{name}")
+    t0 = time.perf_counter()
+    df = evaluate_table(
+        table, selectors, ["nb"], dataset=name, n_splits=n_splits, random_state=random_state,
+        threshold="best-on-test", thresholds=GRID,
+    )
+    df["wall_seconds"] = time.perf_counter() - t0
+    return df
+
+
+def summarise(df: pd.DataFrame, datasets: list[str], selectors: list[str]) -> pd.DataFrame:
+    g = df[df["status"] == "ok"].groupby(["selector", "dataset"])
+    out = g.agg(
+        accuracy=("accuracy", "mean"), accuracy_sd=("accuracy", "std"),
+        compression=("compression", "mean"), n_selected=("n_selected", "mean"),
+        threshold=("threshold", "first"), select_seconds=("select_seconds", "mean"),
+    ).reset_index()
+    rows = []
+    for s in selectors:
+        for d in datasets:
+            i = DATASETS.index(d)
+            r = out[(out.selector == s) & (out.dataset == d)]
+            m = r.iloc[0] if len(r) else None
+            rows.append({
+                "selector": s, "dataset": d,
+                "accuracy": np.nan if m is None else m.accuracy,
+                "accuracy_sd": np.nan if m is None else m.accuracy_sd,
+                "paper_accuracy": PAPER_TABLE4_NB["accuracy"][s][i],
+                "compression": np.nan if m is None else m.compression,
+                "paper_compression": PAPER_TABLE4_NB["compression"][s][i],
+                "n_selected": np.nan if m is None else m.n_selected,
+                "threshold": np.nan if m is None else m.threshold,
+                "select_seconds": np.nan if m is None else m.select_seconds,
+            })
+    return pd.DataFrame(rows)
+
+
+def _f(x, nd=3) -> str:
+    return "–" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{nd}f}"
+
+
+def markdown(summary: pd.DataFrame, df: pd.DataFrame, datasets, selectors, elapsed: float, args) -> str:
+    import sklearn
+
+    from selection.synthetic import expected_n_features
+
+    ok = df[df["status"] == "ok"]
+    failed = df[df["status"] != "ok"]
+    n_feat = {d: expected_n_features(int(d[3]), int(d.split("B")[1])) for d in datasets}
+    L = []
+    L.append("# SHSEL on the synthetic datasets (Ristoski & Paulheim 2014, Table 4, Naive Bayes)")
+    L.append("")
+    L.append("_Generated by `python benchmarks/shsel_synthetic_table.py` on "
+             f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC (evaluation: {elapsed / 60:.1f} min) "
+             f"(Python {platform.python_version()}, scikit-learn {sklearn.__version__}); do not edit by hand. "
+             "Per-fold results: `docs/shsel_synthetic.csv`._")
+    L.append("")
+    L.append("## Protocol")
+    L.append("")
+    L.append(f"- Data: `synthetic/S-D{{2,4}}-B{{2,5,10}}` from the dataset registry "
+             "(`selection.synthetic.make_dataset`, seed 0): 1,000 instances (500 positive / 500 negative), "
+             + ", ".join(f"{d} {n_feat[d]:,}" for d in datasets) + " features (Table 2's counts).")
+    L.append(f"- Stratified {args.folds}-fold cross-validation (`selection.evaluation.evaluate_table`, "
+             f"`random_state={args.seed}`), selection fitted on the training part of every fold, "
+             "classifier `nb` (Bernoulli Naive Bayes, Laplace smoothing).")
+    L.append("- Threshold methods (`shsel-*`, `sig`, `sc`): thresholds 0..1 in steps of 0.01, the "
+             "threshold with the best mean accuracy over the test folds is reported, as in the paper "
+             "(optimistic; `threshold=\"nested\"` in `evaluate_table` is the honest variant). "
+             "Other methods run with their registry defaults (`hill-climbing`: k = 10, as in the paper).")
+    L.append("- Accuracy and compression `1 - |selected| / |all|` are means over the folds; the paper's "
+             "numbers are typed from its Table 4 (NB columns) in the script, everything else is measured.")
+    L.append("")
+    from kg.datasets import load_dataset
+    from selection.synthetic import PAPER_SETTINGS
+
+    L.append("## How the datasets are built")
+    L.append("")
+    L.append("Table 2's counts are all `n + D*n + D*n/B + 1` with `n = 300` middle features: D levels of n "
+             "refinements below the middle layer, D levels of n/B merged nodes above it (B neighbouring middle "
+             "features merged once, then pairs of cyclic neighbours, which gives multiple inheritance), and one "
+             "root. Subtracting the middle layer and the root leaves `D*n*(1 + 1/B)`, whose B-free part `D*n` "
+             "and B-part `D*n/B` are forced by the six counts. Middle features are `[x_j > 0]` for latent "
+             "`x_j ~ U[-10, 10]`; the class is RapidMiner's *polynomial classification* "
+             "`a^3 + b^2 - c^2 + d > 0` on four of them; lower levels are `[x_j > 10k/(D+1)]`, upper levels "
+             "unions. Every choice is documented in the docstring of `selection/synthetic.py`.")
+    L.append("")
+    L.append("| dataset | D | B | middle | below (D*n) | above (D*n/B) | root | total | Table 2 | generated table |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    for d in datasets:
+        D, B, paper = PAPER_SETTINGS[d]
+        gen = load_dataset(f"synthetic/{d}").n_features
+        L.append(f"| {d} | {D} | {B} | 300 | {D * 300} | {D * -(-300 // B)} | 1 | {n_feat[d]:,} | {paper:,} | {gen:,} |")
+    L.append("")
+
+    # the issue's claim, checked on the measured numbers
+    L.append("## shsel-ig-prune vs complete")
+    L.append("")
+    if {"shsel-ig-prune", "complete"} <= set(selectors):
+        L.append("| dataset | complete acc. | shsel-ig-prune acc. | difference | shsel-ig-prune compression "
+                 "| paper: complete / prune acc. | paper prune compression |")
+        L.append("|---|---|---|---|---|---|---|")
+        diffs, comps = [], []
+        for d in datasets:
+            c = summary[(summary.selector == "complete") & (summary.dataset == d)].iloc[0]
+            p = summary[(summary.selector == "shsel-ig-prune") & (summary.dataset == d)].iloc[0]
+            diffs.append(p.accuracy - c.accuracy)
+            comps.append(p.compression)
+            L.append(f"| {d} | {_f(c.accuracy)} | {_f(p.accuracy)} | {p.accuracy - c.accuracy:+.3f} "
+                     f"| {_f(p.compression)} | {_f(c.paper_accuracy)} / {_f(p.paper_accuracy)} "
+                     f"| {_f(p.paper_compression)} |")
+        L.append("")
+        L.append(f"Measured: shsel-ig-prune is more accurate than complete on "
+                 f"{sum(x > 0 for x in diffs)} of {len(diffs)} datasets "
+                 f"(by {min(diffs):+.3f} to {max(diffs):+.3f}, mean {np.mean(diffs):+.3f}) and keeps "
+                 f"{100 * (1 - max(comps)):.1f}-{100 * (1 - min(comps)):.1f}% of the features "
+                 f"(compression {min(comps):.3f}-{max(comps):.3f}; > 0.80 on "
+                 f"{sum(x > 0.8 for x in comps)} of {len(comps)}). The paper reports a gap of "
+                 "+0.30 to +0.47 (complete at 0.53-0.70).")
+        L.append("")
+
+    for what in ("accuracy", "compression"):
+        L.append(f"## {what.capitalize()}: measured (paper)")
+        L.append("")
+        L.append("| method | paper name | " + " | ".join(datasets) + " |")
+        L.append("|---|---|" + "---|" * len(datasets))
+        for s in selectors:
+            cells = []
+            for d in datasets:
+                r = summary[(summary.selector == s) & (summary.dataset == d)].iloc[0]
+                cells.append(f"{_f(r[what])} ({_f(r['paper_' + what])})")
+            L.append(f"| `{s}` | {PAPER_NAMES[s]} | " + " | ".join(cells) + " |")
+        L.append("")
+
+    L.append("## Chosen thresholds and selection time")
+    L.append("")
+    L.append("| method | " + " | ".join(datasets) + " | mean selection time per fold (s) |")
+    L.append("|---|" + "---|" * (len(datasets) + 1))
+    for s in selectors:
+        sub = summary[summary.selector == s]
+        th = [sub[sub.dataset == d].threshold.iloc[0] for d in datasets]
+        L.append(f"| `{s}` | " + " | ".join(_f(t, 2) for t in th) + f" | {_f(sub.select_seconds.mean(), 3)} |")
+    L.append("")
+    L.append("Selection time of a threshold method is the whole sweep over the 101 thresholds. Times are "
+             "wall-clock on a shared 2-core machine (up to 8 concurrent jobs), so only their ratios mean much.")
+    L.append("")
+
+    # facts for the discussion, computed here
+    from kg.datasets import load_dataset
+
+    single = []  # accuracy of the best one-feature rule (feature present -> one class), per dataset
+    for d in datasets:
+        t = load_dataset(f"synthetic/{d}")
+        pos = (t.y == "positive").astype(float)
+        n1 = np.asarray(t.X.sum(axis=0)).ravel()
+        both = t.X.T @ pos
+        agree = (both + (t.n_instances - n1 - pos.sum() + both)) / t.n_instances
+        single.append(float(np.maximum(agree, 1 - agree).max()))
+    complete_acc = summary[summary.selector == "complete"].accuracy
+    paper_acc = [v for s in selectors for v in PAPER_TABLE4_NB["accuracy"][s]]
+    thirtieths = sum(abs(v * 30 - round(v * 30)) < 0.05 for v in paper_acc)
+    L.append("## Reading the comparison")
+    L.append("")
+    L.append("- The structure is reproduced exactly (feature counts, implication, 500/500 classes); the "
+             "accuracies cannot be matched number for number: the paper publishes neither its class "
+             "function, discretisation nor seeds.")
+    L.append("- With this generator the class is a noisy function of the binary features: the best "
+             "one-feature rule (a refinement of the cubed attribute) is right on "
+             f"{min(single):.3f}-{max(single):.3f} of the instances, so no selector approaches the paper's 1.0. "
+             f"Naive Bayes on all features reaches {complete_acc.min():.3f}-{complete_acc.max():.3f}: a few "
+             "strong features dominate its sum and the noise features mostly cancel, so the paper's "
+             "CompleteFS at 0.53-0.70 (near chance) is not reproduced, and the gap to the selectors is "
+             "bounded by what the binary features can tell.")
+    L.append(f"- {thirtieths} of the paper's {len(paper_acc)} NB accuracies in Table 4 (the rows above) are "
+             "multiples of 1/30 (.433, .466, .533, .566, .633, ...), which suggests test folds of about 30 "
+             "instances (about 300 of the 1,000 instances evaluated) and a standard error near 0.08 per fold.")
+    if len(failed):
+        L.append("")
+        L.append("## Failures")
+        L.append("")
+        for _, r in failed.drop_duplicates(["selector", "dataset"]).iterrows():
+            L.append(f"- `{r.selector}` on {r.dataset}: {r.error}")
+    L.append("")
+    return "\n".join(L)
+
+
+def main() -> None:
+    from selection.registry import available_selectors
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", nargs="*", default=DATASETS, choices=DATASETS)
+    ap.add_argument("--jobs", type=int, default=2, help="processes (one dataset each)")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "shsel_synthetic.md")
+    ap.add_argument("--csv", type=Path, default=ROOT / "docs" / "shsel_synthetic.csv")
+    ap.add_argument("--from-csv", action="store_true", help="only re-render the markdown from --csv")
+    args = ap.parse_args()
+    if args.from_csv:
+        df = pd.read_csv(args.csv)
+        datasets = [d for d in DATASETS if d in set(df["dataset"])]
+        selectors = [s for s in SELECTORS if s in set(df["selector"])]
+        elapsed = float(df["run_seconds"].iloc[0]) if "run_seconds" in df else float(
+            df.groupby("dataset")["wall_seconds"].first().sum()
+        )
+        text = markdown(summarise(df, datasets, selectors), df, datasets, selectors, elapsed, args)
+        from kg.table import atomic_write
+
+        atomic_write(args.out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        print(text)
+        return
+
+    known = available_selectors()
+    selectors = [s for s in SELECTORS if s in known]
+    missing = [s for s in SELECTORS if s not in known]
+    if missing:
+        print(f"not registered (skipped): {', '.join(missing)}", file=sys.stderr)
+    t0 = time.perf_counter()
+    if args.jobs > 1 and len(args.datasets) > 1:
+        from joblib import Parallel, delayed
+
+        parts = Parallel(n_jobs=args.jobs)(
+            delayed(run_dataset)(d, selectors, args.folds, args.seed) for d in args.datasets
+        )
+    else:
+        parts = [run_dataset(d, selectors, args.folds, args.seed) for d in args.datasets]
+    elapsed = time.perf_counter() - t0
+    df = pd.concat(parts, ignore_index=True)
+    df["run_seconds"] = elapsed
+    summary = summarise(df, args.datasets, selectors)
+
+    from kg.table import atomic_write
+
+    atomic_write(args.csv, lambda tmp: df.to_csv(tmp, index=False))
+    text = markdown(summary, df, args.datasets, selectors, elapsed, args)
+    atomic_write(args.out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    print(text)
+    print(f"\nwrote {os.path.relpath(args.out)} and {os.path.relpath(args.csv)} in {elapsed:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

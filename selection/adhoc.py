@@ -9,7 +9,8 @@ written here, exposed as a parameter of :class:`ADHOC` and tested in
 
 - A ``pandas.DataFrame``: columns of dtype ``category``, ``object`` or ``string`` are symbolic
   (``symbolic="auto"``); every other column (numbers, booleans) is numeric. ``symbolic`` may
-  instead list the symbolic columns (names or positions), e.g. integer-coded categories.
+  also be a list of further symbolic columns (names or positions), e.g. integer-coded
+  categories; ``symbolic=None`` makes every column numeric.
 - An array or sparse matrix: every column is numeric unless ``symbolic`` lists column positions.
 - Missing values (NaN/None): ``missing="raise"`` (default) raises a ``ValueError`` naming the
   column and the first row; ``missing="impute"`` replaces a numeric gap by the column median and
@@ -923,7 +924,8 @@ class ADHOC(HierarchicalSelector):
     n_bins : int
         Bins for the chi-square of numeric pairs and the MDL fallback (default 3).
     symbolic : "auto", list or None
-        Symbolic columns ("auto": DataFrame columns of dtype category/object/string).
+        Symbolic columns: "auto" = DataFrame columns of dtype category/object/string; a list adds
+        columns (names or positions) to those; None = none.
     missing : {"raise", "impute"}
     unrelated_threshold, cluster_threshold, stop_similarity, min_order, max_order,
     min_profile, min_cluster_size, split_ratio : stage 2-3 parameters (module docstring)
@@ -1004,15 +1006,15 @@ class ADHOC(HierarchicalSelector):
         spec = self.symbolic
         if spec is None:
             return sym
-        if isinstance(spec, str):
-            if spec != "auto":
-                raise ValueError(f"symbolic must be 'auto', None or a list of columns, got {spec!r}")
-            if _is_dataframe(X):
-                import pandas as pd
+        if isinstance(spec, str) and spec != "auto":
+            raise ValueError(f"symbolic must be 'auto', None or a list of columns, got {spec!r}")
+        if _is_dataframe(X):  # "auto", and the base of an explicit list
+            import pandas as pd
 
-                for j, dt in enumerate(X.dtypes):
-                    sym[j] = isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dt) \
-                        or pd.api.types.is_string_dtype(dt)
+            for j, dt in enumerate(X.dtypes):
+                sym[j] = isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dt) \
+                    or pd.api.types.is_string_dtype(dt)
+        if isinstance(spec, str):
             return sym
         for c in spec:
             if isinstance(c, (int, np.integer)):
@@ -1052,7 +1054,7 @@ class ADHOC(HierarchicalSelector):
                     levels_list.append(max(len(uniques), 1))
                     frame[col] = codes.astype(np.float64)
                 else:
-                    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+                    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan).copy()
                     bad = np.isnan(v) & ~miss
                     if bad.any():
                         i = int(np.flatnonzero(bad)[0])

@@ -1160,7 +1160,7 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
         F = X.shape[1]
         fit = _Fitness(X, codes, C, scoring=self.scoring, base_estimator=self._base(), alpha_t=self.alpha_t,
                        alpha_b=self.alpha_b, alpha_l=self.alpha_l, relief_k=self.relief_k,
-                       cv=int(min(self.cv, counts.min())) if self.scoring == "cv" else self.cv,
+                       cv=int(max(2, min(self.cv, counts.min()))) if self.scoring == "cv" else self.cv,
                        validation_fraction=self.validation_fraction, seed=seed, cache=self.cache)
         res = run_ga(fit, C, F, population_size=self.population_size, n_replace=self.n_replace,
                      n_generations=self.n_generations, mutation_rate=self.mutation_rate,

@@ -111,7 +111,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from selection.base import HierarchicalSelector, as_binary_csr
+from selection.base import HierarchicalSelector
 from selection.registry import register_selector
 
 __all__ = [
@@ -671,7 +671,6 @@ class _Fitness:
             self.Xv, self.yv = X[va], codes[va]
         else:
             self.X, self.y = X, codes
-        self.Xc = X.tocsc() if self.sparse else None
         self.n_c = np.bincount(self.y, minlength=self.C).astype(np.float64)
         if scoring == "cv":
             self.folds = self._folds(cv, seed)
@@ -705,13 +704,12 @@ class _Fitness:
 
     def _block(self, X, rows, feats):
         if self.sparse:
-            return X[rows][:, feats]
+            return X[:, feats] if rows is None else X[rows][:, feats]
         return X[np.ix_(rows, feats)] if rows is not None else X[:, feats]
 
-    def _dist(self, rows, feats, other=None) -> np.ndarray:
-        A = self._block(self.X, rows, feats)
-        B = None if other is None else self._block(other, None, feats) if not self.sparse else other[:, feats]
-        return _sqdist(A, B, binary=self.binary)
+    def _dist(self, rows, feats) -> np.ndarray:
+        """Squared distances between the training samples ``rows`` on features ``feats``."""
+        return _sqdist(self._block(self.X, rows, feats), binary=self.binary)
 
     # -------------------------------------------------------------- layouts
     def tree(self, genome: Genome) -> GATree:
@@ -752,9 +750,7 @@ class _Fitness:
         if len(feats) == 0:
             return np.full(len(self.yv), self._majority(lab, n_groups))
         if self.k_fast:
-            A = self._block(self.X, rows, feats)
-            B = self._block(self.Xv, None, feats) if not self.sparse else self.Xv[:, feats]
-            D = _sqdist(B, A, binary=self.binary)
+            D = _sqdist(self._block(self.Xv, None, feats), self._block(self.X, rows, feats), binary=self.binary)
             return _knn_vote(D, lab, self.k_fast, n_groups)
         est = clone(self.base).fit(self._block(self.X, rows, feats), lab)
         Bv = self.Xv[:, feats]

@@ -515,3 +515,16 @@ def test_selector_scales_the_ga_down_on_tiny_data():
 @parametrize_with_checks([GATreeClassifier(population_size=30, n_replace=6, n_generations=5)])
 def test_classifier_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("scoring", ["count-relief", "validation", "cv", "fisher"])
+def test_sparse_binary_input_equals_dense(scoring):
+    rng = np.random.default_rng(5)
+    y = np.repeat([0, 1, 2, 3], 12)
+    X = (rng.random((48, 6)) < 0.3).astype(float)
+    X[:, 0] = y < 2
+    X[:, 1] = y % 2
+    a = GATreeClassifier(scoring, **SMALL).fit(X, y)
+    b = GATreeClassifier(scoring, **SMALL).fit(sp.csr_matrix(X), y)
+    assert a.genome_.key() == b.genome_.key() and a.score_ == pytest.approx(b.score_)
+    assert (a.predict(X) == b.predict(sp.csr_matrix(X))).all()

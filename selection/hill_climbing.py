@@ -74,6 +74,8 @@ __all__ = ["HillClimbing", "knn_purity"]
 log = logging.getLogger(__name__)
 
 _INF = np.iinfo(np.int64).max
+#: Rows with at most this many new candidates from ``U`` are merged in a narrow matrix.
+_NARROW = 48
 
 
 def _hamming(Xs: sp.csr_matrix, chunk: int = 1024) -> np.ndarray:
@@ -250,16 +252,43 @@ class _KnnState:
         keep = (np.arange(L)[None, :] < self.length[rows, None]) & ~umask[self.idx[rows]]
         listkeys = np.where(keep, self.key[rows] + shift[rows, None], _INF)
         uk = ukeys[rows]
-        exact = keep.sum(axis=1) + (uk <= (self.bound[rows] + shift[rows])[:, None]).sum(axis=1) >= k
-        cand = np.concatenate([listkeys, uk], axis=1)
-        part = np.argpartition(cand, k - 1, axis=1)[:, :k]
-        from_list = part < L
-        ids = np.where(
-            from_list,
-            np.take_along_axis(self.idx[rows], np.where(from_list, part, 0), axis=1),
-            U[np.where(from_list, 0, part - L)],
+        # Only keys towards U at or below a row's threshold can enter its new k nearest: the k-th
+        # kept prefix entry when there are k of them, else the prefix's (shifted) bound.
+        counts = np.cumsum(keep, axis=1)
+        n_kept = counts[:, -1]
+        kpos = np.minimum((counts < k).sum(axis=1), L - 1)
+        limit = np.where(
+            n_kept >= k, np.take_along_axis(listkeys, kpos[:, None], axis=1)[:, 0], self.bound[rows] + shift[rows]
         )
-        purity[rows] = (self.codes[ids] == self.codes[rows][:, None]).sum(axis=1)
+        intr = uk <= limit[:, None]
+        n_intr = intr.sum(axis=1)
+        exact = n_kept + n_intr >= k
+        narrow = n_intr <= _NARROW
+        if narrow.any():  # the usual case: a few rows of U undercut the old neighbours
+            r = np.flatnonzero(narrow)
+            width = max(1, int(n_intr[r].max()))
+            ri, ci = np.nonzero(intr[r])
+            pos = np.arange(ri.size) - np.repeat(np.cumsum(n_intr[r]) - n_intr[r], n_intr[r])
+            ikeys = np.full((r.size, width), _INF, dtype=np.int64)
+            iids = np.zeros((r.size, width), dtype=np.int64)
+            ikeys[ri, pos] = uk[r][ri, ci]
+            iids[ri, pos] = U[ci]
+            cand = np.concatenate([listkeys[r], ikeys], axis=1)
+            ids = np.concatenate([self.idx[rows[r]], iids], axis=1)
+            part = np.argpartition(cand, k - 1, axis=1)[:, :k]
+            nb = np.take_along_axis(ids, part, axis=1)
+            purity[rows[r]] = (self.codes[nb] == self.codes[rows[r]][:, None]).sum(axis=1)
+        wide = np.flatnonzero(~narrow)
+        if wide.size:
+            cand = np.concatenate([listkeys[wide], uk[wide]], axis=1)
+            part = np.argpartition(cand, k - 1, axis=1)[:, :k]
+            from_list = part < L
+            nb = np.where(
+                from_list,
+                np.take_along_axis(self.idx[rows[wide]], np.where(from_list, part, 0), axis=1),
+                U[np.where(from_list, 0, part - L)],
+            )
+            purity[rows[wide]] = (self.codes[nb] == self.codes[rows[wide]][:, None]).sum(axis=1)
         full = rows[~exact]
         if full.size:
             d = self._full_rows(full, move, umask)

@@ -4,6 +4,7 @@ reference the incremental implementation must match exactly, properties, bad inp
 from __future__ import annotations
 
 from collections import deque
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kg.hierarchy import FeatureHierarchy
+from selection import hill_climbing
 from selection.hill_climbing import HillClimbing, knn_purity
 from selection.registry import get_selector
 from tests.strategies import closed_tables
@@ -173,14 +175,17 @@ def test_small_training_set_uses_n_minus_one_neighbours():
     k=st.integers(1, 6),
     beta=st.sampled_from([0.0, 0.05, 0.5]),
     extra=st.integers(0, 3),
+    narrow=st.sampled_from([0, 2, 48]),
 )
-def test_matches_brute_force_reference(table, k, beta, extra):
+def test_matches_brute_force_reference(table, k, beta, extra, narrow):
     """The incremental kNN state gives exactly the from-scratch result; a tiny cached prefix
-    (``k + extra`` neighbours per row) forces the merge, refill and full-row paths."""
+    (``k + extra`` neighbours per row) forces the merge, refill and full-row paths, and the
+    narrow/wide split of the merge is exercised on both sides."""
     X, y, h = table
     s = HillClimbing(h, k=k, beta=beta)
     s._list_width = k + extra
-    s.fit(X, y)
+    with patch.object(hill_climbing, "_NARROW", narrow):
+        s.fit(X, y)
     ref, f = reference(X, y, h, k=k, beta=beta)
     assert s.get_support().tolist() == ref.tolist()
     assert s.fitness_ == pytest.approx(f, rel=1e-12)
@@ -250,3 +255,23 @@ def test_too_many_instances_is_a_clear_error():
     X = sp.csr_matrix(np.tile(X3.toarray(), (3, 1)))
     with pytest.raises(ValueError, match=r"n x n distance matrix: 12 training instances.*max_instances=10"):
         HillClimbing(H3, max_instances=10).fit(X, np.tile(Y3, 3))
+
+
+@pytest.mark.slow
+def test_matches_reference_at_medium_scale():
+    """400 instances x 500 features over a layered DAG (~4 parents per node): the default cached
+    prefix, the narrow and wide merges and dozens of accepted moves, against the brute force."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from bench_hill_climbing import make_dag, make_table
+
+    rng = np.random.default_rng(0)
+    h = make_dag(500, 4, rng)
+    X, y = make_table(h, 400, 0.05, rng)
+    s = HillClimbing(h, k=10).fit(X, y)
+    ref, f = reference(X, y, h, k=10)
+    assert len(s.moves_) > 20
+    assert s.get_support().tolist() == ref.tolist()
+    assert s.fitness_ == pytest.approx(f, rel=1e-12)

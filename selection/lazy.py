@@ -94,75 +94,14 @@ def _filtered(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
     )
 
 
-def _dense_columns(n_rows: int, cols: np.ndarray, n_cols: int) -> sp.csr_matrix:
-    """A csr matrix with ones in columns ``cols`` of every row."""
-    cols = np.asarray(cols, dtype=np.int64)
-    indptr = np.arange(n_rows + 1, dtype=np.int64) * cols.size
-    return sp.csr_matrix(
-        (np.ones(n_rows * cols.size), np.tile(cols, n_rows), indptr), shape=(n_rows, n_cols)
-    )
-
-
 def _minus(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
     """Entries of 0/1 matrix ``a`` not stored (non-zero) in ``b``."""
     a = sp.csr_matrix(a, dtype=np.float64)
     return _bool_csr(a - a.multiply(b.astype(bool)))
 
 
-def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(s, s + c)`` for each pair, without a Python loop."""
-    total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    offs = np.repeat(np.cumsum(counts) - counts, counts)
-    return np.repeat(starts, counts) + (np.arange(total) - offs)
-
-
-def _is_closed(X: sp.csr_matrix, hierarchy) -> bool:
-    """True when no row has a feature without one of its parents (the implication holds)."""
-    if hierarchy.n_edges == 0 or X.nnz == 0:
-        return True
-    has_child = sp.csr_matrix(X @ hierarchy.parent_matrix.astype(np.float64))  # (t, p): p has a positive child
-    has_child.eliminate_zeros()
-    return has_child.multiply(X).getnnz() == has_child.getnnz()
-
-
-def _max_positive_descendant(X: sp.csr_matrix, hierarchy, rel: np.ndarray) -> np.ndarray:
-    """For each stored (positive) entry (t, f) of a closed table: the largest ``rel[d]`` over
-    the positive strict descendants ``d`` of ``f`` in row ``t`` (``-inf`` if none).
-
-    Dynamic programming over the heights of the DAG, vectorised over all instances:
-    ``M(t, f) = max over positive children c of max(rel[c], M(t, c))``. In a closed row every
-    positive descendant is reached through a positive child, so the recursion is exact. The
-    work is one pass over (positive entry, parent) pairs: no ancestor sets, no paths.
-    """
-    n_rows, n = X.shape
-    rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(X.indptr))
-    cols = X.indices.astype(np.int64)
-    key = rows * n + cols  # sorted: canonical csr
-    m = np.full(cols.size, -np.inf)
-    if hierarchy.n_edges == 0 or cols.size == 0:
-        return m
-    pm = hierarchy.parent_matrix
-    n_par = np.diff(pm.indptr).astype(np.int64)
-    hts = hierarchy.heights[cols]
-    order = np.argsort(hts, kind="stable")
-    bounds = np.searchsorted(hts[order], np.arange(int(hts.max()) + 2))
-    for hgt in range(int(hts.max()) + 1):
-        sel = order[bounds[hgt] : bounds[hgt + 1]]
-        sel = sel[n_par[cols[sel]] > 0]
-        if sel.size == 0:
-            continue
-        v = np.maximum(rel[cols[sel]], m[sel])
-        cnt = n_par[cols[sel]]
-        par = pm.indices[_ranges(pm.indptr[cols[sel]].astype(np.int64), cnt)].astype(np.int64)
-        pos = np.searchsorted(key, np.repeat(rows[sel], cnt) * n + par)
-        np.maximum.at(m, pos, np.repeat(v, cnt))
-    return m
-
-
 def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
-    """Apply ``fn(x_block_csr, x_block_dense_bool) -> bool block`` to row blocks of bounded
+    """Apply ``fn(x_block_csr, x_block_dense_bool, first_row) -> bool block`` to row blocks of bounded
     size (``_BLOCK_CELLS`` cells) and stack the results as a csr bool matrix."""
     n_rows, n = X.shape
     step = max(1, int(_BLOCK_CELLS // max(1, n)))
@@ -172,15 +111,8 @@ def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
         xb = X[s : s + step]
         xd = np.zeros(xb.shape, dtype=bool)
         xd[np.repeat(np.arange(xb.shape[0]), np.diff(xb.indptr)), xb.indices] = True
-        out.append(sp.csr_matrix(fn(xb, xd)))
+        out.append(sp.csr_matrix(fn(xb, xd, s)))
     return sp.vstack(out, format="csr") if out else sp.csr_matrix((0, n), dtype=bool)
-
-
-def _entries(X: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
-    """The stored entries of ``X`` where ``keep`` (aligned with ``X.data``) is True."""
-    out = sp.csr_matrix((keep.astype(np.float64), X.indices.copy(), X.indptr.copy()), shape=X.shape)
-    out.eliminate_zeros()
-    return out
 
 
 def mean_fraction_selected(mask, n_features: int | None = None) -> float:
@@ -409,7 +341,7 @@ class HIP(LazySelector):
         n = X.shape[1]
         roots = self.n_ancestors_ == 0
 
-        def block(xb, xd):
+        def block(xb, xd, start):
             prod = sp.csr_matrix(xb.astype(np.float32) @ self._pp).toarray()
             has_child, n_pos_par = prod[:, :n] > 0, prod[:, n:]
             if not (has_child & ~xd).any():
@@ -443,10 +375,11 @@ class MR(LazySelector):
     - a negative ``f`` is selected iff ``R(f) >= R(d)`` for every descendant ``d`` and
       ``R(f) > R(a)`` for every negative ancestor ``a``.
 
-    The instance-dependent conditions are computed for all test rows at once: the best
-    positive descendant by the dynamic programme RPV uses, and "every ancestor at least as
-    relevant as f is positive" by one sparse product with the most specific such ancestors
-    (precomputed in ``fit``). The test compares against brute-force path enumeration.
+    The instance-dependent conditions are one sparse product per block of test rows with
+    matrices precomputed in ``fit``: "some positive descendant is at least as relevant" through
+    the most general such descendants (as for RPV), and "every ancestor at least as relevant
+    as f is positive" through the most specific such ancestors (positive values are closed
+    upward). The tests compare against brute-force path enumeration.
 
     Parameters
     ----------
@@ -489,34 +422,41 @@ class MR(LazySelector):
         k = _filtered(anc, rel[anc.col] >= rel[anc.row]).T.tocsr()
         above = (hierarchy.descendant_matrix.astype(np.float64) @ k).tocsr()  # a has a member of B(f) below it
         kmin = _minus(k, above).astype(np.float64)
-        self._neg_kill = kmin
-        self._neg_need = np.asarray(kmin.sum(axis=0)).ravel().astype(np.int64)
+        self._neg_need = np.asarray(kmin.sum(axis=0)).ravel().astype(np.float32)
+        # A positive d removes its ancestors a with R(a) <= R(d); in a closed row the most
+        # general such d below a suffice (as for RPV).
+        kpos = _filtered(anc, rel[anc.col] <= rel[anc.row])
+        through = (hierarchy.ancestor_matrix.astype(np.float64) @ kpos).tocsr()
+        kpos = _minus(kpos, through)
+        # one product per row block: closure check | positive removals | negative blockers
+        self._prod = sp.hstack([hierarchy.parent_matrix, kpos, kmin], format="csr").astype(np.float32)
         self._hier = hierarchy
 
     def _select(self, X):
-        n_test, n = X.shape
+        n = X.shape[1]
+
+        def block(xb, xd, start):
+            prod = (xb.astype(np.float32) @ self._prod).toarray()
+            if ((prod[:, :n] > 0) & ~xd).any():
+                self._raise_unclosed(xb, start)
+            pos = xd & self._pos_ok & ~(prod[:, n : 2 * n] > 0)
+            # negatives: f with value 0, neg_ok, and every most specific ancestor a with
+            # R(a) >= R(f) positive (features without such ancestors: need = 0)
+            neg = ~xd & self._neg_ok & (prod[:, 2 * n :] == self._neg_need)
+            return pos | neg
+
+        return _dense_blocks(X, block)
+
+    def _raise_unclosed(self, X, start: int):
         bad = self._hier.violations(X)
-        if bad.nnz:
-            t, p = int(bad.row[0]), int(bad.col[0])
-            kids = self._hier.child_indices(p)
-            child = next(int(c) for c in kids if X[t, c])
-            ids = self._hier.node_ids.tolist()
-            raise ValueError(
-                f"MR needs test rows closed under the hierarchy: instance {t} has {ids[child]!r} = 1 "
-                f"but its parent {ids[p]!r} = 0 ({bad.nnz} such cells); close the table first"
-            )
-        Xb = _bool_csr(X)
-        best = _max_positive_descendant(Xb, self._hier, self.relevance_)
-        pos = _entries(Xb, self._pos_ok[Xb.indices] & ~(best >= self.relevance_[Xb.indices]))
-        # negatives: f with value 0, neg_ok, and every ancestor a with R(a) >= R(f) positive
-        hits = (X @ self._neg_kill).tocsr()
-        hits.sum_duplicates()
-        coo = hits.tocoo()
-        full = (coo.data == self._neg_need[coo.col]) & self._neg_ok[coo.col] & (self._neg_need[coo.col] > 0)
-        neg = sp.csr_matrix((np.ones(int(full.sum())), (coo.row[full], coo.col[full])), shape=(n_test, n))
-        free = np.flatnonzero(self._neg_ok & (self._neg_need == 0))
-        neg = _minus(neg + _dense_columns(n_test, free, n), X)
-        return pos + neg
+        t, p = int(bad.row[0]), int(bad.col[0])
+        child = next(int(c) for c in self._hier.child_indices(p) if X[t, c])
+        ids = self._hier.node_ids.tolist()
+        raise ValueError(
+            f"MR needs test rows closed under the hierarchy: instance {start + t} has {ids[child]!r} = 1 "
+            f"but its parent {ids[p]!r} = 0 ({bad.nnz} such cells in rows {start}-{start + X.shape[0] - 1}); "
+            "close the table first"
+        )
 
 
 class AllPositive(LazySelector):

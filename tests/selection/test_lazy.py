@@ -469,3 +469,37 @@ def test_refit_with_another_hierarchy(cls):
     sel.set_params(hierarchy=FIG2_H).fit(FIG2_X, FIG2_Y)
     fresh = cls(FIG2_H).fit(FIG2_X, FIG2_Y)
     assert (sel.select_for(FIG2_X) != fresh.select_for(FIG2_X)).nnz == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=closed_tables(max_nodes=8), block=st.sampled_from([1, 3]))
+def test_hip_and_mr_in_small_row_blocks(data, block):
+    """Row blocks of 1 or 3 instances give the references' answers (block boundaries)."""
+    import selection.lazy as lazy
+
+    X, y, h = data
+    dense = X.toarray().astype(int)
+    old = lazy._BLOCK_CELLS
+    lazy._BLOCK_CELLS = block * h.n_nodes
+    try:
+        hip = rows_as_sets(HIP(h).fit(X, y).select_for(X))
+        mr_sel = MR(h).fit(X, y)
+        mr = rows_as_sets(mr_sel.select_for(X))
+    finally:
+        lazy._BLOCK_CELLS = old
+    assert hip == [hip_reference(dense[r], h) for r in range(len(dense))]
+    assert mr == [mr_reference(dense[r], h, mr_sel.relevance_) for r in range(len(dense))]
+
+
+def test_mr_names_the_violating_instance_in_a_later_block():
+    import selection.lazy as lazy
+
+    h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    sel = MR(h).fit(np.array([[1, 1], [0, 0]]), [0, 1])
+    old = lazy._BLOCK_CELLS
+    lazy._BLOCK_CELLS = 2  # one row per block
+    try:
+        with pytest.raises(ValueError, match=r"instance 2 has 'b' = 1 but its parent 'a' = 0"):
+            sel.select_for(np.array([[1, 1], [0, 0], [0, 1]]))
+    finally:
+        lazy._BLOCK_CELLS = old

@@ -308,13 +308,34 @@ class _KnnState:
         shift[U] = a * n
         limit = self.bound + shift
         ukeys = self._u_keys(move)
-        ukeys[ukeys > limit[:, None]] = _INF
-        keep = (np.arange(L)[None, :] < self.length[:, None]) & ~umask[self.idx]
-        listkeys = np.where(keep, self.key + shift[:, None], _INF)
-        for s in range(0, n, 1024):  # merge in row chunks: n x (L + |U|) temporaries stay small
-            r = slice(s, min(n, s + 1024))
-            cand = np.concatenate([listkeys[r], ukeys[r]], axis=1)
-            ids = np.concatenate([self.idx[r], np.broadcast_to(U, (cand.shape[0], U.size))], axis=1)
+        valid = np.arange(L)[None, :] < self.length[:, None]
+        in_list = umask[self.idx] & valid
+        intr = ukeys <= limit[:, None]
+        n_intr = intr.sum(axis=1)
+        touched = in_list.any(axis=1) | (n_intr > 0)
+        # rows whose prefix neither holds nor gains a row of U: their keys only shift (rows of U)
+        still = np.flatnonzero(~touched & (shift != 0))
+        if still.size:
+            self.key[still] = np.where(valid[still], self.key[still] + shift[still, None], _INF)
+            self.bound[still] += shift[still]
+        rows = np.flatnonzero(touched)
+        for s in range(0, rows.size, 1024):  # chunks keep the temporaries small
+            r = rows[s : s + 1024]
+            listkeys = np.where(valid[r] & ~in_list[r], self.key[r] + shift[r, None], _INF)
+            ni = n_intr[r]
+            width = max(1, int(ni.max()))
+            if width <= _NARROW:
+                ri, ci = np.nonzero(intr[r])
+                pos = np.arange(ri.size) - np.repeat(np.cumsum(ni) - ni, ni)
+                ukeys_r = np.full((r.size, width), _INF, dtype=np.int64)
+                uids = np.zeros((r.size, width), dtype=np.int64)
+                ukeys_r[ri, pos] = ukeys[r][ri, ci]
+                uids[ri, pos] = U[ci]
+            else:
+                ukeys_r = np.where(intr[r], ukeys[r], _INF)
+                uids = np.broadcast_to(U, (r.size, U.size))
+            cand = np.concatenate([listkeys, ukeys_r], axis=1)
+            ids = np.concatenate([self.idx[r], uids], axis=1)
             if cand.shape[1] > L:
                 part = np.argpartition(cand, L - 1, axis=1)[:, :L]
                 cand = np.take_along_axis(cand, part, axis=1)

@@ -475,6 +475,24 @@ def _sparse_cells(s: str, path, ln: int, n_attrs: int) -> dict[int, str]:
 
 
 # --------------------------------------------------------------------------- CSV
+class _CsvWriter:
+    """``csv.writer`` with ``\n`` line ends that also quotes fields holding a ``\r``.
+
+    The csv module quotes only the characters of its line terminator, so a bare ``\r`` in an
+    id or a name would otherwise end the record for a reader; such rows are written fully quoted.
+    """
+
+    def __init__(self, fh):
+        self._min = csv.writer(fh, lineterminator="\n")
+        self._all = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, row) -> None:
+        if any(isinstance(v, str) and "\r" in v for v in row):
+            self._all.writerow(row)
+        else:
+            self._min.writerow(row)
+
+
 def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str = "label",
               id_column: str = "instance_id") -> Path:
     """Write ``table`` as a dense 0/1 CSV: id column, one column per feature, then the label.
@@ -490,7 +508,7 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\n")
+            w = _CsvWriter(fh)
             w.writerow([id_column, *names, *([label_column] if y is not None else [])])
             for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
                 block = X[start:start + _ROWS_PER_CHUNK].toarray().astype(np.int8)
@@ -550,7 +568,7 @@ def write_edges_csv(hierarchy: FeatureHierarchy, path: str | os.PathLike) -> Pat
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            w = csv.writer(fh, lineterminator="\n")
+            w = _CsvWriter(fh)
             w.writerow(["child", "parent"])
             for i, name in enumerate(ids):
                 parents = P.indices[P.indptr[i]:P.indptr[i + 1]]

@@ -20,7 +20,7 @@ from flows import settings
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="kgfs-test-home-"))
 if not settings.prefect_imported():
     os.environ.pop("PREFECT_HOME", None)  # this session's state stays in the throw-away home
-    settings.configure(_SESSION_HOME, log_level="WARNING")
+settings.configure(_SESSION_HOME, log_level="WARNING")
 
 BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
 
@@ -45,6 +45,7 @@ def prefect_harness():
     """One temporary Prefect API server (and database) for every flow test of the session."""
     from prefect.testing.utilities import prefect_test_harness
 
-    Path(os.environ["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
+    if os.environ.get("PREFECT_HOME"):
+        Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
     with prefect_test_harness(server_startup_timeout=None):
         yield

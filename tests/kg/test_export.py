@@ -318,3 +318,13 @@ def test_write_is_atomic(tmp_path, monkeypatch):
 def test_feature_named_like_class_is_refused(tmp_path):
     with pytest.raises(InputFormatError, match="class attribute name 'class'"):
         write_arff(_table(["class", "b"]), tmp_path / "t.arff")
+
+
+def test_csv_quotes_carriage_returns(tmp_path):
+    # csv quotes only its own line terminator ("\n"); a bare "\r" must be quoted too
+    names = ["a\rb", "c"]
+    t = _table(names, y=np.array(["x\ry", "z"] * 3), ids=["i\r1", "i2", "", "i4", "i5", "i6"])
+    ids, got, X, y = read_csv(write_csv(t, tmp_path / "t.csv"))
+    assert got.tolist() == names and ids.tolist() == t.instance_ids.tolist() and y.tolist() == t.y.tolist()
+    h = FeatureHierarchy.from_edges([("a\rb", "c")])
+    assert read_edges_csv(write_edges_csv(h, tmp_path / "e.csv")) == h

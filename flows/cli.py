@@ -164,6 +164,8 @@ class RunDisplay:
         self.tasks: dict[str, int] = {}
 
     def __enter__(self):
+        if os.environ.get("PREFECT_API_URL"):
+            self.LABELS = {**self.LABELS, "prefect": "connect to Prefect API"}
         self.progress.__enter__()
         self._start("prefect")
         return self
@@ -389,8 +391,9 @@ def cmd_select(args) -> int:
 def cmd_evaluate(args) -> int:
     from selection.grid import run_grid
 
-    datasets = _evaluate_inputs(args)
     con = _console()
+    with con.status("loading the datasets…") if not args.quiet else _nullcontext():
+        datasets = _evaluate_inputs(args)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
@@ -413,7 +416,11 @@ def cmd_evaluate(args) -> int:
     print(f"results: {res.results}")
     print(f"summary: {res.summary}")
     print(f"report:  {res.report}")
-    return 0 if not res.n_failed else 1
+    if res.n_failed:
+        print(f"kgfs: error: {res.n_failed} cell(s) failed; their errors are in the status/error columns of "
+              f"{res.results}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _evaluate_inputs(args):

@@ -197,8 +197,8 @@ def test_hierarchy_is_a_feature_hierarchy():
 def test_at_most_one_feature_per_factor_and_seeded():
     X, lab, kinds, Z = planted_table(300, seed=2)
     y = ((Z[:, 0] > 0) ^ (Z[:, 3] > 0.5)).astype(int)
-    a = ADHOC(random_state=3, exhaustive_limit=0).fit(X, y)
-    b = ADHOC(random_state=3, exhaustive_limit=0).fit(X, y)
+    a = ADHOC(random_state=3, exhaustive_limit=0, ga_level="top").fit(X, y)
+    b = ADHOC(random_state=3, exhaustive_limit=0, ga_level="top").fit(X, y)
     assert a.subset_ == b.subset_ and not a.search_exhaustive_
     sup = a.get_support()
     for g in a.ga_factors_:
@@ -330,8 +330,8 @@ def test_bad_parameters_and_labels():
 def test_binarize_and_leaf_level():
     X, lab, kinds, Z = planted_table(200, seed=4)
     y = (Z[:, 0] > 0).astype(int)
-    s = ADHOC(ga_level="leaf", random_state=0).fit(X, y)
-    top = ADHOC(random_state=0).fit(X, y)
+    s = ADHOC(random_state=0).fit(X, y)                 # ga_level="leaf"
+    top = ADHOC(ga_level="top", random_state=0).fit(X, y)
     assert len(s.ga_factors_) > len(top.ga_factors_)  # F1 and F3 split into linear/quadratic leaves
     for g in s.ga_factors_:
         assert s.get_support()[g].sum() <= 1

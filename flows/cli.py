@@ -79,6 +79,7 @@ def _source_kwargs(args) -> dict:
         on_obsolete=getattr(args, "on_obsolete", None),
         unknown=getattr(args, "unknown", None),
         check=getattr(args, "check", None),
+        name=getattr(args, "name", None),
         corpus=getattr(args, "corpus", None),
         corpus_options={k: getattr(args, k, None) for k in (
             "annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
@@ -102,6 +103,7 @@ def _add_source_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--on-obsolete", choices=["raise", "replace", "drop"], help="obsolete GO ids in annotations")
     g.add_argument("--unknown", choices=["raise", "drop"], help="term ids not in the ontology")
     g.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
+    g.add_argument("--name", help="dataset name in the outputs (default: the annotations or corpus file name)")
     _add_check_option(g)
     d = p.add_argument_group("DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)")
     d.add_argument("--corpus", metavar="FILE", help="corpus: CSV/TSV/JSONL with text (or entity) and label "

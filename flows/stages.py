@@ -281,6 +281,7 @@ def resolve_source(
     check: str | None = None,
     corpus=None,
     corpus_options: Mapping | None = None,
+    name: str | None = None,
 ) -> dict:
     """Describe the input of a run as a JSON-serialisable spec (paths + content hashes).
 
@@ -289,28 +290,30 @@ def resolve_source(
     an OBO file with annotations (and labels).
     """
     if corpus is not None:
-        return _dbpedia_source(corpus, dict(corpus_options or {}), min_support)
+        spec = _dbpedia_source(corpus, dict(corpus_options or {}), min_support)
+        if name:
+            spec["name"] = name
+        return spec
     if obo is not None or annotations is not None:
         if obo is None or annotations is None:
             raise KgfsError("the GO route needs both --obo and --annotations")
-        name = Path(annotations).stem
-        spec = {"kind": "go", "name": name, "ontology": _file_entry(obo),
+        spec = {"kind": "go", "name": Path(annotations).stem, "ontology": _file_entry(obo),
                 "annotations": _file_entry(annotations), "labels": _file_entry(labels), "options": {}}
     else:
         from kg.datasets import dataset_info, fetch
 
-        name = dataset or DEFAULT_DATASET
-        info = dataset_info(name)
+        dname = dataset or DEFAULT_DATASET
+        info = dataset_info(dname)
         if info.loader == "go_bundle":
-            paths = fetch(name, mirror=mirror)
-            spec = {"kind": "go", "name": name, "ontology": _file_entry(paths["ontology"]),
+            paths = fetch(dname, mirror=mirror)
+            spec = {"kind": "go", "name": dname, "ontology": _file_entry(paths["ontology"]),
                     "annotations": _file_entry(paths["annotations"]),
                     "labels": _file_entry(paths.get("labels")), "options": dict(info.options)}
         else:
-            paths = fetch(name, mirror=mirror) if info.files else {}
+            paths = fetch(dname, mirror=mirror) if info.files else {}
             files = {role: {"path": str(p), "sha256": info.files[role].sha256 or file_sha256(p)}
                      for role, p in sorted(paths.items())}
-            spec = {"kind": "dataset", "name": name, "files": files, "mirror": str(mirror) if mirror else None,
+            spec = {"kind": "dataset", "name": dname, "files": files, "mirror": str(mirror) if mirror else None,
                     "options": {"check": check} if check and info.loader in ("aire", "rpv", "lod") else {}}
     opts = spec["options"]
     if spec["kind"] == "go":
@@ -326,6 +329,8 @@ def resolve_source(
             opts["unknown"] = unknown
     if min_support is not None:
         opts["min_support"] = int(min_support)
+    if name and spec["kind"] == "go":  # tables loaded by a registry loader keep their registry name
+        spec["name"] = name
     return spec
 
 

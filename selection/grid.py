@@ -94,21 +94,35 @@ def _module_hash(modname: str) -> str:
     return _SOURCE_HASHES[modname]
 
 
-def _code_version(selector: str, classifier: str) -> str:
-    mods = ["selection.evaluation", "selection.metrics", "selection.protocols",
+def _function_hash(fn) -> str:
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        src = getattr(fn, "__qualname__", repr(fn))
+    return hashlib.sha256(src.encode()).hexdigest()[:12]
+
+
+def _code_version(selector: str, classifier: str, evaluate=None) -> str:
+    """Hash of the code a cell depends on: evaluation and metrics modules, the protocol's own
+    function, the modules that register the selector and the classifier (and ``selection.lazy``
+    whose classifiers the lazy and RPV evaluations use)."""
+    mods = ["selection.evaluation", "selection.metrics",
             selector_entry(selector).factory.__module__, classifier_entry(classifier).factory.__module__]
     if selector_entry(selector).kind == "lazy" or classifier in ("nb", "1nn", "knn"):
         mods.append("selection.lazy")
-    return "-".join(_module_hash(m) for m in mods)
+    parts = [_module_hash(m) for m in mods]
+    if evaluate is not None:
+        parts.append(_function_hash(evaluate))
+    return "-".join(parts)
 
 
 def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fold, protocol, options,
-             n_splits, seed) -> str:
+             n_splits, seed, evaluate=None) -> str:
     """The hash that names a cell's file."""
     payload = {"v": GRID_FORMAT, "dataset": dataset, "data": fingerprint, "selector": selector,
                "sparams": sparams, "classifier": classifier, "cparams": cparams, "fold": int(fold),
                "protocol": protocol, "options": options, "n_splits": int(n_splits), "seed": int(seed),
-               "code": _code_version(selector, classifier)}
+               "code": _code_version(selector, classifier, evaluate)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
@@ -225,7 +239,8 @@ def run_grid(
                 pending = False
                 for c, cp in clf_specs:
                     k = cell_key(dataset=dname, fingerprint=fp, selector=s, sparams=sp_, classifier=c, cparams=cp,
-                                 fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits, seed=random_state)
+                                 fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits, seed=random_state,
+                                 evaluate=proto.evaluate)
                     keys[(dname, spec_label(s, sp_), c, fold)] = k
                     if not (cells_dir / f"{k}.json").exists():
                         pending = True

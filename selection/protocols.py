@@ -8,7 +8,8 @@ A protocol bundles an evaluation function and the defaults of a paper's experime
   methods swept over 0, 0.01, ..., 1. The threshold is chosen by nested CV on the training part
   (``threshold_choice="nested"``, the honest default) or, like the paper, by the best mean
   accuracy over the test folds (``threshold_choice="best-on-test"``, optimistic: labelled so in
-  every output). Reports accuracy, feature space compression (Eq. 4) and their harmonic mean.
+  every output); option ``threshold=<number>`` fixes the threshold instead. Reports accuracy,
+  feature space compression (Eq. 4) and their harmonic mean.
 - ``rpv2020`` (da Silva, Plastino & Freitas 2020, section 5.2): 10-fold CV; lazy Naive Bayes
   and 1-NN; GM, AUROC and AUCPR; average ranks and wins; Friedman + Holm against a control at
   alpha 0.05 (control ``rpv`` when it is in the grid; one-sided p-values "the control is
@@ -122,7 +123,9 @@ def _shsel_choice(options) -> str:
 
 def _shsel2014(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
     options = dict(options or {})
-    choice = _shsel_choice(options)
+    # a fixed threshold (``threshold=0.99``) turns the sweep off; otherwise nested / best-on-test
+    fixed = options.get("threshold")
+    choice = _shsel_choice(options) if fixed is None or "threshold_choice" in options else float(fixed)
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
                           random_state=random_state, folds=folds, threshold=choice,
                           thresholds=options.get("thresholds", SHSEL_THRESHOLDS),

@@ -1078,6 +1078,8 @@ class ADHOC(HierarchicalSelector):
                                   ensure_all_finite=True if (self.missing == "raise" or _is_dataframe(X))
                                   else "allow-nan")
         n, m = Xv.shape
+        if sp.issparse(Xv) and np.isnan(Xv.data).any():
+            raise ValueError("missing values (NaN) in sparse input are not supported; impute them first")
         if sym is None:
             sym = self._symbolic_columns(X, m, [str(j) for j in range(m)])
             codes_list, levels_list = [], []

@@ -294,6 +294,8 @@ def test_missing_values():
     with pytest.raises(ValueError, match="NaN"):
         ADHOC().fit(X, y)
     assert ADHOC(missing="impute").fit(X, y).get_support().shape == (1,)
+    with pytest.raises(ValueError, match="in sparse input are not supported"):
+        ADHOC(missing="impute").fit(sp.csr_matrix(X), y)
     with pytest.raises(ValueError, match="column 'n' is numeric but row 0 holds 'abc'"):
         ADHOC(symbolic=None).fit(pd.DataFrame({"n": ["abc", "1"] * 5}).astype(object), [0, 1] * 5)
 
@@ -323,6 +325,11 @@ def test_bad_parameters_and_labels():
         ADHOC().fit(X)
     with pytest.raises(ValueError, match="symbolic column 7 out of range"):
         ADHOC(symbolic=[7]).fit(X, y)
+    h = FeatureHierarchy.from_edges([("a", "r")], nodes=["a", "r"])
+    with pytest.raises(ValueError, match="hierarchy has 2 nodes but X has 3"):
+        ADHOC(h).fit(X, y)
+    with pytest.raises(ValueError, match="0 feature"):
+        ADHOC().fit(np.zeros((20, 0)), y)
     with pytest.raises(ValueError, match="collides with a factor node id"):
         ADHOC().fit(pd.DataFrame(X, columns=["adhoc:unrelated", "b", "c"]), y)
 

@@ -622,7 +622,10 @@ def stage_evaluate(
         atomic_write(d / "summary.csv", lambda t: summ.to_csv(t, index=False))
         summary = {"n_rows": len(results), "n_computed": res.n_computed, "n_reused": res.n_reused,
                    "n_failed": res.n_failed, "report": str(res.report)}
-        return {"evaluation": "evaluation.csv", "summary": "summary.csv"}, summary
+        files = {"evaluation": "evaluation.csv", "summary": "summary.csv"}
+        if Path(res.report).is_file():
+            files["report"] = str(Path(res.report).relative_to(d))
+        return files, summary
 
     return _run_stage("evaluate", inputs, compute, home=home, force=force)
 
@@ -666,6 +669,7 @@ OUTPUTS = {
     "selection.csv": ("select", "selection"),
     "evaluation.csv": ("evaluate", "evaluation"),
     "summary.csv": ("evaluate", "summary"),
+    "report.md": ("evaluate", "report"),
 }
 
 

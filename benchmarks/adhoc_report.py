@@ -245,6 +245,7 @@ from selection.adhoc import ADHOC
 s = ADHOC(random_state=0).fit(df, y)      # DataFrame: category/object/string columns are symbolic
 s.get_feature_names_out()                 # the selected subset (at most one feature per factor)
 s.factor_hierarchy_                       # kg.hierarchy.FeatureHierarchy: factor nodes + feature leaves
+kg.export.write_edges_csv(s.factor_hierarchy_, "factors.csv")   # export; .to_networkx() to draw
 s.dependence_.matrix, s.dependence_.tests # stage 1: first-order dependences and the test per pair
 ```
 

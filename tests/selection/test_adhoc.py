@@ -175,6 +175,18 @@ def test_quadratic_copies_are_a_subfactor():
     assert [set(kinds[f.members]) for f in subs] == [{"linear"}, {"quadratic"}]
 
 
+def test_factor_hierarchy_exports_and_draws(tmp_path):
+    from kg.export import read_edges_csv, write_edges_csv
+
+    X, lab, kinds, Z = planted_table(200, seed=6)
+    s = ADHOC(random_state=0).fit(X, (Z[:, 0] > 0).astype(int))
+    path = write_edges_csv(s.factor_hierarchy_, tmp_path / "factors.csv")
+    back = read_edges_csv(path)
+    assert sorted(back.edge_list()) == sorted(s.factor_hierarchy_.edge_list())
+    g = s.factor_hierarchy_.to_networkx()
+    assert g.number_of_nodes() == s.factor_hierarchy_.n_nodes
+
+
 def test_hierarchy_is_a_feature_hierarchy():
     X, lab, kinds, _ = planted_table(300, seed=1)
     names = [f"f{i}" for i in range(X.shape[1])]

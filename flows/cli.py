@@ -192,7 +192,7 @@ class RunDisplay:
         elif event == "progress":
             self._start(stage)
             self.progress.update(self.tasks[stage], total=info["total"], completed=info["done"],
-                                 info=f"{info['done']}/{info['total']} cells")
+                                 info=f"{info['done']}/{info['total']} {info.get('what') or 'cells'}")
         elif event == "done":
             self._start(stage)
             rec = info.get("record") or {}

@@ -392,6 +392,23 @@ def hifsrr2017(table, selectors, classifiers, *, dataset, n_splits=10, random_st
     return pd.DataFrame(out, columns=COLUMNS)
 
 
+def _hifsrr2017_post(rows: pd.DataFrame, options) -> pd.DataFrame:
+    """For the grid's report: one column per method and ``k``, one table per measure.
+
+    Selector labels become ``"<method> k=<k>"``; top-down rows get the classifier label
+    ``"<classifier> top-down"`` (the node-average rows keep the classifier's name), so the report
+    tables show the paper's measure and the top-down accuracy separately, for every k.
+    """
+    if rows.empty or not rows["kind"].eq("class-hierarchy").any():
+        return rows
+    rows = rows.copy()
+    k = pd.to_numeric(rows["threshold"]).astype(int).astype(str)
+    rows["selector"] = rows["selector"] + " k=" + k
+    td = rows["threshold_choice"].eq("top-down")
+    rows.loc[td, "classifier"] = rows.loc[td, "classifier"] + " top-down"
+    return rows
+
+
 def _register() -> None:
     try:
         from selection.protocols import register_protocol
@@ -399,7 +416,7 @@ def _register() -> None:
         return
     register_protocol(
         "hifsrr2017", hifsrr2017, classifiers=("svm-linear",), metrics=("accuracy", "compression"),
-        rank_metrics=("accuracy",), n_splits=10, control="hifsrr",
+        rank_metrics=("accuracy",), n_splits=10, control=None, postprocess=_hifsrr2017_post,
         description="HiFSRR paper (2017) s.3.3: features selected per internal node of a class tree, "
                     "10-fold CV, average accuracy of the per-node linear SVMs for each number of features "
                     "per node (threshold column), plus top-down accuracy",

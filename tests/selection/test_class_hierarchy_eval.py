@@ -112,3 +112,22 @@ def test_digits_end_to_end():
     s = summarize(res)
     assert (s[16] > 0.9).all()
     assert (summarize(res, "top-down")[16] > 0.85).all()
+
+
+def test_protocol_through_the_grid(tmp_path):
+    """run_grid stores the rows and its report shows one column per method and k."""
+    grid = pytest.importorskip("selection.grid")
+    import pandas as pd
+    import scipy.sparse as sp
+
+    d = make_hierarchical_classification(n_samples=60, n_noise=6, random_state=0)
+    table = SimpleNamespace(X=sp.csr_matrix((d.X > 0.5).astype(float)), y=d.y,
+                            feature_names=[f"f{i}" for i in range(d.X.shape[1])],
+                            meta={"class_tree": d.tree.edges()})
+    r = grid.run_grid({"syn": table}, ["fisher"], protocol="hifsrr2017", out_dir=tmp_path, n_jobs=1, n_splits=3,
+                      options={"n_features": [6, 3]}, plots=False)
+    res = pd.read_csv(r.results)
+    assert set(res.selector) == {"fisher k=6", "fisher k=3"}
+    assert set(res.classifier) == {"svm-linear", "svm-linear top-down"}
+    assert len(res) == 2 * 2 * 3
+    assert "fisher k=3" in r.report.read_text()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg.table import FeatureTable
 from selection.measures import information_gain
@@ -136,3 +138,20 @@ def test_registered_in_the_dataset_registry():
 def test_sparse_output():
     t = make_dataset(2, 2, n_instances=20, n_middle=8)
     assert sp.isspmatrix_csr(t.X) or sp.issparse(t.X)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    depth=st.integers(1, 5),
+    branching=st.integers(2, 12),
+    n_middle=st.integers(4, 40),
+    n_instances=st.integers(2, 60),
+    seed=st.integers(0, 2**31),
+)
+def test_any_shape_is_closed_balanced_and_counted(depth, branching, n_middle, n_instances, seed):
+    t = make_dataset(depth, branching, n_instances=n_instances, n_middle=n_middle, random_state=seed)
+    assert t.n_features == expected_n_features(depth, branching, n_middle)
+    assert t.hierarchy.violations(t.X).nnz == 0
+    assert (t.hierarchy.close(t.X) != t.X.astype(bool)).nnz == 0
+    assert (t.y == "positive").sum() == n_instances // 2
+    assert t.hierarchy.roots.size == 1 and t.hierarchy.levels.max() == 2 * depth + 1

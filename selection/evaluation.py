@@ -373,6 +373,7 @@ def evaluate_table(
     folds: Iterable[int] | None = None,
     lazy_classifiers_for_eager: bool = False,
     keep_sweep: bool = False,
+    multiclass_average: str = "macro",
 ) -> pd.DataFrame:
     """Cross-validate ``selectors`` x ``classifiers`` on ``table``.
 
@@ -408,6 +409,9 @@ def evaluate_table(
     keep_sweep : bool
         With ``threshold="best-on-test"``, return every threshold's rows (before the choice);
         :func:`choose_best_on_test` makes the choice later (the grid does this across folds).
+    multiclass_average : {"macro", "weighted"}
+        How GM, AUROC and AUCPR average over classes when there are more than two (see
+        :mod:`selection.metrics`; ``weighted`` is WEKA's weighted average).
 
     Returns
     -------
@@ -441,6 +445,8 @@ def evaluate_table(
         except ImportError as exc:
             raise KgfsError(f"lazy evaluation needs selection.lazy, which cannot be imported: {exc}") from exc
 
+    if multiclass_average not in ("macro", "weighted"):
+        raise KgfsError(f"multiclass_average must be 'macro' or 'weighted', got {multiclass_average!r}")
     pos = positive_label(y, pos_label)
     labels = np.unique(y)
     X = sp.csr_matrix(table.X)
@@ -469,7 +475,7 @@ def evaluate_table(
 
         def score(pred, proba, classes, n_sel):
             return fold_metrics(y_te, pred, proba, classes, pos_label=pos, n_selected=n_sel,
-                                n_features=n_features, labels=labels)
+                                n_features=n_features, labels=labels, multiclass=multiclass_average)
 
         for sname, sparams in sel_specs:
             entry = entries[sname]
@@ -486,7 +492,8 @@ def evaluate_table(
                 grid = np.asarray(thresholds if thresholds is not None else entry.threshold_grid, dtype=float)
                 rows.extend(_run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_tr, X_te,
                                        grid, threshold, threshold_metric, inner_splits, random_state + fold,
-                                       row, score, lazy_classifiers_for_eager, labels, pos, n_features))
+                                       row, score, lazy_classifiers_for_eager, labels, pos, n_features,
+                                       multiclass_average))
             else:
                 rows.extend(_run_eager(sname, label, params, user_params, entry, clf_specs, hierarchy,
                                        X_tr, y_tr, X_te, row, score, lazy_classifiers_for_eager, choice_label))
@@ -584,7 +591,7 @@ def _run_lazy(sname, label, params, user_params, entry, clf_specs, hierarchy, X_
 
 
 def _sweep_scores(sname, params, clf_specs, hierarchy, X_fit, y_fit, X_eval, y_eval, grid, labels, pos,
-                  n_features, use_lazy):
+                  n_features, use_lazy, multiclass="macro"):
     """Per classifier: arrays (metric dicts) over the grid; the classifier runs once per distinct mask."""
     masks = _sweep_masks(sname, params, hierarchy, X_fit, y_fit, grid)
     result = {}
@@ -596,14 +603,14 @@ def _sweep_scores(sname, params, clf_specs, hierarchy, X_fit, y_fit, X_eval, y_e
             if k not in cache:
                 pred, proba, classes, _ = _classify(cname, cparams, X_fit, y_fit, X_eval, mask, use_lazy)
                 cache[k] = fold_metrics(y_eval, pred, proba, classes, pos_label=pos, n_selected=int(mask.sum()),
-                                        n_features=n_features, labels=labels)
+                                        n_features=n_features, labels=labels, multiclass=multiclass)
             per_t.append(cache[k])
         result[cname] = per_t
     return masks, result
 
 
 def _run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_tr, X_te, grid, choice, metric,
-               inner_splits, seed, row, score, use_lazy, labels, pos, n_features):
+               inner_splits, seed, row, score, use_lazy, labels, pos, n_features, multiclass="macro"):
     out = []
     t0 = time.perf_counter()
     try:
@@ -637,7 +644,7 @@ def _run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_
             comp = {c: np.zeros(len(grid)) for c, _ in clf_specs}
             for itr, iva in inner.split(np.zeros(len(y_tr)), y_tr):
                 _, res = _sweep_scores(sname, params, clf_specs, hierarchy, X_tr[itr], y_tr[itr], X_tr[iva],
-                                       y_tr[iva], grid, labels, pos, n_features, use_lazy)
+                                       y_tr[iva], grid, labels, pos, n_features, use_lazy, multiclass)
                 for c, per_t in res.items():
                     acc[c] += np.array([d[metric] for d in per_t]) / k_inner
                     comp[c] += np.array([d["compression"] for d in per_t]) / k_inner

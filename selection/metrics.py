@@ -2,13 +2,19 @@
 
 - ``accuracy``: share of test instances classified correctly.
 - ``gm``: geometric mean of sensitivity and specificity (RPV paper, Eq. 4). For more than two
-  classes it generalises to the geometric mean of the per-class recalls (the usual multi-class
-  G-mean); for two classes that *is* ``sqrt(sensitivity * specificity)``.
-- ``auroc``: area under the ROC curve of the positive class's score. Multi-class: the macro
-  average of one-vs-rest AUROCs.
+  classes, ``multiclass="macro"`` (default) takes the geometric mean of the per-class recalls
+  (the usual multi-class G-mean; for two classes that *is* ``sqrt(sensitivity * specificity)``);
+  ``multiclass="weighted"`` takes WEKA's "weighted average" form: the one-vs-rest
+  ``sqrt(sensitivity_c * specificity_c)`` of every class, averaged with the class frequencies
+  as weights (the RPV paper computed its measures in WEKA; it does not define GM for three
+  classes).
+- ``auroc``: area under the ROC curve of the positive class's score. Multi-class: the average
+  of one-vs-rest AUROCs, unweighted (``macro``) or weighted by class frequency (``weighted``,
+  WEKA's).
 - ``aucpr``: area under the precision-recall curve of the positive class, computed as
   scikit-learn's ``average_precision_score`` (step-wise, no interpolation; WEKA's "PRC area" is
-  a trapezoidal variant, so the last digit can differ). Multi-class: macro average over classes.
+  a trapezoidal variant, so the last digit can differ). Multi-class: average over classes,
+  ``macro`` or ``weighted`` as for AUROC.
 - ``compression``: feature space compression ``1 - |V'| / |V|`` (SHSEL paper, Eq. 4).
 - ``harmonic_mean``: harmonic mean of accuracy and compression (SHSEL paper, section 5.3);
   0 when both are 0.
@@ -64,6 +70,7 @@ __all__ = [
     "auroc",
     "aucpr",
     "fold_metrics",
+    "gm_one_vs_rest",
     "roc_auc_score",
     "average_precision_score",
 ]
@@ -131,7 +138,36 @@ def _scores_for(proba: np.ndarray, classes: np.ndarray, label) -> np.ndarray:
     return proba[:, idx[0]]
 
 
-def auroc(y_true, proba, classes, pos_label) -> float:
+def _weights(y_true, present, multiclass):
+    if multiclass == "weighted":
+        w = np.array([np.mean(y_true == c) for c in present])
+        return w / w.sum()
+    if multiclass != "macro":
+        raise ValueError(f"multiclass must be 'macro' or 'weighted', got {multiclass!r}")
+    return np.full(len(present), 1.0 / len(present))
+
+
+def gm_one_vs_rest(y_true, y_pred, multiclass: str = "weighted") -> float:
+    """Average over classes of the one-vs-rest ``sqrt(sensitivity_c * specificity_c)``.
+
+    Examples
+    --------
+    >>> round(gm_one_vs_rest([0, 0, 1, 1], [0, 1, 1, 1]), 4)  # both classes: sqrt(0.5 * 1)
+    0.7071
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    present = np.unique(y_true)
+    vals = []
+    for c in present:
+        pos = y_true == c
+        sens = float(np.mean(y_pred[pos] == c))
+        spec = float(np.mean(y_pred[~pos] != c)) if (~pos).any() else 1.0
+        vals.append(np.sqrt(sens * spec))
+    return float(np.dot(_weights(y_true, present, multiclass), vals))
+
+
+def auroc(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float:
     """AUROC from class scores ``proba`` (columns in the order of ``classes``).
 
     Binary: the ROC of the positive class's score. Multi-class: macro one-vs-rest.
@@ -145,10 +181,10 @@ def auroc(y_true, proba, classes, pos_label) -> float:
     if len(classes) <= 2 and len(present) <= 2:
         return float(roc_auc_score(y_true == pos_label, _scores_for(proba, classes, pos_label)))
     vals = [roc_auc_score(y_true == c, _scores_for(proba, classes, c)) for c in present]
-    return float(np.mean(vals))
+    return float(np.dot(_weights(y_true, present, multiclass), vals))
 
 
-def aucpr(y_true, proba, classes, pos_label) -> float:
+def aucpr(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float:
     """Area under the precision-recall curve (average precision) of the positive class.
 
     Multi-class: macro average over the classes present in ``y_true``.
@@ -161,18 +197,26 @@ def aucpr(y_true, proba, classes, pos_label) -> float:
             return float("nan")
         return float(average_precision_score(y_true == pos_label, _scores_for(proba, classes, pos_label)))
     vals = [average_precision_score(y_true == c, _scores_for(proba, classes, c)) for c in present]
-    return float(np.mean(vals))
+    return float(np.dot(_weights(y_true, present, multiclass), vals))
 
 
 def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float, n_features: int,
-                 labels=None) -> dict:
-    """All per-fold measures as a dict (``proba`` may be None: AUROC/AUCPR are then NaN)."""
+                 labels=None, multiclass: str = "macro") -> dict:
+    """All per-fold measures as a dict (``proba`` may be None: AUROC/AUCPR are then NaN).
+
+    ``multiclass`` (``macro`` or ``weighted``) only matters with more than two classes.
+    """
     y_true = np.asarray(y_true)
     acc = float(np.mean(np.asarray(y_pred) == y_true)) if len(y_true) else float("nan")
     comp = compression(n_selected, n_features)
+    n_classes = len(np.unique(y_true)) if labels is None else len(labels)
+    if n_classes > 2 and multiclass == "weighted":
+        gm = gm_one_vs_rest(y_true, y_pred, "weighted")
+    else:
+        gm = geometric_mean(y_true, y_pred, labels)
     out = {
         "accuracy": acc,
-        "gm": geometric_mean(y_true, y_pred, labels),
+        "gm": gm,
         "auroc": float("nan"),
         "aucpr": float("nan"),
         "compression": comp,
@@ -182,6 +226,6 @@ def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float
         proba = np.asarray(proba, dtype=float)
         if proba.ndim == 1:  # a decision function of a binary classifier: score of classes[1]
             proba = np.column_stack([-proba, proba])
-        out["auroc"] = auroc(y_true, proba, classes, pos_label)
-        out["aucpr"] = aucpr(y_true, proba, classes, pos_label)
+        out["auroc"] = auroc(y_true, proba, classes, pos_label, multiclass)
+        out["aucpr"] = aucpr(y_true, proba, classes, pos_label, multiclass)
     return out

@@ -16,7 +16,9 @@ A protocol bundles an evaluation function and the defaults of a paper's experime
   better", which is what the paper's Table A.1 reports); % of features selected per instance.
   Threshold methods run at their default threshold (SHSEL: 0.99, as the paper). The positive
   class is label 1 when the labels are 0/1 (pro-longevity in the GO datasets, as in the paper),
-  otherwise the minority class. When ``selection.lazy`` is importable, eager selectors are
+  ``true``/``positive``/``yes`` for such pairs, otherwise the minority class (see
+  :func:`rpv_pos_label`). With more than two classes (Cities) GM, AUROC and AUCPR are WEKA's
+  class-frequency-weighted averages (option ``multiclass_average``). When ``selection.lazy`` is importable, eager selectors are
   scored with the same lazy NB / 1-NN implementation as the lazy ones (their mask repeated for
   every test instance), so the classifier is identical across all methods.
 
@@ -138,12 +140,20 @@ def _shsel_post(rows, options):
     return choose_best_on_test(rows, (options or {}).get("threshold_metric", "accuracy"))
 
 
+_POSITIVE_PAIRS = ({"0", "1"}, {"false", "true"}, {"negative", "positive"}, {"no", "yes"}, {"neg", "pos"})
+
+
 def rpv_pos_label(y):
-    """The RPV protocol's positive class: 1 for 0/1 labels (pro-longevity), else None (minority)."""
-    labels = {str(v) for v in np.unique(np.asarray(y)).tolist()}
-    if labels == {"0", "1"}:
-        vals = np.unique(np.asarray(y))
-        return next(v for v in vals.tolist() if str(v) == "1")
+    """The RPV protocol's positive class for two labels that name it (0/1, false/true,
+    negative/positive, no/yes): the second (``1``: pro-longevity in the GO data; ``true`` in NY
+    Daily, whose 57% positive instances match the paper's Table 1); else None (minority class)."""
+    vals = np.unique(np.asarray(y)).tolist()
+    low = {str(v).lower() for v in vals}
+    for pair in _POSITIVE_PAIRS:
+        if low == pair:
+            pos = sorted(pair)[1] if pair != {"neg", "pos"} else "pos"
+            pos = {"false": "true", "negative": "positive", "no": "yes"}.get(sorted(pair)[0], pos)
+            return next(v for v in vals if str(v).lower() == pos)
     return None
 
 
@@ -157,7 +167,8 @@ def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_stat
     lazy_eager = options.get("lazy_classifiers_for_eager", _lazy_available())
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
                           random_state=random_state, folds=folds, threshold=options.get("threshold"),
-                          pos_label=pos, lazy_classifiers_for_eager=bool(lazy_eager))
+                          pos_label=pos, lazy_classifiers_for_eager=bool(lazy_eager),
+                          multiclass_average=options.get("multiclass_average", "weighted"))
 
 
 register_protocol(

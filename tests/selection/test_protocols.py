@@ -38,6 +38,8 @@ def test_builtin_protocols():
 def test_rpv_positive_class_is_label_1():
     assert rpv_pos_label(np.array([0, 1, 1])) == 1
     assert rpv_pos_label(np.array(["0", "1"])) == "1"
+    assert rpv_pos_label(np.array(["false", "true"])) == "true"  # NY Daily: 57% 'true', the paper's %Pos
+    assert rpv_pos_label(np.array(["Negative", "Positive"])) == "Positive"
     assert rpv_pos_label(np.array(["low", "mid", "high"])) is None
 
 

@@ -3,7 +3,8 @@
 Each stage is a Prefect task around a function of :mod:`flows.stages` (which in turn calls
 ``kg`` and ``selection``). Two layers of caching, both keyed by content:
 
-- Prefect's task cache: ``cache_policy = INPUTS + TASK_SOURCE``; the inputs are the upstream
+- Prefect's task cache (results serialised as JSON: records are plain data, and nothing the
+  pipeline reads back is a pickle): ``cache_policy = INPUTS + TASK_SOURCE``; the inputs are the upstream
   stages' small records (whose ``hash`` is the content hash of their files), the parameters
   (sorted lists, plain dicts) and a ``code`` string (:func:`flows.stages.code_version`: the
   source hashes of the library modules the stage runs; ``TASK_SOURCE`` alone covers only the
@@ -62,34 +63,34 @@ def _progress(stage: str):
 
 
 # --------------------------------------------------------------------------- tasks
-@task(name="load-facts", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="load-facts", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def load_facts_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_load_facts(spec, home=home, force=force)
 
 
-@task(name="build-table", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="build-table", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def build_table_task(spec: dict, facts: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_build_table(spec, facts, home=home, force=force)
 
 
-@task(name="load-dataset", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="load-dataset", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def load_dataset_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_load_dataset(spec, home=home, force=force)
 
 
-@task(name="corpus-table", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="corpus-table", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def corpus_table_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_corpus_table(spec, home=home, force=force,
                                      progress=lambda what, done, total: _emit("progress", "table", done=done,
                                                                               total=total, what=what))
 
 
-@task(name="select", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="select", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def select_task(table: dict, selector: str, params: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_select(table, selector, params, home=home, force=force)
 
 
-@task(name="evaluate", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="evaluate", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def evaluate_task(table: dict, selectors: list, classifiers: list, dataset: str, protocol: str, n_splits: int,
                   seed: int, n_jobs: int, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_evaluate(table, selectors, classifiers, dataset=dataset, protocol=protocol,
@@ -97,7 +98,7 @@ def evaluate_task(table: dict, selectors: list, classifiers: list, dataset: str,
                                  progress=_progress("evaluate"))
 
 
-@task(name="export", cache_policy=CACHE_POLICY, persist_result=True)
+@task(name="export", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def export_task(table: dict, sparse_arff: bool, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_export(table, sparse_arff=sparse_arff, home=home, force=force)
 

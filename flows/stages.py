@@ -219,6 +219,7 @@ def _run_stage(
         "inputs": inputs,
     }
     _write_json(d / "record.json", rec)
+    rec = json.loads(_dumps(rec))  # exactly what a reuse reads back (tuples become lists, ...)
     rec["reused"] = False
     return rec
 

@@ -238,6 +238,13 @@ def _plt():
     return plt
 
 
+def _color(i: int, n: int):
+    """Distinct colours: matplotlib's cycle up to 10 methods, tab20 beyond."""
+    if n <= 10:
+        return f"C{i % 10}"
+    return _plt().get_cmap("tab20")(i % 20)
+
+
 def _save(fig, path: Path) -> Path:
     atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=110, bbox_inches="tight"))
     _plt().close(fig)
@@ -250,10 +257,10 @@ def plot_cd_diagram(avg_ranks: pd.Series, n_datasets: int, path, *, alpha: float
     r = avg_ranks.sort_values()
     k = len(r)
     cd = stats.critical_difference(k, n_datasets, alpha)
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.32 * k))
+    fig, ax = plt.subplots(figsize=(7, 1.4 + 0.3 * ((k + 1) // 2 + 3)))
     lo, hi = 1, max(k, 2)
     ax.set_xlim(lo - 0.3, hi + 0.3)
-    ax.set_ylim(-(k + 2), 2.2)
+    ax.set_ylim(-((k + 1) // 2 + 1.2), 2.2)
     ax.hlines(0, lo, hi, color="black", lw=1)
     for x in range(lo, hi + 1):
         ax.vlines(x, 0, 0.25, color="black", lw=1)
@@ -300,7 +307,7 @@ def plot_accuracy_vs_compression(results: pd.DataFrame, path, *, metric: str = "
             if s not in per.index.get_level_values(0):
                 continue
             p = per.loc[s]
-            color = f"C{mi % 10}"
+            color = _color(mi, len(methods))
             ax.scatter(p["compression"], p[metric], color=color, alpha=0.15, s=12, marker=markers[ci % len(markers)])
             ax.scatter(p["compression"].mean(), p[metric].mean(), color=color, s=70,
                        marker=markers[ci % len(markers)], edgecolor="black",
@@ -308,7 +315,7 @@ def plot_accuracy_vs_compression(results: pd.DataFrame, path, *, metric: str = "
     ax.set_xlabel("feature space compression (1 - selected / all)")
     ax.set_ylabel(metric)
     ax.set_title(title or f"{metric} vs compression (large: mean over datasets)", fontsize=10)
-    ax.legend(fontsize=7, loc="best", ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), ncol=1 + len(methods) // 12)
     ax.grid(alpha=0.3)
     return _save(fig, Path(path))
 
@@ -318,16 +325,16 @@ def plot_per_dataset(results: pd.DataFrame, metric: str, classifier: str, path, 
     plt = _plt()
     t = dataset_means(results, metric, classifier)
     n_d, n_m = t.shape
-    fig, ax = plt.subplots(figsize=(max(6, 0.6 * n_d * max(1, n_m) ** 0.5 + 2), 4.5))
+    fig, ax = plt.subplots(figsize=(min(14.0, max(6.0, 0.3 * n_d * max(1, n_m) ** 0.5 + 2)), 4.5))
     width = 0.8 / max(n_m, 1)
     x = np.arange(n_d)
     for j, s in enumerate(t.columns):
-        ax.bar(x + (j - (n_m - 1) / 2) * width, t[s].fillna(0).to_numpy(), width, label=s, color=f"C{j % 10}")
+        ax.bar(x + (j - (n_m - 1) / 2) * width, t[s].fillna(0).to_numpy(), width, label=s, color=_color(j, n_m))
     ax.set_xticks(x)
     ax.set_xticklabels([str(d) for d in t.index], rotation=45, ha="right", fontsize=8)
     ax.set_ylabel(metric)
     ax.set_title(title or f"{metric} per dataset -- {classifier}", fontsize=10)
-    ax.legend(fontsize=7, ncol=min(n_m, 4))
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     return _save(fig, Path(path))
 

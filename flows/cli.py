@@ -453,7 +453,7 @@ def cmd_export(args) -> int:
     table = stages.read_table(args.table)
     fmt = args.format
     if fmt == "arff":
-        write_arff(table, args.out, sparse=args.sparse, relation=args.relation)
+        write_arff(table, args.out, sparse=args.sparse, relation=args.relation, id_attribute=args.id_attribute)
     elif fmt == "csv":
         write_csv(table, args.out)
     else:
@@ -601,6 +601,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--format", choices=["arff", "csv", "edges"], default="arff")
     x.add_argument("--sparse", action="store_true", help="ARFF: WEKA sparse format")
     x.add_argument("--relation", help="ARFF @relation name")
+    x.add_argument("--id-attribute", metavar="NAME", help="ARFF: write the instance ids as a first string "
+                   "attribute of this name (WEKA classifiers would otherwise need it removed)")
     x.add_argument("--out", required=True, metavar="FILE")
     x.set_defaults(func=cmd_export)
 

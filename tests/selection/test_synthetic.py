@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 
 from kg.table import FeatureTable
 from selection.measures import information_gain
-from selection.synthetic import PAPER_SETTINGS, expected_n_features, make_dataset
+from selection.synthetic import LABELS, PAPER_SETTINGS, expected_n_features, make_dataset
 
 TABLE2 = {  # Ristoski & Paulheim 2014, Table 2: name -> (D, B, number of features)
     "S-D2-B2": (2, 2, 1201),
@@ -22,10 +24,23 @@ TABLE2 = {  # Ristoski & Paulheim 2014, Table 2: name -> (D, B, number of featur
 }
 
 
-@pytest.fixture(scope="module", params=sorted(TABLE2))
+@pytest.fixture(scope="module", params=[(n, v) for n in sorted(TABLE2) for v in LABELS], ids=str)
 def setting(request):
-    d, b, count = TABLE2[request.param]
-    return request.param, d, b, count, make_dataset(d, b)
+    name, label = request.param
+    d, b, count = TABLE2[name]
+    return name, d, b, count, make_dataset(d, b, label=label)
+
+
+def _column(t, name):
+    return t.X.tocsc()[:, t.hierarchy.index[name]].toarray().ravel()
+
+
+def _digest(t) -> str:
+    X = t.X.tocsr()
+    h = hashlib.sha256()
+    for part in (X.indptr, X.indices, X.data, np.asarray(t.y).astype("U8"), np.asarray(t.feature_names).astype("U16")):
+        h.update(np.ascontiguousarray(part).tobytes())
+    return h.hexdigest()[:16]
 
 
 def test_settings_are_the_papers():
@@ -76,27 +91,94 @@ def test_structure_levels_and_edges(setting):
     assert (col("down1.010") <= col("mid.010")).all() and col("down1.010").sum() < col("mid.010").sum()
 
 
-def test_reproducible_and_seeded():
-    a, b = make_dataset(2, 5, random_state=7), make_dataset(2, 5, random_state=7)
+@pytest.mark.parametrize("label", LABELS)
+def test_reproducible_and_seeded(label):
+    a, b = make_dataset(2, 5, random_state=7, label=label), make_dataset(2, 5, random_state=7, label=label)
     assert (a.X != b.X).nnz == 0 and a.y.tolist() == b.y.tolist()
-    assert a.feature_names.tolist() == b.feature_names.tolist()
-    c = make_dataset(2, 5, random_state=8)
+    assert a.feature_names.tolist() == b.feature_names.tolist() and a.meta == b.meta
+    c = make_dataset(2, 5, random_state=8, label=label)
     assert (a.X != c.X).nnz > 0
     # the same seed gives the same latent data whatever the hierarchy shape
-    d = make_dataset(4, 10, random_state=7)
+    d = make_dataset(4, 10, random_state=7, label=label)
     mids = [i for i, n in enumerate(a.feature_names) if n.startswith("mid.")]
     mids_d = [d.hierarchy.index[n] for n in a.feature_names[mids]]
     assert (a.X[:, mids] != d.X[:, mids_d]).nnz == 0 and a.y.tolist() == d.y.tolist()
+    # the two variants are different data
+    other = [v for v in LABELS if v != label][0]
+    assert (a.X != make_dataset(2, 5, random_state=7, label=other).X).nnz > 0
 
 
-def test_the_class_signal_sits_in_the_relevant_middle_feature():
+def test_default_label_is_one_middle_feature_exactly():
+    """label="feature" (the default): the class equals one middle feature, the paper's (O1)."""
+    for name, (d, b, _) in TABLE2.items():
+        t = make_dataset(d, b)
+        assert t.meta["label"] == "feature"
+        f = t.meta["label_feature"]
+        assert f.startswith("mid.")
+        assert np.array_equal(_column(t, f) == 1, t.y == "positive"), name
+        # no other feature of the hierarchy equals the class or its complement
+        pos = (t.y == "positive").astype(float)
+        agree = t.X.T @ pos + (t.n_instances - np.asarray(t.X.sum(axis=0)).ravel() - pos.sum() + t.X.T @ pos)
+        exact = np.flatnonzero((agree == 0) | (agree == t.n_instances))
+        assert t.feature_names[exact].tolist() == [f], name
+
+
+def test_default_label_other_middle_features_are_class_noise():
+    """Every other middle feature is independent of the class (the paper's (O3)): IG near 0."""
     t = make_dataset(2, 2)
+    f = t.hierarchy.index[t.meta["label_feature"]]
+    ig = information_gain(t.X, t.y)
+    assert ig[f] == pytest.approx(1.0)  # a perfect feature of a balanced class: one bit
+    mids = np.array([i for i, n in enumerate(t.feature_names) if n.startswith("mid.") and i != f])
+    assert mids.size == 299
+    assert np.median(ig[mids]) < 0.002 and ig[mids].max() < 0.02
+    # the refinements below the class feature are pure (positive only) and nested
+    below = [t.hierarchy.index[f"down{k}.{t.meta['label_feature'][4:]}"] for k in (1, 2)]
+    for i in below:
+        assert set(t.y[t.X.tocsc()[:, i].toarray().ravel() == 1]) == {"positive"}
+    counts = [int(t.X[:, i].sum()) for i in [f, *below]]
+    assert counts == [500, 333, 166]
+
+
+def test_default_middle_features_are_median_splits_of_their_polynomial():
+    """mid.j = upper half of its own f_j = a^3 + b^2 + c; down{k}.j = finer frequency cuts."""
+    from selection.synthetic import polynomial_attributes
+
+    t = make_dataset(2, 5, n_instances=40, n_middle=6, random_state=3)
+    rng = np.random.default_rng(3)
+    target = int(rng.integers(6))
+    f = polynomial_attributes(40, 6, rng)
+    assert t.meta["label_feature"] == f"mid.{target:03d}"
+    for j in range(6):
+        order = np.argsort(f[:, j], kind="stable")
+        top = lambda k: np.isin(np.arange(40), order[40 - k:]).astype(float)  # noqa: E731
+        assert np.array_equal(_column(t, f"mid.{j:03d}"), top(20))
+        assert np.array_equal(_column(t, f"down1.{j:03d}"), top(13))
+        assert np.array_equal(_column(t, f"down2.{j:03d}"), top(6))
+    assert np.array_equal(t.y == "positive", f[:, target] > np.median(f[:, target]))
+
+
+def test_polynomial_label_signal_sits_in_the_relevant_middle_feature():
+    t = make_dataset(2, 2, label="polynomial")
+    assert t.meta["label"] == "polynomial" and "label_feature" not in t.meta
     a = t.meta["relevant_attributes"][0]  # the cubed attribute dominates the polynomial
     ig = information_gain(t.X, t.y)
     mids = [i for i, n in enumerate(t.feature_names) if n.startswith("mid.")]
     assert t.feature_names[mids][np.argmax(ig[mids])] == a
-    assert ig[t.hierarchy.index[a]] > 0.3
+    assert 0.3 < ig[t.hierarchy.index[a]] < 0.9  # strong, but no feature determines this class
     assert np.median(ig[mids]) < 0.01  # the other middle features are noise
+
+
+@pytest.mark.parametrize(
+    "label, digest",
+    [("feature", "5dbc6f29bf8a7938"), ("polynomial", "7f10637d4bce89ef")],
+)
+def test_pinned_output(label, digest):
+    """Seeded output pinned: the registry's datasets must not change silently between versions.
+
+    The "polynomial" digest is the output of this module before ``label`` existed.
+    """
+    assert _digest(make_dataset(2, 3, n_instances=40, n_middle=9, random_state=11, label=label)) == digest
 
 
 def test_other_sizes_follow_the_formula():
@@ -119,6 +201,7 @@ def test_other_sizes_follow_the_formula():
         ({"depth": 2, "branching": 2, "n_instances": 1}, ValueError, "n_instances must be >= 2"),
         ({"depth": 2, "branching": 2, "n_middle": 3}, ValueError, "n_middle must be >= 4"),
         ({"depth": 2, "branching": 2, "random_state": "x"}, TypeError, "random_state"),
+        ({"depth": 2, "branching": 2, "label": "linear"}, ValueError, "label must be one of 'feature', 'polynomial'"),
     ],
 )
 def test_bad_input(kwargs, err, match):
@@ -132,7 +215,10 @@ def test_registered_in_the_dataset_registry():
     t = load_dataset("synthetic/S-D2-B10")
     ref = make_dataset(2, 10)
     assert t.n_features == 961 and (t.X != ref.X).nnz == 0 and t.y.tolist() == ref.y.tolist()
-    assert t.meta["dataset"] == "synthetic/S-D2-B10"
+    assert t.meta["dataset"] == "synthetic/S-D2-B10" and t.meta["label"] == "feature"
+    # the earlier variant stays reachable through the registry
+    p = load_dataset("synthetic/S-D2-B10", label="polynomial")
+    assert (p.X != make_dataset(2, 10, label="polynomial").X).nnz == 0 and p.meta["label"] == "polynomial"
 
 
 def test_sparse_output():
@@ -147,11 +233,14 @@ def test_sparse_output():
     n_middle=st.integers(4, 40),
     n_instances=st.integers(2, 60),
     seed=st.integers(0, 2**31),
+    label=st.sampled_from(LABELS),
 )
-def test_any_shape_is_closed_balanced_and_counted(depth, branching, n_middle, n_instances, seed):
-    t = make_dataset(depth, branching, n_instances=n_instances, n_middle=n_middle, random_state=seed)
+def test_any_shape_is_closed_balanced_and_counted(depth, branching, n_middle, n_instances, seed, label):
+    t = make_dataset(depth, branching, n_instances=n_instances, n_middle=n_middle, random_state=seed, label=label)
     assert t.n_features == expected_n_features(depth, branching, n_middle)
     assert t.hierarchy.violations(t.X).nnz == 0
     assert (t.hierarchy.close(t.X) != t.X.astype(bool)).nnz == 0
     assert (t.y == "positive").sum() == n_instances // 2
     assert t.hierarchy.roots.size == 1 and t.hierarchy.levels.max() == 2 * depth + 1
+    if label == "feature":
+        assert np.array_equal(_column(t, t.meta["label_feature"]) == 1, t.y == "positive")

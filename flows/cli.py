@@ -266,7 +266,7 @@ def cmd_run(args) -> int:
                 source, out=args.out, home=settings.kgfs_home(), no_cache=args.no_cache,
                 selector=args.selector, selector_params=_parse_params(args.param), eval_selectors=eval_selectors,
                 classifiers=args.classifiers, protocol=args.protocol, n_splits=args.n_splits, seed=args.seed,
-                n_jobs=args.n_jobs, artifacts=not args.no_artifacts,
+                n_jobs=args.n_jobs, artifacts=not args.no_artifacts, dask_address=args.dask_address,
             )
     finally:
         pipeline.set_reporter(None)
@@ -527,6 +527,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--n-splits", type=int, default=10, help="folds of the stratified CV (default 10)")
     r.add_argument("--seed", type=int, default=0, help="seed of the folds (default 0)")
     r.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the evaluation (default 1)")
+    r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
+                   "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
+                   "--n-jobs worker processes on 127.0.0.1)")
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")

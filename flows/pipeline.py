@@ -38,10 +38,11 @@ from prefect.cache_policies import INPUTS, TASK_SOURCE  # noqa: E402
 
 from flows import stages  # noqa: E402
 
-__all__ = ["CACHE_POLICY", "run_pipeline", "kgfs_run", "set_reporter", "STAGES"]
+__all__ = ["CACHE_POLICY", "run_pipeline", "kgfs_run", "set_reporter", "STAGES", "facts_flow", "table_flow",
+           "select_flow", "evaluate_flow", "export_flow", "dask_task_runner", "report_markdown"]
 
-# ``force`` only says "recompute"; it must not change the key of what is computed
-CACHE_POLICY = (INPUTS - "force") + TASK_SOURCE
+# ``force`` only says "recompute" and ``dask``/``n_jobs`` only where: none changes what is computed
+CACHE_POLICY = (INPUTS - "force" - "dask" - "n_jobs") + TASK_SOURCE
 STAGES = ("facts", "table", "select", "evaluate", "export")
 
 _reporter: Callable[..., None] | None = None
@@ -92,10 +93,19 @@ def select_task(table: dict, selector: str, params: dict, code: str, home: str, 
 
 @task(name="evaluate", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def evaluate_task(table: dict, selectors: list, classifiers: list, dataset: str, protocol: str, n_splits: int,
-                  seed: int, n_jobs: int, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_evaluate(table, selectors, classifiers, dataset=dataset, protocol=protocol,
-                                 n_splits=n_splits, random_state=seed, n_jobs=n_jobs, home=home, force=force,
-                                 progress=_progress("evaluate"))
+                  seed: int, n_jobs: int, code: str, home: str, force: bool = False, dask: bool = False) -> dict:
+    kwargs = dict(dataset=dataset, protocol=protocol, n_splits=n_splits, random_state=seed, home=home,
+                  force=force, progress=_progress("evaluate"))
+    if not dask:
+        return stages.stage_evaluate(table, selectors, classifiers, n_jobs=n_jobs, **kwargs)
+    # Running on a Dask worker (DaskTaskRunner): the grid's dataset x fold units are spread over
+    # the whole cluster through joblib's Dask backend; every finished cell is still written at
+    # once, atomically, into the stage folder (so a killed run resumes cell by cell).
+    import joblib
+    from prefect_dask import get_dask_client
+
+    with get_dask_client(), joblib.parallel_config(backend="dask"):
+        return stages.stage_evaluate(table, selectors, classifiers, n_jobs=-1, **kwargs)
 
 
 @task(name="export", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
@@ -103,54 +113,164 @@ def export_task(table: dict, sparse_arff: bool, code: str, home: str, force: boo
     return stages.stage_export(table, sparse_arff=sparse_arff, home=home, force=force)
 
 
-def _call(stage: str, tsk, home: str, no_cache: bool, runinfo: dict, **kwargs) -> dict:
-    """Run one stage task; rerun it when a cached record points at files that are gone.
+def _submit(tsk, storage: Path, refresh: bool, kwargs: dict):
+    fut = tsk.with_options(result_storage=storage, refresh_cache=refresh).submit(**kwargs)
+    fut.wait()
+    return fut.state
 
-    Returns the stage's record without volatile fields (so it can key downstream stages);
-    whether it was reused and how long it took go to ``runinfo[stage]``.
+
+def _stage(stage: str, tsk, home: str, no_cache: bool, **kwargs) -> dict:
+    """Run one stage task on the current flow's task runner; rerun it when a cached record
+    points at files that are gone.
+
+    Returns ``{"record": ..., "info": ...}``: the stage's record without volatile fields (so it
+    can key downstream stages), and whether it was reused and how long it took.
     """
     _emit("start", stage)
     t0 = time.perf_counter()
     storage = Path(home) / "prefect" / "results"
-    state = tsk.with_options(result_storage=storage, refresh_cache=no_cache)(
-        home=home, force=no_cache, return_state=True, **kwargs)
+    state = _submit(tsk, storage, no_cache, dict(home=home, force=no_cache, **kwargs))
     rec = state.result()
     cached = state.name == "Cached"
     if not stages.record_valid(rec):
-        state = tsk.with_options(result_storage=storage, refresh_cache=True)(
-            home=home, force=False, return_state=True, **kwargs)
+        state = _submit(tsk, storage, True, dict(home=home, force=False, **kwargs))
         rec, cached = state.result(), False
+    reused = bool(cached or rec.get("reused"))
     rec = {k: v for k, v in dict(rec).items() if k != "reused"}
-    info = {"reused": bool(cached or state.result().get("reused")), "prefect_cached": cached,
-            "seconds": round(time.perf_counter() - t0, 3)}
-    runinfo[stage] = info
+    info = {"reused": reused, "prefect_cached": cached, "seconds": round(time.perf_counter() - t0, 3)}
     _emit("done", stage, record={**rec, **info})
-    return rec
+    return {"record": rec, "info": info}
 
 
-def _artifacts(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping) -> None:
-    """Table and markdown artifacts a person sees in the Prefect UI."""
+# --------------------------------------------------------------------------- one flow per stage
+# Each is a thin Prefect flow around one task; `kgfs-run` calls them as subflows, and each can
+# be run on its own (e.g. `select_flow(table_record, "shsel-ig-prune", {}, home=...)`).
+@flow(name="kgfs-facts", persist_result=False)
+def facts_flow(spec: dict, home: str, no_cache: bool = False) -> dict:
+    """GO route: annotations + labels -> ``facts.json``."""
+    return _stage("facts", load_facts_task, home, no_cache, spec=spec, code=stages.code_version("facts"))
+
+
+@flow(name="kgfs-table", persist_result=False)
+def table_flow(spec: dict, home: str, facts: dict | None = None, no_cache: bool = False) -> dict:
+    """Build the DAG and the closed binary table (GO facts, a registry dataset, or a DBpedia corpus)."""
+    if spec["kind"] == "go":
+        return _stage("table", build_table_task, home, no_cache, spec=spec, facts=facts,
+                      code=stages.code_version("table"))
+    if spec["kind"] == "dbpedia":
+        return _stage("table", corpus_table_task, home, no_cache, spec=spec, code=stages.code_version("dbpedia"))
+    return _stage("table", load_dataset_task, home, no_cache, spec=spec, code=stages.code_version("dataset"))
+
+
+@flow(name="kgfs-select", persist_result=False)
+def select_flow(table: dict, selector: str, params: dict, home: str, no_cache: bool = False) -> dict:
+    """Fit one selector on the whole table (selected features with their scores)."""
+    return _stage("select", select_task, home, no_cache, table=table, selector=selector, params=params,
+                  code=stages.code_version("select", stages.selector_modules([selector])))
+
+
+@flow(name="kgfs-evaluate", persist_result=False)
+def evaluate_flow(table: dict, selectors: list, classifiers: list, dataset: str, home: str, protocol: str = "basic",
+                  n_splits: int = 10, seed: int = 0, n_jobs: int = 1, no_cache: bool = False,
+                  dask: bool = False) -> dict:
+    """Cross-validate selectors x classifiers (``selection.grid``); on a Dask task runner the
+    grid's units run on the cluster (``dask=True``)."""
+    names = [s if isinstance(s, str) else s[0] for s in selectors]
+    return _stage("evaluate", evaluate_task, home, no_cache, table=table, selectors=selectors,
+                  classifiers=classifiers, dataset=dataset, protocol=protocol, n_splits=n_splits, seed=seed,
+                  n_jobs=n_jobs, dask=dask, code=stages.code_version("evaluate", stages.selector_modules(names)))
+
+
+@flow(name="kgfs-export", persist_result=False)
+def export_flow(table: dict, home: str, sparse_arff: bool = True, no_cache: bool = False) -> dict:
+    """ARFF (dense and sparse), CSV and the hierarchy's edges."""
+    return _stage("export", export_task, home, no_cache, table=table, sparse_arff=sparse_arff,
+                  code=stages.code_version("export"))
+
+
+# --------------------------------------------------------------------------- Dask
+def dask_task_runner(address: str | None, n_workers: int | None = None):
+    """A prefect-dask ``DaskTaskRunner``: an existing cluster (``tcp://HOST:PORT``) or ``"local"``
+    (a ``distributed.LocalCluster`` on 127.0.0.1 with ``n_workers`` single-threaded worker processes)."""
+    from prefect_dask import DaskTaskRunner
+
+    if address in (None, "", "local"):
+        return DaskTaskRunner(cluster_class="distributed.LocalCluster",
+                              cluster_kwargs={"n_workers": int(n_workers or 2), "threads_per_worker": 1,
+                                              "processes": True, "host": "127.0.0.1",
+                                              "dashboard_address": "127.0.0.1:0"})
+    return DaskTaskRunner(address=address)
+
+
+class _api_env:
+    """Put this process's Prefect API URL into the environment while a local cluster starts, so
+    its worker processes report to the same API instead of starting their own temporary server."""
+
+    def __enter__(self):
+        import os
+
+        self._old = os.environ.get("PREFECT_API_URL")
+        if not self._old:
+            from prefect.client.orchestration import get_client
+
+            with get_client(sync_client=True) as client:
+                url = str(client.api_url)
+            os.environ["PREFECT_API_URL"] = url.rstrip("/")
+        return self
+
+    def __exit__(self, *exc):
+        import os
+
+        if not self._old:
+            os.environ.pop("PREFECT_API_URL", None)
+        return False
+
+
+# --------------------------------------------------------------------------- artifacts
+def _frame_records(df) -> list[dict]:
+    return df.astype(object).where(df.notna(), None).to_dict("records")
+
+
+def _artifacts(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping,
+               outputs: Mapping[str, str] | None = None) -> None:
+    """Table and markdown artifacts a person sees in the Prefect UI (Artifacts tab of the run)."""
     import pandas as pd
 
     sel = records.get("select")
     if sel:
-        df = pd.read_csv(Path(sel["dir"]) / sel["files"]["selected"]).head(200)
-        create_table_artifact(df.astype(object).where(df.notna(), None).to_dict("records"),
-                              key="selected-features", description=f"features kept by {params['selector']}")
+        df = pd.read_csv(Path(sel["dir"]) / sel["files"]["selected"]).head(500)
+        create_table_artifact(_frame_records(df), key="selected-features",
+                              description=f"features kept by {params['selector']}, with their scores "
+                                          f"({len(df)} shown)")
     ev = records.get("evaluate")
     if ev:
         df = pd.read_csv(Path(ev["dir"]) / ev["files"]["summary"]).round(4)
-        create_table_artifact(df.astype(object).where(df.notna(), None).to_dict("records"),
-                              key="evaluation-summary", description="mean over the folds")
-    lines = ["# kgfs run", "", "| parameter | value |", "|---|---|"]
+        create_table_artifact(_frame_records(df), key="evaluation-summary",
+                              description="cross-validation: mean over the folds per selector x classifier")
+    create_markdown_artifact(report_markdown(records, runinfo, params, outputs), key="kgfs-run-report",
+                             description="run parameters, stage records and plots")
+
+
+def report_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping,
+                    outputs: Mapping[str, str] | None = None) -> str:
+    """The markdown report of a run: parameters, stages (reused or not), outputs and plot paths."""
+    lines = [f"# kgfs run: {params.get('dataset')}", "", "## Parameters", "", "| parameter | value |", "|---|---|"]
     lines += [f"| {k} | `{v}` |" for k, v in params.items() if k != "source"]
-    lines += ["", "| stage | reused | seconds | folder |", "|---|---|---|---|"]
+    lines += ["", "## Stages", "", "| stage | reused | seconds | folder |", "|---|---|---|---|"]
     lines += [f"| {k} | {runinfo.get(k, {}).get('reused')} | {runinfo.get(k, {}).get('seconds')} | `{r.get('dir')}` |"
               for k, r in records.items()]
-    create_markdown_artifact("\n".join(lines), key="kgfs-run", description="parameters and stage records")
+    ev = records.get("evaluate") or {}
+    plots = [p for n, p in sorted((outputs or {}).items()) if n.endswith(".png")]
+    if not plots and ev:
+        plots = [str(Path(ev["dir"]) / f) for r, f in sorted(ev.get("files", {}).items()) if f.endswith(".png")]
+    if plots:
+        lines += ["", "## Plots", ""] + [f"- `{p}`" for p in plots]
+    if outputs:
+        lines += ["", "## Outputs", ""] + [f"- `{p}`" for _n, p in sorted(outputs.items()) if not p.endswith(".png")]
+    return "\n".join(lines) + "\n"
 
 
-# --------------------------------------------------------------------------- the flow
+# --------------------------------------------------------------------------- the pipeline flow
 @flow(name="kgfs-run", persist_result=False, log_prints=False)
 def kgfs_run(
     source: dict,
@@ -167,46 +287,46 @@ def kgfs_run(
     home: str = ".kgfs",
     no_cache: bool = False,
     artifacts: bool = True,
+    dask_address: str | None = None,
 ) -> dict:
-    """The whole pipeline on one input (see :func:`run_pipeline`)."""
+    """The whole pipeline on one input (see :func:`run_pipeline`): the stage flows as subflows."""
     selector_params = dict(sorted((selector_params or {}).items()))
     eval_selectors = list(eval_selectors or [selector])
     # the whole-table selector's parameters apply in the cross-validation too
     eval_specs = [[s, selector_params] if s == selector and selector_params else s for s in eval_selectors]
     classifiers = list(classifiers or ["nb"])
-    records: dict[str, dict] = {}
-    runinfo: dict[str, dict] = {}
+    runs: dict[str, dict] = {}
     if source["kind"] == "go":
-        records["facts"] = _call("facts", load_facts_task, home, no_cache, runinfo, spec=source,
-                                 code=stages.code_version("facts"))
-        records["table"] = _call("table", build_table_task, home, no_cache, runinfo, spec=source, facts=records["facts"],
-                                 code=stages.code_version("table"))
-    elif source["kind"] == "dbpedia":
-        records["table"] = _call("table", corpus_table_task, home, no_cache, runinfo, spec=source,
-                                 code=stages.code_version("dbpedia"))
+        runs["facts"] = facts_flow(source, home, no_cache)
+        runs["table"] = table_flow(source, home, runs["facts"]["record"], no_cache)
     else:
-        records["table"] = _call("table", load_dataset_task, home, no_cache, runinfo, spec=source,
-                                 code=stages.code_version("dataset"))
-    table = records["table"]
-    records["select"] = _call("select", select_task, home, no_cache, runinfo, table=table, selector=selector,
-                              params=selector_params,
-                              code=stages.code_version("select", stages.selector_modules([selector])))
-    records["evaluate"] = _call("evaluate", evaluate_task, home, no_cache, runinfo, table=table,
-                                selectors=eval_specs, classifiers=classifiers, dataset=source["name"],
-                                protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs,
-                                code=stages.code_version("evaluate", stages.selector_modules(eval_selectors)))
-    records["export"] = _call("export", export_task, home, no_cache, runinfo, table=table, sparse_arff=sparse_arff,
-                              code=stages.code_version("export"))
+        runs["table"] = table_flow(source, home, None, no_cache)
+    table = runs["table"]["record"]
+    runs["select"] = select_flow(table, selector, selector_params, home, no_cache)
+    ev_kwargs = dict(table=table, selectors=eval_specs, classifiers=classifiers, dataset=source["name"], home=home,
+                     protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs, no_cache=no_cache)
+    if dask_address:
+        runner = dask_task_runner(dask_address, n_workers=n_jobs if n_jobs > 1 else 2)
+        if dask_address == "local":
+            with _api_env():
+                runs["evaluate"] = evaluate_flow.with_options(task_runner=runner)(dask=True, **ev_kwargs)
+        else:
+            runs["evaluate"] = evaluate_flow.with_options(task_runner=runner)(dask=True, **ev_kwargs)
+    else:
+        runs["evaluate"] = evaluate_flow(**ev_kwargs)
+    runs["export"] = export_flow(table, home, sparse_arff, no_cache)
+    records = {k: v["record"] for k, v in runs.items()}
+    runinfo = {k: v["info"] for k, v in runs.items()}
     params = {"dataset": source["name"], "selector": selector, "selector_params": selector_params,
               "eval_selectors": eval_selectors, "classifiers": classifiers, "protocol": protocol,
               "n_splits": n_splits, "seed": seed, "source": source}
     _emit("start", "publish")
     written = stages.publish(records, out, params, runinfo)
     _emit("done", "publish", record={"dir": str(out), "files": {k: k for k in written}, "reused": False})
+    outputs = {k: str(v) for k, v in written.items()}
     if artifacts:
-        _artifacts(records, runinfo, params)
-    return {"records": records, "runinfo": runinfo, "outputs": {k: str(v) for k, v in written.items()},
-            "params": params}
+        _artifacts(records, runinfo, params, outputs)
+    return {"records": records, "runinfo": runinfo, "outputs": outputs, "params": params}
 
 
 def run_pipeline(
@@ -234,7 +354,9 @@ def run_pipeline(
         Keep Prefect's flow heartbeat (off by default: it costs about a second per run).
     **params
         ``selector``, ``selector_params``, ``eval_selectors``, ``classifiers``, ``protocol``,
-        ``n_splits``, ``seed``, ``n_jobs``, ``sparse_arff``, ``artifacts``.
+        ``n_splits``, ``seed``, ``n_jobs``, ``sparse_arff``, ``artifacts``, ``dask_address``
+        (``tcp://HOST:PORT`` of a running Dask scheduler, or ``"local"`` for a local cluster of
+        ``n_jobs`` workers: the evaluation grid then runs through prefect-dask's ``DaskTaskRunner``).
 
     Returns
     -------

@@ -597,10 +597,12 @@ def stage_evaluate(
     home=None,
     force=False,
     progress: Callable[[int, int], None] | None = None,
+    plots: bool = True,
 ) -> dict:
     """Cross-validate selectors x classifiers on the table (``selection.grid.run_grid``).
 
-    Finished cells are kept in the stage folder, so an interrupted evaluation resumes.
+    Finished cells are kept in the stage folder, so an interrupted evaluation resumes. The
+    grid's PNG plots (``plots=True``) are files of the record (roles ``plot:<name>``).
     """
     from selection.grid import run_grid
 
@@ -609,14 +611,14 @@ def stage_evaluate(
     classifiers = list(classifiers)
     inputs = {"table": table_rec["hash"], "selectors": selectors, "classifiers": classifiers,
               "dataset": dataset, "protocol": protocol, "n_splits": int(n_splits), "seed": int(random_state),
-              "code": code_version("evaluate", selector_modules(selectors))}
+              "code": code_version("evaluate", selector_modules(selectors)), "plots": bool(plots)}
 
     def compute(d: Path):
         table = read_table(table_rec)
         specs = [s if isinstance(s, str) else (s[0], s[1]) for s in selectors]
         res = run_grid({dataset: table}, specs, classifiers, protocol=protocol, out_dir=d / "grid",
                        n_jobs=n_jobs, random_state=random_state, progress=progress, n_splits=n_splits,
-                       plots=False)
+                       plots=plots)
         results = pd.read_csv(res.results)
         atomic_write(d / "evaluation.csv", lambda t: results.to_csv(t, index=False))
         summ = summary_frame(results)
@@ -626,6 +628,8 @@ def stage_evaluate(
         files = {"evaluation": "evaluation.csv", "summary": "summary.csv"}
         if Path(res.report).is_file():
             files["report"] = str(Path(res.report).relative_to(d))
+        for p in res.plots or []:
+            files[f"plot:{Path(p).name}"] = str(Path(p).relative_to(d))
         return files, summary
 
     return _run_stage("evaluate", inputs, compute, home=home, force=force)
@@ -687,6 +691,13 @@ def publish(records: Mapping[str, Mapping], out_dir, params: Mapping | None = No
         src = Path(rec["dir"]) / rec["files"][role]
         atomic_write(out / name, lambda tmp, src=src: shutil.copyfile(src, tmp))
         written[name] = out / name
+    ev = records.get("evaluate") or {}
+    for role, rel in sorted(ev.get("files", {}).items()):
+        if role.startswith("plot:"):  # the evaluation's PNG plots, under out/plots/
+            name = f"plots/{role[5:]}"
+            src = Path(ev["dir"]) / rel
+            atomic_write(out / name, lambda tmp, src=src: shutil.copyfile(src, tmp))
+            written[name] = out / name
     run = {"params": dict(params or {}),
            "stages": {k: {**{kk: v.get(kk) for kk in ("key", "hash", "dir", "summary")},
                           **dict((runinfo or {}).get(k, {}))}

@@ -16,6 +16,16 @@ from selection.class_hierarchy import (
     make_hierarchical_classification,
 )
 
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense problems: extra BLAS threads only add overhead on a shared machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
 # The tree of the paper's Figure 1 style example (and of its Example 1): 0 -> {1, 2}, 1 -> {3, 4}
 FIG1 = [("1", "0"), ("2", "0"), ("3", "1"), ("4", "1"), ("5", "2"), ("6", "2")]
 

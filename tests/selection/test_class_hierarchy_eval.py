@@ -19,6 +19,16 @@ from selection.class_hierarchy_eval import (
     summarize,
 )
 
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense problems: extra BLAS threads only add overhead on a shared machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
 # feature 0 separates the classes perfectly, feature 1 a little, feature 2 not at all (constant),
 # feature 3 is a copy of feature 0 (redundant for mRMR)
 X_LIT = np.array([[0.0, 1, 5, 0], [0, 0, 5, 0], [0, 1, 5, 0], [1, 1, 5, 1], [1, 0, 5, 1], [1, 1, 5, 1]])

@@ -10,6 +10,16 @@ from kg.errors import KgfsError
 from selection.class_hierarchy import ClassHierarchy, ClassTreeError, make_hierarchical_classification
 from selection.hifsrr import FSNM, HiFSRR, HiFSRRError, fit_hifsrr, fsnm, hifsrr_objective, node_tasks
 
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Small dense problems: extra BLAS threads only add overhead on a shared machine."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        yield
+
+
 # A height-4 tree: root -> {A, B, z}; A -> {a1, a2, A3}; A3 -> {x, y}; B -> {b1, b2}
 DEEP = [("A", "r"), ("B", "r"), ("z", "r"), ("a1", "A"), ("a2", "A"), ("A3", "A"), ("x", "A3"), ("y", "A3"),
         ("b1", "B"), ("b2", "B")]

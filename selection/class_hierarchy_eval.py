@@ -359,20 +359,29 @@ def hifsrr2017(table, selectors, classifiers, *, dataset, n_splits=10, random_st
     ``threshold_choice == "node-average"`` holds the paper's average per-node accuracy,
     ``"top-down"`` the accuracy of the top-down classifier. Options: ``class_tree`` (edges file
     or pairs; default ``table.meta["class_tree"]``, else built from the data with ``n_groups``),
-    ``n_features`` (list of k), ``scale`` (bool).
+    ``n_features`` (list of k, an int or a string ``"32,16,8"``; default 50%, 40%, ..., 10% of
+    the features), ``scale`` (bool).
     """
     from selection.evaluation import COLUMNS, spec_label
     from selection.registry import get_classifier
 
     options = dict(options or {})
     tree = _protocol_tree(table, options)
+    ks = options.get("n_features")
+    if isinstance(ks, (int, np.integer)):  # `--option n_features=8`
+        ks = [int(ks)]
+    elif isinstance(ks, str):  # `--option n_features=32,16,8`
+        try:
+            ks = [int(v) for v in ks.replace(" ", "").split(",") if v]
+        except ValueError:
+            raise KgfsError(f"option n_features must be integers like 32,16,8, got {ks!r}") from None
     X, y = table.X, np.asarray(table.y)
     n = X.shape[1]
     out = []
     for cname, cparams in classifiers:
         clf = default_node_classifier() if cname == "svm-linear" and not cparams else get_classifier(cname, **cparams)
         res = evaluate_class_hierarchy(
-            X, y, tree, n_features=options.get("n_features"), methods=selectors, n_splits=n_splits,
+            X, y, tree, n_features=ks, methods=selectors, n_splits=n_splits,
             random_state=random_state, folds=folds, classifier=clf, scale=bool(options.get("scale", True)),
         )
         res = res[res["node"].isin(["mean", "top-down"])]

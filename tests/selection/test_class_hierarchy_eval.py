@@ -107,7 +107,7 @@ def test_protocol_registered_and_rows():
     d = make_hierarchical_classification(n_samples=90, n_noise=10, random_state=0)
     table = SimpleNamespace(X=d.X, y=d.y, meta={"class_tree": d.tree.edges()})
     rows = p.evaluate(table, [("hifsrr", {}), ("fisher", {})], [("svm-linear", {})], dataset="syn", n_splits=3,
-                      random_state=0, folds=[1], options={"n_features": [4]})
+                      random_state=0, folds=[1], options={"n_features": "4"})
     assert list(rows.columns) == COLUMNS
     assert len(rows) == 2 * 2  # two methods x (node-average, top-down)
     assert set(rows.threshold_choice) == {"node-average", "top-down"}

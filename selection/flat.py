@@ -342,7 +342,8 @@ class MRMR(_Flat):
         for step in range(k):
             score = rel - (red / step if step else 0.0)
             score = np.where(avail, score, -np.inf)
-            j = int(np.argmax(score))
+            # ties (within rounding of the sums) go to the lower index, as documented
+            j = int(np.flatnonzero(score >= score.max() - 1e-12)[0])
             chosen.append(j)
             avail[j] = False
             col = Xc[:, j]

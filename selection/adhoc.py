@@ -20,6 +20,9 @@ written here, exposed as a parameter of :class:`ADHOC` and tested in
   in ``constant_`` and are never selected (a constant column cannot change a tree).
 - A single feature: stages 1-3 are trivial (one unrelated factor); the GA chooses between the
   feature and nothing.
+- Column order does not matter: the stages run on the distinct columns in an order fixed by a
+  hash of their content, and the result is mapped back. Exact duplicate columns are one feature:
+  they share a factor and are selected or dropped together (test ``"duplicate"`` between them).
 - ``binarize=t`` maps numeric values ``> t`` to 1 first (as the other selectors' parameter does;
   the project's estimator checks use it). ``hierarchy`` is accepted and ignored: ADHOC builds
   its own hierarchy of factors (registry kind ``"flat"``).
@@ -117,6 +120,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import logging
 from dataclasses import dataclass, field
@@ -153,7 +157,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Names of the per-pair test codes in :attr:`Dependence.tests`.
-TEST_NAMES = ("self", "constant", "pearson", "spearman", "chi2-binned", "cramers-v", "cramers-v-mdl")
+TEST_NAMES = ("self", "constant", "pearson", "spearman", "chi2-binned", "cramers-v", "cramers-v-mdl", "duplicate")
 _T = {name: i for i, name in enumerate(TEST_NAMES)}
 _EPS = 1e-12
 
@@ -749,6 +753,34 @@ def factor_hierarchy(D1: np.ndarray, feature_names=None, *, constant=None, unrel
     return FactorResult(factors, h, labels, unrelated_idx, undefined, orders)
 
 
+def _renumber(factors: list) -> list:
+    """Name concept nodes by position of their first column (F1 holds the earliest column, ...).
+
+    Returns the factors depth-first (concepts, each followed by its negative concept), then the
+    undefined and unrelated nodes.
+    """
+    kids: dict = {}
+    for f in factors:
+        if f.kind == "positive-concept":
+            kids.setdefault(f.parent, []).append(f)
+    neg = {f.parent: f for f in factors if f.kind == "negative-concept"}
+    out: list = []
+
+    def walk(parent_old, parent_new):
+        for i, f in enumerate(sorted(kids.get(parent_old, []), key=lambda f: int(f.members.min())), start=1):
+            old = f.id
+            f.id = f"adhoc:F{i}" if parent_new is None else f"{parent_new}.{i}"
+            f.parent = parent_new
+            out.append(f)
+            if old in neg:
+                neg[old].id, neg[old].parent = f"{f.id}:neg", f.id
+                out.append(neg[old])
+            walk(old, f.id)
+
+    walk(None, None)
+    return out + [f for f in factors if f.kind in ("undefined", "unrelated")]
+
+
 # =============================================================================== stage 4
 def c45_tree(ccp_alpha: float = 0.005, min_samples_leaf: int = 2, random_state=0) -> DecisionTreeClassifier:
     """The closest scikit-learn stand-in for C4.5: entropy splits, cost-complexity pruning."""
@@ -1135,21 +1167,73 @@ class ADHOC(HierarchicalSelector):
         self.hierarchy_ = check_hierarchy(self.hierarchy, m)
         names = [str(c) for c in getattr(self, "feature_names_in_", [f"x{i}" for i in range(m)])]
         self.symbolic_ = sym
+        # Canonical order: the stages run on the distinct columns sorted by a hash of their
+        # content, so the result does not depend on the column order, and exact duplicate
+        # columns are one feature (selected or dropped together).
+        num_idx, sym_idx = np.flatnonzero(~sym), np.flatnonzero(sym)
+        pos = np.empty(m, dtype=np.int64)
+        pos[num_idx] = np.arange(num_idx.size)
+        pos[sym_idx] = np.arange(sym_idx.size)
+        if sp.issparse(numeric):
+            numeric = sp.csc_matrix(numeric)
+            numeric.sort_indices()
+        keys = []
+        for j in range(m):
+            k = int(pos[j])
+            if sym[j]:
+                raw = b"S" + np.ascontiguousarray(codes[:, k]).tobytes()
+            elif sp.issparse(numeric):
+                a, b = numeric.indptr[k], numeric.indptr[k + 1]
+                raw = b"N" + numeric.indices[a:b].tobytes() + b"|" + (numeric.data[a:b] + 0.0).tobytes()
+            else:
+                raw = b"D" + np.ascontiguousarray(numeric[:, k] + 0.0).tobytes()
+            keys.append(hashlib.blake2b(raw, digest_size=16).digest())
+        uniq = sorted(set(keys))
+        gid = {key: g for g, key in enumerate(uniq)}
+        group_of = np.array([gid[key] for key in keys], dtype=np.int64)
+        members_of = [np.flatnonzero(group_of == g) for g in range(len(uniq))]
+        rep = np.array([mem[0] for mem in members_of], dtype=np.int64)
+        canon_num = np.flatnonzero(~sym[rep])
+        canon_sym = np.flatnonzero(sym[rep])
+        numeric_c = None if canon_num.size == 0 else numeric[:, pos[rep[canon_num]]]
+        codes_c = None if canon_sym.size == 0 else codes[:, pos[rep[canon_sym]]]
+        levels_c = None if canon_sym.size == 0 else levels[pos[rep[canon_sym]]]
+
+        def expand(idx) -> np.ndarray:
+            idx = np.asarray(idx, dtype=np.int64)
+            return np.sort(np.concatenate([members_of[g] for g in idx])) if idx.size else np.zeros(0, np.int64)
+
         # stage 1
-        dep = dependence_matrix(numeric, codes, levels, y, numeric_test=self.numeric_test,
-                                nonlinear=self.nonlinear, n_bins=int(self.n_bins), order=order)
-        self.dependence_ = dep
-        self.constant_ = dep.constant
+        dep_u = dependence_matrix(numeric_c, codes_c, levels_c, y, numeric_test=self.numeric_test,
+                                  nonlinear=self.nonlinear, n_bins=int(self.n_bins), order=np.r_[canon_num, canon_sym])
+        M = dep_u.matrix[np.ix_(group_of, group_of)]
+        T = dep_u.tests[np.ix_(group_of, group_of)].copy()
+        dup = (group_of[:, None] == group_of[None, :]) & ~np.eye(m, dtype=bool) & (T == _T["self"])
+        T[dup] = _T["duplicate"]
+        self.dependence_ = Dependence(M, T, sym, dep_u.constant[group_of])
+        self.constant_ = self.dependence_.constant
         # stages 2-3
-        res = factor_hierarchy(dep.matrix, names, constant=dep.constant, unrelated_threshold=self.unrelated_threshold,
+        res = factor_hierarchy(dep_u.matrix, [names[r] for r in rep], constant=dep_u.constant,
+                               unrelated_threshold=self.unrelated_threshold,
                                cluster_threshold=self.cluster_threshold, stop_similarity=self.stop_similarity,
                                min_order=self.min_order, max_order=self.max_order, min_profile=self.min_profile,
                                min_cluster_size=self.min_cluster_size, split_ratio=self.split_ratio)
-        self.factors_ = res.factors
-        self.factor_hierarchy_ = res.hierarchy
-        self.factor_labels_ = res.top_labels
+        factors = _renumber([Factor(f.id, f.kind, f.parent, expand(f.members), expand(f.direct), f.order,
+                                    f.similarity) for f in res.factors])
+        clash = set(names) & {f.id for f in factors}
+        if clash:
+            raise ValueError(f"feature name {sorted(clash)[0]!r} collides with a factor node id; rename the feature")
+        edges = [(f.id, f.parent) for f in factors if f.parent is not None]
+        edges += [(names[i], f.id) for f in factors for i in f.direct]
+        self.factors_ = factors
+        self.factor_hierarchy_ = FeatureHierarchy.from_edges(edges, nodes=names + [f.id for f in factors])
+        lab = res.top_labels[group_of]
+        first = {}
+        for v in lab[lab >= 0]:  # number the factors by their first column
+            first.setdefault(int(v), len(first))
+        self.factor_labels_ = np.array([first.get(int(v), -1) for v in lab], dtype=np.int64)
         self.higher_order_ = res.orders[0] if res.orders else 1
-        # stage 4
+        # stage 4 (on the distinct columns, canonical order)
         ga = []
         if self.ga_level == "top":
             ga += [f.members for f in res.factors if f.parent is None and f.kind == "positive-concept"]
@@ -1158,25 +1242,26 @@ class ADHOC(HierarchicalSelector):
             ga += [np.r_[f.direct, neg.get(f.id, np.zeros(0, np.int64))].astype(np.int64)
                    for f in res.factors if f.kind == "positive-concept"]
         ga += [np.array([i]) for i in np.r_[res.undefined, res.unrelated].astype(np.int64)]
-        ga = [g[~dep.constant[g]] for g in ga]
+        ga = [g[~dep_u.constant[g]] for g in ga]
         ga = [np.sort(g) for g in ga if g.size]
         ga.sort(key=lambda g: int(g[0]))
-        self.ga_factors_ = ga
+        self.ga_factors_ = [expand(g) for g in ga]
         if n < 2:
             log.warning("ADHOC: one instance; the tree is scored on its training data")
         est = c45_tree(self.ccp_alpha, self.min_samples_leaf, self.random_state)
-        result = genetic_search(blocks, y, ga, cv=self.cv, estimator=est, population_size=self.population_size,
-                                n_generations=self.n_generations, patience=self.patience,
-                                crossover_rate=self.crossover_rate, mutation_rate=self.mutation_rate,
-                                tournament_size=self.tournament_size, exhaustive_limit=self.exhaustive_limit,
-                                random_state=self.random_state)
-        self.subset_ = result.subset
+        result = genetic_search([blocks[r] for r in rep], y, ga, cv=self.cv, estimator=est,
+                                population_size=self.population_size, n_generations=self.n_generations,
+                                patience=self.patience, crossover_rate=self.crossover_rate,
+                                mutation_rate=self.mutation_rate, tournament_size=self.tournament_size,
+                                exhaustive_limit=self.exhaustive_limit, random_state=self.random_state)
+        chosen = expand(list(result.subset))
+        self.subset_ = tuple(int(i) for i in chosen)
         self.cv_accuracy_ = result.accuracy
         self.n_evaluations_ = result.n_evaluations
         self.search_exhaustive_ = result.exhaustive
         self.search_history_ = result.history
         sup = np.zeros(m, dtype=bool)
-        sup[list(result.subset)] = True
+        sup[chosen] = True
         self.support_ = sup
         self.scores_ = sup.astype(np.float64)
         return self

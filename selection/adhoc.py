@@ -92,13 +92,14 @@ homogeneous factors the refinement stopped at; a node's negative concept joins i
 unrelated feature as a singleton factor. The paper applies "a test of homogeneity ... to every
 level of the hierarchy to determine a good factorization"; the leaves are the factors that passed
 ours. ``"leaf"`` is the default because it was more accurate on all three real tables of
-``docs/adhoc.md`` (the top level merges e.g. all size and texture measures of breast cancer). A genome holds,
-per factor, one member or none. Fitness: the mean stratified ``cv``-fold accuracy of
+``docs/adhoc.md`` (the top level merges e.g. all size and texture measures of breast cancer).
+A genome holds, per factor, one member or none. Fitness: the mean stratified ``cv``-fold accuracy of
 ``DecisionTreeClassifier(criterion="entropy", ccp_alpha, min_samples_leaf)`` - scikit-learn has
 no C4.5; information-gain splits with cost-complexity pruning are the closest stand-in
 (C4.5 uses gain ratio and error-based pruning). Symbolic features enter the tree one-hot
 encoded. Ties in accuracy go to the smaller subset (the paper's "least sized" subset), then to
-the lexicographically smaller index tuple. Search spaces of at most ``exhaustive_limit``
+the lexicographically smaller index tuple (in :class:`ADHOC`: indices in the content-hash order,
+so ties do not depend on the column order). Search spaces of at most ``exhaustive_limit``
 genomes are enumerated; larger ones run a seeded generational GA (tournament selection,
 uniform crossover, per-gene mutation, elitism, early stop after ``patience`` generations
 without improvement). The paper gives no GA parameters; ours are the defaults below.
@@ -981,9 +982,11 @@ class ADHOC(HierarchicalSelector):
     higher_order_ : int, order reached at the top level (stage 2)
     factors_ : list of Factor (stage 3)
     factor_hierarchy_ : FeatureHierarchy (factor nodes + feature leaves)
-    factor_labels_ : ndarray, top-level factor of each feature (-1: constant)
+    factor_labels_ : ndarray, top-level factor of each feature, numbered by first column (undefined
+        and unrelated features: one label each; constant: -1)
     ga_factors_ : list of ndarray, the factors the GA chose from
-    subset_ : tuple of int, the selected features; ``cv_accuracy_`` its fitness
+    subset_ : tuple of int, the selected features (with their exact duplicates); ``cv_accuracy_``
+        its fitness
     constant_ : ndarray of bool; symbolic_ : ndarray of bool
     n_evaluations_ : int, distinct subsets scored
 

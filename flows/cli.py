@@ -35,6 +35,12 @@ EPILOG_RUN = """examples:
 """
 
 
+EPILOG_SERVE = """examples:
+  kgfs serve --watch genes/ --interval 300 --obo go.obo.gz --annotations gene_go.tsv --n-splits 5
+  kgfs serve --watch corpora/ --cron "0 * * * *" --dump dbpedia/ --features types --out results/
+"""
+
+
 # --------------------------------------------------------------------------- helpers
 class CliError(Exception):
     """A usage problem found after parsing (printed as one line, exit 1)."""
@@ -253,10 +259,6 @@ def cmd_run(args) -> int:
         classifier_entry(name)
     from flows import pipeline  # imports prefect (configured offline by flows.settings)
 
-    eval_selectors = args.selectors or [args.selector, "complete"]
-    if args.selector not in eval_selectors:
-        eval_selectors = [args.selector, *eval_selectors]
-    eval_selectors = list(dict.fromkeys(eval_selectors))
     t0 = time.perf_counter()
     display = RunDisplay(err, enabled=not args.quiet)
     pipeline.set_reporter(display)
@@ -264,10 +266,7 @@ def cmd_run(args) -> int:
         with display:
             result = pipeline.run_pipeline(
                 source, out=args.out, home=settings.kgfs_home(), no_cache=args.no_cache,
-                selector=args.selector, selector_params=_parse_params(args.param), eval_selectors=eval_selectors,
-                classifiers=args.classifiers, protocol=args.protocol, n_splits=args.n_splits, seed=args.seed,
-                n_jobs=args.n_jobs, artifacts=not args.no_artifacts, dask_address=args.dask_address,
-            )
+                **_run_params(args))
     finally:
         pipeline.set_reporter(None)
     seconds = time.perf_counter() - t0
@@ -286,6 +285,63 @@ def cmd_run(args) -> int:
         out_console.print(f"done in {seconds:.1f} s"
                           + (f"; stages from cache: {', '.join(reused)}" if reused else ""))
     return 0
+
+
+def _run_params(args) -> dict:
+    """The pipeline parameters of `kgfs run` / `kgfs serve` (JSON-friendly: deployment parameters)."""
+    eval_selectors = args.selectors or [args.selector, "complete"]
+    if args.selector not in eval_selectors:
+        eval_selectors = [args.selector, *eval_selectors]
+    return dict(selector=args.selector, selector_params=_parse_params(args.param),
+                eval_selectors=list(dict.fromkeys(eval_selectors)), classifiers=list(args.classifiers),
+                protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
+                artifacts=not args.no_artifacts, dask_address=args.dask_address)
+
+
+def cmd_serve(args) -> int:
+    """Start (or reuse) a Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
+    from flows import server
+
+    watch = Path(args.watch).absolute()
+    if not watch.is_dir():
+        raise CliError(f"{watch}: the watched folder does not exist")
+    if bool(args.cron) == bool(args.interval):
+        raise CliError("give exactly one of --cron EXPR and --interval SECONDS")
+    out = Path(args.out).absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    if args.obo or args.annotations:
+        if not (args.obo and args.annotations):
+            raise CliError("the GO route needs both --obo and --annotations (each watched file is then a labels table)")
+        source_options = {k: getattr(args, k) for k in ("namespaces", "evidence", "min_support", "on_obsolete",
+                                                        "unknown") if getattr(args, k, None) is not None}
+        source_options.update(obo=str(Path(args.obo).absolute()), annotations=str(Path(args.annotations).absolute()))
+        if args.relations:
+            source_options["relations"] = list(args.relations)
+    else:
+        kw = _source_kwargs(args)
+        corpus_options = {k: v for k, v in kw["corpus_options"].items() if v is not None}
+        if corpus_options.get("dump"):
+            corpus_options["dump"] = [str(Path(d).absolute()) for d in corpus_options["dump"]]
+        source_options = {"corpus_options": corpus_options}
+        if args.min_support is not None:
+            source_options["min_support"] = args.min_support
+    home = settings.kgfs_home()
+    url = os.environ.get("PREFECT_API_URL")
+    if not url:
+        url = server.start_local_server(home, port=args.port, scheduler_seconds=min(60, int(args.interval or 60)))
+        os.environ["PREFECT_API_URL"] = url
+    os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", str(max(1, min(10, int(args.interval or 10) // 2))))
+    # the flow runs are child processes: Prefect's own log lines are useful there
+    os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
+    params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": source_options,
+              "run_options": _run_params(args), "home": str(home)}
+    schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
+    ui = url[:-4] if url.endswith("/api") else url
+    print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
+          f"outputs and ledger.json in {out}", flush=True)
+    print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
+          f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'", flush=True)
+    return server.serve_watch(args.deployment, params, schedule)
 
 
 class _nullcontext:
@@ -493,6 +549,23 @@ def cmd_cache_clear(args) -> int:
 
 
 # --------------------------------------------------------------------------- parser
+def _add_run_options(r) -> None:
+    r.add_argument("--selector", default="shsel-ig-prune", help="selector fitted on the whole table "
+                   "(default shsel-ig-prune: SHSEL, IG, threshold 0.99, initial + prune)")
+    r.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter, e.g. threshold=0.9")
+    r.add_argument("--selectors", nargs="+", metavar="NAME", help="selectors compared in the cross-validation "
+                   "(default: --selector and complete)")
+    r.add_argument("--classifiers", nargs="+", default=["nb"], metavar="NAME", help="classifiers (default nb)")
+    r.add_argument("--protocol", default="basic", help="evaluation protocol (default basic)")
+    r.add_argument("--n-splits", type=int, default=10, help="folds of the stratified CV (default 10)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the folds (default 0)")
+    r.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the evaluation (default 1)")
+    r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
+                   "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
+                   "--n-jobs worker processes on 127.0.0.1)")
+    r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: a subcommand's parser must not reset a value given before the subcommand
@@ -517,22 +590,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Load facts, build the DAG and table, select features, cross-validate, "
                                    "export. Stages are cached in the kgfs home; a second run reuses them.")
     _add_source_options(r)
-    r.add_argument("--selector", default="shsel-ig-prune", help="selector fitted on the whole table "
-                   "(default shsel-ig-prune: SHSEL, IG, threshold 0.99, initial + prune)")
-    r.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter, e.g. threshold=0.9")
-    r.add_argument("--selectors", nargs="+", metavar="NAME", help="selectors compared in the cross-validation "
-                   "(default: --selector and complete)")
-    r.add_argument("--classifiers", nargs="+", default=["nb"], metavar="NAME", help="classifiers (default nb)")
-    r.add_argument("--protocol", default="basic", help="evaluation protocol (default basic)")
-    r.add_argument("--n-splits", type=int, default=10, help="folds of the stratified CV (default 10)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the folds (default 0)")
-    r.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the evaluation (default 1)")
-    r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
-                   "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
-                   "--n-jobs worker processes on 127.0.0.1)")
+    _add_run_options(r)
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
-    r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
     r.set_defaults(func=cmd_run)
 
     d = sub.add_parser("datasets", parents=[common], help="the dataset registry: list, fetch",
@@ -608,6 +668,26 @@ def build_parser() -> argparse.ArgumentParser:
                    "attribute of this name (WEKA classifiers would otherwise need it removed)")
     x.add_argument("--out", required=True, metavar="FILE")
     x.set_defaults(func=cmd_export)
+
+    sv = sub.add_parser("serve", parents=[common], formatter_class=fmt, epilog=EPILOG_SERVE,
+                        help="scheduled runs on new corpus files of a folder (Prefect deployment)",
+                        description="Start a local Prefect server on 127.0.0.1 (unless PREFECT_API_URL points at "
+                                    "one) and serve the kgfs-watch deployment: on every tick, run the pipeline on "
+                                    "each corpus file of --watch not processed yet (by content hash), write its "
+                                    "outputs under --out and record what was done in --out/ledger.json. Runs "
+                                    "until interrupted (Ctrl-C); the server keeps running (`prefect server stop`).")
+    sv.add_argument("--watch", required=True, metavar="DIR", help="folder of corpus files (with --obo and "
+                    "--annotations: labels tables gene<TAB>label)")
+    sv.add_argument("--cron", metavar="EXPR", help='tick schedule, e.g. "*/15 * * * *"')
+    sv.add_argument("--interval", type=int, metavar="SECONDS", help="tick every SECONDS instead of a cron")
+    sv.add_argument("--out", default="kgfs-watch-output", metavar="DIR",
+                    help="outputs (one folder per corpus) and ledger.json (default ./kgfs-watch-output)")
+    sv.add_argument("--deployment", default="kgfs-watch", metavar="NAME",
+                    help="deployment name (default kgfs-watch)")
+    sv.add_argument("--port", type=int, default=4200, help="port of the local Prefect server (default 4200)")
+    _add_source_options(sv)
+    _add_run_options(sv)
+    sv.set_defaults(func=cmd_serve)
 
     c = sub.add_parser("cache", parents=[common], help="list or clear the stage cache",
                        description="The stage store of `kgfs run` in the kgfs home.")

@@ -109,8 +109,9 @@ def evaluate_task(table: dict, selectors: list, classifiers: list, dataset: str,
 
 
 @task(name="export", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
-def export_task(table: dict, sparse_arff: bool, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_export(table, sparse_arff=sparse_arff, home=home, force=force)
+def export_task(table: dict, sparse_arff: bool, code: str, home: str, force: bool = False,
+                select: dict | None = None) -> dict:
+    return stages.stage_export(table, select, sparse_arff=sparse_arff, home=home, force=force)
 
 
 def _submit(tsk, storage: Path, refresh: bool, kwargs: dict):
@@ -182,9 +183,10 @@ def evaluate_flow(table: dict, selectors: list, classifiers: list, dataset: str,
 
 
 @flow(name="kgfs-export", persist_result=False)
-def export_flow(table: dict, home: str, sparse_arff: bool = True, no_cache: bool = False) -> dict:
-    """ARFF (dense and sparse), CSV and the hierarchy's edges."""
-    return _stage("export", export_task, home, no_cache, table=table, sparse_arff=sparse_arff,
+def export_flow(table: dict, home: str, sparse_arff: bool = True, no_cache: bool = False,
+                select: dict | None = None) -> dict:
+    """ARFF (dense and sparse), CSV and the hierarchy's edges; with a selection, the reduced table too."""
+    return _stage("export", export_task, home, no_cache, table=table, select=select, sparse_arff=sparse_arff,
                   code=stages.code_version("export"))
 
 
@@ -314,7 +316,7 @@ def kgfs_run(
             runs["evaluate"] = evaluate_flow.with_options(task_runner=runner)(dask=True, **ev_kwargs)
     else:
         runs["evaluate"] = evaluate_flow(**ev_kwargs)
-    runs["export"] = export_flow(table, home, sparse_arff, no_cache)
+    runs["export"] = export_flow(table, home, sparse_arff, no_cache, select=runs["select"]["record"])
     records = {k: v["record"] for k, v in runs.items()}
     runinfo = {k: v["info"] for k, v in runs.items()}
     params = {"dataset": source["name"], "selector": selector, "selector_params": selector_params,

@@ -208,6 +208,9 @@ def _run_stage(
     d.mkdir(parents=True, exist_ok=True)
     if rec_path.exists():
         rec_path.unlink()
+    # temporary files of a writer that was killed (atomic_write's ``.name.*.tmp``): never artifacts
+    for tmp in d.rglob(".*.tmp"):
+        tmp.unlink(missing_ok=True)
     files, summary = compute(d)
     rec = {
         "stage": stage,
@@ -650,14 +653,29 @@ def export_table(table: FeatureTable, d: Path, *, sparse_arff: bool = True) -> d
     return files
 
 
-def stage_export(table_rec: Mapping, *, sparse_arff: bool = True, home=None, force=False) -> dict:
-    """Write the table as ARFF and CSV and its hierarchy as an edges CSV."""
-    inputs = {"table": table_rec["hash"], "sparse_arff": bool(sparse_arff), "code": code_version("export")}
+def stage_export(table_rec: Mapping, select_rec: Mapping | None = None, *, sparse_arff: bool = True, home=None,
+                 force=False) -> dict:
+    """Write the table as ARFF and CSV and its hierarchy as an edges CSV; with a selection record,
+    also the table reduced to the selected features (``table.selected.arff`` and its hierarchy
+    ``hierarchy.selected.csv``), so the export is downstream of the selector."""
+    inputs = {"table": table_rec["hash"], "select": select_rec["hash"] if select_rec else None,
+              "sparse_arff": bool(sparse_arff), "code": code_version("export")}
 
     def compute(d: Path):
+        from kg.export import write_arff, write_edges_csv
+
         table = read_table(table_rec)
         files = export_table(table, d, sparse_arff=sparse_arff)
-        return files, {"n_instances": table.n_instances, "n_features": table.n_features}
+        summary = {"n_instances": table.n_instances, "n_features": table.n_features}
+        if select_rec:
+            chosen = pd.read_csv(Path(select_rec["dir"]) / select_rec["files"]["selected"])["feature"].astype(str)
+            reduced = table.select_features(chosen.tolist())
+            files["arff_selected"] = "table.selected.arff"
+            files["edges_selected"] = "hierarchy.selected.csv"
+            write_arff(reduced, d / files["arff_selected"], sparse=sparse_arff)
+            write_edges_csv(reduced.hierarchy, d / files["edges_selected"])
+            summary["n_selected"] = reduced.n_features
+        return files, summary
 
     return _run_stage("export", inputs, compute, home=home, force=force)
 
@@ -669,6 +687,8 @@ OUTPUTS = {
     "table.sparse.arff": ("export", "arff_sparse"),
     "table.csv": ("export", "csv"),
     "hierarchy.csv": ("export", "edges"),
+    "table.selected.arff": ("export", "arff_selected"),
+    "hierarchy.selected.csv": ("export", "edges_selected"),
     "table.npz": ("table", "table"),
     "selected_features.csv": ("select", "selected"),
     "selection.csv": ("select", "selection"),

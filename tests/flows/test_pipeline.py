@@ -48,10 +48,14 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
     assert {k: r["hash"] for k, r in r2["records"].items()} == {k: r["hash"] for k, r in r1["records"].items()}
     assert (out / "table.arff").is_file()
 
-    # one selector parameter changed: facts, table and export are reused; select and evaluate rerun
+    # one selector parameter changed: facts and table are reused; select, evaluate and export
+    # (which writes the reduced table) rerun
     r3 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS, selector_params={"threshold": 0.9})
     reused = {k for k, i in r3["runinfo"].items() if i["prefect_cached"]}
-    assert reused == {"facts", "table", "export"}
+    assert reused == {"facts", "table"}
+    assert not any(r3["runinfo"][k]["reused"] for k in ("select", "evaluate", "export"))
+    n_sel = r3["records"]["select"]["summary"]["n_selected"]
+    assert read_arff(out / "table.selected.arff").X.shape[1] == n_sel != r1["records"]["select"]["summary"]["n_selected"]
     assert "shsel-ig-prune[threshold=0.9]" in set(pd.read_csv(out / "evaluation.csv")["selector"])
 
     # --no-cache recomputes everything (same content, same hashes)

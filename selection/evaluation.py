@@ -612,6 +612,7 @@ def _sweep_scores(sname, params, clf_specs, hierarchy, X_fit, y_fit, X_eval, y_e
 def _run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_tr, X_te, grid, choice, metric,
                inner_splits, seed, row, score, use_lazy, labels, pos, n_features, multiclass="macro"):
     out = []
+    kind = selector_entry(sname).kind
     t0 = time.perf_counter()
     try:
         if choice == "best-on-test":
@@ -626,11 +627,11 @@ def _run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_
                             pred, proba, classes, csecs = _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy)
                             cache[k] = (score(pred, proba, classes, int(mask.sum())), csecs, "")
                         m, csecs, _ = cache[k]
-                        out.append(row(label, user_params, cname, "eager", n_selected=int(mask.sum()),
+                        out.append(row(label, user_params, cname, kind, n_selected=int(mask.sum()),
                                        select_seconds=secs, classify_seconds=csecs, threshold=float(t),
                                        threshold_choice="best-on-test", **m))
                     except Exception as exc:  # noqa: BLE001
-                        out.append(row(label, user_params, cname, "eager", status="failed", error=_error_text(exc),
+                        out.append(row(label, user_params, cname, kind, status="failed", error=_error_text(exc),
                                        threshold=float(t), threshold_choice="best-on-test"))
             return out
         # nested: the inner CV of the training part chooses the threshold per classifier
@@ -665,13 +666,13 @@ def _run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_
             try:
                 pred, proba, classes, csecs = _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy)
                 m = score(pred, proba, classes, int(mask.sum()))
-                out.append(row(label, user_params, cname, "eager", n_selected=int(mask.sum()), select_seconds=secs,
+                out.append(row(label, user_params, cname, kind, n_selected=int(mask.sum()), select_seconds=secs,
                                classify_seconds=csecs, threshold=float(grid[i]), threshold_choice="nested", **m))
             except Exception as exc:  # noqa: BLE001
-                out.append(row(label, user_params, cname, "eager", status="failed", error=_error_text(exc),
+                out.append(row(label, user_params, cname, kind, status="failed", error=_error_text(exc),
                                threshold=float(grid[i]), threshold_choice="nested"))
         return out
     except Exception as exc:  # noqa: BLE001
         log.warning("threshold sweep of %s failed: %s", label, exc)
-        return [row(label, user_params, c, "eager", status="failed", error=_error_text(exc),
+        return [row(label, user_params, c, kind, status="failed", error=_error_text(exc),
                     threshold_choice=str(choice)) for c, _ in clf_specs]

@@ -71,14 +71,15 @@ with (O1)-(O3):
   ``mid.r`` the refinements are pure (positive only) but incomplete.
 
 What this does *not* reproduce: with 900 training instances Bernoulli NB on the complete
-feature set is far from chance (0.95-0.98 measured, see ``docs/shsel_synthetic.md``): one
-perfect feature carries a log-likelihood ratio near ``log(451)`` that the noise features do not
-outweigh. The paper's near-chance CompleteFS (O3) appears only when NB is trained on a few dozen
-instances, which the doc shows but the generator does not try to force. To make Bernoulli NB
-on all features fail under 10-fold CV while keeping (O1), the class-independent features would
-have to be strongly correlated with each other (shared latent variables, say) so that their
-estimation noise adds up beyond the class feature's weight: structure the paper does not
-describe, so we do not invent it.
+feature set is far from chance (0.956-0.984 measured in 10-fold CV, see
+``docs/shsel_synthetic.md``): one perfect feature carries a log-likelihood ratio near
+``log(451)`` that the class-independent features do not outweigh. The paper's near-chance
+CompleteFS (O3) appears only when NB is trained on a few dozen instances, which the doc shows
+but the generator does not try to force. As far as we can see, making Bernoulli NB on all
+features fail under 10-fold CV while keeping (O1) would need the class-independent features to
+be strongly correlated with each other (shared latent variables, say), so that their estimation
+noise adds up beyond the class feature's weight: structure the paper does not describe, so we
+do not invent it.
 
 ``label="polynomial"`` is the earlier variant, kept for comparison (bit for bit what this module
 generated before ``label`` existed):

@@ -48,14 +48,16 @@ and downwards." How the class is made is not stated. Its results constrain it:
 (O3) CompleteFS with NB is near chance (.533-.700), so the features other than the class
      feature carry (next to) no class information.
 
-``label="feature"`` (the default) is the simplest construction consistent with the text and
-with (O1)-(O3):
+``label="feature"`` (the default) is the simplest construction we found consistent with the
+text, with (O1) and (O2), and with what (O3) implies about the other features (not with the
+near-chance number itself: see "What this does not reproduce" below):
 
 * **Middle layer.** Each middle feature ``mid.j`` has its own numeric attribute
   ``f_j = a_j^3 + b_j^2 + c_j``, RapidMiner's "Generate Data" *polynomial* target function
-  (``att1^3 + att2^2 + att3``; the authors used RapidMiner) of three latent attributes of its
-  own, ``~ U[-10, 10]`` (that operator's default range). "Discretizing each attribute into a
-  binary one" is the median split (RapidMiner's *Discretize by Frequency*, two bins):
+  (``att1^3 + att2^2 + att3``; the authors ran their experiments in RapidMiner) of three
+  latent attributes of its own, ``~ U[-10, 10]`` (that operator's default range).
+  "Discretizing each attribute into a binary one" is the median split (RapidMiner's
+  *Discretize by Frequency*, two bins):
   ``mid.j = 1`` for the ``n_instances // 2`` instances with the largest ``f_j`` (ties, which
   have probability 0, by row order). The ``n_middle`` features are independent of each other.
 * **Class.** The class is the same discretisation of one of those polynomials, ``f_r`` with
@@ -65,10 +67,10 @@ with (O1)-(O3):
   without rejection sampling (O2; the median split gives it). ``meta["label_feature"]`` names
   ``mid.r``.
 * **Downwards** (``k = 1..D``): ``down{k}.j`` is a finer frequency cut of the same polynomial,
-  1 for the top ``floor((n // 2) * (D + 1 - k) / (D + 1))`` instances of ``f_j`` (``D = 2``:
-  333 and 166 of 1,000), child of ``down{k-1}.j`` (``down0.j = mid.j``). The cuts are nested, so
-  each level is a subset of the one above and the implication holds by construction. Below
-  ``mid.r`` the refinements are pure (positive only) but incomplete.
+  1 for the top ``floor((n // 2) * (D + 1 - k) / (D + 1))`` instances of ``f_j`` (at least
+  one; ``D = 2``: 333 and 166 of 1,000), child of ``down{k-1}.j`` (``down0.j = mid.j``). The
+  cuts are nested, so each level is a subset of the one above and the implication holds by
+  construction. Below ``mid.r`` the refinements are pure (positive only) but incomplete.
 
 What this does *not* reproduce: with 900 training instances Bernoulli NB on the complete
 feature set is far from chance (0.956-0.984 measured in 10-fold CV, see
@@ -201,7 +203,9 @@ def _top_counts(n_instances: int, depth: int) -> list[int]:
     unless the half is).
     """
     half = n_instances // 2
-    return [half] + [max(1, (half * (depth + 1 - k)) // (depth + 1)) if half else 0 for k in range(1, depth + 1)]
+    return [half] + [
+        max(1, (half * (depth + 1 - k)) // (depth + 1)) if half else 0 for k in range(1, depth + 1)
+    ]
 
 
 def make_dataset(

@@ -157,7 +157,8 @@ def _note_repairs(name: str, table) -> None:
 class RunDisplay:
     """Rich progress for the pipeline's stages (spinner per stage, a bar with ETA for evaluation)."""
 
-    LABELS = {"prefect": "start Prefect (local API)", "facts": "load facts", "table": "build table",
+    LABELS = {"prefect": "start Prefect (local API)", "annotate": "annotate (entities)",
+              "fetch": "fetch types/categories", "facts": "load facts", "table": "build table",
               "select": "select features", "evaluate": "evaluate (CV)", "export": "export", "publish": "write outputs"}
 
     def __init__(self, console, enabled: bool = True):
@@ -295,7 +296,8 @@ def _run_params(args) -> dict:
     return dict(selector=args.selector, selector_params=_parse_params(args.param),
                 eval_selectors=list(dict.fromkeys(eval_selectors)), classifiers=list(args.classifiers),
                 protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
-                artifacts=not args.no_artifacts, dask_address=args.dask_address)
+                artifacts=not args.no_artifacts, dask_address=args.dask_address, batch_size=args.batch_size,
+                external_concurrency=args.external_concurrency)
 
 
 def cmd_serve(args) -> int:
@@ -563,6 +565,10 @@ def _add_run_options(r) -> None:
     r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
                    "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
                    "--n-jobs worker processes on 127.0.0.1)")
+    r.add_argument("--batch-size", type=int, default=500, metavar="N", help="DBpedia route: texts (entities) per "
+                   "annotation (fetch) task (default 500)")
+    r.add_argument("--external-concurrency", type=int, default=4, metavar="N", help="DBpedia route: at most N "
+                   "annotation/fetch batches in flight against Spotlight/SPARQL (default 4)")
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
 
 

@@ -43,7 +43,7 @@ __all__ = ["CACHE_POLICY", "run_pipeline", "kgfs_run", "set_reporter", "STAGES",
 
 # ``force`` only says "recompute" and ``dask``/``n_jobs`` only where: none changes what is computed
 CACHE_POLICY = (INPUTS - "force" - "dask" - "n_jobs") + TASK_SOURCE
-STAGES = ("facts", "table", "select", "evaluate", "export")
+STAGES = ("annotate", "fetch", "facts", "table", "select", "evaluate", "export")
 
 _reporter: Callable[..., None] | None = None
 
@@ -114,6 +114,89 @@ def export_task(table: dict, sparse_arff: bool, code: str, home: str, force: boo
     return stages.stage_export(table, select, sparse_arff=sparse_arff, home=home, force=force)
 
 
+# --------------------------------------------------------------------------- DBpedia route: external calls
+EXTERNAL_TAG = "kgfs-external"
+TRANSIENT_RETRIES = 3
+
+
+def _transient(task, task_run, state) -> bool:
+    """Retry a batch only on errors that may pass: the service unreachable, timeouts, HTTP 5xx/429.
+
+    ``kg.spotlight`` and ``kg.sparql`` already retry each request a few times; a task-level
+    retry (after 2, 10, 30 s) covers a service that is down for longer. Bad input is not retried.
+    """
+    try:
+        exc = state.result(raise_on_failure=False)
+    except Exception as e:  # noqa: BLE001
+        exc = e
+    from kg.sparql import SourceUnavailableError
+    from kg.spotlight import SpotlightError
+
+    if isinstance(exc, (SourceUnavailableError, ConnectionError, TimeoutError)):
+        return True
+    if isinstance(exc, SpotlightError):
+        msg = str(exc).lower()
+        return any(w in msg for w in ("unavailable", "timed out", "timeout", "connection", "429", " 5"))
+    try:
+        import requests
+
+        return isinstance(exc, (requests.ConnectionError, requests.Timeout))
+    except ImportError:  # pragma: no cover
+        return False
+
+
+_EXTERNAL = dict(cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json",
+                 retries=TRANSIENT_RETRIES, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_transient,
+                 tags=[EXTERNAL_TAG])
+
+
+@task(name="annotate-batch", **_EXTERNAL)
+def annotate_batch_task(spec: dict, start: int, stop: int, code: str, home: str, force: bool = False) -> dict:
+    return stages.stage_annotate_batch(spec, start, stop, home=home, force=force)
+
+
+@task(name="annotate", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
+def annotate_task(spec: dict, batches: list, code: str, home: str, force: bool = False) -> dict:
+    return stages.stage_annotate(spec, batches, home=home, force=force)
+
+
+@task(name="fetch-batch", **_EXTERNAL)
+def fetch_batch_task(spec: dict, entities: list, code: str, home: str, force: bool = False) -> dict:
+    return stages.stage_fetch_batch(spec, entities, home=home, force=force)
+
+
+@task(name="fetch-facts", **_EXTERNAL)
+def fetch_task(spec: dict, batches: list, code: str, home: str, force: bool = False) -> dict:
+    return stages.stage_fetch(spec, batches, home=home, force=force)
+
+
+@task(name="build-dbpedia-table", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
+def dbpedia_table_task(spec: dict, annotate: dict, fetch: dict, code: str, home: str, force: bool = False) -> dict:
+    return stages.stage_dbpedia_table(spec, annotate, fetch, home=home, force=force)
+
+
+def _map_batches(stage: str, tsk, home: str, no_cache: bool, batches: list[dict], limit: int, **common) -> list:
+    """Run one task per batch on the flow's task runner, at most ``limit`` in flight at a time.
+
+    The window is the concurrency limit that works everywhere (offline, thread pool, Dask): a
+    big corpus never has more than ``limit`` requests' worth of batches hitting the service.
+    """
+    storage = Path(home) / "prefect" / "results"
+    limit = max(1, int(limit))
+    out: list = [None] * len(batches)
+    for w in range(0, len(batches), limit):
+        window = [(i, tsk.with_options(result_storage=storage, refresh_cache=no_cache).submit(
+            home=home, force=no_cache, **common, **batches[i])) for i in range(w, min(w + limit, len(batches)))]
+        for i, fut in window:
+            fut.wait()
+            rec = fut.state.result()
+            if not stages.record_valid(rec):
+                rec = _submit(tsk, storage, True, dict(home=home, force=False, **common, **batches[i])).result()
+            out[i] = {k: v for k, v in dict(rec).items() if k != "reused"}
+        _emit("progress", stage, done=min(w + limit, len(batches)), total=len(batches), what="batches")
+    return out
+
+
 def _submit(tsk, storage: Path, refresh: bool, kwargs: dict):
     fut = tsk.with_options(result_storage=storage, refresh_cache=refresh).submit(**kwargs)
     fut.wait()
@@ -152,14 +235,39 @@ def facts_flow(spec: dict, home: str, no_cache: bool = False) -> dict:
     return _stage("facts", load_facts_task, home, no_cache, spec=spec, code=stages.code_version("facts"))
 
 
+@flow(name="kgfs-annotate", persist_result=False)
+def annotate_flow(spec: dict, home: str, no_cache: bool = False, batch_size: int = 500,
+                  concurrency: int = 4) -> dict:
+    """DBpedia route: entity linking, one ``annotate-batch`` task per ``batch_size`` texts."""
+    code = stages.code_version("dbpedia")
+    batches = [{"start": a, "stop": b} for a, b in stages.corpus_batches(spec, batch_size)]
+    _emit("start", "annotate")
+    recs = _map_batches("annotate", annotate_batch_task, home, no_cache, batches, concurrency, spec=spec, code=code)
+    return _stage("annotate", annotate_task, home, no_cache, spec=spec, batches=recs, code=code)
+
+
+@flow(name="kgfs-fetch", persist_result=False)
+def fetch_flow(spec: dict, annotate: dict, home: str, no_cache: bool = False, batch_size: int = 500,
+               concurrency: int = 4) -> dict:
+    """DBpedia route: types/categories of the entities (``fetch-batch`` tasks), then the edges above them."""
+    code = stages.code_version("dbpedia")
+    batches = [{"entities": b} for b in stages.entity_batches(annotate, batch_size)]
+    _emit("start", "fetch")
+    recs = _map_batches("fetch", fetch_batch_task, home, no_cache, batches, concurrency, spec=spec, code=code)
+    return _stage("fetch", fetch_task, home, no_cache, spec=spec, batches=recs, code=code)
+
+
 @flow(name="kgfs-table", persist_result=False)
-def table_flow(spec: dict, home: str, facts: dict | None = None, no_cache: bool = False) -> dict:
-    """Build the DAG and the closed binary table (GO facts, a registry dataset, or a DBpedia corpus)."""
+def table_flow(spec: dict, home: str, facts: dict | None = None, no_cache: bool = False,
+               annotate: dict | None = None) -> dict:
+    """Build the DAG and the closed binary table (GO facts, a registry dataset, or a DBpedia corpus:
+    ``annotate`` and ``facts`` records of :func:`annotate_flow` / :func:`fetch_flow`)."""
     if spec["kind"] == "go":
         return _stage("table", build_table_task, home, no_cache, spec=spec, facts=facts,
                       code=stages.code_version("table"))
     if spec["kind"] == "dbpedia":
-        return _stage("table", corpus_table_task, home, no_cache, spec=spec, code=stages.code_version("dbpedia"))
+        return _stage("table", dbpedia_table_task, home, no_cache, spec=spec, annotate=annotate, fetch=facts,
+                      code=stages.code_version("dbpedia"))
     return _stage("table", load_dataset_task, home, no_cache, spec=spec, code=stages.code_version("dataset"))
 
 
@@ -191,17 +299,35 @@ def export_flow(table: dict, home: str, sparse_arff: bool = True, no_cache: bool
 
 
 # --------------------------------------------------------------------------- Dask
-def dask_task_runner(address: str | None, n_workers: int | None = None):
-    """A prefect-dask ``DaskTaskRunner``: an existing cluster (``tcp://HOST:PORT``) or ``"local"``
-    (a ``distributed.LocalCluster`` on 127.0.0.1 with ``n_workers`` single-threaded worker processes)."""
+def dask_task_runner(address: str):
+    """A prefect-dask ``DaskTaskRunner`` on an existing cluster (``tcp://HOST:PORT``)."""
     from prefect_dask import DaskTaskRunner
 
-    if address in (None, "", "local"):
-        return DaskTaskRunner(cluster_class="distributed.LocalCluster",
-                              cluster_kwargs={"n_workers": int(n_workers or 2), "threads_per_worker": 1,
-                                              "processes": True, "host": "127.0.0.1",
-                                              "dashboard_address": "127.0.0.1:0"})
     return DaskTaskRunner(address=address)
+
+
+class _dask_cluster:
+    """``"local"``: a ``distributed.LocalCluster`` on 127.0.0.1 for this run (``n_workers``
+    single-threaded worker processes); any other address is used as it is."""
+
+    def __init__(self, address: str | None, n_workers: int = 2):
+        self.address, self.n_workers, self.cluster, self.env = address, max(1, int(n_workers)), None, None
+
+    def __enter__(self) -> str | None:
+        if self.address != "local":
+            return self.address
+        from distributed import LocalCluster
+
+        self.env = _api_env().__enter__()
+        self.cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
+                                    host="127.0.0.1", dashboard_address="127.0.0.1:0")
+        return self.cluster.scheduler_address
+
+    def __exit__(self, *exc):
+        if self.cluster is not None:
+            self.cluster.close()
+            self.env.__exit__(*exc)
+        return False
 
 
 class _api_env:
@@ -290,8 +416,21 @@ def kgfs_run(
     no_cache: bool = False,
     artifacts: bool = True,
     dask_address: str | None = None,
+    batch_size: int = 500,
+    external_concurrency: int = 4,
 ) -> dict:
     """The whole pipeline on one input (see :func:`run_pipeline`): the stage flows as subflows."""
+    with _dask_cluster(dask_address, n_jobs if n_jobs > 1 else 2) as address:
+        return _kgfs_run(source, selector, selector_params, eval_selectors, classifiers, protocol, n_splits, seed,
+                         n_jobs, sparse_arff, out, home, no_cache, artifacts, address, batch_size,
+                         external_concurrency)
+
+
+def _kgfs_run(source, selector, selector_params, eval_selectors, classifiers, protocol, n_splits, seed, n_jobs,
+              sparse_arff, out, home, no_cache, artifacts, dask_address, batch_size, external_concurrency):
+    def on_cluster(fl):  # a stage flow whose tasks run on the Dask cluster, when there is one
+        return fl.with_options(task_runner=dask_task_runner(dask_address)) if dask_address else fl
+
     selector_params = dict(sorted((selector_params or {}).items()))
     eval_selectors = list(eval_selectors or [selector])
     # the whole-table selector's parameters apply in the cross-validation too
@@ -301,21 +440,19 @@ def kgfs_run(
     if source["kind"] == "go":
         runs["facts"] = facts_flow(source, home, no_cache)
         runs["table"] = table_flow(source, home, runs["facts"]["record"], no_cache)
+    elif source["kind"] == "dbpedia":
+        batching = dict(batch_size=batch_size, concurrency=external_concurrency)
+        runs["annotate"] = on_cluster(annotate_flow)(source, home, no_cache, **batching)
+        runs["fetch"] = on_cluster(fetch_flow)(source, runs["annotate"]["record"], home, no_cache, **batching)
+        runs["table"] = table_flow(source, home, runs["fetch"]["record"], no_cache,
+                                   annotate=runs["annotate"]["record"])
     else:
         runs["table"] = table_flow(source, home, None, no_cache)
     table = runs["table"]["record"]
     runs["select"] = select_flow(table, selector, selector_params, home, no_cache)
     ev_kwargs = dict(table=table, selectors=eval_specs, classifiers=classifiers, dataset=source["name"], home=home,
                      protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs, no_cache=no_cache)
-    if dask_address:
-        runner = dask_task_runner(dask_address, n_workers=n_jobs if n_jobs > 1 else 2)
-        if dask_address == "local":
-            with _api_env():
-                runs["evaluate"] = evaluate_flow.with_options(task_runner=runner)(dask=True, **ev_kwargs)
-        else:
-            runs["evaluate"] = evaluate_flow.with_options(task_runner=runner)(dask=True, **ev_kwargs)
-    else:
-        runs["evaluate"] = evaluate_flow(**ev_kwargs)
+    runs["evaluate"] = on_cluster(evaluate_flow)(dask=bool(dask_address), **ev_kwargs)
     runs["export"] = export_flow(table, home, sparse_arff, no_cache, select=runs["select"]["record"])
     records = {k: v["record"] for k, v in runs.items()}
     runinfo = {k: v["info"] for k, v in runs.items()}

@@ -42,6 +42,13 @@ __all__ = [
     "stage_build_table",
     "stage_load_dataset",
     "stage_corpus_table",
+    "stage_annotate_batch",
+    "stage_annotate",
+    "stage_fetch_batch",
+    "stage_fetch",
+    "stage_dbpedia_table",
+    "corpus_batches",
+    "entity_batches",
     "stage_select",
     "stage_evaluate",
     "stage_export",
@@ -500,6 +507,230 @@ def stage_corpus_table(spec: Mapping, *, home=None, force=False, progress=None) 
     def compute(d: Path):
         cache = store_dir(home).parent / "dbpedia-cache"
         table = build_dbpedia_table(spec, cache_dir=cache, progress=progress)
+        summary = write_table_folder(table, d)
+        return {"table": "table.npz", "summary": "summary.json"}, summary
+
+    return _run_stage("table", inputs, compute, home=home, force=force)
+
+
+# --------------------------------------------------------------------------- DBpedia route, stage by stage
+# annotate (per batch of texts) -> fetch facts (per batch of entities, then the hierarchy's edges)
+# -> build DAG and table. The external calls (Spotlight, SPARQL) happen in the batch stages, which
+# :mod:`flows.pipeline` runs as Prefect tasks with retries and a concurrency limit; the answers are
+# also cached at the source boundary (``<home>/dbpedia-cache``).
+_ROUTE_OBJECTS: dict[str, object] = {}
+_CORPORA: dict[str, object] = {}
+
+
+def _dump_arg(spec: Mapping):
+    dump = spec.get("dump") or None
+    return dump[0] if dump is not None and len(dump) == 1 else dump
+
+
+def _cache_dir(home) -> Path:
+    return store_dir(home).parent / "dbpedia-cache"
+
+
+def load_spec_corpus(spec: Mapping):
+    """The corpus of a ``dbpedia`` spec (read once per process)."""
+    from kg.corpus import load_corpus
+
+    opts = spec.get("options", {})
+    key = json.dumps([spec["corpus"]["sha256"], {k: opts.get(k) for k in ("text_column", "id_column", "label_column",
+                                                                           "entity_columns")}], sort_keys=True)
+    if key not in _CORPORA:
+        _CORPORA.clear()  # one corpus at a time is enough (a watch tick processes them in turn)
+        _CORPORA[key] = load_corpus(spec["corpus"]["path"], id_column=opts.get("id_column", "id"),
+                                    text_column=opts.get("text_column", "text"),
+                                    label_column=opts.get("label_column", "label"),
+                                    entity_columns=opts.get("entity_columns"))
+    return _CORPORA[key]
+
+
+def _annotator_inputs(spec: Mapping) -> dict:
+    opts = spec.get("options", {})
+    kind = opts.get("annotator", "lexicon")
+    return {"annotator": kind, "spotlight_url": opts.get("spotlight_url") if kind == "spotlight" else None,
+            "dump": spec.get("dump_files", []) if kind == "lexicon" else None}
+
+
+def _source_inputs(spec: Mapping) -> dict:
+    opts = spec.get("options", {})
+    kind = opts.get("kg") or ("sparql" if opts.get("sparql_url") else "dump")
+    return {"kg": kind, "sparql_url": opts.get("sparql_url") if kind == "sparql" else None,
+            "dump": spec.get("dump_files", []) if kind == "dump" else None,
+            "type_namespaces": opts.get("type_namespaces"), "features": opts.get("features", "types")}
+
+
+def _route_object(kind: str, spec: Mapping, home):
+    """The annotator or knowledge source of a spec, built once per process (a lexicon or dump is big)."""
+    from kg.dbpedia import make_annotator, make_source
+
+    opts = spec.get("options", {})
+    inputs = _annotator_inputs(spec) if kind == "annotator" else _source_inputs(spec)
+    key = json.dumps([kind, inputs, str(_cache_dir(home))], sort_keys=True, default=str)
+    if key not in _ROUTE_OBJECTS:
+        if kind == "annotator":
+            obj = make_annotator(inputs["annotator"], spotlight_url=opts.get("spotlight_url"), dump=_dump_arg(spec),
+                                 cache_dir=_cache_dir(home), skip_bad_lines=bool(opts.get("skip_bad_lines")))
+        else:
+            obj = make_source(inputs["kg"], sparql_url=opts.get("sparql_url"), dump=_dump_arg(spec),
+                              cache_dir=_cache_dir(home), type_namespaces=opts.get("type_namespaces"),
+                              skip_bad_lines=bool(opts.get("skip_bad_lines")))
+        _ROUTE_OBJECTS[key] = obj
+    return _ROUTE_OBJECTS[key]
+
+
+def corpus_batches(spec: Mapping, batch_size: int = 500) -> list[list[int]]:
+    """``[start, stop)`` ranges of the corpus's instances, ``batch_size`` each."""
+    n = len(load_spec_corpus(spec))
+    b = max(1, int(batch_size))
+    return [[i, min(i + b, n)] for i in range(0, n, b)] or [[0, 0]]
+
+
+def stage_annotate_batch(spec: Mapping, start: int, stop: int, *, home=None, force=False) -> dict:
+    """Entity linking of instances ``start:stop`` (Spotlight or the lexicon; or the corpus's entity columns)."""
+    from kg.corpus import Corpus
+    from kg.dbpedia import link_entities
+
+    opts = spec.get("options", {})
+    inputs = {"corpus": spec["corpus"]["sha256"], "range": [int(start), int(stop)], **_annotator_inputs(spec),
+              "columns": {k: opts.get(k) for k in ("text_column", "id_column", "label_column", "entity_columns")},
+              "code": code_version("dbpedia")}
+
+    def compute(d: Path):
+        c = load_spec_corpus(spec)
+        sub = Corpus(ids=c.ids[start:stop], texts=None if c.texts is None else c.texts[start:stop],
+                     entities=None if c.entities is None else c.entities[start:stop],
+                     labels=None if c.labels is None else c.labels[start:stop], source=c.source)
+        annotator = None if sub.entities is not None else _route_object("annotator", spec, home)
+        ents, report = link_entities(sub, annotator)
+        _write_json(d / "entities.json", {"ids": list(sub.ids), "entities": [ents[i] for i in sub.ids],
+                                          "report": report})
+        return {"entities": "entities.json"}, {"n_instances": len(sub), "n_mentions": report["n_mentions"]}
+
+    return _run_stage("annotate-batch", inputs, compute, home=home, force=force)
+
+
+def stage_annotate(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=False) -> dict:
+    """The corpus's entities (``entities.json``, corpus order), merged from the batch records."""
+    inputs = {"batches": [b["hash"] for b in batches], "corpus": spec["corpus"]["sha256"],
+              "code": code_version("dbpedia")}
+
+    def compute(d: Path):
+        ids, ents, invalid, mentions, empty = [], [], [], 0, 0
+        for b in batches:
+            data = json.loads((Path(b["dir"]) / b["files"]["entities"]).read_text(encoding="utf-8"))
+            ids += data["ids"]
+            ents += data["entities"]
+            invalid += data["report"]["invalid_iris"]
+            mentions += data["report"]["n_mentions"]
+            empty += data["report"]["instances_without_entities"]
+        report = {"invalid_iris": invalid, "n_mentions": mentions, "instances_without_entities": empty}
+        _write_json(d / "entities.json", {"ids": ids, "entities": ents, "report": report})
+        n_ent = len({e for es in ents for e in es})
+        return {"entities": "entities.json"}, {"n_instances": len(ids), "n_entities": n_ent, **report,
+                                               "invalid_iris": len(invalid)}
+
+    return _run_stage("annotate", inputs, compute, home=home, force=force)
+
+
+def entity_batches(annotate_rec: Mapping, batch_size: int = 500) -> list[list[str]]:
+    """The distinct entities of an annotate record (sorted), in batches for the fetch stage."""
+    data = json.loads((Path(annotate_rec["dir"]) / annotate_rec["files"]["entities"]).read_text(encoding="utf-8"))
+    ents = sorted({e for es in data["entities"] for e in es})
+    b = max(1, int(batch_size))
+    return [ents[i:i + b] for i in range(0, len(ents), b)]
+
+
+def stage_fetch_batch(spec: Mapping, entities: Sequence[str], *, home=None, force=False) -> dict:
+    """Direct types (or categories) of a batch of entities, from the SPARQL endpoint or the dump."""
+    entities = sorted(entities)
+    inputs = {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **_source_inputs(spec),
+              "code": code_version("dbpedia")}
+
+    def compute(d: Path):
+        source = _route_object("source", spec, home)
+        if _source_inputs(spec)["features"] == "categories":
+            per = source.categories(entities)
+        else:
+            per = source.types(entities)
+        _write_json(d / "facts.json", {e: sorted(per.get(e, ())) for e in entities})
+        return {"facts": "facts.json"}, {"n_entities": len(entities),
+                                         "n_with_features": sum(1 for e in entities if per.get(e))}
+
+    return _run_stage("fetch-batch", inputs, compute, home=home, force=force)
+
+
+def stage_fetch(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=False) -> dict:
+    """Merge the entities' direct features and fetch the hierarchy above them (``facts.json``)."""
+    opts = spec.get("options", {})
+    depth = opts.get("category_depth", 2)
+    inputs = {"batches": [b["hash"] for b in batches], **_source_inputs(spec), "category_depth": depth,
+              "code": code_version("dbpedia")}
+
+    def compute(d: Path):
+        per: dict[str, list[str]] = {}
+        for b in batches:
+            per.update(json.loads((Path(b["dir"]) / b["files"]["facts"]).read_text(encoding="utf-8")))
+        nodes = sorted({f for fs in per.values() for f in fs})
+        source = _route_object("source", spec, home)
+        if _source_inputs(spec)["features"] == "categories":
+            edges = source.broader(nodes, depth)
+        else:
+            edges = source.class_edges(nodes)
+        desc = source.describe() if hasattr(source, "describe") else repr(source)
+        _write_json(d / "facts.json", {"per_entity": per, "edges": sorted(map(list, edges)), "source": desc})
+        return {"facts": "facts.json"}, {"n_entities": len(per), "n_direct_features": len(nodes),
+                                         "n_edges": len(edges)}
+
+    return _run_stage("fetch", inputs, compute, home=home, force=force)
+
+
+class _StoredSource:
+    """A knowledge source answering from a fetch record (so ``kg.dbpedia.build_table`` builds the table)."""
+
+    def __init__(self, per_entity: Mapping, edges, desc):
+        self._per = {e: set(v) for e, v in per_entity.items()}
+        self._edges = {tuple(e) for e in edges}
+        self._desc = desc
+
+    def describe(self):
+        return self._desc
+
+    def types(self, entities):
+        return {e: self._per.get(e, set()) for e in entities}
+
+    categories = types
+
+    def class_edges(self, classes):
+        return set(self._edges)
+
+    def broader(self, categories, depth):
+        return set(self._edges)
+
+
+def stage_dbpedia_table(spec: Mapping, annotate_rec: Mapping, fetch_rec: Mapping, *, home=None,
+                        force=False) -> dict:
+    """Build the DAG (cycles broken and reported) and the closed table (``kg.dbpedia.build_table``)."""
+    opts = spec.get("options", {})
+    inputs = {"annotate": annotate_rec["hash"], "fetch": fetch_rec["hash"], "name": spec.get("name"),
+              "features": opts.get("features", "types"), "min_support": opts.get("min_support", 1),
+              "category_depth": opts.get("category_depth", 2), "code": code_version("dbpedia")}
+
+    def compute(d: Path):
+        from kg.corpus import Corpus
+        from kg.dbpedia import build_table
+
+        ann = json.loads((Path(annotate_rec["dir"]) / annotate_rec["files"]["entities"]).read_text(encoding="utf-8"))
+        facts = json.loads((Path(fetch_rec["dir"]) / fetch_rec["files"]["facts"]).read_text(encoding="utf-8"))
+        c = load_spec_corpus(spec)
+        corpus = Corpus(ids=ann["ids"], entities=ann["entities"], labels=c.labels, source=c.source)
+        table = build_table(corpus, None, _StoredSource(facts["per_entity"], facts["edges"], facts["source"]),
+                            features=opts.get("features", "types"), min_support=int(opts.get("min_support", 1)),
+                            category_depth=opts.get("category_depth", 2), meta={"dataset": spec.get("name")})
+        table.meta["annotator"] = _annotator_inputs(spec)["annotator"] if c.entities is None else None
+        table.meta.update({k: v for k, v in ann["report"].items()})
         summary = write_table_folder(table, d)
         return {"table": "table.npz", "summary": "summary.json"}, summary
 

@@ -138,15 +138,21 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
                                    corpus_options={"dump": [str(dump)], "features": "types"})
     assert source["kind"] == "dbpedia" and len(source["dump_files"]) == 2
     kw = dict(out=tmp_path / "out", home=tmp_path / "home", eval_selectors=SELECTORS, n_splits=3, artifacts=False)
-    r1 = pipeline.run_pipeline(source, **kw)
-    assert list(r1["records"]) == ["table", "select", "evaluate", "export"]
+    r1 = pipeline.run_pipeline(source, batch_size=2000, **kw)
+    assert list(r1["records"]) == ["annotate", "fetch", "table", "select", "evaluate", "export"]
+    assert r1["records"]["annotate"]["summary"]["n_instances"] == 6525
     t = stages.read_table(r1["records"]["table"])
     assert t.n_instances == 6525 and "http://dbpedia.org/ontology/Athlete" in set(t.feature_names)
-    r2 = pipeline.run_pipeline(source, **kw)
+    r2 = pipeline.run_pipeline(source, batch_size=2000, **kw)
     assert all(i["prefect_cached"] for i in r2["runinfo"].values())
     # the dump is part of the key: a changed dump rebuilds the table
     (dump / "instances.nt").write_text("\n".join(instance_triples()[:-5]) + "\n", encoding="utf-8")
     source2 = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
                                     corpus_options={"dump": [str(dump)], "features": "types"})
-    r3 = pipeline.run_pipeline(source2, **kw)
-    assert not r3["runinfo"]["table"]["reused"]
+    r3 = pipeline.run_pipeline(source2, batch_size=2000, **kw)
+    # the dump is in the keys of the annotation batches (the lexicon is built from it) and of fetching ...
+    assert len(list((tmp_path / "home" / "store" / "annotate-batch").iterdir())) == 2 * 4  # 6525 texts / 2000
+    assert not r3["runinfo"]["fetch"]["reused"]
+    # ... while the table is keyed by their *content*: rebuilt exactly when entities or facts changed
+    same = all(r3["records"][k]["hash"] == r1["records"][k]["hash"] for k in ("annotate", "fetch"))
+    assert r3["runinfo"]["table"]["reused"] == same

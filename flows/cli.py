@@ -703,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
     cl.set_defaults(func=cmd_cache_ls)
     cc = csub.add_parser("clear", parents=[common], help="remove cached stages",
                          description="Remove cached stage outputs (all, or one stage).")
-    cc.add_argument("--stage", choices=["facts", "table", "select", "evaluate", "export"])
+    cc.add_argument("--stage", choices=["annotate-batch", "annotate", "fetch-batch", "fetch", "facts", "table",
+                                        "select", "evaluate", "export"])
     cc.set_defaults(func=cmd_cache_clear)
     return p
 

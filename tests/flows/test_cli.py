@@ -21,14 +21,14 @@ from kg.table import FeatureTable
 
 COMMANDS = [
     ["run"], ["datasets"], ["datasets", "list"], ["datasets", "fetch"], ["build"], ["select"], ["evaluate"],
-    ["export"], ["cache"], ["cache", "ls"], ["cache", "clear"],
+    ["export"], ["serve"], ["cache"], ["cache", "ls"], ["cache", "clear"],
 ]
 
 
 def test_top_level_help_lists_every_command(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
-    for cmd in ("run", "datasets", "build", "select", "evaluate", "export", "cache"):
+    for cmd in ("run", "datasets", "build", "select", "evaluate", "export", "serve", "cache"):
         assert f"    {cmd}" in out
 
 

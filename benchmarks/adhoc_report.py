@@ -324,6 +324,9 @@ shared with other jobs, so timings vary between runs. {bench}
 - Richeldi & Rossotto's discretisation (1995) is replaced by Fayyad-Irani MDL; the paper's R
   statistic by Pearson correlation of profiles; Stuart's tau-c for ordinal pairs is not
   implemented (ordinal symbols are nominal).
+- The GA is a randomised search: another seed, or the order in which equally good subsets are
+  met, changes the selected subset and moves these accuracies by a point or two (the fold-to-fold
+  standard deviations above are larger than that).
 - The dependence matrices are dense features x features: memory grows with the square of the
   number of features (2,000 features: 32 MB per matrix).
 """

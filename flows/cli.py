@@ -245,21 +245,23 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
+    from flows import pipeline  # imports prefect (configured offline by flows.settings)
     from flows import stages
 
+    # the temporary Prefect API boots in its own process (3-5 s) while the input is resolved and
+    # the selectors are imported; nothing runs on it before those checks pass
+    pipeline.start_api_in_background()
     out_console = _console(stderr=False)
     err = _console()
     with err.status("resolving the input…", spinner="dots") if not args.quiet else _nullcontext():
         source = stages.resolve_source(**_source_kwargs(args))
-    # unknown names fail now, not after the Prefect server has started
+    # unknown names fail now, before any flow runs
     from selection.registry import classifier_entry, selector_entry
 
     for name in [args.selector, *(args.selectors or []), "complete"]:
         selector_entry(name)
     for name in args.classifiers:
         classifier_entry(name)
-    from flows import pipeline  # imports prefect (configured offline by flows.settings)
-
     t0 = time.perf_counter()
     display = RunDisplay(err, enabled=not args.quiet)
     pipeline.set_reporter(display)

@@ -431,6 +431,14 @@ def _kgfs_run(source, selector, selector_params, eval_selectors, classifiers, pr
     def on_cluster(fl):  # a stage flow whose tasks run on the Dask cluster, when there is one
         return fl.with_options(task_runner=dask_task_runner(dask_address)) if dask_address else fl
 
+    # Single-task stages (facts, table, select, export) run their stage flow's body inside this
+    # flow (their task is still a cached Prefect task of this run): a subflow would only add a
+    # flow run, about 0.4 s each on the temporary server, which a fully cached run would pay
+    # four times. Annotation, fetching and evaluation (many tasks, possibly on a Dask cluster)
+    # are subflows.
+    def inline(fl):
+        return fl.fn
+
     selector_params = dict(sorted((selector_params or {}).items()))
     eval_selectors = list(eval_selectors or [selector])
     # the whole-table selector's parameters apply in the cross-validation too
@@ -438,22 +446,22 @@ def _kgfs_run(source, selector, selector_params, eval_selectors, classifiers, pr
     classifiers = list(classifiers or ["nb"])
     runs: dict[str, dict] = {}
     if source["kind"] == "go":
-        runs["facts"] = facts_flow(source, home, no_cache)
-        runs["table"] = table_flow(source, home, runs["facts"]["record"], no_cache)
+        runs["facts"] = inline(facts_flow)(source, home, no_cache)
+        runs["table"] = inline(table_flow)(source, home, runs["facts"]["record"], no_cache)
     elif source["kind"] == "dbpedia":
         batching = dict(batch_size=batch_size, concurrency=external_concurrency)
         runs["annotate"] = on_cluster(annotate_flow)(source, home, no_cache, **batching)
         runs["fetch"] = on_cluster(fetch_flow)(source, runs["annotate"]["record"], home, no_cache, **batching)
-        runs["table"] = table_flow(source, home, runs["fetch"]["record"], no_cache,
-                                   annotate=runs["annotate"]["record"])
+        runs["table"] = inline(table_flow)(source, home, runs["fetch"]["record"], no_cache,
+                                           annotate=runs["annotate"]["record"])
     else:
-        runs["table"] = table_flow(source, home, None, no_cache)
+        runs["table"] = inline(table_flow)(source, home, None, no_cache)
     table = runs["table"]["record"]
-    runs["select"] = select_flow(table, selector, selector_params, home, no_cache)
+    runs["select"] = inline(select_flow)(table, selector, selector_params, home, no_cache)
     ev_kwargs = dict(table=table, selectors=eval_specs, classifiers=classifiers, dataset=source["name"], home=home,
                      protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs, no_cache=no_cache)
     runs["evaluate"] = on_cluster(evaluate_flow)(dask=bool(dask_address), **ev_kwargs)
-    runs["export"] = export_flow(table, home, sparse_arff, no_cache, select=runs["select"]["record"])
+    runs["export"] = inline(export_flow)(table, home, sparse_arff, no_cache, select=runs["select"]["record"])
     records = {k: v["record"] for k, v in runs.items()}
     runinfo = {k: v["info"] for k, v in runs.items()}
     params = {"dataset": source["name"], "selector": selector, "selector_params": selector_params,
@@ -466,6 +474,38 @@ def _kgfs_run(source, selector, selector_params, eval_selectors, classifiers, pr
     if artifacts:
         _artifacts(records, runinfo, params, outputs)
     return {"records": records, "runinfo": runinfo, "outputs": outputs, "params": params}
+
+
+_api_thread = None
+
+
+def start_api_in_background() -> None:
+    """Start Prefect's temporary API server in a thread (only when no ``PREFECT_API_URL`` is set).
+
+    The server boots in its own process in 3-5 s; starting it first lets the caller resolve its
+    inputs and import the selectors meanwhile. :func:`run_pipeline` waits for it before the flow
+    starts (so the flow never starts a second one).
+    """
+    global _api_thread
+    import os
+    import threading
+
+    from prefect.settings import PREFECT_API_URL
+
+    if PREFECT_API_URL.value() or _api_thread is not None:
+        return
+
+    def start():
+        from prefect.server.api.server import SubprocessASGIServer
+
+        try:
+            SubprocessASGIServer().start(
+                timeout=int(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")))
+        except Exception:  # noqa: BLE001 - the flow's own client start reports the problem
+            pass
+
+    _api_thread = threading.Thread(target=start, name="kgfs-prefect-api", daemon=True)
+    _api_thread.start()
 
 
 def run_pipeline(
@@ -506,6 +546,8 @@ def run_pipeline(
     if source is None:
         source = stages.resolve_source()
     kwargs = dict(source=source, out=str(Path(out).absolute()), home=str(home), no_cache=no_cache, **params)
+    if _api_thread is not None:
+        _api_thread.join()
     if heartbeat:
         return kgfs_run(**kwargs)
     with settings.no_heartbeat():

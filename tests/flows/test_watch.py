@@ -171,3 +171,44 @@ def test_watch_folder_deployment(tmp_path, bundled):
         _stop(server)
         print((tmp_path / "serve.log").read_text()[-3000:] if (tmp_path / "serve.log").exists() else "")
     assert time.monotonic() - t_start < 240
+
+
+def test_source_for_each_route(tmp_path, bundled):
+    from flows.watch import source_for
+
+    genes = tmp_path / "genes.tsv"
+    genes.write_text(_gene_list(bundled, slice(0, 10)))
+    go = source_for(genes, {"obo": str(bundled / "go-2014-06-13-subset.obo.gz"),
+                            "annotations": str(bundled / "annotations.tsv"), "min_support": 2})
+    assert go["kind"] == "go" and go["name"] == "genes" and go["labels"]["path"] == str(genes.absolute())
+    assert go["options"]["min_support"] == 2
+    corpus = tmp_path / "tweets.csv"
+    corpus.write_text("id,text,label\n1,Chris Gayle hits a six,sport\n")
+    (tmp_path / "dump.nt").write_text("")
+    db = source_for(corpus, {"corpus_options": {"dump": [str(tmp_path / "dump.nt")], "features": "types"}})
+    assert db["kind"] == "dbpedia" and db["name"] == "tweets" and db["options"]["features"] == "types"
+    assert db["corpus"]["sha256"] != go["labels"]["sha256"]
+
+
+@pytest.mark.integration
+def test_serve_starts_a_background_server_on_localhost(tmp_path, monkeypatch):
+    """What `kgfs serve` does without PREFECT_API_URL: `prefect server start --background` on 127.0.0.1."""
+    from flows.server import api_healthy, start_local_server
+
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    port = _free_port()
+    url = start_local_server(tmp_path, port=port, scheduler_seconds=5, timeout=150)
+    try:
+        assert url == f"http://127.0.0.1:{port}/api" and api_healthy(url)
+        t0 = time.monotonic()
+        assert start_local_server(tmp_path, port=port) == url and time.monotonic() - t0 < 5  # reused
+        out = subprocess.run(["ss", "-ltn"], capture_output=True, text=True).stdout if Path("/usr/bin/ss").exists() \
+            else ""
+        assert f"0.0.0.0:{port}" not in out  # bound to 127.0.0.1 only
+    finally:
+        env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+        subprocess.run([sys.executable, "-m", "prefect", "server", "stop"], env=env, capture_output=True, timeout=60)
+    deadline = time.monotonic() + 30
+    while api_healthy(url) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not api_healthy(url)

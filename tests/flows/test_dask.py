@@ -38,12 +38,13 @@ def _wait_port(port: int, timeout: float) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port}")
 
 
-@pytest.fixture
-def dask_cluster(prefect_harness, tmp_path):
+@pytest.fixture(scope="module")
+def dask_cluster(prefect_harness, tmp_path_factory):
     """``dask scheduler`` + 2 ``dask worker`` processes on 127.0.0.1; yields the scheduler address."""
     from distributed import Client
     from prefect.settings import PREFECT_API_URL
 
+    tmp_path = tmp_path_factory.mktemp("dask")
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                PREFECT_API_URL=str(PREFECT_API_URL.value()), PREFECT_LOGGING_LEVEL="WARNING")
@@ -101,3 +102,33 @@ def test_dask_grid_matches_local(dask_cluster, tmp_path):
     assert any("evaluate" in p for p in prefixes), prefixes
     ev = stages.read_table(remote["records"]["table"])
     assert ev.shape == (127, 699)
+
+
+@pytest.mark.integration
+def test_dask_annotation_and_fetch_batches(dask_cluster, tmp_path, shared_data):
+    """The DBpedia route's per-batch annotation and fetch tasks on the cluster build the same table."""
+    import shutil
+
+    from distributed import Client
+
+    from flows import pipeline
+    from tests.kg.conftest import instance_triples
+
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", dump / "ontology.owl")
+    (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
+    source = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
+                                   corpus_options={"dump": [str(dump)], "features": "types"})
+    kw = dict(eval_selectors=["complete"], selector="complete", n_splits=3, artifacts=False, batch_size=1500,
+              external_concurrency=2)
+    local = pipeline.run_pipeline(source, out=tmp_path / "local", home=tmp_path / "h1", **kw)
+    remote = pipeline.run_pipeline(source, out=tmp_path / "dask", home=tmp_path / "h2", dask_address=dask_cluster,
+                                   **kw)
+    for stage in ("annotate", "fetch", "table"):
+        assert local["records"][stage]["hash"] == remote["records"][stage]["hash"], stage
+    n_batches = len(list((tmp_path / "h2" / "store" / "annotate-batch").iterdir()))
+    assert n_batches == 5  # 6525 texts / 1500
+    with Client(dask_cluster, timeout=30) as client:
+        prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(map(str, dask_scheduler.task_prefixes)))
+    assert "annotate_batch_task" in prefixes and "fetch_batch_task" in prefixes, prefixes

@@ -1,4 +1,16 @@
-"""The Prefect flow behind ``kgfs run``: load facts -> build table -> select -> evaluate -> export.
+"""The Prefect flows behind ``kgfs run``: one flow per stage and ``kgfs-run`` stringing them together.
+
+Stages: (DBpedia route) annotate -> fetch facts, or (GO route) load facts; then build DAG and
+table -> select -> evaluate -> export. Flows: ``kgfs-annotate``, ``kgfs-fetch``, ``kgfs-facts``,
+``kgfs-table``, ``kgfs-select``, ``kgfs-evaluate``, ``kgfs-export`` (:func:`annotate_flow`, ...),
+each runnable alone; ``kgfs-run`` (:func:`kgfs_run`) calls annotate, fetch and evaluate as
+subflows and runs the single-task stages' bodies itself (see :func:`_kgfs_run`).
+
+External calls (Spotlight, SPARQL) are the ``annotate-batch``, ``fetch-batch`` and ``fetch-facts``
+tasks: retried on transient errors (:func:`_transient`), at most ``external_concurrency``
+batches in flight (:func:`_map_batches`), tagged ``kgfs-external`` for Prefect's tag concurrency
+limits. With ``dask_address`` the evaluation grid and those batches run on a Dask cluster through
+prefect-dask's ``DaskTaskRunner`` (``"local"``: a ``LocalCluster`` on 127.0.0.1 for the run).
 
 Each stage is a Prefect task around a function of :mod:`flows.stages` (which in turn calls
 ``kg`` and ``selection``). Two layers of caching, both keyed by content:
@@ -77,13 +89,6 @@ def build_table_task(spec: dict, facts: dict, code: str, home: str, force: bool 
 @task(name="load-dataset", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
 def load_dataset_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
     return stages.stage_load_dataset(spec, home=home, force=force)
-
-
-@task(name="corpus-table", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")
-def corpus_table_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_corpus_table(spec, home=home, force=force,
-                                     progress=lambda what, done, total: _emit("progress", "table", done=done,
-                                                                              total=total, what=what))
 
 
 @task(name="select", cache_policy=CACHE_POLICY, persist_result=True, result_serializer="json")

@@ -500,7 +500,11 @@ def build_dbpedia_table(spec: Mapping, *, cache_dir=None, progress=None) -> Feat
 
 
 def stage_corpus_table(spec: Mapping, *, home=None, force=False, progress=None) -> dict:
-    """The DBpedia route's table as one stage (``table.npz``); network answers are cached by the route."""
+    """The DBpedia route's table as one stage (``table.npz``); network answers are cached by the route.
+
+    ``kgfs run`` runs the route as three stages instead (:func:`stage_annotate`,
+    :func:`stage_fetch`, :func:`stage_dbpedia_table`); this one-stage form is for library use.
+    """
     inputs = {"corpus": spec["corpus"]["sha256"], "dump": spec.get("dump_files", []), "options": spec.get("options", {}),
               "name": spec.get("name"), "code": code_version("dbpedia")}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -132,6 +133,20 @@ def test_watch_folder_deployment(tmp_path, bundled):
         n2 = _wait(lambda: n1 + 1 if len(_ticks_after(out, n1)) else None, 60, "the next tick", [server, serve])
         nxt = read_ledger(out)["ticks"][n2 - 1]
         assert nxt["processed"] == [] and sorted(nxt["skipped"]) == ["first.tsv", "second.tsv"], nxt
+
+        # a tick triggered by hand, as the README shows (the deployment runs it at once)
+        trig = subprocess.run([sys.executable, "-m", "prefect", "deployment", "run", "kgfs-watch/kgfs-watch"],
+                              env={**env, "PREFECT_API_URL": url}, capture_output=True, text=True, timeout=60)
+        assert trig.returncode == 0, trig.stdout + trig.stderr
+        run_id = re.search(r"UUID:\s*([0-9a-f-]{36})", trig.stdout).group(1)
+
+        def final_state():
+            with urllib.request.urlopen(f"{url}/flow_runs/{run_id}", timeout=10) as r:
+                st = json.loads(r.read())["state"]
+            return st["type"] if st and st["type"] in ("COMPLETED", "FAILED", "CRASHED") else None
+
+        assert _wait(final_state, 60, "the hand-triggered tick", [server, serve]) == "COMPLETED"
+        n2 = len(read_ledger(out)["ticks"])
 
         # a third corpus appears later, with one that fails (a single class cannot be cross-validated)
         _drop(watch, "third.tsv", _gene_list(bundled, slice(20, 100)))

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import shutil
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -524,6 +525,8 @@ def stage_corpus_table(spec: Mapping, *, home=None, force=False, progress=None) 
 # also cached at the source boundary (``<home>/dbpedia-cache``).
 _ROUTE_OBJECTS: dict[str, object] = {}
 _CORPORA: dict[str, object] = {}
+# batch tasks run in threads: build each lexicon/source (and read each corpus) once, not once per thread
+_ROUTE_LOCK = threading.Lock()
 
 
 def _dump_arg(spec: Mapping):
@@ -542,6 +545,11 @@ def load_spec_corpus(spec: Mapping):
     opts = spec.get("options", {})
     key = json.dumps([spec["corpus"]["sha256"], {k: opts.get(k) for k in ("text_column", "id_column", "label_column",
                                                                            "entity_columns")}], sort_keys=True)
+    with _ROUTE_LOCK:
+        return _load_corpus_locked(key, spec, opts, load_corpus)
+
+
+def _load_corpus_locked(key, spec, opts, load_corpus):
     if key not in _CORPORA:
         _CORPORA.clear()  # one corpus at a time is enough (a watch tick processes them in turn)
         _CORPORA[key] = load_corpus(spec["corpus"]["path"], id_column=opts.get("id_column", "id"),
@@ -568,11 +576,16 @@ def _source_inputs(spec: Mapping) -> dict:
 
 def _route_object(kind: str, spec: Mapping, home):
     """The annotator or knowledge source of a spec, built once per process (a lexicon or dump is big)."""
-    from kg.dbpedia import make_annotator, make_source
-
     opts = spec.get("options", {})
     inputs = _annotator_inputs(spec) if kind == "annotator" else _source_inputs(spec)
     key = json.dumps([kind, inputs, str(_cache_dir(home))], sort_keys=True, default=str)
+    with _ROUTE_LOCK:
+        return _route_object_locked(key, kind, inputs, spec, opts, home)
+
+
+def _route_object_locked(key, kind, inputs, spec, opts, home):
+    from kg.dbpedia import make_annotator, make_source
+
     if key not in _ROUTE_OBJECTS:
         if kind == "annotator":
             obj = make_annotator(inputs["annotator"], spotlight_url=opts.get("spotlight_url"), dump=_dump_arg(spec),

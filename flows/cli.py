@@ -651,7 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "or table folders")
     e.add_argument("--selectors", nargs="+", required=True, metavar="NAME")
     e.add_argument("--classifiers", nargs="+", metavar="NAME", help="default: the protocol's")
-    e.add_argument("--protocol", default="basic", help="basic, shsel2014, rpv2020 (default basic)")
+    e.add_argument("--protocol", default="basic", help="basic, shsel2014, rpv2020, hifsrr2017 (default basic)")
     e.add_argument("--n-splits", type=int, help="folds (default: the protocol's)")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default: all cores)")

@@ -426,6 +426,7 @@ def _register() -> None:
     register_protocol(
         "hifsrr2017", hifsrr2017, classifiers=("svm-linear",), metrics=("accuracy", "compression"),
         rank_metrics=("accuracy",), n_splits=10, control=None, postprocess=_hifsrr2017_post,
+        methods=METHODS + tuple(_ALIASES),
         description="HiFSRR paper (2017) s.3.3: features selected per internal node of a class tree, "
                     "10-fold CV, average accuracy of the per-node linear SVMs for each number of features "
                     "per node (threshold column), plus top-down accuracy",

@@ -38,7 +38,7 @@ from kg.errors import KgfsError
 from kg.table import atomic_write
 from selection.evaluation import COLUMNS, check_folds, normalize_specs, spec_label
 from selection.protocols import get_protocol
-from selection.registry import classifier_entry, selector_entry
+from selection.registry import available_selectors, classifier_entry, selector_entry
 
 __all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key"]
 
@@ -106,9 +106,12 @@ def _code_version(selector: str, classifier: str, evaluate=None) -> str:
     """Hash of the code a cell depends on: evaluation and metrics modules, the protocol's own
     function, the modules that register the selector and the classifier (and ``selection.lazy``
     whose classifiers the lazy and RPV evaluations use)."""
-    mods = ["selection.evaluation", "selection.metrics",
-            selector_entry(selector).factory.__module__, classifier_entry(classifier).factory.__module__]
-    if selector_entry(selector).kind == "lazy" or classifier in ("nb", "1nn", "knn"):
+    # a protocol's own method (e.g. hifsrr2017's) is covered by the hash of its evaluate function
+    sel = selector_entry(selector) if selector in available_selectors() else None
+    mods = ["selection.evaluation", "selection.metrics", classifier_entry(classifier).factory.__module__]
+    if sel is not None:
+        mods.append(sel.factory.__module__)
+    if (sel is not None and sel.kind == "lazy") or classifier in ("nb", "1nn", "knn"):
         mods.append("selection.lazy")
     parts = [_module_hash(m) for m in mods]
     if evaluate is not None:
@@ -202,7 +205,10 @@ def run_grid(
     sel_specs = normalize_specs(selectors, "selector")
     clf_specs = normalize_specs(classifiers if classifiers is not None else list(proto.classifiers), "classifier")
     for s, _ in sel_specs:
-        selector_entry(s)
+        if proto.methods is None:
+            selector_entry(s)
+        elif s not in proto.methods:
+            raise KgfsError(f"protocol {protocol!r} has no method {s!r}; available: {', '.join(proto.methods)}")
     for c, _ in clf_specs:
         classifier_entry(c)
     labels = [spec_label(s, p) for s, p in sel_specs]

@@ -32,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,9 +85,23 @@ class Protocol:
     postprocess: Callable | None = None
     description: str = ""
     options: dict = field(default_factory=dict)
+    methods: tuple | None = None  # selector names the protocol itself resolves (None: the selector registry)
 
 
 _PROTOCOLS: dict[str, Protocol] = {}
+# Modules that register further protocols when imported (loaded on the first lookup).
+_PROTOCOL_MODULES = ("selection.class_hierarchy_eval",)
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for mod in _PROTOCOL_MODULES:
+        if importlib.util.find_spec(mod) is not None:
+            importlib.import_module(mod)
 
 
 def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
@@ -98,6 +113,8 @@ def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
 
 def get_protocol(name: str) -> Protocol:
     """The protocol registered as ``name`` (a :class:`KgfsError` lists the known ones)."""
+    if name not in _PROTOCOLS:
+        _load_plugins()
     try:
         return _PROTOCOLS[name]
     except KeyError:
@@ -105,6 +122,7 @@ def get_protocol(name: str) -> Protocol:
 
 
 def available_protocols() -> dict[str, Protocol]:
+    _load_plugins()
     return dict(sorted(_PROTOCOLS.items()))
 
 

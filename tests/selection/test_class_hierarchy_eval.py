@@ -141,3 +141,27 @@ def test_protocol_through_the_grid(tmp_path):
     assert set(res.classifier) == {"svm-linear", "svm-linear top-down"}
     assert len(res) == 2 * 2 * 3
     assert "fisher k=3" in r.report.read_text()
+
+
+def test_hifsrr2017_by_name_from_the_cli(shared_data, tmp_path):
+    """`kgfs evaluate --protocol hifsrr2017` finds the protocol (loaded on first lookup) and accepts
+    its own method names, which are not in the selector registry; an unknown method is one clear line."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "KGFS_DATA_MIRROR": str(shared_data)}
+    cmd = [sys.executable, "-m", "flows.cli", "evaluate", "--datasets", "lod/Cities", "--protocol",
+           "hifsrr2017", "--n-splits", "3", "--option", "n_features=8", "--n-jobs", "1", "--out"]
+    ok = subprocess.run(cmd + [str(tmp_path / "ok"), "--selectors", "hifsrr", "fisher"],
+                        capture_output=True, text=True, env=env, timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    import pandas as pd
+
+    rows = pd.read_csv(tmp_path / "ok" / "results.csv")
+    assert set(rows["status"]) == {"ok"} and rows["accuracy"].between(0, 1).all()
+    assert {"hifsrr k=8", "fisher k=8"} <= set(rows["selector"])
+    bad = subprocess.run(cmd + [str(tmp_path / "bad"), "--selectors", "nope"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert bad.returncode != 0 and "protocol 'hifsrr2017' has no method 'nope'" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -19,5 +19,5 @@ register_classifier("knn", lambda **kw: KNeighborsClassifier(**{"n_neighbors": 3
                     description="k-NN, k=3, Euclidean")
 register_classifier("1nn", lambda **kw: KNeighborsClassifier(**{"n_neighbors": 1, **kw}),
                     description="1-NN, Euclidean")
-register_classifier("svm", lambda **kw: SVC(**{"kernel": "poly", "probability": False, **kw}),
+register_classifier("svm", lambda **kw: SVC(**{"kernel": "poly", **kw}),
                     description="SVM, polynomial kernel")

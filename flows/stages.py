@@ -365,7 +365,9 @@ def stage_load_facts(spec: Mapping, *, home=None, force=False) -> dict:
 
     def compute(d: Path):
         ann, labels = read_facts(spec)
-        _write_json(d / "facts.json", {"annotations": ann, "labels": labels})
+        # pairs, not a mapping: the JSON is written with sorted keys, and the genes' order is the
+        # table's row order (so `kgfs run` folds equal those of the Python API on the same files)
+        _write_json(d / "facts.json", {"annotations": [[g, t] for g, t in ann.items()], "labels": labels})
         summary = {"n_genes": len(ann), "n_annotations": int(sum(len(v) for v in ann.values())),
                    "n_labels": None if labels is None else len(labels)}
         return {"facts": "facts.json"}, summary
@@ -421,7 +423,7 @@ def stage_build_table(spec: Mapping, facts_rec: Mapping, *, home=None, force=Fal
 
     def compute(d: Path):
         facts = json.loads((Path(facts_rec["dir"]) / facts_rec["files"]["facts"]).read_text(encoding="utf-8"))
-        table = build_go_table(spec, (facts["annotations"], facts["labels"]))
+        table = build_go_table(spec, (dict(facts["annotations"]), facts["labels"]))
         summary = write_table_folder(table, d)
         return {"table": "table.npz", "summary": "summary.json"}, summary
 

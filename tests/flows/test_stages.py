@@ -138,3 +138,16 @@ def test_task_bodies_run_without_a_server(source, tmp_path):
     assert table["summary"]["n_features"] == 699
     exp = pipeline.export_task.fn(table, True, code="x", home=home)
     assert stages.record_valid(exp)
+
+
+def test_stage_table_equals_the_registry_table_row_for_row(source, tmp_path):
+    """The facts stage keeps the genes' order, so `kgfs run` and `load_dataset` give the same
+    table (and the same cross-validation folds), not the same rows in another order."""
+    from kg.datasets import load_dataset
+
+    facts = stages.stage_load_facts(source, home=tmp_path / "home")
+    table = stages.read_table(stages.stage_build_table(source, facts, home=tmp_path / "home"))
+    ref = load_dataset("bundled/DM-BP")
+    assert table.instance_ids.tolist() == ref.instance_ids.tolist()
+    assert table.feature_names.tolist() == ref.feature_names.tolist()
+    assert (table.X != ref.X).nnz == 0 and table.y.tolist() == ref.y.tolist()

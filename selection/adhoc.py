@@ -1180,17 +1180,21 @@ class ADHOC(HierarchicalSelector):
         pos[sym_idx] = np.arange(sym_idx.size)
         if sp.issparse(numeric):
             numeric = sp.csc_matrix(numeric)
+            numeric.eliminate_zeros()
             numeric.sort_indices()
         keys = []
         for j in range(m):
             k = int(pos[j])
             if sym[j]:
                 raw = b"S" + np.ascontiguousarray(codes[:, k]).tobytes()
-            elif sp.issparse(numeric):
-                a, b = numeric.indptr[k], numeric.indptr[k + 1]
-                raw = b"N" + numeric.indices[a:b].tobytes() + b"|" + (numeric.data[a:b] + 0.0).tobytes()
-            else:
-                raw = b"D" + np.ascontiguousarray(numeric[:, k] + 0.0).tobytes()
+            else:  # the same key for sparse and dense input: non-zero rows, then their values
+                if sp.issparse(numeric):
+                    a, b = numeric.indptr[k], numeric.indptr[k + 1]
+                    rows, vals = numeric.indices[a:b], numeric.data[a:b]
+                else:
+                    rows = np.flatnonzero(numeric[:, k])
+                    vals = numeric[rows, k]
+                raw = b"N" + rows.astype(np.int64).tobytes() + b"|" + (vals.astype(np.float64) + 0.0).tobytes()
             keys.append(hashlib.blake2b(raw, digest_size=16).digest())
         uniq = sorted(set(keys))
         gid = {key: g for g, key in enumerate(uniq)}

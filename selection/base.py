@@ -82,7 +82,7 @@ class HierarchicalSelector(SelectorMixin, BaseEstimator):
             check_classification_targets(y)
             if len(np.unique(y)) < 2:
                 raise ValueError(
-                    f"y has a single class ({np.unique(y)[0]!r}); feature relevance needs more than one class"
+                    f"y has a single class ({np.unique(y)[0].item()!r}); feature relevance needs more than one class"
                 )
         else:
             X = validate_data(self, X, accept_sparse="csr", reset=reset, dtype=np.float64)

@@ -136,7 +136,7 @@ from sklearn import config_context
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from kg.hierarchy import FeatureHierarchy
 from selection.base import HierarchicalSelector, check_hierarchy
@@ -1273,10 +1273,6 @@ class ADHOC(HierarchicalSelector):
         self.support_ = sup
         self.scores_ = sup.astype(np.float64)
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

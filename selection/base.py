@@ -21,7 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import FeatureHierarchy
 
-__all__ = ["HierarchicalSelector", "as_binary_csr", "check_hierarchy"]
+__all__ = ["HierarchicalSelector", "SupportMaskMixin", "as_binary_csr", "check_hierarchy"]
 
 
 def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.csr_matrix:
@@ -61,7 +61,15 @@ def check_hierarchy(hierarchy: FeatureHierarchy | None, n_features: int) -> Feat
     return hierarchy
 
 
-class HierarchicalSelector(SelectorMixin, BaseEstimator):
+class SupportMaskMixin:
+    """``_get_support_mask`` for selectors that store their boolean mask in ``support_``."""
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "support_")
+        return self.support_
+
+
+class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
     """Base class: validates ``X``/``y`` and the hierarchy; subclasses implement ``_fit``.
 
     Subclasses set ``support_`` (boolean mask over features) and may set ``scores_`` in
@@ -98,10 +106,6 @@ class HierarchicalSelector(SelectorMixin, BaseEstimator):
 
     def _fit(self, X: sp.csr_matrix, y, hierarchy: FeatureHierarchy) -> None:  # pragma: no cover
         raise NotImplementedError
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

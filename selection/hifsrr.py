@@ -63,9 +63,10 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from kg.errors import KgfsError
+from selection.base import SupportMaskMixin
 from selection.class_hierarchy import ClassHierarchy, as_class_hierarchy
 from selection.registry import register_classifier
 
@@ -311,7 +312,14 @@ def _check_k(k, n_features):
 
 
 # ---------------------------------------------------------------------- estimators
-class HiFSRR(SelectorMixin, BaseEstimator):
+def _top_k_mask(ranking: np.ndarray, n_features: int, k: int | None) -> np.ndarray:
+    """Boolean mask of the first ``k`` features of ``ranking`` (all of them when ``k`` is None)."""
+    mask = np.zeros(n_features, dtype=bool)
+    mask[ranking[: (n_features if k is None else k)]] = True
+    return mask
+
+
+class HiFSRR(SupportMaskMixin, SelectorMixin, BaseEstimator):
     """Hierarchical feature selection with recursive regularisation (per class-tree node).
 
     Parameters
@@ -402,16 +410,11 @@ class HiFSRR(SelectorMixin, BaseEstimator):
         for t, W in zip(res.tasks, res.W):
             node = tree.node_ids[t.node]
             scores, ranking = _rank(W)
-            mask = np.zeros(X.shape[1], dtype=bool)
-            mask[ranking[: (X.shape[1] if k is None else k)]] = True
+            mask = _top_k_mask(ranking, X.shape[1], k)
             self.coef_[node], self.node_scores_[node] = W, scores
             self.node_ranking_[node], self.node_support_[node] = ranking, mask
         self.support_ = np.logical_or.reduce(list(self.node_support_.values()))
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -463,7 +466,7 @@ def fsnm(X, Y, *, gamma: float = 1.0, max_iter: int = 100, tol: float = 1e-5, ep
     return W, np.asarray(history)
 
 
-class FSNM(SelectorMixin, BaseEstimator):
+class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
     """FSNM (Nie et al. 2010): one global subset from joint l2,1-norm minimisation.
 
     The flat baseline of Zhao et al.; :mod:`selection.class_hierarchy_eval` applies it per
@@ -495,13 +498,8 @@ class FSNM(SelectorMixin, BaseEstimator):
         self.coef_, self.objective_ = fsnm(X, Y, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol)
         self.n_iter_ = len(self.objective_)
         self.scores_, self.ranking_ = _rank(self.coef_)
-        self.support_ = np.zeros(X.shape[1], dtype=bool)
-        self.support_[self.ranking_[: (X.shape[1] if k is None else k)]] = True
+        self.support_ = _top_k_mask(self.ranking_, X.shape[1], k)
         return self
-
-    def _get_support_mask(self):
-        check_is_fitted(self, "support_")
-        return self.support_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

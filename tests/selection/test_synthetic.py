@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from kg.table import FeatureTable
 from selection.measures import information_gain
-from selection.synthetic import LABELS, PAPER_SETTINGS, expected_n_features, make_dataset
+from selection.synthetic import LABELS, N_LATENT, PAPER_SETTINGS, expected_n_features, make_dataset
 
 TABLE2 = {  # Ristoski & Paulheim 2014, Table 2: name -> (D, B, number of features)
     "S-D2-B2": (2, 2, 1201),
@@ -108,11 +108,13 @@ def test_reproducible_and_seeded(label):
     assert (a.X != make_dataset(2, 5, random_state=7, label=other).X).nnz > 0
 
 
-def test_default_label_is_one_middle_feature_exactly():
-    """label="feature" (the default): the class equals one middle feature, the paper's (O1)."""
+@pytest.mark.parametrize("label", ["shared", "feature"])
+def test_class_is_one_middle_feature_exactly(label):
+    """label="shared" (the default) and "feature": the class equals one middle feature, the paper's (O1)."""
+    assert make_dataset(2, 2, n_instances=20, n_middle=8).meta["label"] == "shared" == LABELS[0]
     for name, (d, b, _) in TABLE2.items():
-        t = make_dataset(d, b)
-        assert t.meta["label"] == "feature"
+        t = make_dataset(d, b, label=label)
+        assert t.meta["label"] == label
         f = t.meta["label_feature"]
         assert f.startswith("mid.")
         assert np.array_equal(_column(t, f) == 1, t.y == "positive"), name
@@ -123,9 +125,10 @@ def test_default_label_is_one_middle_feature_exactly():
         assert t.feature_names[exact].tolist() == [f], name
 
 
-def test_default_label_other_middle_features_are_class_noise():
+@pytest.mark.parametrize("label", ["shared", "feature"])
+def test_other_middle_features_are_class_noise(label):
     """Every other middle feature is independent of the class (the paper's (O3)): IG near 0."""
-    t = make_dataset(2, 2)
+    t = make_dataset(2, 2, label=label)
     f = t.hierarchy.index[t.meta["label_feature"]]
     ig = information_gain(t.X, t.y)
     assert ig[f] == pytest.approx(1.0)  # a perfect feature of a balanced class: one bit
@@ -140,14 +143,18 @@ def test_default_label_other_middle_features_are_class_noise():
     assert counts == [500, 333, 166]
 
 
-def test_default_middle_features_are_median_splits_of_their_polynomial():
-    """mid.j = upper half of its own f_j = a^3 + b^2 + c; down{k}.j = finer frequency cuts."""
-    from selection.synthetic import polynomial_attributes
+@pytest.mark.parametrize("label", ["shared", "feature"])
+def test_middle_features_are_median_splits_of_their_polynomial(label):
+    """mid.j = upper half of its f_j = a^3 + b^2 + c; down{k}.j = finer frequency cuts."""
+    from selection.synthetic import polynomial_attributes, shared_polynomial_attributes
 
-    t = make_dataset(2, 5, n_instances=40, n_middle=6, random_state=3)
+    t = make_dataset(2, 5, n_instances=40, n_middle=6, random_state=3, label=label)
     rng = np.random.default_rng(3)
     target = int(rng.integers(6))
-    f = polynomial_attributes(40, 6, rng)
+    if label == "shared":
+        f = shared_polynomial_attributes(40, 6, target, N_LATENT, rng)
+    else:
+        f = polynomial_attributes(40, 6, rng)
     assert t.meta["label_feature"] == f"mid.{target:03d}"
     for j in range(6):
         order = np.argsort(f[:, j], kind="stable")
@@ -156,6 +163,56 @@ def test_default_middle_features_are_median_splits_of_their_polynomial():
         assert np.array_equal(_column(t, f"down1.{j:03d}"), top(13))
         assert np.array_equal(_column(t, f"down2.{j:03d}"), top(6))
     assert np.array_equal(t.y == "positive", f[:, target] > np.median(f[:, target]))
+
+
+def _phi(X):
+    """Pairwise phi (Pearson on 0/1) between the columns of a dense 0/1 matrix."""
+    return np.corrcoef(X, rowvar=False)
+
+
+def test_shared_pool_makes_the_other_middle_features_redundant():
+    """label="shared": two middle features with the same cubed pool attribute are near copies
+    (the cube dominates ``a^3 + b^2 + c``), while the class feature is independent of all of them;
+    with label="feature" every pair is independent."""
+    from selection.synthetic import shared_polynomial_attributes
+
+    t = make_dataset(2, 2)
+    assert t.meta["n_latent"] == N_LATENT == 5
+    rng = np.random.default_rng(0)
+    target = int(rng.integers(300))
+    f = shared_polynomial_attributes(1000, 300, target, N_LATENT, rng)
+    mids = [t.hierarchy.index[f"mid.{j:03d}"] for j in range(300)]
+    M = t.X.tocsc()[:, mids].toarray()
+    assert np.array_equal(M, (f > np.median(f, axis=0)).astype(float))
+    # the same draws again, to learn which pool attribute each polynomial cubes
+    rng = np.random.default_rng(0)
+    rng.integers(300)
+    rng.uniform(-10, 10, size=(1000, N_LATENT))
+    cubed = rng.integers(N_LATENT, size=300)
+    phi = _phi(M)
+    others = np.array([j for j in range(300) if j != target])
+    same = cubed[others][:, None] == cubed[others][None, :]
+    off = ~np.eye(others.size, dtype=bool)
+    assert np.abs(phi[np.ix_(others, others)][same & off]).min() > 0.6
+    assert np.abs(phi[np.ix_(others, others)][~same]).mean() < 0.1
+    assert np.abs(phi[target, others]).max() < 0.15
+    independent = make_dataset(2, 2, label="feature").X.tocsc()[:, mids].toarray()
+    assert np.median(np.abs(_phi(independent)[np.triu_indices(300, 1)])) < 0.05
+
+
+def test_naive_bayes_on_all_features_is_misled_and_shsel_is_not():
+    """The paper's Table 4 in small: on the default data NB with every feature is far from the
+    class feature's 1.0 (the redundant noise outvotes it), NB after pruneSHSEL IG is not."""
+    from selection.evaluation import evaluate_table
+
+    for label, low, high in (("shared", 0.55, 0.85), ("feature", 0.93, 1.0)):
+        t = make_dataset(2, 5, label=label)
+        df = evaluate_table(t, ["complete", ("shsel-ig-prune", {"threshold": 0.5})], ["nb"], dataset=label)
+        acc = df.groupby("selector")["accuracy"].mean()
+        comp = df.groupby("selector")["compression"].mean()
+        prune = [s for s in acc.index if s != "complete"][0]
+        assert low < acc["complete"] < high, (label, acc["complete"])
+        assert acc[prune] == 1.0 and comp[prune] > 0.8, label
 
 
 def test_polynomial_label_signal_sits_in_the_relevant_middle_feature():
@@ -171,7 +228,7 @@ def test_polynomial_label_signal_sits_in_the_relevant_middle_feature():
 
 @pytest.mark.parametrize(
     "label, digest",
-    [("feature", "5dbc6f29bf8a7938"), ("polynomial", "7f10637d4bce89ef")],
+    [("shared", "b698f4978221c5f8"), ("feature", "5dbc6f29bf8a7938"), ("polynomial", "7f10637d4bce89ef")],
 )
 def test_pinned_output(label, digest):
     """Seeded output pinned: the registry's datasets must not change silently between versions.
@@ -201,7 +258,12 @@ def test_other_sizes_follow_the_formula():
         ({"depth": 2, "branching": 2, "n_instances": 1}, ValueError, "n_instances must be >= 2"),
         ({"depth": 2, "branching": 2, "n_middle": 3}, ValueError, "n_middle must be >= 4"),
         ({"depth": 2, "branching": 2, "random_state": "x"}, TypeError, "random_state"),
-        ({"depth": 2, "branching": 2, "label": "linear"}, ValueError, "label must be one of 'feature', 'polynomial'"),
+        ({"depth": 2, "branching": 2, "label": "linear"}, ValueError,
+         "label must be one of 'shared', 'feature', 'polynomial'"),
+        ({"depth": 2, "branching": 2, "n_latent": 1}, ValueError, "n_latent must be >= 2"),
+        ({"depth": 2, "branching": 2, "n_latent": 2.5}, TypeError, "n_latent must be an int"),
+        ({"depth": 2, "branching": 2, "label": "feature", "n_latent": 5}, ValueError,
+         "n_latent applies only to label='shared'"),
     ],
 )
 def test_bad_input(kwargs, err, match):
@@ -215,8 +277,8 @@ def test_registered_in_the_dataset_registry():
     t = load_dataset("synthetic/S-D2-B10")
     ref = make_dataset(2, 10)
     assert t.n_features == 961 and (t.X != ref.X).nnz == 0 and t.y.tolist() == ref.y.tolist()
-    assert t.meta["dataset"] == "synthetic/S-D2-B10" and t.meta["label"] == "feature"
-    # the earlier variant stays reachable through the registry
+    assert t.meta["dataset"] == "synthetic/S-D2-B10" and t.meta["label"] == "shared"
+    # the earlier variants stay reachable through the registry
     p = load_dataset("synthetic/S-D2-B10", label="polynomial")
     assert (p.X != make_dataset(2, 10, label="polynomial").X).nnz == 0 and p.meta["label"] == "polynomial"
 
@@ -242,5 +304,5 @@ def test_any_shape_is_closed_balanced_and_counted(depth, branching, n_middle, n_
     assert (t.hierarchy.close(t.X) != t.X.astype(bool)).nnz == 0
     assert (t.y == "positive").sum() == n_instances // 2
     assert t.hierarchy.roots.size == 1 and t.hierarchy.levels.max() == 2 * depth + 1
-    if label == "feature":
+    if label != "polynomial":
         assert np.array_equal(_column(t, t.meta["label_feature"]) == 1, t.y == "positive")

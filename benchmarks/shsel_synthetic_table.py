@@ -199,6 +199,19 @@ def train_size_diagnostic(datasets, sizes=(30, 60, 100, 300, 900), repeats=10, s
     return pd.DataFrame(rows)
 
 
+def nested_prune(datasets, label, folds: int = 10, seed: int = 0) -> pd.Series:
+    """shsel-ig-prune with NB, the threshold chosen by inner CV on each training part (honest)."""
+    from kg.datasets import load_dataset
+    from selection.evaluation import evaluate_table
+
+    acc = []
+    for d in datasets:
+        df = evaluate_table(load_dataset(f"synthetic/{d}", label=label), ["shsel-ig-prune"], ["nb"], dataset=d,
+                            n_splits=folds, random_state=seed, threshold="nested", thresholds=GRID)
+        acc.append(float(df["accuracy"].mean()))
+    return pd.Series(acc, index=datasets)
+
+
 def knn_complete(datasets, labels, folds: int = 10, seed: int = 0) -> dict:
     """k-NN (the registry's ``knn``, k = 3) on all features, stratified 10-fold CV, per variant."""
     from kg.datasets import load_dataset
@@ -352,6 +365,10 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
                      f"{sum(x > 0.8 for x in comps)} of {len(comps)}).")
         L.append("- The paper reports a gap of +0.30 to +0.47 (complete at 0.53-0.70, pruneSHSEL IG at 1.0) "
                  "and pruneSHSEL IG compression 0.90-0.96.")
+        nested = nested_prune(datasets, labels[0])
+        L.append(f"- The threshold above is chosen on the test folds, as the paper did. Chosen honestly instead "
+                 f"(`threshold=\"nested\"`: inner 5-fold CV on each training part), shsel-ig-prune with "
+                 f"`label=\"{labels[0]}\"` reaches {nested.min():.3f}-{nested.max():.3f}.")
         for v in labels:
             diffs, comps = headline[v]
             wide = min(diffs) >= 0.2 and min(comps) > 0.8
@@ -405,11 +422,12 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
                      + ", ".join(f"`{m}`" for m in selectors if m in paper_low) + "), measured "
                      f"{len(ours_low)} (" + (", ".join(f"`{m}`" for m in selectors if m in ours_low) or "none")
                      + f"); both: {len(paper_low & ours_low)}. "
-                     + ("The paper's spread between methods is therefore not reproduced: once the class is a "
-                        "feature, any method that keeps it and drops enough of the rest is (near) perfect; the "
-                        "paper does not say what made its other methods miss the class feature."
-                        if len(paper_low & ours_low) < len(paper_low) / 2 else
-                        "Most of the paper's weaker methods are weaker here too."))
+                     + ("Most of the paper's weaker methods are weaker here too."
+                        if len(paper_low & ours_low) >= len(paper_low) / 2 else
+                        "The paper's spread between methods is partly reproduced." if paper_low & ours_low else
+                        "The paper's spread between methods is not reproduced: once the class is a feature, any "
+                        "method that keeps it and drops enough of the rest is (near) perfect; the paper does not "
+                        "say what made its other methods miss the class feature."))
     if "feature" in labels:
         diag = train_size_diagnostic(datasets)
         piv = diag.pivot(index="n_train", columns="dataset", values="accuracy")[datasets]

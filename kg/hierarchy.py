@@ -39,6 +39,39 @@ def _binary(m: sp.spmatrix) -> sp.csr_matrix:
     return m
 
 
+def _pattern(m: sp.spmatrix) -> sp.csr_matrix:
+    """``m`` as canonical csr with no stored zeros (copied only when it has to change)."""
+    m = sp.csr_matrix(m)
+    if not m.has_canonical_format:
+        m = m.copy()
+        m.sum_duplicates()
+    if m.nnz and not m.data.all():
+        m = m.copy()
+        m.eliminate_zeros()
+    return m
+
+
+def product_nnz(a: sp.csr_matrix, b: sp.csr_matrix) -> int:
+    """Number of structural nonzeros of ``a @ b`` for csr ``a``, ``b`` without computing values.
+
+    Uses scipy's own symbolic pass (``csr_matmat_maxnnz``, the first half of every scipy sparse
+    product: it marks the distinct columns of each result row), about 3x cheaper than the full
+    product. That routine is not public API, so any failure to call it falls back to the
+    product. With non-negative values (0/1 tables) no entry can cancel, so both agree.
+    """
+    try:
+        from scipy.sparse import _sparsetools
+
+        idx = np.int64 if max(a.nnz, b.nnz, *a.shape, *b.shape) >= np.iinfo(np.int32).max else np.int32
+        return int(_sparsetools.csr_matmat_maxnnz(
+            a.shape[0], b.shape[1],
+            a.indptr.astype(idx, copy=False), a.indices.astype(idx, copy=False),
+            b.indptr.astype(idx, copy=False), b.indices.astype(idx, copy=False),
+        ))
+    except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover - scipy internals moved
+        return int((a @ b).nnz)
+
+
 class FeatureHierarchy:
     """A directed acyclic graph over feature ids (child -> parent edges).
 
@@ -354,8 +387,29 @@ class FeatureHierarchy:
         direct = direct.astype(np.int32)
         return _binary(direct + direct @ self.ancestor_matrix.astype(np.int32))
 
+    @cached_property
+    def _self_and_parents(self) -> sp.csr_matrix:
+        """``parent_matrix`` plus the identity: row ``c`` holds ``c`` and its direct parents."""
+        m = (self.parent_matrix.astype(np.int8) + sp.identity(self.n_nodes, dtype=np.int8, format="csr")).tocsr()
+        m.sort_indices()
+        return m
+
+    def is_closed(self, x: sp.spmatrix) -> bool:
+        """Whether the implication holds in every row of the instance x node matrix ``x``.
+
+        A row is closed exactly when adding the direct parents of its features adds nothing, so
+        the table is closed exactly when ``x @ (P + I)`` has as many structural nonzeros as ``x``:
+        one symbolic sparse product (:func:`product_nnz`), no values, no transpose.
+        """
+        x = _pattern(x)
+        if x.shape[1] != self.n_nodes:
+            raise ValueError(f"matrix has {x.shape[1]} columns but the hierarchy has {self.n_nodes} nodes")
+        return self.n_edges == 0 or product_nnz(x, self._self_and_parents) == x.nnz
+
     def violations(self, x: sp.spmatrix) -> sp.coo_matrix:
         """Cells ``(instance, parent)`` where a child is 1 but the parent is 0 (the implication fails)."""
+        if self.is_closed(x):
+            return sp.coo_matrix(x.shape, dtype=np.int8)
         x = _binary(x)
         # (instance, parent) has some child present; int32 so that 256 children do not wrap to 0
         has_child = _binary(x.astype(np.int32) @ self.child_matrix.T.astype(np.int32))

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given
+from hypothesis import strategies as st
 
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
-from kg.hierarchy import FeatureHierarchy
+from kg.hierarchy import FeatureHierarchy, product_nnz
 from tests.strategies import dags
 
 # A diamond with an extra branch:  e -> a -> b -> c,  e -> d -> b
@@ -124,6 +125,49 @@ def test_close_and_violations(h):
         broken[0, p[0]] = 0
         v = h.violations(broken.tocsr())
         assert (0, p[0]) in set(zip(v.row.tolist(), v.col.tolist()))
+
+
+@given(dags(max_nodes=12), st.integers(0, 2**32 - 1), st.sampled_from([0.05, 0.3, 0.7]))
+def test_is_closed_agrees_with_the_edge_by_edge_definition(h, seed, density):
+    """is_closed (one symbolic product) against the definition: no edge (c, p) with a row that
+    has c and not p; on random, closed, and closed-then-broken tables, with stored zeros and
+    duplicates in the input."""
+    rng = np.random.default_rng(seed)
+    x = (rng.random((5, h.n_nodes)) < density).astype(np.int8)
+
+    def reference(a):
+        c, p = h.edges
+        return not (a[:, c].astype(bool) & ~a[:, p].astype(bool)).any()
+
+    for a in (x, h.close(sp.csr_matrix(x)).toarray()):
+        assert h.is_closed(sp.csr_matrix(a)) == reference(a) == (h.violations(sp.csr_matrix(a)).nnz == 0)
+        if h.n_edges and reference(a) and a.any():
+            c, p = h.edges
+            k = int(rng.integers(c.size))
+            b = a.copy()
+            b[0, c[k]], b[0, p[k]] = 1, 0
+            assert not h.is_closed(sp.csr_matrix(b)) and not reference(b)
+    # stored zeros and duplicate entries: the closure of {p} plus a stored 0 for its child c
+    # and a duplicate (p, 0) entry is closed; with a stored 1 for c it is closed exactly when
+    # c has no other parents outside that closure
+    if h.n_edges:
+        c, p = h.edges
+        up = np.flatnonzero(h.close(sp.csr_matrix(([1], ([0], [p[0]])), shape=(1, h.n_nodes))).toarray()[0])
+        others = set(h.parent_indices(int(c[0])).tolist()) - set(up.tolist())
+        for value, closed in ((0, True), (1, not others)):
+            cols = np.concatenate([up, [c[0], p[0]]])
+            data = np.concatenate([np.ones(up.size, np.int8), [value, 0]]).astype(np.int8)
+            m = sp.csr_matrix((data, cols, np.array([0, cols.size])), shape=(1, h.n_nodes))
+            assert h.is_closed(m) is closed
+
+
+def test_product_nnz_is_the_structural_count():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        a = sp.random(30, 40, density=rng.random() * 0.3, format="csr", random_state=rng)
+        b = sp.random(40, 25, density=rng.random() * 0.3, format="csr", random_state=rng)
+        a.data[:], b.data[:] = 1, 1
+        assert product_nnz(a, b) == (a @ b).nnz == np.count_nonzero(a.toarray() @ b.toarray())
 
 
 def test_close_rejects_wrong_width():

@@ -57,8 +57,12 @@ change) merged with the few rows of ``U`` that undercut its ``k``-th neighbour; 
 prefix runs short is recomputed from the matrix. A candidate costs about ``O(n * (|U| + L))``
 (``L`` = prefix length) instead of ``O(n^2 + nnz)``. On the benchmark (10,000 features, about
 5 parents each, 3,000 instances at 2% density; ``benchmarks/bench_hill_climbing.py``) the whole
-search takes about 30 s. The ``n x n`` matrix bounds the training set (``max_instances``); the
-paper notes the method "is not applicable for datasets with a large number of instances".
+search takes about 10 s. The ``n x n`` int32 matrix is the only large array: a move whose ``U``
+spans many rows is processed in blocks of rows (:data:`_BLOCK` elements per temporary), so the
+fit's peak stays near twice that matrix (about 115 MiB traced on the benchmark, against 229 MiB
+for one dense float64 copy of the table). The ``n x n`` matrix bounds the training set
+(``max_instances``); the paper notes the method "is not applicable for datasets with a large
+number of instances".
 """
 
 from __future__ import annotations
@@ -80,6 +84,18 @@ log = logging.getLogger(__name__)
 _INF = np.iinfo(np.int64).max
 #: Rows with at most this many new candidates from ``U`` are merged in a narrow matrix.
 _NARROW = 48
+#: Elements per block of a move's temporaries (``rows x |U|`` keys, ``rows x n`` distance rows):
+#: a move with a large ``U`` is processed in blocks of rows, so no temporary grows to ``n x n``
+#: (8 MiB of int64 per temporary instead of up to ``8 n^2`` bytes); small moves take one block.
+_BLOCK = 1 << 20
+
+
+def _row_blocks(n: int, width: int):
+    """Consecutive ``(slice, index array)`` blocks of ``range(n)`` with ``rows * width <= _BLOCK``."""
+    step = max(1, _BLOCK // max(1, int(width)))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        yield slice(start, stop), np.arange(start, stop)
 
 
 def _hamming(Xs: sp.csr_matrix, chunk: int = 1024) -> np.ndarray:
@@ -200,9 +216,14 @@ class _KnnState:
         packed = np.packbits(A, axis=1)
         packed = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
         first, pat = np.unique(packed, return_index=True, return_inverse=True)[1:]
-        P = A[first].astype(np.int64)
-        a = A.astype(np.int64) @ w
-        corr = -2 * ((P * w[None, :]) @ P.T)
+        if A.size <= _BLOCK:  # the usual, small move: dense integer products
+            P = A[first].astype(np.int64)
+            a = A.astype(np.int64) @ w
+            corr = -2 * ((P * w[None, :]) @ P.T)
+        else:  # a wide generalisation: no |U| x |cols| int64 copies of A
+            a = np.bincount(inv, weights=w[which], minlength=U.size).astype(np.int64)
+            P = sp.csr_matrix(A[first], dtype=np.int64)
+            corr = -2 * (P.multiply(w[None, :]).tocsr() @ P.T).toarray()
         return U, a, pat.astype(np.int64), corr
 
     def _full_rows(self, rows: np.ndarray, move, umask: np.ndarray) -> np.ndarray:
@@ -217,12 +238,16 @@ class _KnnState:
             d[np.ix_(np.flatnonzero(inside), U)] += corr[pat[pos]][:, pat]
         return d
 
-    def _u_keys(self, move) -> np.ndarray:
-        """New keys (``n x |U|``) of every row towards the rows of ``U``."""
+    def _u_keys(self, move, block: slice, rows: np.ndarray) -> np.ndarray:
+        """New keys (``len(rows) x |U|``) of a block of consecutive rows towards the rows of ``U``."""
         U, a, pat, corr = move
-        d = self.D[U].T.astype(np.int64)  # D is symmetric: a row gather instead of a column gather
+        d = self.D[U, block].T.astype(np.int64)  # D is symmetric: a row gather, not a column gather
         d += a[None, :]
-        d[U] += a[:, None] + corr[pat][:, pat]
+        pos = np.minimum(np.searchsorted(U, rows), U.size - 1)
+        inside = U[pos] == rows
+        if inside.any():
+            q = pos[inside]
+            d[inside] += a[q][:, None] + corr[pat[q]][:, pat]
         d *= self.n
         d += U[None, :]
         return d
@@ -241,21 +266,26 @@ class _KnnState:
         U, a = move[0], move[1]
         if U.size == 0:
             return int(self.row_purity.sum()), self.row_purity
-        n, k, L = self.n, self.k, self.L
+        n, k = self.n, self.k
         umask = np.zeros(n, dtype=bool)
         umask[U] = True
         shift = np.zeros(n, dtype=np.int64)
         shift[U] = a * n
-        ukeys = self._u_keys(move)
-        affected = umask[self.idx[:, :k]].any(axis=1)
-        affected |= ukeys.min(axis=1) < self.key[:, k - 1] + shift
         purity = self.row_purity.copy()
-        rows = np.flatnonzero(affected)
-        if rows.size == 0:
-            return int(purity.sum()), purity
+        for block, r in _row_blocks(n, U.size):  # blocks of rows keep the temporaries small
+            ukeys = self._u_keys(move, block, r)
+            affected = umask[self.idx[r, :k]].any(axis=1)
+            affected |= ukeys.min(axis=1) < self.key[r, k - 1] + shift[r]
+            if affected.any():
+                self._merge(r[affected], ukeys[affected], move, umask, shift, purity)
+        return int(purity.sum()), purity
+
+    def _merge(self, rows, uk, move, umask, shift, purity) -> None:
+        """New purity of ``rows`` (affected by the move; ``uk``: their keys towards ``U``)."""
+        U = move[0]
+        k, L = self.k, self.L
         keep = (np.arange(L)[None, :] < self.length[rows, None]) & ~umask[self.idx[rows]]
         listkeys = np.where(keep, self.key[rows] + shift[rows, None], _INF)
-        uk = ukeys[rows]
         # Only keys towards U at or below a row's threshold can enter its new k nearest: the k-th
         # kept prefix entry when there are k of them, else the prefix's (shifted) bound.
         counts = np.cumsum(keep, axis=1)
@@ -294,11 +324,57 @@ class _KnnState:
             )
             purity[rows[wide]] = (self.codes[nb] == self.codes[rows[wide]][:, None]).sum(axis=1)
         full = rows[~exact]
-        if full.size:
-            d = self._full_rows(full, move, umask)
+        for part, _ in _row_blocks(full.size, self.n):
+            f = full[part]
+            d = self._full_rows(f, move, umask)
             nb = np.argpartition(self._keys(d), k - 1, axis=1)[:, :k]
-            purity[full] = (self.codes[nb] == self.codes[full][:, None]).sum(axis=1)
-        return int(purity.sum()), purity
+            purity[f] = (self.codes[nb] == self.codes[f][:, None]).sum(axis=1)
+
+    def _apply_rows(self, block, r, move, umask, shift, limit) -> None:
+        """Update the neighbour prefixes of the block of rows ``r`` for the move (``D`` unchanged)."""
+        U = move[0]
+        L = self.L
+        uk = self._u_keys(move, block, r)
+        valid = np.arange(L)[None, :] < self.length[r, None]
+        in_list = umask[self.idx[r]] & valid
+        intr = uk <= limit[r, None]
+        n_intr = intr.sum(axis=1)
+        touched = in_list.any(axis=1) | (n_intr > 0)
+        # rows whose prefix neither holds nor gains a row of U: their keys only shift (rows of U)
+        still = ~touched & (shift[r] != 0)
+        if still.any():
+            rs = r[still]
+            self.key[rs] = np.where(valid[still], self.key[rs] + shift[rs, None], _INF)
+            self.bound[rs] += shift[rs]
+        if not touched.any():
+            return
+        rt = r[touched]
+        intr, uk, ni = intr[touched], uk[touched], n_intr[touched]
+        listkeys = np.where(valid[touched] & ~in_list[touched], self.key[rt] + shift[rt, None], _INF)
+        width = max(1, int(ni.max()))
+        if width <= _NARROW:
+            ri, ci = np.nonzero(intr)
+            pos = np.arange(ri.size) - np.repeat(np.cumsum(ni) - ni, ni)
+            ukeys_r = np.full((rt.size, width), _INF, dtype=np.int64)
+            uids = np.zeros((rt.size, width), dtype=np.int64)
+            ukeys_r[ri, pos] = uk[ri, ci]
+            uids[ri, pos] = U[ci]
+        else:
+            ukeys_r = np.where(intr, uk, _INF)
+            uids = np.broadcast_to(U, (rt.size, U.size))
+        cand = np.concatenate([listkeys, ukeys_r], axis=1)
+        ids = np.concatenate([self.idx[rt], uids], axis=1)
+        if cand.shape[1] > L:
+            part = np.argpartition(cand, L - 1, axis=1)[:, :L]
+            cand = np.take_along_axis(cand, part, axis=1)
+            ids = np.take_along_axis(ids, part, axis=1)
+        order = np.argsort(cand, axis=1)
+        ck = np.take_along_axis(cand, order, axis=1)
+        self.idx[rt] = np.take_along_axis(ids, order, axis=1)
+        self.key[rt] = ck
+        length = (ck != _INF).sum(axis=1)
+        self.length[rt] = length
+        self.bound[rt] = np.where(length == L, ck[:, L - 1], limit[rt])
 
     def apply(self, move) -> None:
         """Commit a move: update ``D``, the neighbour prefixes and the per-row purity, exactly."""
@@ -311,50 +387,15 @@ class _KnnState:
         shift = np.zeros(n, dtype=np.int64)
         shift[U] = a * n
         limit = self.bound + shift
-        ukeys = self._u_keys(move)
-        valid = np.arange(L)[None, :] < self.length[:, None]
-        in_list = umask[self.idx] & valid
-        intr = ukeys <= limit[:, None]
-        n_intr = intr.sum(axis=1)
-        touched = in_list.any(axis=1) | (n_intr > 0)
-        # rows whose prefix neither holds nor gains a row of U: their keys only shift (rows of U)
-        still = np.flatnonzero(~touched & (shift != 0))
-        if still.size:
-            self.key[still] = np.where(valid[still], self.key[still] + shift[still, None], _INF)
-            self.bound[still] += shift[still]
-        rows = np.flatnonzero(touched)
-        for s in range(0, rows.size, 1024):  # chunks keep the temporaries small
-            r = rows[s : s + 1024]
-            listkeys = np.where(valid[r] & ~in_list[r], self.key[r] + shift[r, None], _INF)
-            ni = n_intr[r]
-            width = max(1, int(ni.max()))
-            if width <= _NARROW:
-                ri, ci = np.nonzero(intr[r])
-                pos = np.arange(ri.size) - np.repeat(np.cumsum(ni) - ni, ni)
-                ukeys_r = np.full((r.size, width), _INF, dtype=np.int64)
-                uids = np.zeros((r.size, width), dtype=np.int64)
-                ukeys_r[ri, pos] = ukeys[r][ri, ci]
-                uids[ri, pos] = U[ci]
-            else:
-                ukeys_r = np.where(intr[r], ukeys[r], _INF)
-                uids = np.broadcast_to(U, (r.size, U.size))
-            cand = np.concatenate([listkeys, ukeys_r], axis=1)
-            ids = np.concatenate([self.idx[r], uids], axis=1)
-            if cand.shape[1] > L:
-                part = np.argpartition(cand, L - 1, axis=1)[:, :L]
-                cand = np.take_along_axis(cand, part, axis=1)
-                ids = np.take_along_axis(ids, part, axis=1)
-            order = np.argsort(cand, axis=1)
-            ck = np.take_along_axis(cand, order, axis=1)
-            self.idx[r] = np.take_along_axis(ids, order, axis=1)
-            self.key[r] = ck
-            length = (ck != _INF).sum(axis=1)
-            self.length[r] = length
-            self.bound[r] = np.where(length == L, ck[:, L - 1], limit[r])
-        # the distance matrix itself
-        self.D[U, :] += a[:, None].astype(np.int32)
-        self.D[:, U] += a[None, :].astype(np.int32)
-        self.D[np.ix_(U, U)] += corr[pat][:, pat].astype(np.int32)
+        # every block reads D before it changes below
+        for block, r in _row_blocks(n, U.size):
+            self._apply_rows(block, r, move, umask, shift, limit)
+        # the distance matrix itself, in blocks of U's rows (no |U| x n temporaries)
+        for part, _ in _row_blocks(U.size, n):
+            self.D[U[part], :] += a[part, None].astype(np.int32)
+            self.D[np.ix_(U[part], U)] += corr[pat[part]][:, pat].astype(np.int32)
+        for block, _ in _row_blocks(n, U.size):
+            self.D[block, U] += a[None, :].astype(np.int32)
         # rows whose prefix got short are recomputed from D
         short = np.flatnonzero(self.length < k + (L - k) // 2)
         if short.size:

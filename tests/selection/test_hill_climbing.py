@@ -176,15 +176,17 @@ def test_small_training_set_uses_n_minus_one_neighbours():
     beta=st.sampled_from([0.0, 0.05, 0.5]),
     extra=st.integers(0, 3),
     narrow=st.sampled_from([0, 2, 48]),
+    block=st.sampled_from([1, 7, 50, 1 << 21]),
 )
-def test_matches_brute_force_reference(table, k, beta, extra, narrow):
+def test_matches_brute_force_reference(table, k, beta, extra, narrow, block):
     """The incremental kNN state gives exactly the from-scratch result; a tiny cached prefix
-    (``k + extra`` neighbours per row) forces the merge, refill and full-row paths, and the
-    narrow/wide split of the merge is exercised on both sides."""
+    (``k + extra`` neighbours per row) forces the merge, refill and full-row paths, the
+    narrow/wide split of the merge is exercised on both sides, and small row blocks
+    (``_BLOCK`` elements) split every move's update across blocks."""
     X, y, h = table
     s = HillClimbing(h, k=k, beta=beta)
     s._list_width = k + extra
-    with patch.object(hill_climbing, "_NARROW", narrow):
+    with patch.object(hill_climbing, "_NARROW", narrow), patch.object(hill_climbing, "_BLOCK", block):
         s.fit(X, y)
     ref, f = reference(X, y, h, k=k, beta=beta)
     assert s.get_support().tolist() == ref.tolist()

@@ -384,7 +384,7 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
         L.append("")
         L.extend(variant_tables(summaries[v], datasets, selectors))
     L.append("Selection time of a threshold method is the whole sweep over the 101 thresholds. Times are "
-             "wall-clock on a shared 2-core machine (up to 8 concurrent jobs), so only their ratios mean much.")
+             f"wall-clock on {os.cpu_count()} cores with {args.jobs} parallel jobs, so only their ratios mean much.")
     L.append("")
 
     # facts for the discussion, computed here

@@ -60,3 +60,25 @@ class ChecksumError(KgfsError):
 
 class HierarchyCycleWarning(UserWarning):
     """Cycles were found in a hierarchy and broken by removing the named edges."""
+
+
+class TransientError(Exception):
+    """A request failure worth retrying (HTTP 5xx or 429, a timeout, a dropped connection).
+
+    Internal to the HTTP clients (:mod:`kg.sparql`, :mod:`kg.spotlight`): it never reaches the
+    user, who sees the client's own error once the retries are used up. ``retry_after`` is the
+    server's ``Retry-After`` header (seconds; anything unparsable counts as absent).
+    """
+
+    def __init__(self, reason: str, retry_after=None):
+        super().__init__(reason)
+        try:
+            self.retry_after = None if retry_after is None else float(retry_after)
+        except (TypeError, ValueError):
+            self.retry_after = None
+
+    def wait(self, attempt: int, backoff: float, cap: float = 60.0) -> float:
+        """Seconds before retry ``attempt + 1``: exponential backoff, at least ``Retry-After``,
+        at most ``cap``."""
+        w = min(cap, backoff * 2**attempt)
+        return w if self.retry_after is None else min(cap, max(w, self.retry_after))

@@ -60,7 +60,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, TransientError
 from kg.iri import sparql_iri, sparql_string
 from kg.sources import (
     DCT_SUBJECT,
@@ -103,11 +103,6 @@ class TruncatedResultError(SparqlError):
 class SourceUnavailableError(KgfsError):
     """The endpoint could not be reached (or kept failing) after all retries."""
 
-
-class _Retryable(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None):
-        super().__init__(reason)
-        self.retry_after = retry_after
 
 
 class SparqlSource:
@@ -208,7 +203,7 @@ class SparqlSource:
         return self.cache_dir / "sparql" / key[:2] / f"{key}.json"
 
     def _http(self, query: str) -> tuple[list[str], list[list], bool]:
-        """One request: (vars, rows, truncated). Raises _Retryable or SparqlError."""
+        """One request: (vars, rows, truncated). Raises TransientError or SparqlError."""
         sw = SPARQLWrapper(self.url, agent=self.user_agent)
         sw.setMethod(POST)
         sw.setReturnFormat(JSON)
@@ -228,17 +223,17 @@ class SparqlSource:
                 # Virtuoso understood the query and refused it (e.g. SR353, paging past the row
                 # cap): asking again gives the same answer
                 raise SparqlError(f"{self.url} refused the query: {_first_line(msg)}") from None
-            raise _Retryable(f"HTTP 500: {_first_line(msg)}") from None
+            raise TransientError(f"HTTP 500: {_first_line(msg)}") from None
         except (QueryBadFormed, EndPointNotFound, Unauthorized, URITooLong) as exc:
             raise SparqlError(f"{self.url} rejected the query: {_first_line(str(exc))}") from None
         except urllib.error.HTTPError as exc:
             if exc.code == 429 or exc.code >= 500:
                 ra = exc.headers.get("Retry-After") if exc.headers else None
-                raise _Retryable(f"HTTP {exc.code}", _float_or_none(ra)) from None
+                raise TransientError(f"HTTP {exc.code}", ra) from None
             raise SparqlError(f"{self.url} answered HTTP {exc.code}: {exc.reason}") from None
         except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
                 http.client.HTTPException) as exc:
-            raise _Retryable(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}") from None
+            raise TransientError(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}") from None
         except SPARQLWrapperException as exc:
             raise SparqlError(f"{self.url}: {_first_line(str(exc))}") from None
         try:
@@ -248,7 +243,7 @@ class SparqlSource:
                      (None if v not in b else {"literal": b[v].get("value")}) for v in vars_]
                     for b in data["results"]["bindings"]]
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise _Retryable(f"malformed SPARQL JSON result ({exc})") from None
+            raise TransientError(f"malformed SPARQL JSON result ({exc})") from None
         cut = headers.get("X-SPARQL-MaxRows") or headers.get("x-sparql-maxrows")
         truncated = cut is not None or (self.max_rows is not None and len(rows) >= self.max_rows)
         if cut is not None:
@@ -275,7 +270,7 @@ class SparqlSource:
                 self.stats["queries"] += 1
                 _, rows, truncated = self._http(query)
                 break
-            except _Retryable as exc:
+            except TransientError as exc:
                 if attempt >= self.retries:
                     done = ""
                     if self.cache_dir is not None:
@@ -284,9 +279,7 @@ class SparqlSource:
                     raise SourceUnavailableError(
                         f"SPARQL endpoint {self.url} failed {attempt + 1} time(s), last: {exc}{done}"
                     ) from None
-                wait = min(60.0, self.backoff * 2**attempt)
-                if exc.retry_after is not None:
-                    wait = min(60.0, max(wait, exc.retry_after))
+                wait = exc.wait(attempt, self.backoff)
                 log.warning("SPARQL request failed (%s); retry %d/%d in %.1f s", exc, attempt + 1,
                             self.retries, wait)
                 self.stats["retries"] += 1
@@ -442,10 +435,3 @@ def _first_line(msg: str) -> str:
         if line and not line.startswith(("EndPointInternalError", "QueryBadFormed", "Response:")):
             return line[:300]
     return msg.strip()[:300]
-
-
-def _float_or_none(v) -> float | None:
-    try:
-        return None if v is None else float(v)
-    except ValueError:
-        return None

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import requests
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, TransientError
 from kg.sources import Annotation
 from kg.table import atomic_write
 
@@ -47,11 +47,6 @@ _CACHE_VERSION = 1
 class SpotlightError(KgfsError):
     """Spotlight rejected a request, or stayed unavailable after every retry."""
 
-
-class _Retryable(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None):
-        super().__init__(reason)
-        self.retry_after = retry_after
 
 
 def parse_annotate_response(data: dict) -> list[Annotation]:
@@ -212,21 +207,16 @@ class SpotlightAnnotator:
                 self.stats["requests"] += 1
             r = self._session().post(self.url, data={"text": text, **self.params}, timeout=self.timeout)
         except (requests.Timeout, requests.ConnectionError) as exc:
-            raise _Retryable(f"{type(exc).__name__}: {exc}") from None
+            raise TransientError(f"{type(exc).__name__}: {exc}") from None
         if r.status_code == 429 or r.status_code >= 500:
-            ra = r.headers.get("Retry-After")
-            try:
-                ra = float(ra) if ra is not None else None
-            except ValueError:
-                ra = None
-            raise _Retryable(f"HTTP {r.status_code}", ra)
+            raise TransientError(f"HTTP {r.status_code}", r.headers.get("Retry-After"))
         if r.status_code != 200:
             raise SpotlightError(f"{self.url} answered HTTP {r.status_code}: {r.text[:200]!r}")
         try:
             data = r.json()
             parse_annotate_response(data)
         except (ValueError, KeyError, TypeError) as exc:
-            raise _Retryable(f"malformed JSON from Spotlight ({exc})") from None
+            raise TransientError(f"malformed JSON from Spotlight ({exc})") from None
         return data
 
     def _annotate_text(self, index: int, text: str) -> dict:
@@ -234,7 +224,7 @@ class SpotlightAnnotator:
         while True:
             try:
                 return self._request(text)
-            except _Retryable as exc:
+            except TransientError as exc:
                 if attempt >= self.retries:
                     raise SpotlightError(
                         f"Spotlight at {self.url} failed {attempt + 1} time(s) on text #{index} "
@@ -242,9 +232,7 @@ class SpotlightAnnotator:
                         + (f"; answers so far are cached in {self.cache_dir}, rerun to resume"
                            if self.cache_dir is not None else "")
                     ) from None
-                wait = min(60.0, self.backoff * 2**attempt)
-                if exc.retry_after is not None:
-                    wait = min(60.0, max(wait, exc.retry_after))
+                wait = exc.wait(attempt, self.backoff)
                 log.warning("Spotlight request failed (%s); retry %d/%d in %.1f s", exc, attempt + 1,
                             self.retries, wait)
                 with self._lock:

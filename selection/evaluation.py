@@ -244,9 +244,9 @@ def _error_text(exc: BaseException) -> str:
 def _sweep_masks(name, params, hierarchy, X, y, grid) -> np.ndarray:
     """Boolean masks (len(grid) x n_features), one per threshold, fitted on ``(X, y)``.
 
-    Cheap when possible: a selector's own ``supports_for_thresholds``, or one of the known
-    threshold forms below (scores fitted once, only the cut varies); otherwise a refit per
-    threshold. The fast forms are checked against refits in the tests.
+    Cheap when the selector offers ``supports_for_thresholds`` (scores fitted once, only the
+    cut varies; SHSEL, SIG/SC; checked against refits in their tests); otherwise a refit per
+    threshold.
     """
     sel = get_selector(name, hierarchy, **params)
     grid = np.asarray(grid, dtype=float)
@@ -257,64 +257,12 @@ def _sweep_masks(name, params, hierarchy, X, y, grid) -> np.ndarray:
             raise ValueError(f"supports_for_thresholds returned shape {masks.shape}, "
                              f"expected {(len(grid), X.shape[1])}")
         return masks
-    fast = _known_sweep(sel, X, y, grid)
-    if fast is not None:
-        return fast
     out = np.zeros((len(grid), X.shape[1]), dtype=bool)
     for i, t in enumerate(grid):
         sel.set_params(threshold=float(t))
         sel.fit(X, y)
         out[i] = np.asarray(sel.get_support(), dtype=bool)
     return out
-
-
-def _known_sweep(sel, X, y, grid):
-    """Threshold sweeps of SHSEL and SIG/SC from one fit (None for any other selector).
-
-    - SHSEL: information gain and the parent-child similarities do not depend on the
-      threshold; Algorithm 1 is re-cut per threshold and Algorithm 2 (pruning) runs once per
-      *distinct* initial selection, through the module's own ``initial_selection`` and
-      ``prune_selection``.
-    - SIG / SC (``StandardSelector`` without ``k``/``percentile``): ``normalized_scores_ >= t``.
-    """
-    try:
-        from selection.shsel import SHSEL, initial_selection, prune_selection
-    except ImportError:  # pragma: no cover - the SHSEL module is part of the product
-        SHSEL = None
-    if SHSEL is not None and type(sel) is SHSEL:
-        from selection.base import as_binary_csr
-        from selection.measures import edge_correlation
-
-        sel.set_params(threshold=float(grid[0]))
-        sel.fit(X, y)  # validation, implication check, information gain
-        h = sel.hierarchy_
-        ig = np.asarray(sel.scores_, dtype=float)
-        child, parent = h.edges
-        if sel.relevance == "ig":
-            sim = 1.0 - np.abs(ig[child] - ig[parent])
-        else:
-            sim = edge_correlation(as_binary_csr(X, sel.binarize), child, parent)
-        out = np.zeros((len(grid), X.shape[1]), dtype=bool)
-        pruned: dict[bytes, np.ndarray] = {}
-        for i, t in enumerate(grid):
-            init = initial_selection(h.n_nodes, child, parent, sim, float(t))
-            if not sel.prune:
-                out[i] = init
-                continue
-            k = _mask_key(init)
-            if k not in pruned:
-                pruned[k] = prune_selection(h, ig, init, path_rule=sel.path_rule)
-            out[i] = pruned[k]
-        return out
-    try:
-        from selection.eager import StandardSelector
-    except ImportError:  # pragma: no cover
-        return None
-    if type(sel) is StandardSelector and getattr(sel, "k", None) is None and getattr(sel, "percentile", None) is None:
-        sel.fit(X, y)
-        norm = np.asarray(sel.normalized_scores_, dtype=float)
-        return norm[None, :] >= grid[:, None]
-    return None
 
 
 def _mask_key(mask: np.ndarray) -> bytes:

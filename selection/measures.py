@@ -141,8 +141,12 @@ def pair_correlation(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     tot = np.asarray(X.sum(axis=0)).ravel()
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
-    both = pair_cooccurrence(X, a, b)
-    na, nb = tot[a], tot[b]
+    return _binary_correlation(n, tot[a], tot[b], pair_cooccurrence(X, a, b))
+
+
+def _binary_correlation(n: float, na: np.ndarray, nb: np.ndarray, both: np.ndarray) -> np.ndarray:
+    """Pearson correlation of 0/1 columns from their counts (``n`` rows, ``na``/``nb`` ones,
+    ``both`` ones in common); 0 for a constant column, 1 for identical columns."""
     num = n * both - na * nb
     den = np.sqrt(na * (n - na) * nb * (n - nb))
     identical = (na == nb) & (both == na)
@@ -215,13 +219,14 @@ def chi_square(X, y, counts: ClassCounts | None = None) -> np.ndarray:
     return stat
 
 
-def chi_square_pvalue(X, y, counts: ClassCounts | None = None) -> np.ndarray:
-    """p-value of :func:`chi_square` (``k - 1`` degrees of freedom for ``k`` classes)."""
+def chi_square_pvalue(X, y, counts: ClassCounts | None = None, *, stat: np.ndarray | None = None) -> np.ndarray:
+    """p-value of :func:`chi_square` (``k - 1`` degrees of freedom for ``k`` classes); ``stat``
+    passes the statistic when it is already computed."""
     from scipy.special import chdtrc  # the chi-square survival function as a plain ufunc
 
     c = counts if counts is not None else ClassCounts(X, y)
     dof = max(len(c.classes) - 1, 1)
-    return chdtrc(dof, chi_square(X, y, c))
+    return chdtrc(dof, chi_square(X, y, c) if stat is None else stat)
 
 
 def edge_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -276,10 +281,4 @@ def edge_correlation(X, a: np.ndarray, b: np.ndarray, cooccurrence: np.ndarray |
         both = edge_cooccurrence(X, a, b)
     else:
         both = np.asarray(cooccurrence, dtype=np.float64)
-    na, nb = tot[a], tot[b]
-    num = n * both - na * nb
-    den = np.sqrt(na * (n - na) * nb * (n - nb))
-    identical = (na == nb) & (both == na)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.where(den > 0, num / den, 0.0)
-    return np.where(identical, 1.0, r)
+    return _binary_correlation(n, tot[a], tot[b], both)

@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from selection.adhoc import dependence_matrix, factor_hierarchy, profile_correlation  # noqa: E402
-from tests.selection.adhoc_reference import (  # noqa: E402
+from selection.adhoc.selector import dependence_matrix, factor_hierarchy, profile_correlation  # noqa: E402
+from tests.selection.adhoc.adhoc_reference import (  # noqa: E402
     dependence_loop,
     planted_table,
     profile_correlation_loop,

@@ -1,8 +1,8 @@
 """Flat baselines on a 1,000 x 2,000 sparse binary table: CFS and ReliefF (also mRMR, Fisher).
 
-Ours (``selection/flat.py``, sparse counts / sparse distances) against, in the same run:
+Ours (``selection/flat/filters.py``, sparse counts / sparse distances) against, in the same run:
 
-- the straightforward references in ``tests/selection/flat_reference.py`` (dense loops, the
+- the straightforward references in ``tests/selection/flat/flat_reference.py`` (dense loops, the
   same algorithms; results are compared, and must agree);
 - with ``--installed``: skfeature-chappers' ``cfs`` and skrebate's ``ReliefF`` (the installable
   ones; about 90 s and 50 s on a quiet machine, far more under load, so they are off by default
@@ -29,8 +29,8 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selection.flat import CFS, MRMR, FisherScore, ReliefF  # noqa: E402
-from tests.selection.flat_reference import cfs_reference, relieff_reference  # noqa: E402
+from selection.flat.filters import CFS, MRMR, FisherScore, ReliefF  # noqa: E402
+from tests.selection.flat.flat_reference import cfs_reference, relieff_reference  # noqa: E402
 
 
 def table(n: int, d: int, seed: int = 0):

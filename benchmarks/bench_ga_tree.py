@@ -4,7 +4,7 @@ Target (issue 9): under 60 s on 2 cores. Prints the GA time, the mean time per f
 evaluation inside the GA (caches on: identical/equivalent genomes, base-classifier estimates,
 tree layouts), the time per evaluation of the vectorised fitness with the caches off, and of a
 naive fitness (per-sample Python loops for distances and count-based RELIEF, no cache;
-``tests/selection/ga_tree_reference.py``), all measured in this run, with the ratios.
+``tests/selection/class_hierarchy/ga_tree_reference.py``), all measured in this run, with the ratios.
 
 Run by hand::
 
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
-from selection.ga_data import make_ga_dataset  # noqa: E402
-from selection.ga_tree import GATreeClassifier, Genome, _Fitness  # noqa: E402
-from tests.selection.ga_tree_reference import naive_fitness  # noqa: E402
+from selection.synthetic.ga import make_ga_dataset  # noqa: E402
+from selection.class_hierarchy.ga_tree import GATreeClassifier, Genome, _Fitness  # noqa: E402
+from tests.selection.class_hierarchy.ga_tree_reference import naive_fitness  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -2,7 +2,7 @@
 
 The grid of the RPV paper's section 5.3.3: lazy Naive Bayes and 1-NN, stratified 10-fold CV,
 selectors RPV, HIP, MR, All-Pos, SHSEL (IG, t = 0.99) and GTD on ``rpv/{CE,DM,MM,SC}-{BP,CC,MF}``.
-It is timed end to end through :func:`selection.grid.run_grid` (parallel workers, cell files,
+It is timed end to end through :func:`selection.evaluation.grid.run_grid` (parallel workers, cell files,
 results.csv, summary, statistics, report and plots), into a fresh folder so nothing is reused,
 next to the same grid with selection switched off (``complete``: every feature). The ratio is
 what selection costs. Target: the selection grid in under 60 s on 2 cores.
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.datasets import load_dataset  # noqa: E402
-from selection.grid import run_grid  # noqa: E402
+from selection.evaluation.grid import run_grid  # noqa: E402
 from selection.registry import available_selectors  # noqa: E402
 
 GO_DATASETS = [f"rpv/{o}-{h}" for o in ("CE", "DM", "MM", "SC") for h in ("BP", "CC", "MF")]

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.hierarchy import FeatureHierarchy  # noqa: E402
-from selection.measures import information_gain  # noqa: E402
+from selection.measures.relevance import information_gain  # noqa: E402
 from selection.registry import available_selectors, get_selector  # noqa: E402
 
 MINE = ["shsel-ig", "shsel-c", "shsel-ig-prune", "shsel-c-prune", "sig", "sc",

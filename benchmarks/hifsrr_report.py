@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sklearn.datasets import load_digits  # noqa: E402
 
 from kg.table import atomic_write  # noqa: E402
-from selection.class_hierarchy import ClassHierarchy, make_hierarchical_classification  # noqa: E402
-from selection.class_hierarchy_eval import evaluate_class_hierarchy, summarize  # noqa: E402
-from selection.hifsrr import HiFSRR  # noqa: E402
+from selection.class_hierarchy.tree import ClassHierarchy, make_hierarchical_classification  # noqa: E402
+from selection.class_hierarchy.evaluation import evaluate_class_hierarchy, summarize  # noqa: E402
+from selection.class_hierarchy.hifsrr import HiFSRR  # noqa: E402
 
 #: the synthetic setting of the section 3.4 experiment (few samples, many noise features)
 SYN = dict(n_samples=90, n_noise=1000, group_sep=1.0, class_sep=1.0)
@@ -236,8 +236,8 @@ node `i`'s features by the row norms of `W_i`.
 ## Use
 
 ```python
-from selection.class_hierarchy import ClassHierarchy, HierarchicalClassifier
-from selection.hifsrr import HiFSRR
+from selection.class_hierarchy.tree import ClassHierarchy, HierarchicalClassifier
+from selection.class_hierarchy.hifsrr import HiFSRR
 
 tree = ClassHierarchy.read("classes.tsv")            # child<TAB>parent per line
 # or: tree = ClassHierarchy.from_data(X, y, n_groups=3)   (agglomerative clustering of class means)
@@ -247,12 +247,12 @@ sel.objective_                                        # J per iteration (decreas
 clf = HierarchicalClassifier(tree, node_features=sel.node_support_).fit(X, y)   # top-down, linear SVM per node
 ```
 
-The paper's evaluation (section 3.3) is `selection.class_hierarchy_eval.evaluate_class_hierarchy`
+The paper's evaluation (section 3.3) is `selection.class_hierarchy.evaluation.evaluate_class_hierarchy`
 and the protocol `hifsrr2017` (`kgfs evaluate --protocol hifsrr2017`): for each number `k` of
 features per node, 10-fold stratified CV, the mean accuracy of the per-node linear SVMs over the
 internal nodes, plus the accuracy of the whole top-down classifier. Baselines per node: FSNM
 (Nie et al. 2010), Fisher score, mRMR and ReliefF (real-valued versions in
-`selection.class_hierarchy_eval`, because the registry's flat selectors take binary features).
+`selection.class_hierarchy.evaluation`, because the registry's flat selectors take binary features).
 Features are standardised inside each fold.
 
 HiFSRR is **not** in the selector registry: registry selectors (`HierarchicalSelector`) take a

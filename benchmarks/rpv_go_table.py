@@ -29,10 +29,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.go import read_obo  # noqa: E402
-from kg.readers import read_rpv_arff  # noqa: E402
+from kg.go.obo import read_obo  # noqa: E402
+from kg.formats.published import read_rpv_arff  # noqa: E402
 from kg.table import atomic_write  # noqa: E402
-from selection.evaluation import evaluate_table  # noqa: E402
+from selection.evaluation.cv import evaluate_table  # noqa: E402
 
 log = logging.getLogger("rpv_go_table")
 
@@ -261,8 +261,8 @@ def run_pooled(data: Path, n_splits: int, seed: int) -> pd.DataFrame:
     """
     from sklearn.model_selection import StratifiedKFold
 
-    from selection.lazy import make_lazy_classifier
-    from selection.metrics import aucpr, auroc, geometric_mean
+    from selection.lazy.selectors import make_lazy_classifier
+    from selection.evaluation.metrics import aucpr, auroc, geometric_mean
     from selection.registry import get_selector, selector_entry
 
     go = read_obo(data / "go" / "gene_ontology_ext_13062014.obo.gz")
@@ -453,11 +453,11 @@ method*, Applied Intelligence 2020 (`../shared/papers/003_3a5f5645f901803d.txt`)
 **Setup.** Data: the authors' ARFF files (`../shared/data/ageing/rpv/*-threshold-3.arff`; feature
 counts match their Table 1). Hierarchy: the `is_a` edges of GO release 2014-06-13 restricted to
 each file's terms, linking each term to its nearest ancestors among them
-(`kg.readers.read_rpv_arff(..., edges="nearest")`); terms GO 2014 lacks become isolated roots; the
+(`kg.formats.published.read_rpv_arff(..., edges="nearest")`); terms GO 2014 lacks become isolated roots; the
 cells where a term is 1 but one of its 2014 ancestors among the file's terms is 0 are set to 1
 (`check="repair"`, counted below). Protocol: stratified {n_splits}-fold CV (shuffled, seed {seed}),
-every selector fitted on the training folds only (`selection.evaluation.evaluate_table`),
-classifiers `selection.lazy.LazyNaiveBayes` (Bernoulli, Laplace) and `LazyKNN` (k=1, Euclidean
+every selector fitted on the training folds only (`selection.evaluation.cv.evaluate_table`),
+classifiers `selection.lazy.selectors.LazyNaiveBayes` (Bernoulli, Laplace) and `LazyKNN` (k=1, Euclidean
 over the selected features, WEKA's tie handling) for every method, eager ones with their single
 mask; positive class 1 (pro-longevity) for AUROC and AUCPR (average precision); GM is the
 geometric mean of sensitivity and specificity. Methods and registry names: No FS `complete`,
@@ -499,7 +499,7 @@ rank is the paper's. The large differences have four causes, each visible in the
    `CfsSubsetEval` on random data (tests), so we cannot tell what made the paper's runs
    degenerate; one exception in size is MM-BP (CFS 2.8% vs 12.8%).
 4. **GTD, TSEL and SHSEL are other implementations.** They are the project's own
-   (`selection/eager.py`, `selection/shsel.py`) with their defaults (GTD by gain ratio, TSEL by
+   (`selection/hierarchical/baselines.py`, `selection/hierarchical/shsel.py`) with their defaults (GTD by gain ratio, TSEL by
    IG with a chi-square test at 0.05, SHSEL IG with pruning at threshold 0.99); the RPV paper
    gives no parameters. Ours keep fewer features (GTD 40% vs 57%, TSEL 10% vs 30%) and score
    higher AUROC with NB. Also, in the paper's Table 7 the NB columns "GTD" and "TSEL" are
@@ -514,7 +514,7 @@ differences below about 3 points (AUROC/AUCPR) or 6 points (GM) in a single cell
 exchanged (their RPV columns equal the other table's values, and Table 6's "AUCPR" contains a
 0.0); we compare against the exchanged-back values. The worked example under Fig. 2 states
 LazyR(A=1) = LazyR(D=1) = 0.25, but Eq. 2 on the printed table gives 0 and 0.5
-(`selection/value_measures.py`).
+(`selection/measures/values.py`).
 
 **Choices where the paper is silent** (documented in the modules, tested): MR's ties go to the
 feature nearer the starting value (the original Java code of Wan & Freitas); R of a feature

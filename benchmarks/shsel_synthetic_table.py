@@ -37,7 +37,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selection.synthetic import LABELS  # noqa: E402
+from selection.synthetic.shsel import LABELS  # noqa: E402
 
 DATASETS = ["S-D2-B2", "S-D2-B5", "S-D2-B10", "S-D4-B2", "S-D4-B5", "S-D4-B10"]
 SELECTORS = [
@@ -90,7 +90,7 @@ GRID = tuple(round(i / 100, 2) for i in range(101))  # the paper: 0..1, step 0.0
 def run_dataset(name: str, selectors: list[str], n_splits: int, random_state: int,
                 label: str = "shared") -> pd.DataFrame:
     from kg.datasets import load_dataset
-    from selection.evaluation import evaluate_table
+    from selection.evaluation.cv import evaluate_table
 
     table = load_dataset(f"synthetic/{name}", label=label)
     t0 = time.perf_counter()
@@ -202,7 +202,7 @@ def train_size_diagnostic(datasets, sizes=(30, 60, 100, 300, 900), repeats=10, s
 def nested_prune(datasets, label, folds: int = 10, seed: int = 0) -> pd.Series:
     """shsel-ig-prune with NB, the threshold chosen by inner CV on each training part (honest)."""
     from kg.datasets import load_dataset
-    from selection.evaluation import evaluate_table
+    from selection.evaluation.cv import evaluate_table
 
     acc = []
     for d in datasets:
@@ -215,7 +215,7 @@ def nested_prune(datasets, label, folds: int = 10, seed: int = 0) -> pd.Series:
 def knn_complete(datasets, labels, folds: int = 10, seed: int = 0) -> dict:
     """k-NN (the registry's ``knn``, k = 3) on all features, stratified 10-fold CV, per variant."""
     from kg.datasets import load_dataset
-    from selection.evaluation import evaluate_table
+    from selection.evaluation.cv import evaluate_table
 
     out = {}
     for v in labels:
@@ -258,7 +258,7 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
     import sklearn
 
     from kg.datasets import load_dataset
-    from selection.synthetic import PAPER_SETTINGS, expected_n_features
+    from selection.synthetic.shsel import PAPER_SETTINGS, expected_n_features
 
     labels = list(summaries)
     failed = df[df["status"] != "ok"]
@@ -274,11 +274,11 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
     L.append("## Protocol")
     L.append("")
     L.append("- Data: `synthetic/S-D{2,4}-B{2,5,10}` from the dataset registry "
-             "(`selection.synthetic.make_dataset`, seed 0): 1,000 instances (500 positive / 500 negative), "
+             "(`selection.synthetic.shsel.make_dataset`, seed 0): 1,000 instances (500 positive / 500 negative), "
              + ", ".join(f"{d} {n_feat[d]:,}" for d in datasets) + " features (Table 2's counts). "
              "Generator variants measured: " + ", ".join(f"`label=\"{v}\"`" for v in labels)
              + " (the registry entries use the default, `\"shared\"`).")
-    L.append(f"- Stratified {args.folds}-fold cross-validation (`selection.evaluation.evaluate_table`, "
+    L.append(f"- Stratified {args.folds}-fold cross-validation (`selection.evaluation.cv.evaluate_table`, "
              f"`random_state={args.seed}`), selection fitted on the training part of every fold, "
              "classifier `nb` (Bernoulli Naive Bayes, Laplace smoothing).")
     L.append("- Threshold methods (`shsel-*`, `sig`, `sc`): thresholds 0..1 in steps of 0.01, the "
@@ -319,7 +319,7 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
              "near-copy. Hence the shared latent pool: the paper's \"polynomial function\" applied, "
              "RapidMiner-style, to a small set of generated attributes.")
     L.append("")
-    L.append("Every choice is documented in the docstring of `selection/synthetic.py`.")
+    L.append("Every choice is documented in the docstring of `selection/synthetic/shsel.py`.")
     L.append("")
     L.append("| dataset | D | B | middle | below (D*n) | above (D*n/B) | root | total | Table 2 | generated table |")
     L.append("|---|---|---|---|---|---|---|---|---|---|")
@@ -480,7 +480,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="*", default=DATASETS, choices=DATASETS)
     ap.add_argument("--labels", nargs="+", default=list(LABELS), choices=LABELS,
-                    help="generator variants (selection.synthetic.make_dataset(label=...))")
+                    help="generator variants (selection.synthetic.shsel.make_dataset(label=...))")
     ap.add_argument("--jobs", type=int, default=2, help="processes (one dataset and variant each)")
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)

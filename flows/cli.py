@@ -451,7 +451,7 @@ def cmd_select(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from selection.grid import run_grid
+    from selection.evaluation.grid import run_grid
 
     con = _console()
     with con.status("loading the datasets…") if not args.quiet else _nullcontext():
@@ -508,7 +508,7 @@ def _evaluate_inputs(args):
 
 def cmd_export(args) -> int:
     from flows import stages
-    from kg.export import write_arff, write_csv, write_edges_csv
+    from kg.formats.arff import write_arff, write_csv, write_edges_csv
 
     table = stages.read_table(args.table)
     fmt = args.format

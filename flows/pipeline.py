@@ -127,15 +127,15 @@ TRANSIENT_RETRIES = 3
 def _transient(task, task_run, state) -> bool:
     """Retry a batch only on errors that may pass: the service unreachable, timeouts, HTTP 5xx/429.
 
-    ``kg.spotlight`` and ``kg.sparql`` already retry each request a few times; a task-level
+    ``kg.dbpedia.spotlight`` and ``kg.dbpedia.sparql`` already retry each request a few times; a task-level
     retry (after 2, 10, 30 s) covers a service that is down for longer. Bad input is not retried.
     """
     try:
         exc = state.result(raise_on_failure=False)
     except Exception as e:  # noqa: BLE001
         exc = e
-    from kg.sparql import SourceUnavailableError
-    from kg.spotlight import SpotlightError
+    from kg.dbpedia.sparql import SourceUnavailableError
+    from kg.dbpedia.spotlight import SpotlightError
 
     if isinstance(exc, (SourceUnavailableError, ConnectionError, TimeoutError)):
         return True
@@ -287,7 +287,7 @@ def select_flow(table: dict, selector: str, params: dict, home: str, no_cache: b
 def evaluate_flow(table: dict, selectors: list, classifiers: list, dataset: str, home: str, protocol: str = "basic",
                   n_splits: int = 10, seed: int = 0, n_jobs: int = 1, no_cache: bool = False,
                   dask: bool = False) -> dict:
-    """Cross-validate selectors x classifiers (``selection.grid``); on a Dask task runner the
+    """Cross-validate selectors x classifiers (``selection.evaluation.grid``); on a Dask task runner the
     grid's units run on the cluster (``dask=True``)."""
     names = [s if isinstance(s, str) else s[0] for s in selectors]
     return _stage("evaluate", evaluate_task, home, no_cache, table=table, selectors=selectors,

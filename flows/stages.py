@@ -71,14 +71,14 @@ DEFAULT_DATASET = "bundled/DM-BP"
 
 # The modules whose source decides each stage's output (their hash is part of the stage key).
 _STAGE_MODULES = {
-    "facts": ["kg.go", "flows.stages"],
-    "table": ["kg.go", "kg.table", "kg.hierarchy", "flows.stages"],
-    "dataset": ["kg.datasets", "kg.readers", "kg.go", "kg.table", "kg.hierarchy", "flows.stages"],
-    "select": ["selection.base", "selection.measures", "selection.registry", "flows.stages"],
-    "evaluate": ["selection.evaluation", "selection.grid", "selection.metrics", "selection.protocols",
-                 "selection.report", "selection.classifiers", "selection.lazy", "flows.stages"],
-    "export": ["kg.export", "flows.stages"],
-    "dbpedia": ["kg.dbpedia", "kg.corpus", "kg.sources", "kg.sparql", "kg.spotlight", "kg.dumps", "kg.lexicon",
+    "facts": ["kg.go.obo", "flows.stages"],
+    "table": ["kg.go.obo", "kg.table", "kg.hierarchy", "flows.stages"],
+    "dataset": ["kg.datasets", "kg.formats.published", "kg.go.obo", "kg.table", "kg.hierarchy", "flows.stages"],
+    "select": ["selection.base", "selection.measures.relevance", "selection.registry", "flows.stages"],
+    "evaluate": ["selection.evaluation.cv", "selection.evaluation.grid", "selection.evaluation.metrics", "selection.evaluation.protocols",
+                 "selection.evaluation.report", "selection.classifiers", "selection.lazy.selectors", "flows.stages"],
+    "export": ["kg.formats.arff", "flows.stages"],
+    "dbpedia": ["kg.dbpedia.route", "kg.dbpedia.corpus", "kg.dbpedia.sources", "kg.dbpedia.sparql", "kg.dbpedia.spotlight", "kg.dbpedia.dumps", "kg.dbpedia.lexicon",
                 "kg.iri", "kg.table", "kg.hierarchy", "flows.stages"],
 }
 
@@ -349,7 +349,7 @@ def resolve_source(
 # --------------------------------------------------------------------------- stage: facts
 def read_facts(spec: Mapping) -> tuple[dict, dict | None]:
     """GO route: the direct annotations and labels of a ``go`` spec."""
-    from kg.go import read_annotations, read_labels
+    from kg.go.obo import read_annotations, read_labels
 
     opts = spec.get("options", {})
     ann = read_annotations(spec["annotations"]["path"], evidence=opts.get("evidence"))
@@ -390,8 +390,8 @@ def _table_summary(table: FeatureTable) -> dict:
 
 
 def build_go_table(spec: Mapping, facts: tuple[dict, dict | None] | None = None) -> FeatureTable:
-    """GO route: read the ontology and build the closed table (``kg.go``)."""
-    from kg.go import build_table, read_obo
+    """GO route: read the ontology and build the closed table (``kg.go.obo``)."""
+    from kg.go.obo import build_table, read_obo
 
     opts = dict(spec.get("options", {}))
     ann, labels = facts if facts is not None else read_facts(spec)
@@ -487,8 +487,8 @@ def _dbpedia_source(corpus, options: dict, min_support) -> dict:
 
 
 def build_dbpedia_table(spec: Mapping, *, cache_dir=None, progress=None) -> FeatureTable:
-    """DBpedia route (``kg.dbpedia.corpus_table``): annotate, fetch types/categories, build the table."""
-    from kg.dbpedia import corpus_table
+    """DBpedia route (``kg.dbpedia.route.corpus_table``): annotate, fetch types/categories, build the table."""
+    from kg.dbpedia.route import corpus_table
 
     opts = dict(spec.get("options", {}))
     kw = {k: opts[k] for k in _DBPEDIA_OPTIONS if k in opts}
@@ -542,7 +542,7 @@ def _cache_dir(home) -> Path:
 
 def load_spec_corpus(spec: Mapping):
     """The corpus of a ``dbpedia`` spec (read once per process)."""
-    from kg.corpus import load_corpus
+    from kg.dbpedia.corpus import load_corpus
 
     opts = spec.get("options", {})
     key = json.dumps([spec["corpus"]["sha256"], {k: opts.get(k) for k in ("text_column", "id_column", "label_column",
@@ -586,7 +586,7 @@ def _route_object(kind: str, spec: Mapping, home):
 
 
 def _route_object_locked(key, kind, inputs, spec, opts, home):
-    from kg.dbpedia import make_annotator, make_source
+    from kg.dbpedia.route import make_annotator, make_source
 
     if key not in _ROUTE_OBJECTS:
         if kind == "annotator":
@@ -609,8 +609,8 @@ def corpus_batches(spec: Mapping, batch_size: int = 500) -> list[list[int]]:
 
 def stage_annotate_batch(spec: Mapping, start: int, stop: int, *, home=None, force=False) -> dict:
     """Entity linking of instances ``start:stop`` (Spotlight or the lexicon; or the corpus's entity columns)."""
-    from kg.corpus import Corpus
-    from kg.dbpedia import link_entities
+    from kg.dbpedia.corpus import Corpus
+    from kg.dbpedia.route import link_entities
 
     opts = spec.get("options", {})
     inputs = {"corpus": spec["corpus"]["sha256"], "range": [int(start), int(stop)], **_annotator_inputs(spec),
@@ -707,7 +707,7 @@ def stage_fetch(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=F
 
 
 class _StoredSource:
-    """A knowledge source answering from a fetch record (so ``kg.dbpedia.build_table`` builds the table)."""
+    """A knowledge source answering from a fetch record (so ``kg.dbpedia.route.build_table`` builds the table)."""
 
     def __init__(self, per_entity: Mapping, edges, desc):
         self._per = {e: set(v) for e, v in per_entity.items()}
@@ -731,15 +731,15 @@ class _StoredSource:
 
 def stage_dbpedia_table(spec: Mapping, annotate_rec: Mapping, fetch_rec: Mapping, *, home=None,
                         force=False) -> dict:
-    """Build the DAG (cycles broken and reported) and the closed table (``kg.dbpedia.build_table``)."""
+    """Build the DAG (cycles broken and reported) and the closed table (``kg.dbpedia.route.build_table``)."""
     opts = spec.get("options", {})
     inputs = {"annotate": annotate_rec["hash"], "fetch": fetch_rec["hash"], "name": spec.get("name"),
               "features": opts.get("features", "types"), "min_support": opts.get("min_support", 1),
               "category_depth": opts.get("category_depth", 2), "code": code_version("dbpedia")}
 
     def compute(d: Path):
-        from kg.corpus import Corpus
-        from kg.dbpedia import build_table
+        from kg.dbpedia.corpus import Corpus
+        from kg.dbpedia.route import build_table
 
         ann = json.loads((Path(annotate_rec["dir"]) / annotate_rec["files"]["entities"]).read_text(encoding="utf-8"))
         facts = json.loads((Path(fetch_rec["dir"]) / fetch_rec["files"]["facts"]).read_text(encoding="utf-8"))
@@ -785,7 +785,7 @@ def selection_frame(table: FeatureTable, sel) -> pd.DataFrame:
     mask = np.asarray(sel.get_support(), dtype=bool)
     scores = getattr(sel, "scores_", None)
     if scores is None:
-        from selection.measures import information_gain
+        from selection.measures.relevance import information_gain
 
         scores = information_gain(table.X, table.y)
     h = table.hierarchy
@@ -852,12 +852,12 @@ def stage_evaluate(
     progress: Callable[[int, int], None] | None = None,
     plots: bool = True,
 ) -> dict:
-    """Cross-validate selectors x classifiers on the table (``selection.grid.run_grid``).
+    """Cross-validate selectors x classifiers on the table (``selection.evaluation.grid.run_grid``).
 
     Finished cells are kept in the stage folder, so an interrupted evaluation resumes. The
     grid's PNG plots (``plots=True``) are files of the record (roles ``plot:<name>``).
     """
-    from selection.grid import run_grid
+    from selection.evaluation.grid import run_grid
 
     # a selector is a name or a [name, params] pair (JSON-friendly, as Prefect parameters are)
     selectors = [s if isinstance(s, str) else [s[0], dict(sorted(dict(s[1]).items()))] for s in selectors]
@@ -891,7 +891,7 @@ def stage_evaluate(
 # --------------------------------------------------------------------------- stage: export
 def export_table(table: FeatureTable, d: Path, *, sparse_arff: bool = True) -> dict:
     """ARFF (dense, and sparse when asked), CSV and the hierarchy's edges CSV into ``d``."""
-    from kg.export import write_arff, write_csv, write_edges_csv
+    from kg.formats.arff import write_arff, write_csv, write_edges_csv
 
     files = {"arff": "table.arff", "csv": "table.csv", "edges": "hierarchy.csv"}
     write_arff(table, d / files["arff"], sparse=False)
@@ -912,7 +912,7 @@ def stage_export(table_rec: Mapping, select_rec: Mapping | None = None, *, spars
               "sparse_arff": bool(sparse_arff), "code": code_version("export")}
 
     def compute(d: Path):
-        from kg.export import write_arff, write_edges_csv
+        from kg.formats.arff import write_arff, write_edges_csv
 
         table = read_table(table_rec)
         files = export_table(table, d, sparse_arff=sparse_arff)

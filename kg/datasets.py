@@ -309,7 +309,7 @@ class Registry:
         """The feature hierarchy of a dataset (for ``lod_hierarchy`` entries: the CSV alone)."""
         info = self.info(name)
         if info.loader == "lod_hierarchy":
-            from kg.readers import read_lod_hierarchy
+            from kg.formats.published import read_lod_hierarchy
 
             paths = self.fetch(name, mirror=mirror, cache_dir=cache_dir, offline=offline)
             return read_lod_hierarchy(paths["hierarchy"], **{**info.options, **options})[0]
@@ -408,33 +408,33 @@ def _import_generator(spec: str, name: str):
 # ---------------------------------------------------------------------- loaders
 @lru_cache(maxsize=8)
 def _ontology(path: str, size: int, mtime_ns: int, relations: tuple, namespaces: tuple | None):
-    from kg.go import read_obo
+    from kg.go.obo import read_obo
 
     return read_obo(path, relations=relations, namespaces=namespaces)
 
 
 def _read_ontology(path: Path, relations=("is_a",), namespaces=None):
-    from kg.go import normalize_namespaces
+    from kg.go.obo import normalize_namespaces
 
     rel = (relations,) if isinstance(relations, str) else tuple(relations)
     return _ontology(str(path), *_stat_key(path), rel, normalize_namespaces(namespaces))
 
 
 def _load_aire(paths, *, check="report", relations=("is_a",)):
-    from kg.readers import aire_table
+    from kg.formats.published import aire_table
 
     return aire_table(paths["table"], _read_ontology(paths["ontology"], relations), check=check)
 
 
 def _load_rpv(paths, *, check="report", edges="nearest", relations=("is_a",)):
-    from kg.readers import read_rpv_arff
+    from kg.formats.published import read_rpv_arff
 
     go = _read_ontology(paths["ontology"], relations) if "ontology" in paths else None
     return read_rpv_arff(paths["table"], go, check=check, edges=edges)
 
 
 def _load_lod(paths, *, check="report", fix_names=True):
-    from kg.readers import read_lod
+    from kg.formats.published import read_lod
 
     return read_lod(paths["table"], paths["hierarchy"], check=check, fix_names=fix_names)
 
@@ -443,7 +443,7 @@ def _load_go_bundle(
     paths, *, namespaces=None, relations=("is_a",), min_support=1, unknown="raise", on_obsolete="raise",
     evidence=None,
 ):
-    from kg.go import build_table, read_annotations, read_labels
+    from kg.go.obo import build_table, read_annotations, read_labels
 
     go = _read_ontology(paths["ontology"], relations, namespaces)
     ann = read_annotations(paths["annotations"], evidence=evidence)

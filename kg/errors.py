@@ -65,7 +65,7 @@ class HierarchyCycleWarning(UserWarning):
 class TransientError(Exception):
     """A request failure worth retrying (HTTP 5xx or 429, a timeout, a dropped connection).
 
-    Internal to the HTTP clients (:mod:`kg.sparql`, :mod:`kg.spotlight`): it never reaches the
+    Internal to the HTTP clients (:mod:`kg.dbpedia.sparql`, :mod:`kg.dbpedia.spotlight`): it never reaches the
     user, who sees the client's own error once the retries are used up. ``retry_after`` is the
     server's ``Retry-After`` header (seconds; anything unparsable counts as absent).
     """

@@ -32,16 +32,16 @@ __all__ = [
 
 # Modules that register selectors or classifiers; a module that does not exist yet is skipped.
 _MODULES = (
-    "selection.complete",
-    "selection.shsel",
-    "selection.eager",
-    "selection.hill_climbing",
-    "selection.lazy",
-    "selection.flat",
+    "selection.hierarchical.complete",
+    "selection.hierarchical.shsel",
+    "selection.hierarchical.baselines",
+    "selection.hierarchical.hill_climbing",
+    "selection.lazy.selectors",
+    "selection.flat.filters",
     "selection.classifiers",
-    "selection.hifsrr",
-    "selection.ga_tree",
-    "selection.adhoc",
+    "selection.class_hierarchy.hifsrr",
+    "selection.class_hierarchy.ga_tree",
+    "selection.adhoc.selector",
 )
 
 

@@ -36,8 +36,8 @@ def test_transient_errors_are_retried_bad_input_is_not():
 
     from flows.pipeline import _transient, annotate_batch_task, fetch_batch_task, fetch_task
     from kg.errors import InputFormatError
-    from kg.sparql import SourceUnavailableError
-    from kg.spotlight import SpotlightError
+    from kg.dbpedia.sparql import SourceUnavailableError
+    from kg.dbpedia.spotlight import SpotlightError
 
     def failed(exc):
         return Failed(data=exc)

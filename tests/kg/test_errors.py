@@ -1,4 +1,4 @@
-"""The retry rule shared by the HTTP clients (kg.sparql, kg.spotlight)."""
+"""The retry rule shared by the HTTP clients (kg.dbpedia.sparql, kg.dbpedia.spotlight)."""
 
 import pytest
 

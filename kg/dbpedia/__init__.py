@@ -1,0 +1,13 @@
+"""The DBpedia route: a corpus of texts (or entity IRIs) -> entities -> types or categories -> table.
+
+- :mod:`kg.dbpedia.corpus`: corpus readers (CSV/TSV/JSON Lines, the Sports Tweets format).
+- :mod:`kg.dbpedia.sources`: the two narrow interfaces, ``Annotator`` (text -> entities) and
+  ``KnowledgeSource`` (entities -> direct types/categories, and the class/category graph).
+- annotators: :mod:`kg.dbpedia.lexicon` (offline, from a labels dump) and
+  :mod:`kg.dbpedia.spotlight` (a DBpedia Spotlight REST client).
+- knowledge sources: :mod:`kg.dbpedia.sparql` (a SPARQL endpoint) and :mod:`kg.dbpedia.dumps`
+  (RDF dump files).
+- :mod:`kg.dbpedia.route`: linking, fetching and building the DAG and the table.
+
+Submodules are imported on use (the services' clients are not needed for the dump route).
+"""

@@ -1,0 +1,359 @@
+"""The offline knowledge source: DBpedia-style RDF dumps read with pyoxigraph's streaming parser.
+
+Accepted files: N-Triples (``.nt``), Turtle (``.ttl``), N-Quads (``.nq``) and RDF/XML
+(``.owl``, ``.rdf``, ``.xml``, e.g. the DBpedia ontology), each plain, ``.gz`` or ``.bz2``.
+A directory stands for every such file in it (sorted). Files are streamed, never loaded into a
+store: for the entities a corpus needs only their ``rdf:type`` and ``dct:subject`` objects are
+kept, and of the schema only ``rdfs:subClassOf`` and ``skos:broader`` edges (small next to the
+instance data). Reading a million-triple instance dump costs about 1.3x pyoxigraph's bare parse
+(``benchmarks/bench_dump.py``); rdflib's own parser is ~40x.
+
+A malformed line raises :class:`~kg.errors.InputFormatError` naming the file and line; with
+``skip_bad_lines=True`` the reader logs it, records it in :attr:`DumpSource.report` and goes on
+after that line (line-based formats, N-Triples/N-Quads, only: in Turtle or RDF/XML a bad
+statement leaves the parser in an unknown state, so it is always an error there).
+
+Examples
+--------
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp(); p = os.path.join(d, "t.nt")
+>>> _ = open(p, "w").write(
+...     "<http://dbpedia.org/resource/Kobe> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+...     "<http://dbpedia.org/ontology/BasketballPlayer> .\\n"
+...     "<http://dbpedia.org/ontology/BasketballPlayer> <http://www.w3.org/2000/01/rdf-schema#subClassOf> "
+...     "<http://dbpedia.org/ontology/Athlete> .\\n")
+>>> src = DumpSource([p])
+>>> src.types(["http://dbpedia.org/resource/Kobe"])
+{'http://dbpedia.org/resource/Kobe': {'http://dbpedia.org/ontology/BasketballPlayer'}}
+>>> sorted(src.class_edges(["http://dbpedia.org/ontology/BasketballPlayer"]))
+[('http://dbpedia.org/ontology/BasketballPlayer', 'http://dbpedia.org/ontology/Athlete')]
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import logging
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from kg.errors import InputFormatError, KgfsError
+from kg.iri import check_iri
+from kg.dbpedia.sources import (
+    DBO_REDIRECTS,
+    DBO_WIKILINK,
+    DCT_SUBJECT,
+    RDF_TYPE,
+    RDFS_LABEL,
+    RDFS_SUBCLASSOF,
+    SKOS_BROADER,
+    MemoCache,
+    breadth_first_edges,
+    in_namespaces,
+    resolve_namespaces,
+)
+
+__all__ = ["DumpSource", "dump_files", "iter_triples", "read_lexicon_entries"]
+
+log = logging.getLogger(__name__)
+
+_FORMATS = {
+    ".nt": ox.RdfFormat.N_TRIPLES,
+    ".ntriples": ox.RdfFormat.N_TRIPLES,
+    ".nq": ox.RdfFormat.N_QUADS,
+    ".ttl": ox.RdfFormat.TURTLE,
+    ".owl": ox.RdfFormat.RDF_XML,
+    ".rdf": ox.RdfFormat.RDF_XML,
+    ".xml": ox.RdfFormat.RDF_XML,
+}
+_LINE_BASED = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS)
+
+
+def _split_name(path: Path) -> tuple[str, str | None]:
+    """(format suffix, compression) of a dump file name."""
+    name = path.name.lower()
+    comp = None
+    for c in (".gz", ".bz2"):
+        if name.endswith(c):
+            comp, name = c, name[: -len(c)]
+    return os.path.splitext(name)[1], comp
+
+
+def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
+    """Expand files and directories into the list of readable dump files (sorted per directory)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and _split_name(f)[0] in _FORMATS)
+            if not found:
+                raise KgfsError(f"{p}: no dump files (.nt/.ttl/.nq/.owl/.rdf, optionally .gz/.bz2) in this directory")
+            out.extend(found)
+        elif p.is_file():
+            if _split_name(p)[0] not in _FORMATS:
+                raise InputFormatError(
+                    "unknown dump format (expected .nt, .ttl, .nq, .owl, .rdf or .xml, optionally .gz/.bz2)", p
+                )
+            out.append(p)
+        else:
+            raise FileNotFoundError(f"dump not found: {p}")
+    if not out:
+        raise KgfsError("no dump files given")
+    return out
+
+
+def _open_binary(path: Path, comp: str | None):
+    if comp == ".gz":
+        return gzip.open(path, "rb")
+    if comp == ".bz2":
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+def iter_triples(
+    path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
+    lenient: bool = False,
+) -> Iterator[ox.Quad]:
+    """Stream the triples (quads) of one dump file with pyoxigraph.
+
+    Parameters
+    ----------
+    skip_bad_lines : bool
+        For N-Triples/N-Quads: log and skip a malformed line instead of raising.
+    bad_lines : list, optional
+        Receives ``(path, line, message)`` for each skipped line.
+    lenient : bool
+        pyoxigraph's lenient mode: IRIs and language tags are not validated (faster; accepts
+        dumps with slightly invalid IRIs, as some Wikidata/DBpedia releases have).
+    """
+    path = Path(path)
+    suffix, comp = _split_name(path)
+    fmt = _FORMATS.get(suffix)
+    if fmt is None:
+        raise InputFormatError("unknown dump format", path)
+    # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
+    base = path.resolve().as_uri() if fmt == ox.RdfFormat.RDF_XML else None
+    start = 0  # lines already consumed (skipped past a bad line)
+    while True:
+        fh = None
+        try:
+            if start == 0 and comp is None:
+                parser = ox.parse(path=path, format=fmt, base_iri=base, lenient=lenient)
+            else:
+                fh = _open_binary(path, comp)
+                for _ in range(start):
+                    fh.readline()
+                parser = ox.parse(input=fh, format=fmt, base_iri=base, lenient=lenient)
+            yield from parser
+            return
+        except SyntaxError as exc:
+            line = start + (exc.lineno or 1)
+            msg = str(exc.msg if hasattr(exc, "msg") else exc)
+            if not skip_bad_lines or fmt not in _LINE_BASED:
+                hint = (
+                    "; pass skip_bad_lines=True (--skip-bad-lines) to skip it"
+                    if fmt in _LINE_BASED
+                    else " (a bad statement cannot be skipped in this format)"
+                )
+                raise InputFormatError(f"malformed RDF: {msg}{hint}", path, line) from None
+            log.warning("%s:%d: skipping malformed line: %s", path, line, msg)
+            if bad_lines is not None:
+                bad_lines.append((str(path), line, msg))
+            start = line
+        except (OSError, EOFError) as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            raise InputFormatError(f"cannot read dump ({exc})", path) from None
+        finally:
+            if fh is not None:
+                fh.close()
+
+
+class DumpSource:
+    """A :class:`~kg.dbpedia.sources.KnowledgeSource` over local RDF dump files (no server needed).
+
+    Parameters
+    ----------
+    paths : path or list of paths
+        Dump files and/or directories (see :func:`dump_files`). Typical DBpedia set: the ontology
+        (``dbpedia_*.owl``), ``instance_types_en.nt.bz2``, ``article_categories_en.nt.bz2``,
+        ``skos_categories_en.nt.bz2``.
+    type_namespaces : list of str, optional
+        IRI prefixes (or ``dbo``/``yago``/``schema``) of the types to keep (default: DBpedia ontology).
+    skip_bad_lines : bool
+        Skip (and report) malformed N-Triples lines instead of failing.
+    lenient : bool
+        Do not validate IRIs while parsing (see :func:`iter_triples`).
+
+    Notes
+    -----
+    Nothing is read until the first question. The first ``types``/``categories`` call reads
+    every file once, keeping the facts of the requested entities and all ``rdfs:subClassOf`` /
+    ``skos:broader`` edges; asking about new entities later reads the files again for those only.
+
+    Examples
+    --------
+    >>> src = DumpSource(["ontology.owl", "instance_types_en.nt.bz2"])  # doctest: +SKIP
+    >>> src.types(["http://dbpedia.org/resource/Kobe_Bryant"])  # doctest: +SKIP
+    {'http://dbpedia.org/resource/Kobe_Bryant': {'http://dbpedia.org/ontology/BasketballPlayer'}}
+    """
+
+    def __init__(
+        self,
+        paths,
+        *,
+        type_namespaces: Sequence[str] | None = None,
+        skip_bad_lines: bool = False,
+        lenient: bool = False,
+    ):
+        self.paths = paths
+        self.lenient = lenient
+        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self.skip_bad_lines = skip_bad_lines
+        self.report: dict = {"bad_lines": [], "scans": 0, "triples": 0}
+        self._types = MemoCache()
+        self._cats = MemoCache()
+        self._subclass: dict[str, set[str]] | None = None
+        self._broader: dict[str, set[str]] | None = None
+
+    def __repr__(self) -> str:
+        return f"DumpSource({self.paths!r}, type_namespaces={list(self.type_namespaces)!r})"
+
+    def describe(self) -> dict:
+        """Provenance for table metadata."""
+        return {"kind": "dump", "files": [str(p) for p in dump_files(self.paths)],
+                "type_namespaces": list(self.type_namespaces)}
+
+    # ------------------------------------------------------------------ reading
+    def _scan(self, entities: Sequence[str]) -> None:
+        files = dump_files(self.paths)
+        want = {ox.NamedNode(check_iri(e)) for e in entities}
+        p_type, p_subj = ox.NamedNode(RDF_TYPE), ox.NamedNode(DCT_SUBJECT)
+        p_sub, p_broad = ox.NamedNode(RDFS_SUBCLASSOF), ox.NamedNode(SKOS_BROADER)
+        types: dict[str, set[str]] = {e: set() for e in entities}
+        cats: dict[str, set[str]] = {e: set() for e in entities}
+        keep_schema = self._subclass is None
+        subclass: dict[str, set[str]] = {}
+        broader: dict[str, set[str]] = {}
+        canon: dict[str, str] = {}  # one string object per IRI: the schema maps repeat them
+        named = ox.NamedNode
+        n = 0
+        bad = self.report["bad_lines"]
+        for f in files:
+            # hot loop: touch only what is needed (every attribute access builds a Python object)
+            for q in iter_triples(f, skip_bad_lines=self.skip_bad_lines, bad_lines=bad, lenient=self.lenient):
+                n += 1
+                s = q.subject
+                if s in want:
+                    p = q.predicate
+                    if p == p_type:
+                        o = q.object
+                        if type(o) is named:
+                            types[s.value].add(o.value)
+                        continue
+                    if p == p_subj:
+                        o = q.object
+                        if type(o) is named:
+                            cats[s.value].add(o.value)
+                        continue
+                elif not keep_schema:
+                    continue
+                else:
+                    p = q.predicate
+                if keep_schema and (p == p_sub or p == p_broad):
+                    o = q.object
+                    if type(o) is named and type(s) is named:
+                        sv, ov = s.value, o.value
+                        edges = subclass if p == p_sub else broader
+                        edges.setdefault(canon.setdefault(sv, sv), set()).add(canon.setdefault(ov, ov))
+        self.report["scans"] += 1
+        self.report["triples"] += n
+        if keep_schema:
+            self._subclass, self._broader = subclass, broader
+        ns = self.type_namespaces
+        self._types.put({e: {t for t in ts if t.startswith(ns)} for e, ts in types.items()})
+        self._cats.put(cats)
+        log.info("read %d triples from %d dump file(s) for %d entities", n, len(files), len(entities))
+
+    # ------------------------------------------------------------------ KnowledgeSource
+    def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        known, todo = self._types.split(entities)
+        if todo:
+            self._scan(todo)
+            known.update(self._types.split(todo)[0])
+        return known
+
+    def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        known, todo = self._cats.split(entities)
+        if todo:
+            self._scan(todo)
+            known.update(self._cats.split(todo)[0])
+        return known
+
+    def _schema(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        if self._subclass is None:
+            self._scan([])
+        return self._subclass, self._broader  # type: ignore[return-value]
+
+    def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
+        sub, _ = self._schema()
+        edges = breadth_first_edges(classes, lambda xs: {x: sub.get(x, set()) for x in xs}, None)
+        ns = self.type_namespaces
+        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+
+    def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        _, br = self._schema()
+        return breadth_first_edges(categories, lambda xs: {x: br.get(x, set()) for x in xs}, depth)
+
+
+def read_lexicon_entries(
+    paths,
+    *,
+    lang: str | None = "en",
+    namespaces: Sequence[str] = ("http://dbpedia.org/resource/",),
+    skip_bad_lines: bool = False,
+) -> tuple[dict[str, set[str]], dict[str, str], dict[str, int]]:
+    """Labels, redirects and in-link counts of the resources of a dump, for the lexicon annotator.
+
+    Returns
+    -------
+    labels : dict of IRI -> set of label strings
+        ``rdfs:label`` literals (language ``lang``, or untagged; ``lang=None`` keeps all) of
+        subjects in ``namespaces``.
+    redirects : dict of redirect IRI -> target IRI
+        From ``dbo:wikiPageRedirects``; a redirect page's label (or its IRI's local name) is a
+        surface form of the target.
+    inlinks : dict of IRI -> int
+        Number of ``dbo:wikiPageWikiLink`` triples pointing at each resource (DBpedia's
+        ``page_links`` dump), a popularity prior; empty when the dump has none.
+    """
+    ns = tuple(namespaces)
+    p_label, p_redir = ox.NamedNode(RDFS_LABEL), ox.NamedNode(DBO_REDIRECTS)
+    p_link = ox.NamedNode(DBO_WIKILINK)
+    labels: dict[str, set[str]] = {}
+    redirects: dict[str, str] = {}
+    inlinks: dict[str, int] = {}
+    for f in dump_files(paths):
+        for q in iter_triples(f, skip_bad_lines=skip_bad_lines):
+            p = q.predicate
+            if p == p_label:
+                o = q.object
+                if type(o) is not ox.Literal or (lang is not None and o.language not in (lang, None)):
+                    continue
+                s = q.subject.value
+                if s.startswith(ns):
+                    labels.setdefault(s, set()).add(o.value)
+            elif p == p_redir and type(q.object) is ox.NamedNode:
+                s = q.subject.value
+                if s.startswith(ns):
+                    redirects[s] = q.object.value
+            elif p == p_link and type(q.object) is ox.NamedNode:
+                o = q.object.value
+                if o.startswith(ns):
+                    inlinks[o] = inlinks.get(o, 0) + 1
+    return labels, redirects, inlinks

@@ -1,0 +1,200 @@
+"""The narrow interface between kgfs and a knowledge graph, and what every source shares.
+
+Two implementations: :class:`kg.dbpedia.sparql.SparqlSource` (a SPARQL endpoint such as DBpedia's
+Virtuoso) and :class:`kg.dbpedia.dumps.DumpSource` (local N-Triples/Turtle/RDF-XML dumps, the offline
+default). Both answer the same four questions with the same semantics, so that the same data
+gives the same facts and the same :class:`~kg.table.FeatureTable` online and offline:
+
+``types(entities)``
+    ``{entity: {class, ...}}``: the ``rdf:type`` objects of each entity that lie in one of the
+    source's type namespaces (DBpedia ontology by default). Entities without such a type map to
+    an empty set; every requested entity is a key.
+``class_edges(classes)``
+    ``{(child, parent), ...}``: every ``rdfs:subClassOf`` edge reachable upward from the given
+    classes (the traversal follows every edge), kept when both ends lie in the type namespaces.
+``categories(entities)``
+    ``{entity: {category, ...}}`` from ``dct:subject``.
+``broader(categories, depth)``
+    ``{(child, parent), ...}``: ``skos:broader`` edges met by a breadth-first walk upward from
+    ``categories`` for at most ``depth`` steps (``depth=0``: none; ``depth=None``: unbounded).
+    The walk visits each category once, so cycles of the category graph end it; the cycles
+    stay in the edge set and are broken later by
+    :meth:`FeatureHierarchy.from_edges(..., on_cycle="break") <kg.hierarchy.FeatureHierarchy.from_edges>`.
+
+Both sources also keep an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
+source a per-batch disk cache.
+
+Annotators (:class:`Annotator`: :class:`kg.dbpedia.spotlight.SpotlightAnnotator`,
+:class:`kg.dbpedia.lexicon.LexiconAnnotator`) turn texts into :class:`Annotation` lists; their IRIs go
+through :func:`kg.iri.normalize_iri` before any source sees them.
+
+Examples
+--------
+>>> sorted(breadth_first_edges(["a"], lambda xs: {"a": {"b"}, "b": {"a", "c"}}, None))
+[('a', 'b'), ('b', 'a'), ('b', 'c')]
+>>> resolve_namespaces(["yago", "dbo"])
+('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "Annotation",
+    "Annotator",
+    "DBO",
+    "DEFAULT_TYPE_NAMESPACES",
+    "KnowledgeSource",
+    "MemoCache",
+    "NAMESPACES",
+    "RDF_TYPE",
+    "RDFS_SUBCLASSOF",
+    "RDFS_LABEL",
+    "DCT_SUBJECT",
+    "SKOS_BROADER",
+    "DBO_REDIRECTS",
+    "DBO_WIKILINK",
+    "breadth_first_edges",
+    "in_namespaces",
+]
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+RDFS_SUBCLASSOF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+DCT_SUBJECT = "http://purl.org/dc/terms/subject"
+SKOS_BROADER = "http://www.w3.org/2004/02/skos/core#broader"
+DBO_REDIRECTS = "http://dbpedia.org/ontology/wikiPageRedirects"
+DBO_WIKILINK = "http://dbpedia.org/ontology/wikiPageWikiLink"
+DBO = "http://dbpedia.org/ontology/"
+
+#: Type namespaces by short name (``--type-namespaces dbo,yago``).
+NAMESPACES = {
+    "dbo": DBO,
+    "yago": "http://dbpedia.org/class/yago/",
+    "schema": "http://schema.org/",
+    "owl": "http://www.w3.org/2002/07/owl#",
+}
+DEFAULT_TYPE_NAMESPACES: tuple[str, ...] = (DBO,)
+
+
+def resolve_namespaces(namespaces: Iterable[str] | None) -> tuple[str, ...]:
+    """Expand short names (``dbo``, ``yago``, ``schema``) and return a sorted tuple."""
+    if namespaces is None:
+        return DEFAULT_TYPE_NAMESPACES
+    out = []
+    for ns in namespaces:
+        ns = NAMESPACES.get(ns, ns)
+        if ":" not in ns:
+            raise ValueError(f"unknown namespace {ns!r}; use a full IRI prefix or one of {sorted(NAMESPACES)}")
+        out.append(ns)
+    if not out:
+        raise ValueError("at least one type namespace is needed")
+    return tuple(sorted(set(out)))
+
+
+def in_namespaces(iri: str, namespaces: Sequence[str]) -> bool:
+    return iri.startswith(tuple(namespaces))
+
+
+@runtime_checkable
+class KnowledgeSource(Protocol):
+    """What :func:`kg.dbpedia.route.build_table` needs from a knowledge graph (see the module doc)."""
+
+    def types(self, entities: Iterable[str]) -> dict[str, set[str]]: ...
+
+    def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]: ...
+
+    def categories(self, entities: Iterable[str]) -> dict[str, set[str]]: ...
+
+    def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]: ...
+
+
+def breadth_first_edges(
+    start: Iterable[str],
+    parents_of: Callable[[list[str]], dict[str, set[str]]],
+    depth: int | None,
+) -> set[tuple[str, str]]:
+    """Edges met walking upward from ``start`` level by level, each node expanded once.
+
+    ``parents_of(nodes)`` returns the direct parents of a list of nodes (one batched lookup per
+    level). ``depth=None`` walks until no new node appears.
+    """
+    if depth is not None and depth < 0:
+        raise ValueError(f"depth must be >= 0 or None, got {depth}")
+    seen = set(start)
+    frontier = sorted(seen)
+    edges: set[tuple[str, str]] = set()
+    level = 0
+    while frontier and (depth is None or level < depth):
+        found = parents_of(frontier)
+        nxt = set()
+        for child in frontier:
+            for p in found.get(child, ()):
+                edges.add((child, p))
+                if p not in seen:
+                    seen.add(p)
+                    nxt.add(p)
+        frontier = sorted(nxt)
+        level += 1
+    return edges
+
+
+class MemoCache:
+    """Per-key in-memory memo of ``key -> set`` answers (the boundary cache of a source)."""
+
+    def __init__(self) -> None:
+        self._d: dict[str, frozenset] = {}
+
+    def split(self, keys: Iterable[str]) -> tuple[dict[str, set], list[str]]:
+        """Known answers and the keys still to fetch (sorted, deduplicated)."""
+        known, todo = {}, set()
+        for k in keys:
+            v = self._d.get(k)
+            if v is None:
+                todo.add(k)
+            else:
+                known[k] = set(v)
+        return known, sorted(todo)
+
+    def put(self, answers: dict[str, set]) -> None:
+        for k, v in answers.items():
+            self._d[k] = frozenset(v)
+
+
+# ---------------------------------------------------------------------------------- annotators
+@dataclass(frozen=True)
+class Annotation:
+    """One entity mention found in a text.
+
+    Attributes
+    ----------
+    uri : str
+        The entity IRI.
+    surface_form : str
+        The text span as it appears in the text.
+    offset : int
+        Character offset of the span in the text.
+    support : int, optional
+        Spotlight's ``@support`` (in-link count), when known.
+    score : float, optional
+        Spotlight's ``@similarityScore`` or the lexicon's prior.
+    types : tuple of str
+        Spotlight's ``@types`` (``DBpedia:Person``, ...), when given.
+    """
+
+    uri: str
+    surface_form: str
+    offset: int
+    support: int | None = None
+    score: float | None = None
+    types: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Annotator(Protocol):
+    """Finds entities in texts: ``annotate(texts) -> [[Annotation, ...], ...]`` (one list per text)."""
+
+    def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]: ...

@@ -1,0 +1,437 @@
+"""The online knowledge source: a SPARQL endpoint (shaped for DBpedia's Virtuoso) over SPARQLWrapper.
+
+Every question of :class:`~kg.dbpedia.sources.KnowledgeSource` becomes a few batched ``SELECT`` queries:
+
+- entity facts: ``VALUES ?e { <e1> <e2> ... } ?e rdf:type ?t`` (``dct:subject`` for categories),
+  ``batch_size`` entities per query;
+- superclasses: *anchored* property paths, one ``UNION`` branch per class of a batch,
+  ``{ <C> rdfs:subClassOf* ?x . ?x rdfs:subClassOf ?p }``. Virtuoso refuses an open-ended
+  ``?c rdfs:subClassOf+ ?p`` ("transitive start not given") and gives wrong answers for a path
+  whose start comes from ``VALUES``, so the start is always a constant. If a server still refuses
+  the path (:class:`TransitiveStartError`), ``superclasses="auto"`` falls back to walking
+  ``rdfs:subClassOf`` one level per query, which every SPARQL 1.0 server answers;
+- categories' ancestors: ``skos:broader`` one level per query up to ``depth`` (the category graph
+  has cycles, so the walk expands each category once; see :func:`kg.dbpedia.sources.breadth_first_edges`).
+
+Truncation: Virtuoso cuts every result at ``ResultSetMaxRows`` (10,000 on DBpedia) and says so
+only in the ``X-SPARQL-MaxRows`` response header (and refuses ``ORDER BY`` + ``OFFSET`` past that
+many rows, error SR353). A cut result is never used: a batch whose answer was cut (header
+present, or as many rows as the known ``max_rows``) is split in two and each half asked again;
+a single value whose answer is still cut is paged with ``ORDER BY``/``LIMIT``/``OFFSET``, and if
+the server refuses that too, :class:`TruncatedResultError` is raised.
+
+Reliability: timeouts, retries with exponential backoff on 5xx, 429, timeouts and refused
+connections (honouring ``Retry-After``), none on other 4xx or on a query the server rejects
+(HTTP 400, or a Virtuoso ``Virtuoso 22023 Error SR353: ...`` message in a 500 answer).
+Each query's rows are cached on disk (``cache_dir``, JSON, atomic writes), so a run that failed
+because the server went away resumes from the finished batches when rerun.
+
+Safety: IRIs reach a query only through :func:`kg.iri.sparql_iri` (validated ``<...>``) and
+namespace prefixes through :func:`kg.iri.sparql_string`.
+
+Examples
+--------
+>>> src = SparqlSource("http://127.0.0.1:8890/sparql", cache_dir="cache")  # doctest: +SKIP
+>>> src.types(["http://dbpedia.org/resource/Kobe_Bryant"])  # doctest: +SKIP
+{'http://dbpedia.org/resource/Kobe_Bryant': {'http://dbpedia.org/ontology/BasketballPlayer', ...}}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import http.client
+import json
+import logging
+import socket
+import time
+import urllib.error
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from SPARQLWrapper import JSON, POST, SPARQLWrapper
+from SPARQLWrapper.SPARQLExceptions import (
+    EndPointInternalError,
+    EndPointNotFound,
+    QueryBadFormed,
+    SPARQLWrapperException,
+    Unauthorized,
+    URITooLong,
+)
+
+from kg.errors import KgfsError, TransientError
+from kg.iri import sparql_iri, sparql_string
+from kg.dbpedia.sources import (
+    DCT_SUBJECT,
+    RDF_TYPE,
+    RDFS_SUBCLASSOF,
+    SKOS_BROADER,
+    MemoCache,
+    breadth_first_edges,
+    in_namespaces,
+    resolve_namespaces,
+)
+from kg.table import atomic_write
+
+__all__ = [
+    "SparqlError",
+    "SourceUnavailableError",
+    "SparqlSource",
+    "TransitiveStartError",
+    "TruncatedResultError",
+]
+
+log = logging.getLogger(__name__)
+
+_CACHE_VERSION = 1
+_VIRTUOSO_ERROR = re.compile(r"Virtuoso \w{5} Error (?!CL)")  # CL...: cluster errors are transient
+
+
+class SparqlError(KgfsError):
+    """The endpoint rejected a query (not retried)."""
+
+
+class TransitiveStartError(SparqlError):
+    """Virtuoso's "transitive start not given": a property path without a constant start."""
+
+
+class TruncatedResultError(SparqlError):
+    """A result was cut by the server and could not be completed by splitting or paging."""
+
+
+class SourceUnavailableError(KgfsError):
+    """The endpoint could not be reached (or kept failing) after all retries."""
+
+
+
+class SparqlSource:
+    """A :class:`~kg.dbpedia.sources.KnowledgeSource` answering from a SPARQL endpoint.
+
+    Parameters
+    ----------
+    url : str
+        The endpoint (``https://dbpedia.org/sparql``, ``http://127.0.0.1:7878/query``).
+    type_namespaces : list of str, optional
+        Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep; DBpedia ontology by default.
+    batch_size : int
+        Values per ``VALUES``/``UNION`` query.
+    timeout : float
+        Seconds per HTTP request (rounded up to whole seconds, as SPARQLWrapper keeps an int).
+    retries : int
+        Further attempts after a retryable failure (5xx, 429, timeout, connection refused).
+    backoff : float
+        First wait in seconds; doubled on each retry (capped at 60 s).
+    cache_dir : path, optional
+        Where each query's rows are cached (one JSON file per query). ``None``: memory only.
+    max_rows : int, optional
+        The server's row cap when it is known but not announced in a header.
+    superclasses : {"auto", "path", "levels"}
+        How superclasses are fetched (see the module doc).
+    graph : str, optional
+        Default graph IRI sent with each query (DBpedia: ``http://dbpedia.org``).
+    progress : callable, optional
+        ``progress(stage, done, total)`` after each batch (for the CLI's progress bar).
+
+    Attributes
+    ----------
+    stats : dict
+        ``queries`` sent, ``cache_hits``, ``retries``, ``splits``, ``pages``.
+
+    Examples
+    --------
+    >>> src = SparqlSource("http://127.0.0.1:8890/sparql", type_namespaces=["dbo", "yago"])
+    >>> src.type_namespaces
+    ('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/')
+    >>> src.types(["http://dbpedia.org/resource/Chris_Gayle"])  # doctest: +SKIP
+    {'http://dbpedia.org/resource/Chris_Gayle': {'http://dbpedia.org/ontology/Cricketer'}}
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        type_namespaces: Sequence[str] | None = None,
+        batch_size: int = 100,
+        timeout: float = 60.0,
+        retries: int = 4,
+        backoff: float = 1.0,
+        cache_dir: str | Path | None = None,
+        max_rows: int | None = None,
+        superclasses: str = "auto",
+        graph: str | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+        user_agent: str = "kgfs (https://github.com/; SPARQLWrapper)",
+    ):
+        if superclasses not in ("auto", "path", "levels"):
+            raise ValueError(f"superclasses must be 'auto', 'path' or 'levels', got {superclasses!r}")
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        self.url = url
+        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self.batch_size = int(batch_size)
+        self.timeout = float(timeout)
+        self.retries = int(retries)
+        self.backoff = float(backoff)
+        self.cache_dir = None if cache_dir is None else Path(cache_dir)
+        self.max_rows = max_rows
+        self.superclasses = superclasses
+        self.graph = graph
+        self.progress = progress
+        self.user_agent = user_agent
+        self.stats = {"queries": 0, "cache_hits": 0, "retries": 0, "splits": 0, "pages": 0}
+        self._types = MemoCache()
+        self._cats = MemoCache()
+        self._sub = MemoCache()
+        self._broader = MemoCache()
+        self._path_ok: bool | None = None if superclasses == "auto" else superclasses == "path"
+        # superclass edges from path queries: every node seen has its whole upward closure known
+        self._sc_edges: dict[str, set[str]] = {}
+        self._sc_done: set[str] = set()
+
+    def __repr__(self) -> str:
+        return f"SparqlSource({self.url!r}, type_namespaces={list(self.type_namespaces)!r})"
+
+    def describe(self) -> dict:
+        return {"kind": "sparql", "url": self.url, "type_namespaces": list(self.type_namespaces)}
+
+    # ------------------------------------------------------------------ HTTP
+    def _cache_path(self, query: str) -> Path | None:
+        if self.cache_dir is None:
+            return None
+        key = hashlib.sha256(f"{_CACHE_VERSION}\n{self.url}\n{self.graph}\n{query}".encode()).hexdigest()
+        return self.cache_dir / "sparql" / key[:2] / f"{key}.json"
+
+    def _http(self, query: str) -> tuple[list[str], list[list], bool]:
+        """One request: (vars, rows, truncated). Raises TransientError or SparqlError."""
+        sw = SPARQLWrapper(self.url, agent=self.user_agent)
+        sw.setMethod(POST)
+        sw.setReturnFormat(JSON)
+        sw.setTimeout(max(1, math.ceil(self.timeout)))  # SPARQLWrapper keeps whole seconds (int())
+        if self.graph:
+            sw.addDefaultGraph(self.graph)
+        sw.setQuery(query)
+        try:
+            res = sw.query()
+            headers = res.info()
+            body = res.response.read()
+        except EndPointInternalError as exc:
+            msg = str(exc)
+            if "transitive start not given" in msg.lower():
+                raise TransitiveStartError(f"{self.url}: {_first_line(msg)}") from None
+            if _VIRTUOSO_ERROR.search(msg):
+                # Virtuoso understood the query and refused it (e.g. SR353, paging past the row
+                # cap): asking again gives the same answer
+                raise SparqlError(f"{self.url} refused the query: {_first_line(msg)}") from None
+            raise TransientError(f"HTTP 500: {_first_line(msg)}") from None
+        except (QueryBadFormed, EndPointNotFound, Unauthorized, URITooLong) as exc:
+            raise SparqlError(f"{self.url} rejected the query: {_first_line(str(exc))}") from None
+        except urllib.error.HTTPError as exc:
+            if exc.code == 429 or exc.code >= 500:
+                ra = exc.headers.get("Retry-After") if exc.headers else None
+                raise TransientError(f"HTTP {exc.code}", ra) from None
+            raise SparqlError(f"{self.url} answered HTTP {exc.code}: {exc.reason}") from None
+        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
+                http.client.HTTPException) as exc:
+            raise TransientError(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}") from None
+        except SPARQLWrapperException as exc:
+            raise SparqlError(f"{self.url}: {_first_line(str(exc))}") from None
+        try:
+            data = json.loads(body)
+            vars_ = list(data["head"]["vars"])
+            rows = [[b.get(v, {}).get("value") if b.get(v, {}).get("type") in ("uri", "iri") else
+                     (None if v not in b else {"literal": b[v].get("value")}) for v in vars_]
+                    for b in data["results"]["bindings"]]
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise TransientError(f"malformed SPARQL JSON result ({exc})") from None
+        cut = headers.get("X-SPARQL-MaxRows") or headers.get("x-sparql-maxrows")
+        truncated = cut is not None or (self.max_rows is not None and len(rows) >= self.max_rows)
+        if cut is not None:
+            try:
+                self.max_rows = int(cut)
+            except ValueError:
+                pass
+        return vars_, rows, truncated
+
+    def _fetch(self, query: str) -> tuple[list[list], bool]:
+        """Rows of a query (cached when complete), with retries; returns (rows, truncated)."""
+        path = self._cache_path(query)
+        if path is not None and path.is_file():
+            try:
+                cached = json.loads(path.read_text(encoding="utf-8"))
+                if cached.get("query") == query:
+                    self.stats["cache_hits"] += 1
+                    return cached["rows"], False
+            except (ValueError, OSError):
+                log.warning("ignoring unreadable cache file %s", path)
+        attempt = 0
+        while True:
+            try:
+                self.stats["queries"] += 1
+                _, rows, truncated = self._http(query)
+                break
+            except TransientError as exc:
+                if attempt >= self.retries:
+                    done = ""
+                    if self.cache_dir is not None:
+                        done = (f"; finished batches are cached in {self.cache_dir}, "
+                                "rerun the same command to resume from them")
+                    raise SourceUnavailableError(
+                        f"SPARQL endpoint {self.url} failed {attempt + 1} time(s), last: {exc}{done}"
+                    ) from None
+                wait = exc.wait(attempt, self.backoff)
+                log.warning("SPARQL request failed (%s); retry %d/%d in %.1f s", exc, attempt + 1,
+                            self.retries, wait)
+                self.stats["retries"] += 1
+                attempt += 1
+                time.sleep(wait)
+        if not truncated and path is not None:
+            payload = json.dumps({"query": query, "rows": rows}, ensure_ascii=False)
+            atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))
+        return rows, truncated
+
+    def _complete(self, build: Callable[[list[str]], str], values: list[str]) -> list[list]:
+        """All rows of ``build(values)``: split on truncation, page a single value."""
+        rows, truncated = self._fetch(build(values))
+        if not truncated:
+            return rows
+        if len(values) > 1:
+            self.stats["splits"] += 1
+            mid = len(values) // 2
+            log.info("result cut at %s rows; splitting a batch of %d", self.max_rows, len(values))
+            return self._complete(build, values[:mid]) + self._complete(build, values[mid:])
+        return self._paged(build(values))
+
+    def _paged(self, query: str) -> list[list]:
+        page = int(self.max_rows or 10000)
+        out: list[list] = []
+        offset = 0
+        while True:
+            q = f"{query}\nORDER BY ?a ?b\nLIMIT {page}\nOFFSET {offset}"
+            self.stats["pages"] += 1
+            try:
+                rows, truncated = self._fetch(q)
+            except SparqlError as exc:
+                raise TruncatedResultError(
+                    f"{self.url} cut a single value's result at {page} rows and refused to page past "
+                    f"offset {offset} ({exc}); raise the server's ResultSetMaxRows"
+                ) from None
+            if truncated and len(rows) < page:
+                raise TruncatedResultError(f"{self.url} cut a page at {len(rows)} rows (page size {page})")
+            out.extend(rows)
+            if len(rows) < page:
+                return out
+            offset += page
+
+    def _batches(self, stage: str, values: list[str], build) -> list[list]:
+        rows: list[list] = []
+        total = (len(values) + self.batch_size - 1) // self.batch_size
+        for k in range(total):
+            chunk = values[k * self.batch_size:(k + 1) * self.batch_size]
+            rows.extend(self._complete(build, chunk))
+            if self.progress is not None:
+                self.progress(stage, k + 1, total)
+        return rows
+
+    # ------------------------------------------------------------------ queries
+    @staticmethod
+    def _values(values: Sequence[str]) -> str:
+        return " ".join(sparql_iri(v) for v in values)
+
+    def _pairs_query(self, pred: str, values: Sequence[str]) -> str:
+        # ?a ?b are the variable names every query uses, so that paging can ORDER BY them.
+        return (
+            "SELECT DISTINCT ?a ?b WHERE {\n"
+            f"  VALUES ?a {{ {self._values(values)} }}\n"
+            f"  ?a {sparql_iri(pred)} ?b .\n"
+            "  FILTER(isIRI(?b))\n}"
+        )
+
+    def _types_query(self, values: Sequence[str]) -> str:
+        ns = " || ".join(f"STRSTARTS(STR(?b), {sparql_string(n)})" for n in self.type_namespaces)
+        return (
+            "SELECT DISTINCT ?a ?b WHERE {\n"
+            f"  VALUES ?a {{ {self._values(values)} }}\n"
+            f"  ?a {sparql_iri(RDF_TYPE)} ?b .\n"
+            f"  FILTER(isIRI(?b) && ({ns}))\n}}"
+        )
+
+    def _superclass_path_query(self, values: Sequence[str]) -> str:
+        sc = sparql_iri(RDFS_SUBCLASSOF)
+        branches = "\n  UNION\n".join(
+            f"  {{ {sparql_iri(c)} {sc}* ?a . ?a {sc} ?b . }}" for c in values
+        )
+        return f"SELECT DISTINCT ?a ?b WHERE {{\n{branches}\n  FILTER(isIRI(?a) && isIRI(?b))\n}}"
+
+    def _facts(self, cache: MemoCache, stage: str, entities, build) -> dict[str, set[str]]:
+        known, todo = cache.split(entities)
+        if todo:
+            found: dict[str, set[str]] = {e: set() for e in todo}
+            stray = 0
+            for a, b in self._batches(stage, todo, build):
+                if isinstance(a, str) and isinstance(b, str):
+                    if a in found:
+                        found[a].add(b)
+                    else:
+                        stray += 1
+            if stray:  # the server rewrote an IRI we sent: its facts would be lost silently
+                log.warning("%s: %d %s row(s) name an entity that was not asked for (IRI rewritten by the "
+                            "server?)", self.url, stray, stage)
+            cache.put(found)
+            known.update(found)
+        return known
+
+    def _one_hop(self, cache: MemoCache, stage: str, pred: str, nodes: list[str]) -> dict[str, set[str]]:
+        return self._facts(cache, stage, nodes, lambda vs: self._pairs_query(pred, vs))
+
+    # ------------------------------------------------------------------ KnowledgeSource
+    def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        return self._facts(self._types, "types", entities, self._types_query)
+
+    def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        return self._facts(self._cats, "categories", entities,
+                           lambda vs: self._pairs_query(DCT_SUBJECT, vs))
+
+    def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
+        classes = sorted(set(classes))
+        edges: set[tuple[str, str]] | None = None
+        if self._path_ok is not False and classes:
+            try:
+                todo = [c for c in classes if c not in self._sc_done]
+                if todo:
+                    rows = self._batches("superclasses", todo, self._superclass_path_query)
+                    for a, b in rows:
+                        if isinstance(a, str) and isinstance(b, str):
+                            self._sc_edges.setdefault(a, set()).add(b)
+                    # a path query returns the closure above each start, so every node in it is done
+                    self._sc_done.update(todo)
+                    self._sc_done.update(self._sc_edges)
+                    self._sc_done.update(p for ps in self._sc_edges.values() for p in ps)
+                known = self._sc_edges
+                edges = breadth_first_edges(classes, lambda xs: {x: known.get(x, set()) for x in xs}, None)
+                self._path_ok = True
+            except TransitiveStartError as exc:
+                if self.superclasses == "path":
+                    raise
+                log.warning("%s; walking rdfs:subClassOf one level per query instead", exc)
+                self._path_ok = False
+        if edges is None:
+            edges = breadth_first_edges(
+                classes, lambda xs: self._one_hop(self._sub, "superclasses", RDFS_SUBCLASSOF, xs), None
+            )
+        ns = self.type_namespaces
+        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+
+    def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        return breadth_first_edges(
+            categories, lambda xs: self._one_hop(self._broader, "broader", SKOS_BROADER, xs), depth
+        )
+
+
+def _first_line(msg: str) -> str:
+    msg = msg.replace("\\n", "\n")
+    for line in msg.splitlines():
+        line = line.strip().lstrip("b'\"")
+        if line and not line.startswith(("EndPointInternalError", "QueryBadFormed", "Response:")):
+            return line[:300]
+    return msg.strip()[:300]

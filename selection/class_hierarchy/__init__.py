@@ -1,0 +1,19 @@
+"""Methods over a hierarchy of *classes* (a tree over the labels), not of features.
+
+- :mod:`selection.class_hierarchy.tree`: :class:`ClassHierarchy` (the class tree) and the
+  top-down :class:`HierarchicalClassifier`.
+- :mod:`selection.class_hierarchy.hifsrr`: HiFSRR and FSNM, Zhao et al., *Hierarchical Feature
+  Selection with Recursive Regularization* (IJCAI 2017).
+- :mod:`selection.class_hierarchy.evaluation`: that paper's protocol (``hifsrr2017``: per
+  internal node, SVM accuracy against the number of selected features).
+- :mod:`selection.class_hierarchy.ga_tree`: Freeman, Kulic & Basir, *Joint Feature Selection
+  and Hierarchical Classifier Design* (IEEE SMC 2011): a GA over per-node feature masks and
+  the class tree's layout.
+"""
+
+from selection.class_hierarchy.ga_tree import GATreeClassifier, GATreeSelector
+from selection.class_hierarchy.hifsrr import FSNM, HiFSRR, HiFSRRError, fit_hifsrr, fsnm
+from selection.class_hierarchy.tree import ClassHierarchy, ClassTreeError, HierarchicalClassifier
+
+__all__ = ["ClassHierarchy", "ClassTreeError", "HierarchicalClassifier", "HiFSRR", "FSNM", "HiFSRRError",
+           "fit_hifsrr", "fsnm", "GATreeClassifier", "GATreeSelector"]

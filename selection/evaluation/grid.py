@@ -1,0 +1,381 @@
+"""Run a protocol over datasets x selectors x classifiers x folds, in parallel and resumably.
+
+:func:`run_grid` is what ``kgfs evaluate`` calls. The unit of work is one dataset x fold (all
+pending selectors of that fold, each scored with every classifier); units run in parallel with
+joblib (``n_jobs=-1``: all cores; folds and datasets are independent). Each finished
+dataset x selector x classifier x fold *cell* is written at once, atomically, to
+``out_dir/cells/<key>.json``, where ``key`` hashes (dataset name and content, selector and its
+parameters, classifier and its parameters, fold, protocol and its options, number of folds,
+seed, code version). A grid that is interrupted and started again reuses every finished cell
+and computes only the rest; a change of data, parameters or code gives new keys.
+
+The code version hashes the source of the evaluation modules and of the module that registers
+each selector and classifier, so editing a selector invalidates its cells only.
+
+Then the outputs of :func:`selection.evaluation.report.write_outputs` are written: ``results.csv``,
+``summary.csv``, ``stats.md``, ``report.md`` and PNG plots (plus ``sweep.csv`` with every
+threshold of a best-on-test sweep).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from kg.errors import KgfsError
+from kg.table import atomic_write
+from selection.evaluation.cv import COLUMNS, check_folds, normalize_specs, spec_label
+from selection.evaluation.protocols import get_protocol
+from selection.registry import available_selectors, classifier_entry, selector_entry
+
+__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key"]
+
+log = logging.getLogger(__name__)
+
+GRID_FORMAT = 1
+
+
+@dataclass
+class GridResult:
+    """Paths of a finished grid and what it did."""
+
+    out_dir: Path
+    results: Path
+    summary: Path
+    stats: Path
+    report: Path
+    plots: list = field(default_factory=list)
+    sweep: Path | None = None
+    n_cells: int = 0
+    n_computed: int = 0
+    n_reused: int = 0
+    n_failed: int = 0
+    seconds: float = 0.0
+
+    def frame(self) -> pd.DataFrame:
+        """The results as a DataFrame."""
+        return pd.read_csv(self.results)
+
+
+def table_fingerprint(table) -> str:
+    """A short content hash of a table (matrix, labels, feature names)."""
+    h = hashlib.sha256()
+    X = sp.csr_matrix(table.X)
+    for a in (X.indptr, X.indices, np.asarray(X.shape)):
+        h.update(np.ascontiguousarray(a).astype(np.int64).tobytes())
+    h.update("\x1f".join(map(str, np.asarray(table.y).tolist())).encode())
+    h.update("\x1f".join(map(str, table.feature_names)).encode())
+    return h.hexdigest()[:16]
+
+
+_SOURCE_HASHES: dict[str, str] = {}
+
+
+def _module_hash(modname: str) -> str:
+    if modname not in _SOURCE_HASHES:
+        mod = sys.modules.get(modname)
+        try:
+            src = inspect.getsource(mod) if mod is not None else modname
+        except (OSError, TypeError):
+            src = modname
+        _SOURCE_HASHES[modname] = hashlib.sha256(src.encode()).hexdigest()[:12]
+    return _SOURCE_HASHES[modname]
+
+
+def _function_hash(fn) -> str:
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        src = getattr(fn, "__qualname__", repr(fn))
+    return hashlib.sha256(src.encode()).hexdigest()[:12]
+
+
+def _code_version(selector: str, classifier: str, evaluate=None) -> str:
+    """Hash of the code a cell depends on: evaluation and metrics modules, the protocol's own
+    function, the modules that register the selector and the classifier (and ``selection.lazy.selectors``
+    whose classifiers the lazy and RPV evaluations use)."""
+    # a protocol's own method (e.g. hifsrr2017's) is covered by the hash of its evaluate function
+    sel = selector_entry(selector) if selector in available_selectors() else None
+    mods = ["selection.evaluation.cv", "selection.evaluation.metrics", classifier_entry(classifier).factory.__module__]
+    if sel is not None:
+        mods.append(sel.factory.__module__)
+    if (sel is not None and sel.kind == "lazy") or classifier in ("nb", "1nn", "knn"):
+        mods.append("selection.lazy.selectors")
+    parts = [_module_hash(m) for m in mods]
+    if evaluate is not None:
+        parts.append(_function_hash(evaluate))
+    return "-".join(parts)
+
+
+def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fold, protocol, options,
+             n_splits, seed, evaluate=None) -> str:
+    """The hash that names a cell's file."""
+    payload = {"v": GRID_FORMAT, "dataset": dataset, "data": fingerprint, "selector": selector,
+               "sparams": sparams, "classifier": classifier, "cparams": cparams, "fold": int(fold),
+               "protocol": protocol, "options": options, "n_splits": int(n_splits), "seed": int(seed),
+               "code": _code_version(selector, classifier, evaluate)}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def _run_unit(evaluate, table, dataset, sel_specs, clf_specs, fold, n_splits, seed, options):
+    """One dataset x fold for the given selectors (runs in a worker).
+
+    The protocol's function itself is sent (joblib pickles it by reference or with cloudpickle),
+    so protocols registered at run time work in worker processes too.
+    """
+    df = evaluate(table, sel_specs, clf_specs, dataset=dataset, n_splits=n_splits, random_state=seed,
+                        folds=[fold], options=options)
+    return dataset, fold, df
+
+
+def _load_default(name):
+    from kg.datasets import load_dataset  # built by the foundation issue
+
+    return load_dataset(name)
+
+
+def run_grid(
+    datasets,
+    selectors,
+    classifiers=None,
+    *,
+    protocol: str = "basic",
+    out_dir,
+    n_jobs: int = -1,
+    random_state: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    load: Callable | None = None,
+    n_splits: int | None = None,
+    options: Mapping | None = None,
+    control: str | None = None,
+    alpha: float = 0.05,
+    plots: bool = True,
+    title: str | None = None,
+    alternative: str | None = None,
+) -> GridResult:
+    """Evaluate every dataset x selector x classifier x fold under ``protocol``.
+
+    Parameters
+    ----------
+    datasets : list of str or mapping name -> FeatureTable
+        Registry names are loaded with ``load(name)`` (default ``kg.datasets.load_dataset``).
+    selectors, classifiers : list of str or (name, params)
+        ``classifiers=None`` takes the protocol's (e.g. NB, 3-NN, SVM for ``shsel2014``).
+    protocol : str
+        ``basic``, ``shsel2014``, ``rpv2020`` or one added with
+        :func:`selection.evaluation.protocols.register_protocol`.
+    out_dir : path
+        Output folder; finished cells are kept under ``out_dir/cells``.
+    n_jobs : int
+        joblib workers (-1: every core; 1: in this process).
+    random_state : int
+        Seed of the folds (and of inner CV folds).
+    progress : callable, optional
+        ``progress(done_cells, total_cells)``, called as cells finish (reused cells count as done).
+    n_splits : int, optional
+        Folds (default: the protocol's, 10).
+    options : mapping, optional
+        Protocol options, e.g. ``{"threshold_choice": "best-on-test"}`` for ``shsel2014``.
+    control : str, optional
+        Control method of the Holm test (default: the protocol's, else the first selector).
+    alternative : {"two-sided", "one-sided"}, optional
+        Holm test p-values (default: the protocol's, ``one-sided`` for ``rpv2020`` as the paper,
+        else ``two-sided``).
+
+    Returns
+    -------
+    GridResult
+    """
+    t_start = time.perf_counter()
+    proto = get_protocol(protocol)
+    n_splits = int(n_splits or proto.n_splits)
+    options = dict(options or {})
+    sel_specs = normalize_specs(selectors, "selector")
+    clf_specs = normalize_specs(classifiers if classifiers is not None else list(proto.classifiers), "classifier")
+    for s, _ in sel_specs:
+        if proto.methods is None:
+            selector_entry(s)
+        elif s not in proto.methods:
+            raise KgfsError(f"protocol {protocol!r} has no method {s!r}; available: {', '.join(proto.methods)}")
+    for c, _ in clf_specs:
+        classifier_entry(c)
+    labels = [spec_label(s, p) for s, p in sel_specs]
+    if len(set(labels)) != len(labels):
+        raise KgfsError(f"selectors given twice: {labels}")
+
+    # load and check every dataset before any work
+    if isinstance(datasets, Mapping):
+        tables = dict(datasets)
+    else:
+        if isinstance(datasets, str):
+            datasets = [datasets]
+        load = load or _load_default
+        tables = {}
+        for name in datasets:
+            tables[str(name)] = load(name)
+    if not tables:
+        raise KgfsError("no datasets given")
+    for name, t in tables.items():
+        check_folds(None if t.y is None else np.asarray(t.y), n_splits, name)
+
+    out = Path(out_dir)
+    cells_dir = out / "cells"
+    cells_dir.mkdir(parents=True, exist_ok=True)
+    opt_key = json.dumps(options, sort_keys=True, default=str)
+
+    # the plan: keys of every cell, and which dataset x fold units still have work
+    keys: dict[tuple, str] = {}
+    units: dict[tuple, list] = {}
+    for dname, t in tables.items():
+        fp = table_fingerprint(t)
+        for fold in range(n_splits):
+            for s, sp_ in sel_specs:
+                pending = False
+                for c, cp in clf_specs:
+                    k = cell_key(dataset=dname, fingerprint=fp, selector=s, sparams=sp_, classifier=c, cparams=cp,
+                                 fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits, seed=random_state,
+                                 evaluate=proto.evaluate)
+                    keys[(dname, spec_label(s, sp_), c, fold)] = k
+                    if not (cells_dir / f"{k}.json").exists():
+                        pending = True
+                if pending:
+                    units.setdefault((dname, fold), []).append((s, sp_))
+    total = len(keys)
+    n_pending_cells = sum(len(v) * len(clf_specs) for v in units.values())
+    done = total - n_pending_cells
+    n_reused = done
+    if progress:
+        progress(done, total)
+
+    def store(dname, fold, df):
+        nonlocal done
+        for (s, sp_) in units[(dname, fold)]:
+            lab = spec_label(s, sp_)
+            for c, _cp in clf_specs:
+                sub = df[(df["selector"] == lab) & (df["classifier"] == c)]
+                k = keys[(dname, lab, c, fold)]
+                payload = json.dumps({"key": k, "rows": sub.to_dict("records")}, default=_jsonable)
+                atomic_write(cells_dir / f"{k}.json", lambda p, s_=payload: p.write_text(s_, encoding="utf-8"))
+                done += 1
+        if progress:
+            progress(done, total)
+
+    # biggest units first, so a large dataset does not start last and leave the other cores idle
+    jobs = sorted(((dname, fold, specs) for (dname, fold), specs in units.items()),
+                  key=lambda j: -(tables[j[0]].X.nnz + tables[j[0]].X.shape[0]) * len(j[2]))
+    if jobs:
+        if n_jobs == 1 or len(jobs) == 1:
+            for dname, fold, specs in jobs:
+                _, _, df = _run_unit(proto.evaluate, tables[dname], dname, specs, clf_specs, fold, n_splits,
+                                     random_state, options)
+                store(dname, fold, df)
+        else:
+            from joblib import Parallel, delayed
+
+            par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+            for dname, fold, df in par(
+                delayed(_run_unit)(proto.evaluate, tables[dname], dname, specs, clf_specs, fold, n_splits,
+                                   random_state, options)
+                for dname, fold, specs in jobs
+            ):
+                store(dname, fold, df)
+
+    # gather this grid's cells (only its own keys: an out_dir may hold older cells)
+    rows = []
+    for k in keys.values():
+        with open(cells_dir / f"{k}.json", encoding="utf-8") as fh:
+            rows.extend(json.load(fh)["rows"])
+    raw = pd.DataFrame(rows, columns=COLUMNS)
+    raw = _sort(raw, tables, labels, clf_specs)
+    sweep = None
+    if proto.postprocess is not None:
+        if raw["threshold_choice"].eq("best-on-test").any():
+            sweep = raw[raw["threshold_choice"].eq("best-on-test")]
+        results = proto.postprocess(raw, options)
+        results = _sort(results, tables, labels, clf_specs)
+    else:
+        results = raw
+    notes = _notes(proto, options, n_splits, random_state, results)
+    alternative = alternative or proto.options.get("alternative", "two-sided")
+    paths = _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative)
+    return GridResult(
+        out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
+        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), n_cells=total,
+        n_computed=total - n_reused, n_reused=n_reused, n_failed=int((results["status"] != "ok").sum()),
+        seconds=time.perf_counter() - t_start,
+    )
+
+
+def _jsonable(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    return str(o)
+
+
+def _sort(df, tables, labels, clf_specs):
+    if df.empty:
+        return df
+    dorder = {d: i for i, d in enumerate(tables)}
+    sorder = {s: i for i, s in enumerate(labels)}
+    corder = {c: i for i, (c, _) in enumerate(clf_specs)}
+    key = (df["dataset"].map(dorder).fillna(1e9) * 1e6 + df["selector"].map(sorder).fillna(1e4) * 1e3
+           + df["classifier"].map(corder).fillna(100) * 1e1)
+    df = df.assign(_k=key, _t=df["threshold"].astype(float).fillna(-1))
+    return df.sort_values(["_k", "fold", "_t"], kind="stable").drop(columns=["_k", "_t"]).reset_index(drop=True)
+
+
+def _notes(proto, options, n_splits, seed, results) -> list[str]:
+    notes = [f"Protocol `{proto.name}`: {proto.description}.",
+             f"Stratified {n_splits}-fold cross-validation, seed {seed}; selection fitted on the training part "
+             "of each fold only. Values are means over folds.",
+             f"Positive class for AUROC / AUCPR / GM: `{results['pos_label'].iloc[0]}`"
+             + (" (per dataset; see results.csv)" if results["pos_label"].nunique() > 1 else "") + "."
+             if len(results) else "No results."]
+    choice = options.get("threshold_choice")
+    if proto.name == "shsel2014":
+        choice = choice or "nested"
+        if choice == "best-on-test":
+            notes.append("Thresholds: **best-on-test (optimistic)**: for each dataset, method and classifier "
+                         "the threshold with the best mean accuracy over the *test* folds, as the SHSEL paper "
+                         "reports; these numbers overstate what a user would get. Every threshold is in sweep.csv.")
+        else:
+            notes.append("Thresholds: nested cross-validation (honest): in every outer fold an inner stratified "
+                         "CV on the training part chooses the threshold with the best mean accuracy.")
+    sel_time = results.groupby("selector")["select_seconds"].sum() if len(results) else None
+    if sel_time is not None and len(sel_time):
+        notes.append("Selection time (s, all folds and datasets): "
+                     + ", ".join(f"{k} {v:.2f}" for k, v in sel_time.items()) + ".")
+    return notes
+
+
+def _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative):
+    from selection.evaluation.report import write_outputs
+
+    return write_outputs(results, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics,
+                         title=title or f"Evaluation report ({proto.name})", control=control,
+                         default_control=proto.control, alpha=alpha, notes=notes, sweep=sweep, plots=plots,
+                         alternative=alternative)
+
+
+def default_jobs() -> int:
+    """Workers for ``n_jobs=-1``: the cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover
+        return os.cpu_count() or 1

@@ -1,0 +1,212 @@
+"""Named evaluation protocols: how a grid evaluates one dataset and what its report shows.
+
+A protocol bundles an evaluation function and the defaults of a paper's experiment:
+
+- ``basic``: stratified 10-fold CV, selectors at their default parameters, every measure.
+- ``shsel2014`` (Ristoski & Paulheim 2014, section 5): stratified 10-fold CV with selection
+  inside each fold; classifiers NB, k-NN (k=3) and SVM with a polynomial kernel; threshold
+  methods swept over 0, 0.01, ..., 1. The threshold is chosen by nested CV on the training part
+  (``threshold_choice="nested"``, the honest default) or, like the paper, by the best mean
+  accuracy over the test folds (``threshold_choice="best-on-test"``, optimistic: labelled so in
+  every output); option ``threshold=<number>`` fixes the threshold instead. Reports accuracy,
+  feature space compression (Eq. 4) and their harmonic mean.
+- ``rpv2020`` (da Silva, Plastino & Freitas 2020, section 5.2): 10-fold CV; lazy Naive Bayes
+  and 1-NN; GM, AUROC and AUCPR; average ranks and wins; Friedman + Holm against a control at
+  alpha 0.05 (control ``rpv`` when it is in the grid; one-sided p-values "the control is
+  better", which is what the paper's Table A.1 reports); % of features selected per instance.
+  Threshold methods run at their default threshold (SHSEL: 0.99, as the paper). The positive
+  class is label 1 when the labels are 0/1 (pro-longevity in the GO datasets, as in the paper),
+  ``true``/``positive``/``yes`` for such pairs, otherwise the minority class (see
+  :func:`rpv_pos_label`). With more than two classes (Cities) GM, AUROC and AUCPR are WEKA's
+  class-frequency-weighted averages (option ``multiclass_average``). When ``selection.lazy.selectors`` is importable, eager selectors are
+  scored with the same lazy NB / 1-NN implementation as the lazy ones (their mask repeated for
+  every test instance), so the classifier is identical across all methods.
+
+Other engineers add protocols with :func:`register_protocol`.
+
+Examples
+--------
+>>> get_protocol("shsel2014").classifiers
+('nb', 'knn', 'svm')
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kg.errors import KgfsError
+from selection.evaluation.cv import choose_best_on_test, evaluate_table
+
+__all__ = ["Protocol", "register_protocol", "get_protocol", "available_protocols", "SHSEL_THRESHOLDS"]
+
+#: The SHSEL paper's sweep: 0, 0.01, ..., 1.
+SHSEL_THRESHOLDS = tuple(np.round(np.arange(0, 101) / 100.0, 2).tolist())
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A named evaluation protocol.
+
+    Parameters
+    ----------
+    name : str
+    evaluate : callable
+        ``evaluate(table, selectors, classifiers, *, dataset, n_splits, random_state, folds,
+        options) -> pandas.DataFrame`` with the columns of
+        :data:`selection.evaluation.cv.COLUMNS` (one row per selector x classifier x fold; a
+        threshold sweep may return one row per threshold, see ``postprocess``).
+    classifiers : tuple of str
+        Default classifiers.
+    metrics : tuple of str
+        Columns shown in the report, in order.
+    rank_metrics : tuple of str
+        Columns ranked and tested (Friedman + Holm).
+    n_splits : int
+    control : str or None
+        Default control method of the Holm test when it is among the selectors.
+    postprocess : callable or None
+        ``postprocess(rows, options) -> rows`` applied to all rows of a dataset after every fold
+        is done (e.g. the best-on-test threshold choice, which needs all folds).
+    description : str
+    """
+
+    name: str
+    evaluate: Callable
+    classifiers: tuple = ("nb",)
+    metrics: tuple = ("accuracy", "gm", "auroc", "aucpr", "compression", "harmonic_mean")
+    rank_metrics: tuple = ("accuracy",)
+    n_splits: int = 10
+    control: str | None = None
+    postprocess: Callable | None = None
+    description: str = ""
+    options: dict = field(default_factory=dict)
+    methods: tuple | None = None  # selector names the protocol itself resolves (None: the selector registry)
+
+
+_PROTOCOLS: dict[str, Protocol] = {}
+# Modules that register further protocols when imported (loaded on the first lookup).
+_PROTOCOL_MODULES = ("selection.class_hierarchy.evaluation",)
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for mod in _PROTOCOL_MODULES:
+        if importlib.util.find_spec(mod) is not None:
+            importlib.import_module(mod)
+
+
+def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
+    """Register ``fn`` (see :class:`Protocol` ``evaluate``) under ``name``; keywords as :class:`Protocol`."""
+    p = Protocol(name=name, evaluate=fn, **kw)
+    _PROTOCOLS[name] = p
+    return p
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol registered as ``name`` (a :class:`KgfsError` lists the known ones)."""
+    if name not in _PROTOCOLS:
+        _load_plugins()
+    try:
+        return _PROTOCOLS[name]
+    except KeyError:
+        raise KgfsError(f"unknown protocol {name!r}; available: {', '.join(sorted(_PROTOCOLS))}") from None
+
+
+def available_protocols() -> dict[str, Protocol]:
+    _load_plugins()
+    return dict(sorted(_PROTOCOLS.items()))
+
+
+# ------------------------------------------------------------------ the built-in protocols
+def _basic(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    options = dict(options or {})
+    return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+                          random_state=random_state, folds=folds, threshold=options.get("threshold"),
+                          pos_label=options.get("pos_label"))
+
+
+def _shsel_choice(options) -> str:
+    choice = (options or {}).get("threshold_choice", "nested")
+    if choice not in ("nested", "best-on-test"):
+        raise KgfsError(f"threshold_choice must be 'nested' or 'best-on-test', got {choice!r}")
+    return choice
+
+
+def _shsel2014(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    options = dict(options or {})
+    # a fixed threshold (``threshold=0.99``) turns the sweep off; otherwise nested / best-on-test
+    fixed = options.get("threshold")
+    choice = _shsel_choice(options) if fixed is None or "threshold_choice" in options else float(fixed)
+    return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+                          random_state=random_state, folds=folds, threshold=choice,
+                          thresholds=options.get("thresholds", SHSEL_THRESHOLDS),
+                          threshold_metric=options.get("threshold_metric", "accuracy"),
+                          inner_splits=int(options.get("inner_splits", 5)),
+                          pos_label=options.get("pos_label"), keep_sweep=True)
+
+
+def _shsel_post(rows, options):
+    return choose_best_on_test(rows, (options or {}).get("threshold_metric", "accuracy"))
+
+
+_POSITIVE_PAIRS = ({"0", "1"}, {"false", "true"}, {"negative", "positive"}, {"no", "yes"}, {"neg", "pos"})
+
+
+def rpv_pos_label(y):
+    """The RPV protocol's positive class for two labels that name it (0/1, false/true,
+    negative/positive, no/yes): the second (``1``: pro-longevity in the GO data; ``true`` in NY
+    Daily, whose 57% positive instances match the paper's Table 1); else None (minority class)."""
+    vals = np.unique(np.asarray(y)).tolist()
+    low = {str(v).lower() for v in vals}
+    for pair in _POSITIVE_PAIRS:
+        if low == pair:
+            pos = sorted(pair)[1] if pair != {"neg", "pos"} else "pos"
+            pos = {"false": "true", "negative": "positive", "no": "yes"}.get(sorted(pair)[0], pos)
+            return next(v for v in vals if str(v).lower() == pos)
+    return None
+
+
+def _lazy_available() -> bool:
+    return importlib.util.find_spec("selection.lazy.selectors") is not None
+
+
+def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    options = dict(options or {})
+    pos = options.get("pos_label", rpv_pos_label(table.y))
+    lazy_eager = options.get("lazy_classifiers_for_eager", _lazy_available())
+    return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+                          random_state=random_state, folds=folds, threshold=options.get("threshold"),
+                          pos_label=pos, lazy_classifiers_for_eager=bool(lazy_eager),
+                          multiclass_average=options.get("multiclass_average", "weighted"))
+
+
+register_protocol(
+    "basic", _basic, classifiers=("nb",),
+    metrics=("accuracy", "gm", "auroc", "aucpr", "compression", "harmonic_mean"),
+    rank_metrics=("accuracy", "gm", "auroc", "aucpr"),
+    description="stratified 10-fold CV, selectors at their defaults, every measure",
+)
+register_protocol(
+    "shsel2014", _shsel2014, classifiers=("nb", "knn", "svm"),
+    metrics=("accuracy", "compression", "harmonic_mean"),
+    rank_metrics=("accuracy", "harmonic_mean"), control="shsel-ig-prune", postprocess=_shsel_post,
+    description="SHSEL paper (2014) s.5: stratified 10-fold CV, NB / 3-NN / SVM-poly, thresholds 0..1 "
+                "step 0.01 (nested CV choice by default; best-on-test on request, optimistic), "
+                "accuracy, compression, harmonic mean",
+)
+register_protocol(
+    "rpv2020", _rpv2020, classifiers=("nb", "1nn"),
+    metrics=("gm", "auroc", "aucpr", "compression"),
+    rank_metrics=("aucpr", "auroc", "gm"), control="rpv", options={"alternative": "one-sided"},
+    description="RPV paper (2020) s.5.2: 10-fold CV, lazy NB and 1-NN, GM / AUROC / AUCPR, ranks, wins, "
+                "Friedman + Holm vs a control at alpha 0.05, % features selected per instance",
+)

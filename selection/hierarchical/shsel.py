@@ -1,0 +1,349 @@
+"""SHSEL: feature selection in hierarchical feature spaces (Ristoski & Paulheim, 2014).
+
+Two steps, both stated in the paper per leaf-to-root path and computed here exactly on DAGs
+without enumerating paths (see :mod:`selection.measures.paths`):
+
+1. *Initial selection* (Algorithm 1): a feature is dropped when its relevance is similar to
+   that of one of its direct parents (``similarity >= threshold``): the more general feature
+   carries the same information, so the more specific one is redundant.
+2. *Pruning* (Algorithm 2): of the features left, keep those whose information gain reaches
+   the average information gain of the remaining features on a leaf-to-root path through
+   them.
+
+Registered as ``shsel-ig``, ``shsel-c`` (initial selection only) and ``shsel-ig-prune``,
+``shsel-c-prune`` (both steps).
+"""
+
+from __future__ import annotations
+
+import logging
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from kg.hierarchy import FeatureHierarchy
+from sklearn.utils.validation import check_is_fitted
+
+from selection.base import HierarchicalSelector
+from selection.measures.relevance import ClassCounts, edge_correlation, information_gain
+from selection.measures.paths import path_mean_rule
+from selection.registry import register_selector
+
+__all__ = ["SHSEL", "initial_selection", "prune_selection", "implication_violations", "violation_cells", "edge_cooccurrence_via_violations", "HierarchyChecks", "THRESHOLD_GRID"]
+
+log = logging.getLogger(__name__)
+
+#: The paper sweeps every threshold from 0 to 1 in steps of 0.01.
+THRESHOLD_GRID = tuple(round(i / 100, 2) for i in range(101))
+
+
+class HierarchyChecks:
+    """Checks shared by the hierarchical selectors (mixed into :class:`HierarchicalSelector`).
+
+    * When ``X`` came with column names (a DataFrame) and a hierarchy is given, the names
+      must be the hierarchy's node ids in the same order.
+    * With ``check_implication=True`` (the default) a table where an instance has a feature
+      but lacks one of its parents raises a ``ValueError`` naming the first such cell: every
+      path rule assumes the implication of the paper's Eq. (1). Repair the table first
+      (``FeatureTable(..., check="repair")``), pass ``check_implication="repair"`` to select
+      on the table closed upward (the missing ancestors set to 1; logged), or
+      ``check_implication=False`` to run on it as it is.
+    """
+
+    def get_feature_names_out(self, input_features=None):
+        """Selected feature names: ``X``'s column names, else the hierarchy's node ids."""
+        if input_features is None and getattr(self, "feature_names_in_", None) is None:
+            h = getattr(self, "hierarchy", None)
+            if h is not None:
+                return np.asarray(h.node_ids[self.get_support()], dtype=object)
+        return super().get_feature_names_out(input_features)
+
+    def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None):
+        """Validate names and the implication; returns ``(X, diff)``, repaired if asked to."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and getattr(self, "hierarchy", None) is not None:
+            ids = hierarchy.node_ids
+            bad = np.flatnonzero(np.asarray(names, dtype=str) != ids)
+            if bad.size:
+                k = int(bad[0])
+                raise ValueError(
+                    f"X's column {k} is {str(names[k])!r} but the hierarchy's node {k} is {str(ids[k])!r}; "
+                    "the hierarchy's nodes must be X's columns, in the same order"
+                )
+        mode = getattr(self, "check_implication", True)
+        if not (isinstance(mode, (bool, np.bool_)) or mode == "repair"):
+            raise ValueError(f"check_implication must be True, False or 'repair', got {mode!r}")
+        if mode is not False and hierarchy.n_edges:
+            n_bad, first = implication_violations(X, hierarchy, diff)
+            if n_bad and mode == "repair":
+                log.info("closing X upward: %d (row, ancestor) cell(s) were missing", n_bad)
+                return hierarchy.close(X).astype(np.float64), sp.csr_matrix(X.shape)
+            if n_bad:
+                row, child, parent = first
+                raise ValueError(
+                    f"X violates the hierarchy in {n_bad} cell(s): row {row} has feature "
+                    f"{str(hierarchy.node_ids[child])!r} but not its parent {str(hierarchy.node_ids[parent])!r}; "
+                    "close or repair the table (FeatureTable check='repair') or pass "
+                    "check_implication='repair' (close it upward) or False (use it as it is)"
+                )
+        return X, diff
+
+
+def _binary_canonical(X) -> sp.csr_matrix:
+    X = sp.csr_matrix(X)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    if X.nnz and not (X.data == 1).all():
+        X = X.copy()
+        X.data = (X.data != 0).astype(np.float64)
+        X.eliminate_zeros()
+    return X
+
+
+def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:
+    """The (row, parent) cells where some child of ``parent`` is 1 but ``parent`` is 0, as sorted
+    csr (:meth:`FeatureHierarchy.violations`: one symbolic product when the table is closed)."""
+    diff = hierarchy.violations(_binary_canonical(X)).tocsr()
+    diff.sort_indices()
+    return diff
+
+
+def implication_violations(
+    X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None
+) -> tuple[int, tuple[int, int, int] | None]:
+    """Number of (row, parent) cells where a child is 1 and the parent 0, and the first one
+    as ``(row, child, parent)``: the smallest ``(row, parent)`` with its first present child.
+    ``diff`` may pass :func:`violation_cells` when already computed."""
+    diff = violation_cells(X, hierarchy) if diff is None else diff
+    if diff.nnz == 0:
+        return 0, None
+    row = int(np.flatnonzero(np.diff(diff.indptr))[0])
+    parent = int(diff.indices[diff.indptr[row]])
+    kids = hierarchy.child_indices(parent)
+    present = np.asarray(sp.csr_matrix(X)[row, kids].todense()).ravel() != 0
+    return int(diff.nnz), (row, int(np.sort(kids[present])[0]), parent)
+
+
+def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(s, s + l)`` for each pair (vectorised)."""
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lens) - lens, lens)
+    return np.repeat(starts.astype(np.int64), lens) + offsets
+
+
+def edge_cooccurrence_via_violations(X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None) -> np.ndarray:
+    """Co-occurrence of child and parent for every edge of ``hierarchy.edges``.
+
+    ``cooc(c, p) = count(c) - #rows with c and without p``; the second term comes from the
+    violation cells only, so on a closed (or nearly closed) table this costs one sparse
+    product instead of one lookup per one of every child column.
+    """
+    X = _binary_canonical(X)
+    n, m = X.shape
+    child, parent = hierarchy.edges
+    counts = np.bincount(X.indices, minlength=m).astype(np.float64)[child]
+    diff = violation_cells(X, hierarchy) if diff is None else diff
+    if diff.nnz == 0:
+        return counts
+    coo = diff.tocoo()
+    cm = hierarchy.child_matrix
+    lens = np.diff(cm.indptr)[coo.col]
+    rows = np.repeat(coo.row.astype(np.int64), lens)
+    pars = np.repeat(coo.col.astype(np.int64), lens)
+    kids = cm.indices[_ranges(cm.indptr[coo.col], lens)].astype(np.int64)
+    xkeys = np.repeat(np.arange(n, dtype=np.int64), np.diff(X.indptr)) * m + X.indices
+    q = rows * m + kids
+    pos = np.minimum(np.searchsorted(xkeys, q), xkeys.size - 1)
+    present = xkeys[pos] == q
+    ekeys = child * m + parent  # sorted: edges come sorted by child, then parent
+    e = np.searchsorted(ekeys, kids[present] * m + pars[present])
+    return counts - np.bincount(e, minlength=child.size)
+
+
+def initial_selection(
+    n_nodes: int, child: np.ndarray, parent: np.ndarray, similarity: np.ndarray, threshold: float
+) -> np.ndarray:
+    """SHSEL Algorithm 1 given the similarity of every (child, parent) edge.
+
+    A node is dropped when the similarity to at least one of its direct parents is
+    ``>= threshold`` (the algorithm's ``break`` after the first similar parent). Roots are
+    never dropped. Every node is compared with its parents in the *original* hierarchy:
+    the algorithm walks upward from the leaves and every node is reached (its parents are
+    added to the work list whether it was dropped or not), and comparing with the original
+    parents makes the result independent of the order in which the list is processed (the
+    paper's "paths are updated accordingly" would otherwise depend on it). In a chain of
+    mutually similar features only the top one survives: "features from as high as
+    possible levels of the hierarchy".
+    """
+    drop = np.zeros(n_nodes, dtype=bool)
+    hit = np.asarray(similarity, dtype=np.float64) >= threshold
+    drop[np.asarray(child, dtype=np.int64)[hit]] = True
+    return ~drop
+
+
+def prune_selection(
+    hierarchy: FeatureHierarchy, ig: np.ndarray, selected: np.ndarray, *, path_rule: str = "any"
+) -> np.ndarray:
+    """SHSEL Algorithm 2: keep a selected node whose IG reaches the average IG of the selected
+    nodes on some (``path_rule="any"``, the paper's rule) or every (``"all"``) leaf-to-root path
+    of the original hierarchy through it.
+
+    Paths are those of the original hierarchy ("the paths ... can already be precomputed in
+    the initial selection algorithm"); the average is over the features still selected on
+    the path (the algorithm's input is the reduced set ``F``). All averages are taken from
+    the same input set, so the result does not depend on the order of the paths; a feature
+    equal to the average is kept (Algorithm 2 removes only ``IG < avg``).
+    """
+    return path_mean_rule(hierarchy, ig, selected, mode=path_rule)
+
+
+class SHSEL(HierarchyChecks, HierarchicalSelector):
+    """SHSEL hierarchical feature selection (initial selection, optionally pruning).
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        Child -> parent DAG over the columns of ``X`` (``None``: flat, nothing is merged).
+    relevance : {"ig", "correlation"}
+        Similarity of a node and a direct parent in the initial selection:
+        ``"ig"``: ``1 - |IG(child) - IG(parent)|`` (IG in bits);
+        ``"correlation"``: Pearson correlation of the two binary columns (identical columns
+        count as 1, a constant column against a different one as 0).
+    threshold : float, default 0.99
+        Similarity at or above which the child is dropped. The paper sweeps 0..1 (step
+        0.01, see :data:`THRESHOLD_GRID`) and recommends [0.99, 0.9999] for IG, > 0.6 for
+        correlation.
+    prune : bool, default True
+        Run Algorithm 2 after Algorithm 1 (``pruneSHSEL``); ``False`` gives ``initialSHSEL``.
+    path_rule : {"any", "all"}, default "any"
+        A feature on several paths survives pruning when it reaches the average of at least
+        one of them (``"any"``, as the paper says) or of all of them (``"all"``, stricter).
+    check_implication : bool or "repair", default True
+        Raise on tables where a feature is 1 and a parent is 0; ``"repair"`` closes them
+        upward first; ``False`` uses them as they are (see :class:`HierarchyChecks`).
+    binarize : float or None
+        See :mod:`selection.base`.
+
+    Attributes
+    ----------
+    scores_ : ndarray, information gain of every feature (bits)
+    edge_similarity_ : ndarray, similarity of each ``hierarchy_.edges`` (child, parent) pair
+    initial_support_ : ndarray of bool, the features left by the initial selection
+    support_ : ndarray of bool, the selected features
+    hierarchy_ : FeatureHierarchy
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person"), ("Politician", "Person")],
+    ...                                 nodes=["Athlete", "Politician", "Person"])
+    >>> X = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    >>> y = [1, 1, 0, 0]
+    >>> sel = SHSEL(h).fit(X, y)   # Politician has Person's IG: merged into Person
+    >>> sel.get_feature_names_out().tolist()   # Person is the only feature left on its path
+    ['Athlete', 'Person']
+    """
+
+    def __init__(
+        self,
+        hierarchy=None,
+        *,
+        relevance="ig",
+        threshold=0.99,
+        prune=True,
+        path_rule="any",
+        check_implication=True,
+        binarize=None,
+    ):
+        self.hierarchy = hierarchy
+        self.relevance = relevance
+        self.threshold = threshold
+        self.prune = prune
+        self.path_rule = path_rule
+        self.check_implication = check_implication
+        self.binarize = binarize
+
+    def _check_params(self):
+        if self.relevance not in ("ig", "correlation"):
+            raise ValueError(f"relevance must be 'ig' or 'correlation', got {self.relevance!r}")
+        if not isinstance(self.threshold, numbers.Real) or not np.isfinite(self.threshold):
+            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
+        if self.path_rule not in ("any", "all"):
+            raise ValueError(f"path_rule must be 'any' or 'all', got {self.path_rule!r}")
+
+    def _fit(self, X, y, hierarchy):
+        self._check_params()
+        diff = None
+        if hierarchy.n_edges and (self.check_implication or self.relevance == "correlation"):
+            diff = violation_cells(X, hierarchy)
+        X, diff = self._check_table(X, hierarchy, diff)
+        counts = ClassCounts(X, y)
+        ig = information_gain(X, y, counts)
+        child, parent = hierarchy.edges
+        if self.relevance == "ig":
+            sim = 1.0 - np.abs(ig[child] - ig[parent])
+        else:
+            # on a closed table an edge's co-occurrence is the child's count; only the
+            # violation cells (none after the check) change it
+            cooc = edge_cooccurrence_via_violations(X, hierarchy, diff)
+            sim = edge_correlation(X, child, parent, cooccurrence=cooc)
+        initial = initial_selection(hierarchy.n_nodes, child, parent, sim, float(self.threshold))
+        self.edge_similarity_ = sim
+        self.scores_ = ig
+        self.initial_support_ = initial
+        self.support_ = (
+            prune_selection(hierarchy, ig, initial, path_rule=self.path_rule) if self.prune else initial
+        )
+
+
+    def supports_for_thresholds(self, thresholds) -> np.ndarray:
+        """Supports for many thresholds from this fit: ``(len(thresholds), n_features)`` bool.
+
+        Row ``i`` equals ``get_support()`` of a refit with ``threshold=thresholds[i]`` (the
+        relevance values and edge similarities do not depend on the threshold); pruning runs
+        once per distinct initial selection. Used by threshold sweeps (``evaluate``).
+        """
+        check_is_fitted(self, "support_")
+        h = self.hierarchy_
+        child, parent = h.edges
+        thresholds = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        out = np.zeros((thresholds.size, h.n_nodes), dtype=bool)
+        pruned: dict[bytes, np.ndarray] = {}
+        for i, t in enumerate(thresholds):
+            init = initial_selection(h.n_nodes, child, parent, self.edge_similarity_, float(t))
+            if not self.prune:
+                out[i] = init
+                continue
+            key = np.packbits(init).tobytes()
+            if key not in pruned:
+                pruned[key] = prune_selection(h, self.scores_, init, path_rule=self.path_rule)
+            out[i] = pruned[key]
+        return out
+
+
+def _factory(relevance: str, prune: bool):
+    def make(hierarchy=None, **params):
+        return SHSEL(hierarchy, **{"relevance": relevance, "prune": prune, **params})
+
+    return make
+
+
+for _name, _rel, _prune, _desc in (
+    ("shsel-ig", "ig", False, "initialSHSEL IG: drop features whose IG is similar to a parent's"),
+    ("shsel-c", "correlation", False, "initialSHSEL C: drop features correlated with a parent"),
+    ("shsel-ig-prune", "ig", True, "pruneSHSEL IG: initial selection by IG, then per-path IG pruning"),
+    ("shsel-c-prune", "correlation", True, "pruneSHSEL C: initial selection by correlation, then pruning"),
+):
+    register_selector(
+        _name,
+        _factory(_rel, _prune),
+        kind="eager",
+        description=_desc,
+        defaults={"relevance": _rel, "prune": _prune, "threshold": 0.99},
+        threshold_grid=THRESHOLD_GRID,
+    )

@@ -1,0 +1,725 @@
+"""Lazy hierarchical feature selection (a feature subset per test instance) and lazy classifiers.
+
+Methods (da Silva, Plastino & Freitas 2020, sections 3-4; HIP and MR from Wan & Freitas 2015):
+
+- :class:`RPV` (Algorithm 1): keep the positive values of the test instance, except an ancestor
+  whose relevance is *lower* than that of one of its positive descendants; every negative value
+  is removed. ``relevance="lazyr"`` (RPV), ``"ig"`` (RPV-IG) or ``"r"`` (RPV-R).
+- :class:`HIP`: the most specific positive values and the most general negative values (the
+  "core" values, which imply all the others).
+- :class:`MR`: on every path of the DAG, the most relevant value (R of Eq. 1 by default):
+  positive values compete on the paths from each positive feature up to the roots, negative
+  values on the paths from each negative feature down to the leaves.
+- :class:`AllPositive` / :class:`AllNegative`: every positive / every negative value.
+
+Each is a scikit-learn estimator (:class:`~selection.base.HierarchicalSelector`) whose
+``fit(X, y)`` precomputes what Algorithm 1 calls the eager part (relevances, ancestor sets,
+and from them one sparse "removal" matrix), and whose :meth:`LazySelector.select_for`
+returns a sparse boolean mask (n_test x n_features) for a batch of test instances. The
+selection of a whole batch is a few sparse products with the ancestor/descendant matrices of
+the hierarchy; there is no loop over instances or paths (the per-instance loops live in the
+tests, as references). Because a lazy selector has no single subset, ``get_support()`` is
+all-True after ``fit`` (``transform`` keeps every column); use ``select_for``.
+
+Lazy classifiers (:func:`make_lazy_classifier`): :class:`LazyNaiveBayes` (Bernoulli,
+Laplace smoothing; each test instance is scored only on its own selected features) and
+:class:`LazyKNN` (Euclidean distance over the selected features of the test instance, k=1
+in the paper). ``predict(X, mask)`` takes the mask of a lazy selector, a 1-D support of an
+eager selector (the same mask for every row), or ``None`` (all features).
+
+Behaviour on awkward input (tested in ``tests/selection/lazy/test_selectors.py``):
+
+- Test data with a different number of columns than training, or (for DataFrames and
+  :class:`~kg.table.FeatureTable`) different column names, raises ``ValueError``.
+- Values outside {0, 1} raise ``ValueError`` naming the row and column, unless the selector
+  or classifier was given ``binarize=t``.
+- Classes that occur only at test time cannot be predicted: ``classes_`` (and ``k`` of LazyR)
+  come from the training labels; ``predict_proba`` has one column per training class.
+- A feature with no positive training occurrence has LazyR(X=1) = 0 and R = 0 (see
+  :mod:`selection.measures.values`): RPV keeps it when it is positive in a test instance unless a
+  positive descendant is more relevant (it never removes an ancestor, since nothing is less
+  relevant than 0); Naive Bayes scores it with the Laplace estimate ``1 / (n_c + 2)``.
+- RPV, HIP, All-Pos and All-Neg apply their rules to the values as given, also when a test row
+  violates the implication (child = 1, parent = 0): HIP then follows the original code (each
+  positive value removes its ancestors, each negative value its descendants). MR's path rule is
+  defined on rows closed under the hierarchy; :class:`MR` raises ``ValueError`` naming the
+  first violating cell (close the table first, e.g. ``FeatureTable(..., check="repair")``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from selection.base import HierarchicalSelector, as_binary_csr
+from selection.measures.relevance import ClassCounts
+from selection.registry import register_classifier, register_selector
+from selection.measures.values import r_measure, value_relevance
+
+__all__ = [
+    "LazySelector",
+    "RPV",
+    "HIP",
+    "MR",
+    "AllPositive",
+    "AllNegative",
+    "LazyNaiveBayes",
+    "LazyKNN",
+    "make_lazy_classifier",
+    "mean_fraction_selected",
+    "as_mask",
+]
+
+
+# ---------------------------------------------------------------------------- helpers
+_BLOCK_CELLS = 4_000_000  # dense scratch per row block (bool cells), bounds memory
+
+
+def _bool_csr(m: sp.spmatrix) -> sp.csr_matrix:
+    m = sp.csr_matrix(m)
+    m.eliminate_zeros()
+    out = m.astype(bool)
+    out.sort_indices()
+    return out
+
+
+def _filtered(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
+    """The entries of ``matrix`` (as coo) where ``keep`` (one bool per stored entry) is True."""
+    coo = matrix.tocoo()
+    return sp.csr_matrix(
+        (np.ones(int(keep.sum()), np.float64), (coo.row[keep], coo.col[keep])), shape=matrix.shape
+    )
+
+
+def _minus(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
+    """Entries of 0/1 matrix ``a`` not stored (non-zero) in ``b``."""
+    a = sp.csr_matrix(a, dtype=np.float64)
+    return _bool_csr(a - a.multiply(b.astype(bool)))
+
+
+def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
+    """Apply ``fn(x_block_csr, x_block_dense_bool, first_row) -> bool block`` to row blocks of bounded
+    size (``_BLOCK_CELLS`` cells) and stack the results as a csr bool matrix."""
+    n_rows, n = X.shape
+    step = max(1, int(_BLOCK_CELLS // max(1, n)))
+    X = sp.csr_matrix(X)
+    out = []
+    for s in range(0, n_rows, step):
+        xb = X[s : s + step]
+        xd = np.zeros(xb.shape, dtype=bool)
+        xd[np.repeat(np.arange(xb.shape[0]), np.diff(xb.indptr)), xb.indices] = True
+        out.append(sp.csr_matrix(fn(xb, xd, s)))
+    return sp.vstack(out, format="csr") if out else sp.csr_matrix((0, n), dtype=bool)
+
+
+def mean_fraction_selected(mask, n_features: int | None = None) -> float:
+    """Mean fraction of features selected per instance of a mask (2-D) or support (1-D)."""
+    if sp.issparse(mask):
+        n = mask.shape[1] if n_features is None else n_features
+        return float(mask.getnnz() / (mask.shape[0] * n)) if mask.shape[0] and n else 0.0
+    m = np.asarray(mask, dtype=bool)
+    n = m.shape[-1] if n_features is None else n_features
+    return float(m.mean()) if m.ndim == 1 else float(m.sum() / (m.shape[0] * n))
+
+
+def as_mask(mask, n_rows: int, n_features: int):
+    """Normalise a mask for the lazy classifiers: ``None``, a 1-D bool support, or a csr bool matrix."""
+    if mask is None:
+        return None
+    if sp.issparse(mask):
+        if mask.shape != (n_rows, n_features):
+            raise ValueError(f"mask has shape {mask.shape}, expected ({n_rows}, {n_features})")
+        return _bool_csr(mask)
+    m = np.asarray(mask)
+    if m.ndim == 1:
+        if m.shape[0] != n_features:
+            raise ValueError(f"support mask has {m.shape[0]} entries, expected {n_features} features")
+        return m.astype(bool)
+    if m.shape != (n_rows, n_features):
+        raise ValueError(f"mask has shape {m.shape}, expected ({n_rows}, {n_features})")
+    return _bool_csr(sp.csr_matrix(m.astype(bool)))
+
+
+# ---------------------------------------------------------------------------- selectors
+class LazySelector(HierarchicalSelector):
+    """Base of the lazy selectors: ``fit`` precomputes, :meth:`select_for` selects per instance.
+
+    Attributes (after ``fit``)
+    --------------------------
+    classes_ : ndarray, training classes
+    support_ : ndarray of bool, all True (the eager view of a lazy selector keeps every column)
+    relevance_ : ndarray (n_features,), the relevance used (where the method uses one)
+
+    Attributes (after ``select_for``)
+    ---------------------------------
+    n_selected_ : ndarray (n_test,), number of features selected for each test instance
+    mean_n_selected_ : float, its mean
+    mean_fraction_selected_ : float, ``mean_n_selected_ / n_features``
+    """
+
+    def _fit(self, X, y, hierarchy):
+        self.support_ = np.ones(X.shape[1], dtype=bool)
+        counts = ClassCounts(X, y) if y is not None else None
+        self.classes_ = counts.classes if counts is not None else None
+        self._prepare(X, counts, hierarchy)
+
+    def _prepare(self, X, counts, hierarchy) -> None:  # pragma: no cover - overridden
+        pass
+
+    def _validate_test(self, X) -> sp.csr_matrix:
+        check_is_fitted(self, "support_")
+        names = getattr(X, "feature_names", None)
+        if names is not None and hasattr(X, "hierarchy") and hasattr(X, "X"):  # a FeatureTable
+            if getattr(self, "hierarchy", None) is not None:
+                expected = self.hierarchy_.node_ids
+                got = np.asarray(names).astype(str)
+                if got.shape != expected.shape or not np.array_equal(got, expected):
+                    diff = np.flatnonzero(got[: expected.size] != expected[: got.size])
+                    where = f" (first difference at column {int(diff[0])}: {str(got[diff[0]])!r} vs {str(expected[diff[0]])!r})" if diff.size else ""
+                    raise ValueError(
+                        f"test table has {got.size} features that differ from the {expected.size} "
+                        f"training features{where}"
+                    )
+            X = X.X
+        X = validate_data(self, X, accept_sparse="csr", reset=False, dtype=np.float64, ensure_min_samples=0)
+        return as_binary_csr(X, getattr(self, "binarize", None), what="X_test")
+
+    def select_for(self, X) -> sp.csr_matrix:
+        """The features selected for each test instance: csr bool matrix (n_test x n_features).
+
+        Also sets ``n_selected_``, ``mean_n_selected_`` and ``mean_fraction_selected_``.
+        """
+        X = self._validate_test(X)
+        mask = self._select(X) if X.shape[0] else sp.csr_matrix(X.shape, dtype=bool)
+        if not (mask.dtype == bool and mask.has_canonical_format):
+            mask = _bool_csr(mask)
+        self.n_selected_ = np.diff(mask.indptr).astype(np.int64)
+        self.mean_n_selected_ = float(self.n_selected_.mean()) if X.shape[0] else 0.0
+        self.mean_fraction_selected_ = self.mean_n_selected_ / X.shape[1]
+        return mask
+
+    def _select(self, X: sp.csr_matrix) -> sp.csr_matrix:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class RPV(LazySelector):
+    """Select Relevant Positive feature Values (Algorithm 1 of da Silva et al. 2020).
+
+    For a test instance ``t``: every feature with value 0 is removed; a feature ``a`` with
+    value 1 is removed when some feature ``d`` with value 1 in ``t`` has ``a`` among its
+    ancestors and ``Relevance[a] < Relevance[d]`` (strictly; equal relevance keeps both).
+    Everything else is selected. Removal is never undone, so the result does not depend on
+    the order the features are processed in (the paper's argument; a property test checks it).
+
+    Vectorised form: ``K[d, a] = 1`` when ``a`` is an ancestor of ``d`` with lower relevance
+    (precomputed in ``fit``); the removed set of a whole batch is ``X_test @ K > 0``, one
+    sparse product. On rows closed under the hierarchy (the usual case) ``K`` is first
+    reduced to its pairs where ``d`` is a most general member of ``{d below a: rel[d] >
+    rel[a]}``: any positive member implies a positive most general one, and the reduced
+    product is several times cheaper. Rows that violate the implication use the full ``K``.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+    relevance : {"lazyr", "ig", "r", "value_ig"}
+        ``"lazyr"``: LazyR(X=1) of Eq. 2 (RPV); ``"ig"``: information gain (RPV-IG); ``"r"``:
+        R of Eq. 1 (RPV-R); ``"value_ig"``: IG of the positive value (an extra, not in the paper).
+    binarize : float or None
+        See :mod:`selection.base`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("B", "A"), ("D", "C")], nodes=["A", "B", "C", "D"])
+    >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])
+    >>> rpv = RPV(h).fit(X, ["C1", "C2", "C2"])
+    >>> rpv.relevance_.tolist()             # LazyR(A=1), ..., LazyR(D=1)
+    [0.0, 0.5, 0.5, 0.5]
+    >>> rpv.select_for(np.array([[1, 1, 1, 1]])).toarray().astype(int).tolist()  # A < B removes A
+    [[0, 1, 1, 1]]
+    """
+
+    def __init__(self, hierarchy=None, *, relevance="lazyr", binarize=None):
+        self.hierarchy = hierarchy
+        self.relevance = relevance
+        self.binarize = binarize
+
+    def _prepare(self, X, counts, hierarchy):
+        self._build(hierarchy, value_relevance(self.relevance, counts=counts))
+
+    def _build(self, hierarchy, rel: np.ndarray) -> None:
+        """Precompute the removal matrices from the relevance of each feature's positive value."""
+        self.relevance_ = rel = np.asarray(rel, dtype=np.float64)
+        anc = hierarchy.ancestor_matrix.tocoo()  # row: feature d, col: ancestor a
+        self.removal_matrix_ = _filtered(anc, rel[anc.col] < rel[anc.row])
+        # For closed rows only the most general members of {d below a: rel[d] > rel[a]} need
+        # checking (a positive member implies its ancestors in the set are positive too):
+        # drop (d, a) when some ancestor b of d also removes a.
+        through = (hierarchy.ancestor_matrix.astype(np.float64) @ self.removal_matrix_).tocsr()
+        self.closed_removal_matrix_ = _minus(self.removal_matrix_, through).astype(np.float64)
+        # one product gives both the closure check (X @ P) and the removals (X @ K_closed)
+        # boolean matrices: the product is a logical or-and, one byte per cell
+        self._pk = sp.hstack([hierarchy.parent_matrix, self.closed_removal_matrix_], format="csr").astype(bool)
+
+    def _select(self, X):
+        # Row blocks with a bounded dense scratch (~4M cells): the removals are read off a
+        # dense block at the positions of X's entries, which avoids sorting sparse products.
+        n_test, n = X.shape
+        X = sp.csr_matrix(X, dtype=bool)
+        X.sort_indices()
+        keep = np.zeros(X.nnz, dtype=bool)
+        step = max(1, int(_BLOCK_CELLS // max(1, n)))
+        for s in range(0, n_test, step):
+            e = min(n_test, s + step)
+            lo, hi = X.indptr[s], X.indptr[e]
+            if hi == lo:
+                continue
+            xb = X[s:e]
+            prod = (xb @ self._pk).toarray()
+            rows = np.repeat(np.arange(e - s), np.diff(X.indptr[s : e + 1]))
+            cols = X.indices[lo:hi]
+            has_child = prod[:, :n]
+            xd = np.zeros((e - s, n), dtype=bool)
+            xd[rows, cols] = True
+            if (has_child & ~xd).any():  # a row violates the implication: the literal rule
+                killed = (xb.astype(np.float64) @ self.removal_matrix_).toarray() > 0
+            else:
+                killed = prod[:, n:]
+            keep[lo:hi] = ~killed[rows, cols]
+        out = sp.csr_matrix((keep, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+        out.eliminate_zeros()
+        out.has_sorted_indices = True
+        return out
+
+
+class HIP(LazySelector):
+    """Select Hierarchical Information-Preserving features (Wan & Freitas 2015).
+
+    Each positive value removes all its ancestors, each negative value all its descendants;
+    what is never removed is selected. On a table closed under the hierarchy this is exactly
+    the most specific positive values (no positive descendant) and the most general negative
+    values (no negative ancestor): the values that imply all the others. The relevance of the
+    features plays no role, and ``y`` is not used.
+
+    Vectorised: on closed rows, a positive value is kept iff it has no positive child
+    (``X @ P``) and a negative value iff all its parents are positive (``X @ P^T``), with ``P``
+    the parent matrix. On rows that violate the implication the original rule is applied:
+    ``f`` survives iff it is not an ancestor of a positive value (``X @ A == 0``) and all its
+    ancestors are positive (``X @ D == n_ancestors``), ``A``/``D`` the ancestor/descendant
+    matrices. Roots without a positive descendant are
+    selected whatever their value: a root with value 0 is a most general negative value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("b", "a"), ("c", "a")], nodes=["a", "b", "c"])
+    >>> HIP(h).fit(np.eye(3)[[0, 1, 2, 0]] + [[0, 0, 0], [1, 0, 0], [1, 0, 0], [0, 0, 0]],
+    ...            [0, 1, 0, 1]).select_for(np.array([[1, 1, 0]])).toarray().tolist()
+    [[False, True, True]]
+    """
+
+    _supervised = False
+
+    def __init__(self, hierarchy=None, *, binarize=None):
+        self.hierarchy = hierarchy
+        self.binarize = binarize
+
+    def _prepare(self, X, counts, hierarchy):
+        self.n_ancestors_ = np.diff(hierarchy.ancestor_matrix.indptr).astype(np.int64)
+        self._anc = hierarchy.ancestor_matrix.astype(np.float64)
+        self._desc = hierarchy.descendant_matrix.astype(np.float64)
+        pm = hierarchy.parent_matrix.astype(np.float32)  # small counts: exact in float32, half the traffic
+        self._pp = sp.hstack([pm, pm.T], format="csr")  # (t, p) has a positive child | (t, f) positive parents
+        self._n_par = np.diff(hierarchy.parent_matrix.indptr)
+
+    def _select(self, X):
+        n = X.shape[1]
+        roots = self.n_ancestors_ == 0
+
+        def block(xb, xd, start):
+            prod = sp.csr_matrix(xb.astype(np.float32) @ self._pp).toarray()
+            has_child, n_pos_par = prod[:, :n] > 0, prod[:, n:]
+            if not (has_child & ~xd).any():
+                # closed rows: "no positive descendant" = no positive child, "all ancestors
+                # positive" = all parents positive; products with the parent matrix only
+                pos = xd & ~has_child
+                neg = ~xd & ((n_pos_par == self._n_par) & (self._n_par > 0) | roots)
+                return pos | neg
+            # rows violating the implication: the original rule with all ancestors
+            killed = (xb @ self._anc).toarray() > 0
+            all_anc_pos = (xb @ self._desc).toarray() == self.n_ancestors_
+            return ~killed & (all_anc_pos | roots)
+
+        return _dense_blocks(X, block)
+
+
+class MR(LazySelector):
+    """Select the Most Relevant feature on each path (Wan & Freitas 2015).
+
+    For every positive value ``x`` and every path from ``x`` up to a root, the most relevant
+    feature of the path is kept and the others are removed; for every negative value and
+    every path from it down to a leaf, likewise. Removal is permanent (as in the original
+    Java code), so a feature survives only if it wins on every such path it lies on. Ties go
+    to the feature nearer to ``x`` (the original code's tie-break): among positive values the
+    more specific, among negative values the more general.
+
+    On rows closed under the hierarchy that is, without enumerating paths:
+
+    - a positive ``f`` is selected iff ``R(f) >= R(a)`` for every ancestor ``a`` and
+      ``R(f) > R(d)`` for every positive descendant ``d``;
+    - a negative ``f`` is selected iff ``R(f) >= R(d)`` for every descendant ``d`` and
+      ``R(f) > R(a)`` for every negative ancestor ``a``.
+
+    The instance-dependent conditions are one sparse product per block of test rows with
+    matrices precomputed in ``fit``: "some positive descendant is at least as relevant" through
+    the most general such descendants (as for RPV), and "every ancestor at least as relevant
+    as f is positive" through the most specific such ancestors (positive values are closed
+    upward). The tests compare against brute-force path enumeration.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+    relevance : {"r", "lazyr", "ig", "value_ig"}
+        Feature relevance; Wan & Freitas use R (Eq. 1), the default.
+    binarize : float or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> mr = MR(h).fit(np.array([[1, 1], [1, 0], [0, 0], [1, 1]]), [1, 0, 0, 1])
+    >>> mr.relevance_.round(3).tolist()
+    [0.889, 2.0]
+    >>> mr.select_for(np.array([[1, 1], [0, 0], [1, 0]])).toarray().tolist()
+    [[False, True], [False, True], [True, True]]
+    """
+
+    def __init__(self, hierarchy=None, *, relevance="r", binarize=None):
+        self.hierarchy = hierarchy
+        self.relevance = relevance
+        self.binarize = binarize
+
+    def _prepare(self, X, counts, hierarchy):
+        rel = value_relevance(self.relevance, counts=counts) if self.relevance != "r" else r_measure(counts=counts)
+        self.relevance_ = rel
+        n = rel.size
+        anc = hierarchy.ancestor_matrix.tocoo()  # (d, a)
+        max_anc = np.full(n, -np.inf)
+        max_desc = np.full(n, -np.inf)
+        np.maximum.at(max_anc, anc.row, rel[anc.col])
+        np.maximum.at(max_desc, anc.col, rel[anc.row])
+        self._pos_ok = rel >= max_anc  # beats all ancestors (ties to the more specific)
+        self._neg_ok = rel >= max_desc  # beats all descendants (ties to the more general)
+        # K[a, f] = 1: a is an ancestor of f with R(a) >= R(f); a negative such a removes f.
+        # In a closed row the positive values are closed upward, so "all of B(f) positive"
+        # holds iff its most specific members are positive: keep only those (Kmin).
+        k = _filtered(anc, rel[anc.col] >= rel[anc.row]).T.tocsr()
+        above = (hierarchy.descendant_matrix.astype(np.float64) @ k).tocsr()  # a has a member of B(f) below it
+        kmin = _minus(k, above).astype(np.float64)
+        self._neg_need = np.asarray(kmin.sum(axis=0)).ravel().astype(np.float32)
+        # A positive d removes its ancestors a with R(a) <= R(d); in a closed row the most
+        # general such d below a suffice (as for RPV).
+        kpos = _filtered(anc, rel[anc.col] <= rel[anc.row])
+        through = (hierarchy.ancestor_matrix.astype(np.float64) @ kpos).tocsr()
+        kpos = _minus(kpos, through)
+        # one product per row block: closure check | positive removals | negative blockers
+        self._prod = sp.hstack([hierarchy.parent_matrix, kpos, kmin], format="csr").astype(np.float32)
+        self._hier = hierarchy
+
+    def _select(self, X):
+        n = X.shape[1]
+
+        def block(xb, xd, start):
+            prod = (xb.astype(np.float32) @ self._prod).toarray()
+            if ((prod[:, :n] > 0) & ~xd).any():
+                self._raise_unclosed(xb, start)
+            pos = xd & self._pos_ok & ~(prod[:, n : 2 * n] > 0)
+            # negatives: f with value 0, neg_ok, and every most specific ancestor a with
+            # R(a) >= R(f) positive (features without such ancestors: need = 0)
+            neg = ~xd & self._neg_ok & (prod[:, 2 * n :] == self._neg_need)
+            return pos | neg
+
+        return _dense_blocks(X, block)
+
+    def _raise_unclosed(self, X, start: int):
+        bad = self._hier.violations(X)
+        t, p = int(bad.row[0]), int(bad.col[0])
+        child = next(int(c) for c in self._hier.child_indices(p) if X[t, c])
+        ids = self._hier.node_ids.tolist()
+        raise ValueError(
+            f"MR needs test rows closed under the hierarchy: instance {start + t} has {ids[child]!r} = 1 "
+            f"but its parent {ids[p]!r} = 0 ({bad.nnz} such cells in rows {start}-{start + X.shape[0] - 1}); "
+            "close the table first"
+        )
+
+
+class AllPositive(LazySelector):
+    """All-Pos: every feature with value 1 in the test instance (a baseline of the RPV paper)."""
+
+    _supervised = False
+
+    def __init__(self, hierarchy=None, *, binarize=None):
+        self.hierarchy = hierarchy
+        self.binarize = binarize
+
+    def _select(self, X):
+        return X
+
+
+class AllNegative(LazySelector):
+    """All-Neg: every feature with value 0 in the test instance (a baseline of the RPV paper).
+
+    The mask is the complement of the (sparse) test rows, so it is nearly dense: about
+    ``n_test x n_features`` entries. It is built in row blocks of 1,024.
+    """
+
+    _supervised = False
+
+    def __init__(self, hierarchy=None, *, binarize=None):
+        self.hierarchy = hierarchy
+        self.binarize = binarize
+
+    def _select(self, X):
+        blocks = []
+        for s in range(0, X.shape[0], 1024):
+            blocks.append(sp.csr_matrix(X[s : s + 1024].toarray() == 0))
+        return sp.vstack(blocks, format="csr")
+
+
+# ---------------------------------------------------------------------------- classifiers
+def _fit_xy(est, X, y):
+    X, y = validate_data(est, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
+    check_classification_targets(y)
+    X = as_binary_csr(X, getattr(est, "binarize", None))
+    est.classes_, codes = np.unique(y, return_inverse=True)
+    return X, codes
+
+
+def _test_x(est, X):
+    check_is_fitted(est, "classes_")
+    X = validate_data(est, X, accept_sparse="csr", dtype=np.float64, reset=False)
+    return as_binary_csr(X, getattr(est, "binarize", None), what="X_test")
+
+
+class LazyNaiveBayes(ClassifierMixin, BaseEstimator):
+    """Bernoulli Naive Bayes that scores each test instance on its own selected features.
+
+    ``log P(c | t) ∝ log P(c) + sum_{f in S_t} log P(x_tf | c)`` with Laplace smoothing
+    ``P(x=1 | c) = (n_fc + alpha) / (n_c + 2 alpha)``. With ``mask=None`` every feature is used
+    (then it equals scikit-learn's ``BernoulliNB`` when ``prior="empirical"``). Because Naive
+    Bayes factorises over features, this is exactly "train NB on the selected features and
+    classify the instance", as the lazy NB of the paper does, but for all instances at once:
+    ``jll = log P(c) + (S ∧ X) @ (log p1 - log p0) + S @ log p0``.
+
+    Parameters
+    ----------
+    alpha : float, Laplace smoothing (1.0)
+    prior : {"laplace", "empirical"}
+        Class prior ``(n_c + 1) / (n + k)`` (WEKA's NaiveBayes) or ``n_c / n``.
+    binarize : float or None
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> nb = LazyNaiveBayes().fit(np.array([[1, 0], [1, 1], [0, 1]]), [0, 0, 1])
+    >>> nb.predict(np.array([[0, 1], [0, 1]]), sp.csr_matrix([[0, 1], [1, 0]])).tolist()
+    [0, 1]
+    """
+
+    def __init__(self, alpha=1.0, *, prior="laplace", binarize=None):
+        self.alpha = alpha
+        self.prior = prior
+        self.binarize = binarize
+
+    def fit(self, X, y):
+        X, codes = _fit_xy(self, X, y)
+        if self.prior not in ("laplace", "empirical"):
+            raise ValueError(f"prior must be 'laplace' or 'empirical', got {self.prior!r}")
+        k = len(self.classes_)
+        onehot = sp.csr_matrix((np.ones(len(codes)), (np.arange(len(codes)), codes)), shape=(len(codes), k))
+        pos = np.asarray((X.T @ onehot).todense())  # (n_features, k)
+        n_c = np.bincount(codes, minlength=k).astype(np.float64)
+        a = float(self.alpha)
+        self.log_p1_ = np.log((pos + a) / (n_c + 2 * a))
+        self.log_p0_ = np.log((n_c - pos + a) / (n_c + 2 * a))
+        if self.prior == "laplace":
+            self.class_log_prior_ = np.log((n_c + 1) / (n_c.sum() + k))
+        else:
+            self.class_log_prior_ = np.log(n_c / n_c.sum())
+        return self
+
+    def joint_log_likelihood(self, X, mask=None) -> np.ndarray:
+        """Unnormalised ``log P(c, selected values of t)`` (n_test x n_classes)."""
+        X = _test_x(self, X)
+        m = as_mask(mask, X.shape[0], X.shape[1])
+        delta = self.log_p1_ - self.log_p0_
+        if m is None:
+            jll = X @ delta + self.log_p0_.sum(axis=0)
+        elif isinstance(m, np.ndarray):
+            jll = X[:, m] @ delta[m] + self.log_p0_[m].sum(axis=0)
+        else:
+            jll = sp.csr_matrix(m.multiply(X)) @ delta + m.astype(np.float64) @ self.log_p0_
+        return np.asarray(jll) + self.class_log_prior_
+
+    def predict_proba(self, X, mask=None) -> np.ndarray:
+        jll = self.joint_log_likelihood(X, mask)
+        jll = jll - jll.max(axis=1, keepdims=True)
+        p = np.exp(jll)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def predict(self, X, mask=None) -> np.ndarray:
+        return self.classes_[np.argmax(self.joint_log_likelihood(X, mask), axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LazyKNN(ClassifierMixin, BaseEstimator):
+    """k-NN with Euclidean distance over the selected features of each test instance.
+
+    ``d(t, i)^2 = sum_{f in S_t} (x_tf - x_if)^2 = |S_t ∧ x_t| + S_t · x_i - 2 (S_t ∧ x_t) · x_i``
+    for binary data: two sparse products against the training matrix per block of test rows.
+
+    Parameters
+    ----------
+    n_neighbors : int (1 as in the paper)
+    ties : {"include", "first"}
+        ``"include"`` (WEKA's IBk): every training instance at the k-th smallest distance is a
+        neighbour; ``"first"``: exactly k, ties broken by training order.
+    binarize : float or None
+
+    ``predict_proba`` follows IBk: each class starts at ``1 / n_train``, each neighbour adds 1,
+    and the row is normalised (so a 1-NN still ranks instances for AUROC/AUCPR when neighbours
+    tie). ``predict`` takes the most probable class (the first in ``classes_`` on ties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> knn = LazyKNN().fit(np.array([[1, 0, 0], [0, 1, 1]]), ["a", "b"])
+    >>> knn.predict(np.array([[1, 1, 1]]), np.array([[True, False, False]])).tolist()
+    ['a']
+    """
+
+    def __init__(self, n_neighbors=1, *, ties="include", binarize=None, block_size=1024):
+        self.n_neighbors = n_neighbors
+        self.ties = ties
+        self.binarize = binarize
+        self.block_size = block_size
+
+    def fit(self, X, y):
+        X, codes = _fit_xy(self, X, y)
+        if int(self.n_neighbors) < 1:
+            raise ValueError(f"n_neighbors must be >= 1, got {self.n_neighbors!r}")
+        if self.ties not in ("include", "first"):
+            raise ValueError(f"ties must be 'include' or 'first', got {self.ties!r}")
+        self._X = X
+        self._XT = X.T.tocsr()
+        self._row_nnz = np.diff(X.indptr).astype(np.float64)
+        self._codes = codes
+        k = len(self.classes_)
+        self._onehot = np.zeros((len(codes), k))
+        self._onehot[np.arange(len(codes)), codes] = 1.0
+        return self
+
+    def squared_distances(self, X, mask=None) -> np.ndarray:
+        """Squared distances (n_test x n_train) over each test row's selected features."""
+        X = _test_x(self, X)
+        m = as_mask(mask, X.shape[0], X.shape[1])
+        return np.vstack([self._d2(X[s : s + self.block_size], None if m is None else
+                                   (m if isinstance(m, np.ndarray) else m[s : s + self.block_size]))
+                          for s in range(0, X.shape[0], self.block_size)]) if X.shape[0] else np.zeros((0, self._X.shape[0]))
+
+    def _d2(self, X, m):
+        if m is None:
+            a = np.diff(X.indptr).astype(np.float64)
+            b = self._row_nnz[None, :]
+            c = (X @ self._XT).toarray()
+        elif isinstance(m, np.ndarray):
+            xm = X[:, m]
+            tr = self._X[:, m]
+            a = np.diff(xm.indptr).astype(np.float64)
+            b = np.diff(tr.indptr).astype(np.float64)[None, :]
+            c = (xm @ tr.T).toarray()
+        else:
+            pos = sp.csr_matrix(m.multiply(X))
+            a = np.diff(pos.indptr).astype(np.float64)
+            b = (m.astype(np.float64) @ self._XT).toarray()
+            c = (pos @ self._XT).toarray()
+        return a[:, None] + b - 2.0 * c
+
+    def predict_proba(self, X, mask=None) -> np.ndarray:
+        d2 = self.squared_distances(X, mask)
+        n_train = d2.shape[1]
+        k = min(int(self.n_neighbors), n_train)
+        if self.ties == "include":
+            kth = np.partition(d2, k - 1, axis=1)[:, k - 1]
+            nb = d2 <= kth[:, None] + 1e-9
+        else:
+            order = np.argsort(d2, axis=1, kind="stable")[:, :k]
+            nb = np.zeros_like(d2, dtype=bool)
+            np.put_along_axis(nb, order, True, axis=1)
+        votes = nb.astype(np.float64) @ self._onehot + 1.0 / max(1, n_train)
+        return votes / votes.sum(axis=1, keepdims=True)
+
+    def predict(self, X, mask=None) -> np.ndarray:
+        return self.classes_[np.argmax(self.predict_proba(X, mask), axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+_LAZY_CLASSIFIERS = {
+    "nb": lambda **kw: LazyNaiveBayes(**kw),
+    "1nn": lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}),
+    "knn": lambda **kw: LazyKNN(**{"n_neighbors": kw.pop("k", kw.pop("n_neighbors", 3)), **kw}),
+}
+
+
+def make_lazy_classifier(name: str, **params):
+    """A lazy classifier by name: ``"nb"``, ``"1nn"`` or ``"knn"`` (``k=`` or ``n_neighbors=``, default 3).
+
+    The result has ``fit(X, y)``, ``predict(X, mask)``, ``predict_proba(X, mask)`` and
+    ``classes_``; ``mask`` comes from a lazy selector's ``select_for``, an eager selector's
+    ``get_support()``, or is ``None``.
+    """
+    try:
+        factory = _LAZY_CLASSIFIERS[name]
+    except KeyError:
+        raise ValueError(f"unknown lazy classifier {name!r}; available: nb, 1nn, knn") from None
+    if name == "1nn" and params.get("n_neighbors", params.get("k", 1)) != 1:
+        raise ValueError("'1nn' has k=1; use 'knn' with k=... for another k")
+    params.pop("k", None) if name == "1nn" else None
+    return factory(**params)
+
+
+# ---------------------------------------------------------------------------- registry
+register_selector("rpv", lambda hierarchy=None, **kw: RPV(hierarchy, **kw), kind="lazy",
+                  description="RPV: relevant positive values, LazyR (da Silva et al. 2020)")
+register_selector("rpv-ig", lambda hierarchy=None, **kw: RPV(hierarchy, **{"relevance": "ig", **kw}),
+                  kind="lazy", description="RPV with information gain as relevance")
+register_selector("rpv-r", lambda hierarchy=None, **kw: RPV(hierarchy, **{"relevance": "r", **kw}),
+                  kind="lazy", description="RPV with the R measure (Eq. 1) as relevance")
+register_selector("hip", lambda hierarchy=None, **kw: HIP(hierarchy, **kw), kind="lazy",
+                  description="HIP: most specific positive and most general negative values (Wan & Freitas 2015)")
+register_selector("mr", lambda hierarchy=None, **kw: MR(hierarchy, **kw), kind="lazy",
+                  description="MR: most relevant value (R) on each path (Wan & Freitas 2015)")
+register_selector("all-pos", lambda hierarchy=None, **kw: AllPositive(hierarchy, **kw), kind="lazy",
+                  description="All-Pos: every positive value of the test instance")
+register_selector("all-neg", lambda hierarchy=None, **kw: AllNegative(hierarchy, **kw), kind="lazy",
+                  description="All-Neg: every negative value of the test instance")
+register_classifier("lazy-nb", lambda **kw: LazyNaiveBayes(**kw),
+                    description="Bernoulli NB scoring each instance on its selected features (lazy)")
+register_classifier("lazy-1nn", lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}),
+                    description="1-NN, Euclidean over each instance's selected features (lazy)")
+register_classifier("lazy-knn", lambda **kw: LazyKNN(**{"n_neighbors": 3, **kw}),
+                    description="k-NN (k=3), Euclidean over each instance's selected features (lazy)")

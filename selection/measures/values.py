@@ -1,0 +1,139 @@
+"""Relevance of binary features and of single feature *values*, for all features at once.
+
+These are the measures of the RPV paper (da Silva, Plastino & Freitas 2020, section 4.1) and
+of HIP/MR (Wan & Freitas 2015), computed from one sparse product ``X.T @ Y_onehot``
+(:class:`selection.measures.relevance.ClassCounts`); no Python loop runs over features.
+
+- :func:`r_measure`: the eager R measure of Eq. 1,
+  ``R(X) = sum_i [P(c_i | X=1) - P(c_i | X=0)]^2``.
+- :func:`lazy_r`: LazyR of Eq. 2, the relevance of one *value* ``x`` of a feature,
+  ``LazyR(X=x) = sum_i [P(c_i | X=x) - 1/k]^2`` with ``k`` the number of classes.
+- :func:`information_gain`: the eager IG of the feature (RPV-IG uses it), re-exported.
+- :func:`value_information_gain`: ``H(C) - H(C | X=x)``, the information gain of observing
+  one value (a per-value analogue of IG; not used by the paper's methods, offered for
+  experiments).
+
+Choices where the paper is silent (each tested in ``tests/selection/measures/test_values.py``):
+
+- A value that never occurs in the training data has no conditional class distribution.
+  LazyR and the per-value IG of such a value are **0** (no evidence of relevance), and the
+  R of a feature that is constant in the training data is **0** (it cannot discriminate).
+- ``k`` in Eq. 2 is the number of classes seen in the training labels; a class that appears
+  only at test time is unknown to the measure (and to every classifier trained on those labels).
+
+The worked example of the paper (the table under its Fig. 2)::
+
+             A  B  C  D  Class
+    inst 1   1  1  0  0  C1
+    inst 2   1  0  1  0  C2
+    inst 3   0  0  1  1  C2
+
+Eq. 2 applied to this table gives ``LazyR(A=1) = 0``, ``LazyR(B=1) = 0.5``,
+``LazyR(C=1) = 0.5`` and ``LazyR(D=1) = 0.5``. The paper's prose instead states
+``LazyR(A=1) = (1-0.5)^2 + (0.5-0.5)^2 = 0.25`` and ``LazyR(D=1) = 0.25``: those sums use
+conditional "probabilities" (1, 0.5) and (0, 0.5) that do not sum to one, so they cannot come
+from any table; with the printed table, ``P(C1|A=1) = P(C2|A=1) = 0.5`` and
+``P(C2|D=1) = 1``. We implement Eq. 2 as written; the conclusion the paper draws from the
+example (a descendant can be more relevant than its ancestor: ``LazyR(B=1) > LazyR(A=1)``)
+still holds, the second one (``LazyR(C=1) > LazyR(D=1)``) does not (they are equal).
+
+Examples
+--------
+>>> import numpy as np
+>>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])
+>>> lazy_r(X, ["C1", "C2", "C2"]).tolist()
+[0.0, 0.5, 0.5, 0.5]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from selection.measures.relevance import ClassCounts, entropy, information_gain
+
+__all__ = [
+    "conditional_class_probabilities",
+    "r_measure",
+    "lazy_r",
+    "information_gain",
+    "value_information_gain",
+    "value_relevance",
+]
+
+
+def _counts(X, y, counts: ClassCounts | None) -> ClassCounts:
+    return counts if counts is not None else ClassCounts(X, y)
+
+
+def conditional_class_probabilities(counts: ClassCounts, value: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``P(c | X=value)`` for every feature (rows) and class (columns), and which rows are defined.
+
+    Returns ``(p, seen)``: ``p`` has shape (n_features, n_classes) and is 0 on rows where the
+    value never occurs in the training data (``seen`` is False there).
+    """
+    if value not in (0, 1):
+        raise ValueError(f"a binary feature value is 0 or 1, got {value!r}")
+    table = counts.pos if value == 1 else counts.neg
+    tot = table.sum(axis=1, keepdims=True)
+    seen = tot[:, 0] > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(tot > 0, table / np.where(tot > 0, tot, 1.0), 0.0)
+    return p, seen
+
+
+def r_measure(X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
+    """The R measure of Eq. 1 for every feature: ``sum_i [P(c_i|X=1) - P(c_i|X=0)]^2``.
+
+    A feature that is constant in the training data (one of its values never occurs) gets 0.
+    Values lie in [0, 2]; 2 means each value determines a different class.
+    """
+    c = _counts(X, y, counts)
+    p1, seen1 = conditional_class_probabilities(c, 1)
+    p0, seen0 = conditional_class_probabilities(c, 0)
+    r = ((p1 - p0) ** 2).sum(axis=1)
+    return np.where(seen1 & seen0, r, 0.0)
+
+
+def lazy_r(X=None, y=None, value: int = 1, counts: ClassCounts | None = None) -> np.ndarray:
+    """LazyR of Eq. 2 for every feature taking ``value``: ``sum_i [P(c_i|X=value) - 1/k]^2``.
+
+    ``k`` is the number of training classes. A value never seen in training gets 0. Values
+    lie in [0, 1 - 1/k]; the maximum means the value occurs in one class only. See the module
+    docstring for the paper's worked example and its discrepancy with Eq. 2.
+    """
+    c = _counts(X, y, counts)
+    k = len(c.classes)
+    p, seen = conditional_class_probabilities(c, value)
+    lr = ((p - 1.0 / k) ** 2).sum(axis=1)
+    return np.where(seen, lr, 0.0)
+
+
+def value_information_gain(X=None, y=None, value: int = 1, counts: ClassCounts | None = None) -> np.ndarray:
+    """``H(C) - H(C | X=value)`` in bits, for every feature; 0 for a value never seen.
+
+    Unlike the eager IG this can be negative (a value can make the class *less* certain than
+    the prior); it is the per-value analogue of IG, offered for experiments with RPV.
+    """
+    c = _counts(X, y, counts)
+    table = c.pos if value == 1 else c.neg
+    seen = table.sum(axis=1) > 0
+    h = entropy(c.class_totals)
+    return np.where(seen, h - entropy(table), 0.0)
+
+
+def value_relevance(name: str, X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
+    """The relevance RPV uses for a *positive* feature value, by name.
+
+    ``"lazyr"``: LazyR(X=1) (RPV); ``"ig"``: eager information gain (RPV-IG); ``"r"``: eager
+    R of Eq. 1 (RPV-R); ``"value_ig"``: :func:`value_information_gain` at 1.
+    """
+    c = _counts(X, y, counts)
+    if name == "lazyr":
+        return lazy_r(counts=c, value=1)
+    if name == "ig":
+        return information_gain(None, None, counts=c)
+    if name == "r":
+        return r_measure(counts=c)
+    if name == "value_ig":
+        return value_information_gain(counts=c, value=1)
+    raise ValueError(f"unknown relevance {name!r}; use 'lazyr', 'ig', 'r' or 'value_ig'")

@@ -1,0 +1,172 @@
+"""The DBpedia route end to end: facts -> DAG -> table, online == offline, faults, the one-call run."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.route import build_table, link_entities, make_annotator, make_source, run_route
+from kg.dbpedia.dumps import DumpSource
+from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
+from kg.dbpedia.lexicon import LexiconAnnotator
+from kg.dbpedia.sparql import SparqlSource
+from tests.kg.conftest import C, O, R
+
+
+def row(table, instance):
+    i = list(table.instance_ids).index(instance)
+    return {str(table.feature_names[j]) for j in table.X[i].indices}
+
+
+def assert_same_table(a, b):
+    assert list(a.instance_ids) == list(b.instance_ids)
+    assert list(a.feature_names) == list(b.feature_names)
+    assert (a.X != b.X).nnz == 0
+    assert a.hierarchy == b.hierarchy
+    assert list(a.y) == list(b.y)
+
+
+def test_types_table_of_the_ten_tweets(tweets10, kg_dump_dir):
+    t = build_table(tweets10, None, DumpSource(kg_dump_dir))
+    assert list(t.instance_ids) == tweets10.ids and list(t.y) == tweets10.labels
+    assert row(t, "1") == {O + "Cricketer", O + "Athlete", O + "Person", O + "Agent"}
+    assert row(t, "3") == {O + "Organisation", O + "Agent"}  # LGBT and Bullying have no types
+    assert row(t, "12") == set()  # President: no types, the tweet is kept as an empty row
+    assert t.meta["instances_without_features"] == 2  # tweets 6 and 12
+    assert R + "President" in t.meta["entities_without_features"]
+    assert t.meta["n_entities"] == 20
+    assert t.hierarchy.violations(t.X).nnz == 0
+    assert t.meta["source"]["kind"] == "dump"
+
+
+def test_categories_table_breaks_the_cycle_and_reports_it(tweets10, kg_dump_dir):
+    with pytest.warns(HierarchyCycleWarning):
+        t = build_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=None)
+    removed = {tuple(e) for e in t.meta["removed_cycle_edges"]}
+    assert (C + "Cricket", C + "Cricket") in removed
+    assert len(removed) == 2 and removed & {(C + "Sports", C + "Recreation"), (C + "Recreation", C + "Sports")}
+    assert {C + "Jamaican_cricketers", C + "Cricketers", C + "Cricket", C + "Sports"} <= row(t, "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # depth 1 stops below the cycle: no warning
+        shallow = build_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=1)
+    assert row(shallow, "1") == {C + "West_Indies_Test_cricketers", C + "Jamaican_cricketers",
+                                 C + "Test_cricketers", C + "Cricketers"}
+    assert shallow.meta["category_depth"] == 1
+
+
+def test_min_support(tweets10, kg_dump_dir):
+    full = build_table(tweets10, None, DumpSource(kg_dump_dir))
+    t = build_table(tweets10, None, DumpSource(kg_dump_dir), min_support=2)
+    assert list(t.feature_names) == [f for f, n in zip(full.feature_names, full.support) if n >= 2]
+    assert {O + "Agent", O + "Place", O + "Settlement"} <= set(t.feature_names)
+    assert O + "Country" not in set(t.feature_names)  # three countries, but all in one tweet
+    assert O + "TennisPlayer" not in set(t.feature_names)
+    assert t.hierarchy.violations(t.X).nnz == 0
+
+
+@pytest.mark.parametrize("features", ["types", "categories"])
+def test_online_and_offline_give_exactly_the_same_table(tweets10, kg_dump_dir, oxigraph_server, features):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        online = build_table(tweets10, None, SparqlSource(oxigraph_server.url, batch_size=3),
+                             features=features, category_depth=None)
+        offline = build_table(tweets10, None, DumpSource(kg_dump_dir), features=features, category_depth=None)
+    assert_same_table(online, offline)
+    assert online.meta["removed_cycle_edges"] == offline.meta["removed_cycle_edges"]
+    assert online.n_features > 5
+
+
+def test_annotated_texts_online_and_offline(kg_dump_dir, oxigraph_server, shared_data):
+    from kg.dbpedia.corpus import read_corpus
+
+    corpus = read_corpus(shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv", text_column="tweet")
+    lex = LexiconAnnotator.from_dump(kg_dump_dir)
+    a = build_table(corpus, lex, SparqlSource(oxigraph_server.url))
+    b = build_table(corpus, lex, DumpSource(kg_dump_dir))
+    assert_same_table(a, b)
+    assert row(a, "9") == {O + "Cricketer", O + "Athlete", O + "Person", O + "Agent"}  # N Lyon, M Vijay
+
+
+def test_malformed_dump_line_and_skip(tweets10, kg_dump_dir, tmp_path):
+    lines = (kg_dump_dir / "instances.nt").read_text(encoding="utf-8").splitlines()
+    lines.insert(9, "<http://dbpedia.org/resource/X> <http://x/p> <broken")
+    (tmp_path / "instances.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    files = [kg_dump_dir / "ontology.owl", tmp_path / "instances.nt"]
+    with pytest.raises(InputFormatError, match=r"instances\.nt:10: malformed RDF"):
+        build_table(tweets10, None, DumpSource(files))
+    src = make_source("dump", dump=files, skip_bad_lines=True)
+    t = build_table(tweets10, None, src)
+    assert_same_table(t, build_table(tweets10, None, DumpSource(kg_dump_dir)))
+    assert src.report["bad_lines"][0][1] == 10
+
+
+def test_invalid_entities_are_skipped_and_reported():
+    c = Corpus(ids=["a", "b"], entities=[[R + "Lyon", "not an iri"], []], labels=[0, 1])
+    ents, rep = link_entities(c)
+    assert ents == {"a": [R + "Lyon"], "b": []} and rep["invalid_iris"] == [["a", "not an iri"]]
+    with pytest.raises(InputFormatError, match="instance 'a'"):
+        link_entities(c, invalid_iri="raise")
+
+
+def test_errors_are_clear(tweets10, kg_dump_dir, tmp_path):
+    texts = Corpus(ids=["a"], texts=["Chris Gayle"], labels=[1])
+    with pytest.raises(KgfsError, match="no annotator"):
+        build_table(texts, None, DumpSource(kg_dump_dir))
+    nothing = Corpus(ids=["a"], entities=[[R + "President"]], labels=[1])
+    with pytest.raises(KgfsError, match="no types found for any of the 1 entities"):
+        build_table(nothing, None, DumpSource(kg_dump_dir))
+    with pytest.raises(ValueError, match="features"):
+        build_table(tweets10, None, DumpSource(kg_dump_dir), features="both")
+    with pytest.raises(KgfsError, match="--spotlight-url"):
+        make_annotator("spotlight")
+    with pytest.raises(KgfsError, match="--dump"):
+        make_source("dump")
+    with pytest.raises(KgfsError, match="unknown knowledge source"):
+        make_source("wikidata")
+    assert isinstance(make_source(None, sparql_url="http://127.0.0.1:1/sparql"), SparqlSource)
+    assert isinstance(make_source(None, dump=kg_dump_dir), DumpSource)
+
+
+def test_run_route_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp_path):
+    """Annotate 6,525 tweets with the lexicon, fetch types, build the DAG, select, evaluate, export ARFF."""
+    from kg.formats.arff import read_arff
+
+    res = run_route(shared_data / "tweets" / "training.txt", tmp_path / "out", dump=kg_dump_dir,
+                    selectors=["complete", "shsel-ig-prune"], classifiers=["nb"], n_splits=3)
+    t = res.table
+    assert t.n_instances == 6525 and set(t.y) == {"Sports", "Politics"}
+    assert {O + "Cricketer", O + "SoccerClub", O + "Country"} <= set(t.feature_names)
+    assert t.meta["instances_without_features"] < t.n_instances
+    ev = res.evaluation
+    assert set(ev["selector"]) == {"complete", "shsel-ig-prune"} and (ev["status"] == "ok").all()
+    assert len(ev) == 2 * 3
+    assert res.evaluation_path.is_file() and res.table_path.is_file()
+    arff = read_arff(res.arff_path)
+    assert arff.X.shape == (6525, t.n_features)
+    # sports tweets mention more entities typed Athlete than politics tweets do
+    j = list(t.feature_names).index(O + "Athlete")
+    col = t.X[:, j].toarray().ravel()
+    assert col[t.y == "Sports"].sum() > col[t.y == "Politics"].sum()
+    assert np.isfinite(res.summary["mean_accuracy"]["complete / nb"])
+
+
+def test_online_route_with_spotlight_and_sparql(kg_dump_dir, oxigraph_server, shared_data, tmp_path):
+    """kgfs run --corpus tweets.tsv --annotator spotlight --spotlight-url U --kg sparql --sparql-url U."""
+    from kg.dbpedia.route import corpus_table
+    from tests.kg.conftest import ENTITIES
+    from tests.kg.servers import SpotlightServer
+
+    forms = {label: (R + name, 100, "") for name, (_, label) in ENTITIES.items()}
+    forms["Djokovic"] = (R + "Novak_Djokovic", 100, "DBpedia:TennisPlayer")
+    tsv = shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv"
+    with SpotlightServer(forms) as spot:
+        kw = dict(text_column="tweet", annotator="spotlight", spotlight_url=spot.url, cache_dir=tmp_path / "cache",
+                  annotator_options={"confidence": 0.4, "max_workers": 2})
+        online = corpus_table(tsv, kg="sparql", sparql_url=oxigraph_server.url, **kw)
+        sent = len(spot.requests)
+        offline = corpus_table(tsv, kg="dump", dump=kg_dump_dir, **kw)
+        assert len(spot.requests) == sent == 10  # the second run annotated from the cache
+    assert_same_table(online, offline)
+    assert row(online, "8") == {O + "TennisPlayer", O + "Athlete", O + "Person", O + "Agent"}
+    assert online.meta["source"]["kind"] == "sparql" and "SpotlightAnnotator" in online.meta["annotator"]

@@ -1,0 +1,106 @@
+"""run_grid: outputs, resumability, parallel == serial, progress, failures, early errors."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from kg.errors import KgfsError
+from kg.hierarchy import FeatureHierarchy
+from kg.table import FeatureTable
+from selection.evaluation.grid import run_grid
+from selection.registry import available_selectors
+
+TIMING = ["select_seconds", "classify_seconds"]
+
+
+@pytest.fixture(scope="module")
+def tables(shared_data):
+    from kg.datasets import load_dataset
+
+    return {n: load_dataset(n, mirror=shared_data, check="repair") for n in ("lod/Cities", "rpv/DM-MF")}
+
+
+def _selectors():
+    names = ["complete"]
+    if "shsel-ig-prune" in available_selectors():
+        names.append("shsel-ig-prune")
+    return names
+
+
+def test_outputs_and_resume(tables, tmp_path):
+    seen = []
+    r = run_grid(tables, _selectors(), ["nb"], protocol="basic", out_dir=tmp_path, n_jobs=1, n_splits=3,
+                 progress=lambda d, t: seen.append((d, t)))
+    n = 2 * len(_selectors()) * 3
+    assert r.n_cells == n and r.n_computed == n and r.n_reused == 0
+    for p in (r.results, r.summary, r.stats, r.report, *r.plots):
+        assert p.exists() and p.stat().st_size > 0
+    df = pd.read_csv(r.results)
+    assert len(df) == n and (df["status"] == "ok").all()
+    assert seen[0] == (0, n) and seen[-1] == (n, n)
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+    # one file per cell, each a finished row
+    cells = sorted((tmp_path / "cells").glob("*.json"))
+    assert len(cells) == n
+    assert json.loads(cells[0].read_text())["rows"][0]["status"] == "ok"
+
+    # nothing is recomputed on a second run
+    r2 = run_grid(tables, _selectors(), ["nb"], protocol="basic", out_dir=tmp_path, n_jobs=1, n_splits=3,
+                  plots=False)
+    assert r2.n_computed == 0 and r2.n_reused == n
+    # an interruption that lost two cells: only those two are computed again, with the same values
+    cells[0].unlink()
+    cells[5].unlink()
+    r3 = run_grid(tables, _selectors(), ["nb"], protocol="basic", out_dir=tmp_path, n_jobs=1, n_splits=3,
+                  plots=False)
+    assert r3.n_computed == 2
+    pd.testing.assert_frame_equal(pd.read_csv(r3.results).drop(columns=TIMING), df.drop(columns=TIMING))
+    # another seed is another grid
+    r4 = run_grid(tables, ["complete"], ["nb"], protocol="basic", out_dir=tmp_path, n_jobs=1, n_splits=3,
+                  random_state=5, plots=False)
+    assert r4.n_computed == 2 * 3
+
+
+@pytest.mark.slow  # starts joblib worker processes (5-10 s on a busy machine)
+def test_parallel_equals_serial(tables, tmp_path):
+    a = run_grid(tables, _selectors(), ["nb", "1nn"], out_dir=tmp_path / "a", n_jobs=1, n_splits=3, plots=False)
+    b = run_grid(tables, _selectors(), ["nb", "1nn"], out_dir=tmp_path / "b", n_jobs=2, n_splits=3, plots=False)
+    pd.testing.assert_frame_equal(pd.read_csv(a.results).drop(columns=TIMING),
+                                  pd.read_csv(b.results).drop(columns=TIMING))
+
+
+def test_names_loaded_with_the_load_callable(tables, tmp_path):
+    loaded = []
+
+    def load(name):
+        loaded.append(name)
+        return tables[name]
+
+    r = run_grid(["lod/Cities"], ["complete"], ["nb"], out_dir=tmp_path, n_jobs=1, n_splits=3, load=load,
+                 plots=False)
+    assert loaded == ["lod/Cities"]
+    assert set(pd.read_csv(r.results)["dataset"]) == {"lod/Cities"}
+
+
+def test_small_class_fails_before_any_cell(tables, tmp_path):
+    h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    tiny = FeatureTable.from_facts({f"i{i}": ["b"] for i in range(20)}, h,
+                                   labels={f"i{i}": int(i < 4) for i in range(20)})
+    with pytest.raises(KgfsError, match="'tiny': class 1 has 4"):
+        run_grid({**tables, "tiny": tiny}, ["complete"], ["nb"], out_dir=tmp_path, n_jobs=1)
+    assert not list((tmp_path / "cells").glob("*.json")) if (tmp_path / "cells").exists() else True
+
+
+def test_failed_cells_are_reported_and_the_grid_goes_on(tables, tmp_path):
+    if "shsel-ig-prune" not in available_selectors():
+        pytest.skip("shsel-ig-prune not registered yet")
+    bad = ("shsel-ig-prune", {"relevance": "nonsense"})  # the selector raises ValueError in fit
+    r = run_grid(tables, ["complete", bad], ["nb"], out_dir=tmp_path, n_jobs=1, n_splits=3, plots=False)
+    df = pd.read_csv(r.results)
+    failed = df[df["status"] == "failed"]
+    assert len(failed) == 2 * 3 and r.n_failed == 6
+    assert failed["error"].str.contains("relevance").all()
+    assert (df[df["selector"] == "complete"]["status"] == "ok").all()
+    rep = r.report.read_text()
+    assert "failed" in rep and "relevance" in rep

@@ -31,7 +31,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.table import atomic_write  # noqa: E402
+from kg.files import atomic_write  # noqa: E402
 from selection.adhoc.selector import ADHOC, c45_tree, dependence_matrix, factor_hierarchy  # noqa: E402
 from selection.evaluation.cv import evaluate_table  # noqa: E402
 from tests.selection.adhoc.adhoc_reference import planted_table  # noqa: E402

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.hierarchy import FeatureHierarchy  # noqa: E402
-from selection.lazy.selectors import HIP, MR, RPV, LazyNaiveBayes  # noqa: E402
+from selection.lazy import HIP, MR, RPV, LazyNaiveBayes  # noqa: E402
 
 
 def go_like(n_features: int, n_instances: int, seed: int = 0):

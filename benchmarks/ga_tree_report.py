@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
-from kg.table import atomic_write  # noqa: E402
+from kg.files import atomic_write  # noqa: E402
 from selection.synthetic.ga import PAPER_NOISE_LEVELS, make_ga_dataset  # noqa: E402
 from selection.class_hierarchy.ga_tree import GATreeClassifier  # noqa: E402
 

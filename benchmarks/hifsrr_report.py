@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sklearn.datasets import load_digits  # noqa: E402
 
-from kg.table import atomic_write  # noqa: E402
+from kg.files import atomic_write  # noqa: E402
 from selection.class_hierarchy.tree import ClassHierarchy, make_hierarchical_classification  # noqa: E402
 from selection.class_hierarchy.evaluation import evaluate_class_hierarchy, summarize  # noqa: E402
 from selection.class_hierarchy.hifsrr import HiFSRR  # noqa: E402

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.errors import KgfsError  # noqa: E402
-from kg.table import atomic_write  # noqa: E402
+from kg.files import atomic_write  # noqa: E402
 from selection.evaluation import stats  # noqa: E402
 from selection.evaluation.grid import run_grid  # noqa: E402
 from selection.registry import available_selectors  # noqa: E402

@@ -29,9 +29,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.go.obo import read_obo  # noqa: E402
+from kg.go import read_obo  # noqa: E402
 from kg.formats.published import read_rpv_arff  # noqa: E402
-from kg.table import atomic_write  # noqa: E402
+from kg.files import atomic_write  # noqa: E402
 from selection.evaluation.cv import evaluate_table  # noqa: E402
 
 log = logging.getLogger("rpv_go_table")
@@ -261,7 +261,7 @@ def run_pooled(data: Path, n_splits: int, seed: int) -> pd.DataFrame:
     """
     from sklearn.model_selection import StratifiedKFold
 
-    from selection.lazy.selectors import make_lazy_classifier
+    from selection.lazy import make_lazy_classifier
     from selection.evaluation.metrics import aucpr, auroc, geometric_mean
     from selection.registry import get_selector, selector_entry
 

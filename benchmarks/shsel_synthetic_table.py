@@ -474,7 +474,7 @@ def _render(df: pd.DataFrame, args, elapsed: float) -> str:
 
 
 def main() -> None:
-    from kg.table import atomic_write
+    from kg.files import atomic_write
     from selection.registry import available_selectors
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

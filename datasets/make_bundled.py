@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from kg.datasets import Registry, _parse_entry, sha256_file  # noqa: E402
-from kg.go.obo import read_obo  # noqa: E402
+from kg.go import read_obo  # noqa: E402
 from kg.formats.published import hierarchy_for_terms, read_aire_matrix  # noqa: E402
 
 GO_REL = "go/gene_ontology_ext_13062014.obo.gz"
@@ -108,7 +108,7 @@ def make_bundled(data: Path, out: Path) -> dict[str, Path]:
     (out / "labels.tsv").write_text("\n".join(lab) + "\n", encoding="utf-8")
 
     # every ancestor of the used terms (all namespaces), AIRE column order first
-    from kg.go.obo import ancestor_closure
+    from kg.go import ancestor_closure
 
     used = sorted({terms[j] for j in specific.indices})
     full = go.hierarchy

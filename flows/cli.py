@@ -436,7 +436,7 @@ def cmd_select(args) -> int:
         _sel, df = stages.select_features(table, args.selector, params)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    from kg.table import atomic_write
+    from kg.files import atomic_write
 
     df = df.sort_values(["selected", "score"], ascending=[False, False], kind="stable")
     atomic_write(out / "selection.csv", lambda t: df.to_csv(t, index=False))
@@ -508,7 +508,7 @@ def _evaluate_inputs(args):
 
 def cmd_export(args) -> int:
     from flows import stages
-    from kg.formats.arff import write_arff, write_csv, write_edges_csv
+    from kg.formats import write_arff, write_csv, write_edges_csv
 
     table = stages.read_table(args.table)
     fmt = args.format

@@ -32,12 +32,12 @@ import numpy as np
 import pandas as pd
 
 from kg.errors import KgfsError
-from kg.table import FeatureTable, atomic_write
+from kg.files import atomic_write, sha256_file
+from kg.table import FeatureTable
 
 __all__ = [
     "STORE_FORMAT",
     "code_version",
-    "file_sha256",
     "resolve_source",
     "stage_load_facts",
     "stage_build_table",
@@ -71,13 +71,13 @@ DEFAULT_DATASET = "bundled/DM-BP"
 
 # The modules whose source decides each stage's output (their hash is part of the stage key).
 _STAGE_MODULES = {
-    "facts": ["kg.go.obo", "flows.stages"],
-    "table": ["kg.go.obo", "kg.table", "kg.hierarchy", "flows.stages"],
-    "dataset": ["kg.datasets", "kg.formats.published", "kg.go.obo", "kg.table", "kg.hierarchy", "flows.stages"],
+    "facts": ["kg.go.obo", "kg.go.annotations", "kg.go.table", "flows.stages"],
+    "table": ["kg.go.obo", "kg.go.annotations", "kg.go.table", "kg.table", "kg.hierarchy", "flows.stages"],
+    "dataset": ["kg.datasets", "kg.formats.published", "kg.go.obo", "kg.go.annotations", "kg.go.table", "kg.table", "kg.hierarchy", "flows.stages"],
     "select": ["selection.base", "selection.measures.relevance", "selection.registry", "flows.stages"],
     "evaluate": ["selection.evaluation.cv", "selection.evaluation.grid", "selection.evaluation.metrics", "selection.evaluation.protocols",
-                 "selection.evaluation.report", "selection.classifiers", "selection.lazy.selectors", "flows.stages"],
-    "export": ["kg.formats.arff", "flows.stages"],
+                 "selection.evaluation.report", "selection.classifiers", "selection.lazy.selectors", "selection.lazy.classifiers", "flows.stages"],
+    "export": ["kg.formats.arff", "kg.formats.csv_io", "flows.stages"],
     "dbpedia": ["kg.dbpedia.route", "kg.dbpedia.corpus", "kg.dbpedia.sources", "kg.dbpedia.sparql", "kg.dbpedia.spotlight", "kg.dbpedia.dumps", "kg.dbpedia.lexicon",
                 "kg.iri", "kg.table", "kg.hierarchy", "flows.stages"],
 }
@@ -119,13 +119,6 @@ def selector_modules(names: Sequence) -> list[str]:
     names = [n if isinstance(n, str) else n[0] for n in names]
     return sorted({selector_entry(n).factory.__module__ for n in names})
 
-
-def file_sha256(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _jsonable(o):
@@ -175,7 +168,7 @@ def content_sha256(path: str | os.PathLike) -> str:
     """sha256 of a file's content; for ``.npz`` the arrays (zip members carry timestamps)."""
     path = Path(path)
     if path.suffix != ".npz":
-        return file_sha256(path)
+        return sha256_file(path)
     h = hashlib.sha256()
     with np.load(path, allow_pickle=False) as z:
         for name in sorted(z.files):
@@ -274,7 +267,7 @@ def _file_entry(path) -> dict | None:
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(2, "No such file", str(p))
-    return {"path": str(p.absolute()), "sha256": file_sha256(p)}
+    return {"path": str(p.absolute()), "sha256": sha256_file(p)}
 
 
 def resolve_source(
@@ -323,7 +316,7 @@ def resolve_source(
                     "labels": _file_entry(paths.get("labels")), "options": dict(info.options)}
         else:
             paths = fetch(dname, mirror=mirror) if info.files else {}
-            files = {role: {"path": str(p), "sha256": info.files[role].sha256 or file_sha256(p)}
+            files = {role: {"path": str(p), "sha256": info.files[role].sha256 or sha256_file(p)}
                      for role, p in sorted(paths.items())}
             spec = {"kind": "dataset", "name": dname, "files": files, "mirror": str(mirror) if mirror else None,
                     "options": {"check": check} if check and info.loader in ("aire", "rpv", "lod") else {}}
@@ -349,7 +342,7 @@ def resolve_source(
 # --------------------------------------------------------------------------- stage: facts
 def read_facts(spec: Mapping) -> tuple[dict, dict | None]:
     """GO route: the direct annotations and labels of a ``go`` spec."""
-    from kg.go.obo import read_annotations, read_labels
+    from kg.go import read_annotations, read_labels
 
     opts = spec.get("options", {})
     ann = read_annotations(spec["annotations"]["path"], evidence=opts.get("evidence"))
@@ -390,8 +383,8 @@ def _table_summary(table: FeatureTable) -> dict:
 
 
 def build_go_table(spec: Mapping, facts: tuple[dict, dict | None] | None = None) -> FeatureTable:
-    """GO route: read the ontology and build the closed table (``kg.go.obo``)."""
-    from kg.go.obo import build_table, read_obo
+    """GO route: read the ontology and build the closed table (``kg.go``)."""
+    from kg.go import build_table, read_obo
 
     opts = dict(spec.get("options", {}))
     ann, labels = facts if facts is not None else read_facts(spec)
@@ -467,7 +460,7 @@ def _dump_fingerprint(paths: Sequence) -> list:
             raise FileNotFoundError(2, "No such file or directory", str(p))
     total = sum(f.stat().st_size for f in files)
     by_content = total <= _DUMP_HASH_LIMIT
-    return [[str(f.absolute()), file_sha256(f) if by_content else f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}"]
+    return [[str(f.absolute()), sha256_file(f) if by_content else f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}"]
             for f in files]
 
 
@@ -891,7 +884,7 @@ def stage_evaluate(
 # --------------------------------------------------------------------------- stage: export
 def export_table(table: FeatureTable, d: Path, *, sparse_arff: bool = True) -> dict:
     """ARFF (dense, and sparse when asked), CSV and the hierarchy's edges CSV into ``d``."""
-    from kg.formats.arff import write_arff, write_csv, write_edges_csv
+    from kg.formats import write_arff, write_csv, write_edges_csv
 
     files = {"arff": "table.arff", "csv": "table.csv", "edges": "hierarchy.csv"}
     write_arff(table, d / files["arff"], sparse=False)
@@ -912,7 +905,7 @@ def stage_export(table_rec: Mapping, select_rec: Mapping | None = None, *, spars
               "sparse_arff": bool(sparse_arff), "code": code_version("export")}
 
     def compute(d: Path):
-        from kg.formats.arff import write_arff, write_edges_csv
+        from kg.formats import write_arff, write_edges_csv
 
         table = read_table(table_rec)
         files = export_table(table, d, sparse_arff=sparse_arff)

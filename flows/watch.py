@@ -43,7 +43,7 @@ from prefect.artifacts import create_markdown_artifact  # noqa: E402
 
 from flows import stages  # noqa: E402
 from flows.pipeline import kgfs_run  # noqa: E402
-from kg.table import atomic_write  # noqa: E402
+from kg.files import atomic_write, sha256_file  # noqa: E402
 
 __all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "watch_flow", "corpus_files", "read_ledger", "process_folder"]
 
@@ -113,7 +113,7 @@ def process_folder(watch_dir: str, out_dir: str, source_options: Mapping, run_op
     ledger = read_ledger(out)
     tick = {"started": _now(), "processed": [], "skipped": [], "failed": []}
     for path in corpus_files(watch_dir):
-        sha = stages.file_sha256(path)
+        sha = sha256_file(path)
         entry = ledger["corpora"].get(sha)
         if entry and entry.get("status") == "ok":
             tick["skipped"].append(path.name)

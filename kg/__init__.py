@@ -12,8 +12,9 @@ from kg.errors import (
     KgfsError,
     UnknownFeatureError,
 )
+from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
-from kg.table import FeatureTable, atomic_write
+from kg.table import FeatureTable
 
 __all__ = [
     "ChecksumError",

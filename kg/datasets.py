@@ -35,7 +35,6 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import gzip
-import hashlib
 import importlib
 import logging
 import os
@@ -49,7 +48,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from kg.errors import ChecksumError, KgfsError
-from kg.table import FeatureTable, atomic_write
+from kg.files import sha256_file
+from kg.files import atomic_write
+from kg.table import FeatureTable
 
 __all__ = [
     "DatasetInfo",
@@ -63,7 +64,6 @@ __all__ = [
     "load_dataset",
     "load_hierarchy",
     "resolve_names",
-    "sha256_file",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,20 +77,6 @@ def datasets_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[1] / "datasets"
 
 
-def sha256_file(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def _sha256_gunzip(path: Path) -> str:
-    h = hashlib.sha256()
-    with gzip.open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -322,13 +308,13 @@ def _verify(path: Path, f: FileInfo) -> None:
         if actual == f.sha256:
             return
         if f.content_sha256 and path.suffix == ".gz":
-            if _sha256_gunzip(path) == f.content_sha256:
+            if sha256_file(path, gunzip=True) == f.content_sha256:
                 return
         raise ChecksumError(
             f"checksum mismatch for {path}: expected sha256 {f.sha256}, got {actual} "
             "(a corrupted or different file; delete it to download it again)"
         )
-    actual = _sha256_gunzip(path) if path.suffix == ".gz" else sha256_file(path)
+    actual = sha256_file(path, gunzip=True) if path.suffix == ".gz" else sha256_file(path)
     if actual != f.content_sha256:
         raise ChecksumError(
             f"checksum mismatch for {path}: expected content sha256 {f.content_sha256}, got {actual}"
@@ -365,7 +351,7 @@ def _download(f: FileInfo, dest: Path, timeout: float) -> None:
         if f.sha256 and sha256_file(tmp) == f.sha256:
             return
         if f.content_sha256:
-            actual = _sha256_gunzip(tmp) if f.path.endswith(".gz") else sha256_file(tmp)
+            actual = sha256_file(tmp, gunzip=True) if f.path.endswith(".gz") else sha256_file(tmp)
             if actual == f.content_sha256:
                 return
             raise ChecksumError(
@@ -408,13 +394,13 @@ def _import_generator(spec: str, name: str):
 # ---------------------------------------------------------------------- loaders
 @lru_cache(maxsize=8)
 def _ontology(path: str, size: int, mtime_ns: int, relations: tuple, namespaces: tuple | None):
-    from kg.go.obo import read_obo
+    from kg.go import read_obo
 
     return read_obo(path, relations=relations, namespaces=namespaces)
 
 
 def _read_ontology(path: Path, relations=("is_a",), namespaces=None):
-    from kg.go.obo import normalize_namespaces
+    from kg.go import normalize_namespaces
 
     rel = (relations,) if isinstance(relations, str) else tuple(relations)
     return _ontology(str(path), *_stat_key(path), rel, normalize_namespaces(namespaces))
@@ -443,7 +429,7 @@ def _load_go_bundle(
     paths, *, namespaces=None, relations=("is_a",), min_support=1, unknown="raise", on_obsolete="raise",
     evidence=None,
 ):
-    from kg.go.obo import build_table, read_annotations, read_labels
+    from kg.go import build_table, read_annotations, read_labels
 
     go = _read_ontology(paths["ontology"], relations, namespaces)
     ann = read_annotations(paths["annotations"], evidence=evidence)

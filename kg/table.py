@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeatureError
+from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy, _as_str_array, _binary
 
-__all__ = ["FeatureTable", "atomic_write"]
+__all__ = ["FeatureTable"]
 
 _FORMAT_VERSION = 1
 
@@ -327,22 +327,3 @@ class FeatureTable:
                 check="ignore" if str(z["check"]) == "ignore" else "raise",
             )
 
-
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Call ``write(tmp_path)`` and move the result onto ``path`` atomically.
-
-    A crash leaves either the old file or no file, never a half-written one.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise

@@ -37,6 +37,7 @@ _MODULES = (
     "selection.hierarchical.baselines",
     "selection.hierarchical.hill_climbing",
     "selection.lazy.selectors",
+    "selection.lazy.classifiers",
     "selection.flat.filters",
     "selection.classifiers",
     "selection.class_hierarchy.hifsrr",

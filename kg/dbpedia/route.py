@@ -366,7 +366,7 @@ def run_route(
     >>> res = run_route("training.txt", "out/", dump="dump/", selectors=["shsel-ig-prune"])  # doctest: +SKIP
     >>> res.evaluation.groupby("selector")["accuracy"].mean()  # doctest: +SKIP
     """
-    from kg.formats.arff import write_arff
+    from kg.formats import write_arff
     from selection.evaluation.cv import evaluate_table
 
     out = Path(out_dir)
@@ -380,7 +380,7 @@ def run_route(
     ev = evaluate_table(table, list(selectors), list(classifiers), dataset=dataset,
                         n_splits=n_splits, random_state=random_state)
     ev_path = out / "evaluation.csv"
-    from kg.table import atomic_write
+    from kg.files import atomic_write
 
     atomic_write(ev_path, lambda tmp: ev.to_csv(tmp, index=False))
     means = ev.groupby(["selector", "classifier"])["accuracy"].mean()

@@ -72,7 +72,7 @@ from kg.dbpedia.sources import (
     in_namespaces,
     resolve_namespaces,
 )
-from kg.table import atomic_write
+from kg.files import atomic_write
 
 __all__ = [
     "SparqlError",

@@ -35,7 +35,7 @@ import requests
 
 from kg.errors import KgfsError, TransientError
 from kg.dbpedia.sources import Annotation
-from kg.table import atomic_write
+from kg.files import atomic_write
 
 __all__ = ["SpotlightAnnotator", "SpotlightError", "parse_annotate_response"]
 

@@ -82,7 +82,7 @@ def hierarchy_for_terms(
 ) -> tuple[FeatureHierarchy, dict]:
     """The ontology's hierarchy restricted to ``terms`` (in that order), and a report.
 
-    ``ontology`` is a :class:`~kg.go.obo.GeneOntology` (alternative ids are mapped to their
+    ``ontology`` is a :class:`~kg.go.GeneOntology` (alternative ids are mapped to their
     primary term; obsolete terms count as missing) or a plain
     :class:`~kg.hierarchy.FeatureHierarchy`. Terms the ontology does not know become
     isolated roots, listed in ``report["missing_terms"]``. Kept terms are linked to their
@@ -95,7 +95,7 @@ def hierarchy_for_terms(
     """
     if edges not in ("nearest", "induced"):
         raise ValueError(f"edges must be 'nearest' or 'induced', got {edges!r}")
-    from kg.go.obo import GeneOntology, ancestor_closure
+    from kg.go import GeneOntology, ancestor_closure
 
     terms = [str(t) for t in terms]
     h = ontology.hierarchy if isinstance(ontology, GeneOntology) else ontology

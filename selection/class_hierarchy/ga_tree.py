@@ -1310,7 +1310,7 @@ def draw_tree(tree: GATree, path, *, class_names=None, feature_names=None, title
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    from kg.table import atomic_write
+    from kg.files import atomic_write
 
     cn = (lambda c: str(class_names[c])) if class_names is not None else str
     fn = (lambda f: str(feature_names[f])) if feature_names is not None else (lambda f: f"f{f}")

@@ -196,7 +196,7 @@ class ClassHierarchy:
 
     def write(self, path: str | Path) -> None:
         """Write the tree as an edges file readable by :meth:`read` (atomically)."""
-        from kg.table import atomic_write
+        from kg.files import atomic_write
 
         text = "# child\tparent\n" + "".join(f"{c}\t{p}\n" for c, p in self.edges())
         atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))

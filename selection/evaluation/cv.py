@@ -218,7 +218,7 @@ _LAZY_FITTED: dict[tuple, tuple] = {}
 
 
 def _lazy_classify(cname, cparams, X_tr, y_tr, X_te, mask):
-    from selection.lazy.selectors import make_lazy_classifier  # built by the lazy-selection issue
+    from selection.lazy.classifiers import make_lazy_classifier
 
     key = (cname, _params_json(cparams))
     hit = _LAZY_FITTED.get(key)

@@ -35,7 +35,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from kg.errors import KgfsError
-from kg.table import atomic_write
+from kg.files import atomic_write
 from selection.evaluation.cv import COLUMNS, check_folds, normalize_specs, spec_label
 from selection.evaluation.protocols import get_protocol
 from selection.registry import available_selectors, classifier_entry, selector_entry
@@ -112,7 +112,7 @@ def _code_version(selector: str, classifier: str, evaluate=None) -> str:
     if sel is not None:
         mods.append(sel.factory.__module__)
     if (sel is not None and sel.kind == "lazy") or classifier in ("nb", "1nn", "knn"):
-        mods.append("selection.lazy.selectors")
+        mods += ["selection.lazy.selectors", "selection.lazy.classifiers"]
     parts = [_module_hash(m) for m in mods]
     if evaluate is not None:
         parts.append(_function_hash(evaluate))

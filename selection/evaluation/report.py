@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kg.table import atomic_write
+from kg.files import atomic_write
 from selection.evaluation import stats
 
 __all__ = ["dataset_means", "markdown_table", "summarize", "stats_markdown", "report_markdown",

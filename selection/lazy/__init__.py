@@ -5,20 +5,19 @@ Selection Method* (Applied Intelligence 2020), with HIP and MR of Wan & Freitas 
 
 - :mod:`selection.lazy.selectors`: RPV (LazyR, IG, R), HIP, MR, All-Pos, All-Neg; ``fit`` on
   the training data, ``select_for(X_test)`` gives one feature subset per test instance.
-- the lazy Naive Bayes and k-NN that classify each test instance on its own subset.
+- :mod:`selection.lazy.classifiers`: the lazy Naive Bayes and k-NN that classify each test
+  instance on its own subset.
 """
 
+from selection.lazy.classifiers import LazyKNN, LazyNaiveBayes, make_lazy_classifier
 from selection.lazy.selectors import (
     HIP,
     MR,
     RPV,
     AllNegative,
     AllPositive,
-    LazyKNN,
-    LazyNaiveBayes,
     LazySelector,
     as_mask,
-    make_lazy_classifier,
     mean_fraction_selected,
 )
 

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from flows.cli import build_parser, main
-from kg.formats.arff import read_arff, read_edges_csv
+from kg.formats import read_arff, read_edges_csv
 from kg.table import FeatureTable
 
 COMMANDS = [

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from flows import stages
-from kg.formats.arff import read_arff
+from kg.formats import read_arff
 
 SELECTORS = ["shsel-ig-prune", "complete"]
 

@@ -10,7 +10,7 @@ import pytest
 
 from flows import stages
 from kg.datasets import dataset_info
-from kg.formats.arff import read_arff, read_csv, read_edges_csv
+from kg.formats import read_arff, read_csv, read_edges_csv
 from kg.table import FeatureTable
 
 

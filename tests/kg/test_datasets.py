@@ -22,9 +22,9 @@ from kg.datasets import (
     load_dataset,
     load_hierarchy,
     resolve_names,
-    sha256_file,
 )
 from kg.errors import ChecksumError, KgfsError
+from kg.files import sha256_file
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 

@@ -130,7 +130,7 @@ def test_errors_are_clear(tweets10, kg_dump_dir, tmp_path):
 
 def test_run_route_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp_path):
     """Annotate 6,525 tweets with the lexicon, fetch types, build the DAG, select, evaluate, export ARFF."""
-    from kg.formats.arff import read_arff
+    from kg.formats import read_arff
 
     res = run_route(shared_data / "tweets" / "training.txt", tmp_path / "out", dump=kg_dump_dir,
                     selectors=["complete", "shsel-ig-prune"], classifiers=["nb"], n_splits=3)

@@ -15,16 +15,8 @@ from hypothesis import strategies as st
 from scipy.io import arff as scipy_arff
 
 from kg.errors import CycleError, HierarchyCycleWarning, InputFormatError
-from kg.formats.arff import (
-    _arff_text,
-    arff_quote,
-    read_arff,
-    read_csv,
-    read_edges_csv,
-    write_arff,
-    write_csv,
-    write_edges_csv,
-)
+from kg.formats import read_csv, read_edges_csv, write_csv, write_edges_csv
+from kg.formats.arff import _arff_text, arff_quote, read_arff, write_arff
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 from tests.strategies import closed_tables

@@ -3,7 +3,7 @@ import pytest
 import scipy.sparse as sp
 
 from kg.errors import HierarchyCycleWarning, ImplicationError, InputFormatError
-from kg.go.obo import build_table, read_obo
+from kg.go import build_table, read_obo
 from kg.hierarchy import FeatureHierarchy
 from kg.formats.published import (
     aire_table,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 
 from kg.errors import CycleError, InputFormatError, KgfsError, UnknownFeatureError
-from kg.go.obo import (
+from kg.go import (
     ancestor_closure,
     build_table,
     normalize_namespaces,

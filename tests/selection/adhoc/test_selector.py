@@ -176,7 +176,7 @@ def test_quadratic_copies_are_a_subfactor():
 
 
 def test_factor_hierarchy_exports_and_draws(tmp_path):
-    from kg.formats.arff import read_edges_csv, write_edges_csv
+    from kg.formats import read_edges_csv, write_edges_csv
 
     X, lab, kinds, Z = planted_table(200, seed=6)
     s = ADHOC(random_state=0).fit(X, (Z[:, 0] > 0).astype(int))

@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
-from selection.lazy.selectors import (
+from selection.lazy import (
     HIP,
     MR,
     RPV,
@@ -439,7 +439,7 @@ def test_rpv_on_a_real_go_dataset_matches_table_10(shared_data):
     (Table 10), All-Pos ~6.1%; lazy NB with RPV masks ranks far better than chance."""
     from sklearn.model_selection import StratifiedKFold
 
-    from kg.go.obo import read_obo
+    from kg.go import read_obo
     from kg.formats.published import read_rpv_arff
     from selection.evaluation.metrics import auroc
 

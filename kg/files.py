@@ -1,0 +1,78 @@
+"""Files: atomic writes and content hashes (the one implementation every part of kgfs uses)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["atomic_write", "sha256_file"]
+
+_CHUNK = 1 << 20
+
+
+def atomic_write(path: str | os.PathLike, write) -> None:
+    """Call ``write(tmp_path)`` and move the result onto ``path`` atomically.
+
+    A crash leaves either the old file or no file, never a half-written one.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to (re)write; its folder is created when missing.
+    write : callable
+        ``write(tmp_path)`` writes the whole content to ``tmp_path`` (a file in the same folder).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> atomic_write(p, lambda tmp: tmp.write_text("hello"))
+    >>> p.read_text()
+    'hello'
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def sha256_file(path: str | os.PathLike, *, gunzip: bool = False) -> str:
+    """The sha256 (hex) of a file's bytes, read in 1 MiB chunks.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    gunzip : bool
+        Hash the decompressed content of a gzip file instead (re-compressing a file changes
+        its bytes, not its content).
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.txt"
+    >>> _ = p.write_bytes(b"abc")
+    >>> sha256_file(p)[:16]
+    'ba7816bf8f01cfea'
+    """
+    h = hashlib.sha256()
+    with (gzip.open(path, "rb") if gunzip else open(path, "rb")) as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            h.update(chunk)
+    return h.hexdigest()

@@ -1,0 +1,166 @@
+"""CSV files of a :class:`~kg.table.FeatureTable` and of a hierarchy's edges.
+
+- Table CSV: first column the instance id, then one 0/1 column per feature named by its id
+  (GO id or IRI), last the label (column ``label``; absent when the table has no labels).
+- Edges CSV: columns ``child,parent``, one row per edge, in node order; a node without
+  parents gets one row with an empty parent, so the node set and its order survive the
+  round trip (:func:`read_edges_csv`).
+
+All files are UTF-8 and written atomically (a crash leaves the old file or none).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from kg.errors import InputFormatError
+from kg.files import atomic_write
+from kg.hierarchy import FeatureHierarchy
+from kg.table import FeatureTable
+
+__all__ = ["read_csv", "read_edges_csv", "write_csv", "write_edges_csv"]
+
+_ROWS_PER_CHUNK = 512  # rows densified at a time when writing
+
+
+class _CsvWriter:
+    """``csv.writer`` with ``\n`` line ends that also quotes fields holding a ``\r``.
+
+    The csv module quotes only the characters of its line terminator, so a bare ``\r`` in an
+    id or a name would otherwise end the record for a reader; such rows are written fully quoted.
+    """
+
+    def __init__(self, fh):
+        self._min = csv.writer(fh, lineterminator="\n")
+        self._all = csv.writer(fh, lineterminator="\n", quoting=csv.QUOTE_ALL)
+
+    def writerow(self, row) -> None:
+        if any(isinstance(v, str) and "\r" in v for v in row):
+            self._all.writerow(row)
+        else:
+            self._min.writerow(row)
+
+
+def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str = "label",
+              id_column: str = "instance_id") -> Path:
+    """Write ``table`` as a dense 0/1 CSV: id column, one column per feature, then the label.
+
+    Columns are named by feature id (GO id or IRI) and quoted by the ``csv`` module where
+    needed. Rows are written a few hundred at a time (the table is never densified whole).
+    """
+    path = Path(path)
+    X = table.X
+    names = table.feature_names.tolist()
+    y = None if table.y is None else [str(v) for v in table.y.tolist()]
+    ids = table.instance_ids.tolist()
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = _CsvWriter(fh)
+            w.writerow([id_column, *names, *([label_column] if y is not None else [])])
+            for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
+                block = X[start:start + _ROWS_PER_CHUNK].toarray().astype(np.int8)
+                for k, row in enumerate(block.tolist()):
+                    i = start + k
+                    w.writerow([ids[i], *row, *([y[i]] if y is not None else [])])
+
+    atomic_write(path, write)
+    return path
+
+
+def read_csv(path: str | os.PathLike, *, has_label: bool = True):
+    """Read a CSV written by :func:`write_csv`: ``(instance_ids, feature_names, X, y)``.
+
+    ``y`` is integer when every label is an integer literal, else strings; ``None`` when
+    ``has_label=False``.
+    """
+    path = Path(path)
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputFormatError("empty CSV file", path, 1) from None
+        k = len(header) - (2 if has_label else 1)
+        if k < 0:
+            raise InputFormatError("too few columns in header", path, 1)
+        ids, ys, rows, cols = [], [], [], []
+        for ln, rec in enumerate(reader, start=2):
+            if len(rec) != len(header):
+                raise InputFormatError(f"{len(rec)} columns, expected {len(header)}", path, ln)
+            r = len(ids)
+            ids.append(rec[0])
+            for j, v in enumerate(rec[1:1 + k]):
+                if v == "1":
+                    rows.append(r)
+                    cols.append(j)
+                elif v != "0":
+                    raise InputFormatError(f"non-binary value {v!r} in column {header[1 + j]!r}", path, ln)
+            if has_label:
+                ys.append(rec[-1])
+    X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(ids), k))
+    y = None
+    if has_label:
+        y = np.asarray(ys, dtype=str)
+        if len(y) and all(re.fullmatch(r"[+-]?\d+", v) for v in ys):
+            y = y.astype(np.int64)
+    return np.asarray(ids, dtype=str), np.asarray(header[1:1 + k], dtype=str), X, y
+
+
+# --------------------------------------------------------------------------- edges CSV
+def write_edges_csv(hierarchy: FeatureHierarchy, path: str | os.PathLike) -> Path:
+    """Write the hierarchy as ``child,parent`` rows (roots: one row with an empty parent)."""
+    path = Path(path)
+    ids = hierarchy.node_ids.tolist()
+    P = hierarchy.parent_matrix
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = _CsvWriter(fh)
+            w.writerow(["child", "parent"])
+            for i, name in enumerate(ids):
+                parents = P.indices[P.indptr[i]:P.indptr[i + 1]]
+                if parents.size == 0:
+                    w.writerow([name, ""])
+                for p in sorted(ids[j] for j in parents.tolist()):
+                    w.writerow([name, p])
+
+    atomic_write(path, write)
+    return path
+
+
+def read_edges_csv(path: str | os.PathLike, *, on_cycle: str = "raise") -> FeatureHierarchy:
+    """Read a ``child,parent`` CSV into a :class:`FeatureHierarchy`.
+
+    Nodes keep the order of their first appearance (as child, then as parent); an empty
+    parent declares a node without parents. A self-loop or cycle raises
+    :class:`~kg.errors.CycleError` unless ``on_cycle="break"``.
+    """
+    path = Path(path)
+    nodes: dict[str, None] = {}
+    edges: list[tuple[str, str]] = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, None)
+        if header is None or [h.strip().lower() for h in header[:2]] != ["child", "parent"]:
+            raise InputFormatError("expected a header 'child,parent'", path, 1)
+        for ln, rec in enumerate(reader, start=2):
+            if not rec:
+                continue
+            if len(rec) != 2:
+                raise InputFormatError(f"{len(rec)} columns, expected 2 (child,parent)", path, ln)
+            child, parent = rec
+            if not child:
+                raise InputFormatError("empty child id", path, ln)
+            nodes.setdefault(child)
+            if parent:
+                edges.append((child, parent))
+    for _, p in edges:
+        nodes.setdefault(p)
+    return FeatureHierarchy.from_edges(edges, nodes=list(nodes), on_cycle=on_cycle)

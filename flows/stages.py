@@ -393,8 +393,6 @@ def build_go_table(spec: Mapping, facts: tuple[dict, dict | None] | None = None)
     kw = {k: opts[k] for k in ("min_support", "unknown", "on_obsolete") if k in opts}
     table = build_table(go, ann, labels, **kw)
     table.meta.setdefault("dataset", spec.get("name", "table"))
-    # the term names of the kept features, for reports (selected_features.csv)
-    table.meta["term_names"] = {f: go.names.get(f, "") for f in table.feature_names.tolist()}
     return table
 
 

@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import connected_components
 
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
 
-__all__ = ["FeatureHierarchy"]
+__all__ = ["FeatureHierarchy", "binary_csr"]
 
 log = logging.getLogger(__name__)
 
@@ -29,18 +29,30 @@ def _as_str_array(values: Iterable[str]) -> np.ndarray:
     return arr.astype(str) if arr.size else np.zeros(0, dtype="<U1")
 
 
-def _binary(m: sp.spmatrix) -> sp.csr_matrix:
-    """Return ``m`` as a canonical csr matrix whose stored values are all 1 (int8)."""
-    m = sp.csr_matrix(m)
-    m.sum_duplicates()
-    m.eliminate_zeros()
-    m = m.astype(np.int8)
-    m.data[:] = 1
-    return m
+def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
+    """``m`` as a canonical csr matrix whose stored values are all 1, of type ``dtype``.
 
+    Duplicates are summed, stored zeros dropped and every other value becomes 1; arrays are
+    copied only when something has to change. This is the one binarisation every part of kgfs
+    uses (validation of user input, with its messages, is :func:`selection.base.as_binary_csr`).
 
-def _pattern(m: sp.spmatrix) -> sp.csr_matrix:
-    """``m`` as canonical csr with no stored zeros (copied only when it has to change)."""
+    Parameters
+    ----------
+    m : array-like or scipy sparse matrix
+    dtype : numpy dtype
+        Type of the stored ones (``np.int8`` for structure, ``np.float64`` for arithmetic,
+        ``bool`` for masks).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> binary_csr(np.array([[0, 2], [3, 0]]), dtype=bool).toarray().tolist()
+    [[False, True], [True, False]]
+    """
     m = sp.csr_matrix(m)
     if not m.has_canonical_format:
         m = m.copy()
@@ -48,6 +60,9 @@ def _pattern(m: sp.spmatrix) -> sp.csr_matrix:
     if m.nnz and not m.data.all():
         m = m.copy()
         m.eliminate_zeros()
+    if m.dtype != np.dtype(dtype) or (m.nnz and not (m.data == 1).all()):
+        m = sp.csr_matrix((np.ones(m.nnz, dtype=dtype), m.indices, m.indptr), shape=m.shape)
+        m.has_canonical_format = True
     return m
 
 
@@ -125,7 +140,7 @@ class FeatureHierarchy:
             raise ValueError("child and parent index arrays differ in length")
         if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
             raise ValueError("edge index out of range")
-        self.parent_matrix = _binary(
+        self.parent_matrix = binary_csr(
             sp.csr_matrix((np.ones(child.size, np.int8), (child, parent)), shape=(n, n))
         )
         self.removed_edges = list(removed_edges)
@@ -171,7 +186,7 @@ class FeatureHierarchy:
         if pairs:
             ci = np.fromiter((index[c] for c, _ in pairs), np.int64, len(pairs))
             pi = np.fromiter((index[p] for _, p in pairs), np.int64, len(pairs))
-            m = _binary(sp.csr_matrix((np.ones(len(pairs), np.int8), (ci, pi)), shape=(n, n)))
+            m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (ci, pi)), shape=(n, n)))
             m = m.tocoo()
             ci, pi = m.row.astype(np.int64), m.col.astype(np.int64)
         else:
@@ -351,7 +366,7 @@ class FeatureHierarchy:
                 block.data[:] = 1
             blocks.append(block)
             done = sp.vstack(blocks, format="csr")
-        a_perm = _binary(done) if n else sp.csr_matrix((0, 0), dtype=np.int8)
+        a_perm = binary_csr(done) if n else sp.csr_matrix((0, 0), dtype=np.int8)
         # back to the original node order
         return a_perm[perm_pos][:, perm_pos].tocsr()
 
@@ -378,14 +393,14 @@ class FeatureHierarchy:
 
     def close(self, direct: sp.spmatrix) -> sp.csr_matrix:
         """Close an instance x node 0/1 matrix upward: add every ancestor of every feature present."""
-        direct = _binary(direct)
+        direct = binary_csr(direct)
         if direct.shape[1] != self.n_nodes:
             raise ValueError(
                 f"matrix has {direct.shape[1]} columns but the hierarchy has {self.n_nodes} nodes"
             )
         # int32 products: int8 path counts wrap to 0 at 256 present descendants and drop the ancestor
         direct = direct.astype(np.int32)
-        return _binary(direct + direct @ self.ancestor_matrix.astype(np.int32))
+        return binary_csr(direct + direct @ self.ancestor_matrix.astype(np.int32))
 
     @cached_property
     def _self_and_parents(self) -> sp.csr_matrix:
@@ -401,7 +416,7 @@ class FeatureHierarchy:
         the table is closed exactly when ``x @ (P + I)`` has as many structural nonzeros as ``x``:
         one symbolic sparse product (:func:`product_nnz`), no values, no transpose.
         """
-        x = _pattern(x)
+        x = binary_csr(x)
         if x.shape[1] != self.n_nodes:
             raise ValueError(f"matrix has {x.shape[1]} columns but the hierarchy has {self.n_nodes} nodes")
         return self.n_edges == 0 or product_nnz(x, self._self_and_parents) == x.nnz
@@ -416,9 +431,9 @@ class FeatureHierarchy:
         if self.is_closed(x):
             return sp.coo_matrix(x.shape, dtype=np.int8)
         # int32 so that 256 children do not wrap to 0
-        xt = _binary(x).astype(np.int32).T.tocsr()
-        has_child = _binary(self.child_matrix.astype(np.int32) @ xt)
-        return _binary(has_child - has_child.multiply(xt)).T.tocoo()
+        xt = binary_csr(x).astype(np.int32).T.tocsr()
+        has_child = binary_csr(self.child_matrix.astype(np.int32) @ xt)
+        return binary_csr(has_child - has_child.multiply(xt)).T.tocoo()
 
     # ------------------------------------------------------------------ derived hierarchies
     def restrict(self, keep: Sequence[str] | np.ndarray) -> "FeatureHierarchy":
@@ -438,8 +453,8 @@ class FeatureHierarchy:
             sub = pm[:, keep_idx].tocoo()
         else:
             c = self.ancestor_matrix[keep_idx][:, keep_idx].astype(np.int32).tocsr()
-            through = _binary(c @ c)
-            sub = _binary(c - c.multiply(through)).tocoo()
+            through = binary_csr(c @ c)
+            sub = binary_csr(c - c.multiply(through)).tocoo()
         return FeatureHierarchy(
             self.node_ids[keep_idx], sub.row, sub.col, removed_edges=self.removed_edges
         ) if n_keep else FeatureHierarchy([], [], [])

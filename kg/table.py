@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeatureError
 from kg.files import atomic_write
-from kg.hierarchy import FeatureHierarchy, _as_str_array, _binary
+from kg.hierarchy import FeatureHierarchy, _as_str_array
 
 __all__ = ["FeatureTable"]
 

@@ -12,6 +12,8 @@ the selector is given ``binarize=t``, in which case values ``> t`` count as 1 (a
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
@@ -19,18 +21,42 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kg.hierarchy import FeatureHierarchy
+from kg.hierarchy import FeatureHierarchy, binary_csr
 
-__all__ = ["HierarchicalSelector", "SupportMaskMixin", "as_binary_csr", "check_hierarchy"]
+__all__ = ["HierarchicalSelector", "SupportMaskMixin", "as_binary_csr", "check_hierarchy", "implication_violations",
+           "violation_cells"]
+
+
+log = logging.getLogger(__name__)
 
 
 def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.csr_matrix:
-    """Return ``X`` as a csr matrix of float 0/1, densifying nothing.
+    """Validate ``X`` as binary data and return it as a canonical csr matrix of float 0/1.
 
-    ``binarize=None`` demands values in {0, 1}; a float ``t`` maps ``value > t`` to 1.
+    Nothing is densified: dense input is converted, sparse input kept sparse.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix
+    binarize : float or None
+        ``None`` demands values in {0, 1} (a ``ValueError`` names the first other value, its
+        row and column); a float ``t`` maps ``value > t`` to 1 and the rest to 0.
+    what : str
+        The name used in error messages (``"X"``, ``"X_test"``).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Stored values all 1.0, canonical format (see :func:`kg.hierarchy.binary_csr`).
+
+    Examples
+    --------
+    >>> as_binary_csr([[0, 1], [1, 1]]).toarray().tolist()
+    [[0.0, 1.0], [1.0, 1.0]]
+    >>> as_binary_csr([[0, 3]], binarize=2).toarray().tolist()
+    [[0.0, 1.0]]
     """
     X = sp.csr_matrix(X) if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
-    X = X.astype(np.float64)
     if binarize is None:
         bad = (X.data != 0) & (X.data != 1)
         if bad.any():
@@ -41,10 +67,8 @@ def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.cs
                 f"{int(X.indices[k])}; pass binarize=<threshold> to binarise count data"
             )
     else:
-        X = X.copy()
-        X.data = (X.data > binarize).astype(np.float64)
-    X.eliminate_zeros()
-    return X
+        X = sp.csr_matrix((X.data > binarize, X.indices, X.indptr), shape=X.shape)
+    return binary_csr(X, dtype=np.float64)
 
 
 def check_hierarchy(hierarchy: FeatureHierarchy | None, n_features: int) -> FeatureHierarchy:
@@ -70,11 +94,35 @@ class SupportMaskMixin:
 
 
 class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
-    """Base class: validates ``X``/``y`` and the hierarchy; subclasses implement ``_fit``.
+    """Base class of every selector over a feature DAG: validation, naming, the implication check.
 
     Subclasses set ``support_`` (boolean mask over features) and may set ``scores_`` in
     ``_fit(X, y, hierarchy)``, where ``X`` is a binary csr matrix and ``y`` a label array.
     The validated hierarchy is stored as ``hierarchy_``.
+
+    * ``get_feature_names_out()`` names the selected features by ``X``'s column names when
+      ``X`` had them (a DataFrame), else by the hierarchy's node ids, else ``x0, x1, ...``.
+    * When ``X`` came with column names and a hierarchy is given, the names must be the
+      hierarchy's node ids in the same order (checked by :meth:`_check_table`).
+    * Selectors whose rules assume the implication of the SHSEL paper's Eq. (1) (an instance
+      that has a feature has its parents) call :meth:`_check_table`: with
+      ``check_implication=True`` (their default) a violating table raises a ``ValueError``
+      naming the first such cell; ``"repair"`` selects on the table closed upward (the missing
+      ancestors set to 1; logged); ``False`` runs on it as it is.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        Subclasses take it as their first parameter; ``None`` is a flat hierarchy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from selection.hierarchical import CompleteFS
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> CompleteFS(h).fit(np.array([[1, 1], [0, 1]]), [1, 0]).get_feature_names_out().tolist()
+    ['Athlete', 'Person']
     """
 
     _supervised = True
@@ -112,3 +160,65 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.target_tags.required = self._supervised
         return tags
+
+    def get_feature_names_out(self, input_features=None):
+        """Selected feature names: ``X``'s column names, else the hierarchy's node ids."""
+        if input_features is None and getattr(self, "feature_names_in_", None) is None:
+            h = getattr(self, "hierarchy", None)
+            if h is not None:
+                return np.asarray(h.node_ids[self.get_support()], dtype=object)
+        return super().get_feature_names_out(input_features)
+
+    def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None):
+        """Validate names and the implication; returns ``(X, diff)``, repaired if asked to."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and getattr(self, "hierarchy", None) is not None:
+            ids = hierarchy.node_ids
+            bad = np.flatnonzero(np.asarray(names, dtype=str) != ids)
+            if bad.size:
+                k = int(bad[0])
+                raise ValueError(
+                    f"X's column {k} is {str(names[k])!r} but the hierarchy's node {k} is {str(ids[k])!r}; "
+                    "the hierarchy's nodes must be X's columns, in the same order"
+                )
+        mode = getattr(self, "check_implication", True)
+        if not (isinstance(mode, (bool, np.bool_)) or mode == "repair"):
+            raise ValueError(f"check_implication must be True, False or 'repair', got {mode!r}")
+        if mode is not False and hierarchy.n_edges:
+            n_bad, first = implication_violations(X, hierarchy, diff)
+            if n_bad and mode == "repair":
+                log.info("closing X upward: %d (row, ancestor) cell(s) were missing", n_bad)
+                return hierarchy.close(X).astype(np.float64), sp.csr_matrix(X.shape)
+            if n_bad:
+                row, child, parent = first
+                raise ValueError(
+                    f"X violates the hierarchy in {n_bad} cell(s): row {row} has feature "
+                    f"{str(hierarchy.node_ids[child])!r} but not its parent {str(hierarchy.node_ids[parent])!r}; "
+                    "close or repair the table (FeatureTable check='repair') or pass "
+                    "check_implication='repair' (close it upward) or False (use it as it is)"
+                )
+        return X, diff
+
+
+def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:
+    """The (row, parent) cells where some child of ``parent`` is 1 but ``parent`` is 0, as sorted
+    csr (:meth:`FeatureHierarchy.violations`: one symbolic product when the table is closed)."""
+    diff = hierarchy.violations(binary_csr(X, dtype=np.float64)).tocsr()
+    diff.sort_indices()
+    return diff
+
+
+def implication_violations(
+    X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None
+) -> tuple[int, tuple[int, int, int] | None]:
+    """Number of (row, parent) cells where a child is 1 and the parent 0, and the first one
+    as ``(row, child, parent)``: the smallest ``(row, parent)`` with its first present child.
+    ``diff`` may pass :func:`violation_cells` when already computed."""
+    diff = violation_cells(X, hierarchy) if diff is None else diff
+    if diff.nnz == 0:
+        return 0, None
+    row = int(np.flatnonzero(np.diff(diff.indptr))[0])
+    parent = int(diff.indices[diff.indptr[row]])
+    kids = hierarchy.child_indices(parent)
+    present = np.asarray(sp.csr_matrix(X)[row, kids].todense()).ravel() != 0
+    return int(diff.nnz), (row, int(np.sort(kids[present])[0]), parent)

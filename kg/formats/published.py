@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kg.errors import InputFormatError, KgfsError
-from kg.hierarchy import FeatureHierarchy, _binary
+from kg.hierarchy import FeatureHierarchy, binary_csr
 from kg.table import FeatureTable
 
 __all__ = [
@@ -72,8 +72,8 @@ def transitive_reduction(h: FeatureHierarchy) -> FeatureHierarchy:
     through another parent of ``c``). Node order and ``removed_edges`` are kept."""
     a = h.ancestor_matrix.astype(np.int32)
     p = h.parent_matrix.astype(np.int32)
-    through = _binary(p @ a)  # reachable in two or more steps
-    red = _binary(p - p.multiply(through)).tocoo()
+    through = binary_csr(p @ a)  # reachable in two or more steps
+    red = binary_csr(p - p.multiply(through)).tocoo()
     return FeatureHierarchy(h.node_ids, red.row, red.col, removed_edges=h.removed_edges)
 
 

@@ -79,7 +79,8 @@ def build_table(
     ``meta["other_namespace_terms"]``. Alternative ids are mapped to their primary id
     (``meta["alt_ids_mapped"]``), obsolete ids replaced (``meta["replaced_terms"]``: old ->
     new) or dropped (``meta["obsolete_dropped"]``). The closure only touches the ancestors of
-    the terms used, so it does not pay for the whole ontology.
+    the terms used, so it does not pay for the whole ontology. ``meta["term_names"]`` maps
+    every feature of the table to its GO term name.
     """
     if unknown not in ("raise", "drop"):
         raise ValueError(f"unknown must be 'raise' or 'drop', got {unknown!r}")
@@ -157,7 +158,7 @@ def build_table(
     for key, what in (("unknown_terms", "unknown"), ("obsolete_dropped", "obsolete dropped")):
         if m[key]:
             log.warning("%d %s term(s), e.g. %s", len(m[key]), what, m[key][0])
-    return FeatureTable.from_facts(
+    table = FeatureTable.from_facts(
         facts,
         sub,
         None if labels is None else {g: labels[g] for g in facts},
@@ -165,3 +166,6 @@ def build_table(
         unknown="raise",
         meta=m,
     )
+    # the terms' names, for reports (selected_features.csv, the Prefect artifacts)
+    table.meta["term_names"] = {f: ontology.names.get(f, "") for f in table.feature_names.tolist()}
+    return table

@@ -13,10 +13,20 @@ Each is a scikit-learn selector (:class:`selection.base.HierarchicalSelector`) t
 feature subset for all instances.
 """
 
-from selection.hierarchical.baselines import TSEL, GreedyTopDown, StandardSelector, top_k_mask
+from selection.hierarchical.baselines import (
+           TSEL,
+           GreedyTopDown,
+           StandardSelector,
+           top_k_mask,
+)
 from selection.hierarchical.complete import CompleteFS
 from selection.hierarchical.hill_climbing import HillClimbing, knn_purity
-from selection.hierarchical.shsel import SHSEL, THRESHOLD_GRID, initial_selection, prune_selection
+from selection.hierarchical.shsel import (
+           SHSEL,
+           THRESHOLD_GRID,
+           initial_selection,
+           prune_selection,
+)
 
 __all__ = ["SHSEL", "THRESHOLD_GRID", "initial_selection", "prune_selection", "StandardSelector", "TSEL",
            "GreedyTopDown", "top_k_mask", "HillClimbing", "knn_purity", "CompleteFS"]

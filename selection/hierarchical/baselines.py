@@ -21,6 +21,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.shsel import THRESHOLD_GRID
+from selection.measures.paths import greedy_antichain, path_argmax, strict_ranks
 from selection.measures.relevance import (
     ClassCounts,
     chi_square,
@@ -30,9 +32,7 @@ from selection.measures.relevance import (
     information_gain,
     lift,
 )
-from selection.measures.paths import greedy_antichain, path_argmax, strict_ranks
 from selection.registry import register_selector
-from selection.hierarchical.shsel import THRESHOLD_GRID, HierarchyChecks
 
 __all__ = ["StandardSelector", "TSEL", "GreedyTopDown", "top_k_mask"]
 
@@ -94,7 +94,7 @@ def _preference(scores: np.ndarray, hierarchy) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------- SIG / SC
-class StandardSelector(HierarchyChecks, HierarchicalSelector):
+class StandardSelector(HierarchicalSelector):
     """Standard (flat) feature selection by a relevance measure: SIG and SC of the paper.
 
     Keeps every feature whose (normalised) score is ``>= threshold``, or the ``k`` best, or
@@ -176,7 +176,7 @@ class StandardSelector(HierarchyChecks, HierarchicalSelector):
 
 
 # ------------------------------------------------------------------------------- TSEL
-class TSEL(HierarchyChecks, HierarchicalSelector):
+class TSEL(HierarchicalSelector):
     """TSEL (Jeong & Myaeng 2013): representative features of the paths, filtered by chi-square.
 
     1. *Most representative*: for each leaf-to-root path, the feature with the highest
@@ -201,7 +201,7 @@ class TSEL(HierarchyChecks, HierarchicalSelector):
     chi2_k : int, optional
     chi2_percentile : float, optional
     check_implication : bool or "repair", default True
-        See :class:`selection.hierarchical.shsel.HierarchyChecks`.
+        See :class:`selection.base.HierarchicalSelector`.
     binarize : float or None
 
     Attributes
@@ -259,7 +259,7 @@ class TSEL(HierarchyChecks, HierarchicalSelector):
 
 
 # ------------------------------------------------------------------------------- GTD
-class GreedyTopDown(HierarchyChecks, HierarchicalSelector):
+class GreedyTopDown(HierarchicalSelector):
     """GreedyTopDown (Lu et al. 2013): best-first selection that drops relatives.
 
     The paper describes it per path: the nodes of each leaf-to-root path sorted by
@@ -279,7 +279,7 @@ class GreedyTopDown(HierarchyChecks, HierarchicalSelector):
     hierarchy : FeatureHierarchy or None
     measure : {"gain_ratio", "ig"}, default "gain_ratio"
     check_implication : bool or "repair", default True
-        See :class:`selection.hierarchical.shsel.HierarchyChecks`.
+        See :class:`selection.base.HierarchicalSelector`.
     binarize : float or None
 
     Attributes

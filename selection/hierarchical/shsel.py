@@ -21,109 +21,20 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-
-from kg.hierarchy import FeatureHierarchy
 from sklearn.utils.validation import check_is_fitted
 
-from selection.base import HierarchicalSelector
-from selection.measures.relevance import ClassCounts, edge_correlation, information_gain
+from kg.hierarchy import FeatureHierarchy, binary_csr
+from selection.base import HierarchicalSelector, violation_cells
 from selection.measures.paths import path_mean_rule
+from selection.measures.relevance import ClassCounts, edge_correlation, information_gain
 from selection.registry import register_selector
 
-__all__ = ["SHSEL", "initial_selection", "prune_selection", "implication_violations", "violation_cells", "edge_cooccurrence_via_violations", "HierarchyChecks", "THRESHOLD_GRID"]
+__all__ = ["SHSEL", "initial_selection", "prune_selection", "edge_cooccurrence_via_violations", "THRESHOLD_GRID"]
 
 log = logging.getLogger(__name__)
 
 #: The paper sweeps every threshold from 0 to 1 in steps of 0.01.
 THRESHOLD_GRID = tuple(round(i / 100, 2) for i in range(101))
-
-
-class HierarchyChecks:
-    """Checks shared by the hierarchical selectors (mixed into :class:`HierarchicalSelector`).
-
-    * When ``X`` came with column names (a DataFrame) and a hierarchy is given, the names
-      must be the hierarchy's node ids in the same order.
-    * With ``check_implication=True`` (the default) a table where an instance has a feature
-      but lacks one of its parents raises a ``ValueError`` naming the first such cell: every
-      path rule assumes the implication of the paper's Eq. (1). Repair the table first
-      (``FeatureTable(..., check="repair")``), pass ``check_implication="repair"`` to select
-      on the table closed upward (the missing ancestors set to 1; logged), or
-      ``check_implication=False`` to run on it as it is.
-    """
-
-    def get_feature_names_out(self, input_features=None):
-        """Selected feature names: ``X``'s column names, else the hierarchy's node ids."""
-        if input_features is None and getattr(self, "feature_names_in_", None) is None:
-            h = getattr(self, "hierarchy", None)
-            if h is not None:
-                return np.asarray(h.node_ids[self.get_support()], dtype=object)
-        return super().get_feature_names_out(input_features)
-
-    def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None):
-        """Validate names and the implication; returns ``(X, diff)``, repaired if asked to."""
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None and getattr(self, "hierarchy", None) is not None:
-            ids = hierarchy.node_ids
-            bad = np.flatnonzero(np.asarray(names, dtype=str) != ids)
-            if bad.size:
-                k = int(bad[0])
-                raise ValueError(
-                    f"X's column {k} is {str(names[k])!r} but the hierarchy's node {k} is {str(ids[k])!r}; "
-                    "the hierarchy's nodes must be X's columns, in the same order"
-                )
-        mode = getattr(self, "check_implication", True)
-        if not (isinstance(mode, (bool, np.bool_)) or mode == "repair"):
-            raise ValueError(f"check_implication must be True, False or 'repair', got {mode!r}")
-        if mode is not False and hierarchy.n_edges:
-            n_bad, first = implication_violations(X, hierarchy, diff)
-            if n_bad and mode == "repair":
-                log.info("closing X upward: %d (row, ancestor) cell(s) were missing", n_bad)
-                return hierarchy.close(X).astype(np.float64), sp.csr_matrix(X.shape)
-            if n_bad:
-                row, child, parent = first
-                raise ValueError(
-                    f"X violates the hierarchy in {n_bad} cell(s): row {row} has feature "
-                    f"{str(hierarchy.node_ids[child])!r} but not its parent {str(hierarchy.node_ids[parent])!r}; "
-                    "close or repair the table (FeatureTable check='repair') or pass "
-                    "check_implication='repair' (close it upward) or False (use it as it is)"
-                )
-        return X, diff
-
-
-def _binary_canonical(X) -> sp.csr_matrix:
-    X = sp.csr_matrix(X)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    if X.nnz and not (X.data == 1).all():
-        X = X.copy()
-        X.data = (X.data != 0).astype(np.float64)
-        X.eliminate_zeros()
-    return X
-
-
-def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:
-    """The (row, parent) cells where some child of ``parent`` is 1 but ``parent`` is 0, as sorted
-    csr (:meth:`FeatureHierarchy.violations`: one symbolic product when the table is closed)."""
-    diff = hierarchy.violations(_binary_canonical(X)).tocsr()
-    diff.sort_indices()
-    return diff
-
-
-def implication_violations(
-    X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None
-) -> tuple[int, tuple[int, int, int] | None]:
-    """Number of (row, parent) cells where a child is 1 and the parent 0, and the first one
-    as ``(row, child, parent)``: the smallest ``(row, parent)`` with its first present child.
-    ``diff`` may pass :func:`violation_cells` when already computed."""
-    diff = violation_cells(X, hierarchy) if diff is None else diff
-    if diff.nnz == 0:
-        return 0, None
-    row = int(np.flatnonzero(np.diff(diff.indptr))[0])
-    parent = int(diff.indices[diff.indptr[row]])
-    kids = hierarchy.child_indices(parent)
-    present = np.asarray(sp.csr_matrix(X)[row, kids].todense()).ravel() != 0
-    return int(diff.nnz), (row, int(np.sort(kids[present])[0]), parent)
 
 
 def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
@@ -142,7 +53,7 @@ def edge_cooccurrence_via_violations(X, hierarchy: FeatureHierarchy, diff: sp.cs
     violation cells only, so on a closed (or nearly closed) table this costs one sparse
     product instead of one lookup per one of every child column.
     """
-    X = _binary_canonical(X)
+    X = binary_csr(X, dtype=np.float64)
     n, m = X.shape
     child, parent = hierarchy.edges
     counts = np.bincount(X.indices, minlength=m).astype(np.float64)[child]
@@ -201,7 +112,7 @@ def prune_selection(
     return path_mean_rule(hierarchy, ig, selected, mode=path_rule)
 
 
-class SHSEL(HierarchyChecks, HierarchicalSelector):
+class SHSEL(HierarchicalSelector):
     """SHSEL hierarchical feature selection (initial selection, optionally pruning).
 
     Parameters
@@ -224,7 +135,7 @@ class SHSEL(HierarchyChecks, HierarchicalSelector):
         one of them (``"any"``, as the paper says) or of all of them (``"all"``, stricter).
     check_implication : bool or "repair", default True
         Raise on tables where a feature is 1 and a parent is 0; ``"repair"`` closes them
-        upward first; ``False`` uses them as they are (see :class:`HierarchyChecks`).
+        upward first; ``False`` uses them as they are (see :class:`selection.base.HierarchicalSelector`).
     binarize : float or None
         See :mod:`selection.base`.
 

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from kg.hierarchy import binary_csr
 from selection.base import HierarchicalSelector, as_binary_csr
 from selection.measures.relevance import ClassCounts
 from selection.measures.values import r_measure, value_relevance
@@ -69,14 +70,6 @@ __all__ = [
 _BLOCK_CELLS = 4_000_000  # dense scratch per row block (bool cells), bounds memory
 
 
-def _bool_csr(m: sp.spmatrix) -> sp.csr_matrix:
-    m = sp.csr_matrix(m)
-    m.eliminate_zeros()
-    out = m.astype(bool)
-    out.sort_indices()
-    return out
-
-
 def _filtered(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
     """The entries of ``matrix`` (as coo) where ``keep`` (one bool per stored entry) is True."""
     coo = matrix.tocoo()
@@ -88,7 +81,7 @@ def _filtered(matrix: sp.csr_matrix, keep: np.ndarray) -> sp.csr_matrix:
 def _minus(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
     """Entries of 0/1 matrix ``a`` not stored (non-zero) in ``b``."""
     a = sp.csr_matrix(a, dtype=np.float64)
-    return _bool_csr(a - a.multiply(b.astype(bool)))
+    return binary_csr(a - a.multiply(b.astype(bool)), dtype=bool)
 
 
 def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
@@ -123,7 +116,7 @@ def as_mask(mask, n_rows: int, n_features: int):
     if sp.issparse(mask):
         if mask.shape != (n_rows, n_features):
             raise ValueError(f"mask has shape {mask.shape}, expected ({n_rows}, {n_features})")
-        return _bool_csr(mask)
+        return binary_csr(mask, dtype=bool)
     m = np.asarray(mask)
     if m.ndim == 1:
         if m.shape[0] != n_features:
@@ -131,7 +124,7 @@ def as_mask(mask, n_rows: int, n_features: int):
         return m.astype(bool)
     if m.shape != (n_rows, n_features):
         raise ValueError(f"mask has shape {m.shape}, expected ({n_rows}, {n_features})")
-    return _bool_csr(sp.csr_matrix(m.astype(bool)))
+    return binary_csr(m, dtype=bool)
 
 
 # ---------------------------------------------------------------------------- selectors
@@ -186,7 +179,7 @@ class LazySelector(HierarchicalSelector):
         X = self._validate_test(X)
         mask = self._select(X) if X.shape[0] else sp.csr_matrix(X.shape, dtype=bool)
         if not (mask.dtype == bool and mask.has_canonical_format):
-            mask = _bool_csr(mask)
+            mask = binary_csr(mask, dtype=bool)
         self.n_selected_ = np.diff(mask.indptr).astype(np.int64)
         self.mean_n_selected_ = float(self.n_selected_.mean()) if X.shape[0] else 0.0
         self.mean_fraction_selected_ = self.mean_n_selected_ / X.shape[1]

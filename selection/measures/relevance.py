@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from kg.hierarchy import binary_csr
+
 __all__ = [
     "ClassCounts",
     "class_counts",
@@ -222,7 +224,9 @@ def chi_square(X, y, counts: ClassCounts | None = None) -> np.ndarray:
 def chi_square_pvalue(X, y, counts: ClassCounts | None = None, *, stat: np.ndarray | None = None) -> np.ndarray:
     """p-value of :func:`chi_square` (``k - 1`` degrees of freedom for ``k`` classes); ``stat``
     passes the statistic when it is already computed."""
-    from scipy.special import chdtrc  # the chi-square survival function as a plain ufunc
+    from scipy.special import (
+        chdtrc,  # the chi-square survival function as a plain ufunc
+    )
 
     c = counts if counts is not None else ClassCounts(X, y)
     dof = max(len(c.classes) - 1, 1)
@@ -236,9 +240,7 @@ def edge_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     (binary search in the sorted ``row * n_features + column`` keys of ``X``). For hierarchy
     edges pass the child as ``a``: children are the rarer features.
     """
-    X = _csr(X).astype(bool).astype(np.float64)
-    X.sum_duplicates()
-    X.sort_indices()
+    X = binary_csr(X, dtype=np.float64)
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     if a.size == 0:
@@ -269,12 +271,9 @@ def edge_correlation(X, a: np.ndarray, b: np.ndarray, cooccurrence: np.ndarray |
     ``cooccurrence`` may give the co-occurrence counts when they are already known (for a
     table closed under a hierarchy, a child's count for each child -> parent edge).
     """
-    X = _csr(X)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
+    X = binary_csr(X, dtype=np.float64)
     n = float(X.shape[0])
-    tot = np.bincount(X.indices[X.data != 0], minlength=X.shape[1]).astype(np.float64)
+    tot = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
     if cooccurrence is None:

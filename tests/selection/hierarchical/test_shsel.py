@@ -10,17 +10,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg.hierarchy import FeatureHierarchy
-from selection.measures.relevance import information_gain, pair_correlation
-from selection.registry import get_selector, selector_entry
-from selection.measures.relevance import pair_cooccurrence
+from selection.base import implication_violations
 from selection.hierarchical.shsel import (
     SHSEL,
     THRESHOLD_GRID,
     edge_cooccurrence_via_violations,
-    implication_violations,
     initial_selection,
     prune_selection,
 )
+from selection.measures.relevance import (
+    information_gain,
+    pair_cooccurrence,
+    pair_correlation,
+)
+from selection.registry import get_selector, selector_entry
 from tests.strategies import closed_tables, dags, leaf_root_paths
 
 # A part of the Sports Tweets T type hierarchy in the spirit of the paper's Fig. 1/2. The

@@ -1,6 +1,6 @@
 """Benchmark: HillClimbing (k=10) on a 10,000-feature DAG, 3,000 instances at ~2% density.
 
-Target (issue 3): hill climbing within 60 s. Prints the time, the ratio to computing the
+Target: hill climbing within 60 s. Prints the time, the ratio to computing the
 information gain of every feature once (``selection.measures.relevance.information_gain``, measured in
 the same run), the number of candidate sets scored, and peak memory (Python-tracked peak of the
 fit, and the process's maximum resident set size).

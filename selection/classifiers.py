@@ -1,8 +1,23 @@
 """The classifiers of the papers' protocols, registered under short names.
 
+Ristoski & Paulheim, *Feature Selection in Hierarchical Feature Spaces* (Discovery Science
+2014, section 5.3) evaluate with Naive Bayes, k-NN (k=3) and an SVM; da Silva, Plastino &
+Freitas, *Prioritizing Positive Feature Values* (Applied Intelligence 2020, section 5.2) with
+Naive Bayes and 1-NN.
+
 - ``nb``: Bernoulli Naive Bayes with Laplace smoothing (binary features).
 - ``knn``: k-NN with k=3 (SHSEL paper); ``1nn``: k=1 (RPV paper). Euclidean distance.
 - ``svm``: SVM with a polynomial kernel (SHSEL paper; scikit-learn's defaults otherwise).
+
+Keyword arguments override the defaults.
+
+Examples
+--------
+>>> from selection.registry import get_classifier
+>>> get_classifier("knn")
+KNeighborsClassifier(n_neighbors=3)
+>>> get_classifier("svm", C=10.0)
+SVC(C=10.0, kernel='poly')
 """
 
 from __future__ import annotations

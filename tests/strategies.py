@@ -60,3 +60,12 @@ def leaf_root_paths(h: FeatureHierarchy) -> list[list[int]]:
     for leaf in h.leaves.tolist():
         walk([leaf])
     return out
+
+
+def coach_hierarchy() -> FeatureHierarchy:
+    """A literal DAG with a diamond (a Coach is both a Person and in a Team) and readable ids."""
+    return FeatureHierarchy.from_edges(
+        [("Athlete", "Person"), ("Coach", "Person"), ("Coach", "Team"), ("Player", "Athlete"),
+         ("Politician", "Person")],
+        nodes=["Person", "Team", "Athlete", "Coach", "Player", "Politician"],
+    )

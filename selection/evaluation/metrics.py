@@ -1,4 +1,9 @@
-"""Per-fold quality measures of the two papers' protocols.
+"""Per-fold quality measures of the two papers' evaluation protocols.
+
+Ristoski & Paulheim, *Feature Selection in Hierarchical Feature Spaces* (Discovery Science
+2014, section 2: accuracy, compression (Eq. 4), their harmonic mean) and da Silva, Plastino &
+Freitas, *Prioritizing Positive Feature Values* (Applied Intelligence 2020, section 5.2: GM,
+AUROC, AUCPR).
 
 - ``accuracy``: share of test instances classified correctly.
 - ``gm``: geometric mean of sensitivity and specificity (RPV paper, Eq. 4). For more than two
@@ -16,7 +21,7 @@
   a trapezoidal variant, so the last digit can differ). Multi-class: average over classes,
   ``macro`` or ``weighted`` as for AUROC.
 - ``compression``: feature space compression ``1 - |V'| / |V|`` (SHSEL paper, Eq. 4).
-- ``harmonic_mean``: harmonic mean of accuracy and compression (SHSEL paper, section 5.3);
+- ``harmonic_mean``: harmonic mean of accuracy and compression (SHSEL paper, section 2);
   0 when both are 0.
 
 The *positive class* of a binary task is ``pos_label`` when given, otherwise the minority class
@@ -31,37 +36,6 @@ import math
 import numpy as np
 from scipy.stats import rankdata
 
-# scikit-learn's roc_auc_score / average_precision_score validate their input at length (about
-# 10 ms per call); these two plain-numpy versions give the same numbers (checked in the tests)
-# at a fraction of the cost, which matters for grids of thousands of cells.
-
-
-def roc_auc_score(y_bool, score) -> float:
-    """AUROC of a binary problem (Mann-Whitney U with mid-ranks for ties, as scikit-learn)."""
-    y_bool = np.asarray(y_bool, dtype=bool)
-    n_pos = int(y_bool.sum())
-    n_neg = len(y_bool) - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    r = rankdata(np.asarray(score, dtype=float))
-    return float((r[y_bool].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
-
-
-def average_precision_score(y_bool, score) -> float:
-    """Average precision ``sum_k (R_k - R_{k-1}) P_k`` over distinct score thresholds (scikit-learn's)."""
-    y_bool = np.asarray(y_bool, dtype=bool)
-    if not y_bool.any():
-        return float("nan")
-    score = np.asarray(score, dtype=float)
-    order = np.argsort(-score, kind="mergesort")
-    s, t = score[order], y_bool[order]
-    idx = np.r_[np.flatnonzero(np.diff(s)), len(s) - 1]
-    tps = np.cumsum(t)[idx].astype(float)
-    fps = (idx + 1) - tps
-    precision = tps / (tps + fps)
-    recall = tps / tps[-1]
-    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
-
 __all__ = [
     "positive_label",
     "geometric_mean",
@@ -75,9 +49,88 @@ __all__ = [
     "average_precision_score",
 ]
 
+# scikit-learn's roc_auc_score / average_precision_score validate their input at length (about
+# 10 ms per call); these two plain-numpy versions give the same numbers (checked in the tests)
+# at a fraction of the cost, which matters for grids of thousands of cells.
+
+
+def roc_auc_score(y_bool, score) -> float:
+    """AUROC of a binary problem (Mann-Whitney U with mid-ranks for ties, as scikit-learn).
+
+    Parameters
+    ----------
+    y_bool : array-like of bool
+        True for the positive class.
+    score : array-like of float
+        Higher means more likely positive.
+
+    Returns
+    -------
+    float
+        NaN when only one class is present.
+
+    Examples
+    --------
+    >>> roc_auc_score([True, False, True, False], [0.9, 0.1, 0.4, 0.6])
+    0.75
+    """
+    y_bool = np.asarray(y_bool, dtype=bool)
+    n_pos = int(y_bool.sum())
+    n_neg = len(y_bool) - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    r = rankdata(np.asarray(score, dtype=float))
+    return float((r[y_bool].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
+def average_precision_score(y_bool, score) -> float:
+    """Average precision ``sum_k (R_k - R_{k-1}) P_k`` over distinct score thresholds (scikit-learn's).
+
+    Parameters
+    ----------
+    y_bool : array-like of bool
+        True for the positive class.
+    score : array-like of float
+        Higher means more likely positive.
+
+    Returns
+    -------
+    float
+        NaN when there is no positive instance.
+
+    Examples
+    --------
+    >>> round(average_precision_score([True, False, True, False], [0.9, 0.1, 0.4, 0.6]), 4)
+    0.8333
+    """
+    y_bool = np.asarray(y_bool, dtype=bool)
+    if not y_bool.any():
+        return float("nan")
+    score = np.asarray(score, dtype=float)
+    order = np.argsort(-score, kind="mergesort")
+    s, t = score[order], y_bool[order]
+    idx = np.r_[np.flatnonzero(np.diff(s)), len(s) - 1]
+    tps = np.cumsum(t)[idx].astype(float)
+    fps = (idx + 1) - tps
+    precision = tps / (tps + fps)
+    recall = tps / tps[-1]
+    return float(np.sum(np.diff(np.r_[0.0, recall]) * precision))
+
 
 def positive_label(y, pos_label=None):
     """The positive class: ``pos_label`` if given (must occur in ``y``), else the minority class.
+
+    Parameters
+    ----------
+    y : array-like
+        Class labels (of the whole table, so that every fold uses the same positive class).
+    pos_label : optional
+        The positive class, if the caller chose one.
+
+    Returns
+    -------
+    label
+        A plain Python value when the labels are numpy scalars.
 
     Examples
     --------
@@ -99,6 +152,19 @@ def positive_label(y, pos_label=None):
 def geometric_mean(y_true, y_pred, labels=None) -> float:
     """Geometric mean of the per-class recalls (binary: sqrt(sensitivity * specificity)).
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like
+        True and predicted labels.
+    labels : array-like, optional
+        The classes whose recall counts (default: those in ``y_true``); a class absent from
+        ``y_true`` is skipped.
+
+    Returns
+    -------
+    float
+        NaN when no class counts.
+
     Examples
     --------
     >>> round(geometric_mean([1, 1, 0, 0], [1, 0, 0, 0]), 4)  # sens 0.5, spec 1.0
@@ -118,14 +184,47 @@ def geometric_mean(y_true, y_pred, labels=None) -> float:
 
 
 def compression(n_selected: float, n_features: int) -> float:
-    """Feature space compression ``1 - n_selected / n_features`` (SHSEL paper, Eq. 4)."""
+    """Feature space compression ``1 - n_selected / n_features`` (SHSEL paper, Eq. 4).
+
+    Parameters
+    ----------
+    n_selected : float
+        Features selected (a mean over instances for lazy selectors).
+    n_features : int
+        Features available.
+
+    Returns
+    -------
+    float
+        NaN when ``n_features <= 0``.
+
+    Examples
+    --------
+    >>> compression(25, 100)
+    0.75
+    """
     if n_features <= 0:
         return float("nan")
     return 1.0 - float(n_selected) / float(n_features)
 
 
 def harmonic_mean(a: float, b: float) -> float:
-    """Harmonic mean ``2ab / (a + b)``; 0 when ``a + b == 0``, NaN when either is NaN."""
+    """Harmonic mean ``2ab / (a + b)``; 0 when ``a + b == 0``, NaN when either is NaN.
+
+    Parameters
+    ----------
+    a, b : float
+        E.g. accuracy and compression (SHSEL paper, section 2).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(harmonic_mean(0.8, 0.75), 4), harmonic_mean(0.0, 0.0)
+    (0.7742, 0.0)
+    """
     if a is None or b is None or math.isnan(a) or math.isnan(b):
         return float("nan")
     return 0.0 if a + b == 0 else 2.0 * a * b / (a + b)
@@ -150,6 +249,17 @@ def _weights(y_true, present, multiclass):
 def gm_one_vs_rest(y_true, y_pred, multiclass: str = "weighted") -> float:
     """Average over classes of the one-vs-rest ``sqrt(sensitivity_c * specificity_c)``.
 
+    Parameters
+    ----------
+    y_true, y_pred : array-like
+        True and predicted labels.
+    multiclass : {"weighted", "macro"}, default "weighted"
+        Weight the classes by their frequency in ``y_true`` (WEKA's) or equally.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> round(gm_one_vs_rest([0, 0, 1, 1], [0, 1, 1, 1]), 4)  # both classes: sqrt(0.5 * 1)
@@ -170,8 +280,31 @@ def gm_one_vs_rest(y_true, y_pred, multiclass: str = "weighted") -> float:
 def auroc(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float:
     """AUROC from class scores ``proba`` (columns in the order of ``classes``).
 
-    Binary: the ROC of the positive class's score. Multi-class: macro one-vs-rest.
-    NaN when the test part holds a single class (undefined).
+    Binary: the ROC of the positive class's score. Multi-class: one-vs-rest, averaged as
+    ``multiclass`` says. NaN when the test part holds a single class (undefined).
+
+    Parameters
+    ----------
+    y_true : array-like
+        True labels.
+    proba : ndarray, shape (n_instances, n_classes)
+        Class scores.
+    classes : array-like
+        The classes of ``proba``'s columns; a class missing from it scores 0.
+    pos_label
+        The positive class of a binary task.
+    multiclass : {"macro", "weighted"}, default "macro"
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[0.1, 0.9], [0.8, 0.2], [0.6, 0.4], [0.3, 0.7]])
+    >>> auroc([1, 0, 1, 0], p, [0, 1], pos_label=1)
+    0.75
     """
     y_true = np.asarray(y_true)
     classes = np.asarray(classes)
@@ -187,7 +320,31 @@ def auroc(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float
 def aucpr(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float:
     """Area under the precision-recall curve (average precision) of the positive class.
 
-    Multi-class: macro average over the classes present in ``y_true``.
+    Multi-class: average over the classes present in ``y_true``, as ``multiclass`` says.
+
+    Parameters
+    ----------
+    y_true : array-like
+        True labels.
+    proba : ndarray, shape (n_instances, n_classes)
+        Class scores.
+    classes : array-like
+        The classes of ``proba``'s columns; a class missing from it scores 0.
+    pos_label
+        The positive class of a binary task.
+    multiclass : {"macro", "weighted"}, default "macro"
+
+    Returns
+    -------
+    float
+        NaN when a binary test part holds no positive instance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[0.1, 0.9], [0.8, 0.2], [0.6, 0.4], [0.3, 0.7]])
+    >>> round(aucpr([1, 0, 1, 0], p, [0, 1], pos_label=1), 4)
+    0.8333
     """
     y_true = np.asarray(y_true)
     classes = np.asarray(classes)
@@ -205,6 +362,38 @@ def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float
     """All per-fold measures as a dict (``proba`` may be None: AUROC/AUCPR are then NaN).
 
     ``multiclass`` (``macro`` or ``weighted``) only matters with more than two classes.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like
+        True and predicted labels of the test part.
+    proba : ndarray or None
+        Class scores (n_instances x n_classes), or a binary decision function (1-D: the
+        score of ``classes[1]``).
+    classes : array-like
+        The classes of ``proba``'s columns.
+    pos_label
+        The positive class (see :func:`positive_label`).
+    n_selected : float
+        Features selected.
+    n_features : int
+        Features available.
+    labels : array-like, optional
+        All classes of the task (default: those in ``y_true``).
+    multiclass : {"macro", "weighted"}, default "macro"
+
+    Returns
+    -------
+    dict
+        ``accuracy``, ``gm``, ``auroc``, ``aucpr``, ``compression``, ``harmonic_mean``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = np.array([[0.1, 0.9], [0.8, 0.2], [0.6, 0.4], [0.3, 0.7]])
+    >>> m = fold_metrics([1, 0, 1, 0], [1, 0, 0, 1], p, [0, 1], pos_label=1, n_selected=25, n_features=100)
+    >>> {k: round(v, 4) for k, v in m.items()}
+    {'accuracy': 0.5, 'gm': 0.5, 'auroc': 0.75, 'aucpr': 0.8333, 'compression': 0.75, 'harmonic_mean': 0.6}
     """
     y_true = np.asarray(y_true)
     acc = float(np.mean(np.asarray(y_pred) == y_true)) if len(y_true) else float("nan")

@@ -1,5 +1,9 @@
 """Rank-based comparison of methods over datasets (Demsar 2006), as the RPV paper uses it.
 
+da Silva, Plastino & Freitas, *Prioritizing Positive Feature Values* (Applied Intelligence
+2020, section 5.2): average ranks and wins per table, Friedman's test and Holm's post-hoc
+test against a control method (their Tables 2-8 and A.1).
+
 Input everywhere is a table of scores, datasets as rows and methods as columns (a
 ``pandas.DataFrame`` or a 2-D array), higher is better unless ``higher_is_better=False``.
 
@@ -61,6 +65,17 @@ def _frame(scores, min_rows: int = 2) -> pd.DataFrame:
 def rank_table(scores, *, higher_is_better: bool = True) -> pd.DataFrame:
     """Per-dataset ranks (1 = best, ties averaged), datasets x methods.
 
+    Parameters
+    ----------
+    scores : pandas.DataFrame or 2-D array-like
+        Datasets as rows, methods as columns; rows with a missing score are dropped.
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    pandas.DataFrame
+        The ranks, with the index and columns of ``scores``.
+
     Examples
     --------
     >>> rank_table([[0.9, 0.8, 0.8], [0.1, 0.2, 0.3]]).values.tolist()
@@ -73,12 +88,46 @@ def rank_table(scores, *, higher_is_better: bool = True) -> pd.DataFrame:
 
 
 def average_ranks(scores, *, higher_is_better: bool = True) -> pd.Series:
-    """Mean rank of each method over the datasets (lower is better)."""
+    """Mean rank of each method over the datasets (lower is better).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or 2-D array-like
+        Datasets as rows, methods as columns; rows with a missing score are dropped.
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    pandas.Series
+        One value per method.
+
+    Examples
+    --------
+    >>> average_ranks([[0.9, 0.8, 0.8], [0.1, 0.2, 0.3]]).tolist()
+    [2.0, 2.25, 1.75]
+    """
     return rank_table(scores, higher_is_better=higher_is_better).mean(axis=0)
 
 
 def wins(scores, *, higher_is_better: bool = True) -> pd.Series:
-    """Datasets on which each method is best; ties for the best share the win equally."""
+    """Datasets on which each method is best; ties for the best share the win equally.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or 2-D array-like
+        Datasets as rows, methods as columns; rows with a missing score are dropped.
+    higher_is_better : bool, default True
+
+    Returns
+    -------
+    pandas.Series
+        One value per method; the values sum to the number of datasets.
+
+    Examples
+    --------
+    >>> wins([[0.9, 0.8, 0.8], [0.1, 0.3, 0.3]]).tolist()
+    [1.0, 0.5, 0.5]
+    """
     df = _frame(scores, min_rows=1)
     a = df.to_numpy() if higher_is_better else -df.to_numpy()
     best = np.isclose(a, a.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
@@ -88,7 +137,29 @@ def wins(scores, *, higher_is_better: bool = True) -> pd.Series:
 
 @dataclass(frozen=True)
 class FriedmanResult:
-    """Friedman test over ``n_datasets`` x ``n_methods`` scores."""
+    """Friedman test over ``n_datasets`` x ``n_methods`` scores (the result of :func:`friedman`).
+
+    Attributes
+    ----------
+    statistic : float
+        Friedman's ``chi2_F``.
+    pvalue : float
+        Its chi-square p-value (``k - 1`` degrees of freedom).
+    iman_davenport : float
+        Iman and Davenport's ``F``.
+    iman_davenport_pvalue : float
+        Its F-distribution p-value.
+    n_datasets, n_methods : int
+        The table's size after dropping rows with a missing score.
+    average_ranks : pandas.Series
+        The average rank of each method.
+
+    Examples
+    --------
+    >>> r = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 2, 3]])
+    >>> r.n_datasets, r.n_methods, r.significant(0.05)
+    (4, 3, True)
+    """
 
     statistic: float
     pvalue: float
@@ -99,6 +170,7 @@ class FriedmanResult:
     average_ranks: pd.Series
 
     def significant(self, alpha: float = 0.05) -> bool:
+        """Whether the Friedman test rejects "all methods perform alike" at ``alpha``."""
         return bool(self.pvalue < alpha)
 
 
@@ -109,6 +181,17 @@ def friedman(scores, *, higher_is_better: bool = True, tie_correction: bool = Tr
     divided by ``1 - sum(t^3 - t) / (N k (k^2 - 1))`` over tie groups when ``tie_correction``
     (scipy's choice). Iman-Davenport: ``F = (N-1) chi2 / (N(k-1) - chi2)`` on
     ``(k-1, (k-1)(N-1))`` degrees of freedom.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or 2-D array-like
+        Datasets as rows, methods as columns; rows with a missing score are dropped.
+    higher_is_better : bool, default True
+    tie_correction : bool, default True
+
+    Returns
+    -------
+    FriedmanResult
 
     Examples
     --------
@@ -144,6 +227,18 @@ def holm(pvalues, alpha: float = 0.05) -> pd.DataFrame:
     (``max_{j<=i} min(1, (m-j+1) p_(j))`` over the sorted p-values), the ``adjusted_alpha``
     ``alpha / (m - i + 1)`` of the step at which the hypothesis is tested, and ``reject``
     (rejected while every smaller p-value was rejected too).
+
+    Parameters
+    ----------
+    pvalues : array-like or pandas.Series
+        One p-value per hypothesis (a Series keeps its index).
+    alpha : float, default 0.05
+        Family-wise significance level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``p_value, p_holm, adjusted_alpha, reject``.
 
     Examples
     --------
@@ -184,6 +279,28 @@ def holm_vs_control(scores, control, *, alpha: float = 0.05, higher_is_better: b
     method differs from the control at ``alpha`` after Holm's correction; read the sign of
     ``z`` (positive: worse average rank than the control) for the direction. See
     :func:`holm_from_ranks` for ``alternative``.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame or 2-D array-like
+        Datasets as rows, methods as columns; rows with a missing score are dropped.
+    higher_is_better : bool, default True
+    control
+        The column of the control method.
+    alpha : float, default 0.05
+    alternative : {"two-sided", "one-sided"}, default "two-sided"
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per method (see above).
+
+    Examples
+    --------
+    >>> scores = [[0.9, 0.8, 0.7], [0.8, 0.7, 0.6], [0.9, 0.6, 0.7], [0.7, 0.6, 0.5]]
+    >>> t = holm_vs_control(scores, "0")
+    >>> t["method"].tolist(), t["significant"].tolist()
+    (['0', '1', '2'], [None, False, True])
     """
     df = _frame(scores)
     if control not in df.columns:
@@ -201,6 +318,22 @@ def holm_from_ranks(avg_ranks, n_datasets: int, control, *, alpha: float = 0.05,
     "the control is better" with ``p = P(Z >= z)``. The RPV paper's Table A.1 p-values are the
     one-sided ones (its NB/Table 7 part: ranks 2.2 vs 2.7 over 17 datasets give 0.22 one-sided,
     0.44 two-sided; the paper prints 2.2E-01), so use ``"one-sided"`` to compare with it.
+
+    Parameters
+    ----------
+    avg_ranks : pandas.Series or mapping
+        Average rank of each method, indexed by method.
+    n_datasets : int
+        The number of datasets the ranks were averaged over.
+    control
+        The control method (an index of ``avg_ranks``).
+    alpha : float, default 0.05
+    alternative : {"two-sided", "one-sided"}, default "two-sided"
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`holm_vs_control`.
 
     Examples
     --------
@@ -237,6 +370,22 @@ def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) ->
 
     ``q_alpha`` is the studentized range quantile (infinite degrees of freedom) over sqrt(2),
     e.g. 2.850 for six methods at alpha 0.05 (Demsar 2006, Table 5).
+
+    Parameters
+    ----------
+    n_methods : int
+    n_datasets : int
+    alpha : float, default 0.05
+
+    Returns
+    -------
+    float
+        NaN with fewer than two methods or no dataset.
+
+    Examples
+    --------
+    >>> round(float(critical_difference(6, 17)), 4)
+    1.8286
     """
     k, n = int(n_methods), int(n_datasets)
     if k < 2 or n < 1:

@@ -1,4 +1,9 @@
-"""CompleteFS: the baseline that keeps every feature."""
+"""CompleteFS: the baseline that keeps every feature.
+
+"CompleteFS" in Ristoski & Paulheim, *Feature Selection in Hierarchical Feature Spaces*
+(Discovery Science 2014, section 5.2); "No FS" in the RPV paper (da Silva, Plastino & Freitas
+2020, section 5.3.1).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ class CompleteFS(HierarchicalSelector):
     Parameters
     ----------
     hierarchy : FeatureHierarchy or None
+        The DAG over the columns of ``X``; only names the features.
     binarize : float or None
         See :mod:`selection.base`.
 

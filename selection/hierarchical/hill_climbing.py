@@ -124,6 +124,20 @@ def knn_purity(X, y, k: int = 10) -> int:
     broken by the lower row index. This is the score :class:`HillClimbing` climbs (before the
     size bonus); it computes an ``n x n`` distance matrix and is meant for checks and small data.
 
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+        Binary table.
+    y : array-like, shape (n_instances,)
+        Class labels.
+    k : int, default 10
+        Neighbours per row (at most ``n_instances - 1``).
+
+    Returns
+    -------
+    int
+        Between 0 and ``n_instances * k``.
+
     Examples
     --------
     >>> import numpy as np

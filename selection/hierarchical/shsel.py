@@ -1,4 +1,7 @@
-"""SHSEL: feature selection in hierarchical feature spaces (Ristoski & Paulheim, 2014).
+"""SHSEL: feature selection in hierarchical feature spaces.
+
+Ristoski & Paulheim, *Feature Selection in Hierarchical Feature Spaces* (Discovery Science
+2014, section 4, Algorithms 1 and 2).
 
 Two steps, both stated in the paper per leaf-to-root path and computed here exactly on DAGs
 without enumerating paths (see :mod:`selection.measures.paths`):
@@ -52,6 +55,28 @@ def edge_cooccurrence_via_violations(X, hierarchy: FeatureHierarchy, diff: sp.cs
     ``cooc(c, p) = count(c) - #rows with c and without p``; the second term comes from the
     violation cells only, so on a closed (or nearly closed) table this costs one sparse
     product instead of one lookup per one of every child column.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_nodes)
+        Binary table over the hierarchy's nodes.
+    hierarchy : FeatureHierarchy
+    diff : scipy.sparse.csr_matrix, optional
+        :func:`selection.base.violation_cells` of ``X`` when already computed.
+
+    Returns
+    -------
+    ndarray of float, shape (n_edges,)
+        In the order of ``hierarchy.edges``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
+    >>> X = np.array([[1, 0, 0], [1, 0, 1], [0, 1, 1], [0, 0, 0]])   # row 0: a without r
+    >>> edge_cooccurrence_via_violations(X, h).tolist()   # edges a->r, b->r
+    [1.0, 1.0]
     """
     X = binary_csr(X, dtype=np.float64)
     n, m = X.shape
@@ -89,6 +114,27 @@ def initial_selection(
     paper's "paths are updated accordingly" would otherwise depend on it). In a chain of
     mutually similar features only the top one survives: "features from as high as
     possible levels of the hierarchy".
+
+    Parameters
+    ----------
+    n_nodes : int
+    child, parent : array of int, shape (n_edges,)
+        The edges (``hierarchy.edges``).
+    similarity : array of float, shape (n_edges,)
+        Similarity of each edge's child and parent.
+    threshold : float
+        Similarity at or above which the child is dropped.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+        The nodes kept.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> initial_selection(3, np.array([0, 1]), np.array([2, 2]), np.array([0.5, 0.995]), 0.99).tolist()
+    [True, False, True]
     """
     drop = np.zeros(n_nodes, dtype=bool)
     hit = np.asarray(similarity, dtype=np.float64) >= threshold
@@ -108,6 +154,28 @@ def prune_selection(
     the path (the algorithm's input is the reduced set ``F``). All averages are taken from
     the same input set, so the result does not depend on the order of the paths; a feature
     equal to the average is kept (Algorithm 2 removes only ``IG < avg``).
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    ig : array of float, shape (n_nodes,)
+        Information gain of every node.
+    selected : array of bool, shape (n_nodes,)
+        The initial selection.
+    path_rule : {"any", "all"}, default "any"
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+        The selected nodes that survive pruning.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
+    >>> prune_selection(h, np.array([0.9, 0.1, 0.2]), np.array([True, True, True])).tolist()
+    [True, False, True]
     """
     return path_mean_rule(hierarchy, ig, selected, mode=path_rule)
 
@@ -141,11 +209,16 @@ class SHSEL(HierarchicalSelector):
 
     Attributes
     ----------
-    scores_ : ndarray, information gain of every feature (bits)
-    edge_similarity_ : ndarray, similarity of each ``hierarchy_.edges`` (child, parent) pair
-    initial_support_ : ndarray of bool, the features left by the initial selection
-    support_ : ndarray of bool, the selected features
+    scores_ : ndarray
+        Information gain of every feature (bits).
+    edge_similarity_ : ndarray
+        Similarity of each ``hierarchy_.edges`` (child, parent) pair.
+    initial_support_ : ndarray of bool
+        The features left by the initial selection.
+    support_ : ndarray of bool
+        The selected features.
     hierarchy_ : FeatureHierarchy
+        The hierarchy used (a flat one when ``hierarchy`` is None).
 
     Examples
     --------
@@ -211,13 +284,20 @@ class SHSEL(HierarchicalSelector):
             prune_selection(hierarchy, ig, initial, path_rule=self.path_rule) if self.prune else initial
         )
 
-
     def supports_for_thresholds(self, thresholds) -> np.ndarray:
-        """Supports for many thresholds from this fit: ``(len(thresholds), n_features)`` bool.
+        """Supports for many thresholds from this fit.
 
         Row ``i`` equals ``get_support()`` of a refit with ``threshold=thresholds[i]`` (the
         relevance values and edge similarities do not depend on the threshold); pruning runs
         once per distinct initial selection. Used by threshold sweeps (``evaluate``).
+
+        Parameters
+        ----------
+        thresholds : float or array of float
+
+        Returns
+        -------
+        ndarray of bool, shape (len(thresholds), n_features)
         """
         check_is_fitted(self, "support_")
         h = self.hierarchy_

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 
 from kg.hierarchy import FeatureHierarchy
 
-__all__ = ["path_mean_rule", "path_argmax", "greedy_antichain", "strict_ranks", "PATH_RULE_EPS"]
+__all__ = ["path_mean_rule", "path_argmax", "greedy_antichain", "strict_ranks", "preference_ranks", "PATH_RULE_EPS"]
 
 #: Relative tolerance of the mean comparison: ``v[n] >= mean - PATH_RULE_EPS * scale`` counts
 #: as "at least the mean" (sums and means of the same floats may differ in the last bit).
@@ -148,6 +148,10 @@ def path_mean_rule(
     selected : bool array, one per node, optional (default: all nodes)
     mode : {"any", "all"}
 
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+
     Examples
     --------
     >>> from kg.hierarchy import FeatureHierarchy
@@ -196,11 +200,56 @@ def strict_ranks(*keys: np.ndarray) -> np.ndarray:
 
     Equal rows get distinct ranks in the order of the *last* key, so pass a unique key last
     (e.g. the node ids) to make the order strict and independent of column order.
+
+    Parameters
+    ----------
+    *keys : arrays of the same length
+        Sort keys, the most significant first; larger values get larger ranks.
+
+    Returns
+    -------
+    ndarray of int64
+        A permutation of ``0..n-1``.
+
+    Examples
+    --------
+    >>> strict_ranks(np.array([0.5, 0.9, 0.5]), np.array([2, 0, 1])).tolist()
+    [1, 2, 0]
     """
     order = np.lexsort(tuple(reversed(keys)))
     ranks = np.empty(order.size, dtype=np.int64)
     ranks[order] = np.arange(order.size)
     return ranks
+
+
+def preference_ranks(scores: np.ndarray, hierarchy: FeatureHierarchy) -> np.ndarray:
+    """Strict ranks of the nodes: higher score first, then the more general node, then the smaller id.
+
+    The order TSEL's and GreedyTopDown's ties follow: among equal scores the node closer to
+    the roots covers more instances with the same score. Ties go to the node id, not the
+    column position, so the result does not depend on the column order.
+
+    Parameters
+    ----------
+    scores : array of float, shape (n_nodes,)
+    hierarchy : FeatureHierarchy
+
+    Returns
+    -------
+    ndarray of int64, shape (n_nodes,)
+        Distinct ranks, larger is preferred (the input of :func:`path_argmax`).
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
+    >>> preference_ranks(np.array([0.5, 0.5, 0.5]), h).tolist()   # r is more general; a < b
+    [1, 0, 2]
+    """
+    ids = hierarchy.node_ids
+    id_rank = np.empty(ids.size, dtype=np.int64)
+    id_rank[np.argsort(ids, kind="stable")] = np.arange(ids.size)
+    return strict_ranks(scores, -hierarchy.levels, -id_rank)
 
 
 def path_argmax(hierarchy: FeatureHierarchy, ranks: np.ndarray) -> np.ndarray:
@@ -210,6 +259,16 @@ def path_argmax(hierarchy: FeatureHierarchy, ranks: np.ndarray) -> np.ndarray:
     path has exactly one argmax. ``n`` is the argmax of some path through it iff some leaf
     path below ``n`` and some root path above ``n`` contain only smaller ranks; both are
     minimax DPs over the levels of the DAG.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    ranks : array of int, shape (n_nodes,)
+        Distinct ranks, larger is better.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
 
     Examples
     --------
@@ -242,6 +301,17 @@ def greedy_antichain(hierarchy: FeatureHierarchy, order: np.ndarray) -> np.ndarr
     (every other node is an ancestor or descendant of a selected one). Marks propagate along
     edges and stop at nodes already marked in the same direction (their relatives are
     marked already), so each edge is walked at most once per direction.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    order : array of int, shape (n_nodes,)
+        A permutation of the node indices, the most preferred first.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+        The selected nodes.
 
     Examples
     --------

@@ -1,8 +1,18 @@
-"""Relevance measures for binary features, computed for all features at once from sparse counts.
+"""Relevance of binary features to the class, for all features at once from sparse counts.
+
+The measures of Ristoski & Paulheim, *Feature Selection in Hierarchical Feature Spaces*
+(Discovery Science 2014) and of the methods it compares with:
+
+- information gain (SHSEL, SIG, TSEL IG, HillClimbing's baseline) and the absolute correlation
+  with the class (SC); SHSEL's similarity of a child and a parent, by IG difference or by the
+  Pearson correlation of the two columns (:func:`pair_correlation`, :func:`edge_correlation`);
+- gain ratio (GreedyTopDown, Lu et al. 2013), lift and the chi-square test (TSEL, Jeong &
+  Myaeng 2013).
 
 Every measure starts from one sparse product, ``X.T @ Y_onehot`` (feature x class counts of
-the instances where the feature is 1); the counts where it is 0 follow by subtraction. No
-Python loop runs over features.
+the instances where the feature is 1, :class:`ClassCounts`); the counts where it is 0 follow
+by subtraction. No Python loop runs over features. :func:`feature_relevance` looks a measure
+up by the name the selectors' ``measure`` parameters use.
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ __all__ = [
     "chi_square_pvalue",
     "edge_cooccurrence",
     "edge_correlation",
+    "MEASURES",
+    "feature_relevance",
 ]
 
 
@@ -38,15 +50,36 @@ def _csr(X) -> sp.csr_matrix:
 
 
 class ClassCounts:
-    """Counts of a binary table against class labels.
+    """Counts of a binary table against class labels, the input of every measure here.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+        Binary table; any nonzero value counts as 1.
+    y : array-like, shape (n_instances,)
+        Class labels.
 
     Attributes
     ----------
-    classes : ndarray, the sorted distinct labels
-    pos : ndarray (n_features, n_classes), instances of each class where the feature is 1
-    neg : ndarray (n_features, n_classes), instances of each class where the feature is 0
-    class_totals : ndarray (n_classes,)
-    n : int, number of instances
+    classes : ndarray
+        The sorted distinct labels.
+    pos : ndarray, shape (n_features, n_classes)
+        Instances of each class where the feature is 1.
+    neg : ndarray, shape (n_features, n_classes)
+        Instances of each class where the feature is 0.
+    class_totals : ndarray, shape (n_classes,)
+        Instances of each class.
+    n : int
+        Number of instances.
+    codes : ndarray, shape (n_instances,)
+        Each instance's class as an index into ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> c = ClassCounts(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), ["b", "b", "a", "a"])
+    >>> c.classes.tolist(), c.pos.tolist(), c.neg.tolist()
+    (['a', 'b'], [[0.0, 2.0], [1.0, 1.0]], [[2.0, 0.0], [1.0, 1.0]])
     """
 
     def __init__(self, X, y):
@@ -71,12 +104,45 @@ class ClassCounts:
 
 
 def class_counts(X, y) -> ClassCounts:
-    """Feature x class counts of a binary (sparse) table; see :class:`ClassCounts`."""
+    """Feature x class counts of a binary (sparse) table.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+
+    Returns
+    -------
+    ClassCounts
+
+    Examples
+    --------
+    >>> class_counts([[1, 0], [1, 1]], [0, 1]).pos.tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
     return ClassCounts(X, y)
 
 
 def entropy(counts: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Shannon entropy (bits) of count vectors along ``axis``; empty vectors have entropy 0."""
+    """Shannon entropy (bits) of count vectors along ``axis``; empty vectors have entropy 0.
+
+    Parameters
+    ----------
+    counts : array-like of float
+        Non-negative counts (need not be normalised).
+    axis : int, default -1
+        The axis that holds one distribution.
+
+    Returns
+    -------
+    ndarray
+        ``counts`` with ``axis`` removed.
+
+    Examples
+    --------
+    >>> entropy([[4, 0], [1, 3], [2, 2]]).round(4).tolist()
+    [0.0, 0.8113, 1.0]
+    """
     counts = np.asarray(counts, dtype=np.float64)
     total = counts.sum(axis=axis, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -89,6 +155,26 @@ def information_gain(X, y, counts: ClassCounts | None = None) -> np.ndarray:
     """Information gain (bits) of the class given each binary feature.
 
     ``IG(f) = H(Y) - P(f=1) H(Y | f=1) - P(f=0) H(Y | f=0)``.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+        Binary table (not read when ``counts`` is given).
+    y : array-like, shape (n_instances,)
+        Class labels (not read when ``counts`` is given).
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+        Non-negative (rounding below 0 is clipped).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> information_gain(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()
+    [1.0, 0.0]
     """
     c = counts if counts is not None else ClassCounts(X, y)
     if c.n == 0:
@@ -106,6 +192,24 @@ def class_correlation(X, y, counts: ClassCounts | None = None) -> np.ndarray:
     For two classes this is ``|phi|`` of the 2x2 table. For more classes it is the largest
     ``|phi|`` over the one-vs-rest indicators (a choice: Pearson correlation needs a numeric
     target, and a nominal class has no order). Constant features have correlation 0.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed (then ``X``, ``y`` are not read).
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+        Values in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class_correlation(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()
+    [1.0, 0.0]
     """
     c = counts if counts is not None else ClassCounts(X, y)
     n = float(c.n)
@@ -121,7 +225,25 @@ def class_correlation(X, y, counts: ClassCounts | None = None) -> np.ndarray:
 
 
 def pair_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Number of instances where both feature ``a[k]`` and feature ``b[k]`` are 1, for each k."""
+    """Number of instances where both feature ``a[k]`` and feature ``b[k]`` are 1, for each k.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    a, b : array of int
+        Column indices of the pairs (same length).
+
+    Returns
+    -------
+    ndarray of float, shape (len(a),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]])
+    >>> pair_cooccurrence(X, [0, 0], [1, 2]).tolist()
+    [2.0, 0.0]
+    """
     X = _csr(X).astype(bool).astype(np.float64)
     a = np.asarray(a, dtype=np.int64)
     b = np.asarray(b, dtype=np.int64)
@@ -137,6 +259,24 @@ def pair_correlation(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     A pair where either feature is constant has correlation 0 unless both columns are
     identical, in which case it is 1 (identical columns carry the same information; SHSEL
     treats them as perfectly similar).
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    a, b : array of int
+        Column indices of the pairs (same length).
+
+    Returns
+    -------
+    ndarray, shape (len(a),)
+        Values in [-1, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]])
+    >>> pair_correlation(X, [0, 0], [1, 2]).round(4).tolist()
+    [0.5774, -1.0]
     """
     X = _csr(X).astype(bool).astype(np.float64)
     n = float(X.shape[0])
@@ -158,7 +298,25 @@ def _binary_correlation(n: float, na: np.ndarray, nb: np.ndarray, both: np.ndarr
 
 
 def pair_information_gain_similarity(ig: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """SHSEL's relevance similarity of two features: ``1 - |IG(a) - IG(b)|``."""
+    """SHSEL's relevance similarity of two features: ``1 - |IG(a) - IG(b)|``.
+
+    Parameters
+    ----------
+    ig : array of float, shape (n_features,)
+        Information gain of every feature (bits).
+    a, b : array of int
+        Feature indices of the pairs (same length).
+
+    Returns
+    -------
+    ndarray, shape (len(a),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pair_information_gain_similarity(np.array([1.0, 0.75, 0.0]), [1, 2], [0, 0]).tolist()
+    [0.75, 0.0]
+    """
     ig = np.asarray(ig, dtype=np.float64)
     return 1.0 - np.abs(ig[np.asarray(a, np.int64)] - ig[np.asarray(b, np.int64)])
 
@@ -169,14 +327,53 @@ def pair_information_gain_similarity(ig: np.ndarray, a: np.ndarray, b: np.ndarra
 
 
 def split_information(X, y=None, counts: ClassCounts | None = None) -> np.ndarray:
-    """Entropy (bits) of each binary feature's own 0/1 distribution (C4.5's split information)."""
+    """Entropy (bits) of each binary feature's own 0/1 distribution (C4.5's split information).
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,), optional
+        Not used by the measure; accepted so every measure has the same signature.
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> split_information(np.array([[1, 1], [1, 0], [0, 0], [0, 0]]), [1, 1, 0, 0]).round(4).tolist()
+    [1.0, 0.8113]
+    """
     c = counts if counts is not None else ClassCounts(X, y)
     n1 = c.pos.sum(axis=1)
     return entropy(np.stack([n1, c.n - n1], axis=1))
 
 
 def gain_ratio(X, y, counts: ClassCounts | None = None) -> np.ndarray:
-    """Information gain ratio: ``IG(f) / H(f)``; 0 for constant features (where both are 0)."""
+    """Information gain ratio: ``IG(f) / H(f)``; 0 for constant features (where both are 0).
+
+    GreedyTopDown's measure (Lu et al. 2013).
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gain_ratio(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()
+    [1.0, 0.0]
+    """
     c = counts if counts is not None else ClassCounts(X, y)
     ig = information_gain(X, y, c)
     si = split_information(X, y, c)
@@ -190,6 +387,23 @@ def lift(X, y, counts: ClassCounts | None = None) -> np.ndarray:
     Lift > 1 means the feature makes some class more likely than it is a priori. A feature
     that is never 1 has lift 0. (Taking the maximum over classes is a choice: TSEL's lift is
     defined for one class at a time.)
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lift(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()   # P(1|f=1) / P(1)
+    [2.0, 1.0]
     """
     c = counts if counts is not None else ClassCounts(X, y)
     n1 = c.pos.sum(axis=1, keepdims=True)
@@ -205,6 +419,23 @@ def chi_square(X, y, counts: ClassCounts | None = None) -> np.ndarray:
     Unlike ``sklearn.feature_selection.chi2`` (which treats features as frequencies and uses
     only the cells where the feature is 1), both rows of the contingency table count. A
     constant feature has statistic 0.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> chi_square(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()
+    [4.0, 0.0]
     """
     c = counts if counts is not None else ClassCounts(X, y)
     n = float(c.n)
@@ -222,8 +453,27 @@ def chi_square(X, y, counts: ClassCounts | None = None) -> np.ndarray:
 
 
 def chi_square_pvalue(X, y, counts: ClassCounts | None = None, *, stat: np.ndarray | None = None) -> np.ndarray:
-    """p-value of :func:`chi_square` (``k - 1`` degrees of freedom for ``k`` classes); ``stat``
-    passes the statistic when it is already computed."""
+    """p-value of :func:`chi_square` (``k - 1`` degrees of freedom for ``k`` classes).
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+    stat : ndarray, optional
+        The statistic when already computed (then only the number of classes is read).
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> chi_square_pvalue(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).round(4).tolist()
+    [0.0455, 1.0]
+    """
     from scipy.special import (
         chdtrc,  # the chi-square survival function as a plain ufunc
     )
@@ -239,6 +489,23 @@ def edge_cooccurrence(X, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     For every one of column ``a[k]`` it looks up whether column ``b[k]`` is 1 in the same row
     (binary search in the sorted ``row * n_features + column`` keys of ``X``). For hierarchy
     edges pass the child as ``a``: children are the rarer features.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    a, b : array of int
+        Column indices of the pairs (same length).
+
+    Returns
+    -------
+    ndarray of float, shape (len(a),)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]])
+    >>> edge_cooccurrence(X, [0, 0], [1, 2]).tolist()
+    [2.0, 0.0]
     """
     X = binary_csr(X, dtype=np.float64)
     a = np.asarray(a, dtype=np.int64)
@@ -270,6 +537,26 @@ def edge_correlation(X, a: np.ndarray, b: np.ndarray, cooccurrence: np.ndarray |
 
     ``cooccurrence`` may give the co-occurrence counts when they are already known (for a
     table closed under a hierarchy, a child's count for each child -> parent edge).
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    a, b : array of int
+        Column indices of the pairs (same length); for hierarchy edges, ``a`` the children.
+    cooccurrence : array of float, optional
+        ``pair_cooccurrence(X, a, b)`` when already known.
+
+    Returns
+    -------
+    ndarray, shape (len(a),)
+        Values in [-1, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0], [1, 1, 0], [0, 1, 1], [0, 0, 1]])
+    >>> edge_correlation(X, [0, 0], [1, 2]).round(4).tolist()
+    [0.5774, -1.0]
     """
     X = binary_csr(X, dtype=np.float64)
     n = float(X.shape[0])
@@ -281,3 +568,49 @@ def edge_correlation(X, a: np.ndarray, b: np.ndarray, cooccurrence: np.ndarray |
     else:
         both = np.asarray(cooccurrence, dtype=np.float64)
     return _binary_correlation(n, tot[a], tot[b], both)
+
+
+#: The measures :func:`feature_relevance` knows, by the names the selectors' ``measure`` takes.
+MEASURES = {
+    "ig": information_gain,
+    "correlation": class_correlation,
+    "lift": lift,
+    "gain_ratio": gain_ratio,
+    "chi2": chi_square,
+}
+
+
+def feature_relevance(name: str, X, y, counts: ClassCounts | None = None, *,
+                      allowed: tuple[str, ...] | None = None) -> np.ndarray:
+    """The relevance measure called ``name`` (a key of :data:`MEASURES`) of every feature.
+
+    Parameters
+    ----------
+    name : str
+        ``"ig"``, ``"correlation"``, ``"lift"``, ``"gain_ratio"`` or ``"chi2"``.
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features)
+    y : array-like, shape (n_instances,)
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+    allowed : tuple of str, optional
+        The names a caller accepts (default: all); another name raises a ``ValueError``
+        that lists them.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> feature_relevance("lift", np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()
+    [2.0, 1.0]
+    >>> feature_relevance("lift", [[1]], [1], allowed=("ig",))
+    Traceback (most recent call last):
+    ...
+    ValueError: measure must be one of 'ig', got 'lift'
+    """
+    allowed = tuple(MEASURES) if allowed is None else allowed
+    if name not in allowed:
+        raise ValueError(f"measure must be one of {', '.join(map(repr, allowed))}, got {name!r}")
+    return MEASURES[name](X, y, counts)

@@ -68,8 +68,28 @@ def _counts(X, y, counts: ClassCounts | None) -> ClassCounts:
 def conditional_class_probabilities(counts: ClassCounts, value: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """``P(c | X=value)`` for every feature (rows) and class (columns), and which rows are defined.
 
-    Returns ``(p, seen)``: ``p`` has shape (n_features, n_classes) and is 0 on rows where the
-    value never occurs in the training data (``seen`` is False there).
+    Parameters
+    ----------
+    counts : ClassCounts
+        Counts of the training table against its labels.
+    value : {0, 1}, default 1
+        The feature value conditioned on.
+
+    Returns
+    -------
+    p : ndarray, shape (n_features, n_classes)
+        Columns in the order of ``counts.classes``; 0 on rows where the value never occurs in
+        the training data.
+    seen : ndarray of bool, shape (n_features,)
+        False where the value never occurs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
+    >>> p, seen = conditional_class_probabilities(ClassCounts(X, ["C1", "C2", "C2"]))
+    >>> p.tolist(), seen.tolist()
+    ([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], [True, True, True, True])
     """
     if value not in (0, 1):
         raise ValueError(f"a binary feature value is 0 or 1, got {value!r}")
@@ -86,6 +106,26 @@ def r_measure(X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
 
     A feature that is constant in the training data (one of its values never occurs) gets 0.
     Values lie in [0, 2]; 2 means each value determines a different class.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features), optional
+        Binary training table (not read when ``counts`` is given).
+    y : array-like, shape (n_instances,), optional
+        Training labels (not read when ``counts`` is given).
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
+    >>> r_measure(X, ["C1", "C2", "C2"]).tolist()
+    [0.5, 2.0, 2.0, 0.5]
     """
     c = _counts(X, y, counts)
     p1, seen1 = conditional_class_probabilities(c, 1)
@@ -100,6 +140,28 @@ def lazy_r(X=None, y=None, value: int = 1, counts: ClassCounts | None = None) ->
     ``k`` is the number of training classes. A value never seen in training gets 0. Values
     lie in [0, 1 - 1/k]; the maximum means the value occurs in one class only. See the module
     docstring for the paper's worked example and its discrepancy with Eq. 2.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features), optional
+        Binary training table (not read when ``counts`` is given).
+    y : array-like, shape (n_instances,), optional
+        Training labels (not read when ``counts`` is given).
+    value : {0, 1}, default 1
+        The feature value whose relevance is measured.
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
+    >>> lazy_r(X, ["C1", "C2", "C2"], value=0).tolist()
+    [0.5, 0.5, 0.5, 0.0]
     """
     c = _counts(X, y, counts)
     k = len(c.classes)
@@ -113,6 +175,29 @@ def value_information_gain(X=None, y=None, value: int = 1, counts: ClassCounts |
 
     Unlike the eager IG this can be negative (a value can make the class *less* certain than
     the prior); it is the per-value analogue of IG, offered for experiments with RPV.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features), optional
+        Binary training table (not read when ``counts`` is given).
+    y : array-like, shape (n_instances,), optional
+        Training labels (not read when ``counts`` is given).
+    value : {0, 1}, default 1
+        The feature value observed.
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+        In bits.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
+    >>> value_information_gain(X, ["C1", "C2", "C2"]).round(4).tolist()   # A=1 leaves a 50/50 class
+    [-0.0817, 0.9183, 0.9183, 0.9183]
     """
     c = _counts(X, y, counts)
     table = c.pos if value == 1 else c.neg
@@ -126,6 +211,27 @@ def value_relevance(name: str, X=None, y=None, counts: ClassCounts | None = None
 
     ``"lazyr"``: LazyR(X=1) (RPV); ``"ig"``: eager information gain (RPV-IG); ``"r"``: eager
     R of Eq. 1 (RPV-R); ``"value_ig"``: :func:`value_information_gain` at 1.
+
+    Parameters
+    ----------
+    name : {"lazyr", "ig", "r", "value_ig"}
+    X : array-like or scipy sparse matrix, shape (n_instances, n_features), optional
+        Binary training table (not read when ``counts`` is given).
+    y : array-like, shape (n_instances,), optional
+        Training labels (not read when ``counts`` is given).
+    counts : ClassCounts, optional
+        The counts of ``X`` and ``y`` when already computed.
+
+    Returns
+    -------
+    ndarray, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
+    >>> value_relevance("r", X, ["C1", "C2", "C2"]).tolist()
+    [0.5, 2.0, 2.0, 0.5]
     """
     c = _counts(X, y, counts)
     if name == "lazyr":

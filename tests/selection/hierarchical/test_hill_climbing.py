@@ -266,7 +266,7 @@ def test_matches_reference_at_medium_scale():
     import sys
     from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
     from bench_hill_climbing import make_dag, make_table
 
     rng = np.random.default_rng(0)

@@ -262,14 +262,6 @@ def test_correlation_variant_on_open_tables_matches_brute_force(table, threshold
     assert got.get_support().tolist() == brute_shsel(X, y, h, "correlation", threshold, prune, "any").tolist()
 
 
-def test_docstring_examples():
-    import doctest
-
-    import selection.hierarchical.shsel
-
-    assert doctest.testmod(selection.hierarchical.shsel).failed == 0
-
-
 @given(closed_tables(max_nodes=9), st.sampled_from(["ig", "correlation"]), st.booleans())
 def test_supports_for_thresholds_equal_refits(table, relevance, prune):
     X, y, h = table

@@ -164,14 +164,6 @@ def test_mean_rule_scales_without_path_enumeration():
     assert path_argmax(h, strict_ranks(v, h.node_ids)).sum() >= 1
 
 
-def test_docstring_examples():
-    import doctest
-
-    import selection.measures.paths
-
-    assert doctest.testmod(selection.measures.paths).failed == 0
-
-
 def test_multiple_roots_each_root_ends_its_own_paths():
     # l has two parents that are both roots: two paths, l-r1 (mean .7) and l-r2 (mean .3)
     h = FeatureHierarchy.from_edges([("l", "r1"), ("l", "r2")], nodes=["l", "r1", "r2"])

@@ -1,0 +1,185 @@
+"""SIG and SC: standard (flat) feature selection, the first comparison methods of the SHSEL paper.
+
+Ristoski & Paulheim, *Feature Selection in Hierarchical Feature Spaces* (Discovery Science
+2014, section 5.2) compare SHSEL with "standard feature selection" by information gain (SIG)
+and by correlation with the class (SC), each with a threshold swept over 0..1.
+
+* ``sig``, ``sc`` - :class:`StandardSelector`: the features whose normalised score reaches a
+  threshold, or the best ``k`` / ``percentile``.
+* :func:`top_k_mask` - the ``k`` best of a score with ties broken by feature id; TSEL's
+  chi-square step (:mod:`selection.hierarchical.tsel`) is the same standard selection
+  restricted to its representatives.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from selection.base import HierarchicalSelector
+from selection.hierarchical.shsel import THRESHOLD_GRID
+from selection.measures.relevance import ClassCounts, feature_relevance
+from selection.registry import register_selector
+
+__all__ = ["StandardSelector", "top_k_mask"]
+
+
+def top_k_mask(scores: np.ndarray, k: int, ids: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+    """The ``k`` best of ``scores`` (restricted to ``among``); ties go to the smaller id.
+
+    Breaking ties by feature id (not column position) keeps the result independent of the
+    column order.
+
+    Parameters
+    ----------
+    scores : array of float, shape (n_features,)
+    k : int
+        How many to keep (at most the number of candidates; ``k <= 0`` keeps none).
+    ids : array of str, shape (n_features,)
+        The feature ids that break ties (e.g. ``hierarchy.node_ids``).
+    among : array of bool, shape (n_features,), optional
+        The candidates (default: every feature).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ids = np.array(["c", "a", "b"])
+    >>> top_k_mask(np.array([0.2, 0.5, 0.5]), 1, ids).tolist()   # tie: "a" before "b"
+    [False, True, False]
+    >>> top_k_mask(np.array([0.2, 0.5, 0.5]), 1, ids, among=np.array([True, False, False])).tolist()
+    [True, False, False]
+    """
+    n = scores.size
+    among = np.ones(n, bool) if among is None else among
+    cand = np.flatnonzero(among)
+    order = cand[np.lexsort((ids[cand], -scores[cand]))]
+    out = np.zeros(n, bool)
+    out[order[: max(0, int(k))]] = True
+    return out
+
+
+def _check_k(k, percentile, n: int, what: str = "") -> int | None:
+    """The number of features a ``k`` / ``percentile`` setting keeps (None: use a threshold)."""
+    if k is not None and percentile is not None:
+        raise ValueError(f"give at most one of {what}k and {what}percentile")
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 0:
+            raise ValueError(f"{what}k must be a non-negative integer, got {k!r}")
+        if k > n:
+            raise ValueError(f"{what}k={k} is more than the {n} features to choose from")
+        return int(k)
+    if percentile is not None:
+        if not isinstance(percentile, numbers.Real) or not 0 <= percentile <= 100:
+            raise ValueError(f"{what}percentile must be in [0, 100], got {percentile!r}")
+        return int(math.ceil(n * float(percentile) / 100 - 1e-9))
+    return None
+
+
+class StandardSelector(HierarchicalSelector):
+    """Standard (flat) feature selection by a relevance measure: SIG and SC of the paper.
+
+    Keeps every feature whose (normalised) score is ``>= threshold``, or the ``k`` best, or
+    the best ``percentile`` percent (rounded up). The hierarchy is ignored.
+
+    The paper ran RapidMiner's "Weight by Information Gain / Correlation" followed by
+    "Select by Weights" and swept thresholds 0..1. RapidMiner normalises weights to [0, 1]
+    by default (``(w - min) / (max - min)``), which is what makes a 0..1 sweep meaningful
+    for IG (raw IG values of single binary features are mostly far below 1); ``normalize``
+    does the same (if all scores are equal, all normalise to 1).
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        Accepted for a uniform interface (and the names of the selected features); not used.
+    measure : {"ig", "correlation"}
+        Information gain (SIG) or absolute Pearson correlation with the class (SC).
+    threshold : float, default 0.5
+        Used when neither ``k`` nor ``percentile`` is given.
+    k : int, optional
+        Keep the ``k`` best features (ties to the smaller feature id).
+    percentile : float, optional
+        Keep the best ``ceil(percentile% * n_features)`` features.
+    normalize : bool, default True
+        Compare the threshold with the scores scaled to [0, 1] (RapidMiner's default).
+    binarize : float or None
+        See :mod:`selection.base`.
+
+    Attributes
+    ----------
+    scores_ : ndarray
+        The raw measure per feature.
+    normalized_scores_ : ndarray
+        The scores the threshold is compared with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    >>> StandardSelector(measure="ig", threshold=0.5).fit(X, [1, 1, 0, 0]).get_support().tolist()
+    [True, False, True]
+    >>> StandardSelector(k=1).fit(X, [1, 1, 0, 0]).get_support().tolist()   # tie: smaller id
+    [True, False, False]
+    """
+
+    def __init__(self, hierarchy=None, *, measure="ig", threshold=0.5, k=None, percentile=None,
+                 normalize=True, binarize=None):
+        self.hierarchy = hierarchy
+        self.measure = measure
+        self.threshold = threshold
+        self.k = k
+        self.percentile = percentile
+        self.normalize = normalize
+        self.binarize = binarize
+
+    def _fit(self, X, y, hierarchy):
+        n = X.shape[1]
+        keep = _check_k(self.k, self.percentile, n)
+        if keep is None and (not isinstance(self.threshold, numbers.Real) or not np.isfinite(self.threshold)):
+            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
+        scores = feature_relevance(self.measure, X, y, ClassCounts(X, y), allowed=("ig", "correlation"))
+        lo, hi = scores.min(), scores.max()
+        norm = (scores - lo) / (hi - lo) if (self.normalize and hi > lo) else (
+            np.ones_like(scores) if self.normalize else scores)
+        self.scores_ = scores
+        self.normalized_scores_ = norm
+        if keep is not None:
+            self.support_ = top_k_mask(scores, keep, hierarchy.node_ids)
+        else:
+            self.support_ = norm >= float(self.threshold)
+
+    def supports_for_thresholds(self, thresholds) -> np.ndarray:
+        """Supports for many thresholds from this fit.
+
+        Row ``i`` equals ``get_support()`` of a refit with ``threshold=thresholds[i]``; with
+        ``k`` or ``percentile`` set the threshold is not used, so every row is the support.
+
+        Parameters
+        ----------
+        thresholds : float or array of float
+
+        Returns
+        -------
+        ndarray of bool, shape (len(thresholds), n_features)
+        """
+        check_is_fitted(self, "support_")
+        t = np.atleast_1d(np.asarray(thresholds, dtype=np.float64))
+        if self.k is not None or self.percentile is not None:
+            return np.repeat(self.support_[None, :], t.size, axis=0)
+        return self.normalized_scores_[None, :] >= t[:, None]
+
+
+register_selector("sig", lambda hierarchy=None, **kw: StandardSelector(hierarchy, **{"measure": "ig", **kw}),
+                  kind="flat",
+                  description="SIG: standard selection by information gain (threshold, k or percentile)",
+                  defaults={"measure": "ig", "threshold": 0.5}, threshold_grid=THRESHOLD_GRID)
+register_selector("sc", lambda hierarchy=None, **kw: StandardSelector(hierarchy, **{"measure": "correlation", **kw}),
+                  kind="flat",
+                  description="SC: standard selection by correlation with the class (threshold, k or percentile)",
+                  defaults={"measure": "correlation", "threshold": 0.5}, threshold_grid=THRESHOLD_GRID)

@@ -7,7 +7,7 @@ Run by hand (not by pytest):
 Prints, on the same DAG (is_a over the 39,397 live terms of gene_ontology_ext 2014-06-13):
 - ``FeatureHierarchy.ancestor_matrix`` (level-wise sparse products) against
   ``networkx.transitive_closure_dag``, with the ratio (target >= 10x), and ``rustworkx``'s
-  ``ancestors`` per node as a second reference;
+  ``ancestors`` per node as a second reference (when installed: it is not a kgfs dependency);
 - the whole build of CE-BPMFCC: ``read_obo`` + the gene -> most specific terms facts +
   ``build_table`` (target < 2 s), next to the AIRE reader on the same file.
 Both closures are checked to give the same ancestor sets.
@@ -84,8 +84,8 @@ def main(argv=None) -> int:
         best_rx, _, n_rx = timed(rust, 1)
         assert n_rx == a.nnz
         print(f"rustworkx descendants per node: {best_rx:.3f} s; ratio rustworkx / ours: {best_rx / best_k:.1f}x")
-    except ImportError:
-        pass
+    except ImportError:  # not a kgfs dependency
+        print("rustworkx is not installed (pip install rustworkx): its comparison is skipped")
 
     # ---- building CE-BPMFCC as `kgfs build --obo ... --annotations ...` will
     aire = args.data / "ageing" / "aire" / "CE-BPMFCC.txt"

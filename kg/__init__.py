@@ -1,6 +1,22 @@
 """kgfs knowledge-graph library: hierarchies, binary feature tables, sources and exports.
 
+- :mod:`kg.hierarchy` (:class:`FeatureHierarchy`, the feature DAG) and :mod:`kg.table`
+  (:class:`FeatureTable`, the sparse 0/1 matrix closed under it);
+- :mod:`kg.go` (the Gene Ontology route) and :mod:`kg.dbpedia` (the DBpedia route);
+- :mod:`kg.formats` (ARFF, CSV, the published datasets' files), :mod:`kg.datasets` (the dataset
+  registry; its manifest and bundled data ship inside the package as ``kg/_datasets``);
+- :mod:`kg.store`, :mod:`kg.inputs`, :mod:`kg.ledger`: stored stage results, run inputs and the
+  watched folder's ledger, for the pipeline;
+- :mod:`kg.errors`, :mod:`kg.iri`, :mod:`kg.files`: errors and the retry rule, IRI safety,
+  atomic writes and file hashes.
+
 Importing ``kg`` never imports Prefect and never touches the network.
+
+Examples
+--------
+>>> h = FeatureHierarchy.from_edges([("GO:2", "GO:1")])
+>>> FeatureTable.from_facts({"g": ["GO:2"]}, h).X.toarray().astype(int).tolist()
+[[1, 1]]
 """
 
 from kg.errors import (

@@ -1,14 +1,32 @@
-"""Exceptions of the kgfs library.
+"""Exceptions of the kgfs library, and the retry rule of its HTTP clients.
 
 Every error a user can cause by bad input is a :class:`KgfsError` whose message names the
 file, line or value at fault, so the command line can print it as one line.
+:class:`TransientError` and :func:`retry` are how the SPARQL and Spotlight clients retry a
+failed request.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
 
 class KgfsError(Exception):
-    """Base class of all errors caused by bad input or configuration."""
+    """Base class of all errors caused by bad input or configuration.
+
+    The command line prints these as one line (no traceback); anything else is a bug.
+
+    Examples
+    --------
+    >>> issubclass(InputFormatError, KgfsError), issubclass(TransientError, KgfsError)
+    (True, False)
+    """
 
 
 class InputFormatError(KgfsError, ValueError):
@@ -22,6 +40,13 @@ class InputFormatError(KgfsError, ValueError):
         The file at fault.
     line : int, optional
         The 1-based line number at fault.
+
+    Examples
+    --------
+    >>> str(InputFormatError("malformed line", "go.obo", 12))
+    'go.obo:12: malformed line'
+    >>> InputFormatError("bad value", line=3).line
+    3
     """
 
     def __init__(self, message: str, path: str | None = None, line: int | None = None):
@@ -36,7 +61,24 @@ class InputFormatError(KgfsError, ValueError):
 
 
 class CycleError(KgfsError, ValueError):
-    """A hierarchy that must be acyclic has a cycle; ``cycles`` lists them as node-id lists."""
+    """A hierarchy that must be acyclic has a cycle.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming a cycle.
+    cycles : list of list of str
+        The cycles found, each as node ids (``cycles`` attribute).
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> try:
+    ...     FeatureHierarchy.from_edges([("a", "b"), ("b", "a")])
+    ... except CycleError as e:
+    ...     sorted(e.cycles[0])
+    ['a', 'b']
+    """
 
     def __init__(self, message: str, cycles: list[list[str]]):
         self.cycles = cycles
@@ -44,30 +86,80 @@ class CycleError(KgfsError, ValueError):
 
 
 class ImplicationError(KgfsError, ValueError):
-    """A table has an instance with a feature but without one of its ancestors."""
+    """A table has an instance with a feature but without one of its ancestors.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> try:
+    ...     FeatureTable(sp.csr_matrix(np.array([[1, 0]])), ["Athlete", "Person"], ["i"], None, h)
+    ... except ImplicationError as e:
+    ...     print(str(e).split(";")[0])
+    1 cell(s) violate the implication, e.g. instance 'i' has 'Athlete' but not its parent 'Person'
+    """
 
 
 class UnknownFeatureError(KgfsError, KeyError):
-    """A feature id (e.g. a GO term) is not in the hierarchy."""
+    """A feature id (e.g. a GO term) is not in the hierarchy.
+
+    Examples
+    --------
+    >>> str(UnknownFeatureError("unknown term id 'GO:1'"))  # not quoted as KeyError would
+    "unknown term id 'GO:1'"
+    """
 
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else ""
 
 
 class ChecksumError(KgfsError):
-    """A dataset file does not have the sha256 the registry expects."""
+    """A dataset file does not have the sha256 the registry expects.
+
+    Examples
+    --------
+    >>> issubclass(ChecksumError, KgfsError)
+    True
+    """
 
 
 class HierarchyCycleWarning(UserWarning):
-    """Cycles were found in a hierarchy and broken by removing the named edges."""
+    """Cycles were found in a hierarchy and broken by removing the named edges.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     h = FeatureHierarchy.from_edges([("a", "b"), ("b", "a")], on_cycle="break")
+    >>> caught[0].category is HierarchyCycleWarning, h.removed_edges
+    (True, [('b', 'a')])
+    """
 
 
 class TransientError(Exception):
     """A request failure worth retrying (HTTP 5xx or 429, a timeout, a dropped connection).
 
-    Internal to the HTTP clients (:mod:`kg.dbpedia.sparql`, :mod:`kg.dbpedia.spotlight`): it never reaches the
-    user, who sees the client's own error once the retries are used up. ``retry_after`` is the
-    server's ``Retry-After`` header (seconds; anything unparsable counts as absent).
+    Internal to the HTTP clients (:mod:`kg.dbpedia.sparql`, :mod:`kg.dbpedia.spotlight`), which
+    raise it from one request and run the request through :func:`retry`: it never reaches the
+    user, who sees the client's own error once the retries are used up.
+
+    Parameters
+    ----------
+    reason : str
+        What went wrong (``"HTTP 503"``), for the log and the final error.
+    retry_after : str or float, optional
+        The server's ``Retry-After`` header in seconds; anything unparsable (an HTTP date)
+        counts as absent.
+
+    Examples
+    --------
+    >>> e = TransientError("HTTP 429", retry_after="5")
+    >>> e.retry_after, e.wait(0, backoff=1.0), e.wait(4, backoff=1.0)
+    (5.0, 5.0, 16.0)
     """
 
     def __init__(self, reason: str, retry_after=None):
@@ -78,7 +170,93 @@ class TransientError(Exception):
             self.retry_after = None
 
     def wait(self, attempt: int, backoff: float, cap: float = 60.0) -> float:
-        """Seconds before retry ``attempt + 1``: exponential backoff, at least ``Retry-After``,
-        at most ``cap``."""
+        """Seconds to wait before retry ``attempt + 1``.
+
+        Parameters
+        ----------
+        attempt : int
+            Retries already made (0 before the first retry).
+        backoff : float
+            The first wait; doubled on every retry.
+        cap : float
+            The longest wait, whatever the server asks.
+
+        Returns
+        -------
+        float
+            ``backoff * 2**attempt``, at least ``Retry-After``, at most ``cap``.
+
+        Examples
+        --------
+        >>> TransientError("HTTP 503").wait(2, backoff=0.5)
+        2.0
+        """
         w = min(cap, backoff * 2**attempt)
         return w if self.retry_after is None else min(cap, max(w, self.retry_after))
+
+
+def retry(
+    call: Callable[[], T],
+    *,
+    retries: int,
+    backoff: float,
+    what: str,
+    give_up: Callable[[int, TransientError], Exception],
+    on_retry: Callable[[], None] | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``call()``, called again after each :class:`TransientError`, at most ``retries`` more times.
+
+    The one retry loop of the HTTP clients: the wait is :meth:`TransientError.wait` (capped
+    exponential backoff honouring ``Retry-After``); any other exception passes through at once.
+
+    Parameters
+    ----------
+    call : callable
+        One attempt; raises :class:`TransientError` when it is worth trying again.
+    retries : int
+        Further attempts after the first.
+    backoff : float
+        The first wait in seconds (doubled per retry, capped at 60 s).
+    what : str
+        Names the request in the log (``"SPARQL request"``).
+    give_up : callable
+        ``give_up(attempts, last_error)`` builds the exception raised when every attempt failed.
+    on_retry : callable, optional
+        Called before each wait (e.g. to count retries).
+    sleep : callable
+        How to wait (``time.sleep``).
+
+    Returns
+    -------
+    object
+        What ``call()`` returned.
+
+    Examples
+    --------
+    >>> answers = iter([TransientError("HTTP 503"), TransientError("HTTP 429", "2"), "ok"])
+    >>> def call():
+    ...     a = next(answers)
+    ...     if isinstance(a, Exception):
+    ...         raise a
+    ...     return a
+    >>> waits = []
+    >>> retry(call, retries=3, backoff=0.5, what="test", sleep=waits.append,
+    ...       give_up=lambda n, e: RuntimeError(f"failed {n} times, last: {e}"))
+    'ok'
+    >>> waits
+    [0.5, 2.0]
+    """
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except TransientError as exc:
+            if attempt >= retries:
+                raise give_up(attempt + 1, exc) from None
+            wait = exc.wait(attempt, backoff)
+            log.warning("%s failed (%s); retry %d/%d in %.1f s", what, exc, attempt + 1, retries, wait)
+            if on_retry is not None:
+                on_retry()
+            attempt += 1
+            sleep(wait)

@@ -115,8 +115,8 @@ class FeatureHierarchy:
     >>> h = FeatureHierarchy.from_edges([("Athlete", "Person"), ("Person", "Agent")])
     >>> h.ancestors("Athlete")
     ['Agent', 'Person']
-    >>> [h.node_ids[i] for i in h.roots]
-    ['Agent']
+    >>> h.node_ids[h.roots].tolist(), h.node_ids[h.leaves].tolist()
+    (['Agent'], ['Athlete'])
     """
 
     def __init__(

@@ -34,11 +34,34 @@ _SAFE = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^<>"{}|^`\\\x00-\x20\x7f]*')
 
 
 class InvalidIRIError(InputFormatError):
-    """A value that should be an absolute IRI is not one (named in the message)."""
+    """A value that should be an absolute IRI is not one (named in the message).
+
+    Examples
+    --------
+    >>> try:
+    ...     normalize_iri("Chris Gayle", where="instance 't1'")
+    ... except InvalidIRIError as e:
+    ...     print(e)
+    not an absolute IRI: 'Chris Gayle' (instance 't1')
+    """
 
 
 def is_safe_iri(iri: str) -> bool:
-    """True when ``iri`` is absolute and can be written as ``<iri>`` in SPARQL as it is."""
+    """Whether ``iri`` is absolute and can be written as ``<iri>`` in SPARQL as it is.
+
+    Parameters
+    ----------
+    iri : str
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_safe_iri("http://dbpedia.org/resource/Lyon"), is_safe_iri("http://x.org/a b"), is_safe_iri("Lyon")
+    (True, False, False)
+    """
     return isinstance(iri, str) and bool(_SAFE.fullmatch(iri))
 
 
@@ -80,10 +103,22 @@ def normalize_iri(value: str, *, where: str | None = None) -> str:
     where : str, optional
         Where the value came from (file/line/instance), used in the error message.
 
+    Returns
+    -------
+    str
+        The IRI, percent-encoded where it had to be.
+
     Raises
     ------
     InvalidIRIError
         When the value is empty or has no scheme (it is not an absolute IRI).
+
+    Examples
+    --------
+    >>> normalize_iri("<http://dbpedia.org/resource/Chelsea,_London>")
+    'http://dbpedia.org/resource/Chelsea,_London'
+    >>> normalize_iri('http://dbpedia.org/resource/"Weird_Al"_Yankovic')
+    'http://dbpedia.org/resource/%22Weird_Al%22_Yankovic'
     """
     if not isinstance(value, str):
         raise InvalidIRIError(f"not an IRI: {value!r}" + (f" ({where})" if where else ""))
@@ -126,7 +161,24 @@ def check_iri(iri: str) -> str:
     """Return ``iri`` if it is a normalised, valid absolute IRI; else raise :class:`InvalidIRIError`.
 
     Never repairs: callers normalise corpus values with :func:`normalize_iri` first, so that
-    every source (SPARQL or dump) sees the same IRI and refuses the same values.
+    every source (SPARQL, dump or rdflib graph) sees the same IRI and refuses the same values.
+
+    Parameters
+    ----------
+    iri : str
+
+    Returns
+    -------
+    str
+        ``iri`` itself.
+
+    Examples
+    --------
+    >>> check_iri("http://dbpedia.org/resource/Lyon")
+    'http://dbpedia.org/resource/Lyon'
+    >>> check_iri("http://dbpedia.org/resource/x> . ?s ?p ?o")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    kg.iri.InvalidIRIError: refusing an invalid or unsafe IRI (normalise it first): ...
     """
     try:
         ok = is_safe_iri(iri) and normalize_iri(iri) == iri
@@ -138,12 +190,40 @@ def check_iri(iri: str) -> str:
 
 
 def sparql_iri(iri: str) -> str:
-    """``<iri>`` for a SPARQL query; raises :class:`InvalidIRIError` unless ``iri`` is valid and safe."""
+    """``<iri>`` for a SPARQL query; raises :class:`InvalidIRIError` unless ``iri`` is valid and safe.
+
+    Parameters
+    ----------
+    iri : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sparql_iri("http://dbpedia.org/ontology/Athlete")
+    '<http://dbpedia.org/ontology/Athlete>'
+    """
     return f"<{check_iri(iri)}>"
 
 
 def sparql_string(value: str) -> str:
-    """A double-quoted SPARQL string literal with ``\\``, quotes and line breaks escaped."""
+    """A double-quoted SPARQL string literal with ``\\``, quotes and line breaks escaped.
+
+    Parameters
+    ----------
+    value : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(sparql_string('http://dbpedia.org/ontology/'), sparql_string('a "b" \\\\u0022'))
+    "http://dbpedia.org/ontology/" "a \\"b\\" \\\\u0022"
+    """
     s = str(value)
     s = (
         s.replace("\\", "\\\\")

@@ -179,6 +179,22 @@ def read_corpus(
     invalid_iri : {"raise", "skip"}
         What to do with a value of an entity column that is not an absolute IRI. Unsafe
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
+    format : {"csv", "tsv", "jsonl"}, optional
+        Default: from the file name.
+
+    Returns
+    -------
+    Corpus
+        Texts, or entity IRIs when ``entity_columns`` is given; ``source`` is the path.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.tsv"
+    >>> _ = p.write_text("id\\turi\\tlabel\\nt1\\thttp://dbpedia.org/resource/Lyon\\tsport\\n", encoding="utf-8")
+    >>> c = read_corpus(p, entity_columns="uri")
+    >>> c.ids, c.entities, c.labels
+    (['t1'], [['http://dbpedia.org/resource/Lyon']], ['sport'])
     """
     path = Path(path)
     fmt = _sniff_format(path, format)
@@ -276,8 +292,24 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None)
 
     Parameters
     ----------
+    path : path
     labelled : bool, optional
         Whether records carry a label; default: guessed from the first record.
+
+    Returns
+    -------
+    Corpus
+        Ids, decoded texts and (when labelled) labels.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "training.txt"
+    >>> lines = ["1 Sports 'Gayle hits a six'", '2 Politics "Obama', 'speaks"']
+    >>> _ = p.write_text("\\n".join(lines) + "\\n", encoding="utf-8")
+    >>> c = read_sports_tweets(p)
+    >>> c.ids, c.texts, c.labels
+    (['1', '2'], ['Gayle hits a six', 'Obama\\nspeaks'], ['Sports', 'Politics'])
     """
     path = Path(path)
     records: list[list] = []  # [id, label, quote, body, line]
@@ -326,7 +358,28 @@ def load_corpus(
 ) -> Corpus:
     """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
 
-    This is what ``kgfs run --corpus PATH`` reads; ``format="tweets"`` forces the tweets reader.
+    This is what ``kgfs run --corpus PATH`` reads.
+
+    Parameters
+    ----------
+    path : path
+    id_column, text_column, entity_columns, label_column
+        As in :func:`read_corpus` (ignored for the tweets format).
+    format : {"tweets", "csv", "tsv", "jsonl"}, optional
+        Default: from the file name; ``"tweets"`` forces :func:`read_sports_tweets`.
+
+    Returns
+    -------
+    Corpus
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.jsonl"
+    >>> _ = p.write_text('{"id": "a", "text": "Lyon wins", "label": 1}\\n', encoding="utf-8")
+    >>> c = load_corpus(p)
+    >>> c.texts, c.labels
+    (['Lyon wins'], [1])
     """
     p = Path(path)
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):

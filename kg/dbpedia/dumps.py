@@ -83,7 +83,27 @@ def _split_name(path: Path) -> tuple[str, str | None]:
 
 
 def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
-    """Expand files and directories into the list of readable dump files (sorted per directory)."""
+    """Expand files and directories into the list of readable dump files (sorted per directory).
+
+    Parameters
+    ----------
+    paths : path or iterable of paths
+        Dump files (``.nt``, ``.ttl``, ``.nq``, ``.owl``, ``.rdf``, ``.xml``, optionally
+        ``.gz``/``.bz2``) and directories of them.
+
+    Returns
+    -------
+    list of Path
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("types.nt.bz2", "ontology.owl", "notes.txt"):
+    ...     _ = (d / name).write_bytes(b"")
+    >>> [p.name for p in dump_files(d)]
+    ['ontology.owl', 'types.nt.bz2']
+    """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     out: list[Path] = []
@@ -130,6 +150,21 @@ def iter_triples(
     lenient : bool
         pyoxigraph's lenient mode: IRIs and language tags are not validated (faster; accepts
         dumps with slightly invalid IRIs, as some Wikidata/DBpedia releases have).
+
+    Yields
+    ------
+    pyoxigraph.Quad
+        One per triple (the default graph for triple formats).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.nt"
+    >>> _ = p.write_text("<http://x/a> <http://x/p> <http://x/b> .\\nthis is not a triple\\n"
+    ...                  "<http://x/a> <http://x/p> <http://x/c> .\\n")
+    >>> bad = []
+    >>> [q.object.value for q in iter_triples(p, skip_bad_lines=True, bad_lines=bad)], bad[0][1]
+    (['http://x/b', 'http://x/c'], 2)
     """
     path = Path(path)
     suffix, comp = _split_name(path)
@@ -320,6 +355,17 @@ def read_lexicon_entries(
 ) -> tuple[dict[str, set[str]], dict[str, str], dict[str, int]]:
     """Labels, redirects and in-link counts of the resources of a dump, for the lexicon annotator.
 
+    Parameters
+    ----------
+    paths : path or list of paths
+        Dump files and/or directories (see :func:`dump_files`).
+    lang : str or None
+        Language of the labels to keep (untagged labels are always kept); ``None`` keeps all.
+    namespaces : sequence of str
+        IRI prefixes of the resources whose labels and redirects are read.
+    skip_bad_lines : bool
+        Skip (and log) malformed N-Triples lines.
+
     Returns
     -------
     labels : dict of IRI -> set of label strings
@@ -331,6 +377,19 @@ def read_lexicon_entries(
     inlinks : dict of IRI -> int
         Number of ``dbo:wikiPageWikiLink`` triples pointing at each resource (DBpedia's
         ``page_links`` dump), a popularity prior; empty when the dump has none.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> R, L = "http://dbpedia.org/resource/", "<http://www.w3.org/2000/01/rdf-schema#label>"
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "labels.nt"
+    >>> _ = p.write_text(f'<{R}Lyon> {L} "Lyon"@en .\\n<{R}Lyon> {L} "Lyons"@fr .\\n'
+    ...                  f'<{R}Lyons> <http://dbpedia.org/ontology/wikiPageRedirects> <{R}Lyon> .\\n')
+    >>> labels, redirects, inlinks = read_lexicon_entries(p)
+    >>> labels, inlinks
+    ({'http://dbpedia.org/resource/Lyon': {'Lyon'}}, {})
+    >>> redirects
+    {'http://dbpedia.org/resource/Lyons': 'http://dbpedia.org/resource/Lyon'}
     """
     ns = tuple(namespaces)
     p_label, p_redir = ox.NamedNode(RDFS_LABEL), ox.NamedNode(DBO_REDIRECTS)

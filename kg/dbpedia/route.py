@@ -7,9 +7,9 @@ union over its entities; the table is closed upward over the hierarchy (an insta
 ``Cricketer`` also has ``Athlete``, ``Person``, ``Agent``).
 
 One function per arrow (:func:`link_entities`, :func:`fetch_facts`, :func:`build_hierarchy`,
-:func:`build_table`), plus :func:`make_annotator` / :func:`make_source` for the command line and
-:func:`run_route`, the whole offline or online run (annotate, fetch, build, select, evaluate,
-export ARFF) in one call.
+:func:`build_table`), plus :func:`make_annotator` / :func:`make_source` / :func:`corpus_table`,
+which build the same from command-line-like options (``kgfs run --corpus`` runs the selection
+and evaluation on top).
 
 Choices (documented and tested):
 
@@ -30,6 +30,7 @@ Examples
 >>> from kg.dbpedia.dumps import DumpSource
 >>> corpus = Corpus(ids=["t1"], entities=[["http://dbpedia.org/resource/Kobe"]], labels=["sport"])
 >>> table = build_table(corpus, None, DumpSource("dumps/"))  # doctest: +SKIP
+>>> table = corpus_table("tweets.tsv", dump="dumps/", text_column="tweet")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ import logging
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.dbpedia.corpus import Corpus
@@ -49,7 +49,6 @@ from kg.dbpedia.sources import Annotator, KnowledgeSource
 from kg.table import FeatureTable
 
 __all__ = [
-    "RouteResult",
     "build_hierarchy",
     "build_table",
     "corpus_table",
@@ -57,7 +56,6 @@ __all__ = [
     "link_entities",
     "make_annotator",
     "make_source",
-    "run_route",
 ]
 
 log = logging.getLogger(__name__)
@@ -68,9 +66,31 @@ def link_entities(
 ) -> tuple[dict[str, list[str]], dict]:
     """Instance id -> entity IRIs (from the corpus's entity column, or by annotating its texts).
 
-    IRIs are normalised (:func:`kg.iri.normalize_iri`), so the SPARQL and the dump source see the
-    same strings. A value that is not an absolute IRI is skipped and listed in the report
-    (``invalid_iri="raise"`` makes it an error naming the instance).
+    IRIs are normalised (:func:`kg.iri.normalize_iri`), so every source sees the same strings.
+
+    Parameters
+    ----------
+    corpus : Corpus
+    annotator : Annotator, optional
+        Needed when the corpus has texts rather than entities.
+    invalid_iri : {"skip", "raise"}
+        A value that is not an absolute IRI is skipped and listed in the report, or an error
+        naming the instance.
+
+    Returns
+    -------
+    entities : dict of instance id -> list of str
+        Each instance's distinct entity IRIs, in order of appearance.
+    report : dict
+        ``invalid_iris``, ``n_mentions``, ``instances_without_entities``.
+
+    Examples
+    --------
+    >>> from kg.dbpedia.corpus import Corpus
+    >>> c = Corpus(ids=["a", "b"], entities=[["http://dbpedia.org/resource/Chelsea,_London", "Chelsea"], []])
+    >>> entities, report = link_entities(c)
+    >>> entities, report["invalid_iris"], report["instances_without_entities"]
+    ({'a': ['http://dbpedia.org/resource/Chelsea,_London'], 'b': []}, [['a', 'Chelsea']], 1)
     """
     report: dict = {"invalid_iris": []}
     if corpus.entities is not None:
@@ -109,8 +129,37 @@ def fetch_facts(
 ) -> tuple[dict[str, set[str]], set[tuple[str, str]], dict]:
     """Direct features per instance and the hierarchy edges, from ``source``.
 
-    Returns ``(facts, edges, report)``: ``facts[instance]`` is the union of the direct types
-    (categories) of its entities; ``edges`` are the (child, parent) pairs above them.
+    Parameters
+    ----------
+    entities : mapping of instance id -> entity IRIs
+        From :func:`link_entities`.
+    source : KnowledgeSource
+    features : {"types", "categories"}
+    category_depth : int or None
+        ``skos:broader`` levels to follow for categories (``None``: unbounded).
+
+    Returns
+    -------
+    facts : dict of instance id -> set of str
+        The union of the direct types (categories) of each instance's entities.
+    edges : set of (child, parent)
+        The hierarchy edges above them.
+    report : dict
+        ``n_entities``, ``entities_without_features``, ``n_direct_features``.
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> g = rdflib.Graph().parse(format="turtle", data='''
+    ... @prefix dbo: <http://dbpedia.org/ontology/> . @prefix dbr: <http://dbpedia.org/resource/> .
+    ... dbr:Kobe a dbo:BasketballPlayer . dbr:Lyon a dbo:City .
+    ... dbo:BasketballPlayer <http://www.w3.org/2000/01/rdf-schema#subClassOf> dbo:Athlete .''')
+    >>> facts, edges, report = fetch_facts({"t1": ["http://dbpedia.org/resource/Kobe"]}, RdflibSource(g))
+    >>> facts
+    {'t1': {'http://dbpedia.org/ontology/BasketballPlayer'}}
+    >>> [(c.rsplit("/", 1)[1], p.rsplit("/", 1)[1]) for c, p in edges], report["n_direct_features"]
+    ([('BasketballPlayer', 'Athlete')], 1)
     """
     if features not in ("types", "categories"):
         raise ValueError(f"features must be 'types' or 'categories', got {features!r}")
@@ -136,7 +185,29 @@ def fetch_facts(
 
 
 def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
-    """The feature DAG; cycles are broken (``on_cycle="break"``) and the removed edges returned."""
+    """The feature DAG; cycles are broken (``on_cycle="break"``) and the removed edges returned.
+
+    Parameters
+    ----------
+    nodes : iterable of str
+    edges : iterable of (child, parent)
+
+    Returns
+    -------
+    hierarchy : FeatureHierarchy
+        Nodes and edges in sorted order (so any source gives the same DAG).
+    removed : list of (child, parent)
+        The edges removed to break cycles (also logged and warned about).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     h, removed = build_hierarchy(["Sports"], [("Sports", "Recreation"), ("Recreation", "Sports")])
+    >>> h.edge_list(), removed
+    ([('Recreation', 'Sports')], [('Sports', 'Recreation')])
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
         h = FeatureHierarchy.from_edges(sorted(edges), nodes=sorted(set(nodes)), on_cycle="break")
@@ -184,6 +255,18 @@ def build_table(
 
     Examples
     --------
+    >>> from kg.dbpedia.corpus import Corpus
+    >>> import rdflib
+    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> g = rdflib.Graph().parse(format="turtle", data='''
+    ... @prefix dbo: <http://dbpedia.org/ontology/> . @prefix dbr: <http://dbpedia.org/resource/> .
+    ... dbr:Kobe a dbo:BasketballPlayer . dbr:Lyon a dbo:City .
+    ... dbo:BasketballPlayer <http://www.w3.org/2000/01/rdf-schema#subClassOf> dbo:Athlete .''')
+    >>> corpus = Corpus(ids=["t1", "t2"], entities=[["http://dbpedia.org/resource/Kobe"],
+    ...                                             ["http://dbpedia.org/resource/Lyon"]], labels=["sport", "city"])
+    >>> t = build_table(corpus, None, RdflibSource(g))
+    >>> [f.rsplit("/", 1)[1] for f in t.feature_names], t.X.toarray().astype(int).tolist()
+    (['Athlete', 'BasketballPlayer', 'City'], [[1, 1, 0], [0, 0, 1]])
     >>> table = build_table(read_sports_tweets("training.txt"),
     ...                     LexiconAnnotator.from_dump("dump/"), DumpSource("dump/"))  # doctest: +SKIP
     """
@@ -235,7 +318,33 @@ def make_annotator(
     skip_bad_lines: bool = False,
     progress: Callable | None = None,
 ) -> Annotator:
-    """An annotator by name: ``"spotlight"`` (needs ``spotlight_url``) or ``"lexicon"`` (needs ``dump``)."""
+    """An annotator by name: ``"spotlight"`` (needs ``spotlight_url``) or ``"lexicon"`` (needs ``dump``).
+
+    Parameters
+    ----------
+    kind : {"spotlight", "lexicon"}
+    spotlight_url : str, optional
+        The Spotlight REST endpoint.
+    dump : path or list of paths, optional
+        Label and redirect dumps for the lexicon.
+    cache_dir : path, optional
+        Spotlight's answer cache.
+    confidence, support, types, policy, max_workers
+        Spotlight's parameters (see :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`).
+    skip_bad_lines : bool
+        Skip malformed dump lines (lexicon).
+    progress : callable, optional
+        ``progress(stage, done, total)``.
+
+    Returns
+    -------
+    Annotator
+
+    Examples
+    --------
+    >>> make_annotator("spotlight", spotlight_url="http://127.0.0.1:2222/rest", confidence=0.4).url
+    'http://127.0.0.1:2222/rest/annotate'
+    """
     if kind == "spotlight":
         if not spotlight_url:
             raise KgfsError("--annotator spotlight needs --spotlight-url")
@@ -265,7 +374,38 @@ def make_source(
     progress: Callable | None = None,
     lenient: bool = False,
 ) -> KnowledgeSource:
-    """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump."""
+    """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump.
+
+    Parameters
+    ----------
+    kind : {"sparql", "dump"}, optional
+    sparql_url : str, optional
+    dump : path or list of paths, optional
+    cache_dir : path, optional
+        The SPARQL source's query cache.
+    type_namespaces : list of str, optional
+        Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep.
+    skip_bad_lines, lenient : bool
+        Dump parsing (see :class:`~kg.dbpedia.dumps.DumpSource`).
+    graph : str, optional
+        The SPARQL default graph.
+    batch_size : int
+        Values per SPARQL query.
+    progress : callable, optional
+        ``progress(stage, done, total)``.
+
+    Returns
+    -------
+    KnowledgeSource
+        A :class:`~kg.dbpedia.sparql.SparqlSource` or :class:`~kg.dbpedia.dumps.DumpSource`
+        (an rdflib graph is wrapped by :class:`~kg.dbpedia.rdflib_source.RdflibSource` directly).
+
+    Examples
+    --------
+    >>> src = make_source(sparql_url="http://127.0.0.1:8890/sparql", type_namespaces=["dbo", "yago"])
+    >>> type(src).__name__, src.type_namespaces
+    ('SparqlSource', ('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/'))
+    """
     if kind is None:
         kind = "sparql" if sparql_url else "dump"
     if kind == "sparql":
@@ -284,19 +424,7 @@ def make_source(
     raise KgfsError(f"unknown knowledge source {kind!r} (choose 'sparql' or 'dump')")
 
 
-# ---------------------------------------------------------------------------------- whole run
-@dataclass
-class RouteResult:
-    """What :func:`run_route` produced (paths are inside ``out_dir``)."""
-
-    table: FeatureTable
-    table_path: Path
-    arff_path: Path
-    evaluation: object  # pandas.DataFrame
-    evaluation_path: Path
-    summary: dict = field(default_factory=dict)
-
-
+# ---------------------------------------------------------------------------------- from options
 def corpus_table(
     corpus: Corpus | str | os.PathLike,
     *,
@@ -320,12 +448,46 @@ def corpus_table(
 ) -> FeatureTable:
     """The feature table of a corpus file from command-line-like options (what ``kgfs run --corpus`` needs).
 
-    ``annotator`` is ``"lexicon"`` (from ``dump``), ``"spotlight"`` (``spotlight_url``; more
-    Spotlight parameters in ``annotator_options``: ``confidence``, ``support``, ``types``,
-    ``policy``, ``max_workers``) or an annotator object; it is ignored when the corpus gives
-    entity columns. ``kg`` is ``"dump"``, ``"sparql"``, a source object, or ``None``: SPARQL when
-    ``sparql_url`` is given, else the dump (the offline default). ``cache_dir`` holds the
-    Spotlight and SPARQL caches (a rerun sends nothing twice and resumes after a failure).
+    Parameters
+    ----------
+    corpus : Corpus or path
+        A corpus, or a file for :func:`kg.dbpedia.corpus.load_corpus` (with ``text_column``,
+        ``id_column``, ``label_column``, ``entity_columns``).
+    annotator : {"lexicon", "spotlight"} or Annotator or None
+        ``"lexicon"`` (from ``dump``), ``"spotlight"`` (``spotlight_url``; more Spotlight
+        parameters in ``annotator_options``: ``confidence``, ``support``, ``types``, ``policy``,
+        ``max_workers``) or an annotator object; ignored when the corpus gives entity columns.
+    kg : {"dump", "sparql"} or KnowledgeSource or None
+        ``None``: SPARQL when ``sparql_url`` is given, else the dump (the offline default).
+    dump, sparql_url, spotlight_url : optional
+        Where the data and services are.
+    features, min_support, category_depth
+        As in :func:`build_table`.
+    type_namespaces : list of str, optional
+        Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep.
+    cache_dir : path, optional
+        The Spotlight and SPARQL caches (a rerun sends nothing twice and resumes after a failure).
+    skip_bad_lines : bool
+        Skip malformed dump lines.
+    text_column, id_column, label_column, entity_columns, annotator_options, progress
+        See above and :func:`make_annotator`.
+
+    Returns
+    -------
+    FeatureTable
+        ``meta["dataset"]`` is the corpus file's stem.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "dump.nt").write_text(
+    ...     "<http://dbpedia.org/resource/Kobe> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+    ...     "<http://dbpedia.org/ontology/BasketballPlayer> .\\n", encoding="utf-8")
+    >>> _ = (d / "tweets.tsv").write_text("id\\turi\\tlabel\\n1\\thttp://dbpedia.org/resource/Kobe\\tsport\\n")
+    >>> t = corpus_table(d / "tweets.tsv", dump=d / "dump.nt", entity_columns=["uri"])
+    >>> t.meta["dataset"], t.feature_names.tolist(), t.y.tolist()
+    ('tweets', ['http://dbpedia.org/ontology/BasketballPlayer'], ['sport'])
     """
     from kg.dbpedia.corpus import load_corpus
 
@@ -341,54 +503,3 @@ def corpus_table(
                          type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines, progress=progress)
     return build_table(corpus, annotator, kg, features=features, min_support=min_support,
                        category_depth=category_depth, meta={"dataset": Path(corpus.source).stem})
-
-
-def run_route(
-    corpus: Corpus | str | os.PathLike,
-    out_dir: str | os.PathLike,
-    *,
-    selectors: Sequence = ("complete", "shsel-ig-prune"),
-    classifiers: Sequence = ("nb",),
-    n_splits: int = 10,
-    random_state: int = 0,
-    sparse_arff: bool = True,
-    **table_options,
-) -> RouteResult:
-    """The whole DBpedia route in one call: annotate, fetch, build the DAG, select, evaluate, export.
-
-    ``table_options`` are those of :func:`corpus_table` (offline by default: ``dump=`` is
-    enough). Writes ``out_dir/table.npz``, ``out_dir/table.arff`` (sparse ARFF unless
-    ``sparse_arff=False``) and ``out_dir/evaluation.csv`` (one row per selector x classifier x
-    fold, from :func:`selection.evaluation.cv.evaluate_table`).
-
-    Examples
-    --------
-    >>> res = run_route("training.txt", "out/", dump="dump/", selectors=["shsel-ig-prune"])  # doctest: +SKIP
-    >>> res.evaluation.groupby("selector")["accuracy"].mean()  # doctest: +SKIP
-    """
-    from kg.formats import write_arff
-    from selection.evaluation.cv import evaluate_table
-
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    table = corpus_table(corpus, **table_options)
-    if table.y is None:
-        raise KgfsError(f"{table.meta.get('corpus')}: the corpus has no labels; evaluation needs them")
-    dataset = str(table.meta.get("dataset", "corpus"))
-    table_path = table.save(out / "table.npz")
-    arff_path = write_arff(table, out / "table.arff", sparse=sparse_arff, relation=dataset)
-    ev = evaluate_table(table, list(selectors), list(classifiers), dataset=dataset,
-                        n_splits=n_splits, random_state=random_state)
-    ev_path = out / "evaluation.csv"
-    from kg.files import atomic_write
-
-    atomic_write(ev_path, lambda tmp: ev.to_csv(tmp, index=False))
-    means = ev.groupby(["selector", "classifier"])["accuracy"].mean()
-    summary = {
-        "n_instances": table.n_instances,
-        "n_features": table.n_features,
-        "n_edges": table.hierarchy.n_edges,
-        "instances_without_features": table.meta.get("instances_without_features"),
-        "mean_accuracy": {f"{sel} / {clf}": float(v) for (sel, clf), v in means.items()},
-    }
-    return RouteResult(table, table_path, arff_path, ev, ev_path, summary)

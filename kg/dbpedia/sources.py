@@ -1,9 +1,10 @@
 """The narrow interface between kgfs and a knowledge graph, and what every source shares.
 
-Two implementations: :class:`kg.dbpedia.sparql.SparqlSource` (a SPARQL endpoint such as DBpedia's
-Virtuoso) and :class:`kg.dbpedia.dumps.DumpSource` (local N-Triples/Turtle/RDF-XML dumps, the offline
-default). Both answer the same four questions with the same semantics, so that the same data
-gives the same facts and the same :class:`~kg.table.FeatureTable` online and offline:
+Three implementations: :class:`kg.dbpedia.sparql.SparqlSource` (a SPARQL endpoint such as DBpedia's
+Virtuoso), :class:`kg.dbpedia.dumps.DumpSource` (local N-Triples/Turtle/RDF-XML dumps, the offline
+default) and :class:`kg.dbpedia.rdflib_source.RdflibSource` (an in-memory :class:`rdflib.Graph`).
+All answer the same four questions with the same semantics, so that the same data gives the
+same facts and the same :class:`~kg.table.FeatureTable` online and offline:
 
 ``types(entities)``
     ``{entity: {class, ...}}``: the ``rdf:type`` objects of each entity that lie in one of the
@@ -21,7 +22,7 @@ gives the same facts and the same :class:`~kg.table.FeatureTable` online and off
     stay in the edge set and are broken later by
     :meth:`FeatureHierarchy.from_edges(..., on_cycle="break") <kg.hierarchy.FeatureHierarchy.from_edges>`.
 
-Both sources also keep an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
+Every source keeps an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
 source a per-batch disk cache.
 
 Annotators (:class:`Annotator`: :class:`kg.dbpedia.spotlight.SpotlightAnnotator`,
@@ -96,12 +97,41 @@ def resolve_namespaces(namespaces: Iterable[str] | None) -> tuple[str, ...]:
 
 
 def in_namespaces(iri: str, namespaces: Sequence[str]) -> bool:
+    """Whether ``iri`` starts with one of the namespace prefixes.
+
+    Parameters
+    ----------
+    iri : str
+    namespaces : sequence of str
+        Full IRI prefixes (see :func:`resolve_namespaces`).
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> in_namespaces("http://dbpedia.org/ontology/Athlete", DEFAULT_TYPE_NAMESPACES)
+    True
+    >>> in_namespaces("http://schema.org/Person", DEFAULT_TYPE_NAMESPACES)
+    False
+    """
     return iri.startswith(tuple(namespaces))
 
 
 @runtime_checkable
 class KnowledgeSource(Protocol):
-    """What :func:`kg.dbpedia.route.build_table` needs from a knowledge graph (see the module doc)."""
+    """What :func:`kg.dbpedia.route.build_table` needs from a knowledge graph (see the module doc).
+
+    Sources also have ``describe() -> dict`` (provenance for the table's ``meta["source"]``).
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> isinstance(RdflibSource(rdflib.Graph()), KnowledgeSource), isinstance(object(), KnowledgeSource)
+    (True, False)
+    """
 
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]: ...
 
@@ -119,8 +149,26 @@ def breadth_first_edges(
 ) -> set[tuple[str, str]]:
     """Edges met walking upward from ``start`` level by level, each node expanded once.
 
-    ``parents_of(nodes)`` returns the direct parents of a list of nodes (one batched lookup per
-    level). ``depth=None`` walks until no new node appears.
+    Parameters
+    ----------
+    start : iterable of str
+        The nodes to walk up from.
+    parents_of : callable
+        ``parents_of(nodes)`` returns the direct parents of a list of nodes (one batched
+        lookup per level).
+    depth : int or None
+        Levels to walk; ``None`` walks until no new node appears.
+
+    Returns
+    -------
+    set of (child, parent)
+        Cycles stay in the set (each node is expanded once, so they end the walk).
+
+    Examples
+    --------
+    >>> graph = {"a": {"b"}, "b": {"c"}, "c": {"d"}}
+    >>> sorted(breadth_first_edges(["a"], lambda xs: {x: graph.get(x, set()) for x in xs}, 2))
+    [('a', 'b'), ('b', 'c')]
     """
     if depth is not None and depth < 0:
         raise ValueError(f"depth must be >= 0 or None, got {depth}")
@@ -143,7 +191,15 @@ def breadth_first_edges(
 
 
 class MemoCache:
-    """Per-key in-memory memo of ``key -> set`` answers (the boundary cache of a source)."""
+    """Per-key in-memory memo of ``key -> set`` answers (the boundary cache of a source).
+
+    Examples
+    --------
+    >>> c = MemoCache()
+    >>> c.put({"a": {"x"}})
+    >>> c.split(["b", "a", "b"])
+    ({'a': {'x'}}, ['b'])
+    """
 
     def __init__(self) -> None:
         self._d: dict[str, frozenset] = {}
@@ -160,6 +216,7 @@ class MemoCache:
         return known, sorted(todo)
 
     def put(self, answers: dict[str, set]) -> None:
+        """Remember each key's answer."""
         for k, v in answers.items():
             self._d[k] = frozenset(v)
 
@@ -183,6 +240,12 @@ class Annotation:
         Spotlight's ``@similarityScore`` or the lexicon's prior.
     types : tuple of str
         Spotlight's ``@types`` (``DBpedia:Person``, ...), when given.
+
+    Examples
+    --------
+    >>> a = Annotation("http://dbpedia.org/resource/Lyon", "Lyon", 10, support=2500)
+    >>> a.surface_form, a.offset, a.score
+    ('Lyon', 10, None)
     """
 
     uri: str
@@ -195,6 +258,13 @@ class Annotation:
 
 @runtime_checkable
 class Annotator(Protocol):
-    """Finds entities in texts: ``annotate(texts) -> [[Annotation, ...], ...]`` (one list per text)."""
+    """Finds entities in texts: ``annotate(texts) -> [[Annotation, ...], ...]`` (one list per text).
+
+    Examples
+    --------
+    >>> from kg.dbpedia.lexicon import LexiconAnnotator
+    >>> isinstance(LexiconAnnotator({"http://dbpedia.org/resource/Lyon": ["Lyon"]}), Annotator)
+    True
+    """
 
     def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]: ...

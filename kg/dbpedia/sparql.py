@@ -45,7 +45,6 @@ import http.client
 import json
 import logging
 import socket
-import time
 import urllib.error
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -60,7 +59,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.errors import KgfsError, TransientError
+from kg.errors import KgfsError, TransientError, retry
 from kg.iri import sparql_iri, sparql_string
 from kg.dbpedia.sources import (
     DCT_SUBJECT,
@@ -89,19 +88,47 @@ _VIRTUOSO_ERROR = re.compile(r"Virtuoso \w{5} Error (?!CL)")  # CL...: cluster e
 
 
 class SparqlError(KgfsError):
-    """The endpoint rejected a query (not retried)."""
+    """The endpoint rejected a query (not retried).
+
+    Examples
+    --------
+    >>> issubclass(TransitiveStartError, SparqlError), issubclass(SparqlError, KgfsError)
+    (True, True)
+    """
 
 
 class TransitiveStartError(SparqlError):
-    """Virtuoso's "transitive start not given": a property path without a constant start."""
+    """Virtuoso's "transitive start not given": a property path without a constant start.
+
+    ``superclasses="auto"`` catches it and walks ``rdfs:subClassOf`` one level per query.
+
+    Examples
+    --------
+    >>> SparqlSource("http://127.0.0.1:8890/sparql", superclasses="levels").superclasses
+    'levels'
+    """
 
 
 class TruncatedResultError(SparqlError):
-    """A result was cut by the server and could not be completed by splitting or paging."""
+    """A result was cut by the server and could not be completed by splitting or paging.
+
+    Examples
+    --------
+    >>> str(TruncatedResultError("http://127.0.0.1:8890/sparql cut a page at 10000 rows"))
+    'http://127.0.0.1:8890/sparql cut a page at 10000 rows'
+    """
 
 
 class SourceUnavailableError(KgfsError):
-    """The endpoint could not be reached (or kept failing) after all retries."""
+    """The endpoint could not be reached (or kept failing) after all retries.
+
+    Examples
+    --------
+    >>> src = SparqlSource("http://127.0.0.1:9/sparql", retries=0, timeout=1)
+    >>> src.types(["http://dbpedia.org/resource/Lyon"])  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    kg.dbpedia.sparql.SourceUnavailableError: SPARQL endpoint http://127.0.0.1:9/sparql failed 1 time(s), ...
+    """
 
 
 
@@ -264,31 +291,27 @@ class SparqlSource:
                     return cached["rows"], False
             except (ValueError, OSError):
                 log.warning("ignoring unreadable cache file %s", path)
-        attempt = 0
-        while True:
-            try:
-                self.stats["queries"] += 1
-                _, rows, truncated = self._http(query)
-                break
-            except TransientError as exc:
-                if attempt >= self.retries:
-                    done = ""
-                    if self.cache_dir is not None:
-                        done = (f"; finished batches are cached in {self.cache_dir}, "
-                                "rerun the same command to resume from them")
-                    raise SourceUnavailableError(
-                        f"SPARQL endpoint {self.url} failed {attempt + 1} time(s), last: {exc}{done}"
-                    ) from None
-                wait = exc.wait(attempt, self.backoff)
-                log.warning("SPARQL request failed (%s); retry %d/%d in %.1f s", exc, attempt + 1,
-                            self.retries, wait)
-                self.stats["retries"] += 1
-                attempt += 1
-                time.sleep(wait)
+
+        def attempt() -> tuple[list[list], bool]:
+            self.stats["queries"] += 1
+            _, rows, truncated = self._http(query)
+            return rows, truncated
+
+        def give_up(attempts: int, exc: TransientError) -> SourceUnavailableError:
+            done = ""
+            if self.cache_dir is not None:
+                done = f"; finished batches are cached in {self.cache_dir}, rerun the same command to resume from them"
+            return SourceUnavailableError(f"SPARQL endpoint {self.url} failed {attempts} time(s), last: {exc}{done}")
+
+        rows, truncated = retry(attempt, retries=self.retries, backoff=self.backoff, what="SPARQL request",
+                                give_up=give_up, on_retry=self._count_retry)
         if not truncated and path is not None:
             payload = json.dumps({"query": query, "rows": rows}, ensure_ascii=False)
             atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))
         return rows, truncated
+
+    def _count_retry(self) -> None:
+        self.stats["retries"] += 1
 
     def _complete(self, build: Callable[[list[str]], str], values: list[str]) -> list[list]:
         """All rows of ``build(values)``: split on truncation, page a single value."""

@@ -26,14 +26,13 @@ import hashlib
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
 
-from kg.errors import KgfsError, TransientError
+from kg.errors import KgfsError, TransientError, retry
 from kg.dbpedia.sources import Annotation
 from kg.files import atomic_write
 
@@ -45,14 +44,45 @@ _CACHE_VERSION = 1
 
 
 class SpotlightError(KgfsError):
-    """Spotlight rejected a request, or stayed unavailable after every retry."""
+    """Spotlight rejected a request, or stayed unavailable after every retry.
 
+    Examples
+    --------
+    >>> sp = SpotlightAnnotator("http://127.0.0.1:9/rest", retries=0, timeout=1)
+    >>> sp.annotate(["Chris Gayle"])  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    kg.dbpedia.spotlight.SpotlightError: Spotlight at http://127.0.0.1:9/rest/annotate failed 1 time(s) ...
+    """
 
 
 def parse_annotate_response(data: dict) -> list[Annotation]:
     """Annotations of one ``/annotate`` JSON answer (all values are strings there).
 
-    Raises ``ValueError`` when the answer does not have Spotlight's shape.
+    Parameters
+    ----------
+    data : dict
+        The decoded JSON answer.
+
+    Returns
+    -------
+    list of Annotation
+        Empty when the answer has no ``Resources``.
+
+    Raises
+    ------
+    ValueError
+        When the answer does not have Spotlight's shape.
+
+    Examples
+    --------
+    >>> parse_annotate_response({"@text": "Chris Gayle hits", "Resources": {
+    ...     "@URI": "http://dbpedia.org/resource/Chris_Gayle", "@surfaceForm": "Chris Gayle", "@offset": "0",
+    ...     "@support": "310", "@similarityScore": "0.99", "@types": "DBpedia:Cricketer,DBpedia:Athlete"}})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [Annotation(uri='http://dbpedia.org/resource/Chris_Gayle', surface_form='Chris Gayle', offset=0,
+                support=310, score=0.99, types=('DBpedia:Cricketer', 'DBpedia:Athlete'))]
+    >>> parse_annotate_response({"@text": "nothing here"})
+    []
     """
     if not isinstance(data, dict):
         raise ValueError("the answer is not a JSON object")
@@ -220,25 +250,19 @@ class SpotlightAnnotator:
         return data
 
     def _annotate_text(self, index: int, text: str) -> dict:
-        attempt = 0
-        while True:
-            try:
-                return self._request(text)
-            except TransientError as exc:
-                if attempt >= self.retries:
-                    raise SpotlightError(
-                        f"Spotlight at {self.url} failed {attempt + 1} time(s) on text #{index} "
-                        f"({text[:40]!r}...), last: {exc}"
-                        + (f"; answers so far are cached in {self.cache_dir}, rerun to resume"
-                           if self.cache_dir is not None else "")
-                    ) from None
-                wait = exc.wait(attempt, self.backoff)
-                log.warning("Spotlight request failed (%s); retry %d/%d in %.1f s", exc, attempt + 1,
-                            self.retries, wait)
-                with self._lock:
-                    self.stats["retries"] += 1
-                attempt += 1
-                time.sleep(wait)
+        def give_up(attempts: int, exc: TransientError) -> SpotlightError:
+            return SpotlightError(
+                f"Spotlight at {self.url} failed {attempts} time(s) on text #{index} ({text[:40]!r}...), last: {exc}"
+                + (f"; answers so far are cached in {self.cache_dir}, rerun to resume"
+                   if self.cache_dir is not None else "")
+            )
+
+        return retry(lambda: self._request(text), retries=self.retries, backoff=self.backoff,
+                     what="Spotlight request", give_up=give_up, on_retry=self._count_retry)
+
+    def _count_retry(self) -> None:
+        with self._lock:
+            self.stats["retries"] += 1
 
     # ------------------------------------------------------------------ public
     def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]:

@@ -7,6 +7,21 @@
   round trip (:func:`read_edges_csv`).
 
 All files are UTF-8 and written atomically (a crash leaves the old file or none).
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+>>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"]}, h, labels={"a": 1, "b": 0})
+>>> print(write_csv(t, d / "t.csv").read_text(), end="")
+instance_id,Athlete,Person,label
+a,1,1,1
+b,0,1,0
+>>> print(write_edges_csv(h, d / "h.csv").read_text(), end="")
+child,parent
+Athlete,Person
+Person,
 """
 
 from __future__ import annotations
@@ -53,6 +68,29 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
 
     Columns are named by feature id (GO id or IRI) and quoted by the ``csv`` module where
     needed. Rows are written a few hundred at a time (the table is never densified whole).
+
+    Parameters
+    ----------
+    table : FeatureTable
+    path : path
+    label_column : str
+        Name of the last column (written only when the table has labels).
+    id_column : str
+        Name of the first column.
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> h = FeatureHierarchy.from_edges([("a,b", "c")])
+    >>> t = FeatureTable.from_facts({"i1": ["a,b"]}, h)
+    >>> print(write_csv(t, pathlib.Path(tempfile.mkdtemp()) / "t.csv").read_text(), end="")
+    instance_id,"a,b",c
+    i1,1,1
     """
     path = Path(path)
     X = table.X
@@ -75,10 +113,31 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
 
 
 def read_csv(path: str | os.PathLike, *, has_label: bool = True):
-    """Read a CSV written by :func:`write_csv`: ``(instance_ids, feature_names, X, y)``.
+    """Read a CSV written by :func:`write_csv`.
 
-    ``y`` is integer when every label is an integer literal, else strings; ``None`` when
-    ``has_label=False``.
+    Parameters
+    ----------
+    path : path
+    has_label : bool
+        Whether the last column is the label.
+
+    Returns
+    -------
+    instance_ids : ndarray of str
+    feature_names : ndarray of str
+    X : csr_matrix of float 0/1
+    y : ndarray or None
+        Integers when every label is an integer literal, else strings; ``None`` when
+        ``has_label=False``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("instance_id,GO:1,GO:2,label\\ng1,1,0,pro\\ng2,1,1,anti\\n")
+    >>> ids, names, X, y = read_csv(p)
+    >>> ids.tolist(), names.tolist(), X.toarray().astype(int).tolist(), y.tolist()
+    (['g1', 'g2'], ['GO:1', 'GO:2'], [[1, 0], [1, 1]], ['pro', 'anti'])
     """
     path = Path(path)
     with open(path, encoding="utf-8", newline="") as fh:
@@ -115,7 +174,29 @@ def read_csv(path: str | os.PathLike, *, has_label: bool = True):
 
 # --------------------------------------------------------------------------- edges CSV
 def write_edges_csv(hierarchy: FeatureHierarchy, path: str | os.PathLike) -> Path:
-    """Write the hierarchy as ``child,parent`` rows (roots: one row with an empty parent)."""
+    """Write the hierarchy as ``child,parent`` rows (roots: one row with an empty parent).
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    path : path
+
+    Returns
+    -------
+    Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> h = FeatureHierarchy.from_edges([("b", "a"), ("c", "a"), ("c", "b")])
+    >>> print(write_edges_csv(h, pathlib.Path(tempfile.mkdtemp()) / "e.csv").read_text(), end="")
+    child,parent
+    a,
+    b,a
+    c,a
+    c,b
+    """
     path = Path(path)
     ids = hierarchy.node_ids.tolist()
     P = hierarchy.parent_matrix
@@ -139,8 +220,27 @@ def read_edges_csv(path: str | os.PathLike, *, on_cycle: str = "raise") -> Featu
     """Read a ``child,parent`` CSV into a :class:`FeatureHierarchy`.
 
     Nodes keep the order of their first appearance (as child, then as parent); an empty
-    parent declares a node without parents. A self-loop or cycle raises
-    :class:`~kg.errors.CycleError` unless ``on_cycle="break"``.
+    parent declares a node without parents.
+
+    Parameters
+    ----------
+    path : path
+    on_cycle : {"raise", "break"}
+        A self-loop or cycle raises :class:`~kg.errors.CycleError`, or is broken with a
+        :class:`~kg.errors.HierarchyCycleWarning`.
+
+    Returns
+    -------
+    FeatureHierarchy
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "e.csv"
+    >>> _ = p.write_text("child,parent\\nAthlete,Person\\nPerson,Agent\\nPlace,\\n")
+    >>> h = read_edges_csv(p)
+    >>> h.node_ids.tolist(), h.ancestors("Athlete")
+    (['Athlete', 'Person', 'Place', 'Agent'], ['Agent', 'Person'])
     """
     path = Path(path)
     nodes: dict[str, None] = {}

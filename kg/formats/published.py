@@ -2,6 +2,7 @@
 
 - AIRE (Wan & Freitas): transposed CSVs, one row per GO term, closed under ``is_a``.
 - RPV (da Silva et al.): dense ARFFs of GO terms; the hierarchy comes from an ontology.
+  (ARFF is read by :func:`kg.formats.arff.read_arff`, the one ARFF reader of kgfs.)
 - LD (Ristoski & Paulheim, SHSEL): ARFF tables of DBpedia/YAGO types or categories plus a
   CSV that lists, for each node, its ancestors (or only its direct parents).
 
@@ -15,6 +16,13 @@ About implication violations (a child feature is 1, an ancestor 0): ``check="rep
 raises :class:`~kg.errors.ImplicationError`. The published files were built with
 hierarchies we do not have exactly, so "report" is the faithful default: the table is the
 file.
+
+Examples
+--------
+>>> h = FeatureHierarchy.from_edges([("GO:2", "GO:1")])
+>>> terms_h, report = hierarchy_for_terms(h, ["GO:2", "GO:1", "GO:9"])
+>>> terms_h.edge_list(), report["missing_terms"]
+([('GO:2', 'GO:1')], ['GO:9'])
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kg.errors import InputFormatError, KgfsError
+from kg.formats.arff import read_arff
 from kg.hierarchy import FeatureHierarchy, binary_csr
 from kg.table import FeatureTable
 
@@ -39,7 +48,6 @@ __all__ = [
     "hierarchy_for_terms",
     "read_aire",
     "read_aire_matrix",
-    "read_arff_table",
     "read_lod",
     "read_lod_hierarchy",
     "read_rpv_arff",
@@ -58,18 +66,28 @@ def _table_check(check: str) -> str:
         raise ValueError(f"check must be 'report', 'repair' or 'raise', got {check!r}") from None
 
 
-def _labels(values: Sequence[str]) -> np.ndarray:
-    """Class values as ints when they are all integers (``"0"``/``"1"``), else strings."""
-    vals = [str(v).strip() for v in values]
-    if vals and all(re.fullmatch(r"-?\d+", v) for v in vals):
-        return np.asarray([int(v) for v in vals], dtype=np.int64)
-    return np.asarray(vals, dtype=str)
-
-
 # ---------------------------------------------------------------------- hierarchies
 def transitive_reduction(h: FeatureHierarchy) -> FeatureHierarchy:
-    """The same DAG without edges implied by longer paths (``c -> p`` when ``p`` is reachable
-    through another parent of ``c``). Node order and ``removed_edges`` are kept."""
+    """The same DAG without edges implied by longer paths.
+
+    An edge ``c -> p`` goes when ``p`` is reachable through another parent of ``c``. Node
+    order and ``removed_edges`` are kept.
+
+    Parameters
+    ----------
+    h : FeatureHierarchy
+
+    Returns
+    -------
+    FeatureHierarchy
+        Same nodes and ancestors, direct edges only.
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("c", "b"), ("b", "a"), ("c", "a")])
+    >>> sorted(transitive_reduction(h).edge_list())
+    [('b', 'a'), ('c', 'b')]
+    """
     a = h.ancestor_matrix.astype(np.int32)
     p = h.parent_matrix.astype(np.int32)
     through = binary_csr(p @ a)  # reachable in two or more steps
@@ -92,6 +110,27 @@ def hierarchy_for_terms(
     authors' files behave: with the 2014 GO, DM-BP then has 23 roots and 41 violating cells
     instead of 21 and 71). Only the ancestors of the given terms are closed, never the whole
     ontology.
+
+    Parameters
+    ----------
+    ontology : GeneOntology or FeatureHierarchy
+    terms : sequence of str
+        The nodes of the result, in this order.
+    edges : {"nearest", "induced"}
+
+    Returns
+    -------
+    hierarchy : FeatureHierarchy
+    report : dict
+        ``missing_terms``, ``obsolete_terms``, ``alt_ids_mapped``.
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("c", "b"), ("b", "a")])
+    >>> hierarchy_for_terms(h, ["c", "a"])[0].edge_list()
+    [('c', 'a')]
+    >>> hierarchy_for_terms(h, ["c", "a"], edges="induced")[0].n_edges
+    0
     """
     if edges not in ("nearest", "induced"):
         raise ValueError(f"edges must be 'nearest' or 'induced', got {edges!r}")
@@ -143,12 +182,25 @@ def read_aire_matrix(path: str | os.PathLike) -> tuple[sp.csr_matrix, list[str],
     Format: first row ``is_a,<gene ids>,``; then one row per GO term ``GO:x,0/1,...,``; last
     row ``class,0/1,...,``; every row ends with a comma.
 
+    Parameters
+    ----------
+    path : path
+
     Returns
     -------
     X : csr_matrix, shape (n_genes, n_terms), float 0/1
     term_ids : list of str (file order)
     gene_ids : list of str (file order)
     y : ndarray of int (1 = pro-longevity)
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "DM-XX.txt"
+    >>> _ = p.write_text("is_a,31,32,\\nGO:1,1,1,\\nGO:2,0,1,\\nclass,1,0,\\n")
+    >>> X, terms, genes, y = read_aire_matrix(p)
+    >>> X.toarray().astype(int).tolist(), terms, genes, y.tolist()
+    ([[1, 0], [1, 1]], ['GO:1', 'GO:2'], ['31', '32'], [1, 0])
     """
     path = Path(path)
     with open(path, encoding="utf-8") as fh:
@@ -209,9 +261,34 @@ read_aire = read_aire_matrix  #: alias: the parts (X, term_ids, gene_ids, y) of 
 
 
 def aire_table(path: str | os.PathLike, ontology, *, check: str = "report") -> FeatureTable:
-    """An AIRE dataset as a FeatureTable; the hierarchy is the ontology's (``is_a``) over the
-    file's terms. The README of the data says the files are closed under the 2014-06-13 GO, so
-    ``meta["violations"]`` should be absent; missing terms are roots (``meta["missing_terms"]``)."""
+    """An AIRE dataset as a FeatureTable; the hierarchy is the ontology's over the file's terms.
+
+    The README of the data says the files are closed under the 2014-06-13 GO, so
+    ``meta["violations"]`` should be absent.
+
+    Parameters
+    ----------
+    path : path
+        An AIRE file (see :func:`read_aire_matrix`).
+    ontology : GeneOntology or FeatureHierarchy
+        Restricted to the file's terms by :func:`hierarchy_for_terms`; missing terms are
+        roots (``meta["missing_terms"]``).
+    check : {"report", "repair", "raise"}
+        Implication violations (see the module docstring).
+
+    Returns
+    -------
+    FeatureTable
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "DM-XX.txt"
+    >>> _ = p.write_text("is_a,31,32,\\nGO:1,1,1,\\nGO:2,0,1,\\nclass,1,0,\\n")
+    >>> t = aire_table(p, FeatureHierarchy.from_edges([("GO:2", "GO:1")]))
+    >>> t.hierarchy.edge_list(), t.meta["missing_terms"], "violations" in t.meta
+    ([('GO:2', 'GO:1')], [], False)
+    """
     x, terms, genes, y = read_aire_matrix(path)
     h, report = hierarchy_for_terms(ontology, terms)
     meta = {"source": "aire", "file": Path(path).name, **report}
@@ -220,51 +297,7 @@ def aire_table(path: str | os.PathLike, ontology, *, check: str = "report") -> F
     return FeatureTable(x, terms, genes, y, h, meta=meta, check=_table_check(check))
 
 
-# ---------------------------------------------------------------------- ARFF
-def read_arff_table(path: str | os.PathLike):
-    """Read a (dense or sparse) ARFF with liac-arff: ``(attribute list, rows)`` with rows as lists."""
-    import arff  # liac-arff
-
-    path = Path(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        parts = re.split(r"^\s*@data\b", text, maxsplit=1, flags=re.M | re.I)
-        sparse = len(parts) == 2 and bool(re.search(r"^\s*\{", parts[1], re.M))
-        d = arff.loads(text, return_type=arff.COO if sparse else arff.DENSE)
-    except arff.ArffException as exc:
-        line = getattr(exc, "line", None)
-        raise InputFormatError(f"not a valid ARFF file: {exc}", path, line) from exc
-    attrs = d["attributes"]
-    if sparse:
-        vals, (r, c) = d["data"][0], d["data"][1:3]
-        n = (max(r) + 1) if len(r) else 0
-        rows = [[0] * len(attrs) for _ in range(n)]
-        for v, i, j in zip(vals, r, c):
-            rows[i][j] = v
-        return attrs, rows
-    return attrs, d["data"]
-
-
-def _binary_columns(path: Path, rows: list, cols: list[int], names: list[str]) -> sp.csr_matrix:
-    """The chosen columns as a csr 0/1 matrix; a value other than 0/1 names its instance and attribute."""
-    sel = [[row[j] for j in cols] for row in rows]
-    try:
-        x = np.asarray(sel, dtype=np.float64).reshape(len(rows), len(cols))  # '0'/'1' strings or numbers
-        ok = bool(np.all((x == 0) | (x == 1)))
-    except (TypeError, ValueError):  # '?', None or a label-like string somewhere
-        ok = False
-    if not ok:
-        for i, row in enumerate(sel):
-            for k, v in enumerate(row):
-                if str(v).strip() not in ("0", "1", "0.0", "1.0"):
-                    raise InputFormatError(
-                        f"non-binary value {v!r} in instance {i + 1}, attribute {names[k]!r}", path
-                    )
-        x = np.asarray([[float(str(v)) for v in row] for row in sel], dtype=np.float64).reshape(len(rows), len(cols))
-    return sp.csr_matrix(x)
-
-
+# ---------------------------------------------------------------------- RPV
 def read_rpv_arff(
     path: str | os.PathLike,
     ontology=None,
@@ -288,24 +321,30 @@ def read_rpv_arff(
         (default), closed (``meta["repaired_cells"]``), or raised.
     edges : {"nearest", "induced"}
         How the ontology is restricted to the file's terms; see :func:`hierarchy_for_terms`.
+    id_attribute : str
+        The attribute of the gene ids (if the file has none, the first ``STRING``
+        attribute, else row numbers).
+    class_attribute : str, optional
+        Default: the last attribute.
+
+    Returns
+    -------
+    FeatureTable
+        ``meta`` holds ``missing_terms`` and, with ``check="report"``, ``violations``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "DM-XX-threshold-3.arff"
+    >>> _ = p.write_text("@relation 'DM - XX'\\n@attribute entrez string\\n@attribute GO:2 {0,1}\\n"
+    ...                  "@attribute GO:1 {0,1}\\n@attribute class {0,1}\\n@data\\n31,1,0,1\\n32,0,1,0\\n")
+    >>> t = read_rpv_arff(p, FeatureHierarchy.from_edges([("GO:2", "GO:1")]))
+    >>> t.instance_ids.tolist(), t.meta["violations"], read_rpv_arff(p, check="repair").hierarchy.n_edges
+    (['31', '32'], 1, 0)
     """
     path = Path(path)
-    attrs, rows = read_arff_table(path)
-    names = [a[0] for a in attrs]
-    if not names:
-        raise InputFormatError("no attributes", path)
-    cls_name = class_attribute or names[-1]
-    if cls_name not in names:
-        raise InputFormatError(f"missing label column: no attribute {cls_name!r}", path)
-    ci = names.index(cls_name)
-    ii = names.index(id_attribute) if id_attribute in names else None
-    feat = [j for j in range(len(names)) if j not in (ci, ii)]
-    terms = [names[j] for j in feat]
-    x = _binary_columns(path, rows, feat, terms)
-    ids = [str(r[ii]) for r in rows] if ii is not None else [str(i) for i in range(len(rows))]
-    if any(r[ci] is None for r in rows):
-        raise InputFormatError(f"missing class value in attribute {cls_name!r}", path)
-    y = _labels([r[ci] for r in rows])
+    a = read_arff(path, class_attribute=-1 if class_attribute is None else class_attribute, id_attribute=id_attribute)
+    terms = a.feature_names.tolist()
     if ontology is None:
         h = FeatureHierarchy(terms, [], [])
         report: dict = {"missing_terms": [], "hierarchy": "none (flat)"}
@@ -315,7 +354,7 @@ def read_rpv_arff(
     meta = {"source": "rpv", "file": path.name, **report}
     if getattr(ontology, "version", None):
         meta["ontology_version"] = ontology.version
-    t = FeatureTable(x, terms, ids, y, h, meta=meta, check=_table_check(check))
+    t = FeatureTable(a.X, terms, a.instance_ids, a.y, h, meta=meta, check=_table_check(check))
     if t.meta.get("violations"):
         log.info("%s: %d implication violation(s) under the given ontology", path.name, t.meta["violations"])
     return t
@@ -326,8 +365,24 @@ _REAL = re.compile(r"\{0,1\}|\{1,0\}")
 
 
 def fix_lod_name(name: str) -> str:
-    """Undo the defects of the LD files' names: ``{0,1}``/``{1,0}`` back to ``Real`` (a WEKA
-    export replaced the substring ``Real``), ``\\%`` to ``%``, surrounding quotes/spaces."""
+    """Undo the defects of the LD files' names.
+
+    ``{0,1}``/``{1,0}`` go back to ``Real`` (a WEKA export replaced the substring ``Real``),
+    ``\\%`` to ``%`` (the hierarchy CSVs keep ARFF's escape), surrounding quotes and spaces go.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> fix_lod_name(' "http://dbpedia.org/class/yago/ParticipantsInAmerican{0,1}ityTelevisionSeries" ')
+    'http://dbpedia.org/class/yago/ParticipantsInAmericanRealityTelevisionSeries'
+    """
     name = name.strip().strip('"').strip()
     return _REAL.sub("Real", name).replace("\\%", "%")
 
@@ -358,8 +413,30 @@ def read_lod_hierarchy(
     the full ancestor closure; ``SportsTweetsc``: direct ``skos:broader`` parents only).
 
     Self-loops are dropped and counted; cycles (category graphs have them) are broken
-    deterministically with a warning (``report["removed_edges"]``); with ``reduce`` (default)
-    implied edges are removed so that "parent" means "direct parent". Repeated lines are merged.
+    deterministically with a warning (``report["removed_edges"]``). Repeated lines are merged.
+
+    Parameters
+    ----------
+    path : path
+    fix_names : bool
+        Repair the names with :func:`fix_lod_name`.
+    reduce : bool
+        Remove implied edges (:func:`transitive_reduction`), so that "parent" means "direct parent".
+
+    Returns
+    -------
+    hierarchy : FeatureHierarchy
+    report : dict
+        ``hierarchy_file``, ``self_loops``, ``removed_edges``, ``renamed_names``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "h.csv"
+    >>> _ = p.write_text("http://x/Athlete,http://x/Person,http://x/Agent,,\\nhttp://x/Person,http://x/Agent,,,\\n")
+    >>> h, report = read_lod_hierarchy(p)
+    >>> h.edge_list(), report["self_loops"]
+    ([('http://x/Athlete', 'http://x/Person'), ('http://x/Person', 'http://x/Agent')], 0)
     """
     path = Path(path)
     edges: list[tuple[str, str]] = []
@@ -419,24 +496,44 @@ def read_lod(
     attribute (``Label``, ``GI_value``, ``label``) unless ``class_attribute`` names another;
     instance ids are row numbers (the files have none). The files have 12-15 cells where a
     child is 1 and an ancestor 0: see the module docstring for ``check``.
+
+    Parameters
+    ----------
+    arff_path : path
+        The table (``LD*.arff``).
+    hierarchy_csv_path : path
+        The hierarchy (see :func:`read_lod_hierarchy`).
+    check : {"report", "repair", "raise"}
+    fix_names : bool
+    class_attribute : str, optional
+
+    Returns
+    -------
+    FeatureTable
+        ``meta`` holds ``renamed_features`` (file name -> repaired name), ``missing_terms``
+        and the hierarchy's report.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "h.csv").write_text("http://x/Athlete,http://x/Person,,\\n")
+    >>> _ = (d / "t.arff").write_text("@relation LDx\\n@attribute http://x/Athlete {0,1}\\n"
+    ...                               "@attribute http://x/Person {0,1}\\n@attribute label {0,1}\\n"
+    ...                               "@data\\n1,1,1\\n0,0,0\\n")
+    >>> t = read_lod(d / "t.arff", d / "h.csv")
+    >>> t.instance_ids.tolist(), t.hierarchy.edge_list(), t.y.tolist()
+    (['0', '1'], [('http://x/Athlete', 'http://x/Person')], [1, 0])
     """
     arff_path = Path(arff_path)
-    attrs, rows = read_arff_table(arff_path)
-    names = [a[0] for a in attrs]
-    cls_name = class_attribute or names[-1]
-    if cls_name not in names:
-        raise InputFormatError(f"missing label column: no attribute {cls_name!r}", arff_path)
-    ci = names.index(cls_name)
-    feat = [j for j in range(len(names)) if j != ci]
-    raw = [names[j] for j in feat]
+    a = read_arff(arff_path, class_attribute=-1 if class_attribute is None else class_attribute)
+    if not a.X.shape[0]:
+        raise KgfsError(f"{arff_path}: no instances")
+    raw = a.feature_names.tolist()
     fixed = [fix_lod_name(n) for n in raw] if fix_names else raw
     if len(set(fixed)) != len(fixed):
         dup = next(n for n in fixed if fixed.count(n) > 1)
         raise InputFormatError(f"two attributes have the name {dup!r} after repair", arff_path)
-    x = _binary_columns(arff_path, rows, feat, fixed)
-    if any(r[ci] is None for r in rows):
-        raise InputFormatError(f"missing class value in attribute {cls_name!r}", arff_path)
-    y = _labels([r[ci] for r in rows])
     full, hreport = read_lod_hierarchy(hierarchy_csv_path, fix_names=fix_names)
     h, treport = hierarchy_for_terms(full, fixed)
     meta = {
@@ -447,7 +544,4 @@ def read_lod(
         **{k: v for k, v in treport.items() if v},
         "missing_terms": treport["missing_terms"],
     }
-    if not rows:
-        raise KgfsError(f"{arff_path}: no instances")
-    ids = [str(i) for i in range(len(rows))]
-    return FeatureTable(x, fixed, ids, y, h, meta=meta, check=_table_check(check))
+    return FeatureTable(a.X, fixed, a.instance_ids, a.y, h, meta=meta, check=_table_check(check))

@@ -74,6 +74,20 @@ def read_annotations(
     A table has one ``gene<TAB>term`` pair per line; the term field may hold several ids
     separated by ``,``, ``;`` or ``|``. A first line whose term field does not look like an
     ontology id (``PREFIX:local``) is a header. Lines starting with ``#`` or ``!`` are comments.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "genes.tsv").write_text("gene\\tgo\\nFBgn1\\tGO:0008340,GO:0006979\\nFBgn2\\tGO:0008340\\n")
+    >>> read_annotations(d / "genes.tsv")
+    {'FBgn1': ['GO:0008340', 'GO:0006979'], 'FBgn2': ['GO:0008340']}
+    >>> row = ["FB", "FBgn1", "Sod1", "", "GO:0006979", "PMID:1", "IDA", "", "P", "", "", "protein", "taxon:7227",
+    ...        "20140101", "FlyBase", "", ""]
+    >>> not_row = row[:3] + ["NOT"] + row[4:]
+    >>> _ = (d / "genes.gaf").write_text("!gaf-version: 2.0\\n" + "\\t".join(row) + "\\n" + "\\t".join(not_row) + "\\n")
+    >>> read_annotations(d / "genes.gaf", evidence={"IDA"})
+    {'FBgn1': ['GO:0006979']}
     """
     path = Path(path)
     if format not in ("auto", "gaf", "table"):
@@ -207,9 +221,30 @@ def read_labels(path: str | os.PathLike) -> dict[str, str]:
     """Read ``gene<TAB>label`` lines into a dict (labels kept as strings).
 
     A first line whose second field is a column name (``label``, ``class``, ``target``,
-    ``y``) is a header. Lines starting with ``#`` are comments. A line without a label
-    column, or a gene given two different labels, raises
-    :class:`~kg.errors.InputFormatError` naming the file and line.
+    ``y``) is a header. Lines starting with ``#`` are comments.
+
+    Parameters
+    ----------
+    path : path-like
+        Plain or gzip-compressed.
+
+    Returns
+    -------
+    dict of gene -> label
+
+    Raises
+    ------
+    InputFormatError
+        A line without a label column, or a gene given two different labels (naming the
+        file and line).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "labels.tsv"
+    >>> _ = p.write_text("gene\\tlabel\\nFBgn1\\tpro-longevity\\nFBgn2\\tanti-longevity\\n")
+    >>> read_labels(p)
+    {'FBgn1': 'pro-longevity', 'FBgn2': 'anti-longevity'}
     """
     path = Path(path)
     out: dict[str, str] = {}

@@ -44,9 +44,22 @@ _ON_OBSOLETE = ("raise", "replace", "drop")
 def normalize_namespaces(namespaces: str | Iterable[str] | None) -> tuple[str, ...] | None:
     """Canonical namespace names from ``"BP"``, ``"bp"``, ``"biological_process"``, ``"P"``, ...
 
-    A single string may hold several names separated by ``+``, ``,`` or spaces (``"BP+CC"``).
-    Names that are not GO aliases are kept as given (OBO files of other ontologies).
-    ``None`` means all namespaces.
+    Parameters
+    ----------
+    namespaces : str or iterable of str or None
+        A single string may hold several names separated by ``+``, ``,`` or ``;``
+        (``"BP+CC"``). Names that are not GO aliases are kept as given (OBO files of other
+        ontologies). ``None`` means all namespaces.
+
+    Returns
+    -------
+    tuple of str or None
+        Canonical names, first occurrence order, no duplicates.
+
+    Examples
+    --------
+    >>> normalize_namespaces("BP+cc"), normalize_namespaces(["F", "molecular_function"])
+    (('biological_process', 'cellular_component'), ('molecular_function',))
     """
     if namespaces is None:
         return None
@@ -267,6 +280,138 @@ class GeneOntology:
         return f"{name} ({self.version})" if self.version else name
 
 
+class _Stanzas:
+    """The terms of an OBO text, collected stanza by stanza (file order)."""
+
+    def __init__(self, text: str, path: Path, default_ns: str, take_all: bool, want_rel: set[str]):
+        self.text, self.path, self.default_ns = text, path, default_ns
+        self.take_all, self.want_rel = take_all, want_rel
+        self.ids: list[str] = []
+        self.names: dict[str, str] = {}
+        self.nspace: dict[str, str] = {}
+        self.obsolete: dict[str, dict[str, list[str]]] = {}
+        self.alt_ids: dict[str, str] = {}
+        self.raw_edges: list[tuple[str, str, str, int]] = []  # child, parent, relation, text position
+        self.rel_counts: dict[str, int] = {}
+        self._start(False, 0)
+
+    def line_of(self, pos: int) -> int:
+        """1-based line of a match position (the newline before the line; the text starts with one)."""
+        return self.text.count("\n", 0, pos + 1)
+
+    def _error(self, msg: str, pos: int) -> InputFormatError:
+        return InputFormatError(msg, self.path, self.line_of(pos))
+
+    def _start(self, in_term: bool, pos: int) -> None:
+        self.in_term, self.pos = in_term, pos
+        self.id: str | None = None
+        self.ns: str | None = None
+        self.is_obsolete = False
+        self.name = ""
+        self.repl: list[str] = []
+        self.cons: list[str] = []
+        self.edges: list[tuple[str, str, int]] = []
+        self.alts: list[str] = []
+
+    def finish(self) -> None:
+        """Store the stanza read so far (a [Term]; other stanzas are skipped)."""
+        if not self.in_term:
+            return
+        tid = self.id
+        if tid is None:
+            raise self._error("[Term] stanza has no 'id' tag", self.pos)
+        if tid in self.names:
+            raise self._error(f"duplicate term id {tid!r}", self.pos)
+        self.ids.append(tid)
+        self.names[tid] = self.name
+        self.nspace[tid] = self.ns or self.default_ns
+        for alt in self.alts:
+            self.alt_ids[alt] = tid
+        if self.is_obsolete:
+            self.obsolete[tid] = {"replaced_by": self.repl, "consider": self.cons}
+        else:
+            self.raw_edges.extend((tid, target, rel, pos) for rel, target, pos in self.edges)
+
+    def stanza(self, header: str, m: re.Match) -> None:
+        self.finish()
+        if m.end() < len(self.text) and self.text[m.end()] not in "\r\n \t":
+            raise self._error(f"text after the stanza header [{header}]", m.start())
+        self._start(header.strip() == "Term", m.start())
+
+    def _edge(self, rel: str, target: str, pos: int) -> None:
+        self.rel_counts[rel] = self.rel_counts.get(rel, 0) + 1
+        if self.take_all or rel in self.want_rel:
+            self.edges.append((rel, target, pos))
+
+    def tag(self, tag: str, value: str, pos: int) -> None:
+        """One ``tag: value`` line of the current stanza."""
+        if not self.in_term:
+            return
+        if tag == "is_a":
+            target = _first_token(value)
+            if not target:
+                raise self._error("'is_a' without a target term", pos)
+            self._edge("is_a", target, pos)
+        elif tag == "relationship":
+            parts = _strip_value(value).split()
+            if len(parts) < 2:
+                raise self._error(f"'relationship' needs a type and a target, got {value!r}", pos)
+            self._edge(parts[0], parts[1], pos)
+        elif tag == "id":
+            if self.id is not None:
+                raise self._error(f"second 'id' in the stanza of {self.id!r}", pos)
+            self.id = _first_token(value)
+            if not self.id:
+                raise self._error("empty 'id'", pos)
+        elif tag == "name":
+            self.name = _unescape(value.rstrip())
+        elif tag == "namespace":
+            self.ns = _first_token(value)
+        elif tag == "alt_id":
+            self.alts.append(_first_token(value))
+        elif tag == "is_obsolete":
+            self.is_obsolete = _first_token(value).lower() == "true"
+        elif tag == "replaced_by":
+            self.repl.append(_first_token(value))
+        elif tag == "consider":
+            self.cons.append(_first_token(value))
+
+
+def _header(text: str, end: int) -> dict[str, str]:
+    """The ``tag: value`` lines before the first stanza (first value of each tag)."""
+    header: dict[str, str] = {}
+    for hl in text[:end].splitlines():
+        tag, sep, value = hl.strip().partition(":")
+        if sep and tag and tag[0] != "!":
+            header.setdefault(tag, value.strip())
+    return header
+
+
+def _live_edges(terms: _Stanzas, live_set: set[str]) -> tuple[list[tuple[str, str]], dict[str, int], dict]:
+    """Edges between live terms (alternative ids mapped), kept counts per relation, and the dropped ones."""
+    edges: list[tuple[str, str]] = []
+    kept_by_rel: dict[str, int] = {}
+    dangling: list[str] = []
+    n_dangling = 0
+    for child, target, rel, pos in terms.raw_edges:
+        if child not in live_set:
+            continue
+        parent = terms.alt_ids.get(target, target)
+        if parent not in live_set:
+            n_dangling += 1
+            if len(dangling) < 5:
+                why = (
+                    "obsolete" if parent in terms.obsolete
+                    else f"namespace {terms.nspace[parent]}" if parent in terms.nspace
+                    else "not defined"
+                )
+                dangling.append(f"{child} {rel} {target} (line {terms.line_of(pos)}: {why})")
+            continue
+        edges.append((child, parent))
+        kept_by_rel[rel] = kept_by_rel.get(rel, 0) + 1
+    return edges, kept_by_rel, {"dangling_edges": n_dangling, "dangling_examples": dangling}
+
+
 def read_obo(
     path: str | os.PathLike,
     *,
@@ -286,6 +431,12 @@ def read_obo(
         Keep only terms of these namespaces (``"BP"``, ``"biological_process"``, ``"BP+CC"``,
         ...). Edges whose target lies outside them are dropped (counted in ``report``).
 
+    Returns
+    -------
+    GeneOntology
+        The DAG of the live terms, names, namespaces, obsolete terms, alternative ids and a
+        parsing report.
+
     Raises
     ------
     InputFormatError
@@ -294,169 +445,67 @@ def read_obo(
         The message names the file and line.
     CycleError
         The chosen relations form a cycle (an ontology must be acyclic).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.obo"
+    >>> _ = p.write_text("[Term]\\nid: X:1\\nname: root\\nnamespace: biological_process\\n\\n"
+    ...                  "[Term]\\nid: X:2\\nnamespace: biological_process\\nis_a: X:1 ! root\\n"
+    ...                  "relationship: part_of X:3\\n\\n[Term]\\nid: X:3\\nnamespace: cellular_component\\n")
+    >>> go = read_obo(p, relations=["is_a", "part_of"], namespaces="BP")
+    >>> go.hierarchy.edge_list(), go.report["dangling_edges"], go.names["X:1"]
+    ([('X:2', 'X:1')], 1, 'root')
     """
     path = Path(path)
     rels = (relations,) if isinstance(relations, str) else tuple(relations)
     take_all = "all" in rels
-    want_rel = set(rels)
     ns_keep = normalize_namespaces(namespaces)
     text = _read_text(path)
     _check_lines(text, path)
-
-    def line_of(pos: int) -> int:  # pos: the newline before the line (text starts with "\n")
-        return text.count("\n", 0, pos + 1)
-
     first = _STANZA_START.search(text)
-    header: dict[str, str] = {}
-    for hl in text[: first.start() if first else len(text)].splitlines():
-        tag, sep, value = hl.strip().partition(":")
-        if sep and tag and tag[0] != "!":
-            header.setdefault(tag, value.strip())
-
-    ids: list[str] = []
-    names: dict[str, str] = {}
-    nspace: dict[str, str] = {}
-    obsolete: dict[str, dict[str, list[str]]] = {}
-    alt_ids: dict[str, str] = {}
-    raw_edges: list[tuple[str, str, str, int]] = []  # child, parent, relation, text position
-    rel_counts: dict[str, int] = {}
-    default_ns = header.get("default-namespace", "")
-
-    in_term = False
-    cur_id: str | None = None
-    cur_pos = 0
-    cur_ns: str | None = None
-    cur_obsolete = False
-    cur_repl: list[str] = []
-    cur_cons: list[str] = []
-    cur_edges: list[tuple[str, str, int]] = []
-    cur_alts: list[str] = []
-    cur_name = ""
-
-    def finish() -> None:
-        if not in_term:
-            return
-        if cur_id is None:
-            raise InputFormatError("[Term] stanza has no 'id' tag", path, line_of(cur_pos))
-        if cur_id in names:
-            raise InputFormatError(f"duplicate term id {cur_id!r}", path, line_of(cur_pos))
-        ids.append(cur_id)
-        names[cur_id] = cur_name
-        nspace[cur_id] = cur_ns or default_ns
-        for alt in cur_alts:
-            alt_ids[alt] = cur_id
-        if cur_obsolete:
-            obsolete[cur_id] = {"replaced_by": cur_repl, "consider": cur_cons}
-        else:
-            for rel, target, pos in cur_edges:
-                raw_edges.append((cur_id, target, rel, pos))
-
+    start = first.start() if first else len(text)
+    header = _header(text, start)
+    terms = _Stanzas(text, path, header.get("default-namespace", ""), take_all, set(rels))
     # only the lines that matter are visited (C regex scan); the rest were checked above
-    for m in _TOKENS.finditer(text, first.start() if first else len(text)):
+    for m in _TOKENS.finditer(text, start):
         stanza, tag, value = m.group(1, 2, 3)
         if stanza is not None:
-            finish()
-            in_term = stanza.strip() == "Term"
-            if m.end() < len(text) and text[m.end()] not in "\r\n \t":
-                raise InputFormatError(f"text after the stanza header [{stanza}]", path, line_of(m.start()))
-            cur_id, cur_pos, cur_ns, cur_obsolete, cur_name = None, m.start(), None, False, ""
-            cur_repl, cur_cons, cur_edges, cur_alts = [], [], [], []
-            continue
-        if not in_term:
-            continue
-        if tag == "is_a":
-            target = _first_token(value)
-            if not target:
-                raise InputFormatError("'is_a' without a target term", path, line_of(m.start()))
-            rel_counts["is_a"] = rel_counts.get("is_a", 0) + 1
-            if take_all or "is_a" in want_rel:
-                cur_edges.append(("is_a", target, m.start()))
-        elif tag == "relationship":
-            parts = _strip_value(value).split()
-            if len(parts) < 2:
-                raise InputFormatError(
-                    f"'relationship' needs a type and a target, got {value!r}", path, line_of(m.start())
-                )
-            rel_counts[parts[0]] = rel_counts.get(parts[0], 0) + 1
-            if take_all or parts[0] in want_rel:
-                cur_edges.append((parts[0], parts[1], m.start()))
-        elif tag == "id":
-            if cur_id is not None:
-                raise InputFormatError(f"second 'id' in the stanza of {cur_id!r}", path, line_of(m.start()))
-            cur_id = _first_token(value)
-            if not cur_id:
-                raise InputFormatError("empty 'id'", path, line_of(m.start()))
-        elif tag == "name":
-            cur_name = _unescape(value.rstrip())
-        elif tag == "namespace":
-            cur_ns = _first_token(value)
-        elif tag == "alt_id":
-            cur_alts.append(_first_token(value))
-        elif tag == "is_obsolete":
-            cur_obsolete = _first_token(value).lower() == "true"
-        elif tag == "replaced_by":
-            cur_repl.append(_first_token(value))
-        elif tag == "consider":
-            cur_cons.append(_first_token(value))
-    finish()
-
-    if not ids:
+            terms.stanza(stanza, m)
+        else:
+            terms.tag(tag, value, m.start())
+    terms.finish()
+    if not terms.ids:
         raise InputFormatError("no [Term] stanza found (is this an OBO file?)", path)
 
     # ids.index order = file order; keep the live terms of the chosen namespaces
-    live = [t for t in ids if t not in obsolete and (ns_keep is None or nspace[t] in ns_keep)]
-    live_set = set(live)
-    edges: list[tuple[str, str]] = []
-    kept_by_rel: dict[str, int] = {}
-    dangling: list[str] = []
-    n_dangling = 0
-    for child, target, rel, ln in raw_edges:
-        if child not in live_set:
-            continue
-        parent = alt_ids.get(target, target)
-        if parent not in live_set:
-            n_dangling += 1
-            if len(dangling) < 5:
-                why = (
-                    "obsolete" if parent in obsolete
-                    else f"namespace {nspace[parent]}" if parent in nspace
-                    else "not defined"
-                )
-                dangling.append(f"{child} {rel} {target} (line {line_of(ln)}: {why})")
-            continue
-        edges.append((child, parent))
-        kept_by_rel[rel] = kept_by_rel.get(rel, 0) + 1
+    live = [t for t in terms.ids if t not in terms.obsolete and (ns_keep is None or terms.nspace[t] in ns_keep)]
+    edges, kept_by_rel, dangling = _live_edges(terms, set(live))
     try:
         hierarchy = FeatureHierarchy.from_edges(edges, nodes=live, on_cycle="raise")
     except CycleError as exc:
         raise CycleError(f"{path}: {exc}", exc.cycles) from None
-
-    version = header.get("data-version") or header.get("date") or ""
-    used = tuple(sorted(rel_counts)) if take_all else tuple(r for r in rels if r != "all")
     report = {
-        "n_terms": len(ids),
+        "n_terms": len(terms.ids),
         "n_live": len(live),
-        "n_obsolete": len(obsolete),
-        "relations_in_file": dict(sorted(rel_counts.items())),
+        "n_obsolete": len(terms.obsolete),
+        "relations_in_file": dict(sorted(terms.rel_counts.items())),
         "edges_by_relation": dict(sorted(kept_by_rel.items())),
-        "dangling_edges": n_dangling,
-        "dangling_examples": dangling,
+        **dangling,
         "format_version": header.get("format-version", ""),
     }
-    if n_dangling:
-        log.info("%s: %d edge(s) point outside the kept terms, e.g. %s", path, n_dangling, dangling[:1])
+    if dangling["dangling_edges"]:
+        log.info("%s: %d edge(s) point outside the kept terms, e.g. %s", path, dangling["dangling_edges"],
+                 dangling["dangling_examples"][:1])
     return GeneOntology(
         hierarchy=hierarchy,
-        names=names,
-        namespace=nspace,
-        obsolete=obsolete,
-        alt_ids=alt_ids,
-        version=version,
-        relations=used,
+        names=terms.names,
+        namespace=terms.nspace,
+        obsolete=terms.obsolete,
+        alt_ids=terms.alt_ids,
+        version=header.get("data-version") or header.get("date") or "",
+        relations=tuple(sorted(terms.rel_counts)) if take_all else tuple(r for r in rels if r != "all"),
         namespaces=ns_keep,
         path=str(path),
         report=report,
     )
-
-
-# ---------------------------------------------------------------------- annotations

@@ -28,6 +28,22 @@ def ancestor_closure(hierarchy: FeatureHierarchy, seeds: Iterable[int]) -> np.nd
 
     Cheaper than ``hierarchy.ancestor_matrix`` when only a few nodes are needed: one sparse
     row gather per level of the DAG.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    seeds : iterable of int
+        Node indices.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("c", "b"), ("b", "a"), ("d", "a")])
+    >>> h.node_ids[ancestor_closure(h, [h.index["c"]])].tolist()
+    ['a', 'b', 'c']
     """
     mask = np.zeros(hierarchy.n_nodes, dtype=bool)
     frontier = np.unique(np.asarray(list(seeds), dtype=np.int64))
@@ -38,6 +54,53 @@ def ancestor_closure(hierarchy: FeatureHierarchy, seeds: Iterable[int]) -> np.nd
         frontier = parents[~mask[parents]]
         mask[frontier] = True
     return mask
+
+
+def _resolve(
+    ontology: GeneOntology, genes: list[str], annotations: Mapping[str, Iterable[str]], unknown: str,
+    on_obsolete: str, keep_unannotated: bool,
+) -> tuple[dict[str, list[str]], dict]:
+    """Each gene's annotated terms as live terms of the ontology, and what was mapped or dropped."""
+    cache: dict[str, tuple[str, str | None]] = {}
+    unknown_terms: dict[str, str] = {}
+    other_ns: set[str] = set()
+    alt_mapped: dict[str, str] = {}
+    replaced: dict[str, str] = {}
+    obs_dropped: set[str] = set()
+    facts: dict[str, list[str]] = {}
+    for g in genes:
+        resolved: list[str] = []
+        for t in annotations.get(g, ()):
+            t = str(t).strip()
+            res = cache.get(t)
+            if res is None:
+                res = cache[t] = ontology._classify(t, on_obsolete)
+            kind, value = res
+            if kind in ("ok", "alt", "replaced"):
+                resolved.append(value)
+                if kind == "alt":
+                    alt_mapped[t] = value
+                elif kind == "replaced":
+                    replaced[t] = value
+            elif kind == "obsolete_dropped":
+                obs_dropped.add(t)
+            elif kind == "other_namespace":
+                other_ns.add(t)
+            elif kind == "obsolete":
+                raise UnknownFeatureError(f"{value} (gene {g!r})")
+            elif unknown == "raise":
+                raise UnknownFeatureError(f"{value} (gene {g!r}); pass unknown='drop' to drop it")
+            else:
+                unknown_terms.setdefault(t, g)
+        if resolved or keep_unannotated:
+            facts[g] = resolved
+    return facts, {
+        "unknown_terms": sorted(unknown_terms),
+        "other_namespace_terms": len(other_ns),
+        "alt_ids_mapped": dict(sorted(alt_mapped.items())),
+        "replaced_terms": dict(sorted(replaced.items())),
+        "obsolete_dropped": sorted(obs_dropped),
+    }
 
 
 def build_table(
@@ -81,6 +144,22 @@ def build_table(
     new) or dropped (``meta["obsolete_dropped"]``). The closure only touches the ancestors of
     the terms used, so it does not pay for the whole ontology. ``meta["term_names"]`` maps
     every feature of the table to its GO term name.
+
+    Returns
+    -------
+    FeatureTable
+        Genes x the used terms and all their ancestors, closed upward.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "go.obo"
+    >>> _ = p.write_text("[Term]\\nid: GO:1\\nname: process\\n\\n[Term]\\nid: GO:2\\nname: ageing\\nis_a: GO:1\\n"
+    ...                  "alt_id: GO:3\\n")
+    >>> from kg.go.obo import read_obo
+    >>> t = build_table(read_obo(p), {"g1": ["GO:3"], "g2": ["GO:1"]}, {"g1": "pro", "g2": "anti"})
+    >>> t.feature_names.tolist(), t.X.toarray().astype(int).tolist(), t.meta["alt_ids_mapped"]
+    (['GO:1', 'GO:2'], [[1, 1], [1, 0]], {'GO:3': 'GO:2'})
     """
     if unknown not in ("raise", "drop"):
         raise ValueError(f"unknown must be 'raise' or 'drop', got {unknown!r}")
@@ -93,50 +172,16 @@ def build_table(
         genes = labelled + [g for g in labels if g not in annotations]
     else:
         unlabelled = 0
-    cache: dict[str, tuple[str, str | None]] = {}
-    report_unknown: dict[str, str] = {}
-    other_ns: set[str] = set()
-    alt_mapped: dict[str, str] = {}
-    replaced: dict[str, str] = {}
-    obs_dropped: set[str] = set()
-    facts: dict[str, list[str]] = {}
-    for g in genes:
-        resolved: list[str] = []
-        for t in annotations.get(g, ()):
-            t = str(t).strip()
-            res = cache.get(t)
-            if res is None:
-                res = cache[t] = ontology._classify(t, on_obsolete)
-            kind, value = res
-            if kind in ("ok", "alt", "replaced"):
-                resolved.append(value)
-                if kind == "alt":
-                    alt_mapped[t] = value
-                elif kind == "replaced":
-                    replaced[t] = value
-            elif kind == "obsolete_dropped":
-                obs_dropped.add(t)
-            elif kind == "other_namespace":
-                other_ns.add(t)
-            elif kind == "obsolete":
-                raise UnknownFeatureError(f"{value} (gene {g!r})")
-            else:
-                if unknown == "raise":
-                    raise UnknownFeatureError(f"{value} (gene {g!r}); pass unknown='drop' to drop it")
-                report_unknown.setdefault(t, g)
-        if resolved or keep_unannotated:
-            facts[g] = resolved
-    unannotated = [g for g in genes if g not in facts]
+    facts, resolution = _resolve(ontology, genes, annotations, unknown, on_obsolete, keep_unannotated)
     if not facts:
         raise KgfsError(
             "no gene has a usable annotation"
-            + (f" ({len(other_ns)} term(s) are in other namespaces)" if other_ns else "")
+            + (f" ({resolution['other_namespace_terms']} term(s) are in other namespaces)"
+               if resolution["other_namespace_terms"] else "")
         )
     h = ontology.hierarchy
-    index = h.index
-    used = {index[t] for ts in facts.values() for t in ts}
-    keep = np.flatnonzero(ancestor_closure(h, used))
-    sub = h.restrict(keep)  # upward-closed set: the induced subgraph, no closure of all of GO
+    used = {h.index[t] for ts in facts.values() for t in ts}
+    sub = h.restrict(np.flatnonzero(ancestor_closure(h, used)))  # upward closed: no closure of all of GO
     m = dict(meta or {})
     m.update(
         {
@@ -146,12 +191,8 @@ def build_table(
             "relations": list(ontology.relations),
             "namespaces": list(ontology.namespaces) if ontology.namespaces else "all",
             "n_annotated_genes": len(annotations),
-            "unknown_terms": sorted(report_unknown),
-            "other_namespace_terms": len(other_ns),
-            "alt_ids_mapped": dict(sorted(alt_mapped.items())),
-            "replaced_terms": dict(sorted(replaced.items())),
-            "obsolete_dropped": sorted(obs_dropped),
-            "unannotated_genes": unannotated,
+            **resolution,
+            "unannotated_genes": [g for g in genes if g not in facts],
             "unlabelled_genes": unlabelled,
         }
     )

@@ -113,6 +113,15 @@ BROADER_EDGES = [
 ]
 
 
+def assert_same_table(a, b) -> None:
+    """Two FeatureTables hold the same instances, features, cells, hierarchy and labels."""
+    assert list(a.instance_ids) == list(b.instance_ids)
+    assert list(a.feature_names) == list(b.feature_names)
+    assert (a.X != b.X).nnz == 0
+    assert a.hierarchy == b.hierarchy
+    assert list(a.y) == list(b.y)
+
+
 def _nt_iri(iri: str) -> str:
     return f"<{iri}>"
 

@@ -1,4 +1,4 @@
-"""The retry rule shared by the HTTP clients (kg.dbpedia.sparql, kg.dbpedia.spotlight)."""
+"""The retry rule and loop shared by the HTTP clients (kg.dbpedia.sparql, kg.dbpedia.spotlight)."""
 
 import pytest
 
@@ -27,3 +27,27 @@ def test_is_internal_not_a_user_error():
 
     assert not issubclass(TransientError, KgfsError)
     assert str(TransientError("HTTP 429", "1")) == "HTTP 429"
+
+
+def test_retry_gives_up_with_the_clients_error_and_passes_other_errors_through():
+    from kg.errors import KgfsError, retry
+
+    calls, waits, counted = [], [], []
+
+    def always_503():
+        calls.append(1)
+        raise TransientError("HTTP 503", "3")
+
+    with pytest.raises(KgfsError, match=r"failed 3 time\(s\), last: HTTP 503"):
+        retry(always_503, retries=2, backoff=1.0, what="test", sleep=waits.append,
+              on_retry=lambda: counted.append(1), give_up=lambda n, e: KgfsError(f"failed {n} time(s), last: {e}"))
+    assert len(calls) == 3 and waits == [3.0, 3.0] and len(counted) == 2  # Retry-After 3 > 1, 2
+
+    def rejected():
+        calls.append(1)
+        raise ValueError("HTTP 400")
+
+    calls.clear()
+    with pytest.raises(ValueError, match="HTTP 400"):
+        retry(rejected, retries=5, backoff=1.0, what="test", sleep=waits.append, give_up=lambda n, e: e)
+    assert len(calls) == 1  # never retried

@@ -1,30 +1,21 @@
-"""The DBpedia route end to end: facts -> DAG -> table, online == offline, faults, the one-call run."""
+"""The DBpedia route end to end: facts -> DAG -> table, online == offline, faults, tables from options."""
 
 import warnings
 
-import numpy as np
 import pytest
 
 from kg.dbpedia.corpus import Corpus
-from kg.dbpedia.route import build_table, link_entities, make_annotator, make_source, run_route
+from kg.dbpedia.route import build_table, corpus_table, link_entities, make_annotator, make_source
 from kg.dbpedia.dumps import DumpSource
 from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.dbpedia.lexicon import LexiconAnnotator
 from kg.dbpedia.sparql import SparqlSource
-from tests.kg.conftest import C, O, R
+from tests.kg.conftest import C, O, R, assert_same_table
 
 
 def row(table, instance):
     i = list(table.instance_ids).index(instance)
     return {str(table.feature_names[j]) for j in table.X[i].indices}
-
-
-def assert_same_table(a, b):
-    assert list(a.instance_ids) == list(b.instance_ids)
-    assert list(a.feature_names) == list(b.feature_names)
-    assert (a.X != b.X).nnz == 0
-    assert a.hierarchy == b.hierarchy
-    assert list(a.y) == list(b.y)
 
 
 def test_types_table_of_the_ten_tweets(tweets10, kg_dump_dir):
@@ -128,32 +119,30 @@ def test_errors_are_clear(tweets10, kg_dump_dir, tmp_path):
     assert isinstance(make_source(None, dump=kg_dump_dir), DumpSource)
 
 
-def test_run_route_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp_path):
-    """Annotate 6,525 tweets with the lexicon, fetch types, build the DAG, select, evaluate, export ARFF."""
-    from kg.formats import read_arff
+def test_corpus_table_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp_path):
+    """Annotate 6,525 tweets with the lexicon, fetch types from the dump, build the DAG and the table."""
+    from kg.formats import read_arff, write_arff
+    from kg.table import FeatureTable
 
-    res = run_route(shared_data / "tweets" / "training.txt", tmp_path / "out", dump=kg_dump_dir,
-                    selectors=["complete", "shsel-ig-prune"], classifiers=["nb"], n_splits=3)
-    t = res.table
+    t = corpus_table(shared_data / "tweets" / "training.txt", dump=kg_dump_dir)
     assert t.n_instances == 6525 and set(t.y) == {"Sports", "Politics"}
     assert {O + "Cricketer", O + "SoccerClub", O + "Country"} <= set(t.feature_names)
-    assert t.meta["instances_without_features"] < t.n_instances
-    ev = res.evaluation
-    assert set(ev["selector"]) == {"complete", "shsel-ig-prune"} and (ev["status"] == "ok").all()
-    assert len(ev) == 2 * 3
-    assert res.evaluation_path.is_file() and res.table_path.is_file()
-    arff = read_arff(res.arff_path)
-    assert arff.X.shape == (6525, t.n_features)
+    assert 0 < t.meta["instances_without_features"] < t.n_instances
+    assert t.meta["dataset"] == "training" and t.meta["source"]["kind"] == "dump"
+    assert t.hierarchy.violations(t.X).nnz == 0  # closed upward
+    assert sorted(t.feature_names.tolist()) == sorted(t.hierarchy.node_ids.tolist())
     # sports tweets mention more entities typed Athlete than politics tweets do
     j = list(t.feature_names).index(O + "Athlete")
     col = t.X[:, j].toarray().ravel()
     assert col[t.y == "Sports"].sum() > col[t.y == "Politics"].sum()
-    assert np.isfinite(res.summary["mean_accuracy"]["complete / nb"])
+    # what `kgfs run --corpus` stores and exports comes back unchanged
+    assert_same_table(FeatureTable.load(t.save(tmp_path / "table.npz")), t)
+    arff = read_arff(write_arff(t, tmp_path / "table.arff", sparse=True))
+    assert arff.X.shape == (6525, t.n_features) and (arff.X != t.X).nnz == 0
 
 
 def test_online_route_with_spotlight_and_sparql(kg_dump_dir, oxigraph_server, shared_data, tmp_path):
     """kgfs run --corpus tweets.tsv --annotator spotlight --spotlight-url U --kg sparql --sparql-url U."""
-    from kg.dbpedia.route import corpus_table
     from tests.kg.conftest import ENTITIES
     from tests.kg.servers import SpotlightServer
 

@@ -321,3 +321,31 @@ def test_csv_quotes_carriage_returns(tmp_path):
     assert got.tolist() == names and ids.tolist() == t.instance_ids.tolist() and y.tolist() == t.y.tolist()
     h = FeatureHierarchy.from_edges([("a\rb", "c")])
     assert read_edges_csv(write_edges_csv(h, tmp_path / "e.csv")) == h
+
+
+def test_mixed_rows_first_value_defaults_and_numeric_features(tmp_path):
+    # a sparse row leaves out each attribute's *first* value: 1 for f {1,0}, 'a' for the class
+    p = tmp_path / "m.arff"
+    p.write_text("@relation m\n@attribute f {1,0}\n@attribute g numeric\n@attribute class {a,b}\n@data\n"
+                 "{1 1}\n1, 0 ,b\n{0 0,2 b}\n% a comment\n\n0.0,1.0,a\n", encoding="utf-8")
+    a = read_arff(p)
+    assert a.X.toarray().astype(int).tolist() == [[1, 1], [1, 0], [0, 0], [0, 1]]
+    assert a.y.tolist() == ["a", "b", "b", "a"] and a.instance_ids.tolist() == ["0", "1", "2", "3"]
+    p.write_text("@relation m\n@attribute id string\n@attribute class {a,b}\n@data\nx1,a\n{0 x2}\n", encoding="utf-8")
+    a = read_arff(p)
+    assert a.X.shape == (2, 0) and a.instance_ids.tolist() == ["x1", "x2"] and a.y.tolist() == ["a", "a"]
+
+
+def test_class_and_id_attributes_by_name_or_position(tmp_path):
+    p = tmp_path / "t.arff"
+    p.write_text("@relation t\n@attribute a {0,1}\n@attribute gene string\n@attribute label {0,1}\n@data\n"
+                 "1,g1,0\n0,g2,1\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match="'gene' is a string; only the id attribute may be"):
+        read_arff(p)  # by default ids come from a *first* string attribute only
+    no_class = read_arff(p, id_attribute="gene")  # a last {0,1} attribute not named class is a feature
+    assert no_class.y is None and no_class.feature_names.tolist() == ["a", "label"]
+    last = read_arff(p, class_attribute=-1, id_attribute="gene")
+    assert last.class_name == "label" and last.y.tolist() == [0, 1] and last.instance_ids.tolist() == ["g1", "g2"]
+    assert read_arff(p, class_attribute="label", id_attribute="gene").feature_names.tolist() == ["a"]
+    with pytest.raises(InputFormatError, match="missing label column: no attribute named 'y'"):
+        read_arff(p, class_attribute="y")

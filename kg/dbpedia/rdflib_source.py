@@ -1,0 +1,211 @@
+"""A knowledge source over an in-memory :class:`rdflib.Graph`, for RDF a user already holds in rdflib.
+
+:class:`RdflibSource` answers the four questions of
+:class:`~kg.dbpedia.sources.KnowledgeSource` with the same semantics as
+:class:`~kg.dbpedia.dumps.DumpSource` (same triples, same facts, same table): ``rdf:type``
+objects in the type namespaces, ``dct:subject`` categories, every ``rdfs:subClassOf`` edge
+reachable upward (kept when both ends lie in the type namespaces), and ``skos:broader`` walked
+``depth`` levels, each category expanded once, so cycles end the walk and are broken later by
+the hierarchy. Only IRI objects count (literals and blank nodes are skipped, as in the dump).
+
+Lookups are triple patterns on the graph (``graph.objects(subject, predicate)``), never SPARQL
+strings; every IRI asked about goes through :func:`kg.iri.check_iri` first, so this source
+refuses the same values as the other two.
+
+Examples
+--------
+>>> import rdflib
+>>> from kg.dbpedia.sources import RDF_TYPE, RDFS_SUBCLASSOF
+>>> g = rdflib.Graph()
+>>> kobe, player, athlete = (rdflib.URIRef("http://dbpedia.org/" + p) for p in
+...                          ("resource/Kobe", "ontology/BasketballPlayer", "ontology/Athlete"))
+>>> _ = g.add((kobe, rdflib.URIRef(RDF_TYPE), player))
+>>> _ = g.add((player, rdflib.URIRef(RDFS_SUBCLASSOF), athlete))
+>>> src = RdflibSource(g)
+>>> src.types(["http://dbpedia.org/resource/Kobe"])
+{'http://dbpedia.org/resource/Kobe': {'http://dbpedia.org/ontology/BasketballPlayer'}}
+>>> sorted(src.class_edges(["http://dbpedia.org/ontology/BasketballPlayer"]))
+[('http://dbpedia.org/ontology/BasketballPlayer', 'http://dbpedia.org/ontology/Athlete')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import rdflib
+
+from kg.dbpedia.sources import (
+    DCT_SUBJECT,
+    RDF_TYPE,
+    RDFS_SUBCLASSOF,
+    SKOS_BROADER,
+    MemoCache,
+    breadth_first_edges,
+    in_namespaces,
+    resolve_namespaces,
+)
+from kg.iri import check_iri
+
+__all__ = ["RdflibSource"]
+
+
+class RdflibSource:
+    """A :class:`~kg.dbpedia.sources.KnowledgeSource` answering from an :class:`rdflib.Graph`.
+
+    Parameters
+    ----------
+    graph : rdflib.Graph
+        Instance data and schema (any rdflib graph or dataset; its default graph is read).
+        It is not copied: triples added later are seen by questions asked later, except
+        those already answered (the answers are memoised, as in the other sources).
+    type_namespaces : list of str, optional
+        IRI prefixes (or ``dbo``/``yago``/``schema``) of the types to keep (default: DBpedia ontology).
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.dbpedia.sources import DCT_SUBJECT, SKOS_BROADER
+    >>> C = "http://dbpedia.org/resource/Category:"
+    >>> g = rdflib.Graph()
+    >>> for s, p, o in [("http://dbpedia.org/resource/Kobe", DCT_SUBJECT, C + "Lakers_players"),
+    ...                 (C + "Lakers_players", SKOS_BROADER, C + "Basketball"),
+    ...                 (C + "Basketball", SKOS_BROADER, C + "Sports")]:
+    ...     _ = g.add((rdflib.URIRef(s), rdflib.URIRef(p), rdflib.URIRef(o)))
+    >>> src = RdflibSource(g, type_namespaces=["dbo", "yago"])
+    >>> src.categories(["http://dbpedia.org/resource/Kobe"])
+    {'http://dbpedia.org/resource/Kobe': {'http://dbpedia.org/resource/Category:Lakers_players'}}
+    >>> len(src.broader([C + "Lakers_players"], depth=1)), len(src.broader([C + "Lakers_players"], depth=None))
+    (1, 2)
+    >>> src.describe()["kind"], src.describe()["triples"]
+    ('rdflib', 3)
+    """
+
+    def __init__(self, graph: rdflib.Graph, *, type_namespaces: Sequence[str] | None = None):
+        if not isinstance(graph, rdflib.Graph):
+            raise TypeError(f"graph must be an rdflib.Graph, got {type(graph).__name__}")
+        self.graph = graph
+        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self._types = MemoCache()
+        self._cats = MemoCache()
+        self._sub = MemoCache()
+        self._broader = MemoCache()
+
+    def __repr__(self) -> str:
+        return f"RdflibSource({len(self.graph)} triples, type_namespaces={list(self.type_namespaces)!r})"
+
+    def describe(self) -> dict:
+        """Provenance for table metadata.
+
+        Returns
+        -------
+        dict
+            ``kind`` (``"rdflib"``), the graph's ``identifier`` and number of ``triples``,
+            and the ``type_namespaces``.
+
+        Examples
+        --------
+        >>> RdflibSource(rdflib.Graph(identifier="urn:x:g")).describe()
+        {'kind': 'rdflib', 'identifier': 'urn:x:g', 'triples': 0, 'type_namespaces': ['http://dbpedia.org/ontology/']}
+        """
+        return {"kind": "rdflib", "identifier": str(self.graph.identifier), "triples": len(self.graph),
+                "type_namespaces": list(self.type_namespaces)}
+
+    # ------------------------------------------------------------------ lookups
+    def _objects(self, cache: MemoCache, predicate: str, subjects: Iterable[str]) -> dict[str, set[str]]:
+        """``{subject: {IRI object, ...}}`` of one predicate (memoised per subject)."""
+        known, todo = cache.split(subjects)
+        if todo:
+            p = rdflib.URIRef(predicate)
+            found = {
+                s: {str(o) for o in self.graph.objects(rdflib.URIRef(check_iri(s)), p) if isinstance(o, rdflib.URIRef)}
+                for s in todo
+            }
+            cache.put(found)
+            known.update(found)
+        return known
+
+    # ------------------------------------------------------------------ KnowledgeSource
+    def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The direct types of each entity that lie in the type namespaces.
+
+        Parameters
+        ----------
+        entities : iterable of str
+            Entity IRIs (validated with :func:`kg.iri.check_iri`).
+
+        Returns
+        -------
+        dict of str -> set of str
+            Every requested entity is a key (an empty set when it has no such type).
+
+        Examples
+        --------
+        >>> RdflibSource(rdflib.Graph()).types(["http://dbpedia.org/resource/Nobody"])
+        {'http://dbpedia.org/resource/Nobody': set()}
+        """
+        ns = self.type_namespaces
+        return {e: {t for t in ts if in_namespaces(t, ns)}
+                for e, ts in self._objects(self._types, RDF_TYPE, entities).items()}
+
+    def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The ``dct:subject`` categories of each entity.
+
+        Parameters
+        ----------
+        entities : iterable of str
+            Entity IRIs.
+
+        Returns
+        -------
+        dict of str -> set of str
+            Every requested entity is a key.
+
+        Examples
+        --------
+        >>> RdflibSource(rdflib.Graph()).categories([])
+        {}
+        """
+        return self._objects(self._cats, DCT_SUBJECT, entities)
+
+    def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
+        """Every ``rdfs:subClassOf`` edge reachable upward from ``classes``, both ends in the type namespaces.
+
+        Parameters
+        ----------
+        classes : iterable of str
+            Class IRIs (usually the entities' direct types).
+
+        Returns
+        -------
+        set of (child, parent)
+
+        Examples
+        --------
+        >>> RdflibSource(rdflib.Graph()).class_edges(["http://dbpedia.org/ontology/Athlete"])
+        set()
+        """
+        edges = breadth_first_edges(classes, lambda xs: self._objects(self._sub, RDFS_SUBCLASSOF, xs), None)
+        ns = self.type_namespaces
+        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+
+    def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        """The ``skos:broader`` edges met walking up from ``categories`` at most ``depth`` levels.
+
+        Parameters
+        ----------
+        categories : iterable of str
+            Category IRIs.
+        depth : int or None
+            Levels to follow (``0``: none; ``None``: until no new category appears).
+
+        Returns
+        -------
+        set of (child, parent)
+            Cycles of the category graph stay in the set (each category is expanded once).
+
+        Examples
+        --------
+        >>> RdflibSource(rdflib.Graph()).broader(["http://dbpedia.org/resource/Category:Sports"], 2)
+        set()
+        """
+        return breadth_first_edges(categories, lambda xs: self._objects(self._broader, SKOS_BROADER, xs), depth)

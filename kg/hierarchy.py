@@ -233,6 +233,13 @@ class FeatureHierarchy:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __getstate__(self) -> dict:
+        # The derived structure (closures, levels, ...) is a cache: leaving it out keeps a pickled
+        # hierarchy small and its joblib hash a function of the nodes and edges alone (scikit-learn
+        # checks that fitting a selector does not change the hash of its parameters).
+        cached = {k for k, v in vars(type(self)).items() if isinstance(v, cached_property)}
+        return {k: v for k, v in self.__dict__.items() if k not in cached}
+
     @property
     def n_edges(self) -> int:
         return int(self.parent_matrix.nnz)

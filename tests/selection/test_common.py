@@ -72,15 +72,6 @@ def ladder_dag(width: int) -> FeatureHierarchy:
 # fails with this message, naming X's width; the check is then rerun over a DAG of that width.
 _WIDTH_MISMATCH = re.compile(r"the hierarchy has \d+ nodes but X has (\d+) features")
 
-# Expected failures over a DAG, with the reason; strict: a check that starts to pass fails the run.
-_MUTATES_HIERARCHY_CACHE = (
-    "fit fills the FeatureHierarchy's cached properties (levels, child_matrix, ...), so the joblib hash "
-    "of the hierarchy parameter changes though its nodes and edges do not (a FeatureHierarchy.__getstate__ "
-    "without the caches fixes it)"
-)
-# The selectors whose fit reads the hierarchy's derived structure (levels, leaves, edges, closures).
-_READS_DERIVED_STRUCTURE = {"greedy-top-down", "hill-climbing", "shsel-c", "shsel-c-prune", "shsel-ig",
-                            "shsel-ig-prune", "tsel-ig", "tsel-lift"}
 # Over a DAG with the slow suite only, with the reason.
 _SLOW_OVER_A_DAG = {
     "ga-tree": "GATreeSelector ignores the feature hierarchy (it only names the features); its genetic "
@@ -109,8 +100,6 @@ def _checks_over_a_dag():
         for estimator, check in estimator_checks_generator(est):
             cid = _check_id(check)
             marks = list(slow)
-            if name in _READS_DERIVED_STRUCTURE and cid == "check_estimators_overwrite_params":
-                marks.append(pytest.mark.xfail(reason=_MUTATES_HIERARCHY_CACHE, strict=True))
             yield pytest.param(estimator, check, marks=marks, id=f"{name}-{cid}")
 
 

@@ -1,6 +1,6 @@
 """Generate ``docs/adhoc.md``: ADHOC's factors on planted structure and its accuracy on real tables.
 
-1. Planted structure (``tests/selection/adhoc_reference.planted_table``): latent factors with
+1. Planted structure (``tests/selection/adhoc/adhoc_reference.planted_table``): latent factors with
    linear, negated and quadratic noisy copies plus pure-noise features. Adjusted Rand index of
    the recovered top-level factors against the planted groups for ADHOC (higher-order), ADHOC
    stopped at first order, cluster analysis of Pearson correlations (same clustering, first
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kg.files import atomic_write  # noqa: E402
-from selection.adhoc.selector import ADHOC, c45_tree, dependence_matrix, factor_hierarchy  # noqa: E402
+from selection.adhoc import ADHOC, c45_tree, dependence_matrix, factor_hierarchy  # noqa: E402
 from selection.evaluation.cv import evaluate_table  # noqa: E402
 from tests.selection.adhoc.adhoc_reference import planted_table  # noqa: E402
 

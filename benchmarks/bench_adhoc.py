@@ -1,13 +1,13 @@
 """ADHOC stages 1-3 on 2,000 features x 1,000 instances (target: under 20 s), against a per-pair loop.
 
-The table has planted structure (``tests/selection/adhoc_reference.planted_table``): latent
+The table has planted structure (``tests/selection/adhoc/adhoc_reference.planted_table``): latent
 factors with linear, negated and quadratic noisy copies, plus pure-noise features. Timed:
 
 - vectorised stage 1 (``dependence_matrix``: rank correlation of all pairs + chi-square of all
   pairs on 3 equal-frequency bins), stage 2 + 3 (``factor_hierarchy``: higher-order profile
   correlation, clustering, refinement);
 - the baseline, one pair at a time with ``scipy.stats`` (``spearmanr`` + ``chi2_contingency``;
-  ``tests/selection/adhoc_reference.dependence_loop``) and one higher-order step with
+  ``tests/selection/adhoc/adhoc_reference.dependence_loop``) and one higher-order step with
   ``np.corrcoef`` per pair. The loop is far too slow for all 1,999,000 pairs, so it is timed on
   the pairs of the first ``--loop-features`` features and extrapolated linearly in the number of
   pairs (said so in the output).
@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from selection.adhoc.selector import dependence_matrix, factor_hierarchy, profile_correlation  # noqa: E402
+from selection.adhoc import dependence_matrix, factor_hierarchy, profile_correlation  # noqa: E402
 from tests.selection.adhoc.adhoc_reference import (  # noqa: E402
     dependence_loop,
     planted_table,

@@ -1,6 +1,6 @@
 """Flat baselines on a 1,000 x 2,000 sparse binary table: CFS and ReliefF (also mRMR, Fisher).
 
-Ours (``selection/flat/filters.py``, sparse counts / sparse distances) against, in the same run:
+Ours (``selection/flat/``, sparse counts / sparse distances) against, in the same run:
 
 - the straightforward references in ``tests/selection/flat/flat_reference.py`` (dense loops, the
   same algorithms; results are compared, and must agree);
@@ -11,7 +11,7 @@ Ours (``selection/flat/filters.py``, sparse counts / sparse distances) against, 
   stops after 4 non-improving steps, no WEKA quirks; skrebate: its own neighbour handling and
   scaling), so only their time is compared.
 
-Target (issue 4): CFS and ReliefF < 5 s each at this size.
+Target: CFS and ReliefF < 5 s each at this size.
 
     python benchmarks/bench_flat.py [--instances 1000] [--features 2000] [--installed]
 """
@@ -29,7 +29,7 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selection.flat.filters import CFS, MRMR, FisherScore, ReliefF  # noqa: E402
+from selection.flat import CFS, MRMR, FisherScore, ReliefF  # noqa: E402
 from tests.selection.flat.flat_reference import cfs_reference, relieff_reference  # noqa: E402
 
 

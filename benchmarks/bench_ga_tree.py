@@ -1,6 +1,6 @@
 """Benchmark: the default GA (500 x 70) of the GA tree on data set 1 with count-based RELIEF.
 
-Target (issue 9): under 60 s on 2 cores. Prints the GA time, the mean time per fitness
+Target: under 60 s on 2 cores. Prints the GA time, the mean time per fitness
 evaluation inside the GA (caches on: identical/equivalent genomes, base-classifier estimates,
 tree layouts), the time per evaluation of the vectorised fitness with the caches off, and of a
 naive fitness (per-sample Python loops for distances and count-based RELIEF, no cache;
@@ -27,7 +27,8 @@ from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
 from selection.synthetic.ga import make_ga_dataset  # noqa: E402
-from selection.class_hierarchy.ga_tree import GATreeClassifier, Genome, _Fitness  # noqa: E402
+from selection.class_hierarchy.ga_tree import GATreeClassifier, Genome  # noqa: E402
+from selection.class_hierarchy.ga_tree.fitness import _Fitness  # noqa: E402
 from tests.selection.class_hierarchy.ga_tree_reference import naive_fitness  # noqa: E402
 
 

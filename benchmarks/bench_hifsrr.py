@@ -1,6 +1,6 @@
 """HiFSRR speed: 10,000 samples x 500 features, a 3-level class tree with 20 leaves.
 
-Target (issue 8): HiFSRR in under 30 s, printed next to a naive version of Algorithm 1 that
+Target: HiFSRR in under 30 s, printed next to a naive version of Algorithm 1 that
 recomputes ``X_i' X_i``, forms the n x n centring matrix ``H`` and the ``U_l = H W_l W_l' H``
 explicitly and inverts the dense system matrix (``np.linalg.inv``) at every node and iteration,
 as the equations read. Both run the same number of iterations from the same initial weights and
@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from selection.class_hierarchy.tree import make_hierarchical_classification  # noqa: E402
+from selection.synthetic.class_tree import make_hierarchical_classification  # noqa: E402
 from selection.class_hierarchy.hifsrr import fit_hifsrr, node_tasks  # noqa: E402
 
 

@@ -91,7 +91,8 @@ def kgfs_examples() -> list[str]:
     import scipy.sparse as sp
 
     from selection.evaluation.cv import evaluate_table
-    from selection.class_hierarchy.ga_tree import Genome, _Fitness
+    from selection.class_hierarchy.ga_tree import Genome
+    from selection.class_hierarchy.ga_tree.fitness import _Fitness
 
     out = []
     shared = Path(os.environ.get("KGFS_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -163,7 +164,7 @@ def main(argv=None) -> int:
                 if r["clf"] is not None and which == 1 and noise == 0.0 and label == "Count RELIEF":
                     png = out_dir / "ga_tree_ds1_count_relief.png"
                     r["clf"].draw(png, title="Data set 1, 0% noise, count-based RELIEF")
-    # robustness of the two claims the issue asks for, over several seeds (data and split and GA)
+    # robustness of the two claims checked above, over several seeds (data and split and GA)
     robust = []
     for seed in range(args.seed, args.seed + args.n_seeds):
         r1 = run_one(1, 0.0, "count-relief", True, seed)
@@ -219,7 +220,7 @@ hierarchy to design and the search is flat GA feature selection (logged).
   (one-point crossover, new feature parts attached at random to the parents' tree parts) or the tree
   part (one tree gene swapped between the parents: our reading of Fig. 6b, which is not in the text);
   one-point mutation with probability 0.5; exact score ties go to the smaller tree.
-- Every choice is written in the docstring of `selection/class_hierarchy/ga_tree.py` and tested in
+- Every choice is written in the docstring of `selection/class_hierarchy/ga_tree/__init__.py` and tested in
   `tests/selection/class_hierarchy/test_ga_tree.py`.
 """)
 

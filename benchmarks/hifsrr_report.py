@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sklearn.datasets import load_digits  # noqa: E402
 
 from kg.files import atomic_write  # noqa: E402
-from selection.class_hierarchy.tree import ClassHierarchy, make_hierarchical_classification  # noqa: E402
+from selection.class_hierarchy.tree import ClassHierarchy  # noqa: E402
 from selection.class_hierarchy.evaluation import evaluate_class_hierarchy, summarize  # noqa: E402
 from selection.class_hierarchy.hifsrr import HiFSRR  # noqa: E402
+from selection.synthetic.class_tree import make_hierarchical_classification  # noqa: E402
 
 #: the synthetic setting of the section 3.4 experiment (few samples, many noise features)
 SYN = dict(n_samples=90, n_noise=1000, group_sep=1.0, class_sep=1.0)
@@ -251,8 +252,8 @@ The paper's evaluation (section 3.3) is `selection.class_hierarchy.evaluation.ev
 and the protocol `hifsrr2017` (`kgfs evaluate --protocol hifsrr2017`): for each number `k` of
 features per node, 10-fold stratified CV, the mean accuracy of the per-node linear SVMs over the
 internal nodes, plus the accuracy of the whole top-down classifier. Baselines per node: FSNM
-(Nie et al. 2010), Fisher score, mRMR and ReliefF (real-valued versions in
-`selection.class_hierarchy.evaluation`, because the registry's flat selectors take binary features).
+(Nie et al. 2010), Fisher score, mRMR and ReliefF (the measures of `selection.flat`, which the
+registry's flat selectors apply to binary tables, here on the real values of each node).
 Features are standardised inside each fold.
 
 HiFSRR is **not** in the selector registry: registry selectors (`HierarchicalSelector`) take a

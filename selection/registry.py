@@ -38,7 +38,7 @@ _MODULES = (
     "selection.hierarchical.hill_climbing",
     "selection.lazy.selectors",
     "selection.lazy.classifiers",
-    "selection.flat.filters",
+    "selection.flat",
     "selection.classifiers",
     "selection.class_hierarchy.hifsrr",
     "selection.class_hierarchy.ga_tree",

@@ -21,18 +21,16 @@ Methods (``METHODS``):
 - ``fsnm``: FSNM (Nie et al. 2010) per node;
 - ``fisher``, ``mrmr``, ``relieff``: per node, on the node's samples and child targets.
 
-``selection.flat.filters`` (Fisher, mRMR, ReliefF of the flat-selector issue) selects from *binary*
-features (it is a :class:`~selection.base.HierarchicalSelector`), whereas this protocol works on
-real-valued data (e.g. pixel intensities), so the three per-node baselines are implemented here
-for real values:
+The three filter baselines are the measures of :mod:`selection.flat`, applied to the node's
+real values:
 
-- Fisher score (Duda et al.): ``sum_c n_c (mu_c - mu)^2 / sum_c n_c sigma_c^2`` (0/0 -> 0);
-- mRMR (Peng et al. 2005, the MID criterion): features discretised into three states at
-  ``mean +- std`` (Peng et al.'s own discretisation of continuous data), mutual information
-  from counts, greedy ``I(f; c) - mean_{s selected} I(f; s)``;
-- ReliefF (Kononenko 1994): ``n_neighbors`` nearest hits and misses per class (L1 distance of
-  features scaled to [0, 1]), misses weighted by class priors, at most ``n_iter`` sampled
-  instances (all when fewer).
+- Fisher score (:func:`~selection.flat.fisher.fisher_scores`);
+- mRMR (:func:`~selection.flat.mrmr.mrmr_ranking`): features discretised into three states at
+  ``mean +- std`` (Peng et al.'s own discretisation of continuous data), the first ``max(k)``
+  features greedily, the rest by relevance;
+- ReliefF (:func:`~selection.flat.relieff.relieff_scores`): features scaled to [0, 1], L1
+  distance, ``n_neighbors=10`` nearest hits and misses per class, at most ``n_iter=1000``
+  sampled instances (all when fewer; seeded by ``random_state``).
 
 By default features are standardised inside each fold (statistics of the training part) before
 ranking and classification (``scale=True``): the l2,1 methods and ReliefF depend on feature
@@ -51,7 +49,6 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
-from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 
 from kg.errors import KgfsError
@@ -62,15 +59,13 @@ from selection.class_hierarchy.tree import (
     default_node_classifier,
 )
 from selection.class_hierarchy.hifsrr import HiFSRR, fsnm, node_tasks
+from selection.flat import fisher_scores, mrmr_ranking, relieff_scores
 
 __all__ = [
     "METHODS",
     "evaluate_class_hierarchy",
     "summarize",
     "rank_nodes",
-    "fisher_scores",
-    "mrmr_ranking",
-    "relieff_scores",
     "default_feature_counts",
 ]
 
@@ -83,104 +78,7 @@ _ALIASES = {"fisher-score": "fisher", "relief": "relieff", "hifsrr-noreg": "hifs
 PAPER_PARAMS = {"lam": 10.0, "alpha": 0.1, "beta": 0.1}
 
 
-# ---------------------------------------------------------------------- per-node scores
-def fisher_scores(X, y) -> np.ndarray:
-    """Fisher score of every column of a dense ``X`` for labels ``y``."""
-    X = np.asarray(X, dtype=np.float64)
-    classes, codes = np.unique(y, return_inverse=True)
-    mu = X.mean(axis=0)
-    num = np.zeros(X.shape[1])
-    den = np.zeros(X.shape[1])
-    for c in range(classes.size):
-        Xc = X[codes == c]
-        num += Xc.shape[0] * (Xc.mean(axis=0) - mu) ** 2
-        den += Xc.shape[0] * Xc.var(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        s = num / den
-    s[(den == 0) & (num == 0)] = 0.0
-    s[(den == 0) & (num > 0)] = np.inf
-    return s
-
-
-def _mi_from_counts(C: np.ndarray) -> np.ndarray:
-    """Mutual information (nats) of joint count tables ``C[..., a, b]``."""
-    N = C.sum(axis=(-2, -1), keepdims=True)
-    P = C / np.maximum(N, 1)
-    pa = P.sum(axis=-1, keepdims=True)
-    pb = P.sum(axis=-2, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = P * np.log(P / (pa * pb))
-    return np.nan_to_num(t, nan=0.0, posinf=0.0, neginf=0.0).sum(axis=(-2, -1))
-
-
-def mrmr_ranking(X, y, k: int | None = None) -> np.ndarray:
-    """mRMR (MID) order of the columns of dense ``X``: the first ``k`` greedily, then by relevance."""
-    X = np.asarray(X, dtype=np.float64)
-    m, n = X.shape
-    k = n if k is None else min(int(k), n)
-    mu, sd = X.mean(axis=0), X.std(axis=0)
-    Z = (X > mu + sd).astype(np.int64) - (X < mu - sd).astype(np.int64) + 1  # states 0, 1, 2
-    O = sp.csr_matrix((np.ones(m * n), (np.repeat(np.arange(m), n), (np.arange(n) * 3)[None, :].repeat(m, 0).ravel()
-                                          + Z.ravel())), shape=(m, 3 * n))
-    classes, codes = np.unique(y, return_inverse=True)
-    Yoh = sp.csr_matrix((np.ones(m), (np.arange(m), codes)), shape=(m, classes.size))
-    rel = _mi_from_counts(np.asarray((O.T @ Yoh).todense()).reshape(n, 3, classes.size))
-    Oc = O.tocsc()
-    selected: list[int] = []
-    red = np.zeros(n)
-    free = np.ones(n, dtype=bool)
-    for step in range(k):
-        score = rel - (red / step if step else 0.0)
-        score[~free] = -np.inf
-        j = int(np.argmax(score))
-        selected.append(j)
-        free[j] = False
-        J = np.asarray((Oc[:, 3 * j:3 * j + 3].T @ O).todense())  # 3 x 3n joint counts with j
-        red += _mi_from_counts(J.reshape(3, n, 3).transpose(1, 0, 2))
-    rest = np.flatnonzero(free)
-    rest = rest[np.argsort(-rel[rest], kind="stable")]
-    return np.concatenate([np.asarray(selected, dtype=np.int64), rest])
-
-
-def relieff_scores(X, y, *, n_neighbors: int = 10, n_iter: int | None = 1000, random_state=None) -> np.ndarray:
-    """ReliefF weights of the columns of dense ``X`` (higher = more relevant)."""
-    X = np.asarray(X, dtype=np.float64)
-    m, n = X.shape
-    lo, span = X.min(axis=0), np.ptp(X, axis=0)
-    span[span == 0] = 1.0
-    Xs = (X - lo) / span
-    classes, codes = np.unique(y, return_inverse=True)
-    prior = np.bincount(codes) / m
-    rng = np.random.default_rng(random_state)
-    sample = np.arange(m) if n_iter is None or n_iter >= m else np.sort(rng.choice(m, n_iter, replace=False))
-    members = [np.flatnonzero(codes == c) for c in range(classes.size)]
-    nns = [NearestNeighbors(metric="manhattan").fit(Xs[idx]) for idx in members]
-    W = np.zeros(n)
-    for c in range(classes.size):
-        R_idx = sample[codes[sample] == c]
-        if R_idx.size == 0:
-            continue
-        for start in range(0, R_idx.size, 256):
-            r = R_idx[start:start + 256]
-            R = Xs[r]
-            kh = min(n_neighbors, members[c].size - 1)
-            if kh > 0:
-                ind = nns[c].kneighbors(R, kh + 1, return_distance=False)
-                own = np.searchsorted(members[c], r)
-                keep = np.argsort(ind == own[:, None], axis=1, kind="stable")[:, :kh]  # drop self
-                H = Xs[members[c][np.take_along_axis(ind, keep, 1)]]
-                W -= np.abs(R[:, None, :] - H).mean(axis=1).sum(axis=0) / sample.size
-            for c2 in range(classes.size):
-                if c2 == c:
-                    continue
-                km = min(n_neighbors, members[c2].size)
-                ind = nns[c2].kneighbors(R, km, return_distance=False)
-                Mx = Xs[members[c2][ind]]
-                w = prior[c2] / (1.0 - prior[c])
-                W += w * np.abs(R[:, None, :] - Mx).mean(axis=1).sum(axis=0) / sample.size
-    return W
-
-
+# ---------------------------------------------------------------------- per-node rankings
 def _order(scores: np.ndarray) -> np.ndarray:
     return np.argsort(-scores, kind="stable")
 
@@ -195,7 +93,36 @@ def rank_nodes(
     max_k: int | None = None,
     random_state=0,
 ) -> dict[str, np.ndarray]:
-    """Feature ranking (best first) of every internal node of ``tree`` by ``method``."""
+    """Feature ranking (best first) of every internal node of ``tree`` by ``method``.
+
+    Parameters
+    ----------
+    method : str
+        A name of :data:`METHODS` (or an alias such as ``"relief"``).
+    X : array or sparse matrix (n_samples, n_features)
+    y : array (n_samples,)
+        Leaf labels of ``tree``.
+    tree : ClassHierarchy
+    params : mapping, optional
+        Parameters of the method (HiFSRR: on top of :data:`PAPER_PARAMS`).
+    max_k : int, optional
+        Features mRMR chooses greedily (the others follow by relevance).
+    random_state : int
+        Seed of HiFSRR's initial weights and of ReliefF's sample.
+
+    Returns
+    -------
+    dict of node id -> int ndarray
+        Every feature, best first; a node that saw one child only keeps the column order.
+
+    Examples
+    --------
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
+    >>> d = make_hierarchical_classification(n_samples=90, n_noise=10, random_state=0)
+    >>> r = rank_nodes("fisher", d.X, d.y, d.tree)
+    >>> sorted(r), bool(np.isin(r["g0"][:4], d.relevant["g0"]).all())
+    (['g0', 'g1', 'g2', 'root'], True)
+    """
     method = _ALIASES.get(method, method)
     params = dict(params or {})
     if method in ("hifsrr", "hifsrr-flat"):
@@ -220,9 +147,9 @@ def rank_nodes(
         if method == "fisher":
             out[node] = _order(fisher_scores(Xi, yi))
         elif method == "mrmr":
-            out[node] = mrmr_ranking(Xi, yi, max_k)
+            out[node] = mrmr_ranking(Xi, yi, max_k, discretize="mean-std")
         elif method == "relieff":
-            out[node] = _order(relieff_scores(Xi, yi, random_state=random_state, **params))
+            out[node] = _order(relieff_scores(Xi, yi, random_state=random_state, **{"n_iter": 1000, **params}))
         else:  # fsnm
             Y = np.zeros((yi.size, len(t.children)))
             Y[np.arange(yi.size), yi] = 1.0
@@ -232,7 +159,22 @@ def rank_nodes(
 
 
 def default_feature_counts(n_features: int) -> list[int]:
-    """10%, 20%, ..., 50% of the features (the paper's Cifar grid), distinct, at least 1."""
+    """10%, 20%, ..., 50% of the features (the paper's Cifar grid), distinct, at least 1.
+
+    Parameters
+    ----------
+    n_features : int
+
+    Returns
+    -------
+    list of int
+        Decreasing.
+
+    Examples
+    --------
+    >>> default_feature_counts(512)
+    [256, 205, 154, 102, 51]
+    """
     return sorted({max(1, int(round(f * n_features))) for f in (0.5, 0.4, 0.3, 0.2, 0.1)}, reverse=True)
 
 
@@ -275,6 +217,14 @@ def evaluate_class_hierarchy(
         One row per method x k x fold x node, with columns ``method, params, k, fold, node,
         accuracy, n_test, select_seconds``; ``node == "mean"`` is the average over internal
         nodes, ``node == "top-down"`` the accuracy of the top-down classifier.
+
+    Examples
+    --------
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
+    >>> d = make_hierarchical_classification(n_samples=90, n_noise=10, random_state=0)
+    >>> res = evaluate_class_hierarchy(d.X, d.y, d.tree, n_features=[8], methods=["fisher"], n_splits=3)
+    >>> sorted(set(res["node"])), bool(summarize(res)[8].item() > 0.8)
+    (['g0', 'g1', 'g2', 'mean', 'root', 'top-down'], True)
     """
     X = X.tocsr() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -330,7 +280,27 @@ def evaluate_class_hierarchy(
 
 
 def summarize(results: pd.DataFrame, node: str = "mean") -> pd.DataFrame:
-    """Mean accuracy over folds: methods as rows, numbers of features as columns."""
+    """Mean accuracy over folds: methods as rows, numbers of features as columns.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Rows of :func:`evaluate_class_hierarchy`.
+    node : str
+        ``"mean"`` (the paper's measure), ``"top-down"`` or an internal node id.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns in decreasing ``k``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"method": ["a", "a", "a"], "k": [2, 2, 4], "node": "mean", "accuracy": [0.5, 0.7, 0.9]})
+    >>> summarize(rows).round(2).values.tolist()
+    [[0.9, 0.6]]
+    """
     sub = results[results["node"] == node]
     return sub.pivot_table(index="method", columns="k", values="accuracy", aggfunc="mean").sort_index(
         axis=1, ascending=False

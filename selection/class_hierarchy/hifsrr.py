@@ -62,12 +62,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 from kg.errors import KgfsError
 from selection.base import SupportMaskMixin
-from selection.class_hierarchy.tree import ClassHierarchy, as_class_hierarchy
+from selection.class_hierarchy.tree import ClassHierarchy, _check_Xy, as_class_hierarchy, default_node_classifier
 from selection.registry import register_classifier
 
 __all__ = [
@@ -85,22 +83,60 @@ log = logging.getLogger(__name__)
 
 
 class HiFSRRError(KgfsError, ValueError):
-    """Bad parameters for HiFSRR / FSNM (e.g. ``k`` larger than the number of features)."""
+    """Bad parameters for HiFSRR / FSNM (e.g. ``k`` larger than the number of features).
+
+    Examples
+    --------
+    >>> try:
+    ...     FSNM(k=5).fit(np.eye(3), [0, 1, 1])
+    ... except HiFSRRError as e:
+    ...     print(e)
+    k=5 is larger than the number of features (3)
+    """
 
 
 # ---------------------------------------------------------------------- per-node tasks
 @dataclass
 class NodeTask:
-    """The classification task of one internal node: its samples and child targets."""
+    """The classification task of one internal node: its samples and child targets.
 
-    node: int  # index in the tree
-    rows: np.ndarray  # sample indices of the node's subtree
-    target: np.ndarray  # position (0..|C|-1) of the child holding each sample
-    children: list[int]  # tree indices of the children, target order
+    Parameters
+    ----------
+    node : int
+        Index in the tree.
+    rows : int ndarray
+        Sample indices of the node's subtree.
+    target : int ndarray
+        Position (0..|C|-1) of the child holding each of those samples.
+    children : list of int
+        Tree indices of the children, in target order.
+    """
+
+    node: int
+    rows: np.ndarray
+    target: np.ndarray
+    children: list[int]
 
 
 def node_tasks(tree: ClassHierarchy, leaf: np.ndarray) -> list[NodeTask]:
-    """The task of every internal node (breadth-first), from each sample's leaf index."""
+    """The task of every internal node (breadth-first), from each sample's leaf index.
+
+    Parameters
+    ----------
+    tree : ClassHierarchy
+    leaf : int array (n_samples,)
+        Tree index of each sample's leaf (:meth:`ClassHierarchy.leaf_indices`).
+
+    Returns
+    -------
+    list of NodeTask
+
+    Examples
+    --------
+    >>> t = ClassHierarchy.from_edges([("a", "x"), ("b", "x"), ("x", "r"), ("c", "r")])
+    >>> [(t.node_ids[k.node], k.rows.tolist(), k.target.tolist()) for k in node_tasks(t, t.leaf_indices(["a", "c", "b"]))]
+    [('r', [0, 1, 2], [1, 0, 1]), ('x', [0, 2], [0, 1])]
+    """
     R = tree.route()
     out = []
     for i in tree.internal:
@@ -120,13 +156,34 @@ def _rows(X, rows: np.ndarray):
 # ---------------------------------------------------------------------- the solver
 @dataclass
 class HiFSRRResult:
-    """Output of :func:`fit_hifsrr`: weights per internal node (breadth-first order)."""
+    """Output of :func:`fit_hifsrr`: weights per internal node (breadth-first order).
+
+    Parameters
+    ----------
+    W : list of ndarray (n_features, d_max)
+        The weights of every internal node.
+    objective : ndarray
+        J after each iteration.
+    n_iter : int
+    converged : bool
+    forms : list of str
+        The form of each node's linear system, ``"n x n"`` or ``"r x r"``.
+    tasks : list of NodeTask
+
+    Examples
+    --------
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
+    >>> d = make_hierarchical_classification(n_samples=90, random_state=0)
+    >>> res = fit_hifsrr(d.X, d.tree.leaf_indices(d.y), d.tree, random_state=0)
+    >>> len(res.W), res.W[0].shape, res.forms[0], res.converged
+    (4, (76, 3), 'n x n', True)
+    """
 
     W: list[np.ndarray]
-    objective: np.ndarray  # J after each iteration
+    objective: np.ndarray
     n_iter: int
     converged: bool
-    forms: list[str]  # "n x n" or "r x r" per node
+    forms: list[str]
     tasks: list[NodeTask] = field(repr=False, default_factory=list)
 
 
@@ -263,6 +320,35 @@ def fit_hifsrr(
     :meth:`ClassHierarchy.leaf_indices`). ``update`` is ``"gauss-seidel"`` (default,
     monotone) or ``"jacobi"`` (Algorithm 1 read literally); ``solver`` is ``"auto"``,
     ``"n x n"`` or ``"r x r"`` (see the module docstring).
+
+    Parameters
+    ----------
+    X : array or sparse matrix (n_samples, n_features)
+    leaf : int array (n_samples,)
+    tree : ClassHierarchy
+    lam, alpha, beta : float
+        lambda (l2,1, > 0), alpha (parent-child), beta (HSIC between siblings).
+    max_iter : int
+    tol : float
+        Stop when J changes by less than ``tol`` relative to its previous value.
+    eps : float
+        Smoothing of the l2,1 norm.
+    update : {"gauss-seidel", "jacobi"}
+    solver : {"auto", "n x n", "r x r"}
+    random_state : int, RandomState or None
+        Seeds the random initial weights.
+
+    Returns
+    -------
+    HiFSRRResult
+
+    Examples
+    --------
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
+    >>> d = make_hierarchical_classification(n_samples=90, random_state=0)
+    >>> res = fit_hifsrr(d.X, d.tree.leaf_indices(d.y), d.tree, random_state=0)
+    >>> bool(np.all(np.diff(res.objective) <= 0))
+    True
     """
     _check_params(lam, alpha, beta, max_iter, tol, eps)
     if update not in ("gauss-seidel", "jacobi"):
@@ -292,7 +378,27 @@ def fit_hifsrr(
 
 
 def hifsrr_objective(X, leaf, tree, W, *, lam, alpha, beta, eps=1e-12) -> float:
-    """J of Eq. 4 (smoothed l2,1) for weights ``W`` (list, breadth-first internal order)."""
+    """J of Eq. 4 (smoothed l2,1) for weights ``W`` (list, breadth-first internal order).
+
+    Parameters
+    ----------
+    X, leaf, tree, lam, alpha, beta, eps
+        As :func:`fit_hifsrr`.
+    W : list of ndarray (n_features, d_max)
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
+    >>> d = make_hierarchical_classification(n_samples=90, random_state=0)
+    >>> leaf = d.tree.leaf_indices(d.y)
+    >>> res = fit_hifsrr(d.X, leaf, d.tree, random_state=0)
+    >>> bool(np.isclose(hifsrr_objective(d.X, leaf, d.tree, res.W, lam=10, alpha=0.1, beta=0.1), res.objective[-1]))
+    True
+    """
     return _Problem(X, tree, np.asarray(leaf), lam, alpha, beta, eps, "r x r").objective(list(W))
 
 
@@ -356,7 +462,7 @@ class HiFSRR(SupportMaskMixin, SelectorMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from selection.class_hierarchy.tree import make_hierarchical_classification
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
     >>> d = make_hierarchical_classification(n_samples=300, random_state=0)
     >>> sel = HiFSRR(d.tree, k=4, random_state=0).fit(d.X, d.y)
     >>> bool(np.all(np.diff(sel.objective_) <= 1e-9 * sel.objective_[:-1]))
@@ -393,10 +499,7 @@ class HiFSRR(SupportMaskMixin, SelectorMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_classification_targets(y)
-        if np.unique(y).size < 2:
-            raise ValueError(f"y has only one class ({np.unique(y)[0]!r}); HiFSRR needs at least two")
+        X, y, _, _ = _check_Xy(self, X, y, "HiFSRR")
         k = _check_k(self.k, X.shape[1])
         tree = ClassHierarchy.from_data(X, y) if self.class_tree is None else as_class_hierarchy(self.class_tree)
         leaf = tree.leaf_indices(y)
@@ -432,6 +535,32 @@ def fsnm(X, Y, *, gamma: float = 1.0, max_iter: int = 100, tol: float = 1e-5, ep
     ``W = D2^{-1} X' (X D2^{-1} X' + gamma D1^{-1})^{-1} Y`` (the ``m x m`` form), whichever
     is smaller. Starts from ``D1 = D2 = I``. Returns ``(W, objective per iteration)``; the
     objective (norms smoothed by ``eps`` as in :func:`fit_hifsrr`) decreases monotonically.
+
+    Parameters
+    ----------
+    X : array or sparse matrix (m, n)
+    Y : array (m, d)
+        Targets (one-hot class indicators).
+    gamma : float
+        Weight of the l2,1 penalty (> 0).
+    max_iter : int
+    tol : float
+        Stop when the objective changes by less than ``tol`` relative to its value.
+    eps : float
+        Smoothing of the norms.
+
+    Returns
+    -------
+    W : ndarray (n, d)
+    objective : ndarray
+        The objective after each iteration.
+
+    Examples
+    --------
+    >>> X = np.array([[1., 0, 0.2], [0.9, 0, -0.1], [0, 1, 0.1], [0.1, 1.1, 0]])
+    >>> W, J = fsnm(X, np.eye(2)[[0, 0, 1, 1]])
+    >>> np.sqrt((W * W).sum(axis=1)).round(2).tolist(), bool(np.all(np.diff(J) <= 0))
+    ([1.0, 0.91, 0.0], True)
     """
     if not gamma > 0:
         raise HiFSRRError(f"gamma must be positive, got {gamma!r}")
@@ -473,6 +602,26 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
     class-tree node. Targets are the one-hot class indicators. Features are ranked by the
     row norms of ``W``; the top ``k`` are kept.
 
+    Parameters
+    ----------
+    gamma : float
+        Weight of the l2,1 penalty (> 0).
+    k : int or None
+        Features kept (None: all, ranking only).
+    max_iter, tol : int, float
+        As :func:`fsnm`.
+
+    Attributes
+    ----------
+    coef_ : ndarray (n_features, n_classes)
+    objective_ : ndarray
+    n_iter_ : int
+    scores_ : ndarray
+        Row norms of ``coef_``.
+    ranking_ : int ndarray
+        Features, best first.
+    support_ : bool ndarray
+
     Examples
     --------
     >>> X = np.array([[1., 0, 0.2], [0.9, 0, -0.1], [0, 1, 0.1], [0.1, 1.1, 0]])
@@ -487,11 +636,7 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
         self.tol = tol
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}); FSNM needs at least two")
+        X, y, classes, codes = _check_Xy(self, X, y, "FSNM")
         k = _check_k(self.k, X.shape[1])
         Y = np.zeros((X.shape[0], classes.size))
         Y[np.arange(X.shape[0]), codes] = 1.0
@@ -507,14 +652,6 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
         return tags
 
 
-def _linear_svm(**kw):
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import LinearSVC
-
-    return make_pipeline(StandardScaler(with_mean=False), LinearSVC(**{"C": 1.0, "max_iter": 5000, **kw}))
-
-
 # The per-node classifier of the hifsrr2017 protocol (the paper's linear SVM). HiFSRR itself is
 # not registered as a selector: see the module docstring.
-register_classifier("svm-linear", _linear_svm, description="linear SVM (LinearSVC, standardised features)")
+register_classifier("svm-linear", default_node_classifier, description="linear SVM (LinearSVC, standardised features)")

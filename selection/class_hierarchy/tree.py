@@ -1,4 +1,4 @@
-"""Hierarchies over class labels, the top-down hierarchical classifier and synthetic data.
+"""Hierarchies over class labels and the top-down hierarchical classifier.
 
 Unlike :class:`kg.hierarchy.FeatureHierarchy` (a DAG over *features*), a
 :class:`ClassHierarchy` is a rooted **tree over class labels** (Zhao et al., IJCAI 2017,
@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,15 +33,24 @@ __all__ = [
     "ClassHierarchy",
     "ClassTreeError",
     "HierarchicalClassifier",
-    "HierarchicalDataset",
-    "make_hierarchical_classification",
+    "as_class_hierarchy",
+    "default_node_classifier",
 ]
 
 log = logging.getLogger(__name__)
 
 
 class ClassTreeError(KgfsError, ValueError):
-    """A class tree is malformed (two roots, two parents, empty) or does not match the labels."""
+    """A class tree is malformed (two roots, two parents, empty) or does not match the labels.
+
+    Examples
+    --------
+    >>> try:
+    ...     ClassHierarchy.from_edges([("a", "x"), ("b", "y")])
+    ... except ClassTreeError as e:
+    ...     print(e)
+    a class tree needs exactly one root; found 2: 'x', 'y'
+    """
 
 
 class ClassHierarchy:
@@ -422,7 +430,21 @@ def _class_means(X, codes: np.ndarray, n_classes: int, standardize: bool) -> np.
 
 
 def as_class_hierarchy(tree) -> ClassHierarchy:
-    """Accept a :class:`ClassHierarchy`, a path to an edges file, or ``(child, parent)`` pairs."""
+    """Accept a :class:`ClassHierarchy`, a path to an edges file, or ``(child, parent)`` pairs.
+
+    Parameters
+    ----------
+    tree : ClassHierarchy, str, Path, mapping child -> parent, or iterable of (child, parent)
+
+    Returns
+    -------
+    ClassHierarchy
+
+    Examples
+    --------
+    >>> as_class_hierarchy({"a": "r", "b": "r"}).leaf_ids
+    ['a', 'b']
+    """
     if isinstance(tree, ClassHierarchy):
         return tree
     if isinstance(tree, (str, Path)):
@@ -465,7 +487,7 @@ class HierarchicalClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from selection.class_hierarchy.tree import make_hierarchical_classification
+    >>> from selection.synthetic.class_tree import make_hierarchical_classification
     >>> d = make_hierarchical_classification(n_samples=300, random_state=0)
     >>> clf = HierarchicalClassifier(d.tree).fit(d.X, d.y)
     >>> float(clf.score(d.X, d.y)) > 0.9
@@ -478,11 +500,7 @@ class HierarchicalClassifier(ClassifierMixin, BaseEstimator):
         self.node_features = node_features
 
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least two")
+        X, y, self.classes_, _ = _check_Xy(self, X, y, "a classifier")
         tree = ClassHierarchy.from_data(X, y) if self.class_tree is None else as_class_hierarchy(self.class_tree)
         leaf = tree.leaf_indices(y)
         self.tree_ = tree
@@ -560,111 +578,37 @@ class HierarchicalClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def default_node_classifier():
-    """The paper's per-node classifier: a linear SVM (features standardised first)."""
+def default_node_classifier(**params):
+    """The paper's per-node classifier: a linear SVM (features standardised first).
+
+    Parameters
+    ----------
+    **params
+        Parameters of :class:`~sklearn.svm.LinearSVC` (default ``C=1.0, max_iter=5000``).
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+        ``StandardScaler(with_mean=False)`` (sparse input stays sparse), then ``LinearSVC``.
+
+    Examples
+    --------
+    >>> default_node_classifier(C=0.5).fit([[0.0], [1.0], [3.0], [4.0]], [0, 0, 1, 1]).predict([[3.5]]).tolist()
+    [1]
+    """
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
     from sklearn.svm import LinearSVC
 
-    return make_pipeline(StandardScaler(with_mean=False), LinearSVC(C=1.0, max_iter=5000))
+    return make_pipeline(StandardScaler(with_mean=False), LinearSVC(**{"C": 1.0, "max_iter": 5000, **params}))
 
 
-# ---------------------------------------------------------------------- synthetic data
-@dataclass
-class HierarchicalDataset:
-    """A dataset with a class tree: ``X``, ``y``, ``tree`` and the truly relevant features.
-
-    ``relevant[node]`` lists the features that separate ``node``'s children (ground truth
-    of the generator) for every internal node.
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    tree: ClassHierarchy
-    relevant: dict[str, np.ndarray]
-    description: str = ""
-
-
-def make_hierarchical_classification(
-    n_samples: int = 600,
-    *,
-    n_groups: int = 3,
-    n_classes_per_group: int = 3,
-    n_group_features: int = 0,
-    n_class_features: int = 4,
-    n_noise: int = 40,
-    group_sep: float = 1.5,
-    class_sep: float = 1.5,
-    noise: float = 1.0,
-    shuffle_features: bool = True,
-    random_state=None,
-) -> HierarchicalDataset:
-    """Synthetic data over a three-level class tree (root -> groups -> classes).
-
-    Every feature is Gaussian noise (sd ``noise``) plus a shift:
-
-    - each class ``c`` owns ``n_class_features`` features, disjoint from those of every other
-      class. They are shifted by ``class_sep`` for the samples of ``c`` and by ``group_sep``
-      for every sample of ``c``'s group. So sibling classes are separated by disjoint feature
-      groups (the group node's task), and the union of a group's class features -- shared by
-      the group node and its parent -- separates the groups (the root's task): a parent and
-      its children share features, siblings do not (the structure HiFSRR's regularisers
-      assume);
-    - each group may also own ``n_group_features`` features shifted by ``group_sep`` for the
-      whole group only (useful at the root, useless inside the group);
-    - ``n_noise`` features carry no signal.
-
-    Classes are balanced (up to one sample). Labels are ``"c<g>.<k>"``; groups ``"g<g>"``;
-    the root ``"root"``. Columns are shuffled when ``shuffle_features``. The generator is
-    deterministic given ``random_state``. ``relevant["root"]`` lists every group and class
-    feature, ``relevant["g<g>"]`` the class features of group ``g``.
-
-    Examples
-    --------
-    >>> d = make_hierarchical_classification(n_samples=90, random_state=0)
-    >>> d.X.shape, d.tree.height, sorted(d.relevant)
-    ((90, 76), 3, ['g0', 'g1', 'g2', 'root'])
-    """
-    rng = np.random.default_rng(random_state)
-    if n_groups < 2 or n_classes_per_group < 2:
-        raise ValueError("n_groups and n_classes_per_group must be at least 2")
-    n_classes = n_groups * n_classes_per_group
-    if n_samples < n_classes:
-        raise ValueError(f"n_samples={n_samples} is smaller than the number of classes ({n_classes})")
-    n_features = n_groups * n_group_features + n_classes * n_class_features + n_noise
-    cols = rng.permutation(n_features) if shuffle_features else np.arange(n_features)
-    codes = np.arange(n_samples) % n_classes
-    rng.shuffle(codes)
-    X = rng.normal(0.0, noise, size=(n_samples, n_features))
-    relevant: dict[str, list[int]] = {"root": []}
-    edges = []
-    pos = 0
-    group_cols = {}
-    for g in range(n_groups):
-        group_cols[g] = cols[pos:pos + n_group_features]
-        pos += n_group_features
-        relevant["root"] += group_cols[g].tolist()
-        relevant[f"g{g}"] = []
-        edges.append((f"g{g}", "root"))
-    labels = np.empty(n_classes, dtype=object)
-    for c in range(n_classes):
-        g, k = divmod(c, n_classes_per_group)
-        labels[c] = f"c{g}.{k}"
-        edges.append((labels[c], f"g{g}"))
-        ccols = cols[pos:pos + n_class_features]
-        pos += n_class_features
-        relevant[f"g{g}"] += ccols.tolist()
-        relevant["root"] += ccols.tolist()
-        rows = np.flatnonzero(codes == c)
-        in_group = np.flatnonzero(codes // n_classes_per_group == g)
-        X[np.ix_(rows, group_cols[g])] += group_sep
-        X[np.ix_(in_group, ccols)] += group_sep
-        X[np.ix_(rows, ccols)] += class_sep
-    y = labels[codes].astype(str)
-    tree = ClassHierarchy.from_edges(edges)
-    desc = (
-        f"{n_groups} groups x {n_classes_per_group} classes, {n_class_features} features per class (class sep "
-        f"{class_sep}, group sep {group_sep}), {n_group_features} group-only features per group, "
-        f"{n_noise} noise features"
-    )
-    return HierarchicalDataset(X, y, tree, {k: np.sort(np.asarray(v, dtype=np.int64)) for k, v in relevant.items()}, desc)
+def _check_Xy(estimator, X, y, who: str):
+    """``validate_data`` (csr or dense float64), classification targets, at least two classes;
+    returns ``(X, y, classes, codes)``."""
+    X, y = validate_data(estimator, X, y, accept_sparse="csr", dtype=np.float64)
+    check_classification_targets(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"y has only one class ({classes[0]!r}); {who} needs at least two")
+    return X, y, classes, codes

@@ -61,6 +61,23 @@ class GADataset:
     ``relevant`` lists, for each group of classes a base classifier may have to separate, the
     features that do it (ground truth of the generator), e.g. ``{(0, 1, 2, 3): [2], (0, 1): [0, 1],
     (2, 3): [3, 4]}`` for data set 1.
+
+    Parameters
+    ----------
+    X : ndarray (n_samples, n_features)
+    y : int ndarray (n_samples,)
+    which : int
+        The paper's data set (1 or 2).
+    noise : float
+        The paper's ``x`` as a fraction.
+    relevant : dict of class tuple -> list of int
+    description : str
+
+    Examples
+    --------
+    >>> d = make_ga_dataset(1, n_per_class=2, random_state=0)
+    >>> d.which, d.relevant[(0, 1)], d.description.split(":")[0]
+    (1, [0, 1], 'data set 1 (Table II), 0% noise')
     """
 
     X: np.ndarray
@@ -100,6 +117,12 @@ def make_ga_dataset(which: int, noise: float = 0.0, *, n_per_class: int = 100, r
     Returns
     -------
     GADataset
+
+    Examples
+    --------
+    >>> d = make_ga_dataset(1, noise=0.05, n_per_class=5, random_state=0)
+    >>> d.X.shape, bool(((d.X >= 0) & (d.X <= 1)).all())
+    ((20, 5), True)
     """
     if which not in (1, 2):
         raise ValueError(f"which must be 1 or 2 (the paper's data sets), got {which!r}")

@@ -83,13 +83,12 @@ Measured with seed 0 (``docs/shsel_synthetic.md``, stratified 10-fold CV): NB on
 the shape of the paper's Table 4. What is *not* reproduced is the spread between the other
 methods, and the numbers themselves (the paper publishes neither its functions nor its seeds).
 
-``label="feature"`` is the previous default, kept for comparison (bit for bit): the same, except
-that every middle polynomial has three latent attributes of its own, so all middle features are
-independent of each other. It satisfies (O1)-(O3) but not (O4): NB on all features reaches
+``label="feature"``, kept for comparison: the same, except that every middle polynomial has
+three latent attributes of its own, so all middle features are independent of each other. It satisfies (O1)-(O3) but not (O4): NB on all features reaches
 0.956-0.984.
 
-``label="polynomial"`` is the earliest variant, kept for comparison (bit for bit what this module
-generated before ``label`` existed):
+``label="polynomial"``, kept for comparison, reads "polynomial" as the class function of the
+latent attributes rather than of the middle features:
 
 * **Latent variables and class.** ``n`` latent attributes ``x_j ~ U[-10, 10]`` and the label of
   RapidMiner's *polynomial classification* function: positive iff ``a^3 + b^2 - c^2 + d > 0``
@@ -159,7 +158,24 @@ PAPER_SETTINGS: dict[str, tuple[int, int, int]] = {
 
 
 def expected_n_features(depth: int, branching: int, n_middle: int = 300) -> int:
-    """``n + D*n + D*ceil(n/B) + 1``: the size of the hierarchy :func:`make_dataset` builds."""
+    """``n + D*n + D*ceil(n/B) + 1``: the size of the hierarchy :func:`make_dataset` builds.
+
+    Parameters
+    ----------
+    depth, branching : int
+        ``D`` and ``B``.
+    n_middle : int
+        ``n``, the middle layer.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> [expected_n_features(d, b) for d, b, _ in PAPER_SETTINGS.values()] == [n for *_, n in PAPER_SETTINGS.values()]
+    True
+    """
     return n_middle + depth * n_middle + depth * math.ceil(n_middle / branching) + 1
 
 
@@ -201,6 +217,20 @@ def polynomial_attributes(n_instances: int, n_middle: int, rng: np.random.Genera
     RapidMiner's "Generate Data" *polynomial* target function (``att1^3 + att2^2 + att3``) on
     three latent attributes of its own, drawn ``U[LOW, HIGH]``; the ``n_middle`` attributes are
     therefore independent of each other.
+
+    Parameters
+    ----------
+    n_instances, n_middle : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (n_instances, n_middle)
+
+    Examples
+    --------
+    >>> polynomial_attributes(4, 3, np.random.default_rng(0)).shape
+    (4, 3)
     """
     z = rng.uniform(LOW, HIGH, size=(n_instances, n_middle, 3))
     return z[:, :, 0] ** 3 + z[:, :, 1] ** 2 + z[:, :, 2]
@@ -217,6 +247,26 @@ def shared_polynomial_attributes(
     their cubed attribute are therefore strongly correlated with each other. ``f_target`` (the
     class polynomial) uses three attributes of its own, so it is independent of every other
     middle feature. All latent attributes are ``U[LOW, HIGH]``.
+
+    Parameters
+    ----------
+    n_instances, n_middle : int
+    target : int
+        The middle feature that makes the class.
+    n_latent : int
+        Size of the shared pool (at least 2).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray (n_instances, n_middle)
+
+    Examples
+    --------
+    >>> v = shared_polynomial_attributes(500, 6, 0, 2, np.random.default_rng(0))
+    >>> c = np.corrcoef(v.T)   # feature 0 (the target) is independent; the others share a pool of 2
+    >>> v.shape, bool(abs(c[0, 1:]).max() < 0.2), bool(abs(c[1:, 1:]).max(initial=0, where=~np.eye(5, dtype=bool)) > 0.9)
+    ((500, 6), True, True)
     """
     pool = rng.uniform(LOW, HIGH, size=(n_instances, n_latent))
     first = rng.integers(n_latent, size=n_middle)
@@ -238,6 +288,109 @@ def _top_counts(n_instances: int, depth: int) -> list[int]:
     return [half] + [
         max(1, (half * (depth + 1 - k)) // (depth + 1)) if half else 0 for k in range(1, depth + 1)
     ]
+
+
+def _middle_scores(label: str, n_instances: int, n_middle: int, depth: int, n_latent: int,
+                   rng: np.random.Generator):
+    """Per instance and middle feature, the score whose cuts make ``mid`` (``score > mid_cut``)
+    and ``down{k}`` (``score > cuts[k - 1]``); the labels and what ``meta`` records about them."""
+    if label == "polynomial":
+        # score = the latent attribute itself; equal-width bins of [LOW, HIGH]
+        score, y, relevant = _latent(n_instances, n_middle, rng)
+        mid_cut = (LOW + HIGH) / 2
+        cuts = [mid_cut + (HIGH - mid_cut) * k / (depth + 1) for k in range(1, depth + 1)]
+        label_meta = {
+            "relevant_attributes": [f"mid.{j:03d}" for j in relevant.tolist()],
+            "class_function": "a^3 + b^2 - c^2 + d > 0 over the relevant attributes (in order)",
+        }
+    else:
+        target = int(rng.integers(n_middle))
+        if label == "shared":
+            values = shared_polynomial_attributes(n_instances, n_middle, target, n_latent, rng)
+        else:
+            values = polynomial_attributes(n_instances, n_middle, rng)
+        # score = rank of the instance on each polynomial (0 = smallest; ties by row order):
+        # "Discretize by Frequency" cuts, so a 1 in mid means "in the upper half"
+        score = np.empty((n_instances, n_middle), dtype=np.int64)
+        np.put_along_axis(score, np.argsort(values, axis=0, kind="stable"),
+                          np.arange(n_instances)[:, None], axis=0)
+        counts = _top_counts(n_instances, depth)
+        mid_cut = n_instances - counts[0] - 0.5
+        cuts = [n_instances - c - 0.5 for c in counts[1:]]
+        y = np.where(score[:, target] > mid_cut, "positive", "negative").astype(str)
+        label_meta = {
+            "label_feature": f"mid.{target:03d}",
+            "class_function": (f"positive iff f_{target} = a^3 + b^2 + c is in the upper half "
+                               f"(the median split that defines mid.{target:03d})"),
+        }
+        if label == "shared":
+            label_meta["n_latent"] = n_latent
+    return score, y, mid_cut, cuts, label_meta
+
+
+def _layers(score: np.ndarray, mid_cut: float, cuts: list, n: int, branching: int):
+    """The binary table, node names and hierarchy: the middle layer, ``D = len(cuts)`` levels down
+    (nested cuts), ``D`` levels up (unions of neighbours) and the root (see the module docstring)."""
+    groups = math.ceil(n / branching)
+    names: list[str] = []
+    columns: list[sp.csc_matrix] = []
+    child_edges: list[np.ndarray] = []
+    parent_edges: list[np.ndarray] = []
+
+    def add_block(block_names: list[str], values: sp.spmatrix) -> int:
+        start = len(names)
+        names.extend(block_names)
+        columns.append(sp.csc_matrix(values, dtype=np.float64))
+        return start
+
+    def link(child: np.ndarray, parent: np.ndarray) -> None:
+        child_edges.append(np.asarray(child, np.int64))
+        parent_edges.append(np.asarray(parent, np.int64))
+
+    # middle layer: the binary discretisation of each attribute
+    mid = sp.csc_matrix(score > mid_cut, dtype=np.float64)
+    mid_start = add_block([f"mid.{j:03d}" for j in range(n)], mid)
+
+    # downwards: nested, ever higher cuts of the same attribute (each level a subset of the last)
+    above_start = mid_start
+    for k, t in enumerate(cuts, start=1):
+        start = add_block([f"down{k}.{j:03d}" for j in range(n)], sp.csc_matrix(score > t, dtype=np.float64))
+        link(start + np.arange(n), above_start + np.arange(n))
+        above_start = start
+
+    # upwards: level 1 merges B neighbouring middle nodes, later levels two cyclic neighbours
+    group_of = np.arange(n) // branching
+    merge = sp.csr_matrix((np.ones(n), (np.arange(n), group_of)), shape=(n, groups))
+    level = (mid @ merge).tocsc()
+    level.data[:] = 1.0
+    start = add_block([f"up1.{g:03d}" for g in range(groups)], level)
+    link(mid_start + np.arange(n), start + group_of)
+    prev_start, prev = start, level
+    for k in range(2, len(cuts) + 1):
+        g = np.arange(groups)
+        nxt = (g + 1) % groups
+        rows = np.concatenate([g, nxt])
+        cols = np.concatenate([g, g])
+        pair = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(groups, groups))
+        pair.data[:] = 1.0  # groups == 1: both neighbours are the same node
+        level = (prev @ pair).tocsc()
+        level.data[:] = 1.0
+        start = add_block([f"up{k}.{j:03d}" for j in range(groups)], level)
+        link(prev_start + rows, start + cols)
+        prev_start, prev = start, level
+
+    # root: the union of the top level
+    root = sp.csc_matrix(prev.sum(axis=1) > 0, dtype=np.float64)
+    root_start = add_block(["root"], root)
+    link(prev_start + np.arange(groups), np.full(groups, root_start))
+
+    X = sp.hstack(columns, format="csr")
+    X.eliminate_zeros()
+    c = np.concatenate(child_edges)
+    p = np.concatenate(parent_edges)
+    edges = np.unique(np.stack([c, p], axis=1), axis=0)  # groups == 1 or 2 repeats an edge
+    hierarchy = FeatureHierarchy(names, edges[:, 0], edges[:, 1])
+    return X, names, hierarchy
 
 
 def make_dataset(
@@ -274,7 +427,7 @@ def make_dataset(
         own, so that feature equals the class and every other middle feature is independent of
         it, while the other features are strongly correlated with each other.
         ``"feature"``: the same, but every polynomial has three attributes of its own (all middle
-        features independent). ``"polynomial"``: the earliest variant; middle features are
+        features independent). ``"polynomial"``: middle features are
         ``[x_j > 0]`` of single latent attributes and the class is RapidMiner's *polynomial
         classification* ``a^3 + b^2 - c^2 + d > 0`` on four of them.
     n_latent : int, optional
@@ -310,98 +463,8 @@ def make_dataset(
         raise ValueError(f"n_latent applies only to label='shared', got label={label!r}")
     n_latent = N_LATENT if n_latent is None else _check_int("n_latent", n_latent, 2)
     rng = np.random.default_rng(int(random_state))
-    n = n_middle
-    if label == "polynomial":
-        # score = the latent attribute itself; equal-width bins of [LOW, HIGH]
-        score, y, relevant = _latent(n_instances, n_middle, rng)
-        mid_cut = (LOW + HIGH) / 2
-        cuts = [mid_cut + (HIGH - mid_cut) * k / (depth + 1) for k in range(1, depth + 1)]
-        label_meta = {
-            "relevant_attributes": [f"mid.{j:03d}" for j in relevant.tolist()],
-            "class_function": "a^3 + b^2 - c^2 + d > 0 over the relevant attributes (in order)",
-        }
-    else:
-        target = int(rng.integers(n_middle))
-        if label == "shared":
-            values = shared_polynomial_attributes(n_instances, n_middle, target, n_latent, rng)
-        else:
-            values = polynomial_attributes(n_instances, n_middle, rng)
-        # score = rank of the instance on each polynomial (0 = smallest; ties by row order):
-        # "Discretize by Frequency" cuts, so a 1 in mid means "in the upper half"
-        score = np.empty((n_instances, n_middle), dtype=np.int64)
-        np.put_along_axis(score, np.argsort(values, axis=0, kind="stable"),
-                          np.arange(n_instances)[:, None], axis=0)
-        counts = _top_counts(n_instances, depth)
-        mid_cut = n_instances - counts[0] - 0.5
-        cuts = [n_instances - c - 0.5 for c in counts[1:]]
-        y = np.where(score[:, target] > mid_cut, "positive", "negative").astype(str)
-        label_meta = {
-            "label_feature": f"mid.{target:03d}",
-            "class_function": (f"positive iff f_{target} = a^3 + b^2 + c is in the upper half "
-                               f"(the median split that defines mid.{target:03d})"),
-        }
-        if label == "shared":
-            label_meta["n_latent"] = n_latent
-
-    groups = math.ceil(n / branching)
-    names: list[str] = []
-    columns: list[sp.csc_matrix] = []
-    child_edges: list[np.ndarray] = []
-    parent_edges: list[np.ndarray] = []
-
-    def add_block(block_names: list[str], values: sp.spmatrix) -> int:
-        start = len(names)
-        names.extend(block_names)
-        columns.append(sp.csc_matrix(values, dtype=np.float64))
-        return start
-
-    def link(child: np.ndarray, parent: np.ndarray) -> None:
-        child_edges.append(np.asarray(child, np.int64))
-        parent_edges.append(np.asarray(parent, np.int64))
-
-    # middle layer: the binary discretisation of each attribute
-    mid = sp.csc_matrix(score > mid_cut, dtype=np.float64)
-    mid_start = add_block([f"mid.{j:03d}" for j in range(n)], mid)
-
-    # downwards: nested, ever higher cuts of the same attribute (each level a subset of the last)
-    above_start = mid_start
-    for k, t in enumerate(cuts, start=1):
-        start = add_block([f"down{k}.{j:03d}" for j in range(n)], sp.csc_matrix(score > t, dtype=np.float64))
-        link(start + np.arange(n), above_start + np.arange(n))
-        above_start = start
-
-    # upwards: level 1 merges B neighbouring middle nodes, later levels two cyclic neighbours
-    group_of = np.arange(n) // branching
-    merge = sp.csr_matrix((np.ones(n), (np.arange(n), group_of)), shape=(n, groups))
-    level = (mid @ merge).tocsc()
-    level.data[:] = 1.0
-    start = add_block([f"up1.{g:03d}" for g in range(groups)], level)
-    link(mid_start + np.arange(n), start + group_of)
-    prev_start, prev = start, level
-    for k in range(2, depth + 1):
-        g = np.arange(groups)
-        nxt = (g + 1) % groups
-        rows = np.concatenate([g, nxt])
-        cols = np.concatenate([g, g])
-        pair = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(groups, groups))
-        pair.data[:] = 1.0  # groups == 1: both neighbours are the same node
-        level = (prev @ pair).tocsc()
-        level.data[:] = 1.0
-        start = add_block([f"up{k}.{j:03d}" for j in range(groups)], level)
-        link(prev_start + rows, start + cols)
-        prev_start, prev = start, level
-
-    # root: the union of the top level
-    root = sp.csc_matrix(prev.sum(axis=1) > 0, dtype=np.float64)
-    root_start = add_block(["root"], root)
-    link(prev_start + np.arange(groups), np.full(groups, root_start))
-
-    X = sp.hstack(columns, format="csr")
-    X.eliminate_zeros()
-    c = np.concatenate(child_edges)
-    p = np.concatenate(parent_edges)
-    edges = np.unique(np.stack([c, p], axis=1), axis=0)  # groups == 1 or 2 repeats an edge
-    hierarchy = FeatureHierarchy(names, edges[:, 0], edges[:, 1])
+    score, y, mid_cut, cuts, label_meta = _middle_scores(label, n_instances, n_middle, depth, n_latent, rng)
+    X, names, hierarchy = _layers(score, mid_cut, cuts, n_middle, branching)
     meta = {
         "generator": "selection.synthetic.shsel:make_dataset",
         "paper": "Ristoski & Paulheim 2014, section 5.1, Table 2",

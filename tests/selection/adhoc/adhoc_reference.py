@@ -2,7 +2,7 @@
 
 Tests and benchmarks only. :func:`dependence_loop` computes each pair on its own with
 ``scipy.stats`` (``spearmanr``/``pearsonr``, ``chi2_contingency``), the straightforward way the
-vectorised :func:`selection.adhoc.selector.dependence_matrix` must agree with. :func:`planted_table`
+vectorised :func:`selection.adhoc.dependence.dependence_matrix` must agree with. :func:`planted_table`
 generates features that are noisy copies (linear, negated or quadratic) of a few latent factors
 plus pure-noise features, with the planted group of every feature.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import chi2_contingency, pearsonr, rankdata, spearmanr
 
-from selection.adhoc.selector import mdl_bins
+from selection.adhoc.discretize import mdl_bins
 
 
 def cramers_v_pair(a: np.ndarray, b: np.ndarray) -> float:

@@ -1,4 +1,4 @@
-"""ADHOC (selection/adhoc/selector.py): stage 1 against a per-pair loop, stage 2 against np.corrcoef,
+"""ADHOC (selection/adhoc/): stage 1 against a per-pair loop, stage 2 against np.corrcoef,
 planted factors recovered (and missed by first-order correlation), the GA's promises, input
 handling (DataFrames, symbolic columns, constant features, missing values, a single feature)."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
 from kg.hierarchy import FeatureHierarchy
-from selection.adhoc.selector import (
+from selection.adhoc import (
     ADHOC,
     TEST_NAMES,
     dependence_matrix,

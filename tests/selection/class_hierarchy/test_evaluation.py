@@ -1,4 +1,4 @@
-"""Tests of selection/class_hierarchy/evaluation.py: per-node baselines and the hifsrr2017 protocol."""
+"""Tests of selection/class_hierarchy/evaluation.py: per-node rankings and the hifsrr2017 protocol."""
 
 from types import SimpleNamespace
 
@@ -7,15 +7,13 @@ import pytest
 from sklearn.datasets import load_digits
 
 from kg.errors import KgfsError
-from selection.class_hierarchy.tree import ClassHierarchy, make_hierarchical_classification
+from selection.class_hierarchy.tree import ClassHierarchy
+from selection.synthetic.class_tree import make_hierarchical_classification
 from selection.class_hierarchy.evaluation import (
     METHODS,
     default_feature_counts,
     evaluate_class_hierarchy,
-    fisher_scores,
-    mrmr_ranking,
     rank_nodes,
-    relieff_scores,
     summarize,
 )
 
@@ -27,40 +25,6 @@ def _one_blas_thread():
 
     with threadpool_limits(limits=1):
         yield
-
-
-# feature 0 separates the classes perfectly, feature 1 a little, feature 2 not at all (constant),
-# feature 3 is a copy of feature 0 (redundant for mRMR)
-X_LIT = np.array([[0.0, 1, 5, 0], [0, 0, 5, 0], [0, 1, 5, 0], [1, 1, 5, 1], [1, 0, 5, 1], [1, 1, 5, 1]])
-Y_LIT = np.array([0, 0, 0, 1, 1, 1])
-
-
-def test_fisher_literal():
-    s = fisher_scores(X_LIT, Y_LIT)
-    # feature 0: within-class variance 0, between > 0 -> inf; feature 1: equal means -> 0; constant -> 0
-    assert np.isinf(s[0]) and s[1] == 0 and s[2] == 0 and np.isinf(s[3])
-    X = np.array([[0.0], [2], [4], [6]])
-    # means 1 and 5, overall 3: between 2*(4+4) = 16, within 2*1 + 2*1 = 4
-    assert fisher_scores(X, [0, 0, 1, 1])[0] == pytest.approx(4.0)
-
-
-def test_mrmr_avoids_redundant_copy():
-    rng = np.random.default_rng(0)
-    y = np.repeat([0, 1], 50)
-    a = y + rng.normal(0, 0.3, 100)
-    b = (rng.random(100) < 0.5) * 1.0 + 0.3 * y + rng.normal(0, 0.3, 100)
-    X = np.column_stack([a, a + 1e-9 * rng.normal(size=100), b])
-    order = mrmr_ranking(X, y, k=3)
-    assert order[0] in (0, 1)
-    assert order[1] == 2  # the copy of the first feature is redundant: the weaker, new one comes first
-    assert sorted(order.tolist()) == [0, 1, 2]
-
-
-def test_relieff_finds_relevant():
-    d = make_hierarchical_classification(n_samples=150, n_noise=20, random_state=0)
-    w = relieff_scores(d.X, d.y, random_state=0)
-    top = np.argsort(-w)[: len(d.relevant["root"])]
-    assert np.isin(top, d.relevant["root"]).mean() > 0.8
 
 
 def test_rank_nodes_every_method():

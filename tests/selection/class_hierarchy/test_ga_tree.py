@@ -19,9 +19,6 @@ from selection.class_hierarchy.ga_tree import (
     GATreeClassifier,
     GATreeSelector,
     Genome,
-    _crossover,
-    _Fitness,
-    _mutate,
     build_tree,
     count_relief,
     fisher_criterion,
@@ -31,6 +28,8 @@ from selection.class_hierarchy.ga_tree import (
     repair_tree_genes,
     separation_levels,
 )
+from selection.class_hierarchy.ga_tree.fitness import _Fitness
+from selection.class_hierarchy.ga_tree.search import _crossover, _mutate
 from tests.selection.class_hierarchy.ga_tree_reference import (
     count_relief_loop,
     fig4_literal,

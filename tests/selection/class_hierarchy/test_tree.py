@@ -13,8 +13,8 @@ from selection.class_hierarchy.tree import (
     ClassHierarchy,
     ClassTreeError,
     HierarchicalClassifier,
-    make_hierarchical_classification,
 )
+from selection.synthetic.class_tree import make_hierarchical_classification
 
 
 @pytest.fixture(autouse=True)

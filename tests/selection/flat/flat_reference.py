@@ -2,7 +2,7 @@
 
 Dense, loop-based, written from the published descriptions (WEKA's CfsSubsetEval/BestFirst
 and ReliefFAttributeEval, Peng's mRMR, the Fisher score) without any vectorisation, so the
-fast versions in ``selection/flat/filters.py`` can be checked against them.
+fast versions in ``selection/flat/`` can be checked against them.
 """
 
 from __future__ import annotations

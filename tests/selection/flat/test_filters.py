@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from selection.flat.filters import CFS, MRMR, FisherScore, ReliefF
+from selection.flat import CFS, MRMR, FisherScore, ReliefF
 from selection.registry import get_selector, selector_entry
 from tests.selection.flat.flat_reference import cfs_reference, fisher_reference, mrmr_reference, relieff_reference
 

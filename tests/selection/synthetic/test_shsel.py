@@ -231,10 +231,7 @@ def test_polynomial_label_signal_sits_in_the_relevant_middle_feature():
     [("shared", "b698f4978221c5f8"), ("feature", "5dbc6f29bf8a7938"), ("polynomial", "7f10637d4bce89ef")],
 )
 def test_pinned_output(label, digest):
-    """Seeded output pinned: the registry's datasets must not change silently between versions.
-
-    The "polynomial" digest is the output of this module before ``label`` existed.
-    """
+    """Seeded output pinned: the registry's datasets must not change silently between versions."""
     assert _digest(make_dataset(2, 3, n_instances=40, n_middle=9, random_state=11, label=label)) == digest
 
 

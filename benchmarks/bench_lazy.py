@@ -6,16 +6,25 @@ all 3,000 instances at once. The baseline is Algorithm 1 run instance by instanc
 ancestor lists and relevances precomputed, as the paper suggests, and a numpy comparison per
 positive feature), timed on a sample of instances in the same run and scaled to 3,000. The
 sampled rows are checked to be identical. Then lazy Naive Bayes classifies all 3,000 instances
-on their own RPV subsets.
+on their own RPV subsets, by hand (``select_for`` + ``predict_proba(X, mask)``) and through the
+scikit-learn estimator ``LazySelectionClassifier(RPV(h), LazyNaiveBayes())``, which selects and
+classifies a block of rows at a time (same probabilities; the ratio is the estimator's cost).
 
 Targets (issue 4): RPV >= 50x faster than the loop; lazy NB < 1 s.
 
     python benchmarks/bench_lazy.py [--features 10000] [--instances 3000] [--sample 300]
+
+``--estimator-only`` times only the estimator on a 90/10 split, for RPV, HIP, MR and All-Neg with
+lazy NB and 1-NN, and reports the peak memory of the process (the whole-batch masks of HIP and MR
+would not fit at the scale this is for)::
+
+    python benchmarks/bench_lazy.py --features 200000 --instances 20000 --estimator-only
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import sys
 import time
 from pathlib import Path
@@ -26,7 +35,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.hierarchy import FeatureHierarchy  # noqa: E402
-from selection.lazy import HIP, MR, RPV, LazyNaiveBayes  # noqa: E402
+from selection.lazy import HIP, MR, RPV, AllNegative, LazyKNN, LazyNaiveBayes, LazySelectionClassifier  # noqa: E402
 
 
 def go_like(n_features: int, n_instances: int, seed: int = 0):
@@ -81,11 +90,28 @@ def algorithm1_loop(X: sp.csr_matrix, rows, h: FeatureHierarchy, rel: np.ndarray
     return out
 
 
+def estimator_only(X, y, h) -> None:
+    """``LazySelectionClassifier`` fitted on 90% of the rows and scoring the rest, block by block."""
+    n_train = X.shape[0] * 9 // 10
+    for sel in (RPV(h), HIP(h), MR(h), AllNegative(h)):
+        for clf in (LazyNaiveBayes(), LazyKNN()):
+            t = time.perf_counter()
+            model = LazySelectionClassifier(sel, clf).fit(X[:n_train], y[:n_train])
+            fit_s, t = time.perf_counter() - t, time.perf_counter()
+            model.predict_proba(X[n_train:])
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+            print(f"{type(sel).__name__} + {type(clf).__name__}: fit {fit_s:.1f} s, predict_proba of "
+                  f"{X.shape[0] - n_train} rows {time.perf_counter() - t:.1f} s in blocks of {model._block_rows()}; "
+                  f"peak memory of the process so far {peak:.2f} GiB")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--features", type=int, default=10_000)
     ap.add_argument("--instances", type=int, default=3_000)
     ap.add_argument("--sample", type=int, default=300, help="instances timed with the loop")
+    ap.add_argument("--estimator-only", action="store_true",
+                    help="only LazySelectionClassifier on a 90/10 split, with the peak memory")
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -94,6 +120,9 @@ def main() -> None:
     print(f"table {X.shape[0]} x {X.shape[1]}, {X.nnz} positive values "
           f"({100 * X.nnz / (X.shape[0] * X.shape[1]):.2f}%), {h.n_edges} edges, "
           f"mean ancestors {h.ancestor_matrix.nnz / h.n_nodes:.1f}; built in {time.perf_counter() - t:.1f} s")
+    if args.estimator_only:
+        estimator_only(X, y, h)
+        return
 
     t = time.perf_counter()
     rpv = RPV(h).fit(X, y)
@@ -135,6 +164,17 @@ def main() -> None:
     nb_s = min(nb_times)
     print(f"lazy NB predict_proba on {X.shape[0]} instances with their RPV masks: {nb_s:.3f} s "
           f"(target < 1 s); shape {proba.shape}")
+
+    model = LazySelectionClassifier(RPV(h), LazyNaiveBayes()).fit(X, y)
+    meta_times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        meta = model.predict_proba(X)
+        meta_times.append(time.perf_counter() - t)
+    meta_s = min(meta_times)
+    print(f"LazySelectionClassifier(RPV, LazyNB).predict_proba on {X.shape[0]} instances: {meta_s:.3f} s in blocks "
+          f"of {model._block_rows()} rows, vs {vec_s + nb_s:.3f} s by hand (select_for + predict_proba): "
+          f"{meta_s / (vec_s + nb_s):.2f}x; same probabilities: {np.allclose(meta, proba, rtol=1e-12, atol=0)}")
 
     for cls in (HIP, MR):
         sel = cls(h).fit(X, y)

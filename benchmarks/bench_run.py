@@ -42,7 +42,8 @@ def library_only(cwd) -> float:
     code = (
         "import time; t=time.perf_counter()\n"
         "from flows import stages\n"
-        "s = stages.resolve_source()\n"
+        "from kg.inputs import resolve_source\n"
+        "s = resolve_source()\n"
         "h = 'lib-home'\n"
         "f = stages.stage_load_facts(s, home=h, force=True)\n"
         "t_ = stages.stage_build_table(s, f, home=h, force=True)\n"

@@ -9,9 +9,15 @@ document), stratified 10-fold CV (seed 0), lazy Naive Bayes and lazy 1-NN for ev
 positive class 1 (pro-longevity) for AUROC/AUCPR. Each of our numbers is printed next to the
 paper's (Tables 2-10).
 
-    python benchmarks/rpv_go_table.py [--data ../shared/data] [--out docs/rpv_go.md] [--jobs 1]
+    python benchmarks/rpv_go_table.py [--data ../shared/data] [--out docs/rpv_go.md]
 
 The per-fold results are written next to the document (``docs/rpv_go_folds.csv``).
+
+A subset, to check that a change leaves the numbers as they are (nothing is written unless
+``--out`` is given; every fold row is compared with the committed ``docs/rpv_go_folds.csv`` and
+``docs/rpv_go_datasets.csv``)::
+
+    python benchmarks/rpv_go_table.py --datasets CE-CC DM-BP SC-MF
 """
 
 from __future__ import annotations
@@ -221,11 +227,11 @@ def paper_selected() -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-def run(data: Path, n_splits: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run(data: Path, n_splits: int, seed: int, datasets=DATASETS) -> tuple[pd.DataFrame, pd.DataFrame]:
     t0 = time.perf_counter()
     go = read_obo(data / "go" / "gene_ontology_ext_13062014.obo.gz")
     frames, info = [], []
-    for ds in DATASETS:
+    for ds in datasets:
         path = data / "ageing" / "rpv" / f"{ds}-threshold-3.arff"
         table = read_rpv_arff(path, go, check="repair")
         t = time.perf_counter()
@@ -525,16 +531,46 @@ adds 1/n_train to each class (WEKA's IBk).
 """
 
 
+def compare_with_docs(folds: pd.DataFrame, info: pd.DataFrame, docs: Path = ROOT / "docs") -> int:
+    """Print, per dataset, whether the fold rows and dataset facts equal the committed ones;
+    returns the number of fold rows whose GM, AUROC, AUCPR or number selected differ."""
+    keys, cols = ["dataset", "selector", "classifier", "fold"], ["accuracy", "gm", "auroc", "aucpr", "n_selected"]
+    ref = pd.read_csv(docs / "rpv_go_folds.csv")
+    m = folds.merge(ref, on=keys, how="left", suffixes=("", "_doc"), indicator=True)
+    ref_info = pd.read_csv(docs / "rpv_go_datasets.csv").set_index("dataset")
+    facts = ["features", "edges", "instances", "repaired_cells", "missing_terms"]
+    n_bad = 0
+    for ds, g in m.groupby("dataset", sort=False):
+        missing = int((g["_merge"] != "both").sum())
+        diff = pd.concat([(g[c] - g[f"{c}_doc"]).abs() for c in cols], axis=1).max(axis=1)
+        same = (diff == 0) | (g[[f"{c}_doc" for c in cols]].isna().all(axis=1) & g[cols].isna().all(axis=1))
+        n_bad += int((~same).sum()) + missing
+        row = info.set_index("dataset").loc[ds]
+        facts_same = all(row[f] == ref_info.loc[ds, f] for f in facts)
+        print(f"{ds}: {len(g)} fold rows, {int(same.sum())} identical to docs/rpv_go_folds.csv "
+              f"(accuracy, GM, AUROC, AUCPR, number selected; largest difference {diff.max():.3g}), {missing} missing; "
+              f"dataset facts {'identical' if facts_same else 'DIFFERENT'}")
+    return n_bad
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "rpv_go.md")
+    ap.add_argument("--out", type=Path, default=None, help="the document (default docs/rpv_go.md)")
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds-csv", type=Path, default=None, help="reuse a per-fold CSV instead of running")
+    ap.add_argument("--datasets", nargs="+", choices=DATASETS, metavar="DS", default=None,
+                    help="only these datasets (e.g. CE-CC DM-BP): compare their rows with the committed "
+                         "docs/rpv_go_folds.csv instead of writing the document")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    t = time.perf_counter()
+    if args.datasets:
+        folds, info = run(args.data, args.splits, args.seed, args.datasets)
+        if args.out:
+            atomic_write(args.out, lambda p: folds.to_csv(p, index=False))
+        raise SystemExit(1 if compare_with_docs(folds, info) else 0)
+    args.out = args.out or ROOT / "docs" / "rpv_go.md"
     csv = args.out.with_name(args.out.stem + "_folds.csv")
     if args.folds_csv:
         folds = pd.read_csv(args.folds_csv)

@@ -1,16 +1,12 @@
-"""The ``kgfs`` command line.
-
-``kgfs run`` runs the whole pipeline as a Prefect flow (:mod:`flows.pipeline`); the other
-commands do one step each by calling ``kg`` and ``selection`` directly (no Prefect server to
-start). Errors caused by input are printed as one line (file, line, value) with a non-zero
-exit status; ``--debug`` shows the traceback instead.
-
-Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
+"""The ``kgfs`` command line: ``kgfs run`` is the Prefect flow of :mod:`flows.pipeline`; the other commands
+do one step each with ``kg`` and ``selection`` (no Prefect server). Errors caused by input are one line
+(``--debug``: the traceback). Exit status: 0 success, 1 error, 2 usage error, 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -22,8 +18,6 @@ from pathlib import Path
 from flows import settings
 
 __all__ = ["main", "build_parser"]
-
-log = logging.getLogger("kgfs")
 
 EPILOG_RUN = """examples:
   kgfs run                                   # bundled Drosophila ageing genes (GO BP), SHSEL + NB, 10-fold CV
@@ -55,10 +49,9 @@ def _console(stderr: bool = True):
 def _parse_params(items: list[str] | None) -> dict:
     """``k=v`` pairs; values are parsed as JSON when possible (numbers, true/false, lists)."""
     out: dict = {}
-    for item in items or []:
-        if "=" not in item:
-            raise CliError(f"--param expects key=value, got {item!r}")
-        k, v = item.split("=", 1)
+    for k, eq, v in (item.partition("=") for item in items or []):
+        if not eq:
+            raise CliError(f"--param expects key=value, got {k!r}")
         try:
             out[k.strip()] = json.loads(v)
         except ValueError:
@@ -71,26 +64,17 @@ def _mirror(args) -> str | None:
     return str(Path(m).absolute()) if m else None
 
 
+_SOURCE_ARGS = ("dataset", "obo", "annotations", "labels", "namespaces", "evidence", "min_support", "on_obsolete",
+                "unknown", "check", "name", "corpus")
+_CORPUS_ARGS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
+                "label_column", "id_column", "entity_columns", "dump")
+
+
 def _source_kwargs(args) -> dict:
-    return dict(
-        dataset=getattr(args, "dataset", None),
-        obo=getattr(args, "obo", None),
-        annotations=getattr(args, "annotations", None),
-        labels=getattr(args, "labels", None),
-        mirror=_mirror(args),
-        namespaces=getattr(args, "namespaces", None),
-        relations=tuple(getattr(args, "relations", None) or ("is_a",)),
-        evidence=getattr(args, "evidence", None),
-        min_support=getattr(args, "min_support", None),
-        on_obsolete=getattr(args, "on_obsolete", None),
-        unknown=getattr(args, "unknown", None),
-        check=getattr(args, "check", None),
-        name=getattr(args, "name", None),
-        corpus=getattr(args, "corpus", None),
-        corpus_options={k: getattr(args, k, None) for k in (
-            "annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
-            "label_column", "id_column", "entity_columns", "dump")},
-    )
+    """The keyword arguments of :func:`kg.inputs.resolve_source` given on the command line."""
+    kw = {k: getattr(args, k, None) for k in _SOURCE_ARGS}
+    return dict(kw, mirror=_mirror(args), relations=tuple(getattr(args, "relations", None) or ("is_a",)),
+                corpus_options={k: getattr(args, k, None) for k in _CORPUS_ARGS})
 
 
 def _add_source_options(p: argparse.ArgumentParser) -> None:
@@ -139,13 +123,6 @@ def _add_check_option(g) -> None:
                         "them as they are (report; hierarchical selectors then refuse the table) or fail (raise)")
 
 
-def _table_options(name: str, check: str | None) -> dict:
-    """Loader options the CLI passes for a registry dataset (``check`` for file-table loaders)."""
-    from kg.datasets import dataset_info
-
-    return {"check": check} if check and dataset_info(name).loader in ("aire", "rpv", "lod") else {}
-
-
 def _note_repairs(name: str, table) -> None:
     n = table.meta.get("repaired_cells")
     if n:
@@ -160,13 +137,13 @@ class RunDisplay:
     LABELS = {"prefect": "start Prefect (local API)", "annotate": "annotate (entities)",
               "fetch": "fetch types/categories", "facts": "load facts", "table": "build table",
               "select": "select features", "evaluate": "evaluate (CV)", "export": "export", "publish": "write outputs"}
+    NOTES = {"table": ("n_instances", "{n_instances} x {n_features} "), "facts": ("n_genes", "{n_genes} genes "),
+             "select": ("n_selected", "{n_selected} of {n_features} kept ")}
 
     def __init__(self, console, enabled: bool = True):
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, \
             TimeRemainingColumn
 
-        self.console = console
-        self.enabled = enabled
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description:<28}"), BarColumn(bar_width=24),
                                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                                  console=console, transient=False, disable=not enabled)
@@ -176,43 +153,38 @@ class RunDisplay:
         if os.environ.get("PREFECT_API_URL"):
             self.LABELS = {**self.LABELS, "prefect": "connect to Prefect API"}
         self.progress.__enter__()
-        self._start("prefect")
+        self._task("prefect")
         return self
 
     def __exit__(self, *exc):
-        for stage, tid in self.tasks.items():
+        for tid in self.tasks.values():
             if not self.progress.tasks[tid].finished:
                 self.progress.update(tid, total=1, completed=0, info="[red]stopped")
                 self.progress.stop_task(tid)
         self.progress.__exit__(*exc)
 
-    def _start(self, stage):
-        if stage in self.tasks:
-            return
-        self.tasks[stage] = self.progress.add_task(self.LABELS.get(stage, stage), total=None, info="")
+    def _task(self, stage) -> int:
+        if stage not in self.tasks:
+            self.tasks[stage] = self.progress.add_task(self.LABELS.get(stage, stage), total=None, info="")
+        return self.tasks[stage]
 
     def __call__(self, event, stage, **info):
-        if "prefect" in self.tasks and not self.progress.tasks[self.tasks["prefect"]].finished:
+        if not self.progress.tasks[self.tasks["prefect"]].finished:  # the API answered: a stage reports
             self.progress.update(self.tasks["prefect"], total=1, completed=1, info="")
-        if event == "start":
-            self._start(stage)
-        elif event == "progress":
-            self._start(stage)
-            self.progress.update(self.tasks[stage], total=info["total"], completed=info["done"],
+        tid = self._task(stage)
+        if event == "progress":
+            self.progress.update(tid, total=info["total"], completed=info["done"],
                                  info=f"{info['done']}/{info['total']} {info.get('what') or 'cells'}")
         elif event == "done":
-            self._start(stage)
             rec = info.get("record") or {}
-            note = "[dim]cached[/]" if rec.get("reused") else ""
-            s = rec.get("summary") or {}
-            if stage == "table" and "n_instances" in s:
-                note = f"{s['n_instances']} x {s['n_features']} " + note
-            elif stage == "select" and "n_selected" in s:
-                note = f"{s['n_selected']} of {s['n_features']} kept " + note
-            elif stage == "facts" and "n_genes" in s:
-                note = f"{s['n_genes']} genes " + note
-            tid = self.tasks[stage]
-            self.progress.update(tid, total=1, completed=1, info=note.strip())
+            key, fmt = self.NOTES.get(stage, (None, ""))
+            note = fmt.format(**rec["summary"]) if key in (rec.get("summary") or {}) else ""
+            self.progress.update(tid, total=1, completed=1,
+                                 info=(note + ("[dim]cached[/]" if rec.get("reused") else "")).strip())
+
+
+_SUMMARY_COLUMNS = {"selector": "selector", "classifier": "clf", "n_selected": "features", "accuracy": "acc",
+                    "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM", "compression": "compr"}
 
 
 def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
@@ -220,45 +192,33 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
     from rich import box
     from rich.table import Table
 
-    df = pd.read_csv(summary_csv)
+    df = pd.read_csv(summary_csv).head(n_rows)
+    if "n_selected" in df:  # "kept/all"
+        df["n_selected"] = [f"{v:.0f}" + (f"/{int(df['n_features'][i])}" if "n_features" in df else "")
+                            for i, v in df["n_selected"].items()]
     t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
               pad_edge=False, padding=(0, 1), collapse_padding=True)
-    cols = [("selector", "selector"), ("classifier", "clf"), ("n_selected", "features"), ("accuracy", "acc"),
-            ("accuracy_sd", "±sd"), ("auroc", "AUROC"), ("aucpr", "AUCPR"), ("gm", "GM"),
-            ("compression", "compr")]
-    cols = [(c, h) for c, h in cols if c in df]
-    for c, h in cols:
-        t.add_column(h, justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
-    for _, row in df.head(n_rows).iterrows():
-        cells = []
-        for c, _h in cols:
-            v = row[c]
-            if c == "n_selected":
-                cells.append(f"{v:.0f}/{int(row['n_features'])}" if "n_features" in df else f"{v:.0f}")
-            elif isinstance(v, float):
-                cells.append("-" if v != v else f"{v:.3f}")
-            else:
-                cells.append(str(v))
-        t.add_row(*cells)
+    cols = [c for c in _SUMMARY_COLUMNS if c in df]
+    for c in cols:
+        t.add_column(_SUMMARY_COLUMNS[c], justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
+    for row in df[cols].itertuples(index=False):
+        t.add_row(*(("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row))
     console.print(t)
 
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
-    from flows import pipeline  # imports prefect (configured offline by flows.settings)
-    from flows import stages
+    from flows import pipeline
+    from kg.inputs import resolve_source
+    from selection.registry import classifier_entry, selector_entry
 
     # the temporary Prefect API boots in its own process (3-5 s) while the input is resolved and
     # the selectors are imported; nothing runs on it before those checks pass
     pipeline.start_api_in_background()
-    out_console = _console(stderr=False)
-    err = _console()
-    with err.status("resolving the input…", spinner="dots") if not args.quiet else _nullcontext():
-        source = stages.resolve_source(**_source_kwargs(args))
-    # unknown names fail now, before any flow runs
-    from selection.registry import classifier_entry, selector_entry
-
-    for name in [args.selector, *(args.selectors or []), "complete"]:
+    out, err = _console(stderr=False), _console()
+    with err.status("resolving the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
+        source = resolve_source(**_source_kwargs(args))
+    for name in [args.selector, *(args.selectors or []), "complete"]:  # unknown names fail before any flow runs
         selector_entry(name)
     for name in args.classifiers:
         classifier_entry(name)
@@ -267,26 +227,22 @@ def cmd_run(args) -> int:
     pipeline.set_reporter(display)
     try:
         with display:
-            result = pipeline.run_pipeline(
-                source, out=args.out, home=settings.kgfs_home(), no_cache=args.no_cache,
-                **_run_params(args))
+            result = pipeline.run_pipeline(source, out=args.out, home=settings.kgfs_home(), no_cache=args.no_cache,
+                                           **_run_params(args))
     finally:
         pipeline.set_reporter(None)
-    seconds = time.perf_counter() - t0
-    recs = result["records"]
-    if not args.quiet:
-        tab = recs["table"]["summary"]
-        out_console.print(f"[bold]{source['name']}[/]: {tab['n_instances']} instances x {tab['n_features']} "
-                          f"features, {tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
-        _print_summary(out_console, Path(recs["evaluate"]["dir"]) / recs["evaluate"]["files"]["summary"])
-        sel = recs["select"]["summary"]
-        out_console.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} "
-                          "features (selected_features.csv)")
-        reused = [k for k, r in result["runinfo"].items() if r.get("reused")]
-        out_console.print(f"outputs in [bold]{Path(args.out).absolute()}[/] "
-                          f"({', '.join(sorted(result['outputs']))})")
-        out_console.print(f"done in {seconds:.1f} s"
-                          + (f"; stages from cache: {', '.join(reused)}" if reused else ""))
+    if args.quiet:
+        return 0
+    recs, seconds = result["records"], time.perf_counter() - t0
+    tab, sel = recs["table"]["summary"], recs["select"]["summary"]
+    out.print(f"[bold]{source['name']}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
+              f"{tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
+    _print_summary(out, Path(recs["evaluate"]["dir"]) / recs["evaluate"]["files"]["summary"])
+    out.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} features "
+              "(selected_features.csv)")
+    reused = [k for k, r in result["runinfo"].items() if r.get("reused")]
+    out.print(f"outputs in [bold]{Path(args.out).absolute()}[/] ({', '.join(sorted(result['outputs']))})")
+    out.print(f"done in {seconds:.1f} s" + (f"; stages from cache: {', '.join(reused)}" if reused else ""))
     return 0
 
 
@@ -304,7 +260,8 @@ def _run_params(args) -> dict:
 
 def cmd_serve(args) -> int:
     """Start (or reuse) a Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
-    from flows import server
+    from flows import watch as watch_mod
+    from kg.inputs import watch_options
 
     watch = Path(args.watch).absolute()
     if not watch.is_dir():
@@ -313,30 +270,12 @@ def cmd_serve(args) -> int:
         raise CliError("give exactly one of --cron EXPR and --interval SECONDS")
     out = Path(args.out).absolute()
     out.mkdir(parents=True, exist_ok=True)
-    if args.obo or args.annotations:
-        if not (args.obo and args.annotations):
-            raise CliError("the GO route needs both --obo and --annotations (each watched file is then a labels table)")
-        source_options = {k: getattr(args, k) for k in ("namespaces", "evidence", "min_support", "on_obsolete",
-                                                        "unknown") if getattr(args, k, None) is not None}
-        source_options.update(obo=str(Path(args.obo).absolute()), annotations=str(Path(args.annotations).absolute()))
-        if args.relations:
-            source_options["relations"] = list(args.relations)
-    else:
-        kw = _source_kwargs(args)
-        corpus_options = {k: v for k, v in kw["corpus_options"].items() if v is not None}
-        if corpus_options.get("dump"):
-            corpus_options["dump"] = [str(Path(d).absolute()) for d in corpus_options["dump"]]
-        source_options = {"corpus_options": corpus_options}
-        if args.min_support is not None:
-            source_options["min_support"] = args.min_support
+    source_options = watch_options(obo=args.obo, annotations=args.annotations, relations=args.relations,
+                                   namespaces=args.namespaces, evidence=args.evidence, on_obsolete=args.on_obsolete,
+                                   unknown=args.unknown, min_support=args.min_support,
+                                   corpus_options=_source_kwargs(args)["corpus_options"])
     home = settings.kgfs_home()
-    url = os.environ.get("PREFECT_API_URL")
-    if not url:
-        url = server.start_local_server(home, port=args.port, scheduler_seconds=min(60, int(args.interval or 60)))
-        os.environ["PREFECT_API_URL"] = url
-    os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", str(max(1, min(10, int(args.interval or 10) // 2))))
-    # the flow runs are child processes: Prefect's own log lines are useful there
-    os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
+    url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": source_options,
               "run_options": _run_params(args), "home": str(home)}
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
@@ -345,31 +284,21 @@ def cmd_serve(args) -> int:
           f"outputs and ledger.json in {out}", flush=True)
     print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
           f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'", flush=True)
-    return server.serve_watch(args.deployment, params, schedule)
-
-
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+    return watch_mod.serve(args.deployment, params, schedule)
 
 
 def cmd_datasets_list(args) -> int:
+    from rich.table import Table
+
     from kg.datasets import list_datasets, resolve_names
 
-    infos = list_datasets()
-    if args.patterns:
-        names = set(resolve_names(args.patterns))
-        infos = [i for i in infos if i.name in names]
+    names = set(resolve_names(args.patterns)) if args.patterns else None
+    infos = [i for i in list_datasets() if names is None or i.name in names]
     if args.json:
         print(json.dumps([{"name": i.name, "loader": i.loader or "generator", "n_instances": i.n_instances,
                            "n_features": i.n_features, "licence": i.licence, "description": i.description,
                            "files": {r: f.path for r, f in i.files.items()}} for i in infos], indent=1))
         return 0
-    from rich.table import Table
-
     t = Table(title=f"{len(infos)} datasets", title_justify="left")
     for c in ("name", "instances", "features", "loader", "description"):
         t.add_column(c, overflow="fold", justify="right" if c in ("instances", "features") else "left")
@@ -384,9 +313,8 @@ def cmd_datasets_list(args) -> int:
 def cmd_datasets_fetch(args) -> int:
     from kg.datasets import fetch, resolve_names
 
-    names = resolve_names(args.names)
     con = _console()
-    for name in names:
+    for name in resolve_names(args.names):
         with con.status(f"fetching {name}…"):
             paths = fetch(name, mirror=_mirror(args), offline=args.offline or None)
         print(f"{name}: " + ", ".join(f"{role}={p}" for role, p in sorted(paths.items())))
@@ -394,90 +322,67 @@ def cmd_datasets_fetch(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from flows import stages
+    from kg.formats.folder import table_notes, write_table_folder
+    from kg.inputs import resolve_source, table_from_spec
 
-    con = _console()
     t0 = time.perf_counter()
-    with con.status("building the table…"):
-        source = stages.resolve_source(**_source_kwargs(args))
-        if source["kind"] == "go":
-            table = stages.build_go_table(source)
-        elif source["kind"] == "dbpedia":
-            table = stages.build_dbpedia_table(source, cache_dir=settings.kgfs_home() / "dbpedia-cache")
-        else:
-            from kg.datasets import load_dataset
-
-            table = load_dataset(source["name"], mirror=source.get("mirror"),
-                                 **_table_options(source["name"], args.check))
-            _note_repairs(source["name"], table)
-            if args.min_support:
-                table = table.drop_rare(args.min_support)
-        summary = stages.write_table_folder(table, Path(args.out))
+    with _console().status("building the table…"):
+        source = resolve_source(**_source_kwargs(args))
+        table = table_from_spec(source, cache_dir=settings.kgfs_home() / "dbpedia-cache")
+        _note_repairs(source["name"], table)
+        summary = write_table_folder(table, Path(args.out))
     print(f"{source['name']}: {summary['n_instances']} instances x {summary['n_features']} features, "
           f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} ({time.perf_counter() - t0:.1f} s)")
-    reports = {k: v for k, v in summary.get("meta", {}).items()
-               if k in ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped",
-                        "replaced_terms", "unannotated_genes", "unlabelled_genes") and v}
+    reports = table_notes(summary)
     if reports:
         print("notes: " + ", ".join(f"{k}={v}" for k, v in reports.items()) + " (details in summary.json / table meta)")
     return 0
 
 
 def cmd_select(args) -> int:
-    import numpy as np
+    from kg.formats.folder import read_table_folder, write_table_folder
+    from selection.frames import select_features, write_selection
 
-    from flows import stages
-
-    table = stages.read_table(args.table)
+    table = read_table_folder(args.table)
     params = _parse_params(args.param)
-    con = _console()
     t0 = time.perf_counter()
-    with con.status(f"fitting {args.selector}…"):
-        _sel, df = stages.select_features(table, args.selector, params)
+    with _console().status(f"fitting {args.selector}…"):
+        _sel, frame = select_features(table, args.selector, params)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    from kg.files import atomic_write
-
-    df = df.sort_values(["selected", "score"], ascending=[False, False], kind="stable")
-    atomic_write(out / "selection.csv", lambda t: df.to_csv(t, index=False))
-    chosen = df[df["selected"]].drop(columns=["selected"])
-    atomic_write(out / "selected_features.csv", lambda t: chosen.to_csv(t, index=False))
-    sub = table.select_features(np.asarray(_sel.get_support(), dtype=bool))  # table order
+    files = write_selection(frame, out)
+    sub = table.select_features(frame["selected"].to_numpy())  # table order
     sub.meta["selector"] = {"name": args.selector, "params": params}
-    stages.write_table_folder(sub, out)
-    print(f"{args.selector}: kept {len(chosen)} of {table.n_features} features ({time.perf_counter() - t0:.1f} s) "
-          f"-> {out / 'selected_features.csv'}, reduced table {out / 'table.npz'}")
+    write_table_folder(sub, out)
+    print(f"{args.selector}: kept {sub.n_features} of {table.n_features} features ({time.perf_counter() - t0:.1f} s) "
+          f"-> {out / files['selected']}, reduced table {out / 'table.npz'}")
     return 0
 
 
 def cmd_evaluate(args) -> int:
-    from selection.evaluation.grid import run_grid
-
-    con = _console()
-    with con.status("loading the datasets…") if not args.quiet else _nullcontext():
-        datasets = _evaluate_inputs(args)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
+    from kg.inputs import load_tables
+    from selection.evaluation.grid import run_grid
+
+    con = _console()
+    with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
+        datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
+    for name, table in datasets.items():
+        _note_repairs(name, table)
     options = _parse_params(args.option)
-    if args.threshold is not None:
-        options["threshold_choice" if args.threshold in ("best-on-test", "nested") else "threshold"] = (
-            args.threshold if args.threshold in ("best-on-test", "nested") else float(args.threshold))
+    if args.threshold in ("best-on-test", "nested"):
+        options["threshold_choice"] = args.threshold
+    elif args.threshold is not None:
+        options["threshold"] = float(args.threshold)
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet) as prog:
         tid = prog.add_task("grid", total=None)
-
-        def progress(done, total):
-            prog.update(tid, total=total, completed=done)
-
         res = run_grid(datasets, args.selectors, args.classifiers, protocol=args.protocol, out_dir=args.out,
-                       n_jobs=args.n_jobs, random_state=args.seed, progress=progress, n_splits=args.n_splits,
-                       options=options or None, plots=not args.no_plots)
+                       n_jobs=args.n_jobs, random_state=args.seed, n_splits=args.n_splits, options=options or None,
+                       plots=not args.no_plots, progress=lambda done, total: prog.update(tid, total=total, completed=done))
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
-          f"in {res.seconds:.1f} s")
-    print(f"results: {res.results}")
-    print(f"summary: {res.summary}")
-    print(f"report:  {res.report}")
+          f"in {res.seconds:.1f} s\nresults: {res.results}\nsummary: {res.summary}\nreport:  {res.report}")
     if res.n_failed:
         print(f"kgfs: error: {res.n_failed} cell(s) failed; their errors are in the status/error columns of "
               f"{res.results}", file=sys.stderr)
@@ -485,59 +390,31 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
-def _evaluate_inputs(args):
-    """Registry names / glob patterns, or table folders written by `kgfs build`."""
-    from flows import stages
-    from kg.datasets import load_dataset, resolve_names
-
-    names: list[str] = []
-    tables = {}
-    for item in args.datasets:
-        p = Path(item)
-        if p.is_dir() or item.endswith(".npz"):
-            t = stages.read_table(p)
-            tables[str(t.meta.get("dataset") or p.name)] = t
-        else:
-            names.extend(resolve_names([item]))
-    mirror = _mirror(args)
-    for n in names:
-        tables[n] = load_dataset(n, mirror=mirror, **_table_options(n, args.check))
-        _note_repairs(n, tables[n])
-    return tables
-
-
 def cmd_export(args) -> int:
-    from flows import stages
-    from kg.formats import write_arff, write_csv, write_edges_csv
+    from kg.formats.folder import export_file, read_table_folder
 
-    table = stages.read_table(args.table)
-    fmt = args.format
-    if fmt == "arff":
-        write_arff(table, args.out, sparse=args.sparse, relation=args.relation, id_attribute=args.id_attribute)
-    elif fmt == "csv":
-        write_csv(table, args.out)
-    else:
-        write_edges_csv(table.hierarchy, args.out)
-    what = "hierarchy edges" if fmt == "edges" else f"{table.n_instances} x {table.n_features} table"
-    print(f"wrote {what} as {fmt}{' (sparse)' if fmt == 'arff' and args.sparse else ''} -> {args.out}")
+    what = export_file(read_table_folder(args.table), args.format, args.out, sparse=args.sparse,
+                       relation=args.relation, id_attribute=args.id_attribute)
+    print(f"wrote {what} -> {args.out}")
     return 0
 
 
 def cmd_cache_ls(args) -> int:
-    from flows import stages
-
-    recs = stages.list_store(settings.kgfs_home())
-    if not recs:
-        print(f"no cached stages in {stages.store_dir(settings.kgfs_home())}")
-        return 0
     from rich.table import Table
 
-    t = Table(title=f"stage store {stages.store_dir(settings.kgfs_home())}", title_justify="left")
+    from flows import stages
+
+    store = stages.stage_store(settings.kgfs_home())
+    recs = store.records()
+    if not recs:
+        print(f"no cached stages in {store.root}")
+        return 0
+    t = Table(title=f"stage store {store.root}", title_justify="left")
     for c in ("stage", "key", "size", "modified", "summary"):
         t.add_column(c, overflow="fold")
     for r in recs:
-        s = r.get("summary") or {}
-        brief = ", ".join(f"{k}={v}" for k, v in s.items() if isinstance(v, (int, float, str)) and k != "report")
+        brief = ", ".join(f"{k}={v}" for k, v in (r.get("summary") or {}).items()
+                          if isinstance(v, (int, float, str)) and k != "report")
         t.add_row(r["stage"], r["key"][:12], f"{r['bytes'] / 1024:.0f} KiB",
                   time.strftime("%Y-%m-%d %H:%M", time.localtime(r["mtime"])), brief[:80])
     _console(stderr=False).print(t)
@@ -547,8 +424,8 @@ def cmd_cache_ls(args) -> int:
 def cmd_cache_clear(args) -> int:
     from flows import stages
 
-    n = stages.clear_store(settings.kgfs_home(), args.stage)
-    print(f"removed {n} cached stage folder(s) from {stages.store_dir(settings.kgfs_home())}")
+    store = stages.stage_store(settings.kgfs_home())
+    print(f"removed {store.clear(args.stage)} cached stage folder(s) from {store.root}")
     return 0
 
 
@@ -574,79 +451,98 @@ def _add_run_options(r) -> None:
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    # SUPPRESS: a subcommand's parser must not reset a value given before the subcommand
-    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show tracebacks and debug logs")
-    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
-    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
-                        help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
+def _command(sub, common, name: str, func, raw: bool = True, **kwargs) -> argparse.ArgumentParser:
+    """A subcommand parser with the common options, running ``func``."""
+    if raw:
+        kwargs["formatter_class"] = argparse.RawDescriptionHelpFormatter
+    p = sub.add_parser(name, parents=[common], **kwargs)
+    p.set_defaults(func=func)
+    return p
 
-    p = argparse.ArgumentParser(
-        prog="kgfs", parents=[common],
-        description="Hierarchical binary features from knowledge graphs (Gene Ontology, DBpedia) and "
-                    "hierarchical feature selection (SHSEL and others).",
-        epilog="Run `kgfs COMMAND --help` for the options of a command.",
-    )
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    sub.required = True
-    fmt = argparse.RawDescriptionHelpFormatter
 
-    r = sub.add_parser("run", parents=[common], formatter_class=fmt, epilog=EPILOG_RUN,
-                       help="the whole pipeline (default: bundled DM-BP data) as a cached Prefect flow",
-                       description="Load facts, build the DAG and table, select features, cross-validate, "
-                                   "export. Stages are cached in the kgfs home; a second run reuses them.")
+def _add_run(sub, common) -> None:
+    r = _command(sub, common, "run", cmd_run, epilog=EPILOG_RUN,
+                 help="the whole pipeline (default: bundled DM-BP data) as a cached Prefect flow",
+                 description="Load facts, build the DAG and table, select features, cross-validate, "
+                             "export. Stages are cached in the kgfs home; a second run reuses them.")
     _add_source_options(r)
     _add_run_options(r)
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
-    r.set_defaults(func=cmd_run)
 
+
+def _add_serve(sub, common) -> None:
+    sv = _command(sub, common, "serve", cmd_serve, epilog=EPILOG_SERVE,
+                  help="scheduled runs on new corpus files of a folder (Prefect deployment)",
+                  description="Start a local Prefect server on 127.0.0.1 (unless PREFECT_API_URL points at "
+                              "one) and serve the kgfs-watch deployment: on every tick, run the pipeline on "
+                              "each corpus file of --watch not processed yet (by content hash), write its "
+                              "outputs under --out and record what was done in --out/ledger.json. Runs "
+                              "until interrupted (Ctrl-C); the server keeps running (`prefect server stop`).")
+    sv.add_argument("--watch", required=True, metavar="DIR", help="folder of corpus files (with --obo and "
+                    "--annotations: labels tables gene<TAB>label)")
+    sv.add_argument("--cron", metavar="EXPR", help='tick schedule, e.g. "*/15 * * * *"')
+    sv.add_argument("--interval", type=int, metavar="SECONDS", help="tick every SECONDS instead of a cron")
+    sv.add_argument("--out", default="kgfs-watch-output", metavar="DIR",
+                    help="outputs (one folder per corpus) and ledger.json (default ./kgfs-watch-output)")
+    sv.add_argument("--deployment", default="kgfs-watch", metavar="NAME",
+                    help="deployment name (default kgfs-watch)")
+    sv.add_argument("--port", type=int, default=4200, help="port of the local Prefect server (default 4200)")
+    _add_source_options(sv)
+    _add_run_options(sv)
+
+
+def _add_datasets(sub, common) -> None:
     d = sub.add_parser("datasets", parents=[common], help="the dataset registry: list, fetch",
                        description="The dataset registry (datasets/manifest.toml). Files are found in the "
                                    "repository, the mirror (--mirror / KGFS_DATA_MIRROR), the user cache, or "
                                    "downloaded with their sha256 checked.")
-    dsub = d.add_subparsers(dest="datasets_command", metavar="ACTION")
-    dsub.required = True
-    dl = dsub.add_parser("list", parents=[common], help="list the datasets", description="List the datasets.")
+    dsub = d.add_subparsers(dest="datasets_command", metavar="ACTION", required=True)
+    dl = _command(dsub, common, "list", cmd_datasets_list, False, help="list the datasets",
+                  description="List the datasets.")
     dl.add_argument("patterns", nargs="*", help="glob patterns, e.g. 'rpv/*-BP'")
     dl.add_argument("--json", action="store_true", help="machine-readable output")
-    dl.set_defaults(func=cmd_datasets_list)
-    df = dsub.add_parser("fetch", parents=[common], help="find or download dataset files",
-                         description="Find (mirror, cache) or download the files of datasets; prints their paths.")
+    df = _command(dsub, common, "fetch", cmd_datasets_fetch, False, help="find or download dataset files",
+                  description="Find (mirror, cache) or download the files of datasets; prints their paths.")
     df.add_argument("names", nargs="+", help="dataset names or glob patterns")
     df.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
     df.add_argument("--offline", action="store_true", help="never download")
-    df.set_defaults(func=cmd_datasets_fetch)
 
-    b = sub.add_parser("build", parents=[common], help="build a feature table (DAG + binary matrix)",
-                       description="Build the feature table of a registry dataset or of OBO + annotations; "
-                                   "writes OUT/table.npz and OUT/summary.json.",
-                       epilog="examples:\n  kgfs build --dataset rpv/CE-BP --out T\n"
-                              "  kgfs build --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --out T",
-                       formatter_class=fmt)
+
+def _add_cache(sub, common) -> None:
+    c = sub.add_parser("cache", parents=[common], help="list or clear the stage cache",
+                       description="The stage store of `kgfs run` in the kgfs home.")
+    csub = c.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    _command(csub, common, "ls", cmd_cache_ls, False, help="list cached stages", description="List cached stages.")
+    cc = _command(csub, common, "clear", cmd_cache_clear, False, help="remove cached stages",
+                  description="Remove cached stage outputs (all, or one stage).")
+    cc.add_argument("--stage", choices=["annotate-batch", "annotate", "fetch-batch", "fetch", "facts", "table",
+                                        "select", "evaluate", "export"])
+
+
+def _add_one_step_commands(sub, common) -> None:
+    b = _command(sub, common, "build", cmd_build, help="build a feature table (DAG + binary matrix)",
+                 description="Build the feature table of a registry dataset or of OBO + annotations; "
+                             "writes OUT/table.npz and OUT/summary.json.",
+                 epilog="examples:\n  kgfs build --dataset rpv/CE-BP --out T\n"
+                        "  kgfs build --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --out T")
     _add_source_options(b)
     b.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    b.set_defaults(func=cmd_build)
 
-    s = sub.add_parser("select", parents=[common], help="select features of a table",
-                       description="Fit a selector on a whole table; writes OUT/selected_features.csv, "
-                                   "OUT/selection.csv (every feature with its score) and the reduced table.",
-                       epilog="example:\n  kgfs select --table T --selector shsel-ig-prune --out S",
-                       formatter_class=fmt)
+    s = _command(sub, common, "select", cmd_select, help="select features of a table",
+                 description="Fit a selector on a whole table; writes OUT/selected_features.csv, "
+                             "OUT/selection.csv (every feature with its score) and the reduced table.",
+                 epilog="example:\n  kgfs select --table T --selector shsel-ig-prune --out S")
     s.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build`")
     s.add_argument("--selector", default="shsel-ig-prune", help="registered selector (default shsel-ig-prune)")
     s.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter")
     s.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    s.set_defaults(func=cmd_select)
 
-    e = sub.add_parser("evaluate", parents=[common], help="cross-validate selectors x classifiers on datasets",
-                       description="Evaluate selectors x classifiers x datasets under a protocol; finished cells "
-                                   "are kept, so an interrupted evaluation resumes.",
-                       epilog="example:\n  kgfs evaluate --datasets aire/DM-BP rpv/DM-BP "
-                              "--selectors shsel-ig-prune complete --classifiers nb --out E",
-                       formatter_class=fmt)
+    e = _command(sub, common, "evaluate", cmd_evaluate, help="cross-validate selectors x classifiers on datasets",
+                 description="Evaluate selectors x classifiers x datasets under a protocol; finished cells "
+                             "are kept, so an interrupted evaluation resumes.",
+                 epilog="example:\n  kgfs evaluate --datasets aire/DM-BP rpv/DM-BP "
+                        "--selectors shsel-ig-prune complete --classifiers nb --out E")
     e.add_argument("--datasets", nargs="+", required=True, metavar="NAME", help="registry names, glob patterns "
                    "or table folders")
     e.add_argument("--selectors", nargs="+", required=True, metavar="NAME")
@@ -661,13 +557,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_option(e)
     e.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     e.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    e.set_defaults(func=cmd_evaluate)
 
-    x = sub.add_parser("export", parents=[common], help="export a table as ARFF, CSV or hierarchy edges",
-                       description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
-                                   "label) or the hierarchy as a child,parent edges CSV.",
-                       epilog="example:\n  kgfs export --table T --format arff --sparse --out t.arff",
-                       formatter_class=fmt)
+    x = _command(sub, common, "export", cmd_export, help="export a table as ARFF, CSV or hierarchy edges",
+                 description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
+                             "label) or the hierarchy as a child,parent edges CSV.",
+                 epilog="example:\n  kgfs export --table T --format arff --sparse --out t.arff")
     x.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build`")
     x.add_argument("--format", choices=["arff", "csv", "edges"], default="arff")
     x.add_argument("--sparse", action="store_true", help="ARFF: WEKA sparse format")
@@ -675,39 +569,26 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--id-attribute", metavar="NAME", help="ARFF: write the instance ids as a first string "
                    "attribute of this name (WEKA classifiers would otherwise need it removed)")
     x.add_argument("--out", required=True, metavar="FILE")
-    x.set_defaults(func=cmd_export)
 
-    sv = sub.add_parser("serve", parents=[common], formatter_class=fmt, epilog=EPILOG_SERVE,
-                        help="scheduled runs on new corpus files of a folder (Prefect deployment)",
-                        description="Start a local Prefect server on 127.0.0.1 (unless PREFECT_API_URL points at "
-                                    "one) and serve the kgfs-watch deployment: on every tick, run the pipeline on "
-                                    "each corpus file of --watch not processed yet (by content hash), write its "
-                                    "outputs under --out and record what was done in --out/ledger.json. Runs "
-                                    "until interrupted (Ctrl-C); the server keeps running (`prefect server stop`).")
-    sv.add_argument("--watch", required=True, metavar="DIR", help="folder of corpus files (with --obo and "
-                    "--annotations: labels tables gene<TAB>label)")
-    sv.add_argument("--cron", metavar="EXPR", help='tick schedule, e.g. "*/15 * * * *"')
-    sv.add_argument("--interval", type=int, metavar="SECONDS", help="tick every SECONDS instead of a cron")
-    sv.add_argument("--out", default="kgfs-watch-output", metavar="DIR",
-                    help="outputs (one folder per corpus) and ledger.json (default ./kgfs-watch-output)")
-    sv.add_argument("--deployment", default="kgfs-watch", metavar="NAME",
-                    help="deployment name (default kgfs-watch)")
-    sv.add_argument("--port", type=int, default=4200, help="port of the local Prefect server (default 4200)")
-    _add_source_options(sv)
-    _add_run_options(sv)
-    sv.set_defaults(func=cmd_serve)
 
-    c = sub.add_parser("cache", parents=[common], help="list or clear the stage cache",
-                       description="The stage store of `kgfs run` in the kgfs home.")
-    csub = c.add_subparsers(dest="cache_command", metavar="ACTION")
-    csub.required = True
-    cl = csub.add_parser("ls", parents=[common], help="list cached stages", description="List cached stages.")
-    cl.set_defaults(func=cmd_cache_ls)
-    cc = csub.add_parser("clear", parents=[common], help="remove cached stages",
-                         description="Remove cached stage outputs (all, or one stage).")
-    cc.add_argument("--stage", choices=["annotate-batch", "annotate", "fetch-batch", "fetch", "facts", "table",
-                                        "select", "evaluate", "export"])
-    cc.set_defaults(func=cmd_cache_clear)
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kgfs`` argument parser (one subcommand per ``cmd_*`` function)."""
+    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS: a subcommand's parser must not reset a value given before the subcommand
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks and debug logs")
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
+    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+                        help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
+    p = argparse.ArgumentParser(
+        prog="kgfs", parents=[common],
+        description="Hierarchical binary features from knowledge graphs (Gene Ontology, DBpedia) and "
+                    "hierarchical feature selection (SHSEL and others).",
+        epilog="Run `kgfs COMMAND --help` for the options of a command.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in (_add_run, _add_datasets, _add_one_step_commands, _add_serve, _add_cache):
+        add(sub, common)
     return p
 
 

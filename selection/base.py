@@ -1,9 +1,14 @@
 """Shared machinery of the hierarchical selectors: input validation and the hierarchy check.
 
-Every selector is a scikit-learn estimator (``SelectorMixin, BaseEstimator``) whose first
-constructor parameter is the :class:`~kg.hierarchy.FeatureHierarchy` over the columns of
-``X``. ``hierarchy=None`` means a flat hierarchy (no edges), so every selector also runs on
-tables that come without one (and under scikit-learn's estimator checks).
+Every selector is a scikit-learn estimator whose first constructor parameter is the
+:class:`~kg.hierarchy.FeatureHierarchy` over the columns of ``X``. ``hierarchy=None`` means a
+flat hierarchy (no edges), so every selector also runs on tables that come without one (and
+under scikit-learn's estimator checks). :class:`HierarchicalEstimator` holds the validation
+shared by all; eager selectors (one subset for every instance) derive from
+:class:`HierarchicalSelector`, which adds scikit-learn's selector interface (``SelectorMixin``:
+``get_support``, ``transform``); lazy selectors (a subset per test instance,
+:mod:`selection.lazy`) derive from :class:`HierarchicalEstimator` directly and are not
+transformers.
 
 Features are binary. A value outside {0, 1} raises a ``ValueError`` that names it, unless
 the selector is given ``binarize=t``, in which case values ``> t`` count as 1 (as
@@ -23,8 +28,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
 
-__all__ = ["HierarchicalSelector", "SupportMaskMixin", "as_binary_csr", "check_hierarchy", "implication_violations",
-           "violation_cells"]
+__all__ = ["HierarchicalEstimator", "HierarchicalSelector", "SupportMaskMixin", "as_binary_csr", "check_hierarchy",
+           "check_class_labels", "check_feature_names", "implication_violations", "violation_cells"]
 
 
 log = logging.getLogger(__name__)
@@ -72,7 +77,25 @@ def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.cs
 
 
 def check_hierarchy(hierarchy: FeatureHierarchy | None, n_features: int) -> FeatureHierarchy:
-    """The hierarchy to use for ``n_features`` columns; ``None`` gives a flat one."""
+    """The hierarchy to use for ``n_features`` columns; ``None`` gives a flat one.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        The hierarchy over the columns, in column order.
+    n_features : int
+        The number of columns of ``X``.
+
+    Returns
+    -------
+    FeatureHierarchy
+        ``hierarchy`` itself, or a flat hierarchy over ``"0", "1", ...`` when it is None.
+
+    Examples
+    --------
+    >>> check_hierarchy(None, 3).node_ids.tolist()
+    ['0', '1', '2']
+    """
     if hierarchy is None:
         return FeatureHierarchy([str(i) for i in range(n_features)], [], [])
     if not isinstance(hierarchy, FeatureHierarchy):
@@ -85,26 +108,103 @@ def check_hierarchy(hierarchy: FeatureHierarchy | None, n_features: int) -> Feat
     return hierarchy
 
 
+def check_class_labels(y) -> None:
+    """Raise ``ValueError`` unless ``y`` holds class labels (scikit-learn's ``check_classification_targets``).
+
+    A 1-D array of integers, booleans or strings always does, so it skips scikit-learn's
+    inspection of the values (a tenth of a millisecond per call, paid by every fit of every fold
+    of an evaluation); anything else (floats, objects) goes through it.
+
+    Parameters
+    ----------
+    y : array-like
+        Labels, e.g. as returned by ``validate_data``.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> check_class_labels(np.array(["a", "b", "a"]))
+    >>> check_class_labels(np.array([0.5, 1.5]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown label type: continuous. Maybe you are trying to fit a classifier, which expects discrete classes on a regression target with continuous values.
+    """
+    y_arr = np.asarray(y)
+    if not (y_arr.ndim == 1 and y_arr.dtype.kind in "biuU"):
+        check_classification_targets(y)
+
+
+def check_feature_names(names, hierarchy: FeatureHierarchy | None) -> None:
+    """Raise ``ValueError`` unless ``X``'s column ``names`` are the ``hierarchy``'s node ids, in order.
+
+    Parameters
+    ----------
+    names : array-like of str or None
+        ``feature_names_in_`` of an estimator fitted on a DataFrame; None skips the check.
+    hierarchy : FeatureHierarchy or None
+        None (a flat hierarchy over positions) skips the check.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> check_feature_names(["a", "b"], h)
+    >>> check_feature_names(["a", "c"], h)
+    Traceback (most recent call last):
+    ...
+    ValueError: X's column 1 is 'c' but the hierarchy's node 1 is 'b'; the hierarchy's nodes must be X's columns, in the same order
+    """
+    if names is None or hierarchy is None:
+        return
+    ids = hierarchy.node_ids
+    bad = np.flatnonzero(np.asarray(names, dtype=str) != ids)
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(
+            f"X's column {k} is {str(names[k])!r} but the hierarchy's node {k} is {str(ids[k])!r}; "
+            "the hierarchy's nodes must be X's columns, in the same order"
+        )
+
+
 class SupportMaskMixin:
-    """``_get_support_mask`` for selectors that store their boolean mask in ``support_``."""
+    """``_get_support_mask`` for selectors that store their boolean mask in ``support_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.base import BaseEstimator
+    >>> from sklearn.feature_selection import SelectorMixin
+    >>> class Fixed(SupportMaskMixin, SelectorMixin, BaseEstimator):
+    ...     def fit(self, X, y=None):
+    ...         self.support_ = np.array([True, False])
+    ...         return self
+    >>> Fixed().fit([[0, 1]]).transform([[5, 6]]).tolist()
+    [[5]]
+    """
 
     def _get_support_mask(self):
         check_is_fitted(self, "support_")
         return self.support_
 
 
-class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
-    """Base class of every selector over a feature DAG: validation, naming, the implication check.
+class HierarchicalEstimator(BaseEstimator):
+    """Validation shared by every estimator over a feature DAG, eager or lazy.
 
-    Subclasses set ``support_`` (boolean mask over features) and may set ``scores_`` in
-    ``_fit(X, y, hierarchy)``, where ``X`` is a binary csr matrix and ``y`` a label array.
-    The validated hierarchy is stored as ``hierarchy_``.
+    ``fit(X, y)`` validates ``X`` as binary (see :func:`as_binary_csr`) and ``y`` as class
+    labels, stores the validated hierarchy as ``hierarchy_`` and calls the subclass's
+    ``_fit(X, y, hierarchy)`` with ``X`` as a binary csr matrix. It is the base of the eager
+    selectors (:class:`HierarchicalSelector`, which add the scikit-learn selector interface) and
+    of the lazy ones (:class:`selection.lazy.selectors.LazySelector`, which are not transformers).
 
-    * ``get_feature_names_out()`` names the selected features by ``X``'s column names when
-      ``X`` had them (a DataFrame), else by the hierarchy's node ids, else ``x0, x1, ...``.
     * When ``X`` came with column names and a hierarchy is given, the names must be the
       hierarchy's node ids in the same order (checked by :meth:`_check_table`).
-    * Selectors whose rules assume the implication of the SHSEL paper's Eq. (1) (an instance
+    * Estimators whose rules assume the implication of the SHSEL paper's Eq. (1) (an instance
       that has a feature has its parents) call :meth:`_check_table`: with
       ``check_implication=True`` (their default) a violating table raises a ``ValueError``
       naming the first such cell; ``"repair"`` selects on the table closed upward (the missing
@@ -118,11 +218,14 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from kg.hierarchy import FeatureHierarchy
-    >>> from selection.hierarchical import CompleteFS
-    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
-    >>> CompleteFS(h).fit(np.array([[1, 1], [0, 1]]), [1, 0]).get_feature_names_out().tolist()
-    ['Athlete', 'Person']
+    >>> class Count(HierarchicalEstimator):
+    ...     _supervised = False
+    ...     def __init__(self, hierarchy=None):
+    ...         self.hierarchy = hierarchy
+    ...     def _fit(self, X, y, hierarchy):
+    ...         self.count_ = X.nnz
+    >>> Count().fit(np.array([[1, 0], [1, 1]])).count_
+    3
     """
 
     _supervised = True
@@ -135,7 +238,7 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
                 self, X, y, accept_sparse="csr", reset=reset, dtype=np.float64,
                 ensure_min_features=1,
             )
-            check_classification_targets(y)
+            check_class_labels(y)
             if len(np.unique(y)) < 2:
                 raise ValueError(
                     f"y has a single class ({np.unique(y)[0].item()!r}); feature relevance needs more than one class"
@@ -146,7 +249,19 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
         return X, y
 
     def fit(self, X, y=None):
-        """Fit the selector on a binary table ``X`` (n_instances x n_features) and labels ``y``."""
+        """Fit on a binary table ``X`` (n_instances x n_features) and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_instances, n_features)
+            Binary features (see the subclass's ``binarize``).
+        y : array-like of shape (n_instances,) or None
+            Class labels (None only for the unsupervised methods).
+
+        Returns
+        -------
+        self
+        """
         X, y = self._validate(X, y)
         self.hierarchy_ = check_hierarchy(getattr(self, "hierarchy", None), X.shape[1])
         self._fit(X, y, self.hierarchy_)
@@ -161,26 +276,10 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
         tags.target_tags.required = self._supervised
         return tags
 
-    def get_feature_names_out(self, input_features=None):
-        """Selected feature names: ``X``'s column names, else the hierarchy's node ids."""
-        if input_features is None and getattr(self, "feature_names_in_", None) is None:
-            h = getattr(self, "hierarchy", None)
-            if h is not None:
-                return np.asarray(h.node_ids[self.get_support()], dtype=object)
-        return super().get_feature_names_out(input_features)
-
     def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None):
         """Validate names and the implication; returns ``(X, diff)``, repaired if asked to."""
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None and getattr(self, "hierarchy", None) is not None:
-            ids = hierarchy.node_ids
-            bad = np.flatnonzero(np.asarray(names, dtype=str) != ids)
-            if bad.size:
-                k = int(bad[0])
-                raise ValueError(
-                    f"X's column {k} is {str(names[k])!r} but the hierarchy's node {k} is {str(ids[k])!r}; "
-                    "the hierarchy's nodes must be X's columns, in the same order"
-                )
+        if getattr(self, "hierarchy", None) is not None:  # a flat default hierarchy names nothing
+            check_feature_names(getattr(self, "feature_names_in_", None), hierarchy)
         mode = getattr(self, "check_implication", True)
         if not (isinstance(mode, (bool, np.bool_)) or mode == "repair"):
             raise ValueError(f"check_implication must be True, False or 'repair', got {mode!r}")
@@ -200,9 +299,73 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, BaseEstimator):
         return X, diff
 
 
+class HierarchicalSelector(SupportMaskMixin, SelectorMixin, HierarchicalEstimator):
+    """Base class of every eager selector over a feature DAG: one feature subset for all instances.
+
+    A scikit-learn selector (``get_support``, ``transform``, ``get_feature_names_out``) on top of
+    :class:`HierarchicalEstimator` (validation, the names and implication checks). Subclasses
+    set ``support_`` (boolean mask over features) and may set ``scores_`` in
+    ``_fit(X, y, hierarchy)``, where ``X`` is a binary csr matrix and ``y`` a label array.
+
+    ``get_feature_names_out()`` names the selected features by ``X``'s column names when ``X``
+    had them (a DataFrame), else by the hierarchy's node ids, else ``x0, x1, ...``.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        As for :class:`HierarchicalEstimator`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from selection.hierarchical import CompleteFS
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> CompleteFS(h).fit(np.array([[1, 1], [0, 1]]), [1, 0]).get_feature_names_out().tolist()
+    ['Athlete', 'Person']
+    """
+
+    def get_feature_names_out(self, input_features=None):
+        """Selected feature names: ``X``'s column names, else the hierarchy's node ids.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None
+            As in scikit-learn's ``SelectorMixin.get_feature_names_out``.
+
+        Returns
+        -------
+        ndarray of object
+            The names of the selected features, in column order.
+        """
+        if input_features is None and getattr(self, "feature_names_in_", None) is None:
+            h = getattr(self, "hierarchy", None)
+            if h is not None:
+                return np.asarray(h.node_ids[self.get_support()], dtype=object)
+        return super().get_feature_names_out(input_features)
+
+
 def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:
-    """The (row, parent) cells where some child of ``parent`` is 1 but ``parent`` is 0, as sorted
-    csr (:meth:`FeatureHierarchy.violations`: one symbolic product when the table is closed)."""
+    """The (row, parent) cells where some child of ``parent`` is 1 but ``parent`` is 0.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_instances, n_features)
+        A binary table over ``hierarchy``'s nodes.
+    hierarchy : FeatureHierarchy
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Sorted csr (n_instances x n_features), non-zero at the violating cells
+        (:meth:`FeatureHierarchy.violations`: one symbolic product when the table is closed).
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> violation_cells([[0, 1], [1, 1]], h).nonzero()[0].tolist()
+    [0]
+    """
     diff = hierarchy.violations(binary_csr(X, dtype=np.float64)).tocsr()
     diff.sort_indices()
     return diff
@@ -211,9 +374,28 @@ def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:
 def implication_violations(
     X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None
 ) -> tuple[int, tuple[int, int, int] | None]:
-    """Number of (row, parent) cells where a child is 1 and the parent 0, and the first one
-    as ``(row, child, parent)``: the smallest ``(row, parent)`` with its first present child.
-    ``diff`` may pass :func:`violation_cells` when already computed."""
+    """Number of (row, parent) cells where a child is 1 and the parent 0, and the first one.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_instances, n_features)
+        A binary table over ``hierarchy``'s nodes.
+    hierarchy : FeatureHierarchy
+    diff : scipy.sparse.csr_matrix, optional
+        :func:`violation_cells` of ``X`` when already computed.
+
+    Returns
+    -------
+    (int, tuple or None)
+        The number of violating cells, and the first as ``(row, child, parent)``: the smallest
+        ``(row, parent)`` with its first present child (None when there is none).
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> implication_violations([[1, 1], [0, 1]], h)
+    (1, (1, 1, 0))
+    """
     diff = violation_cells(X, hierarchy) if diff is None else diff
     if diff.nnz == 0:
         return 0, None

@@ -50,10 +50,25 @@ _MODULES = (
 class Entry:
     """A registered method: its factory, kind and a one-line description.
 
-    ``kind`` is ``"eager"`` (one feature subset for all instances), ``"lazy"`` (a subset per
-    test instance, through ``select_for``), ``"flat"`` (ignores the hierarchy) or
-    ``"classifier"``. ``defaults`` are the parameters the factory applies when not given;
-    ``threshold_grid`` is set for methods whose threshold the protocols sweep.
+    Parameters
+    ----------
+    name : str
+    factory : callable
+        ``factory(hierarchy, **params)`` for selectors, ``factory(**params)`` for classifiers.
+    kind : {"eager", "lazy", "flat", "classifier"}
+        ``"eager"``: one feature subset for all instances (``get_support``); ``"lazy"``: a
+        subset per test instance (``select_for``; not a transformer, see
+        :mod:`selection.lazy.selectors`); ``"flat"``: ignores the hierarchy.
+    description : str
+    defaults : dict
+        The parameters the factory applies when not given.
+    threshold_grid : tuple or None
+        Set for methods whose threshold the protocols sweep.
+
+    Examples
+    --------
+    >>> selector_entry("rpv").kind, selector_entry("complete").kind
+    ('lazy', 'eager')
     """
 
     name: str
@@ -88,14 +103,58 @@ def register_selector(
     defaults: dict | None = None,
     threshold_grid: tuple | None = None,
 ) -> None:
-    """Register ``factory(hierarchy, **params) -> selector`` under ``name``."""
+    """Register ``factory(hierarchy, **params) -> selector`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+    factory : callable
+    kind : {"eager", "lazy", "flat"}
+    description : str
+    defaults : dict, optional
+    threshold_grid : tuple, optional
+        See :class:`Entry`.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from selection.hierarchical import CompleteFS
+    >>> register_selector("example-all", lambda hierarchy=None, **kw: CompleteFS(hierarchy, **kw))
+    >>> get_selector("example-all")
+    CompleteFS()
+    >>> del _SELECTORS["example-all"]  # leave the registry as it was
+    """
     if kind not in ("eager", "lazy", "flat"):
         raise ValueError(f"selector kind must be eager, lazy or flat, got {kind!r}")
     _SELECTORS[name] = Entry(name, factory, kind, description, dict(defaults or {}), threshold_grid)
 
 
 def register_classifier(name: str, factory: Callable, *, description: str = "", defaults: dict | None = None) -> None:
-    """Register ``factory(**params) -> classifier`` under ``name``."""
+    """Register ``factory(**params) -> classifier`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+    factory : callable
+    description : str
+    defaults : dict, optional
+        See :class:`Entry`.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import BernoulliNB
+    >>> register_classifier("example-bnb", lambda **kw: BernoulliNB(**kw))
+    >>> get_classifier("example-bnb", alpha=0.5)
+    BernoulliNB(alpha=0.5)
+    >>> del _CLASSIFIERS["example-bnb"]  # leave the registry as it was
+    """
     _CLASSIFIERS[name] = Entry(name, factory, "classifier", description, dict(defaults or {}))
 
 
@@ -110,28 +169,113 @@ def _lookup(table: dict[str, Entry], name: str, what: str) -> Entry:
 
 
 def selector_entry(name: str) -> Entry:
+    """The registry entry of selector ``name`` (a :class:`KgfsError` lists the known ones).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Entry
+
+    Examples
+    --------
+    >>> selector_entry("shsel-ig-prune").threshold_grid is not None
+    True
+    """
     return _lookup(_SELECTORS, name, "selector")
 
 
 def classifier_entry(name: str) -> Entry:
+    """The registry entry of classifier ``name`` (a :class:`KgfsError` lists the known ones).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Entry
+
+    Examples
+    --------
+    >>> classifier_entry("nb").kind
+    'classifier'
+    """
     return _lookup(_CLASSIFIERS, name, "classifier")
 
 
 def get_selector(name: str, hierarchy=None, **params):
-    """A new, unfitted selector registered as ``name`` over ``hierarchy``."""
+    """A new, unfitted selector registered as ``name`` over ``hierarchy``.
+
+    Parameters
+    ----------
+    name : str
+    hierarchy : FeatureHierarchy or None
+    **params
+        Constructor parameters.
+
+    Returns
+    -------
+    estimator
+
+    Examples
+    --------
+    >>> get_selector("rpv-ig")
+    RPV(relevance='ig')
+    """
     return selector_entry(name).factory(hierarchy, **params)
 
 
 def get_classifier(name: str, **params):
-    """A new, unfitted classifier registered as ``name``."""
+    """A new, unfitted classifier registered as ``name``.
+
+    Parameters
+    ----------
+    name : str
+    **params
+        Constructor parameters.
+
+    Returns
+    -------
+    estimator
+
+    Examples
+    --------
+    >>> get_classifier("lazy-1nn")
+    LazyKNN()
+    """
     return classifier_entry(name).factory(**params)
 
 
 def available_selectors() -> dict[str, Entry]:
+    """Every registered selector, by name (the known selector modules imported first).
+
+    Returns
+    -------
+    dict of str -> Entry
+
+    Examples
+    --------
+    >>> {"rpv", "hip", "mr", "complete"} <= set(available_selectors())
+    True
+    """
     _load()
     return dict(sorted(_SELECTORS.items()))
 
 
 def available_classifiers() -> dict[str, Entry]:
+    """Every registered classifier, by name.
+
+    Returns
+    -------
+    dict of str -> Entry
+
+    Examples
+    --------
+    >>> {"nb", "lazy-nb"} <= set(available_classifiers())
+    True
+    """
     _load()
     return dict(sorted(_CLASSIFIERS.items()))

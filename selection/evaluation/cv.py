@@ -15,11 +15,18 @@ Choices the papers leave open (documented here, tested in ``tests/selection/eval
   the columns. A mask that selects nothing leaves the classifier nothing to learn from; the
   fold is then scored with a prior-only classifier (``DummyClassifier(strategy="prior")``:
   predicts the training majority class), which is what "no features" means, rather than failing.
-- **Lazy selectors** (kind ``lazy``): fitted on the training part, then ``select_for(X_test)``
-  gives one mask per test instance; the classifier comes from
-  ``selection.lazy.selectors.make_lazy_classifier(name)`` and predicts with that mask. ``n_selected`` is
-  the mean number of features selected per test instance, so ``compression`` is one minus the
-  mean fraction selected per instance (the RPV paper's Table 10 reports ``100 * (1 - compression)``).
+- **Lazy selectors** (kind ``lazy``) are scored by
+  :class:`~selection.lazy.estimator.LazySelectionClassifier`: the selector fitted on the
+  training part gives each test instance its mask (``select_for``, a block of rows at a time)
+  and the lazy classifier (``make_lazy_classifier``) scores it on that mask; with
+  ``lazy_classifiers_for_eager=True`` (the RPV protocol) eager masks go through it too, repeated
+  for every instance. Predictions are the most probable class of ``predict_proba``.
+  ``n_selected`` is the mean number of features selected per test instance, so ``compression``
+  is one minus the mean fraction selected (the RPV paper's Table 10 shows ``100 * (1 - compression)``).
+- **Sharing within a fold** (one ``_Fold`` object, dropped with the fold): each lazy classifier
+  is fitted once per fold and handed to the estimators frozen, a lazy selector's masks are
+  computed once for all classifiers (``SharedSelection``), and a classifier's output on an
+  eager mask is kept per distinct mask (a sweep's plateaus, SIG at t=0 and CompleteFS, ...).
 - **Scores for AUROC/AUCPR** come from ``predict_proba``; a classifier without it (SVM with
   ``probability=False``) is scored by ``decision_function``.
 - **Threshold methods** (registry ``Entry.threshold_grid`` set): ``threshold=None`` uses the
@@ -45,18 +52,22 @@ import logging
 import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier
-from sklearn.svm import SVC
+from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import SVC
 
 from kg.errors import KgfsError
 from selection.evaluation.metrics import fold_metrics, positive_label
-from selection.registry import classifier_entry, get_classifier, get_selector, selector_entry
+from selection.lazy.classifiers import make_lazy_classifier
+from selection.lazy.estimator import FixedSupport, LazySelectionClassifier, SharedSelection, default_block_size
+from selection.registry import Entry, classifier_entry, get_classifier, get_selector, selector_entry
 
 __all__ = ["COLUMNS", "evaluate_table", "choose_best_on_test", "check_folds", "normalize_specs", "spec_label"]
 
@@ -74,7 +85,24 @@ THRESHOLD_CHOICES = ("best-on-test", "nested")
 
 # ------------------------------------------------------------------ specs
 def normalize_specs(specs, what: str) -> list[tuple[str, dict]]:
-    """``["a", ("b", {"k": 1})]`` -> ``[("a", {}), ("b", {"k": 1})]``."""
+    """Method specs as ``(name, params)`` pairs.
+
+    Parameters
+    ----------
+    specs : str, (name, params) or a list of them
+        Registry names, optionally with parameters.
+    what : str
+        ``"selector"`` or ``"classifier"`` (for error messages).
+
+    Returns
+    -------
+    list of (str, dict)
+
+    Examples
+    --------
+    >>> normalize_specs(["a", ("b", {"k": 1})], "selector")
+    [('a', {}), ('b', {'k': 1})]
+    """
     if isinstance(specs, str) or (isinstance(specs, tuple) and len(specs) == 2 and isinstance(specs[1], Mapping)):
         specs = [specs]
     out = []
@@ -91,7 +119,24 @@ def normalize_specs(specs, what: str) -> list[tuple[str, dict]]:
 
 
 def spec_label(name: str, params: Mapping) -> str:
-    """Display name of a method: ``name`` or ``name[k=v,...]`` when parameters are given."""
+    """Display name of a method: ``name`` or ``name[k=v,...]`` when parameters are given.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    params : mapping
+        The parameters the user gave.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> spec_label("shsel-ig-prune", {"threshold": 0.5})
+    'shsel-ig-prune[threshold=0.5]'
+    """
     if not params:
         return name
     return name + "[" + ",".join(f"{k}={params[k]}" for k in sorted(params)) + "]"
@@ -102,7 +147,29 @@ def _params_json(params: Mapping) -> str:
 
 
 def check_folds(y, n_splits: int, dataset: str = "") -> None:
-    """Raise a :class:`KgfsError` unless every class has at least ``n_splits`` members."""
+    """Raise a :class:`KgfsError` unless every class has at least ``n_splits`` members.
+
+    Parameters
+    ----------
+    y : array-like or None
+        Class labels of the table.
+    n_splits : int
+        Folds of the stratified cross-validation.
+    dataset : str
+        Name used in the error message.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> check_folds([0, 0, 1, 1], 2)
+    >>> check_folds([0, 0, 1], 2, "toy")
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the stratified cross-validation; use fewer folds or drop the class
+    """
     if y is None:
         raise KgfsError(f"dataset {dataset!r} has no class labels; evaluation needs y")
     labels, counts = np.unique(np.asarray(y), return_counts=True)
@@ -120,24 +187,6 @@ def check_folds(y, n_splits: int, dataset: str = "") -> None:
 
 
 # ------------------------------------------------------------------ classifiers
-class _PriorOnly:
-    """Classifier for an empty feature subset: the training class priors."""
-
-    def __init__(self):
-        self._d = DummyClassifier(strategy="prior")
-
-    def fit(self, X, y):
-        self._d.fit(np.zeros((len(y), 1)), y)
-        self.classes_ = self._d.classes_
-        return self
-
-    def predict(self, X):
-        return self._d.predict(np.zeros((X.shape[0], 1)))
-
-    def predict_proba(self, X):
-        return self._d.predict_proba(np.zeros((X.shape[0], 1)))
-
-
 class _GramSVC:
     """An ``SVC`` with a polynomial or linear kernel, fitted on its Gram matrix.
 
@@ -198,9 +247,10 @@ def _scores(clf, X):
 
 def _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask):
     idx = np.flatnonzero(mask)
-    if len(idx) == 0:
-        clf = _PriorOnly().fit(X_tr, y_tr)
-        return clf.predict(X_te), clf.predict_proba(X_te), clf.classes_
+    if len(idx) == 0:  # no features: the training class priors
+        prior = DummyClassifier(strategy="prior").fit(np.zeros((len(y_tr), 1)), y_tr)
+        none = np.zeros((X_te.shape[0], 1))
+        return prior.predict(none), prior.predict_proba(none), prior.classes_
     Xs_tr, Xs_te = X_tr[:, idx], X_te[:, idx]
     with warnings.catch_warnings():
         # scikit-learn 1.9 deprecates SVC's `probability` argument, which the registry's `svm` passes
@@ -212,32 +262,114 @@ def _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask):
     return clf.predict(Xs_te), _scores(clf, Xs_te), clf.classes_
 
 
-# A lazy classifier's fit depends only on the training part, and every selector of a fold shares
-# it: keep the last fitted one per (name, params), valid while the very same arrays are passed.
-_LAZY_FITTED: dict[tuple, tuple] = {}
-
-
-def _lazy_classify(cname, cparams, X_tr, y_tr, X_te, mask):
-    from selection.lazy.classifiers import make_lazy_classifier
-
-    key = (cname, _params_json(cparams))
-    hit = _LAZY_FITTED.get(key)
-    if hit is not None and hit[0] is X_tr and hit[1] is y_tr:
-        clf = hit[2]
-    else:
-        clf = make_lazy_classifier(cname, **cparams)
-        clf.fit(X_tr, y_tr)
-        _LAZY_FITTED[key] = (X_tr, y_tr, clf)
-    pred = clf.predict(X_te, mask)
-    proba = clf.predict_proba(X_te, mask)
-    classes = getattr(clf, "classes_", None)
-    if classes is None:
-        classes = np.unique(y_tr)
-    return pred, proba, classes
-
-
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:2000]
+
+
+# ------------------------------------------------------------------ one run, one fold
+@dataclass(frozen=True)
+class _Run:
+    """What every fold of one :func:`evaluate_table` call shares."""
+
+    dataset: str
+    hierarchy: object
+    clf_specs: list
+    pos: object
+    labels: np.ndarray
+    n_features: int
+    multiclass: str
+    use_lazy: bool  # eager masks scored by the lazy classifiers too (the RPV protocol)
+    threshold: object  # None, a number, "best-on-test" or "nested"
+    thresholds: Sequence | None
+    metric: str
+    inner_splits: int
+    random_state: int
+
+
+@dataclass(frozen=True)
+class _Method:
+    """One selector spec resolved against the registry."""
+
+    name: str
+    entry: Entry
+    params: dict  # what the selector is built with (registry defaults included)
+    user_params: dict  # what the user gave (names the method)
+    label: str
+
+
+# the columns of a row that the measures fill in
+_BLANK_ROW = {**dict.fromkeys(["n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean",
+                               "select_seconds", "classify_seconds", "threshold"], np.nan),
+              "threshold_choice": "", "status": "ok", "error": ""}
+
+
+class _Fold:
+    """One train/test split, its row and score helpers, and what its selectors share.
+
+    Every selector of the fold has the same training part: each lazy classifier is fitted once
+    (:meth:`lazy_classifier`) and a classifier's output on an eager mask is kept per distinct
+    mask (:meth:`evaluate_mask`). Nothing outlives the object; nested CV builds one per inner split.
+    """
+
+    def __init__(self, run: _Run, index: int, X_tr, y_tr, X_te, y_te):
+        self.run, self.index = run, index
+        self.X_tr, self.y_tr, self.X_te, self.y_te = X_tr, y_tr, X_te, y_te
+        self.block_rows = default_block_size(run.n_features, X_tr.shape[0])
+        self._lazy: dict[tuple, object] = {}
+        self._scored: dict[tuple, tuple] = {}
+        self._base = {"dataset": run.dataset, "fold": index, "n_features": run.n_features,
+                      "n_train": X_tr.shape[0], "n_test": X_te.shape[0], "pos_label": str(run.pos)}
+
+    def inner(self, itr, iva) -> _Fold:
+        """The fold of an inner split of this fold's training part."""
+        return _Fold(self.run, self.index, self.X_tr[itr], self.y_tr[itr], self.X_tr[iva], self.y_tr[iva])
+
+    def row(self, method: _Method, cname: str, **kw) -> dict:
+        return {**self._base, **_BLANK_ROW, "selector": method.label, "params": _params_json(method.user_params),
+                "classifier": cname, "kind": method.entry.kind, **kw}
+
+    def failed(self, method: _Method, exc: BaseException, **kw) -> list[dict]:
+        """One failed row per classifier."""
+        return [self.row(method, c, status="failed", error=_error_text(exc), **kw) for c, _ in self.run.clf_specs]
+
+    def score(self, pred, proba, classes, n_selected) -> dict:
+        r = self.run
+        return fold_metrics(self.y_te, pred, proba, classes, pos_label=r.pos, n_selected=n_selected,
+                            n_features=r.n_features, labels=r.labels, multiclass=r.multiclass)
+
+    def lazy_classifier(self, cname: str, cparams: Mapping):
+        """The lazy classifier ``cname`` fitted on the training part (once per fold)."""
+        key = (cname, _params_json(cparams))
+        if key not in self._lazy:
+            self._lazy[key] = make_lazy_classifier(cname, **cparams).fit(self.X_tr, self.y_tr)
+        return self._lazy[key]
+
+    def lazy_scores(self, selector, cname: str, cparams: Mapping):
+        """``(pred, proba, classes)`` of :class:`LazySelectionClassifier` on the test part."""
+        model = LazySelectionClassifier(selector=selector, block_size=self.block_rows,
+                                        classifier=FrozenEstimator(self.lazy_classifier(cname, cparams)))
+        proba = model.fit(self.X_tr, self.y_tr).predict_proba(self.X_te)
+        return model.classes_[np.argmax(proba, axis=1)], proba, model.classes_
+
+    def evaluate_mask(self, cname: str, cparams: Mapping, mask: np.ndarray) -> tuple[dict, float]:
+        """Metrics of ``cname`` on the columns of an eager ``mask``, and the seconds it took."""
+        key = (cname, _params_json(cparams), np.packbits(mask).tobytes())
+        if key not in self._scored:
+            t0 = time.perf_counter()
+            if self.run.use_lazy:  # the same mask for every test instance
+                pred, proba, classes = self.lazy_scores(FixedSupport(mask), cname, cparams)
+            else:
+                pred, proba, classes = _eager_classify(cname, cparams, self.X_tr, self.y_tr, self.X_te, mask)
+            self._scored[key] = (self.score(pred, proba, classes, int(mask.sum())), time.perf_counter() - t0)
+        return self._scored[key]
+
+
+def _folds(run: _Run, X, y, n_splits: int, folds) -> Iterable[_Fold]:
+    wanted = None if folds is None else {int(f) for f in folds}
+    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=run.random_state)
+    for k, (tr, te) in enumerate(splitter.split(np.zeros(len(y)), y)):
+        if wanted is None or k in wanted:
+            yield _Fold(run, k, X[tr], y[tr], X[te], y[te])
 
 
 # ------------------------------------------------------------------ threshold sweep
@@ -265,10 +397,6 @@ def _sweep_masks(name, params, hierarchy, X, y, grid) -> np.ndarray:
     return out
 
 
-def _mask_key(mask: np.ndarray) -> bytes:
-    return np.packbits(mask).tobytes()
-
-
 def _pick(values: np.ndarray, compressions: np.ndarray, grid: np.ndarray) -> int:
     """Index of the best threshold: max value, then max compression, then lowest threshold."""
     v = np.where(np.isnan(values), -np.inf, values)
@@ -282,6 +410,27 @@ def choose_best_on_test(sweep: pd.DataFrame, metric: str = "accuracy") -> pd.Dat
 
     Chosen per dataset x selector x params x classifier, over all folds at once (optimistic:
     the test folds choose). Rows of methods without a sweep pass through unchanged.
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        Rows with the columns :data:`COLUMNS`, e.g. ``evaluate_table(..., keep_sweep=True)``.
+    metric : str
+        The column maximised (ties: higher compression, then lower threshold).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dataset x selector x classifier x fold.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"dataset": "d", "selector": "s", "params": "{}", "classifier": "nb",
+    ...                      "fold": [0, 0, 1, 1], "threshold": [0.5, 0.9, 0.5, 0.9],
+    ...                      "accuracy": [0.7, 0.8, 0.7, 0.9], "compression": 0.5,
+    ...                      "threshold_choice": "best-on-test", "status": "ok"})
+    >>> choose_best_on_test(rows)["threshold"].tolist()
+    [0.9, 0.9]
     """
     if sweep.empty:
         return sweep
@@ -351,9 +500,10 @@ def evaluate_table(
     folds : iterable of int, optional
         Only these fold indices (0-based) -- the grid runs one fold per task.
     lazy_classifiers_for_eager : bool
-        Score eager selectors with ``selection.lazy.selectors.make_lazy_classifier`` too (the eager mask
-        repeated for every test instance), so eager and lazy methods share one classifier
-        implementation (the RPV protocol).
+        Score eager selectors with the lazy classifiers too (``make_lazy_classifier``, through
+        :class:`~selection.lazy.estimator.LazySelectionClassifier`: the eager mask repeated for
+        every test instance), so eager and lazy methods share one classifier implementation
+        (the RPV protocol).
     keep_sweep : bool
         With ``threshold="best-on-test"``, return every threshold's rows (before the choice);
         :func:`choose_best_on_test` makes the choice later (the grid does this across folds).
@@ -376,251 +526,155 @@ def evaluate_table(
     >>> len(df), df["accuracy"].tolist()[:2], int(df["n_selected"].iloc[0])
     (5, [1.0, 1.0], 3)
     """
-    sel_specs = normalize_specs(selectors, "selector")
-    clf_specs = normalize_specs(classifiers, "classifier")
-    selector_params = {k: dict(v) for k, v in (selector_params or {}).items()}
     if threshold is not None and not isinstance(threshold, (int, float)) and threshold not in THRESHOLD_CHOICES:
         raise KgfsError(f"threshold must be a number, None, or one of {THRESHOLD_CHOICES}, got {threshold!r}")
-    # resolve every name before any work, so a typo fails at once
-    entries = {name: selector_entry(name) for name, _ in sel_specs}
+    if multiclass_average not in ("macro", "weighted"):
+        raise KgfsError(f"multiclass_average must be 'macro' or 'weighted', got {multiclass_average!r}")
+    clf_specs = normalize_specs(classifiers, "classifier")
+    methods = _methods(selectors, selector_params, threshold)  # every name resolved before any work
     for cname, _ in clf_specs:
         classifier_entry(cname)
     y = None if table.y is None else np.asarray(table.y)
     check_folds(y, n_splits, dataset)
-    if any(e.kind == "lazy" for e in entries.values()) or lazy_classifiers_for_eager:
-        try:
-            import selection.lazy.selectors  # noqa: F401
-        except ImportError as exc:
-            raise KgfsError(f"lazy evaluation needs selection.lazy.selectors, which cannot be imported: {exc}") from exc
-
-    if multiclass_average not in ("macro", "weighted"):
-        raise KgfsError(f"multiclass_average must be 'macro' or 'weighted', got {multiclass_average!r}")
-    pos = positive_label(y, pos_label)
-    labels = np.unique(y)
     X = sp.csr_matrix(table.X)
-    n_features = X.shape[1]
-    hierarchy = table.hierarchy
-    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    wanted = None if folds is None else set(int(f) for f in folds)
-    choice_label = threshold if isinstance(threshold, str) else ("fixed" if threshold is not None else "")
-
-    rows: list[dict] = []
-    for fold, (tr, te) in enumerate(splitter.split(np.zeros(len(y)), y)):
-        if wanted is not None and fold not in wanted:
-            continue
-        X_tr, X_te, y_tr, y_te = X[tr], X[te], y[tr], y[te]
-        base = {"dataset": dataset, "fold": fold, "n_features": n_features, "n_train": len(tr),
-                "n_test": len(te), "pos_label": str(pos)}
-
-        def row(sel_label, params, cname, kind, **kw):
-            r = {**base, "selector": sel_label, "params": _params_json(params), "classifier": cname,
-                 "kind": kind, "n_selected": np.nan, "accuracy": np.nan, "auroc": np.nan, "aucpr": np.nan,
-                 "gm": np.nan, "compression": np.nan, "harmonic_mean": np.nan, "select_seconds": np.nan,
-                 "classify_seconds": np.nan, "threshold": np.nan, "threshold_choice": "",
-                 "status": "ok", "error": ""}
-            r.update(kw)
-            return r
-
-        def score(pred, proba, classes, n_sel):
-            return fold_metrics(y_te, pred, proba, classes, pos_label=pos, n_selected=n_sel,
-                                n_features=n_features, labels=labels, multiclass=multiclass_average)
-
-        for sname, sparams in sel_specs:
-            entry = entries[sname]
-            params = {**entry.defaults, **selector_params.get(sname, {}), **sparams}
-            user_params = {**selector_params.get(sname, {}), **sparams}
-            label = spec_label(sname, user_params)
-            swept = entry.threshold_grid is not None and isinstance(threshold, str)
-            if entry.threshold_grid is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
-                params["threshold"] = float(threshold)
-            if entry.kind == "lazy":
-                rows.extend(_run_lazy(sname, label, params, user_params, entry, clf_specs, hierarchy,
-                                      X_tr, y_tr, X_te, row, score))
-            elif swept:
-                grid = np.asarray(thresholds if thresholds is not None else entry.threshold_grid, dtype=float)
-                rows.extend(_run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_tr, X_te,
-                                       grid, threshold, threshold_metric, inner_splits, random_state + fold,
-                                       row, score, lazy_classifiers_for_eager, labels, pos, n_features,
-                                       multiclass_average))
-            else:
-                rows.extend(_run_eager(sname, label, params, user_params, entry, clf_specs, hierarchy,
-                                       X_tr, y_tr, X_te, row, score, lazy_classifiers_for_eager, choice_label))
-    _LAZY_FITTED.clear()  # drop references to this table's folds
-    _CLS_CACHE.update({"X_tr": None, "X_te": None, "rows": {}})
+    run = _Run(dataset=dataset, hierarchy=table.hierarchy, clf_specs=clf_specs, pos=positive_label(y, pos_label),
+               labels=np.unique(y), n_features=X.shape[1], multiclass=multiclass_average,
+               use_lazy=bool(lazy_classifiers_for_eager), threshold=threshold, thresholds=thresholds,
+               metric=threshold_metric, inner_splits=inner_splits, random_state=random_state)
+    rows = [r for fold in _folds(run, X, y, n_splits, folds) for method in methods for r in _run_method(fold, method)]
     df = pd.DataFrame(rows, columns=COLUMNS)
     if threshold == "best-on-test" and not keep_sweep:
         df = choose_best_on_test(df, threshold_metric)
     return df
 
 
-# Within one fold, selectors often choose the same columns (a sweep's plateaus, SIG at t=0 and
-# CompleteFS, ...): the classifier's output for a (classifier, mask) pair is kept while the
-# very same training and test arrays are passed, and reused.
-_CLS_CACHE: dict = {"X_tr": None, "X_te": None, "rows": {}}
-
-
-def _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy):
-    c = _CLS_CACHE
-    if c["X_tr"] is not X_tr or c["X_te"] is not X_te:
-        c["X_tr"], c["X_te"], c["rows"] = X_tr, X_te, {}
-    key = (cname, _params_json(cparams), bool(use_lazy), _mask_key(np.asarray(mask, dtype=bool)))
-    if key not in c["rows"]:
-        c["rows"][key] = _classify_uncached(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy)
-    return c["rows"][key]
-
-
-def _classify_uncached(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy):
-    t0 = time.perf_counter()
-    if use_lazy:
-        # the same mask for every test instance (the lazy classifiers take a 1-D mask as that)
-        pred, proba, classes = _lazy_classify(cname, cparams, X_tr, y_tr, X_te, np.asarray(mask, dtype=bool))
-    else:
-        pred, proba, classes = _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask)
-    return pred, proba, classes, time.perf_counter() - t0
-
-
-def _run_eager(sname, label, params, user_params, entry, clf_specs, hierarchy, X_tr, y_tr, X_te, row, score,
-               use_lazy, choice_label):
+def _methods(selectors, selector_params, threshold) -> list[_Method]:
+    """The selector specs resolved against the registry, with their parameters merged."""
+    extra = {k: dict(v) for k, v in (selector_params or {}).items()}
     out = []
+    for name, sparams in normalize_specs(selectors, "selector"):
+        entry = selector_entry(name)
+        user_params = {**extra.get(name, {}), **sparams}
+        params = {**entry.defaults, **user_params}
+        if entry.threshold_grid is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
+            params["threshold"] = float(threshold)
+        out.append(_Method(name, entry, params, user_params, spec_label(name, user_params)))
+    return out
+
+
+def _run_method(fold: _Fold, method: _Method) -> list[dict]:
+    if method.entry.kind == "lazy":
+        return _run_lazy(fold, method)
+    if method.entry.threshold_grid is not None and isinstance(fold.run.threshold, str):
+        grid = fold.run.thresholds if fold.run.thresholds is not None else method.entry.threshold_grid
+        return _run_sweep(fold, method, np.asarray(grid, dtype=float))
+    return _run_eager(fold, method)
+
+
+def _run_eager(fold: _Fold, method: _Method) -> list[dict]:
+    entry, params = method.entry, method.params
     thr = params.get("threshold", np.nan) if entry.threshold_grid is not None else np.nan
     t0 = time.perf_counter()
     try:
-        sel = get_selector(sname, hierarchy, **params)
-        sel.fit(X_tr, y_tr)
+        sel = get_selector(method.name, fold.run.hierarchy, **params)
+        sel.fit(fold.X_tr, fold.y_tr)
         mask = np.asarray(sel.get_support(), dtype=bool)
         if entry.threshold_grid is not None and "threshold" not in params:
             thr = getattr(sel, "threshold", np.nan)
     except Exception as exc:  # noqa: BLE001 - a failing selector must not stop the grid
-        log.warning("selector %s failed: %s", label, exc)
-        err = _error_text(exc)
-        return [row(label, user_params, c, entry.kind, status="failed", error=err, threshold=thr)
-                for c, _ in clf_specs]
+        log.warning("selector %s failed: %s", method.label, exc)
+        return fold.failed(method, exc, threshold=thr)
     secs = time.perf_counter() - t0
-    for cname, cparams in clf_specs:
+    t = fold.run.threshold
+    choice = "" if entry.threshold_grid is None else (t if isinstance(t, str) else ("" if t is None else "fixed"))
+    out = []
+    for cname, cparams in fold.run.clf_specs:
         try:
-            pred, proba, classes, csecs = _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy)
-            m = score(pred, proba, classes, int(mask.sum()))
-            out.append(row(label, user_params, cname, entry.kind, n_selected=int(mask.sum()), select_seconds=secs,
-                           classify_seconds=csecs, threshold=thr,
-                           threshold_choice=choice_label if entry.threshold_grid is not None else "", **m))
+            m, csecs = fold.evaluate_mask(cname, cparams, mask)
+            out.append(fold.row(method, cname, n_selected=int(mask.sum()), select_seconds=secs,
+                                classify_seconds=csecs, threshold=thr, threshold_choice=choice, **m))
         except Exception as exc:  # noqa: BLE001
-            log.warning("classifier %s after %s failed: %s", cname, label, exc)
-            out.append(row(label, user_params, cname, entry.kind, status="failed", error=_error_text(exc),
-                           n_selected=int(mask.sum()), select_seconds=secs, threshold=thr))
+            log.warning("classifier %s after %s failed: %s", cname, method.label, exc)
+            out.append(fold.row(method, cname, status="failed", error=_error_text(exc),
+                                n_selected=int(mask.sum()), select_seconds=secs, threshold=thr))
     return out
 
 
-def _run_lazy(sname, label, params, user_params, entry, clf_specs, hierarchy, X_tr, y_tr, X_te, row, score):
-    out = []
+def _run_lazy(fold: _Fold, method: _Method) -> list[dict]:
     t0 = time.perf_counter()
     try:
-        sel = get_selector(sname, hierarchy, **params)
-        sel.fit(X_tr, y_tr)
-        mask = sp.csr_matrix(sel.select_for(X_te)).astype(bool)
-        if mask.shape != X_te.shape:
-            raise ValueError(f"select_for returned shape {mask.shape}, expected {X_te.shape}")
+        sel = get_selector(method.name, fold.run.hierarchy, **method.params)
+        sel.fit(fold.X_tr, fold.y_tr)
+        shared = SharedSelection(sel)
+        n_sel = shared.mean_selected(fold.X_te, fold.block_rows)
     except Exception as exc:  # noqa: BLE001
-        log.warning("lazy selector %s failed: %s", label, exc)
-        return [row(label, user_params, c, "lazy", status="failed", error=_error_text(exc)) for c, _ in clf_specs]
+        log.warning("lazy selector %s failed: %s", method.label, exc)
+        return fold.failed(method, exc)
     secs = time.perf_counter() - t0
-    n_sel = float(np.asarray(mask.sum(axis=1)).ravel().mean()) if mask.shape[0] else 0.0
-    for cname, cparams in clf_specs:
+    out = []
+    for cname, cparams in fold.run.clf_specs:
         try:
             t1 = time.perf_counter()
-            pred, proba, classes = _lazy_classify(cname, cparams, X_tr, y_tr, X_te, mask)
-            m = score(pred, proba, classes, n_sel)
-            out.append(row(label, user_params, cname, "lazy", n_selected=n_sel, select_seconds=secs,
-                           classify_seconds=time.perf_counter() - t1, **m))
+            m = fold.score(*fold.lazy_scores(shared, cname, cparams), n_sel)
+            out.append(fold.row(method, cname, n_selected=n_sel, select_seconds=secs,
+                                classify_seconds=time.perf_counter() - t1, **m))
         except Exception as exc:  # noqa: BLE001
-            log.warning("lazy classifier %s after %s failed: %s", cname, label, exc)
-            out.append(row(label, user_params, cname, "lazy", status="failed", error=_error_text(exc),
-                           n_selected=n_sel, select_seconds=secs))
+            log.warning("lazy classifier %s after %s failed: %s", cname, method.label, exc)
+            out.append(fold.row(method, cname, status="failed", error=_error_text(exc), n_selected=n_sel,
+                                select_seconds=secs))
     return out
 
 
-def _sweep_scores(sname, params, clf_specs, hierarchy, X_fit, y_fit, X_eval, y_eval, grid, labels, pos,
-                  n_features, use_lazy, multiclass="macro"):
-    """Per classifier: arrays (metric dicts) over the grid; the classifier runs once per distinct mask."""
-    masks = _sweep_masks(sname, params, hierarchy, X_fit, y_fit, grid)
-    result = {}
-    for cname, cparams in clf_specs:
-        cache: dict[bytes, dict] = {}
-        per_t = []
-        for mask in masks:
-            k = _mask_key(mask)
-            if k not in cache:
-                pred, proba, classes, _ = _classify(cname, cparams, X_fit, y_fit, X_eval, mask, use_lazy)
-                cache[k] = fold_metrics(y_eval, pred, proba, classes, pos_label=pos, n_selected=int(mask.sum()),
-                                        n_features=n_features, labels=labels, multiclass=multiclass)
-            per_t.append(cache[k])
-        result[cname] = per_t
-    return masks, result
-
-
-def _run_sweep(sname, label, params, user_params, clf_specs, hierarchy, X_tr, y_tr, X_te, grid, choice, metric,
-               inner_splits, seed, row, score, use_lazy, labels, pos, n_features, multiclass="macro"):
-    out = []
-    kind = selector_entry(sname).kind
+def _run_sweep(fold: _Fold, method: _Method, grid: np.ndarray) -> list[dict]:
+    """A threshold method under ``best-on-test`` (every threshold scored on the test part; the
+    choice comes after all folds) or ``nested`` (the threshold an inner CV chose, per classifier)."""
+    choice = fold.run.threshold
     t0 = time.perf_counter()
     try:
-        if choice == "best-on-test":
-            masks = _sweep_masks(sname, params, hierarchy, X_tr, y_tr, grid)
-            secs = time.perf_counter() - t0
-            for cname, cparams in clf_specs:
-                cache: dict[bytes, dict] = {}
-                for t, mask in zip(grid, masks):
-                    k = _mask_key(mask)
-                    try:
-                        if k not in cache:
-                            pred, proba, classes, csecs = _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy)
-                            cache[k] = (score(pred, proba, classes, int(mask.sum())), csecs, "")
-                        m, csecs, _ = cache[k]
-                        out.append(row(label, user_params, cname, kind, n_selected=int(mask.sum()),
-                                       select_seconds=secs, classify_seconds=csecs, threshold=float(t),
-                                       threshold_choice="best-on-test", **m))
-                    except Exception as exc:  # noqa: BLE001
-                        out.append(row(label, user_params, cname, kind, status="failed", error=_error_text(exc),
-                                       threshold=float(t), threshold_choice="best-on-test"))
-            return out
-        # nested: the inner CV of the training part chooses the threshold per classifier
-        y_tr = np.asarray(y_tr)
-        min_count = int(np.unique(y_tr, return_counts=True)[1].min())
-        k_inner = min(inner_splits, min_count)
-        chosen = {}
-        if k_inner >= 2:
-            inner = StratifiedKFold(n_splits=k_inner, shuffle=True, random_state=seed)
-            acc = {c: np.zeros(len(grid)) for c, _ in clf_specs}
-            comp = {c: np.zeros(len(grid)) for c, _ in clf_specs}
-            for itr, iva in inner.split(np.zeros(len(y_tr)), y_tr):
-                _, res = _sweep_scores(sname, params, clf_specs, hierarchy, X_tr[itr], y_tr[itr], X_tr[iva],
-                                       y_tr[iva], grid, labels, pos, n_features, use_lazy, multiclass)
-                for c, per_t in res.items():
-                    acc[c] += np.array([d[metric] for d in per_t]) / k_inner
-                    comp[c] += np.array([d["compression"] for d in per_t]) / k_inner
-            for c, _ in clf_specs:
-                chosen[c] = float(grid[_pick(acc[c], comp[c], grid)])
-        else:  # too few training instances for an inner CV: the selector's default threshold
-            log.warning("%s: no inner CV possible (smallest class has %d training instances); "
-                        "using the default threshold", label, min_count)
-        masks = _sweep_masks(sname, params, hierarchy, X_tr, y_tr, grid)
-        secs = time.perf_counter() - t0
-        default_t = params.get("threshold")
-        for cname, cparams in clf_specs:
-            t = chosen.get(cname, default_t)
-            if t is None:
-                t = float(grid[-1])
-            i = int(np.argmin(np.abs(grid - float(t))))
-            mask = masks[i]
-            try:
-                pred, proba, classes, csecs = _classify(cname, cparams, X_tr, y_tr, X_te, mask, use_lazy)
-                m = score(pred, proba, classes, int(mask.sum()))
-                out.append(row(label, user_params, cname, kind, n_selected=int(mask.sum()), select_seconds=secs,
-                               classify_seconds=csecs, threshold=float(grid[i]), threshold_choice="nested", **m))
-            except Exception as exc:  # noqa: BLE001
-                out.append(row(label, user_params, cname, kind, status="failed", error=_error_text(exc),
-                               threshold=float(grid[i]), threshold_choice="nested"))
-        return out
+        chosen = _nested_choice(fold, method, grid) if choice == "nested" else None
+        masks = _sweep_masks(method.name, method.params, fold.run.hierarchy, fold.X_tr, fold.y_tr, grid)
     except Exception as exc:  # noqa: BLE001
-        log.warning("threshold sweep of %s failed: %s", label, exc)
-        return [row(label, user_params, c, kind, status="failed", error=_error_text(exc),
-                    threshold_choice=str(choice)) for c, _ in clf_specs]
+        log.warning("threshold sweep of %s failed: %s", method.label, exc)
+        return fold.failed(method, exc, threshold_choice=choice)
+    secs = time.perf_counter() - t0
+    if chosen is None:
+        picks = [(cname, cparams, i) for cname, cparams in fold.run.clf_specs for i in range(len(grid))]
+    else:  # the inner CV's choice per classifier; without one the default threshold, else the last
+        picks = []
+        for cname, cparams in fold.run.clf_specs:
+            t = chosen.get(cname, method.params.get("threshold"))
+            picks.append((cname, cparams, int(np.argmin(np.abs(grid - float(grid[-1] if t is None else t))))))
+    out = []
+    for cname, cparams, i in picks:
+        mask = masks[i]
+        try:
+            m, csecs = fold.evaluate_mask(cname, cparams, mask)
+            out.append(fold.row(method, cname, n_selected=int(mask.sum()), select_seconds=secs,
+                                classify_seconds=csecs, threshold=float(grid[i]), threshold_choice=choice, **m))
+        except Exception as exc:  # noqa: BLE001
+            out.append(fold.row(method, cname, status="failed", error=_error_text(exc), threshold=float(grid[i]),
+                                threshold_choice=choice))
+    return out
+
+
+def _nested_choice(fold: _Fold, method: _Method, grid: np.ndarray) -> dict[str, float]:
+    """Per classifier name, the threshold an inner stratified CV of the training part chooses
+    (best mean ``metric``, then compression); empty when the training part is too small."""
+    run, y_tr = fold.run, fold.y_tr
+    min_count = int(np.unique(y_tr, return_counts=True)[1].min())
+    k_inner = min(run.inner_splits, min_count)
+    if k_inner < 2:
+        log.warning("%s: no inner CV possible (smallest class has %d training instances); "
+                    "using the default threshold", method.label, min_count)
+        return {}
+    inner = StratifiedKFold(n_splits=k_inner, shuffle=True, random_state=run.random_state + fold.index)
+    value = {c: np.zeros(len(grid)) for c, _ in run.clf_specs}
+    comp = {c: np.zeros(len(grid)) for c, _ in run.clf_specs}
+    for itr, iva in inner.split(np.zeros(len(y_tr)), y_tr):
+        sub = fold.inner(itr, iva)
+        masks = _sweep_masks(method.name, method.params, run.hierarchy, sub.X_tr, sub.y_tr, grid)
+        for cname, cparams in run.clf_specs:
+            per_t = [sub.evaluate_mask(cname, cparams, mask)[0] for mask in masks]
+            value[cname] += np.array([d[run.metric] for d in per_t]) / k_inner
+            comp[cname] += np.array([d["compression"] for d in per_t]) / k_inner
+    return {c: float(grid[_pick(value[c], comp[c], grid)]) for c, _ in run.clf_specs}

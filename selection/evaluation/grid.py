@@ -49,7 +49,28 @@ GRID_FORMAT = 1
 
 @dataclass
 class GridResult:
-    """Paths of a finished grid and what it did."""
+    """Paths of a finished grid and what it did (returned by :func:`run_grid`).
+
+    Attributes
+    ----------
+    out_dir, results, summary, stats, report : Path
+        The output folder and its ``results.csv``, ``summary.csv``, ``stats.md``, ``report.md``.
+    plots : list of Path
+        The PNG plots.
+    sweep : Path or None
+        ``sweep.csv`` (every threshold of a best-on-test sweep), when there is one.
+    n_cells, n_computed, n_reused, n_failed : int
+        Cells of the grid, computed now, reused from ``out_dir/cells``, and failed.
+    seconds : float
+        Wall time of the whole grid.
+
+    Examples
+    --------
+    >>> r = GridResult(Path("out"), Path("out/results.csv"), Path("out/summary.csv"),
+    ...                Path("out/stats.md"), Path("out/report.md"), n_cells=4, n_reused=4)
+    >>> r.n_cells - r.n_reused
+    0
+    """
 
     out_dir: Path
     results: Path
@@ -65,12 +86,36 @@ class GridResult:
     seconds: float = 0.0
 
     def frame(self) -> pd.DataFrame:
-        """The results as a DataFrame."""
+        """The results as a DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``results.csv``, columns :data:`selection.evaluation.cv.COLUMNS`.
+        """
         return pd.read_csv(self.results)
 
 
 def table_fingerprint(table) -> str:
-    """A short content hash of a table (matrix, labels, feature names)."""
+    """A short content hash of a table (matrix, labels, feature names).
+
+    Parameters
+    ----------
+    table : kg.table.FeatureTable
+        Anything with ``X``, ``y`` and ``feature_names``.
+
+    Returns
+    -------
+    str
+        16 hex digits; part of every cell's key.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> t = SimpleNamespace(X=sp.csr_matrix([[1, 0], [0, 1]]), y=[0, 1], feature_names=["a", "b"])
+    >>> len(table_fingerprint(t)), table_fingerprint(t) == table_fingerprint(t)
+    (16, True)
+    """
     h = hashlib.sha256()
     X = sp.csr_matrix(table.X)
     for a in (X.indptr, X.indices, np.asarray(X.shape)):
@@ -104,15 +149,15 @@ def _function_hash(fn) -> str:
 
 def _code_version(selector: str, classifier: str, evaluate=None) -> str:
     """Hash of the code a cell depends on: evaluation and metrics modules, the protocol's own
-    function, the modules that register the selector and the classifier (and ``selection.lazy.selectors``
-    whose classifiers the lazy and RPV evaluations use)."""
+    function, the modules that register the selector and the classifier (and the lazy selectors,
+    classifiers and estimator that the lazy and RPV evaluations go through)."""
     # a protocol's own method (e.g. hifsrr2017's) is covered by the hash of its evaluate function
     sel = selector_entry(selector) if selector in available_selectors() else None
     mods = ["selection.evaluation.cv", "selection.evaluation.metrics", classifier_entry(classifier).factory.__module__]
     if sel is not None:
         mods.append(sel.factory.__module__)
     if (sel is not None and sel.kind == "lazy") or classifier in ("nb", "1nn", "knn"):
-        mods += ["selection.lazy.selectors", "selection.lazy.classifiers"]
+        mods += ["selection.lazy.selectors", "selection.lazy.classifiers", "selection.lazy.estimator"]
     parts = [_module_hash(m) for m in mods]
     if evaluate is not None:
         parts.append(_function_hash(evaluate))
@@ -121,7 +166,37 @@ def _code_version(selector: str, classifier: str, evaluate=None) -> str:
 
 def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fold, protocol, options,
              n_splits, seed, evaluate=None) -> str:
-    """The hash that names a cell's file."""
+    """The hash that names a cell's file (``out_dir/cells/<key>.json``).
+
+    Parameters
+    ----------
+    dataset, fingerprint : str
+        The dataset's name and :func:`table_fingerprint`.
+    selector, classifier : str
+        Registry names.
+    sparams, cparams : mapping
+        Their parameters.
+    fold, n_splits, seed : int
+        The fold and the cross-validation that made it.
+    protocol, options : str
+        The protocol's name and its options as canonical JSON.
+    evaluate : callable, optional
+        The protocol's evaluation function (its source is part of the code version).
+
+    Returns
+    -------
+    str
+        32 hex digits; any change of data, parameters or code (see the module docstring) gives
+        another key.
+
+    Examples
+    --------
+    >>> k = cell_key(dataset="d", fingerprint="f", selector="complete", sparams={}, classifier="nb",
+    ...              cparams={}, fold=0, protocol="basic", options="{}", n_splits=10, seed=0)
+    >>> len(k), k == cell_key(dataset="d", fingerprint="f", selector="complete", sparams={}, classifier="nb",
+    ...                       cparams={}, fold=1, protocol="basic", options="{}", n_splits=10, seed=0)
+    (32, False)
+    """
     payload = {"v": GRID_FORMAT, "dataset": dataset, "data": fingerprint, "selector": selector,
                "sparams": sparams, "classifier": classifier, "cparams": cparams, "fold": int(fold),
                "protocol": protocol, "options": options, "n_splits": int(n_splits), "seed": int(seed),
@@ -141,7 +216,7 @@ def _run_unit(evaluate, table, dataset, sel_specs, clf_specs, fold, n_splits, se
 
 
 def _load_default(name):
-    from kg.datasets import load_dataset  # built by the foundation issue
+    from kg.datasets import load_dataset
 
     return load_dataset(name)
 
@@ -184,12 +259,20 @@ def run_grid(
         Seed of the folds (and of inner CV folds).
     progress : callable, optional
         ``progress(done_cells, total_cells)``, called as cells finish (reused cells count as done).
+    load : callable, optional
+        ``load(name) -> FeatureTable`` for dataset names (default ``kg.datasets.load_dataset``).
     n_splits : int, optional
         Folds (default: the protocol's, 10).
     options : mapping, optional
         Protocol options, e.g. ``{"threshold_choice": "best-on-test"}`` for ``shsel2014``.
     control : str, optional
         Control method of the Holm test (default: the protocol's, else the first selector).
+    alpha : float
+        Significance level of the tests in the report.
+    plots : bool
+        Write the PNG plots.
+    title : str, optional
+        Title of the report (default: "Evaluation report (<protocol>)").
     alternative : {"two-sided", "one-sided"}, optional
         Holm test p-values (default: the protocol's, ``one-sided`` for ``rpv2020`` as the paper,
         else ``two-sided``).
@@ -197,11 +280,56 @@ def run_grid(
     Returns
     -------
     GridResult
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b", "c"])
+    >>> facts = {f"i{i}": (["b"] if i % 2 else ["c"]) for i in range(20)}
+    >>> t = FeatureTable.from_facts(facts, h, labels={f"i{i}": i % 2 for i in range(20)})
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     r = run_grid({"toy": t}, ["complete"], ["nb"], out_dir=d, n_jobs=1, n_splits=2, plots=False)
+    ...     again = run_grid({"toy": t}, ["complete"], ["nb"], out_dir=d, n_jobs=1, n_splits=2, plots=False)
+    ...     accuracy = again.frame()["accuracy"].tolist()
+    >>> r.n_cells, r.n_computed, again.n_reused, accuracy
+    (2, 2, 2, [1.0, 1.0])
     """
     t_start = time.perf_counter()
     proto = get_protocol(protocol)
     n_splits = int(n_splits or proto.n_splits)
     options = dict(options or {})
+    sel_specs, clf_specs = _checked_specs(proto, protocol, selectors, classifiers)
+    labels = [spec_label(s, p) for s, p in sel_specs]
+    tables = _load_tables(datasets, load, n_splits)
+    out = Path(out_dir)
+    plan = _Plan(out / "cells", tables, sel_specs, clf_specs, protocol=protocol, options=options,
+                 n_splits=n_splits, seed=random_state, evaluate=proto.evaluate)
+    if progress:
+        progress(plan.done, plan.total)
+    _execute(plan, n_jobs, progress)
+    raw = _sort(plan.gather(), tables, labels, clf_specs)
+    sweep = None
+    if proto.postprocess is not None:
+        if raw["threshold_choice"].eq("best-on-test").any():
+            sweep = raw[raw["threshold_choice"].eq("best-on-test")]
+        results = _sort(proto.postprocess(raw, options), tables, labels, clf_specs)
+    else:
+        results = raw
+    notes = _notes(proto, options, n_splits, random_state, results)
+    alternative = alternative or proto.options.get("alternative", "two-sided")
+    paths = _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative)
+    return GridResult(
+        out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
+        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), n_cells=plan.total,
+        n_computed=plan.total - plan.n_reused, n_reused=plan.n_reused,
+        n_failed=int((results["status"] != "ok").sum()), seconds=time.perf_counter() - t_start,
+    )
+
+
+def _checked_specs(proto, protocol: str, selectors, classifiers) -> tuple[list, list]:
+    """Selector and classifier specs, every name resolved before any work."""
     sel_specs = normalize_specs(selectors, "selector")
     clf_specs = normalize_specs(classifiers if classifiers is not None else list(proto.classifiers), "classifier")
     for s, _ in sel_specs:
@@ -214,108 +342,92 @@ def run_grid(
     labels = [spec_label(s, p) for s, p in sel_specs]
     if len(set(labels)) != len(labels):
         raise KgfsError(f"selectors given twice: {labels}")
+    return sel_specs, clf_specs
 
-    # load and check every dataset before any work
+
+def _load_tables(datasets, load, n_splits: int) -> dict:
+    """Every dataset loaded and checked for the folds before any work."""
     if isinstance(datasets, Mapping):
         tables = dict(datasets)
     else:
         if isinstance(datasets, str):
             datasets = [datasets]
         load = load or _load_default
-        tables = {}
-        for name in datasets:
-            tables[str(name)] = load(name)
+        tables = {str(name): load(name) for name in datasets}
     if not tables:
         raise KgfsError("no datasets given")
     for name, t in tables.items():
         check_folds(None if t.y is None else np.asarray(t.y), n_splits, name)
+    return tables
 
-    out = Path(out_dir)
-    cells_dir = out / "cells"
-    cells_dir.mkdir(parents=True, exist_ok=True)
-    opt_key = json.dumps(options, sort_keys=True, default=str)
 
-    # the plan: keys of every cell, and which dataset x fold units still have work
-    keys: dict[tuple, str] = {}
-    units: dict[tuple, list] = {}
-    for dname, t in tables.items():
-        fp = table_fingerprint(t)
-        for fold in range(n_splits):
-            for s, sp_ in sel_specs:
-                pending = False
-                for c, cp in clf_specs:
-                    k = cell_key(dataset=dname, fingerprint=fp, selector=s, sparams=sp_, classifier=c, cparams=cp,
-                                 fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits, seed=random_state,
-                                 evaluate=proto.evaluate)
-                    keys[(dname, spec_label(s, sp_), c, fold)] = k
-                    if not (cells_dir / f"{k}.json").exists():
-                        pending = True
-                if pending:
-                    units.setdefault((dname, fold), []).append((s, sp_))
-    total = len(keys)
-    n_pending_cells = sum(len(v) * len(clf_specs) for v in units.values())
-    done = total - n_pending_cells
-    n_reused = done
-    if progress:
-        progress(done, total)
+class _Plan:
+    """The cells of a grid: their keys, which dataset x fold units still have work, and the store."""
 
-    def store(dname, fold, df):
-        nonlocal done
-        for (s, sp_) in units[(dname, fold)]:
+    def __init__(self, cells_dir: Path, tables, sel_specs, clf_specs, *, protocol, options, n_splits, seed,
+                 evaluate):
+        self.cells_dir, self.tables, self.clf_specs = cells_dir, tables, clf_specs
+        self.n_splits, self.seed, self.options, self.evaluate = n_splits, seed, options, evaluate
+        cells_dir.mkdir(parents=True, exist_ok=True)
+        opt_key = json.dumps(options, sort_keys=True, default=str)
+        self.keys: dict[tuple, str] = {}
+        self.units: dict[tuple, list] = {}
+        for dname, t in tables.items():
+            fp = table_fingerprint(t)
+            for fold in range(n_splits):
+                for s, sp_ in sel_specs:
+                    pending = False
+                    for c, cp in clf_specs:
+                        k = cell_key(dataset=dname, fingerprint=fp, selector=s, sparams=sp_, classifier=c,
+                                     cparams=cp, fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits,
+                                     seed=seed, evaluate=evaluate)
+                        self.keys[(dname, spec_label(s, sp_), c, fold)] = k
+                        pending = pending or not (cells_dir / f"{k}.json").exists()
+                    if pending:
+                        self.units.setdefault((dname, fold), []).append((s, sp_))
+        self.total = len(self.keys)
+        self.n_reused = self.done = self.total - sum(len(v) * len(clf_specs) for v in self.units.values())
+
+    def jobs(self) -> list[tuple]:
+        """Pending ``(dataset, fold, selector specs)``, biggest first (a large dataset must not
+        start last and leave the other cores idle)."""
+        size = {d: (t.X.nnz + t.X.shape[0]) for d, t in self.tables.items()}
+        return sorted(((d, f, specs) for (d, f), specs in self.units.items()), key=lambda j: -size[j[0]] * len(j[2]))
+
+    def store(self, dname: str, fold: int, df: pd.DataFrame) -> None:
+        """Write each finished cell of a unit at once, atomically."""
+        for s, sp_ in self.units[(dname, fold)]:
             lab = spec_label(s, sp_)
-            for c, _cp in clf_specs:
+            for c, _cp in self.clf_specs:
                 sub = df[(df["selector"] == lab) & (df["classifier"] == c)]
-                k = keys[(dname, lab, c, fold)]
+                k = self.keys[(dname, lab, c, fold)]
                 payload = json.dumps({"key": k, "rows": sub.to_dict("records")}, default=_jsonable)
-                atomic_write(cells_dir / f"{k}.json", lambda p, s_=payload: p.write_text(s_, encoding="utf-8"))
-                done += 1
-        if progress:
-            progress(done, total)
+                atomic_write(self.cells_dir / f"{k}.json", lambda p, s_=payload: p.write_text(s_, encoding="utf-8"))
+                self.done += 1
 
-    # biggest units first, so a large dataset does not start last and leave the other cores idle
-    jobs = sorted(((dname, fold, specs) for (dname, fold), specs in units.items()),
-                  key=lambda j: -(tables[j[0]].X.nnz + tables[j[0]].X.shape[0]) * len(j[2]))
-    if jobs:
-        if n_jobs == 1 or len(jobs) == 1:
-            for dname, fold, specs in jobs:
-                _, _, df = _run_unit(proto.evaluate, tables[dname], dname, specs, clf_specs, fold, n_splits,
-                                     random_state, options)
-                store(dname, fold, df)
-        else:
-            from joblib import Parallel, delayed
+    def gather(self) -> pd.DataFrame:
+        """This grid's cells (only its own keys: an out_dir may hold older cells)."""
+        rows = []
+        for k in self.keys.values():
+            with open(self.cells_dir / f"{k}.json", encoding="utf-8") as fh:
+                rows.extend(json.load(fh)["rows"])
+        return pd.DataFrame(rows, columns=COLUMNS)
 
-            par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            for dname, fold, df in par(
-                delayed(_run_unit)(proto.evaluate, tables[dname], dname, specs, clf_specs, fold, n_splits,
-                                   random_state, options)
-                for dname, fold, specs in jobs
-            ):
-                store(dname, fold, df)
 
-    # gather this grid's cells (only its own keys: an out_dir may hold older cells)
-    rows = []
-    for k in keys.values():
-        with open(cells_dir / f"{k}.json", encoding="utf-8") as fh:
-            rows.extend(json.load(fh)["rows"])
-    raw = pd.DataFrame(rows, columns=COLUMNS)
-    raw = _sort(raw, tables, labels, clf_specs)
-    sweep = None
-    if proto.postprocess is not None:
-        if raw["threshold_choice"].eq("best-on-test").any():
-            sweep = raw[raw["threshold_choice"].eq("best-on-test")]
-        results = proto.postprocess(raw, options)
-        results = _sort(results, tables, labels, clf_specs)
+def _execute(plan: _Plan, n_jobs: int, progress) -> None:
+    """Run the pending units, in this process or with joblib workers, storing cells as they finish."""
+    jobs = [(plan.evaluate, plan.tables[d], d, specs, plan.clf_specs, f, plan.n_splits, plan.seed, plan.options)
+            for d, f, specs in plan.jobs()]
+    if n_jobs == 1 or len(jobs) <= 1:
+        results = (_run_unit(*job) for job in jobs)
     else:
-        results = raw
-    notes = _notes(proto, options, n_splits, random_state, results)
-    alternative = alternative or proto.options.get("alternative", "two-sided")
-    paths = _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative)
-    return GridResult(
-        out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
-        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), n_cells=total,
-        n_computed=total - n_reused, n_reused=n_reused, n_failed=int((results["status"] != "ok").sum()),
-        seconds=time.perf_counter() - t_start,
-    )
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(_run_unit)(*job) for job in jobs)
+    for dname, fold, df in results:
+        plan.store(dname, fold, df)
+        if progress:
+            progress(plan.done, plan.total)
 
 
 def _jsonable(o):

@@ -18,9 +18,11 @@ A protocol bundles an evaluation function and the defaults of a paper's experime
   class is label 1 when the labels are 0/1 (pro-longevity in the GO datasets, as in the paper),
   ``true``/``positive``/``yes`` for such pairs, otherwise the minority class (see
   :func:`rpv_pos_label`). With more than two classes (Cities) GM, AUROC and AUCPR are WEKA's
-  class-frequency-weighted averages (option ``multiclass_average``). When ``selection.lazy.selectors`` is importable, eager selectors are
-  scored with the same lazy NB / 1-NN implementation as the lazy ones (their mask repeated for
-  every test instance), so the classifier is identical across all methods.
+  class-frequency-weighted averages (option ``multiclass_average``). Eager selectors are scored
+  with the same lazy NB / 1-NN implementation as the lazy ones (their mask repeated for every
+  test instance, through :class:`~selection.lazy.estimator.LazySelectionClassifier`), so the
+  classifier is identical across all methods (option ``lazy_classifiers_for_eager=False``
+  turns that off).
 
 Other engineers add protocols with :func:`register_protocol`.
 
@@ -73,6 +75,16 @@ class Protocol:
         ``postprocess(rows, options) -> rows`` applied to all rows of a dataset after every fold
         is done (e.g. the best-on-test threshold choice, which needs all folds).
     description : str
+    options : dict
+        Protocol defaults the grid reads (e.g. ``alternative`` of the Holm test).
+    methods : tuple of str or None
+        Selector names the protocol resolves itself (None: the selector registry).
+
+    Examples
+    --------
+    >>> p = Protocol("holdout", evaluate_table, classifiers=("nb",), n_splits=5)
+    >>> p.n_splits, p.rank_metrics
+    (5, ('accuracy',))
     """
 
     name: str
@@ -105,14 +117,51 @@ def _load_plugins() -> None:
 
 
 def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
-    """Register ``fn`` (see :class:`Protocol` ``evaluate``) under ``name``; keywords as :class:`Protocol`."""
+    """Register ``fn`` (see :class:`Protocol` ``evaluate``) under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The name ``run_grid(protocol=...)`` and ``kgfs evaluate --protocol`` take.
+    fn : callable
+        The evaluation function (see :class:`Protocol`).
+    **kw
+        The other fields of :class:`Protocol`.
+
+    Returns
+    -------
+    Protocol
+
+    Examples
+    --------
+    >>> def five_fold(table, selectors, classifiers, *, dataset, n_splits, random_state, folds, options):
+    ...     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
+    ...                           random_state=random_state, folds=folds)
+    >>> register_protocol("example-five-fold", five_fold, n_splits=5).n_splits
+    5
+    >>> del _PROTOCOLS["example-five-fold"]  # leave the registry as it was
+    """
     p = Protocol(name=name, evaluate=fn, **kw)
     _PROTOCOLS[name] = p
     return p
 
 
 def get_protocol(name: str) -> Protocol:
-    """The protocol registered as ``name`` (a :class:`KgfsError` lists the known ones)."""
+    """The protocol registered as ``name`` (a :class:`KgfsError` lists the known ones).
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    Protocol
+
+    Examples
+    --------
+    >>> get_protocol("rpv2020").control
+    'rpv'
+    """
     if name not in _PROTOCOLS:
         _load_plugins()
     try:
@@ -122,6 +171,17 @@ def get_protocol(name: str) -> Protocol:
 
 
 def available_protocols() -> dict[str, Protocol]:
+    """Every registered protocol, by name (those of plug-in modules included).
+
+    Returns
+    -------
+    dict of str -> Protocol
+
+    Examples
+    --------
+    >>> {"basic", "rpv2020", "shsel2014"} <= set(available_protocols())
+    True
+    """
     _load_plugins()
     return dict(sorted(_PROTOCOLS.items()))
 
@@ -162,9 +222,26 @@ _POSITIVE_PAIRS = ({"0", "1"}, {"false", "true"}, {"negative", "positive"}, {"no
 
 
 def rpv_pos_label(y):
-    """The RPV protocol's positive class for two labels that name it (0/1, false/true,
-    negative/positive, no/yes): the second (``1``: pro-longevity in the GO data; ``true`` in NY
-    Daily, whose 57% positive instances match the paper's Table 1); else None (minority class)."""
+    """The RPV protocol's positive class for two labels that name it, else None.
+
+    For 0/1, false/true, negative/positive, no/yes, neg/pos: the second (``1``: pro-longevity in
+    the GO data; ``true`` in NY Daily, whose 57% positive instances match the paper's Table 1).
+    Otherwise None, which means the minority class.
+
+    Parameters
+    ----------
+    y : array-like
+        Class labels.
+
+    Returns
+    -------
+    label or None
+
+    Examples
+    --------
+    >>> rpv_pos_label([0, 1, 1]), rpv_pos_label(["No", "Yes"]), rpv_pos_label(["a", "b"])
+    (1, 'Yes', None)
+    """
     vals = np.unique(np.asarray(y)).tolist()
     low = {str(v).lower() for v in vals}
     for pair in _POSITIVE_PAIRS:
@@ -175,14 +252,10 @@ def rpv_pos_label(y):
     return None
 
 
-def _lazy_available() -> bool:
-    return importlib.util.find_spec("selection.lazy.selectors") is not None
-
-
 def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
     options = dict(options or {})
     pos = options.get("pos_label", rpv_pos_label(table.y))
-    lazy_eager = options.get("lazy_classifiers_for_eager", _lazy_available())
+    lazy_eager = options.get("lazy_classifiers_for_eager", True)
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
                           random_state=random_state, folds=folds, threshold=options.get("threshold"),
                           pos_label=pos, lazy_classifiers_for_eager=bool(lazy_eager),

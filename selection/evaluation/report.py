@@ -3,8 +3,9 @@
 Everything here starts from the tidy results of :func:`selection.evaluation.cv.evaluate_table`
 (one row per dataset x selector x classifier x fold) and writes files atomically:
 
-- ``summary.csv``: per classifier x method: mean of every measure over datasets, average rank
-  and number of wins per ranked measure, failed cells.
+- ``summary.csv``: one row per dataset x method x classifier: mean (same column names as
+  ``results.csv``) and sd over the folds of every measure, successful and failed folds, the method's rank on the dataset and (with several
+  datasets) its average rank and wins over them (:func:`summarize`; ``kgfs run`` writes the same).
 - ``stats.md``: per classifier x ranked measure, the Friedman statistic and p-value and the
   Holm test against a control (the RPV paper's Table A.1 layout: method, average rank, p-value,
   adjusted alpha, significant?).
@@ -51,8 +52,35 @@ def _order(values) -> list:
     return list(dict.fromkeys(values))
 
 
+def _example_results() -> pd.DataFrame:
+    """Results of 2 datasets x 2 methods x 1 classifier x 2 folds (for the examples)."""
+    acc = {("d1", "A"): (0.6, 0.8), ("d1", "B"): (0.7, 0.7), ("d2", "A"): (0.9, 0.9), ("d2", "B"): (0.5, 0.7)}
+    return pd.DataFrame([{"dataset": d, "selector": m, "classifier": "nb", "fold": f, "accuracy": a,
+                          "compression": {"A": 0.0, "B": 0.5}[m], "select_seconds": 0.01, "status": "ok",
+                          "error": ""} for (d, m), accs in acc.items() for f, a in enumerate(accs)])
+
+
 def dataset_means(results: pd.DataFrame, metric: str, classifier: str) -> pd.DataFrame:
-    """Datasets x methods: the mean of ``metric`` over folds (NaN where any fold failed)."""
+    """Datasets x methods: the mean of ``metric`` over folds (NaN where any fold failed).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per dataset x selector x classifier x fold, with ``status``.
+    metric : str
+        A column of ``results``, or ``pct_selected`` (100 x (1 - compression)).
+    classifier : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        Datasets and methods in their order of appearance.
+
+    Examples
+    --------
+    >>> dataset_means(_example_results(), "accuracy", "nb").round(2).values.tolist()
+    [[0.7, 0.7], [0.9, 0.6]]
+    """
     r = results[results["classifier"] == classifier]
     if metric == "pct_selected":
         r = r.assign(pct_selected=100.0 * (1.0 - r["compression"]))
@@ -79,7 +107,31 @@ def _fmt(v, digits, scale) -> str:
 
 def markdown_table(df: pd.DataFrame, *, higher_is_better: bool = True, digits: int = 3, scale: float = 1.0,
                    extra_rows: dict | None = None, index_name: str = "Dataset") -> str:
-    """A markdown table of ``df`` (rows x columns) with the best value per row in bold."""
+    """A markdown table of ``df`` (rows x columns) with the best value per row in bold.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Numbers; NaN is shown as ``failed``.
+    higher_is_better : bool
+    digits : int
+    scale : float
+        Values are multiplied by it (e.g. 100 for percentages).
+    extra_rows : dict, optional
+        Row name -> pandas.Series by column (e.g. ``Avg. Rank``), shown in italics with 2 digits.
+    index_name : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"A": [0.5], "B": [0.7]}, index=["d1"])))
+    | Dataset | A | B |
+    |---|---:|---:|
+    | d1 | 0.500 | **0.700** |
+    """
     cols = list(df.columns)
     lines = ["| " + index_name + " | " + " | ".join(str(c) for c in cols) + " |",
              "|---|" + "---:|" * len(cols)]
@@ -104,41 +156,109 @@ def _complete(df: pd.DataFrame) -> pd.DataFrame:
     return df.dropna(axis=0, how="any")
 
 
-def summarize(results: pd.DataFrame, metrics, rank_metrics) -> pd.DataFrame:
-    """One row per classifier x method: means over datasets, average ranks, wins, failures."""
-    rows = []
-    methods = _order(results["selector"])
+# Measures summarised per cell (mean over the successful folds), and those also given an sd.
+MEASURES = ("n_features", "n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean",
+            "pct_selected", "select_seconds")
+_WITH_SD = ("n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean", "pct_selected")
+
+
+def summarize(results: pd.DataFrame, metrics=(), rank_metrics=()) -> pd.DataFrame:
+    """The ``summary.csv`` of ``kgfs run`` and ``kgfs evaluate``: one row per dataset x selector x classifier.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        One row per dataset x selector x classifier x fold (:func:`selection.evaluation.cv.evaluate_table`),
+        with ``status`` (``ok`` or not).
+    metrics : sequence of str
+        Measures summarised besides :data:`MEASURES` (those present in ``results``).
+    rank_metrics : sequence of str
+        Measures whose ranks are given.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: ``dataset``, ``selector``, ``classifier``; ``folds`` (successful) and ``failed``;
+        every measure ``<m>`` of ``results`` as its mean over the successful folds (the columns of
+        ``results``, plus ``pct_selected`` = 100 x (1 - compression)) and ``<m>_sd`` for the quality
+        measures and ``n_selected``. Per rank measure:
+        ``<m>_rank``, the selector's rank on this dataset among the selectors (1 = best, ties
+        averaged; empty where some selector failed on the dataset: ranks use complete datasets
+        only, as ``report.md`` and ``stats.md`` do); with more than one dataset also
+        ``<m>_avg_rank`` and ``<m>_wins``, over the complete datasets of the classifier (the
+        same on every row of a selector x classifier; ``report.md``'s Avg. Rank and #Win).
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"dataset": "d", "selector": ["A", "A", "B", "B"], "classifier": "nb",
+    ...                   "fold": [0, 1, 0, 1], "accuracy": [0.5, 0.7, 0.8, 0.8],
+    ...                   "compression": [0.0, 0.0, 0.5, 0.5], "status": "ok"})
+    >>> s = summarize(r, rank_metrics=["accuracy"])
+    >>> s[["selector", "folds", "accuracy", "pct_selected", "accuracy_rank"]].values.tolist()
+    [['A', 2, 0.6, 100.0, 2.0], ['B', 2, 0.8, 50.0, 1.0]]
+    """
+    keys = ["dataset", "selector", "classifier"]
+    if "compression" in results:
+        results = results.assign(pct_selected=100.0 * (1.0 - results["compression"]))
+    ok = results[results["status"].eq("ok")]
+    g = ok.groupby(keys, sort=False)
+    cells = results.groupby(keys, sort=False).size()
+    out = pd.DataFrame(index=cells.index)
+    out["folds"] = g.size().reindex(cells.index).fillna(0).astype(int)
+    out["failed"] = (cells - out["folds"]).astype(int)
+    for m in _order([*MEASURES, *metrics]):
+        if m in results:
+            out[m] = g[m].mean()
+            if m in _WITH_SD:
+                out[f"{m}_sd"] = g[m].std()
+    out = out.reset_index()
+    several = results["dataset"].nunique() > 1
+    for m in rank_metrics:
+        _add_ranks(out, results, m, several)
+    return out
+
+
+def _add_ranks(out: pd.DataFrame, results: pd.DataFrame, metric: str, several: bool) -> None:
+    """Add ``<metric>_rank`` (and ``_avg_rank``, ``_wins`` when ``several`` datasets) to ``out``."""
+    higher = metric != "pct_selected"
+    cols = [f"{metric}_rank"] + ([f"{metric}_avg_rank", f"{metric}_wins"] if several else [])
+    for c in cols:
+        out[c] = np.nan
     for clf in _order(results["classifier"]):
-        r = results[results["classifier"] == clf]
-        per = {}
-        for m in set(metrics) | set(rank_metrics) | {"accuracy", "compression", "select_seconds"}:
-            per[m] = dataset_means(results, m, clf)
-        ranks, wins = {}, {}
-        for m in rank_metrics:
-            t = _complete(per[m])
-            if t.shape[0] >= 1 and t.shape[1] >= 2:
-                ranks[m] = stats.rank_table(t).mean(axis=0)
-                wins[m] = stats.wins(t)
-        for s in methods:
-            sub = r[r["selector"] == s]
-            if sub.empty:
+        t = _complete(dataset_means(results, metric, clf))
+        if t.shape[0] < 1 or t.shape[1] < 2:
+            continue
+        ranks = stats.rank_table(t, higher_is_better=higher)
+        for i in np.flatnonzero(out["classifier"].eq(clf).to_numpy()):
+            d, s = out.at[i, "dataset"], out.at[i, "selector"]
+            if s not in ranks.columns:
                 continue
-            row = {"classifier": clf, "selector": s, "n_datasets": sub["dataset"].nunique(),
-                   "cells": len(sub), "failed": int((sub["status"] != "ok").sum())}
-            for m in _order(list(metrics) + ["accuracy", "compression", "select_seconds"]):
-                if s in per[m].columns:
-                    row[f"{m}_mean"] = float(per[m][s].mean())
-            row["pct_selected_mean"] = 100.0 * (1.0 - row.get("compression_mean", np.nan))
-            for m in rank_metrics:
-                if m in ranks and s in ranks[m].index:
-                    row[f"{m}_rank"] = float(ranks[m][s])
-                    row[f"{m}_wins"] = float(wins[m][s])
-            rows.append(row)
-    return pd.DataFrame(rows)
+            if d in ranks.index:
+                out.at[i, cols[0]] = ranks.at[d, s]
+            if several:
+                out.at[i, cols[1]] = ranks[s].mean()
+                out.at[i, cols[2]] = stats.wins(t, higher_is_better=higher)[s]
 
 
 def choose_control(methods, preferred=None, default=None):
-    """The Holm control: ``preferred`` if given, else the protocol's ``default`` when present, else the first method."""
+    """The Holm control: ``preferred`` if given, else the protocol's ``default`` when present, else the first method.
+
+    Parameters
+    ----------
+    methods : iterable of str
+    preferred : str, optional
+        Must be one of ``methods``.
+    default : str, optional
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> choose_control(["a", "b"]), choose_control(["a", "b"], default="b"), choose_control(["a", "b"], "a", "b")
+    ('a', 'b', 'a')
+    """
     methods = list(methods)
     if preferred is not None:
         if preferred not in methods:
@@ -151,7 +271,29 @@ def choose_control(methods, preferred=None, default=None):
 
 def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default_control=None,
                    alpha: float = 0.05, title: str = "Statistical tests", alternative: str = "two-sided") -> str:
-    """Friedman + Holm-vs-control per classifier and measure, in the RPV paper's Table A.1 layout."""
+    """Friedman + Holm-vs-control per classifier and measure, in the RPV paper's Table A.1 layout.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    rank_metrics : sequence of str
+    control : str, optional
+        The Holm control method (see :func:`choose_control`).
+    default_control : str, optional
+    alpha : float
+    title : str
+    alternative : {"two-sided", "one-sided"}
+
+    Returns
+    -------
+    str
+        Markdown.
+
+    Examples
+    --------
+    >>> stats_markdown(_example_results(), ["accuracy"]).splitlines()[0]
+    '# Statistical tests'
+    """
     out = [f"# {title}", "",
            f"Friedman test over datasets (rows) and methods (columns); when it rejects at alpha = {alpha}, "
            "Holm's post-hoc test of each method against the control (Demsar 2006: z from the difference of "
@@ -192,7 +334,31 @@ def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default
 
 
 def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str, notes=(), plots=()) -> str:
-    """Tables laid out like the papers': datasets as rows, methods as columns, best in bold."""
+    """Tables laid out like the papers': datasets as rows, methods as columns, best in bold.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    metrics : sequence of str
+        One table per measure (and ``pct_selected``) and classifier.
+    rank_metrics : sequence of str
+    title : str
+    notes : sequence of str
+        Bullet points under the title.
+    plots : sequence of path
+        Images linked at the end (by file name).
+
+    Returns
+    -------
+    str
+        Markdown.
+
+    Examples
+    --------
+    >>> md = report_markdown(_example_results(), ["accuracy"], ["accuracy"], title="T")
+    >>> md.splitlines()[0], "| *Avg. Rank* | 1.25 | 1.75 |" in md
+    ('# T', True)
+    """
     out = [f"# {title}", ""]
     out += [f"- {n}" for n in notes]
     out.append("")
@@ -229,35 +395,58 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
 
 
 # ------------------------------------------------------------------ plots
-def _plt():
-    import matplotlib
+def _axes(figsize):
+    """A figure and its axes, outside pyplot (no global state, no backend switch)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
 
 
 def _color(i: int, n: int):
     """Distinct colours: matplotlib's cycle up to 10 methods, tab20 beyond."""
     if n <= 10:
         return f"C{i % 10}"
-    return _plt().get_cmap("tab20")(i % 20)
+    import matplotlib
+
+    return matplotlib.colormaps["tab20"](i % 20)
 
 
 def _save(fig, path: Path) -> Path:
     atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=110, bbox_inches="tight"))
-    _plt().close(fig)
     return path
 
 
 def plot_cd_diagram(avg_ranks: pd.Series, n_datasets: int, path, *, alpha: float = 0.05, title: str = "") -> Path:
-    """Critical-difference diagram: methods on a rank axis; a bar joins methods within Nemenyi's CD."""
-    plt = _plt()
+    """Critical-difference diagram: methods on a rank axis; a bar joins methods within Nemenyi's CD.
+
+    Parameters
+    ----------
+    avg_ranks : pandas.Series
+        Method -> average rank.
+    n_datasets : int
+    path : path
+        The PNG file (written atomically).
+    alpha : float
+    title : str
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = plot_cd_diagram(pd.Series({"A": 1.2, "B": 1.8}), 5, pathlib.Path(tempfile.mkdtemp()) / "cd.png")
+    >>> p.read_bytes()[:4]
+    b'\\x89PNG'
+    """
     r = avg_ranks.sort_values()
     k = len(r)
     cd = stats.critical_difference(k, n_datasets, alpha)
-    fig, ax = plt.subplots(figsize=(7, 1.4 + 0.3 * ((k + 1) // 2 + 3)))
+    fig, ax = _axes((7, 1.4 + 0.3 * ((k + 1) // 2 + 3)))
     lo, hi = 1, max(k, 2)
     ax.set_xlim(lo - 0.3, hi + 0.3)
     ax.set_ylim(-((k + 1) // 2 + 1.2), 2.2)
@@ -294,10 +483,29 @@ def plot_cd_diagram(avg_ranks: pd.Series, n_datasets: int, path, *, alpha: float
 
 
 def plot_accuracy_vs_compression(results: pd.DataFrame, path, *, metric: str = "accuracy", title: str = "") -> Path:
-    """Mean ``metric`` vs mean compression per method (one marker per classifier; faint: per dataset)."""
-    plt = _plt()
+    """Mean ``metric`` vs mean compression per method (one marker per classifier; faint: per dataset).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    path : path
+        The PNG file.
+    metric : str
+    title : str
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = plot_accuracy_vs_compression(_example_results(), pathlib.Path(tempfile.mkdtemp()) / "ac.png")
+    >>> p.suffix
+    '.png'
+    """
     ok = results[results["status"] == "ok"]
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, ax = _axes((7, 5))
     methods = _order(results["selector"])
     markers = "osD^v<>p*hX"
     for ci, clf in enumerate(_order(results["classifier"])):
@@ -321,11 +529,31 @@ def plot_accuracy_vs_compression(results: pd.DataFrame, path, *, metric: str = "
 
 
 def plot_per_dataset(results: pd.DataFrame, metric: str, classifier: str, path, *, title: str = "") -> Path:
-    """Grouped bars: datasets on the x axis, one bar per method."""
-    plt = _plt()
+    """Grouped bars: datasets on the x axis, one bar per method.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    metric : str
+    classifier : str
+    path : path
+        The PNG file.
+    title : str
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = plot_per_dataset(_example_results(), "accuracy", "nb", pathlib.Path(tempfile.mkdtemp()) / "b.png")
+    >>> p.name
+    'b.png'
+    """
     t = dataset_means(results, metric, classifier)
     n_d, n_m = t.shape
-    fig, ax = plt.subplots(figsize=(min(14.0, max(6.0, 0.3 * n_d * max(1, n_m) ** 0.5 + 2)), 4.5))
+    fig, ax = _axes((min(14.0, max(6.0, 0.3 * n_d * max(1, n_m) ** 0.5 + 2)), 4.5))
     width = 0.8 / max(n_m, 1)
     x = np.arange(n_d)
     for j, s in enumerate(t.columns):
@@ -346,7 +574,39 @@ def _safe(s: str) -> str:
 def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, title: str, control=None,
                   default_control=None, alpha: float = 0.05, notes=(), sweep: pd.DataFrame | None = None,
                   plots: bool = True, alternative: str = "two-sided") -> dict:
-    """Write results.csv, summary.csv, stats.md, report.md and the PNG plots; return their paths."""
+    """Write results.csv, summary.csv (:func:`summarize`), stats.md, report.md and the PNG plots.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    out_dir : path
+        Created when missing.
+    metrics, rank_metrics : sequence of str
+        The protocol's measures and ranked measures.
+    title : str
+    control, default_control : str, optional
+        The Holm control (see :func:`choose_control`).
+    alpha : float
+    notes : sequence of str
+    sweep : pandas.DataFrame, optional
+        Every threshold's results (``sweep.csv``).
+    plots : bool
+    alternative : {"two-sided", "one-sided"}
+
+    Returns
+    -------
+    dict
+        ``results``, ``summary``, ``stats``, ``report`` (paths), ``plots`` (list of paths), and
+        ``sweep`` when written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> paths = write_outputs(_example_results(), tempfile.mkdtemp(), metrics=["accuracy"],
+    ...                       rank_metrics=["accuracy"], title="T", plots=False)
+    >>> sorted(paths)
+    ['plots', 'report', 'results', 'stats', 'summary']
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict = {}

@@ -18,10 +18,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from selection.base import as_binary_csr
+from selection.base import as_binary_csr, check_class_labels
 from selection.lazy.selectors import as_mask
 from selection.registry import register_classifier
 
@@ -30,7 +29,7 @@ __all__ = ["LazyNaiveBayes", "LazyKNN", "make_lazy_classifier"]
 
 def _fit_xy(est, X, y):
     X, y = validate_data(est, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
-    check_classification_targets(y)
+    check_class_labels(y)
     X = as_binary_csr(X, getattr(est, "binarize", None))
     est.classes_, codes = np.unique(y, return_inverse=True)
     return X, codes
@@ -226,6 +225,24 @@ def make_lazy_classifier(name: str, **params):
     The result has ``fit(X, y)``, ``predict(X, mask)``, ``predict_proba(X, mask)`` and
     ``classes_``; ``mask`` comes from a lazy selector's ``select_for``, an eager selector's
     ``get_support()``, or is ``None``.
+
+    Parameters
+    ----------
+    name : {"nb", "1nn", "knn"}
+    **params
+        Constructor parameters (``k`` is ``n_neighbors``).
+
+    Returns
+    -------
+    LazyNaiveBayes or LazyKNN
+        Unfitted.
+
+    Examples
+    --------
+    >>> make_lazy_classifier("knn", k=5)
+    LazyKNN(n_neighbors=5)
+    >>> make_lazy_classifier("1nn").n_neighbors
+    1
     """
     try:
         factory = _LAZY_CLASSIFIERS[name]

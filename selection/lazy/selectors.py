@@ -12,14 +12,23 @@ Methods (da Silva, Plastino & Freitas 2020, sections 3-4; HIP and MR from Wan & 
   values on the paths from each negative feature down to the leaves.
 - :class:`AllPositive` / :class:`AllNegative`: every positive / every negative value.
 
-Each is a scikit-learn estimator (:class:`~selection.base.HierarchicalSelector`) whose
+Each is a scikit-learn estimator (:class:`~selection.base.HierarchicalEstimator`) whose
 ``fit(X, y)`` precomputes what Algorithm 1 calls the eager part (relevances, ancestor sets,
 and from them one sparse "removal" matrix), and whose :meth:`LazySelector.select_for`
 returns a sparse boolean mask (n_test x n_features) for a batch of test instances. The
 selection of a whole batch is a few sparse products with the ancestor/descendant matrices of
 the hierarchy; there is no loop over instances or paths (the per-instance loops live in the
-tests, as references). Because a lazy selector has no single subset, ``get_support()`` is
-all-True after ``fit`` (``transform`` keeps every column); use ``select_for``.
+tests, as references).
+
+**Not transformers.** A lazy selector has no single feature subset, so it is deliberately
+not a scikit-learn selector (no ``SelectorMixin``): it has ``fit`` and ``select_for`` but no
+``transform``. Put in a ``Pipeline`` before a classifier it fails at ``fit`` (scikit-learn:
+"All intermediate steps should be transformers") instead of silently keeping every column,
+and ``get_support()`` raises a ``ValueError`` that says what to do. To classify with one,
+wrap it with the lazy classifier that consumes its masks:
+``LazySelectionClassifier(selector=RPV(h), classifier=LazyNaiveBayes())``
+(:mod:`selection.lazy.estimator`), an ordinary classifier that works in ``Pipeline``,
+``cross_val_score`` and ``GridSearchCV``.
 
 The lazy classifiers that consume these masks are in :mod:`selection.lazy.classifiers`.
 
@@ -49,7 +58,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import binary_csr
-from selection.base import HierarchicalSelector, as_binary_csr
+from selection.base import HierarchicalEstimator, as_binary_csr
 from selection.measures.relevance import ClassCounts
 from selection.measures.values import r_measure, value_relevance
 from selection.registry import register_selector
@@ -100,7 +109,24 @@ def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
 
 
 def mean_fraction_selected(mask, n_features: int | None = None) -> float:
-    """Mean fraction of features selected per instance of a mask (2-D) or support (1-D)."""
+    """Mean fraction of features selected per instance of a mask (2-D) or support (1-D).
+
+    Parameters
+    ----------
+    mask : sparse matrix, 2-D or 1-D array-like of bool
+        Per-instance masks (n_instances x n_features) or one support over the features.
+    n_features : int, optional
+        The number of features (default: the mask's width).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> mean_fraction_selected([[True, False], [True, True]])
+    0.75
+    """
     if sp.issparse(mask):
         n = mask.shape[1] if n_features is None else n_features
         return float(mask.getnnz() / (mask.shape[0] * n)) if mask.shape[0] and n else 0.0
@@ -110,7 +136,26 @@ def mean_fraction_selected(mask, n_features: int | None = None) -> float:
 
 
 def as_mask(mask, n_rows: int, n_features: int):
-    """Normalise a mask for the lazy classifiers: ``None``, a 1-D bool support, or a csr bool matrix."""
+    """Normalise a mask for the lazy classifiers: ``None``, a 1-D bool support, or a csr bool matrix.
+
+    Parameters
+    ----------
+    mask : None, 1-D array-like, 2-D array-like or sparse matrix
+        ``None`` (every feature), an eager support (n_features,) or per-instance masks.
+    n_rows, n_features : int
+        The shape of the test data the mask belongs to (checked).
+
+    Returns
+    -------
+    None, ndarray of bool (n_features,) or scipy.sparse.csr_matrix of bool (n_rows x n_features)
+
+    Examples
+    --------
+    >>> as_mask([1, 0, 1], 5, 3).tolist()
+    [True, False, True]
+    >>> as_mask([[1, 0, 1]], 1, 3).nnz
+    2
+    """
     if mask is None:
         return None
     if sp.issparse(mask):
@@ -128,24 +173,40 @@ def as_mask(mask, n_rows: int, n_features: int):
 
 
 # ---------------------------------------------------------------------------- selectors
-class LazySelector(HierarchicalSelector):
+class LazySelector(HierarchicalEstimator):
     """Base of the lazy selectors: ``fit`` precomputes, :meth:`select_for` selects per instance.
 
-    Attributes (after ``fit``)
-    --------------------------
-    classes_ : ndarray, training classes
-    support_ : ndarray of bool, all True (the eager view of a lazy selector keeps every column)
-    relevance_ : ndarray (n_features,), the relevance used (where the method uses one)
+    Not a transformer (see the module docstring): there is no ``transform``, and
+    :meth:`get_support` raises; wrap a lazy selector in
+    :class:`~selection.lazy.estimator.LazySelectionClassifier` to classify with it.
 
-    Attributes (after ``select_for``)
-    ---------------------------------
-    n_selected_ : ndarray (n_test,), number of features selected for each test instance
-    mean_n_selected_ : float, its mean
-    mean_fraction_selected_ : float, ``mean_n_selected_ / n_features``
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        Subclasses take it as their first parameter; ``None`` is a flat hierarchy.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Training classes (after ``fit``; None for the unsupervised methods).
+    relevance_ : ndarray (n_features,)
+        The relevance used (after ``fit``, where the method uses one).
+    n_selected_ : ndarray (n_test,)
+        Number of features selected for each instance of the last ``select_for`` call.
+    mean_n_selected_ : float
+        Its mean.
+    mean_fraction_selected_ : float
+        ``mean_n_selected_ / n_features``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sel = AllPositive().fit(np.array([[1, 0], [1, 1]]))
+    >>> sel.select_for(np.array([[0, 1]])).toarray().tolist()
+    [[False, True]]
     """
 
     def _fit(self, X, y, hierarchy):
-        self.support_ = np.ones(X.shape[1], dtype=bool)
         counts = ClassCounts(X, y) if y is not None else None
         self.classes_ = counts.classes if counts is not None else None
         self._prepare(X, counts, hierarchy)
@@ -153,8 +214,38 @@ class LazySelector(HierarchicalSelector):
     def _prepare(self, X, counts, hierarchy) -> None:  # pragma: no cover - overridden
         pass
 
+    def get_support(self, indices: bool = False):
+        """Raise ``ValueError``: a lazy selector has no single subset (see the module docstring).
+
+        Eager code that asks any selector for its support (``kgfs select``, a hand-made
+        evaluation loop) gets this explanation instead of an all-True mask that would keep
+        every column.
+
+        Parameters
+        ----------
+        indices : bool
+            Ignored (scikit-learn's ``get_support`` signature).
+
+        Returns
+        -------
+        Never returns.
+
+        Examples
+        --------
+        >>> RPV().get_support()
+        Traceback (most recent call last):
+        ...
+        ValueError: RPV is a lazy selector: it selects a feature subset per test instance (select_for) and has no single support; to classify with it, wrap it: LazySelectionClassifier(selector=RPV(...), classifier=LazyNaiveBayes()) from selection.lazy
+        """
+        name = type(self).__name__
+        raise ValueError(
+            f"{name} is a lazy selector: it selects a feature subset per test instance (select_for) and has "
+            f"no single support; to classify with it, wrap it: "
+            f"LazySelectionClassifier(selector={name}(...), classifier=LazyNaiveBayes()) from selection.lazy"
+        )
+
     def _validate_test(self, X) -> sp.csr_matrix:
-        check_is_fitted(self, "support_")
+        check_is_fitted(self, "hierarchy_")
         names = getattr(X, "feature_names", None)
         if names is not None and hasattr(X, "hierarchy") and hasattr(X, "X"):  # a FeatureTable
             if getattr(self, "hierarchy", None) is not None:
@@ -172,9 +263,26 @@ class LazySelector(HierarchicalSelector):
         return as_binary_csr(X, getattr(self, "binarize", None), what="X_test")
 
     def select_for(self, X) -> sp.csr_matrix:
-        """The features selected for each test instance: csr bool matrix (n_test x n_features).
+        """The features selected for each test instance.
 
         Also sets ``n_selected_``, ``mean_n_selected_`` and ``mean_fraction_selected_``.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or FeatureTable of shape (n_test, n_features)
+            Binary test rows over the training features (same columns, same names).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of bool (n_test x n_features)
+            Canonical format; row ``t`` holds the features selected for instance ``t``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> sel = AllPositive().fit(np.array([[1, 0], [0, 1]]))
+        >>> sel.select_for(np.array([[1, 1], [0, 0]])).toarray().astype(int).tolist()
+        [[1, 1], [0, 0]]
         """
         X = self._validate_test(X)
         mask = self._select(X) if X.shape[0] else sp.csr_matrix(X.shape, dtype=bool)
@@ -296,6 +404,12 @@ class HIP(LazySelector):
     ancestors are positive (``X @ D == n_ancestors``), ``A``/``D`` the ancestor/descendant
     matrices. Roots without a positive descendant are
     selected whatever their value: a root with value 0 is a most general negative value.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+    binarize : float or None
+        See :mod:`selection.base`.
 
     Examples
     --------
@@ -444,7 +558,21 @@ class MR(LazySelector):
 
 
 class AllPositive(LazySelector):
-    """All-Pos: every feature with value 1 in the test instance (a baseline of the RPV paper)."""
+    """All-Pos: every feature with value 1 in the test instance (a baseline of the RPV paper).
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy or None
+        Not used by the rule; validated against ``X`` like every selector's.
+    binarize : float or None
+        See :mod:`selection.base`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> AllPositive().fit(np.eye(2)).select_for(np.array([[1, 0]])).toarray().tolist()
+    [[True, False]]
+    """
 
     _supervised = False
 
@@ -460,7 +588,20 @@ class AllNegative(LazySelector):
     """All-Neg: every feature with value 0 in the test instance (a baseline of the RPV paper).
 
     The mask is the complement of the (sparse) test rows, so it is nearly dense: about
-    ``n_test x n_features`` entries. It is built in row blocks of 1,024.
+    ``n_test x n_features`` entries. It is built in row blocks of bounded size (a few million
+    cells); :class:`~selection.lazy.estimator.LazySelectionClassifier` asks for it a block of
+    test rows at a time, so the whole mask never exists at once there.
+
+    Parameters
+    ----------
+    hierarchy, binarize
+        As for :class:`AllPositive`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> AllNegative().fit(np.eye(2)).select_for(np.array([[1, 0]])).toarray().tolist()
+    [[False, True]]
     """
 
     _supervised = False
@@ -470,10 +611,7 @@ class AllNegative(LazySelector):
         self.binarize = binarize
 
     def _select(self, X):
-        blocks = []
-        for s in range(0, X.shape[0], 1024):
-            blocks.append(sp.csr_matrix(X[s : s + 1024].toarray() == 0))
-        return sp.vstack(blocks, format="csr")
+        return _dense_blocks(X, lambda xb, xd, start: ~xd)
 
 
 # ---------------------------------------------------------------------------- registry

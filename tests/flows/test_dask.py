@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from flows import stages
+from kg.inputs import resolve_source
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -118,7 +119,7 @@ def test_dask_annotation_and_fetch_batches(dask_cluster, tmp_path, shared_data):
     dump.mkdir()
     shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", dump / "ontology.owl")
     (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
-    source = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
+    source = resolve_source(corpus=shared_data / "tweets" / "training.txt",
                                    corpus_options={"dump": [str(dump)], "features": "types"})
     kw = dict(eval_selectors=["complete"], selector="complete", n_splits=3, artifacts=False, batch_size=1500,
               external_concurrency=2)

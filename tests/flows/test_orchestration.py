@@ -15,7 +15,7 @@ from flows import stages
 
 # --------------------------------------------------------------------------- no server needed
 def test_report_markdown_lists_parameters_stages_and_plots(tmp_path):
-    from flows.pipeline import report_markdown
+    from kg.runs import run_markdown as report_markdown
 
     records = {"table": {"dir": "/s/table/k"}, "evaluate": {"dir": "/s/evaluate/k",
                                                             "files": {"plot:bars.png": "grid/bars.png"}}}
@@ -101,8 +101,8 @@ def test_batches_run_at_most_limit_at_a_time(prefect_harness, tmp_path):
         time.sleep(0.3)
         with lock:
             state["now"] -= 1
-        return stages._run_stage("probe", {"i": i}, lambda d: ({"f": "f.json"}, (d / "f.json").write_text(
-            json.dumps(i)) and {}), home=home)
+        return stages.stage_store(home).run("probe", {"i": i}, lambda d: ({"f": "f.json"}, (d / "f.json").write_text(
+            json.dumps(i)) and {}))
 
     @flow(name="probe-window")
     def window(limit: int) -> list:

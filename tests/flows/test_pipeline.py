@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from flows import stages
+from kg.inputs import resolve_source
 from kg.formats import read_arff
 
 SELECTORS = ["shsel-ig-prune", "complete"]
@@ -64,7 +65,7 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
     assert r4["records"]["table"]["hash"] == r1["records"]["table"]["hash"]
 
     # a cleared store: Prefect's cached records point at missing files, so the stages rerun
-    stages.clear_store(home)
+    stages.stage_store(home).clear()
     r5 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
     assert not any(i["reused"] for i in r5["runinfo"].values())
     assert all(stages.record_valid(r) for r in r5["records"].values())
@@ -74,7 +75,7 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
 def test_flow_on_a_registry_table_dataset(prefect_harness, tmp_path, shared_data):
     from flows import pipeline
 
-    source = stages.resolve_source(dataset="aire/DM-CC", mirror=shared_data, check="repair")
+    source = resolve_source(dataset="aire/DM-CC", mirror=shared_data, check="repair")
     assert source["kind"] == "dataset"
     r = pipeline.run_pipeline(source, out=tmp_path / "out", home=tmp_path / "home", eval_selectors=["complete"],
                               selector="complete", n_splits=3, artifacts=False)
@@ -134,7 +135,7 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
     dump.mkdir()
     shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", dump / "ontology.owl")
     (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
-    source = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
+    source = resolve_source(corpus=shared_data / "tweets" / "training.txt",
                                    corpus_options={"dump": [str(dump)], "features": "types"})
     assert source["kind"] == "dbpedia" and len(source["dump_files"]) == 2
     kw = dict(out=tmp_path / "out", home=tmp_path / "home", eval_selectors=SELECTORS, n_splits=3, artifacts=False)
@@ -147,7 +148,7 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
     assert all(i["prefect_cached"] for i in r2["runinfo"].values())
     # the dump is part of the key: a changed dump rebuilds the table
     (dump / "instances.nt").write_text("\n".join(instance_triples()[:-5]) + "\n", encoding="utf-8")
-    source2 = stages.resolve_source(corpus=shared_data / "tweets" / "training.txt",
+    source2 = resolve_source(corpus=shared_data / "tweets" / "training.txt",
                                     corpus_options={"dump": [str(dump)], "features": "types"})
     r3 = pipeline.run_pipeline(source2, batch_size=2000, **kw)
     # the dump is in the keys of the annotation batches (the lexicon is built from it) and of fetching ...

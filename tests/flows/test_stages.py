@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -11,12 +12,15 @@ import pytest
 from flows import stages
 from kg.datasets import dataset_info
 from kg.formats import read_arff, read_csv, read_edges_csv
+from kg.inputs import build_go_table, resolve_source
+from kg.runs import publish
+from kg.store import content_sha256
 from kg.table import FeatureTable
 
 
 @pytest.fixture(scope="module")
 def source():
-    return stages.resolve_source()
+    return resolve_source()
 
 
 def test_default_source_is_the_bundled_go_dataset(source):
@@ -60,7 +64,7 @@ def test_stages_reuse_recompute_and_publish(source, tmp_path):
     table = stages.read_table(first["table"])
     assert table.shape == (127, 699)
     out = tmp_path / "out"
-    written = stages.publish(first, out, {"selector": "shsel-ig-prune"})
+    written = publish(first, out, {"selector": "shsel-ig-prune"})
     assert {"table.arff", "table.sparse.arff", "table.csv", "hierarchy.csv", "selected_features.csv",
             "evaluation.csv", "summary.csv", "table.npz", "run.json"} <= set(written)
     back = read_arff(out / "table.arff").to_table(read_edges_csv(out / "hierarchy.csv"))
@@ -77,9 +81,9 @@ def test_stages_reuse_recompute_and_publish(source, tmp_path):
     assert run["stages"]["table"]["hash"] == first["table"]["hash"]
 
     # clearing the store invalidates the records; the next run recomputes
-    assert stages.clear_store(home) == len(list(first)) + 1
+    assert stages.stage_store(home).clear() == len(list(first)) + 1
     assert not any(stages.record_valid(r) for r in first.values())
-    assert stages.list_store(home) == []
+    assert stages.stage_store(home).records() == []
 
 
 def test_unfinished_stage_is_recomputed(source, tmp_path):
@@ -112,13 +116,13 @@ def test_interrupted_evaluation_resumes_from_finished_cells(source, tmp_path):
 
 
 def test_npz_content_hash_is_stable(tmp_path, source):
-    table = stages.build_go_table(source)
+    table = build_go_table(source)
     table.save(tmp_path / "a.npz")
     import time
 
     time.sleep(1.1)  # zip members carry a 2-second-resolution timestamp
     table.save(tmp_path / "b.npz")
-    assert stages.content_sha256(tmp_path / "a.npz") == stages.content_sha256(tmp_path / "b.npz")
+    assert content_sha256(tmp_path / "a.npz") == content_sha256(tmp_path / "b.npz")
     assert FeatureTable.load(tmp_path / "a.npz").shape == table.shape
 
 
@@ -151,3 +155,51 @@ def test_stage_table_equals_the_registry_table_row_for_row(source, tmp_path):
     assert table.instance_ids.tolist() == ref.instance_ids.tolist()
     assert table.feature_names.tolist() == ref.feature_names.tolist()
     assert (table.X != ref.X).nnz == 0 and table.y.tolist() == ref.y.tolist()
+
+
+def test_verified_record_detects_changed_content(source, tmp_path):
+    rec = stages.stage_load_facts(source, home=tmp_path / "home")
+    assert stages.record_valid(rec, verify=True)
+    (Path(rec["dir"]) / rec["files"]["facts"]).write_text("{}")
+    assert stages.record_valid(rec) and not stages.record_valid(rec, verify=True)
+
+
+def test_importing_flows_changes_nothing(tmp_path):
+    """No flows module configures Prefect, imports it (or scikit-learn) or creates folders when imported."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys; before = dict(os.environ)\n"
+            "import flows, flows.cli, flows.pipeline, flows.settings, flows.stages, flows.watch\n"
+            "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())\n"
+            "assert not {'prefect', 'sklearn'} & set(sys.modules), 'prefect or sklearn imported'\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []  # no ./.kgfs
+
+
+def test_cli_select_writes_what_the_select_stage_writes(source, tmp_path, monkeypatch):
+    from flows.cli import main
+
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    table = stages.stage_build_table(source, stages.stage_load_facts(source, home=tmp_path / "home"),
+                                     home=tmp_path / "home")
+    rec = stages.stage_select(table, "shsel-ig-prune", {"threshold": 0.9}, home=tmp_path / "home")
+    # a table stage folder is a table folder (table.npz + summary.json), as `kgfs build` writes
+    assert main(["select", "--table", table["dir"], "--param", "threshold=0.9", "--out", str(tmp_path / "S")]) == 0
+    for role, name in rec["files"].items():
+        assert (Path(rec["dir"]) / name).read_bytes() == (tmp_path / "S" / name).read_bytes(), role
+    assert FeatureTable.load(tmp_path / "S" / "table.npz").n_features == rec["summary"]["n_selected"]
+
+
+def test_cli_build_writes_what_the_table_stage_writes(source, tmp_path, monkeypatch):
+    from flows.cli import main
+
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    table = stages.stage_build_table(source, stages.stage_load_facts(source, home=tmp_path / "home"),
+                                     home=tmp_path / "home")
+    assert main(["build", "--out", str(tmp_path / "T")]) == 0  # the default dataset, as `kgfs run`'s
+    assert content_sha256(tmp_path / "T" / "table.npz") == content_sha256(Path(table["dir"]) / "table.npz")
+    assert (tmp_path / "T" / "summary.json").read_text() == (Path(table["dir"]) / "summary.json").read_text()

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from flows.watch import corpus_files, read_ledger
+from kg.ledger import corpus_files, read_ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -189,7 +189,7 @@ def test_watch_folder_deployment(tmp_path, bundled):
 
 
 def test_source_for_each_route(tmp_path, bundled):
-    from flows.watch import source_for
+    from kg.inputs import source_for_file as source_for
 
     genes = tmp_path / "genes.tsv"
     genes.write_text(_gene_list(bundled, slice(0, 10)))
@@ -208,7 +208,7 @@ def test_source_for_each_route(tmp_path, bundled):
 @pytest.mark.integration
 def test_serve_starts_a_background_server_on_localhost(tmp_path, monkeypatch):
     """What `kgfs serve` does without PREFECT_API_URL: `prefect server start --background` on 127.0.0.1."""
-    from flows.server import api_healthy, start_local_server
+    from flows.watch import api_healthy, start_local_server
 
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     port = _free_port()

@@ -217,3 +217,53 @@ def test_gram_svm_is_the_same_model_as_the_svc(cities, params):
     assert (ref.predict(X[160:][:, mask]) == pred).all()
     assert np.allclose(ref.decision_function(X[160:][:, mask]), dec, atol=1e-8)
     assert list(classes) == list(ref.classes_)
+
+
+def test_lazy_rows_are_the_selector_and_classifier_by_hand(dmbp):
+    """Each RPV row is RPV's masks for the test part scored by the lazy classifier fitted on the
+    training part; each eager row under lazy classifiers is its support repeated per instance."""
+    from selection.evaluation.metrics import aucpr, auroc, geometric_mean
+    from selection.lazy import LazyKNN, LazyNaiveBayes
+
+    df = evaluate_table(dmbp, ["rpv", "complete"], ["nb", "1nn"], dataset="dm", n_splits=4, pos_label=1,
+                        lazy_classifiers_for_eager=True)
+    X, y = dmbp.X, np.asarray(dmbp.y)
+    folds = StratifiedKFold(4, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
+    for k, (tr, te) in enumerate(folds):
+        masks = {"rpv": get_selector("rpv", dmbp.hierarchy).fit(X[tr], y[tr]).select_for(X[te]),
+                 "complete": np.ones(X.shape[1], dtype=bool)}
+        for cname, clf in (("nb", LazyNaiveBayes()), ("1nn", LazyKNN(n_neighbors=1))):
+            clf.fit(X[tr], y[tr])
+            for sel, mask in masks.items():
+                proba = clf.predict_proba(X[te], mask)
+                row = df[(df["selector"] == sel) & (df["classifier"] == cname) & (df["fold"] == k)].iloc[0]
+                assert row["auroc"] == auroc(y[te], proba, clf.classes_, 1)
+                assert row["aucpr"] == aucpr(y[te], proba, clf.classes_, 1)
+                assert row["gm"] == geometric_mean(y[te], clf.classes_[np.argmax(proba, axis=1)])
+                n_sel = mask.sum() / len(te) if sp.issparse(mask) else mask.sum()
+                assert row["n_selected"] == pytest.approx(n_sel)
+
+
+def test_a_fold_shares_fits_and_outputs_only_within_itself(dmbp):
+    """What the selectors of a fold share lives in the fold object; the module keeps no caches."""
+    import selection.evaluation.cv as cv
+    from selection.lazy import SharedSelection
+
+    assert not hasattr(cv, "_CLS_CACHE") and not hasattr(cv, "_LAZY_FITTED")
+    methods = cv._methods(["rpv", "complete"], None, None)
+    run = cv._Run(dataset="dm", hierarchy=dmbp.hierarchy, clf_specs=[("nb", {}), ("1nn", {})], pos=1,
+                  labels=np.unique(dmbp.y), n_features=dmbp.n_features, multiclass="macro", use_lazy=True,
+                  threshold=None, thresholds=None, metric="accuracy", inner_splits=5, random_state=0)
+    X, y = sp.csr_matrix(dmbp.X), np.asarray(dmbp.y)
+    a, b = list(cv._folds(run, X, y, 3, [0, 1]))
+    assert a.lazy_classifier("nb", {}) is a.lazy_classifier("nb", {})
+    assert a.lazy_classifier("nb", {}) is not b.lazy_classifier("nb", {})
+    mask = np.ones(X.shape[1], dtype=bool)
+    assert a.evaluate_mask("nb", {}, mask) is a.evaluate_mask("nb", {}, mask.copy())  # same mask, same output
+    shared = SharedSelection(get_selector("rpv", dmbp.hierarchy).fit(a.X_tr, a.y_tr))
+    n_sel = shared.mean_selected(a.X_te, a.block_rows)
+    for c in ("nb", "1nn"):
+        a.lazy_scores(shared, c, {})
+    assert shared.n_computed == 1  # the test part is one block: selected once for both classifiers
+    rows = cv._run_method(a, methods[0])
+    assert [r["n_selected"] for r in rows] == [n_sel, n_sel]

@@ -57,13 +57,29 @@ def test_markdown_table_bold_best_and_failed():
 
 
 def test_summary_ranks_use_complete_datasets():
-    s = summarize(_rows(), ["accuracy"], ["accuracy"]).set_index("selector")
+    s = summarize(_rows(), ["accuracy"], ["accuracy"])
+    assert s[["dataset", "selector", "classifier"]].values.tolist() == [
+        [d, m, "nb"] for d in ("d1", "d2", "d3") for m in "ABC"]
+    by = s.set_index(["dataset", "selector"])
     # d3 is left out of the ranks (B failed there): d1 ranks A 2.5 B 1 C 2.5; d2: A 1 B 2 C 3
-    assert s.loc["A", "accuracy_rank"] == pytest.approx(1.75)
-    assert s.loc["B", "accuracy_rank"] == pytest.approx(1.5)
-    assert s.loc["B", "accuracy_wins"] == 1.0 and s.loc["A", "accuracy_wins"] == 1.0
-    assert s.loc["B", "failed"] == 1
-    assert s.loc["C", "pct_selected_mean"] == pytest.approx(10.0)
+    assert by.loc[("d1", "A"), "accuracy_rank"] == 2.5 and by.loc[("d1", "B"), "accuracy_rank"] == 1.0
+    assert by.loc[("d2", "C"), "accuracy_rank"] == 3.0 and by["accuracy_rank"].loc["d3"].isna().all()
+    per = s.drop_duplicates("selector").set_index("selector")  # the same on every dataset's row
+    assert per.loc["A", "accuracy_avg_rank"] == pytest.approx(1.75)
+    assert per.loc["B", "accuracy_avg_rank"] == pytest.approx(1.5)
+    assert per.loc["B", "accuracy_wins"] == 1.0 and per.loc["A", "accuracy_wins"] == 1.0
+    assert s.groupby("selector")["failed"].sum()["B"] == 1 and by.loc[("d3", "B"), "folds"] == 1
+    assert by.loc[("d3", "B"), "accuracy"] == pytest.approx(0.9)  # the successful fold
+    assert per.loc["C", "pct_selected"] == pytest.approx(10.0)
+    assert by.loc[("d1", "A"), "accuracy_sd"] == pytest.approx(np.std([0.5, 0.7], ddof=1))
+
+
+def test_summary_of_one_dataset_has_no_cross_dataset_columns():
+    one = _rows()[lambda r: r["dataset"] == "d1"]
+    s = summarize(one, ["accuracy"], ["accuracy"])
+    assert s["accuracy_rank"].tolist() == [2.5, 1.0, 2.5]
+    assert "accuracy_avg_rank" not in s and "accuracy_wins" not in s
+    assert s["folds"].tolist() == [2, 2, 2] and s["failed"].tolist() == [0, 0, 0]
 
 
 def test_stats_markdown_in_table_a1_layout():
@@ -82,12 +98,31 @@ def test_stats_markdown_in_table_a1_layout():
 
 
 def test_plots_are_pngs(tmp_path):
+    import sys
+
     r = _rows()
     ranks = pd.Series({"A": 1.2, "B": 2.0, "C": 2.8, "D": 3.5})
     for p in (plot_cd_diagram(ranks, 10, tmp_path / "cd.png", title="cd"),
               plot_accuracy_vs_compression(r, tmp_path / "ac.png"),
               plot_per_dataset(r, "accuracy", "nb", tmp_path / "bars.png")):
         assert p.read_bytes()[:8] == PNG
+    # outside pyplot: no backend switch, no figure left open
+    assert "matplotlib.pyplot" not in sys.modules or sys.modules["matplotlib.pyplot"].get_fignums() == []
+
+
+def test_plots_leave_matplotlib_global_state_alone(tmp_path):
+    import subprocess
+    import sys
+
+    code = ("import sys, matplotlib, pandas as pd\n"
+            "before = dict.__getitem__(matplotlib.rcParams, 'backend')\n"
+            "from selection.evaluation.report import plot_cd_diagram\n"
+            f"plot_cd_diagram(pd.Series({{'A': 1.0, 'B': 2.0}}), 5, {str(tmp_path / 'cd.png')!r})\n"
+            "print('matplotlib.pyplot' in sys.modules, dict.__getitem__(matplotlib.rcParams, 'backend') == before)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True"]
+    assert (tmp_path / "cd.png").read_bytes()[:8] == PNG
 
 
 def test_write_outputs(tmp_path):

@@ -426,10 +426,13 @@ def test_sklearn_compatible_selector(estimator, check):
     check(estimator)
 
 
-def test_lazy_selectors_on_a_hierarchy_transform_keeps_all_columns():
-    sel = RPV(FIG2_H).fit(FIG2_X, FIG2_Y)
-    assert sel.get_support().all()
-    assert sel.transform(FIG2_X).shape == (3, 4)
+@pytest.mark.parametrize("cls", [RPV, HIP, MR, AllPositive, AllNegative])
+def test_lazy_selectors_are_not_transformers(cls):
+    """No single subset: no transform (a Pipeline refuses them), and get_support says what to do."""
+    sel = cls(FIG2_H).fit(FIG2_X, FIG2_Y)
+    assert not hasattr(sel, "transform") and not hasattr(sel, "fit_transform")
+    with pytest.raises(ValueError, match=rf"{cls.__name__} is a lazy selector.*LazySelectionClassifier"):
+        sel.get_support()
 
 
 # ----------------------------------------------------------------------------- real data

@@ -1,0 +1,268 @@
+"""A table as a folder: ``table.npz`` + ``summary.json`` (``kgfs build``), and its export files.
+
+- :func:`write_table_folder` / :func:`read_table_folder`: kgfs's own format (the table in
+  ``table.npz``, a readable ``summary.json`` beside it), what ``kgfs build`` and ``kgfs select``
+  write and ``kgfs select/evaluate/export --table`` read.
+- :func:`export_table`: the files a person or WEKA reads: ARFF (dense, and sparse), CSV, and the
+  hierarchy's ``child,parent`` edges CSV; :func:`export_selected` the same for the table reduced
+  to some features.
+
+Examples
+--------
+>>> import tempfile
+>>> from kg.hierarchy import FeatureHierarchy
+>>> from kg.table import FeatureTable
+>>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+>>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"]}, h, labels={"a": 1, "b": 0})
+>>> d = tempfile.mkdtemp()
+>>> write_table_folder(t, d)["n_features"], read_table_folder(d).shape
+(2, (2, 2))
+>>> sorted(export_table(t, d))
+['arff', 'arff_sparse', 'csv', 'edges']
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from kg.errors import KgfsError
+from kg.store import write_json
+from kg.table import FeatureTable
+
+__all__ = ["export_file", "export_selected", "export_table", "read_table_folder", "table_notes", "table_summary",
+           "write_table_folder"]
+
+# the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
+NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
+             "unannotated_genes", "unlabelled_genes")
+
+
+def table_summary(table: FeatureTable) -> dict:
+    """Sizes, class counts and the meta's reports (lists and dicts by their length) of a table.
+
+    Parameters
+    ----------
+    table : FeatureTable
+
+    Returns
+    -------
+    dict
+        ``n_instances``, ``n_features``, ``n_edges``, ``nnz``, ``classes`` (when labelled), ``meta``.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"]}, h, labels={"a": 1, "b": 0})
+    >>> s = table_summary(t)
+    >>> s["n_instances"], s["n_edges"], s["nnz"], s["classes"]
+    (2, 1, 3, {'0': 1, '1': 1})
+    """
+    out = {"n_instances": int(table.n_instances), "n_features": int(table.n_features),
+           "n_edges": int(table.hierarchy.n_edges), "nnz": int(table.X.nnz)}
+    if table.y is not None:
+        vals, counts = np.unique(table.y.astype(str), return_counts=True)
+        out["classes"] = {str(v): int(c) for v, c in zip(vals.tolist(), counts.tolist())}
+    out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in table.meta.items()}
+    return out
+
+
+def table_notes(summary: dict) -> dict:
+    """The non-empty problem reports of a :func:`table_summary` (its meta's :data:`NOTE_KEYS`).
+
+    Parameters
+    ----------
+    summary : dict
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> table_notes({"meta": {"repaired_cells": 3, "violations": 0, "dataset": "d"}})
+    {'repaired_cells': 3}
+    """
+    return {k: v for k, v in summary.get("meta", {}).items() if k in NOTE_KEYS and v}
+
+
+def write_table_folder(table: FeatureTable, out: str | os.PathLike) -> dict:
+    """Write ``out/table.npz`` and ``out/summary.json`` (each atomically); returns the summary.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    out : str or os.PathLike
+        The folder (created when missing).
+
+    Returns
+    -------
+    dict
+        :func:`table_summary` plus ``dataset`` (``table.meta["dataset"]``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]),
+    ...                             meta={"dataset": "d"})
+    >>> write_table_folder(t, tempfile.mkdtemp())["dataset"]
+    'd'
+    """
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    table.save(out / "table.npz")
+    summary = table_summary(table)
+    summary["dataset"] = table.meta.get("dataset")
+    write_json(out / "summary.json", summary)
+    return summary
+
+
+def read_table_folder(path: str | os.PathLike) -> FeatureTable:
+    """The table of a folder written by :func:`write_table_folder`, or of a ``.npz`` file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    FeatureTable
+
+    Raises
+    ------
+    KgfsError
+        When there is no ``table.npz``.
+
+    Examples
+    --------
+    >>> read_table_folder("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: /no/such/folder: no such table (expected a folder written by `kgfs build --out`, holding table.npz)
+    """
+    p = Path(path)
+    if p.is_dir():
+        p = p / "table.npz"
+    if not p.is_file():
+        raise KgfsError(f"{p}: no such table (expected a folder written by `kgfs build --out`, holding table.npz)")
+    return FeatureTable.load(p)
+
+
+def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bool = True) -> dict[str, str]:
+    """Write ``table.arff`` (and ``table.sparse.arff``), ``table.csv`` and ``hierarchy.csv`` into ``out``.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    out : str or os.PathLike
+        The folder.
+    sparse_arff : bool
+        Also write the WEKA sparse ARFF.
+
+    Returns
+    -------
+    dict
+        Role (``arff``, ``arff_sparse``, ``csv``, ``edges``) -> file name.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]), labels={"a": 1})
+    >>> export_table(t, tempfile.mkdtemp(), sparse_arff=False)
+    {'arff': 'table.arff', 'csv': 'table.csv', 'edges': 'hierarchy.csv'}
+    """
+    from kg.formats import write_arff, write_csv, write_edges_csv
+
+    out = Path(out)
+    files = {"arff": "table.arff", "csv": "table.csv", "edges": "hierarchy.csv"}
+    write_arff(table, out / files["arff"], sparse=False)
+    if sparse_arff:
+        files["arff_sparse"] = "table.sparse.arff"
+        write_arff(table, out / files["arff_sparse"], sparse=True)
+    write_csv(table, out / files["csv"])
+    write_edges_csv(table.hierarchy, out / files["edges"])
+    return files
+
+
+def export_selected(table: FeatureTable, features: Sequence[str], out: str | os.PathLike, *,
+                    sparse_arff: bool = True) -> tuple[dict[str, str], int]:
+    """The table reduced to ``features``: ``table.selected.arff`` and its ``hierarchy.selected.csv``.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    features : sequence of str
+        Feature ids to keep (kept in the table's order).
+    out : str or os.PathLike
+    sparse_arff : bool
+        Write the ARFF in WEKA's sparse format.
+
+    Returns
+    -------
+    files : dict
+        Role (``arff_selected``, ``edges_selected``) -> file name.
+    n_features : int
+        Features of the reduced table.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"]}, h, labels={"a": 1, "b": 0})
+    >>> export_selected(t, ["Person"], tempfile.mkdtemp())[1]
+    1
+    """
+    from kg.formats import write_arff, write_edges_csv
+
+    out = Path(out)
+    reduced = table.select_features(list(features))
+    files = {"arff_selected": "table.selected.arff", "edges_selected": "hierarchy.selected.csv"}
+    write_arff(reduced, out / files["arff_selected"], sparse=sparse_arff)
+    write_edges_csv(reduced.hierarchy, out / files["edges_selected"])
+    return files, int(reduced.n_features)
+
+
+def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, sparse: bool = False,
+                relation: str | None = None, id_attribute: str | None = None) -> str:
+    """Write one export file: ``arff`` (dense or ``sparse``), ``csv``, or the hierarchy's ``edges``.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    fmt : {"arff", "csv", "edges"}
+    path : str or os.PathLike
+    sparse, relation, id_attribute
+        ARFF options (:func:`kg.formats.write_arff`).
+
+    Returns
+    -------
+    str
+        What was written, e.g. ``"2 x 2 table as arff (sparse)"``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]), labels={"a": 1})
+    >>> export_file(t, "edges", pathlib.Path(tempfile.mkdtemp()) / "e.csv")
+    'hierarchy edges as edges'
+    """
+    from kg.formats import write_arff, write_csv, write_edges_csv
+
+    if fmt == "arff":
+        write_arff(table, path, sparse=sparse, relation=relation, id_attribute=id_attribute)
+    elif fmt == "csv":
+        write_csv(table, path)
+    elif fmt == "edges":
+        write_edges_csv(table.hierarchy, path)
+    else:
+        raise ValueError(f"unknown export format {fmt!r} (arff, csv or edges)")
+    what = "hierarchy edges" if fmt == "edges" else f"{table.n_instances} x {table.n_features} table"
+    return f"{what} as {fmt}{' (sparse)' if fmt == 'arff' and sparse else ''}"

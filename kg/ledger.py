@@ -1,0 +1,229 @@
+"""The ledger of a watched folder: which corpus files were processed, by content hash.
+
+``kgfs serve --watch DIR`` runs a *tick* now and then: :func:`process_folder` lists the corpus
+files of the folder (:func:`corpus_files`), hashes each (sha256 of its content), and runs the
+pipeline (a callable) on every file whose hash the ledger does not record as done. Outputs go to
+``OUT/<file stem>-<hash[:12]>/``.
+
+The ledger (``OUT/ledger.json``, rewritten atomically after every corpus) records, per content
+hash, the file, status (``ok`` or ``failed``), attempts, the error's first line and the output
+folder, and per tick what was processed, skipped and failed. A corpus that fails is recorded and
+tried again on the next tick; it never stops the other corpora of the tick. A renamed file with
+the same content is not processed again; an edited file is (new hash). Files whose name starts
+with ``.`` or ends with ``.tmp``/``.part`` are ignored: copy a corpus in under such a name and
+rename it when complete.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> watch, out = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp())
+>>> _ = (watch / "a.tsv").write_text("g1\\tx\\n")
+>>> tick = process_folder(watch, out, lambda path, target: ["facts"])
+>>> tick["processed"], process_folder(watch, out, lambda path, target: [])["skipped"]
+(['a.tsv'], ['a.tsv'])
+>>> [e["status"] for e in read_ledger(out)["corpora"].values()]
+['ok']
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
+from kg.files import atomic_write, sha256_file
+
+__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "corpus_files", "process_folder", "read_ledger", "tick_markdown",
+           "write_ledger"]
+
+log = logging.getLogger(__name__)
+
+CORPUS_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json", ".gz")
+LEDGER_NAME = "ledger.json"
+LEDGER_FORMAT = 1
+MAX_TICKS_KEPT = 500  # the ledger keeps the last ticks only (corpora are kept forever)
+
+
+def corpus_files(folder: str | os.PathLike) -> list[Path]:
+    """The corpus files of ``folder`` (sorted by name; hidden, partial and ledger files ignored).
+
+    Parameters
+    ----------
+    folder : str or os.PathLike
+
+    Returns
+    -------
+    list of Path
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("b.csv", "a.tsv", ".hidden.tsv", "c.tsv.part", "notes.md"):
+    ...     _ = (d / name).write_text("")
+    >>> [p.name for p in corpus_files(d)]
+    ['a.tsv', 'b.csv']
+    """
+    out = []
+    for p in sorted(Path(folder).iterdir()):
+        name = p.name
+        if not p.is_file() or name.startswith(".") or name.endswith((".tmp", ".part")) or name == LEDGER_NAME:
+            continue
+        if name.lower().endswith(CORPUS_SUFFIXES):
+            out.append(p)
+    return out
+
+
+def read_ledger(out_dir: str | os.PathLike) -> dict:
+    """The ledger of an output folder (empty when none was written yet).
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+
+    Returns
+    -------
+    dict
+        ``format``, ``corpora`` (content hash -> entry), ``ticks``.
+
+    Examples
+    --------
+    >>> read_ledger("/no/such/folder")
+    {'format': 1, 'corpora': {}, 'ticks': []}
+    """
+    path = Path(out_dir) / LEDGER_NAME
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") == LEDGER_FORMAT:
+            return data
+    return {"format": LEDGER_FORMAT, "corpora": {}, "ticks": []}
+
+
+def write_ledger(out_dir: str | os.PathLike, ledger: dict) -> None:
+    """Write the ledger atomically, keeping its last :data:`MAX_TICKS_KEPT` ticks.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+    ledger : dict
+        From :func:`read_ledger`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> write_ledger(d, {"format": 1, "corpora": {}, "ticks": [{}] * 600})
+    >>> len(read_ledger(d)["ticks"])
+    500
+    """
+    ledger["ticks"] = ledger["ticks"][-MAX_TICKS_KEPT:]
+    text = json.dumps(ledger, indent=1, sort_keys=True)
+    atomic_write(Path(out_dir) / LEDGER_NAME, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _one_line(exc: BaseException) -> str:
+    msg = str(exc).strip() or type(exc).__name__
+    return f"{type(exc).__name__}: {' '.join(msg.splitlines()[0].split())}"
+
+
+def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
+                   run: Callable[[Path, Path], Iterable[str]], logger=None) -> dict:
+    """One tick: ``run`` every corpus file not processed yet; returns the tick's record.
+
+    Parameters
+    ----------
+    watch_dir : str or os.PathLike
+        The watched folder.
+    out_dir : str or os.PathLike
+        Outputs (one folder per corpus) and the ledger.
+    run : callable
+        ``run(corpus file, output folder)`` processes one corpus and returns the names of the
+        stages it reused; an exception marks the corpus failed (retried on the next tick).
+    logger : logging.Logger, optional
+        Where processed and failed corpora are reported (default this module's logger).
+
+    Returns
+    -------
+    dict
+        ``started``, ``finished``, ``processed``, ``skipped`` (done before), ``failed`` (file names).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> watch, out = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (watch / "bad.csv").write_text("x")
+    >>> def fail(path, target):
+    ...     raise ValueError("no label column")
+    >>> process_folder(watch, out, fail, logging.getLogger("quiet"))["failed"]
+    ['bad.csv']
+    >>> [(e["status"], e["attempts"], e["error"]) for e in read_ledger(out)["corpora"].values()]
+    [('failed', 1, 'ValueError: no label column')]
+    """
+    logger = logger or log
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ledger = read_ledger(out)
+    tick = {"started": _now(), "processed": [], "skipped": [], "failed": []}
+    for path in corpus_files(watch_dir):
+        sha = sha256_file(path)
+        entry = ledger["corpora"].get(sha)
+        if entry and entry.get("status") == "ok":
+            tick["skipped"].append(path.name)
+            continue
+        target = out / f"{path.stem}-{sha[:12]}"
+        entry = {"file": path.name, "path": str(path.absolute()), "sha256": sha, "out": str(target),
+                 "attempts": int((entry or {}).get("attempts", 0)) + 1, "first_seen": (entry or {}).get(
+                     "first_seen", tick["started"]), "started": _now()}
+        try:
+            reused = sorted(run(path, target))
+            entry.update(status="ok", error=None, finished=_now(), stages_reused=reused)
+            tick["processed"].append(path.name)
+            logger.info("processed %s -> %s", path.name, target)
+        except Exception as exc:  # noqa: BLE001 - one bad corpus must not stop the others
+            entry.update(status="failed", error=_one_line(exc), finished=_now())
+            tick["failed"].append(path.name)
+            logger.error("corpus %s failed (attempt %d, retried next tick): %s", path.name, entry["attempts"],
+                         entry["error"])
+        ledger["corpora"][sha] = entry
+        write_ledger(out, ledger)  # after every corpus: a killed tick loses at most the one in progress
+    tick["finished"] = _now()
+    ledger["ticks"].append(tick)
+    write_ledger(out, ledger)
+    return tick
+
+
+def tick_markdown(tick: Mapping, ledger: Mapping) -> str:
+    """A markdown summary of a tick: counts, and the processed and failed corpora.
+
+    Parameters
+    ----------
+    tick : mapping
+        From :func:`process_folder`.
+    ledger : mapping
+        From :func:`read_ledger` (after the tick).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> tick = {"started": "t0", "processed": ["a.tsv"], "skipped": [], "failed": []}
+    >>> ledger = {"corpora": {"h": {"file": "a.tsv", "status": "ok", "attempts": 1, "error": None, "out": "o/a"}}}
+    >>> print(tick_markdown(tick, ledger).splitlines()[-1])
+    | a.tsv | ok | 1 | `o/a` |
+    """
+    lines = [f"# kgfs watch tick {tick['started']}", "",
+             f"processed {len(tick['processed'])}, skipped {len(tick['skipped'])} (already done), "
+             f"failed {len(tick['failed'])}", "", "| file | status | attempts | output / error |", "|---|---|---|---|"]
+    for e in sorted(ledger["corpora"].values(), key=lambda e: e["file"]):
+        if e["file"] in tick["processed"] or e["file"] in tick["failed"]:
+            lines.append(f"| {e['file']} | {e['status']} | {e['attempts']} | `{e['error'] or e['out']}` |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,188 @@
+"""One selector fitted on a whole table, as a frame and CSV files (``kgfs select``, the select stage).
+
+- :func:`select_features`: fit a registered selector on a table; returns it and its
+  :func:`selection_frame`, one row per feature: id, GO term name (when the table knows them),
+  support, score, level, number of parents, selected.
+- :func:`write_selection`: ``selection.csv`` (every feature, the selected first, by score) and
+  ``selected_features.csv`` (the selected ones); :func:`read_selected` reads the latter's ids back.
+
+The score is the selector's ``scores_`` when it has them, else the information gain of each
+feature (so the files always say how relevant a kept or dropped feature is).
+
+Examples
+--------
+>>> import tempfile
+>>> from kg.hierarchy import FeatureHierarchy
+>>> from kg.table import FeatureTable
+>>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+>>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"], "c": []}, h,
+...                             labels={"a": 1, "b": 1, "c": 0})
+>>> sel, frame = select_features(t, "complete")
+>>> frame["selected"].tolist()
+[True, True]
+>>> d = tempfile.mkdtemp()
+>>> write_selection(frame, d)
+{'selection': 'selection.csv', 'selected': 'selected_features.csv'}
+>>> read_selected(f"{d}/selected_features.csv")
+['Person', 'Athlete']
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kg.errors import KgfsError
+from kg.files import atomic_write
+
+__all__ = ["read_selected", "select_features", "selection_frame", "write_selection"]
+
+
+def select_features(table, selector: str, params: Mapping | None = None):
+    """Fit the registered ``selector`` on the whole table.
+
+    Parameters
+    ----------
+    table : kg.table.FeatureTable
+        A labelled table.
+    selector : str
+        A name of :mod:`selection.registry`.
+    params : mapping, optional
+        The selector's parameters.
+
+    Returns
+    -------
+    selector : HierarchicalSelector
+        Fitted.
+    frame : pandas.DataFrame
+        :func:`selection_frame` of it.
+
+    Raises
+    ------
+    KgfsError
+        When the table has no labels.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> t = FeatureTable.from_facts({"a": ["x"], "b": []}, FeatureHierarchy.from_edges([], nodes=["x"]),
+    ...                             labels={"a": 1, "b": 0})
+    >>> select_features(t, "complete")[1]["feature"].tolist()
+    ['x']
+    """
+    from selection.registry import get_selector
+
+    if table.y is None:
+        raise KgfsError("the table has no labels; selection needs a class")
+    sel = get_selector(selector, table.hierarchy, **dict(params or {}))
+    sel.fit(table.X, table.y)
+    return sel, selection_frame(table, sel)
+
+
+def selection_frame(table, sel) -> pd.DataFrame:
+    """One row per feature (table order): feature, name (when known), support, score, level, n_parents, selected.
+
+    Parameters
+    ----------
+    table : kg.table.FeatureTable
+        The table ``sel`` was fitted on.
+    sel : fitted selector
+        Its ``get_support()`` gives the ``selected`` column; its ``scores_`` (when present) the
+        ``score`` column, otherwise the information gain.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> from selection.registry import get_selector
+    >>> t = FeatureTable.from_facts({"a": ["x"], "b": []}, FeatureHierarchy.from_edges([], nodes=["x"]),
+    ...                             labels={"a": 1, "b": 0}, meta={"term_names": {"x": "the x"}})
+    >>> sel = get_selector("complete", t.hierarchy).fit(t.X, t.y)
+    >>> selection_frame(t, sel).columns.tolist()
+    ['feature', 'name', 'support', 'score', 'level', 'n_parents', 'selected']
+    """
+    mask = np.asarray(sel.get_support(), dtype=bool)
+    scores = getattr(sel, "scores_", None)
+    if scores is None:
+        from selection.measures.relevance import information_gain
+
+        scores = information_gain(table.X, table.y)
+    h = table.hierarchy
+    df = pd.DataFrame({
+        "feature": table.feature_names,
+        "support": table.support,
+        "score": np.round(np.asarray(scores, dtype=float), 12),
+        "level": np.asarray(h.levels),
+        "n_parents": np.asarray(h.n_parents),
+        "selected": mask,
+    })
+    names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
+    if names:
+        df.insert(1, "name", [names.get(f, "") for f in df["feature"]])
+    return df
+
+
+def write_selection(frame: pd.DataFrame, out: str | os.PathLike) -> dict[str, str]:
+    """Write ``selection.csv`` (all features) and ``selected_features.csv`` (the selected) into ``out``.
+
+    Both are sorted with the selected features first, then by decreasing score (stable);
+    ``selected_features.csv`` has no ``selected`` column.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        From :func:`selection_frame`.
+    out : str or os.PathLike
+        The folder (created when missing).
+
+    Returns
+    -------
+    dict
+        Role (``selection``, ``selected``) -> file name.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> f = pd.DataFrame({"feature": ["x", "y"], "score": [0.1, 0.5], "selected": [True, False]})
+    >>> d = tempfile.mkdtemp()
+    >>> write_selection(f, d)["selected"], pd.read_csv(f"{d}/selection.csv")["feature"].tolist()
+    ('selected_features.csv', ['x', 'y'])
+    """
+    out = Path(out)
+    files = {"selection": "selection.csv", "selected": "selected_features.csv"}
+    df = frame.sort_values(["selected", "score"], ascending=[False, False], kind="stable")
+    atomic_write(out / files["selection"], lambda t: df.to_csv(t, index=False))
+    chosen = df[df["selected"]].drop(columns=["selected"])
+    atomic_write(out / files["selected"], lambda t: chosen.to_csv(t, index=False))
+    return files
+
+
+def read_selected(path: str | os.PathLike) -> list[str]:
+    """The feature ids of a ``selected_features.csv``, in the file's order.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
+    >>> _ = p.write_text("feature,score\\nGO:0000001,0.5\\n")
+    >>> read_selected(p)
+    ['GO:0000001']
+    """
+    return pd.read_csv(path, dtype={"feature": str})["feature"].astype(str).tolist()

@@ -505,7 +505,7 @@ rank is the paper's. The large differences have four causes, each visible in the
    `CfsSubsetEval` on random data (tests), so we cannot tell what made the paper's runs
    degenerate; one exception in size is MM-BP (CFS 2.8% vs 12.8%).
 4. **GTD, TSEL and SHSEL are other implementations.** They are the project's own
-   (`selection/hierarchical/baselines.py`, `selection/hierarchical/shsel.py`) with their defaults (GTD by gain ratio, TSEL by
+   (`selection/hierarchical/greedy_top_down.py`, `selection/hierarchical/tsel.py`, `selection/hierarchical/shsel.py`) with their defaults (GTD by gain ratio, TSEL by
    IG with a chi-square test at 0.05, SHSEL IG with pruning at threshold 0.99); the RPV paper
    gives no parameters. Ours keep fewer features (GTD 40% vs 57%, TSEL 10% vs 30%) and score
    higher AUROC with NB. Also, in the paper's Table 7 the NB columns "GTD" and "TSEL" are

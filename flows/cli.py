@@ -494,7 +494,7 @@ def _add_serve(sub, common) -> None:
 
 def _add_datasets(sub, common) -> None:
     d = sub.add_parser("datasets", parents=[common], help="the dataset registry: list, fetch",
-                       description="The dataset registry (datasets/manifest.toml). Files are found in the "
+                       description="The dataset registry (the manifest that ships with kgfs). Files are found in the "
                                    "repository, the mirror (--mirror / KGFS_DATA_MIRROR), the user cache, or "
                                    "downloaded with their sha256 checked.")
     dsub = d.add_subparsers(dest="datasets_command", metavar="ACTION", required=True)

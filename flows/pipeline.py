@@ -1,13 +1,11 @@
-"""The Prefect flows behind ``kgfs run``: one flow per stage and ``kgfs-run`` stringing them together.
+"""The Prefect flow behind ``kgfs run``: ``kgfs-run`` and its subflows.
 
-Flows ``kgfs-annotate`` and ``kgfs-fetch`` (DBpedia route) or ``kgfs-facts`` (GO route), then
-``kgfs-table``, ``kgfs-select``, ``kgfs-evaluate``, ``kgfs-export`` (:func:`annotate_flow`, ...),
-each runnable alone; ``kgfs-run`` (:func:`kgfs_run`) calls annotate, fetch and evaluate as subflows
-and runs the single-task stages' bodies itself. Each stage is a task around a function of
-:mod:`flows.stages`, cached twice by content: by Prefect (JSON results; ``INPUTS + TASK_SOURCE``
-over upstream records, parameters and :func:`flows.stages.code_version`) and by the stage store
-(:class:`kg.store.Store`), which answers when Prefect's cache is gone; a cached record whose files
-were cleared is computed again. The external calls (Spotlight, SPARQL) are batch tasks retried on
+``kgfs-run`` (:func:`kgfs_run`) runs the stages in order: (DBpedia route) the subflows
+``kgfs-annotate`` and ``kgfs-fetch``, or (GO route) the task ``load-facts``; then the tasks
+``build-table``, ``select``, the subflow ``kgfs-evaluate`` and the task ``export``. Each task is a
+function of :mod:`flows.stages`; each subflow can also be run alone (:func:`annotate_flow`, ...). The one cache is kgfs's stage store (:class:`kg.store.Store`, keyed by content):
+Prefect persists no results and caches nothing (so it never reads a result file back), and a task
+whose stage is in the store returns its record at once. The external calls (Spotlight, SPARQL) are batch tasks retried on
 transient errors, at most ``external_concurrency`` in flight (:func:`_map_batches`), tagged
 ``kgfs-external``. With ``dask_address`` the grid and the batches run on a Dask cluster
 (prefect-dask's ``DaskTaskRunner``; ``"local"``: a ``LocalCluster`` on 127.0.0.1). Importing this
@@ -26,9 +24,8 @@ from pathlib import Path
 from flows import settings, stages
 from kg.runs import publish
 
-__all__ = ["annotate_flow", "evaluate_flow", "export_flow", "facts_flow", "fetch_flow",
-           "kgfs_run", "run_pipeline", "select_flow", "set_reporter", "start_api_in_background",
-           "table_flow"]
+__all__ = ["annotate_flow", "evaluate_flow", "fetch_flow", "kgfs_run", "run_pipeline", "set_reporter",
+           "start_api_in_background"]
 
 _reporter: Callable[..., None] | None = None
 
@@ -56,13 +53,11 @@ def _transient(task, task_run, state) -> bool:
 
 
 def _presets() -> dict:
-    from prefect.cache_policies import INPUTS, TASK_SOURCE
+    from prefect.cache_policies import NO_CACHE
 
-    # ``force`` only says "recompute" and ``dask``/``n_jobs`` only where: none changes what is computed
-    cached = dict(cache_policy=(INPUTS - "force" - "dask" - "n_jobs") + TASK_SOURCE, persist_result=True,
-                  result_serializer="json")
-    return {"cached": cached, "flow": dict(persist_result=False),
-            "external": dict(cached, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_transient,
+    stage = dict(cache_policy=NO_CACHE, persist_result=False)
+    return {"stage": stage, "flow": dict(persist_result=False),
+            "external": dict(stage, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_transient,
                              tags=["kgfs-external"])}
 
 
@@ -71,87 +66,35 @@ __getattr__ = _prefect.getattr
 
 
 # --------------------------------------------------------------------------- tasks
-@_prefect.task(name="load-facts", preset="cached")
-def _load_facts_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_load_facts(spec, home=home, force=force)
+# Each stage function of flows.stages is a task as it is: attribute name, Prefect name, function, preset.
+for _attr, _name, _fn, _preset in (
+        ("load_facts_task", "load-facts", stages.stage_load_facts, "stage"),
+        ("build_table_task", "build-table", stages.stage_build_table, "stage"),
+        ("load_dataset_task", "load-dataset", stages.stage_load_dataset, "stage"),
+        ("select_task", "select", stages.stage_select, "stage"),
+        ("export_task", "export", stages.stage_export, "stage"),
+        ("annotate_batch_task", "annotate-batch", stages.stage_annotate_batch, "external"),
+        ("annotate_task", "annotate", stages.stage_annotate, "stage"),
+        ("fetch_batch_task", "fetch-batch", stages.stage_fetch_batch, "external"),
+        ("fetch_task", "fetch-facts", stages.stage_fetch, "external"),
+        ("dbpedia_table_task", "build-dbpedia-table", stages.stage_dbpedia_table, "stage")):
+    _prefect.add_task(_attr, _fn, name=_name, preset=_preset)
 
 
-@_prefect.task(name="build-table", preset="cached")
-def _build_table_task(spec: dict, facts: dict, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_build_table(spec, facts, home=home, force=force)
-
-
-@_prefect.task(name="load-dataset", preset="cached")
-def _load_dataset_task(spec: dict, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_load_dataset(spec, home=home, force=force)
-
-
-@_prefect.task(name="select", preset="cached")
-def _select_task(table: dict, selector: str, params: dict, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_select(table, selector, params, home=home, force=force)
-
-
-@_prefect.task(name="evaluate", preset="cached")
-def _evaluate_task(table: dict, selectors: list, classifiers: list, dataset: str, protocol: str, n_splits: int,
-                   seed: int, n_jobs: int, code: str, home: str, force: bool = False, dask: bool = False) -> dict:
+@_prefect.task(name="evaluate", preset="stage")
+def _evaluate_task(table_rec: dict, selectors: list, classifiers: list, dataset: str, protocol: str, n_splits: int,
+                   seed: int, n_jobs: int, home: str, force: bool = False, dask: bool = False) -> dict:
     kwargs = dict(dataset=dataset, protocol=protocol, n_splits=n_splits, random_state=seed, home=home,
                   force=force, progress=lambda done, total: _emit("progress", "evaluate", done=done, total=total))
     if not dask:
-        return stages.stage_evaluate(table, selectors, classifiers, n_jobs=n_jobs, **kwargs)
-    # Running on a Dask worker (DaskTaskRunner): the grid's dataset x fold units are spread over
-    # the whole cluster through joblib's Dask backend; every finished cell is still written at
-    # once, atomically, into the stage folder (so a killed run resumes cell by cell).
+        return stages.stage_evaluate(table_rec, selectors, classifiers, n_jobs=n_jobs, **kwargs)
+    # On a Dask worker (DaskTaskRunner) the grid's dataset x fold units spread over the cluster through
+    # joblib's Dask backend; every finished cell is still written at once into the stage folder.
     import joblib
     from prefect_dask import get_dask_client
 
     with get_dask_client(), joblib.parallel_config(backend="dask"):
-        return stages.stage_evaluate(table, selectors, classifiers, n_jobs=-1, **kwargs)
-
-
-@_prefect.task(name="export", preset="cached")
-def _export_task(table: dict, sparse_arff: bool, code: str, home: str, force: bool = False,
-                 select: dict | None = None) -> dict:
-    return stages.stage_export(table, select, sparse_arff=sparse_arff, home=home, force=force)
-
-
-@_prefect.task(name="annotate-batch", preset="external")
-def _annotate_batch_task(spec: dict, start: int, stop: int, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_annotate_batch(spec, start, stop, home=home, force=force)
-
-
-@_prefect.task(name="annotate", preset="cached")
-def _annotate_task(spec: dict, batches: list, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_annotate(spec, batches, home=home, force=force)
-
-
-@_prefect.task(name="fetch-batch", preset="external")
-def _fetch_batch_task(spec: dict, entities: list, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_fetch_batch(spec, entities, home=home, force=force)
-
-
-@_prefect.task(name="fetch-facts", preset="external")
-def _fetch_task(spec: dict, batches: list, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_fetch(spec, batches, home=home, force=force)
-
-
-@_prefect.task(name="build-dbpedia-table", preset="cached")
-def _dbpedia_table_task(spec: dict, annotate: dict, fetch: dict, code: str, home: str, force: bool = False) -> dict:
-    return stages.stage_dbpedia_table(spec, annotate, fetch, home=home, force=force)
-
-
-def _future(tsk, home: str, refresh: bool, kwargs: dict):
-    return tsk.with_options(result_storage=Path(home) / "prefect" / "results", refresh_cache=refresh).submit(**kwargs)
-
-
-def _record(tsk, fut, home: str, kwargs: dict) -> tuple[dict, bool]:
-    """The task's record and whether Prefect's cache gave it; run again when the record's files are gone."""
-    fut.wait()
-    rec, cached = fut.state.result(), fut.state.name == "Cached"
-    if not stages.record_valid(rec):
-        fut = _future(tsk, home, True, dict(kwargs, force=False))
-        fut.wait()
-        rec, cached = fut.state.result(), False
-    return dict(rec), cached
+        return stages.stage_evaluate(table_rec, selectors, classifiers, n_jobs=-1, **kwargs)
 
 
 def _map_batches(stage: str, tsk, home: str, no_cache: bool, batches: list[dict], limit: int, **common) -> list:
@@ -159,11 +102,8 @@ def _map_batches(stage: str, tsk, home: str, no_cache: bool, batches: list[dict]
     concurrency limit that works everywhere: offline, thread pool, Dask)."""
     limit, out = max(1, int(limit)), []
     for w in range(0, len(batches), limit):
-        window = [dict(home=home, force=no_cache, **common, **b) for b in batches[w:w + limit]]
-        futures = [_future(tsk, home, no_cache, kw) for kw in window]
-        for fut, kw in zip(futures, window):
-            rec, _cached = _record(tsk, fut, home, kw)
-            out.append({k: v for k, v in rec.items() if k != "reused"})
+        futures = [tsk.submit(home=home, force=no_cache, **common, **b) for b in batches[w:w + limit]]
+        out += [{k: v for k, v in fut.result().items() if k != "reused"} for fut in futures]
         _emit("progress", stage, done=len(out), total=len(batches), what="batches")
     return out
 
@@ -173,64 +113,34 @@ def _stage(stage: str, tsk, home: str, no_cache: bool, **kwargs) -> dict:
     the record without volatile fields (it keys downstream stages), whether it was reused, how long it took."""
     _emit("start", stage)
     t0 = time.perf_counter()
-    kwargs = dict(home=home, force=no_cache, **kwargs)
-    rec, cached = _record(tsk, _future(tsk, home, no_cache, kwargs), home, kwargs)
+    rec = dict(tsk.submit(home=home, force=no_cache, **kwargs).result())
     reused = rec.pop("reused", False)  # volatile: not part of the record that keys downstream stages
-    info = {"reused": bool(cached or reused), "prefect_cached": cached, "seconds": round(time.perf_counter() - t0, 3)}
+    info = {"reused": bool(reused), "seconds": round(time.perf_counter() - t0, 3)}
     _emit("done", stage, record={**rec, **info})
     return {"record": rec, "info": info}
 
 
-# --------------------------------------------------------------------------- one flow per stage
-# Each is a thin Prefect flow around one task; `kgfs-run` calls them, and each can be run on its
-# own (e.g. `select_flow(table_record, "shsel-ig-prune", {}, home=...)`).
-@_prefect.flow(name="kgfs-facts", preset="flow")
-def _facts_flow(spec: dict, home: str, no_cache: bool = False) -> dict:
-    """GO route: annotations + labels -> ``facts.json``."""
-    return _stage("facts", load_facts_task, home, no_cache, spec=spec, code=stages.code_version("facts"))
-
-
+# --------------------------------------------------------------------------- stages with many tasks: subflows
+# Annotation, fetching and evaluation (many tasks, possibly on a Dask cluster) are subflows of
+# `kgfs-run`, each runnable alone; a single-task stage is a task of `kgfs-run` itself.
 @_prefect.flow(name="kgfs-annotate", preset="flow")
 def _annotate_flow(spec: dict, home: str, no_cache: bool = False, batch_size: int = 500,
                    concurrency: int = 4) -> dict:
     """DBpedia route: entity linking, one ``annotate-batch`` task per ``batch_size`` texts."""
-    code = stages.code_version("dbpedia")
     batches = [{"start": a, "stop": b} for a, b in stages.corpus_batches(spec, batch_size)]
     _emit("start", "annotate")
-    recs = _map_batches("annotate", annotate_batch_task, home, no_cache, batches, concurrency, spec=spec, code=code)
-    return _stage("annotate", annotate_task, home, no_cache, spec=spec, batches=recs, code=code)
+    recs = _map_batches("annotate", annotate_batch_task, home, no_cache, batches, concurrency, spec=spec)
+    return _stage("annotate", annotate_task, home, no_cache, spec=spec, batches=recs)
 
 
 @_prefect.flow(name="kgfs-fetch", preset="flow")
 def _fetch_flow(spec: dict, annotate: dict, home: str, no_cache: bool = False, batch_size: int = 500,
                 concurrency: int = 4) -> dict:
     """DBpedia route: types/categories of the entities (``fetch-batch`` tasks), then the edges above them."""
-    code = stages.code_version("dbpedia")
     batches = [{"entities": b} for b in stages.entity_batches(annotate, batch_size)]
     _emit("start", "fetch")
-    recs = _map_batches("fetch", fetch_batch_task, home, no_cache, batches, concurrency, spec=spec, code=code)
-    return _stage("fetch", fetch_task, home, no_cache, spec=spec, batches=recs, code=code)
-
-
-@_prefect.flow(name="kgfs-table", preset="flow")
-def _table_flow(spec: dict, home: str, facts: dict | None = None, no_cache: bool = False,
-                annotate: dict | None = None) -> dict:
-    """Build the DAG and the closed binary table (GO facts, a registry dataset, or a DBpedia corpus:
-    ``annotate`` and ``facts`` records of :func:`annotate_flow` / :func:`fetch_flow`)."""
-    if spec["kind"] == "go":
-        return _stage("table", build_table_task, home, no_cache, spec=spec, facts=facts,
-                      code=stages.code_version("table"))
-    if spec["kind"] == "dbpedia":
-        return _stage("table", dbpedia_table_task, home, no_cache, spec=spec, annotate=annotate, fetch=facts,
-                      code=stages.code_version("dbpedia"))
-    return _stage("table", load_dataset_task, home, no_cache, spec=spec, code=stages.code_version("dataset"))
-
-
-@_prefect.flow(name="kgfs-select", preset="flow")
-def _select_flow(table: dict, selector: str, params: dict, home: str, no_cache: bool = False) -> dict:
-    """Fit one selector on the whole table (selected features with their scores)."""
-    return _stage("select", select_task, home, no_cache, table=table, selector=selector, params=params,
-                  code=stages.code_version("select", stages.selector_modules([selector])))
+    recs = _map_batches("fetch", fetch_batch_task, home, no_cache, batches, concurrency, spec=spec)
+    return _stage("fetch", fetch_task, home, no_cache, spec=spec, batches=recs)
 
 
 @_prefect.flow(name="kgfs-evaluate", preset="flow")
@@ -238,17 +148,9 @@ def _evaluate_flow(table: dict, selectors: list, classifiers: list, dataset: str
                    n_splits: int = 10, seed: int = 0, n_jobs: int = 1, no_cache: bool = False,
                    dask: bool = False) -> dict:
     """Cross-validate selectors x classifiers; on a Dask task runner the grid's units run on the cluster."""
-    return _stage("evaluate", evaluate_task, home, no_cache, table=table, selectors=selectors,
+    return _stage("evaluate", evaluate_task, home, no_cache, table_rec=table, selectors=selectors,
                   classifiers=classifiers, dataset=dataset, protocol=protocol, n_splits=n_splits, seed=seed,
-                  n_jobs=n_jobs, dask=dask, code=stages.code_version("evaluate", stages.selector_modules(selectors)))
-
-
-@_prefect.flow(name="kgfs-export", preset="flow")
-def _export_flow(table: dict, home: str, sparse_arff: bool = True, no_cache: bool = False,
-                 select: dict | None = None) -> dict:
-    """ARFF (dense and sparse), CSV and the hierarchy's edges; with a selection, the reduced table too."""
-    return _stage("export", export_task, home, no_cache, table=table, select=select, sparse_arff=sparse_arff,
-                  code=stages.code_version("export"))
+                  n_jobs=n_jobs, dask=dask)
 
 
 # --------------------------------------------------------------------------- Dask
@@ -308,7 +210,6 @@ def _kgfs_run(source: dict, selector: str = "shsel-ig-prune", selector_params: d
               home: str = ".kgfs", no_cache: bool = False, artifacts: bool = True, dask_address: str | None = None,
               batch_size: int = 500, external_concurrency: int = 4) -> dict:
     """The whole pipeline on one input (see :func:`run_pipeline`): the stage flows as subflows."""
-    # single-task stages run their flow's body (`.fn`) here: as subflows they would add ~0.4 s each
     selector_params = dict(sorted((selector_params or {}).items()))
     eval_selectors = list(eval_selectors or [selector])
     # the whole-table selector's parameters apply in the cross-validation too
@@ -324,22 +225,25 @@ def _kgfs_run(source: dict, selector: str = "shsel-ig-prune", selector_params: d
 
         runs: dict[str, dict] = {}
         if source["kind"] == "go":
-            runs["facts"] = facts_flow.fn(source, home, no_cache)
-            runs["table"] = table_flow.fn(source, home, runs["facts"]["record"], no_cache)
+            runs["facts"] = _stage("facts", load_facts_task, home, no_cache, spec=source)
+            runs["table"] = _stage("table", build_table_task, home, no_cache, spec=source,
+                                   facts_rec=runs["facts"]["record"])
         elif source["kind"] == "dbpedia":
             batching = dict(batch_size=batch_size, concurrency=external_concurrency)
             runs["annotate"] = on_cluster(annotate_flow)(source, home, no_cache, **batching)
             runs["fetch"] = on_cluster(fetch_flow)(source, runs["annotate"]["record"], home, no_cache, **batching)
-            runs["table"] = table_flow.fn(source, home, runs["fetch"]["record"], no_cache,
-                                          annotate=runs["annotate"]["record"])
+            runs["table"] = _stage("table", dbpedia_table_task, home, no_cache, spec=source,
+                                   annotate_rec=runs["annotate"]["record"], fetch_rec=runs["fetch"]["record"])
         else:
-            runs["table"] = table_flow.fn(source, home, None, no_cache)
+            runs["table"] = _stage("table", load_dataset_task, home, no_cache, spec=source)
         table = runs["table"]["record"]
-        runs["select"] = select_flow.fn(table, selector, selector_params, home, no_cache)
+        runs["select"] = _stage("select", select_task, home, no_cache, table_rec=table, selector=selector,
+                                params=selector_params)
         runs["evaluate"] = on_cluster(evaluate_flow)(
             table=table, selectors=eval_specs, classifiers=params["classifiers"], dataset=source["name"], home=home,
             protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs, no_cache=no_cache, dask=bool(address))
-        runs["export"] = export_flow.fn(table, home, sparse_arff, no_cache, select=runs["select"]["record"])
+        runs["export"] = _stage("export", export_task, home, no_cache, table_rec=table,
+                                select_rec=runs["select"]["record"], sparse_arff=sparse_arff)
     records, runinfo = {k: v["record"] for k, v in runs.items()}, {k: v["info"] for k, v in runs.items()}
     _emit("start", "publish")
     outputs = {k: str(v) for k, v in publish(records, out, params, runinfo).items()}

@@ -88,6 +88,10 @@ class LazyPrefect:
     def flow(self, **options):
         return self._register("flow", options)
 
+    def add_task(self, attr: str, fn: Callable, **options) -> None:
+        """Make ``fn`` (left as it is) the task ``module.<attr>``."""
+        self._specs[attr] = ("task", options, fn)
+
     def _register(self, kind: str, options: dict):
         def register(fn):
             name = fn.__name__.lstrip("_")

@@ -64,7 +64,7 @@ def select_features(table, selector: str, params: Mapping | None = None):
     Raises
     ------
     KgfsError
-        When the table has no labels.
+        When the table has no labels, or ``selector`` is lazy (a subset per instance).
 
     Examples
     --------
@@ -75,8 +75,13 @@ def select_features(table, selector: str, params: Mapping | None = None):
     >>> select_features(t, "complete")[1]["feature"].tolist()
     ['x']
     """
-    from selection.registry import get_selector
+    from selection.registry import get_selector, selector_entry
 
+    if selector_entry(selector).kind == "lazy":
+        raise KgfsError(
+            f"{selector!r} is a lazy selector: it selects features per test instance, not one subset of the "
+            "whole table; evaluate it (protocol rpv2020) or use selection.lazy.LazySelectionClassifier"
+        )
     if table.y is None:
         raise KgfsError("the table has no labels; selection needs a class")
     sel = get_selector(selector, table.hierarchy, **dict(params or {}))

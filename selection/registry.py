@@ -30,19 +30,15 @@ __all__ = [
     "available_classifiers",
 ]
 
-# Modules that register selectors or classifiers; a module that does not exist yet is skipped.
+# The packages whose modules register selectors or classifiers when imported (each package's
+# ``__init__`` imports its registering modules).
 _MODULES = (
-    "selection.hierarchical.complete",
-    "selection.hierarchical.shsel",
-    "selection.hierarchical.baselines",
-    "selection.hierarchical.hill_climbing",
-    "selection.lazy.selectors",
-    "selection.lazy.classifiers",
+    "selection.hierarchical",
+    "selection.lazy",
     "selection.flat",
     "selection.classifiers",
-    "selection.class_hierarchy.hifsrr",
-    "selection.class_hierarchy.ga_tree",
-    "selection.adhoc.selector",
+    "selection.class_hierarchy",
+    "selection.adhoc",
 )
 
 
@@ -90,8 +86,7 @@ def _load() -> None:
         return
     _loaded = True
     for mod in _MODULES:
-        if importlib.util.find_spec(mod) is not None:
-            importlib.import_module(mod)
+        importlib.import_module(mod)
 
 
 def register_selector(

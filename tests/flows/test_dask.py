@@ -132,4 +132,4 @@ def test_dask_annotation_and_fetch_batches(dask_cluster, tmp_path, shared_data):
     assert n_batches == 5  # 6525 texts / 1500
     with Client(dask_cluster, timeout=30) as client:
         prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(map(str, dask_scheduler.task_prefixes)))
-    assert "annotate_batch_task" in prefixes and "fetch_batch_task" in prefixes, prefixes
+    assert "stage_annotate_batch" in prefixes and "stage_fetch_batch" in prefixes, prefixes  # the batch tasks

@@ -42,17 +42,17 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
     t = stages.read_table(r1["records"]["table"])
     assert (read_arff(out / "table.arff").X != t.X).nnz == 0
 
-    # same inputs: every stage comes from Prefect's cache, outputs are written again
+    # same inputs: every stage comes from the store, outputs are written again
     (out / "table.arff").unlink()
     r2 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
-    assert all(i["prefect_cached"] for i in r2["runinfo"].values()), r2["runinfo"]
+    assert all(i["reused"] for i in r2["runinfo"].values()), r2["runinfo"]
     assert {k: r["hash"] for k, r in r2["records"].items()} == {k: r["hash"] for k, r in r1["records"].items()}
     assert (out / "table.arff").is_file()
 
     # one selector parameter changed: facts and table are reused; select, evaluate and export
     # (which writes the reduced table) rerun
     r3 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS, selector_params={"threshold": 0.9})
-    reused = {k for k, i in r3["runinfo"].items() if i["prefect_cached"]}
+    reused = {k for k, i in r3["runinfo"].items() if i["reused"]}
     assert reused == {"facts", "table"}
     assert not any(r3["runinfo"][k]["reused"] for k in ("select", "evaluate", "export"))
     n_sel = r3["records"]["select"]["summary"]["n_selected"]
@@ -64,7 +64,7 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
     assert not any(i["reused"] for i in r4["runinfo"].values())
     assert r4["records"]["table"]["hash"] == r1["records"]["table"]["hash"]
 
-    # a cleared store: Prefect's cached records point at missing files, so the stages rerun
+    # a cleared store: the stages rerun
     stages.stage_store(home).clear()
     r5 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
     assert not any(i["reused"] for i in r5["runinfo"].values())
@@ -145,7 +145,7 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
     t = stages.read_table(r1["records"]["table"])
     assert t.n_instances == 6525 and "http://dbpedia.org/ontology/Athlete" in set(t.feature_names)
     r2 = pipeline.run_pipeline(source, batch_size=2000, **kw)
-    assert all(i["prefect_cached"] for i in r2["runinfo"].values())
+    assert all(i["reused"] for i in r2["runinfo"].values())
     # the dump is part of the key: a changed dump rebuilds the table
     (dump / "instances.nt").write_text("\n".join(instance_triples()[:-5]) + "\n", encoding="utf-8")
     source2 = resolve_source(corpus=shared_data / "tweets" / "training.txt",

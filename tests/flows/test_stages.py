@@ -137,10 +137,10 @@ def test_task_bodies_run_without_a_server(source, tmp_path):
     from flows import pipeline
 
     home = str(tmp_path / "home")
-    facts = pipeline.load_facts_task.fn(source, code="x", home=home)
-    table = pipeline.build_table_task.fn(source, facts, code="x", home=home)
+    facts = pipeline.load_facts_task.fn(source, home=home)
+    table = pipeline.build_table_task.fn(source, facts, home=home)
     assert table["summary"]["n_features"] == 699
-    exp = pipeline.export_task.fn(table, True, code="x", home=home)
+    exp = pipeline.export_task.fn(table, sparse_arff=True, home=home)
     assert stages.record_valid(exp)
 
 

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import doctest
 import re
 from functools import partial
 
@@ -26,7 +25,6 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import estimator_checks_generator, parametrize_with_checks
 
-import selection.classifiers
 from kg.hierarchy import FeatureHierarchy
 from selection.registry import available_selectors, get_selector
 from tests.strategies import closed_tables, coach_hierarchy, leaf_root_paths
@@ -285,11 +283,6 @@ def test_implication_check(name):
     fixed = get_selector(name, h, check_implication="repair").fit(open_table, y)
     closed = get_selector(name, h).fit(h.close(open_table), y)
     assert fixed.get_support().tolist() == closed.get_support().tolist()
-
-
-# ----------------------------------------------------------------------------- classifiers
-def test_classifier_docstring_examples():
-    assert doctest.testmod(selection.classifiers).failed == 0
 
 
 # ----------------------------------------------------------------------------- sparse stays sparse

@@ -302,11 +302,3 @@ def test_fsnm_selects_informative_features():
 @parametrize_with_checks([HiFSRR(k=1, random_state=0), FSNM(k=1)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-def test_docstring_examples():
-    import doctest
-
-    import selection.class_hierarchy.hifsrr as mod
-
-    assert doctest.testmod(mod, optionflags=doctest.ELLIPSIS).failed == 0

@@ -247,11 +247,3 @@ def test_read_cycle_names_a_line(tmp_path):
     p.write_text("x\tr\na\tb\nb\tc\nc\ta\n")
     with pytest.raises(InputFormatError, match=r"cyc.tsv:\d: class tree has a cycle"):
         ClassHierarchy.read(p)
-
-
-def test_docstring_examples():
-    import doctest
-
-    import selection.class_hierarchy.tree as mod
-
-    assert doctest.testmod(mod, optionflags=doctest.ELLIPSIS).failed == 0

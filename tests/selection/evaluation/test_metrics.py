@@ -114,11 +114,3 @@ def test_weighted_multiclass_measures_are_frequency_weighted_one_vs_rest():
     y2, p2 = np.array([1, 1, 0, 0]), np.array([1, 0, 0, 0])
     assert fold_metrics(y2, p2, None, [0, 1], pos_label=1, n_selected=1, n_features=1,
                         multiclass="weighted")["gm"] == pytest.approx(np.sqrt(0.5))
-
-
-def test_docstring_examples():
-    import doctest
-
-    import selection.evaluation.metrics
-
-    assert doctest.testmod(selection.evaluation.metrics).failed == 0

@@ -136,11 +136,3 @@ def test_bad_input():
     t = HAND.copy().astype(float)
     t.loc["extra"] = [np.nan, 1, 2]
     assert friedman(t).n_datasets == 4
-
-
-def test_docstring_examples():
-    import doctest
-
-    import selection.evaluation.stats
-
-    assert doctest.testmod(selection.evaluation.stats).failed == 0

@@ -42,7 +42,7 @@ def library_only(cwd) -> float:
     code = (
         "import time; t=time.perf_counter()\n"
         "from flows import stages\n"
-        "from kg.inputs import resolve_source\n"
+        "from kg.runs.inputs import resolve_source\n"
         "s = resolve_source()\n"
         "h = 'lib-home'\n"
         "f = stages.stage_load_facts(s, home=h, force=True)\n"

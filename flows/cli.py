@@ -71,7 +71,7 @@ _CORPUS_ARGS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "c
 
 
 def _source_kwargs(args) -> dict:
-    """The keyword arguments of :func:`kg.inputs.resolve_source` given on the command line."""
+    """The keyword arguments of :func:`kg.runs.inputs.resolve_source` given on the command line."""
     kw = {k: getattr(args, k, None) for k in _SOURCE_ARGS}
     return dict(kw, mirror=_mirror(args), relations=tuple(getattr(args, "relations", None) or ("is_a",)),
                 corpus_options={k: getattr(args, k, None) for k in _CORPUS_ARGS})
@@ -209,7 +209,7 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
     from flows import pipeline
-    from kg.inputs import resolve_source
+    from kg.runs.inputs import resolve_source
     from selection.registry import classifier_entry, selector_entry
 
     # the temporary Prefect API boots in its own process (3-5 s) while the input is resolved and
@@ -261,7 +261,7 @@ def _run_params(args) -> dict:
 def cmd_serve(args) -> int:
     """Start (or reuse) a Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
     from flows import watch as watch_mod
-    from kg.inputs import watch_options
+    from kg.runs.inputs import watch_options
 
     watch = Path(args.watch).absolute()
     if not watch.is_dir():
@@ -323,7 +323,7 @@ def cmd_datasets_fetch(args) -> int:
 
 def cmd_build(args) -> int:
     from kg.formats.folder import table_notes, write_table_folder
-    from kg.inputs import resolve_source, table_from_spec
+    from kg.runs.inputs import resolve_source, table_from_spec
 
     t0 = time.perf_counter()
     with _console().status("building the table…"):
@@ -362,7 +362,7 @@ def cmd_evaluate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
-    from kg.inputs import load_tables
+    from kg.runs.inputs import load_tables
     from selection.evaluation.grid import run_grid
 
     con = _console()

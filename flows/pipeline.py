@@ -3,7 +3,7 @@
 ``kgfs-run`` (:func:`kgfs_run`) runs the stages in order: (DBpedia route) the subflows
 ``kgfs-annotate`` and ``kgfs-fetch``, or (GO route) the task ``load-facts``; then the tasks
 ``build-table``, ``select``, the subflow ``kgfs-evaluate`` and the task ``export``. Each task is a
-function of :mod:`flows.stages`; each subflow can also be run alone (:func:`annotate_flow`, ...). The one cache is kgfs's stage store (:class:`kg.store.Store`, keyed by content):
+function of :mod:`flows.stages`; each subflow can also be run alone (:func:`annotate_flow`, ...). The one cache is kgfs's stage store (:class:`kg.runs.store.Store`, keyed by content):
 Prefect persists no results and caches nothing (so it never reads a result file back), and a task
 whose stage is in the store returns its record at once. The external calls (Spotlight, SPARQL) are batch tasks retried on
 transient errors, at most ``external_concurrency`` in flight (:func:`_map_batches`), tagged
@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from flows import settings, stages
-from kg.runs import publish
+from kg.runs.publish import publish
 
 __all__ = ["annotate_flow", "evaluate_flow", "fetch_flow", "kgfs_run", "run_pipeline", "set_reporter",
            "start_api_in_background"]
@@ -42,8 +42,8 @@ def _emit(event: str, stage: str, **info) -> None:
 
 
 def _transient(task, task_run, state) -> bool:
-    """Retry a failed batch task only on errors that may pass (:func:`kg.dbpedia.stored.is_transient`)."""
-    from kg.dbpedia.stored import is_transient
+    """Retry a failed batch task only on errors that may pass (:func:`kg.dbpedia.batches.is_transient`)."""
+    from kg.dbpedia.batches import is_transient
 
     try:
         exc = state.result(raise_on_failure=False)
@@ -185,7 +185,7 @@ def _artifacts(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], p
     import pandas as pd
     from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-    from kg.runs import run_markdown
+    from kg.runs.publish import run_markdown
 
     def rows(rec, role, frame=lambda df: df):
         df = frame(pd.read_csv(Path(rec["dir"]) / rec["files"][role]))
@@ -282,7 +282,7 @@ def start_api_in_background() -> None:
 
 def run_pipeline(source: dict | None = None, *, out: str | Path = "kgfs-output", home: str | Path | None = None,
                  no_cache: bool = False, heartbeat: bool = False, **params) -> dict:
-    """Run the ``kgfs-run`` flow on ``source`` (:func:`kg.inputs.resolve_source`; default the bundled
+    """Run the ``kgfs-run`` flow on ``source`` (:func:`kg.runs.inputs.resolve_source`; default the bundled
     ``bundled/DM-BP``), writing into ``out``; Prefect is configured offline in ``home`` (default
     ``$KGFS_HOME`` or ``./.kgfs``) unless that was done or Prefect was imported already.
 
@@ -296,7 +296,7 @@ def run_pipeline(source: dict | None = None, *, out: str | Path = "kgfs-output",
     home = Path(home).absolute() if home is not None else settings.kgfs_home()
     Path(home, "prefect").mkdir(parents=True, exist_ok=True)
     if source is None:
-        from kg.inputs import resolve_source
+        from kg.runs.inputs import resolve_source
 
         source = resolve_source()
     _prefect.build()

@@ -1,6 +1,6 @@
 """The pipeline's stages (no Prefect: :mod:`flows.pipeline` makes them tasks): each names the inputs of
 its key (upstream records' content hashes, parameters, :func:`code_version`) and runs ``kg``/``selection``
-functions in the stage store (:class:`kg.store.Store`, ``<kgfs home>/store``), which returns its record.
+functions in the stage store (:class:`kg.runs.store.Store`, ``<kgfs home>/store``), which returns its record.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from kg.dbpedia import stored
+from kg.dbpedia import batches as dbpedia
 from kg.formats.folder import export_selected, export_table, write_table_folder
-from kg.inputs import build_go_table, load_spec_dataset, read_facts
-from kg.store import Store, record_valid, write_json
-from kg.store import code_version as _code_version
+from kg.runs.inputs import build_go_table, load_spec_dataset, read_facts
+from kg.runs.store import Store, record_valid, write_json
+from kg.runs.store import code_version as _code_version
 from kg.table import FeatureTable
 
 __all__ = ["code_version", "corpus_batches", "entity_batches", "read_table", "record_valid", "selector_modules",
@@ -22,7 +22,7 @@ __all__ = ["code_version", "corpus_batches", "entity_batches", "read_table", "re
            "stage_export", "stage_fetch", "stage_fetch_batch", "stage_load_dataset", "stage_load_facts", "stage_select",
            "stage_store"]
 
-_GO = ["kg.go.obo", "kg.go.annotations", "kg.go.table", "kg.inputs", "flows.stages"]
+_GO = ["kg.go.obo", "kg.go.annotations", "kg.go.table", "kg.runs.inputs", "flows.stages"]
 _TABLE = ["kg.table", "kg.hierarchy", "kg.formats.folder"]
 # The modules whose source decides each stage's output (their hash is part of the stage key).
 _STAGE_MODULES = {
@@ -35,15 +35,15 @@ _STAGE_MODULES = {
                  "selection.lazy.estimator", "flows.stages"],
     "export": ["kg.formats.arff", "kg.formats.csv_io", "kg.formats.folder", "selection.frames", "flows.stages"],
     "dbpedia": ["kg.dbpedia.route", "kg.dbpedia.corpus", "kg.dbpedia.sources", "kg.dbpedia.sparql",
-                "kg.dbpedia.spotlight", "kg.dbpedia.dumps", "kg.dbpedia.lexicon", "kg.dbpedia.stored", "kg.inputs",
+                "kg.dbpedia.spotlight", "kg.dbpedia.dumps", "kg.dbpedia.lexicon", "kg.dbpedia.batches", "kg.runs.inputs",
                 "kg.iri", *_TABLE, "flows.stages"],
 }
-_ROUTE = stored.RouteObjects()  # a spec's corpus, lexicon and source, built once per process
+_ROUTE = dbpedia.RouteObjects()  # a spec's corpus, lexicon and source, built once per process
 _TABLE_FILES = {"table": "table.npz", "summary": "summary.json"}
 
 
 def code_version(stage: str, extra_modules: Sequence[str] = ()) -> str:
-    """The code version in a stage's key (:func:`kg.store.code_version` of the stage's modules)."""
+    """The code version in a stage's key (:func:`kg.runs.store.code_version` of the stage's modules)."""
     return _code_version(stage, [*_STAGE_MODULES.get(stage, []), *extra_modules])
 
 
@@ -131,20 +131,20 @@ def stage_load_dataset(spec: Mapping, *, home=None, force=False) -> dict:
 # --------------------------------------------------------------------------- DBpedia route
 def corpus_batches(spec: Mapping, batch_size: int = 500) -> list[list[int]]:
     """``[start, stop)`` ranges of the spec's corpus, ``batch_size`` instances each."""
-    return stored.corpus_batches(len(_ROUTE.corpus(spec)), batch_size)
+    return dbpedia.corpus_batches(len(_ROUTE.corpus(spec)), batch_size)
 
 
 def stage_annotate_batch(spec: Mapping, start: int, stop: int, *, home=None, force=False) -> dict:
     """Entity linking of instances ``start:stop`` (Spotlight or the lexicon; or the corpus's entity columns)."""
     opts = spec.get("options", {})
-    inputs = {"corpus": spec["corpus"]["sha256"], "range": [int(start), int(stop)], **stored.annotator_inputs(spec),
+    inputs = {"corpus": spec["corpus"]["sha256"], "range": [int(start), int(stop)], **dbpedia.annotator_inputs(spec),
               "columns": {k: opts.get(k) for k in ("text_column", "id_column", "label_column", "entity_columns")},
               "code": code_version("dbpedia")}
 
     def make():
         corpus = _ROUTE.corpus(spec)
         annotator = None if corpus.entities is not None else _ROUTE.annotator(spec, _cache_dir(home))
-        return stored.annotate_batch(corpus, start, stop, annotator)
+        return dbpedia.annotate_batch(corpus, start, stop, annotator)
 
     return _json_stage("annotate-batch", inputs, "entities.json", make, home, force)
 
@@ -154,27 +154,27 @@ def stage_annotate(spec: Mapping, batches: Sequence[Mapping], *, home=None, forc
     inputs = {"batches": [b["hash"] for b in batches], "corpus": spec["corpus"]["sha256"],
               "code": code_version("dbpedia")}
     return _json_stage("annotate", inputs, "entities.json",
-                       lambda: stored.merge_annotations(_load(b, "entities") for b in batches), home, force)
+                       lambda: dbpedia.merge_annotations(_load(b, "entities") for b in batches), home, force)
 
 
 def entity_batches(annotate_rec: Mapping, batch_size: int = 500) -> list[list[str]]:
     """The distinct entities of an annotate record (sorted), in batches for the fetch stage."""
-    return stored.entity_batches(_load(annotate_rec, "entities"), batch_size)
+    return dbpedia.entity_batches(_load(annotate_rec, "entities"), batch_size)
 
 
 def stage_fetch_batch(spec: Mapping, entities: Sequence[str], *, home=None, force=False) -> dict:
     """Direct types (or categories) of a batch of entities, from the SPARQL endpoint or the dump."""
     entities = sorted(entities)
-    inputs = {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **stored.source_inputs(spec),
+    inputs = {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **dbpedia.source_inputs(spec),
               "code": code_version("dbpedia")}
-    return _json_stage("fetch-batch", inputs, "facts.json", lambda: stored.fetch_features(
-        _ROUTE.source(spec, _cache_dir(home)), entities, stored.source_inputs(spec)["features"]), home, force)
+    return _json_stage("fetch-batch", inputs, "facts.json", lambda: dbpedia.fetch_features(
+        _ROUTE.source(spec, _cache_dir(home)), entities, dbpedia.source_inputs(spec)["features"]), home, force)
 
 
 def stage_fetch(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=False) -> dict:
     """Merge the entities' direct features and fetch the hierarchy above them (``facts.json``)."""
     depth = spec.get("options", {}).get("category_depth", 2)
-    inputs = {"batches": [b["hash"] for b in batches], **stored.source_inputs(spec), "category_depth": depth,
+    inputs = {"batches": [b["hash"] for b in batches], **dbpedia.source_inputs(spec), "category_depth": depth,
               "code": code_version("dbpedia")}
 
     def make():
@@ -182,7 +182,7 @@ def stage_fetch(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=F
         for b in batches:
             per.update(_load(b, "facts"))
         source = _ROUTE.source(spec, _cache_dir(home))
-        return stored.fetch_hierarchy(source, per, stored.source_inputs(spec)["features"], depth)
+        return dbpedia.fetch_hierarchy(source, per, dbpedia.source_inputs(spec)["features"], depth)
 
     return _json_stage("fetch", inputs, "facts.json", make, home, force)
 
@@ -194,7 +194,7 @@ def stage_dbpedia_table(spec: Mapping, annotate_rec: Mapping, fetch_rec: Mapping
     inputs = {"annotate": annotate_rec["hash"], "fetch": fetch_rec["hash"], "name": spec.get("name"),
               "features": opts.get("features", "types"), "min_support": opts.get("min_support", 1),
               "category_depth": opts.get("category_depth", 2), "code": code_version("dbpedia")}
-    return _table_stage(inputs, lambda: stored.table_from_records(
+    return _table_stage(inputs, lambda: dbpedia.table_from_records(
         spec, _ROUTE.corpus(spec), _load(annotate_rec, "entities"), _load(fetch_rec, "facts")), home, force)
 
 

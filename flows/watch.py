@@ -4,7 +4,7 @@ Schedules need a real API server (the temporary one a flow run starts does not s
 :func:`start_local_server` starts ``prefect server start --background --host 127.0.0.1`` with the
 kgfs home's ``PREFECT_HOME``, or reuses one answering on the port. Each tick (a scheduled flow run)
 runs :func:`flows.pipeline.kgfs_run` on every new corpus file of the folder
-(:func:`kg.ledger.process_folder`, :func:`kg.inputs.source_for_file`); the stage store is shared, so
+(:func:`kg.runs.ledger.process_folder`, :func:`kg.runs.inputs.source_for_file`); the stage store is shared, so
 what corpora have in common is computed once. A corpus that failed is reported (ledger, log,
 artifact, a *Failed* tick) and retried on the next tick.
 """
@@ -89,7 +89,7 @@ def _watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None
     from flows import pipeline
     from kg import ledger
     from kg.errors import KgfsError
-    from kg.inputs import source_for_file
+    from kg.runs.inputs import source_for_file
 
     home = str(Path(home).absolute()) if home else str(settings.kgfs_home())
 

@@ -8,7 +8,7 @@
 - knowledge sources: :mod:`kg.dbpedia.sparql` (a SPARQL endpoint), :mod:`kg.dbpedia.dumps`
   (RDF dump files) and :mod:`kg.dbpedia.rdflib_source` (an in-memory :class:`rdflib.Graph`).
 - :mod:`kg.dbpedia.route`: linking, fetching and building the DAG and the table.
-- :mod:`kg.dbpedia.stored`: the route in batches over stored results (``kgfs run --corpus``).
+- :mod:`kg.dbpedia.batches`: the route in batches over stored results (``kgfs run --corpus``).
 
 Submodules are imported on use (the services' clients are not needed for the dump route).
 """

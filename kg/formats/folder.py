@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import KgfsError
-from kg.store import write_json
+from kg.runs.store import write_json
 from kg.table import FeatureTable
 
 __all__ = ["export_file", "export_selected", "export_table", "read_table_folder", "table_notes", "table_summary",

@@ -15,7 +15,7 @@ from flows import stages
 
 # --------------------------------------------------------------------------- no server needed
 def test_report_markdown_lists_parameters_stages_and_plots(tmp_path):
-    from kg.runs import run_markdown as report_markdown
+    from kg.runs.publish import run_markdown as report_markdown
 
     records = {"table": {"dir": "/s/table/k"}, "evaluate": {"dir": "/s/evaluate/k",
                                                             "files": {"plot:bars.png": "grid/bars.png"}}}

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from flows import stages
-from kg.inputs import resolve_source
+from kg.runs.inputs import resolve_source
 from kg.formats import read_arff
 
 SELECTORS = ["shsel-ig-prune", "complete"]

@@ -12,9 +12,9 @@ import pytest
 from flows import stages
 from kg.datasets import dataset_info
 from kg.formats import read_arff, read_csv, read_edges_csv
-from kg.inputs import build_go_table, resolve_source
-from kg.runs import publish
-from kg.store import content_sha256
+from kg.runs.inputs import build_go_table, resolve_source
+from kg.runs.publish import publish
+from kg.runs.store import content_sha256
 from kg.table import FeatureTable
 
 

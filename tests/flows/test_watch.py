@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kg.ledger import corpus_files, read_ledger
+from kg.runs.ledger import corpus_files, read_ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -189,7 +189,7 @@ def test_watch_folder_deployment(tmp_path, bundled):
 
 
 def test_source_for_each_route(tmp_path, bundled):
-    from kg.inputs import source_for_file as source_for
+    from kg.runs.inputs import source_for_file as source_for
 
     genes = tmp_path / "genes.tsv"
     genes.write_text(_gene_list(bundled, slice(0, 10)))

@@ -8,7 +8,7 @@ A *spec* names everything a run reads, so it can be a Prefect parameter and part
 - ``{"kind": "dataset", "name", "files", "mirror", "options"}``: any other registry dataset,
   loaded by its loader (:func:`kg.datasets.load_dataset`);
 - ``{"kind": "dbpedia", "name", "corpus", "dump", "dump_files", "options"}``: a corpus through
-  the DBpedia route (:mod:`kg.dbpedia.stored` reads this kind).
+  the DBpedia route (:mod:`kg.dbpedia.batches` reads this kind).
 
 Files are ``{"path", "sha256"}``; dumps bigger than 256 MiB in total are fingerprinted by size
 and modification time instead of their content (hashing them would cost more than the run).
@@ -16,7 +16,7 @@ and modification time instead of their content (hashing them would cost more tha
 :func:`resolve_source` makes a spec from command-line-like options; :func:`source_for_file` the
 spec of one file of a watched folder; :func:`table_from_spec` builds the table of any spec in
 one call (the pipeline builds GO and DBpedia tables stage by stage instead, from
-:func:`read_facts` + :func:`build_go_table` and :mod:`kg.dbpedia.stored`).
+:func:`read_facts` + :func:`build_go_table` and :mod:`kg.dbpedia.batches`).
 
 Examples
 --------
@@ -449,7 +449,7 @@ def table_from_spec(spec: Mapping, *, cache_dir=None) -> FeatureTable:
     if spec["kind"] == "go":
         return build_go_table(spec)
     if spec["kind"] == "dbpedia":
-        from kg.dbpedia.stored import spec_table
+        from kg.dbpedia.batches import spec_table
 
         return spec_table(spec, cache_dir=cache_dir)
     return load_spec_dataset(spec)

@@ -1,6 +1,6 @@
 """What a pipeline run leaves for a person: its output folder, ``run.json`` and a markdown report.
 
-A run is a set of stage *records* (:mod:`kg.store`), one per stage name (``facts``, ``table``,
+A run is a set of stage *records* (:mod:`kg.runs.store`), one per stage name (``facts``, ``table``,
 ``select``, ``evaluate``, ``export``, ...), plus per stage whether it was reused and how long it
 took (*runinfo*). :func:`publish` copies the records' files into the output folder under the
 names of :data:`OUTPUTS` (the evaluation's PNG plots under ``plots/``) and writes ``run.json``;
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kg.files import atomic_write
-from kg.store import write_json
+from kg.runs.store import write_json
 
 __all__ = ["OUTPUTS", "publish", "run_markdown"]
 

@@ -1,14 +1,14 @@
 """The DBpedia route step by step over stored results: annotate in batches, fetch in batches, build.
 
 ``kgfs run --corpus`` runs the route as stages whose results are JSON files in the stage store
-(:mod:`kg.store`): annotate batches of texts (:func:`annotate_batch`, merged by
+(:mod:`kg.runs.store`): annotate batches of texts (:func:`annotate_batch`, merged by
 :func:`merge_annotations`), fetch the direct types or categories of batches of entities
 (:func:`fetch_features`), then the hierarchy above them (:func:`fetch_hierarchy`), and build the
 table from those stored answers (:func:`table_from_records`, through :class:`StoredSource`, a
 knowledge source answering from a fetch result). The external calls (Spotlight, SPARQL) happen
 only in the batch steps, which the pipeline retries and runs a few at a time.
 
-Everything reads a ``dbpedia`` spec (:func:`kg.inputs.dbpedia_source`). Building a lexicon or
+Everything reads a ``dbpedia`` spec (:func:`kg.runs.inputs.dbpedia_source`). Building a lexicon or
 loading a dump is slow, so :class:`RouteObjects` keeps the corpus, annotator and source of a spec
 for the process (batches run in threads: each is built once). :func:`spec_table` is the whole
 route in one call (``kgfs build --corpus``).
@@ -137,7 +137,7 @@ class RouteObjects:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kg.inputs import dbpedia_source
+    >>> from kg.runs.inputs import dbpedia_source
     >>> c = pathlib.Path(tempfile.mkdtemp()) / "c.csv"
     >>> _ = c.write_text("id,text,label\\n1,Kobe scores,sport\\n")
     >>> objects = RouteObjects()
@@ -572,7 +572,7 @@ def spec_table(spec: Mapping, *, cache_dir=None, objects: RouteObjects | None = 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kg.inputs import dbpedia_source
+    >>> from kg.runs.inputs import dbpedia_source
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "c.csv").write_text("id,entity,label\\n1,http://dbpedia.org/resource/Kobe_Bryant,sport\\n")
     >>> _ = (d / "i.nt").write_text("<http://dbpedia.org/resource/Kobe_Bryant> "

@@ -66,6 +66,11 @@ def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
     return m
 
 
+def _row(m: sp.csr_matrix, i: int) -> np.ndarray:
+    """The column indices stored in row ``i`` of a csr matrix, as int64."""
+    return m.indices[m.indptr[i] : m.indptr[i + 1]].astype(np.int64)
+
+
 def product_nnz(a: sp.csr_matrix, b: sp.csr_matrix) -> int:
     """Number of structural nonzeros of ``a @ b`` for csr ``a``, ``b`` without computing values.
 
@@ -269,18 +274,19 @@ class FeatureHierarchy:
             raise UnknownFeatureError(f"unknown feature id {node!r}") from None
 
     def parent_indices(self, i: int) -> np.ndarray:
-        m = self.parent_matrix
-        return m.indices[m.indptr[i] : m.indptr[i + 1]].astype(np.int64)
+        return _row(self.parent_matrix, i)
 
     def child_indices(self, i: int) -> np.ndarray:
-        m = self.child_matrix
-        return m.indices[m.indptr[i] : m.indptr[i + 1]].astype(np.int64)
+        return _row(self.child_matrix, i)
+
+    def _sorted_ids(self, indices: np.ndarray) -> list[str]:
+        return sorted(self.node_ids[indices].tolist())
 
     def parents(self, node: str) -> list[str]:
-        return sorted(self.node_ids[self.parent_indices(self.idx(node))].tolist())
+        return self._sorted_ids(self.parent_indices(self.idx(node)))
 
     def children(self, node: str) -> list[str]:
-        return sorted(self.node_ids[self.child_indices(self.idx(node))].tolist())
+        return self._sorted_ids(self.child_indices(self.idx(node)))
 
     @cached_property
     def n_parents(self) -> np.ndarray:
@@ -383,20 +389,18 @@ class FeatureHierarchy:
         return self.ancestor_matrix.T.tocsr()
 
     def ancestor_indices(self, i: int) -> np.ndarray:
-        a = self.ancestor_matrix
-        return a.indices[a.indptr[i] : a.indptr[i + 1]].astype(np.int64)
+        return _row(self.ancestor_matrix, i)
 
     def descendant_indices(self, i: int) -> np.ndarray:
-        d = self.descendant_matrix
-        return d.indices[d.indptr[i] : d.indptr[i + 1]].astype(np.int64)
+        return _row(self.descendant_matrix, i)
 
     def ancestors(self, node: str) -> list[str]:
         """Strict ancestors of ``node``, sorted."""
-        return sorted(self.node_ids[self.ancestor_indices(self.idx(node))].tolist())
+        return self._sorted_ids(self.ancestor_indices(self.idx(node)))
 
     def descendants(self, node: str) -> list[str]:
         """Strict descendants of ``node``, sorted."""
-        return sorted(self.node_ids[self.descendant_indices(self.idx(node))].tolist())
+        return self._sorted_ids(self.descendant_indices(self.idx(node)))
 
     def close(self, direct: sp.spmatrix) -> sp.csr_matrix:
         """Close an instance x node 0/1 matrix upward: add every ancestor of every feature present."""

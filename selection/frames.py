@@ -11,7 +11,6 @@ feature (so the files always say how relevant a kept or dropped feature is).
 
 Examples
 --------
->>> import tempfile
 >>> from kg.hierarchy import FeatureHierarchy
 >>> from kg.table import FeatureTable
 >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
@@ -20,6 +19,7 @@ Examples
 >>> sel, frame = select_features(t, "complete")
 >>> frame["selected"].tolist()
 [True, True]
+>>> import tempfile
 >>> d = tempfile.mkdtemp()
 >>> write_selection(frame, d)
 {'selection': 'selection.csv', 'selected': 'selected_features.csv'}

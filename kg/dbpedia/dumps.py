@@ -317,17 +317,17 @@ class DumpSource:
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
-        known, todo = self._types.split(entities)
-        if todo:
-            self._scan(todo)
-            known.update(self._types.split(todo)[0])
-        return known
+        return self._lookup(self._types, entities)
 
     def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
-        known, todo = self._cats.split(entities)
+        return self._lookup(self._cats, entities)
+
+    def _lookup(self, cache: MemoCache, entities: Iterable[str]) -> dict[str, set[str]]:
+        # one scan of the dump fills both caches for the entities not seen yet
+        known, todo = cache.split(entities)
         if todo:
             self._scan(todo)
-            known.update(self._cats.split(todo)[0])
+            known.update(cache.split(todo)[0])
         return known
 
     def _schema(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:

@@ -152,14 +152,16 @@ def fetch_facts(
     >>> import rdflib
     >>> from kg.dbpedia.rdflib_source import RdflibSource
     >>> g = rdflib.Graph().parse(format="turtle", data='''
-    ... @prefix dbo: <http://dbpedia.org/ontology/> . @prefix dbr: <http://dbpedia.org/resource/> .
-    ... dbr:Kobe a dbo:BasketballPlayer . dbr:Lyon a dbo:City .
-    ... dbo:BasketballPlayer <http://www.w3.org/2000/01/rdf-schema#subClassOf> dbo:Athlete .''')
-    >>> facts, edges, report = fetch_facts({"t1": ["http://dbpedia.org/resource/Kobe"]}, RdflibSource(g))
+    ... @prefix dct: <http://purl.org/dc/terms/> . @prefix skos: <http://www.w3.org/2004/02/skos/core#> .
+    ... @prefix cat: <http://dbpedia.org/resource/Category:> .
+    ... <http://dbpedia.org/resource/Kobe> dct:subject cat:Basketball_players .
+    ... cat:Basketball_players skos:broader cat:Sportspeople .''')
+    >>> facts, edges, report = fetch_facts({"t1": ["http://dbpedia.org/resource/Kobe"]}, RdflibSource(g),
+    ...                                    features="categories")
     >>> facts
-    {'t1': {'http://dbpedia.org/ontology/BasketballPlayer'}}
-    >>> [(c.rsplit("/", 1)[1], p.rsplit("/", 1)[1]) for c, p in edges], report["n_direct_features"]
-    ([('BasketballPlayer', 'Athlete')], 1)
+    {'t1': {'http://dbpedia.org/resource/Category:Basketball_players'}}
+    >>> [(c.rsplit(":", 1)[1], p.rsplit(":", 1)[1]) for c, p in edges], report["n_direct_features"]
+    ([('Basketball_players', 'Sportspeople')], 1)
     """
     if features not in ("types", "categories"):
         raise ValueError(f"features must be 'types' or 'categories', got {features!r}")

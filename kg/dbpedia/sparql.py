@@ -361,23 +361,19 @@ class SparqlSource:
     def _values(values: Sequence[str]) -> str:
         return " ".join(sparql_iri(v) for v in values)
 
-    def _pairs_query(self, pred: str, values: Sequence[str]) -> str:
+    def _pairs_query(self, pred: str, values: Sequence[str], condition: str | None = None) -> str:
         # ?a ?b are the variable names every query uses, so that paging can ORDER BY them.
+        keep = "isIRI(?b)" if condition is None else f"isIRI(?b) && ({condition})"
         return (
             "SELECT DISTINCT ?a ?b WHERE {\n"
             f"  VALUES ?a {{ {self._values(values)} }}\n"
             f"  ?a {sparql_iri(pred)} ?b .\n"
-            "  FILTER(isIRI(?b))\n}"
+            f"  FILTER({keep})\n}}"
         )
 
     def _types_query(self, values: Sequence[str]) -> str:
         ns = " || ".join(f"STRSTARTS(STR(?b), {sparql_string(n)})" for n in self.type_namespaces)
-        return (
-            "SELECT DISTINCT ?a ?b WHERE {\n"
-            f"  VALUES ?a {{ {self._values(values)} }}\n"
-            f"  ?a {sparql_iri(RDF_TYPE)} ?b .\n"
-            f"  FILTER(isIRI(?b) && ({ns}))\n}}"
-        )
+        return self._pairs_query(RDF_TYPE, values, ns)
 
     def _superclass_path_query(self, values: Sequence[str]) -> str:
         sc = sparql_iri(RDFS_SUBCLASSOF)

@@ -246,6 +246,17 @@ def _weights(y_true, present, multiclass):
     return np.full(len(present), 1.0 / len(present))
 
 
+def _curve_area(area, y_true, proba, classes, pos_label, multiclass) -> float:
+    """``area(y_bool, score)`` of the positive class (binary) or averaged one-vs-rest over the classes."""
+    y_true = np.asarray(y_true)
+    classes = np.asarray(classes)
+    present = np.unique(y_true)
+    if len(classes) <= 2 and len(present) <= 2:
+        return float(area(y_true == pos_label, _scores_for(proba, classes, pos_label)))
+    vals = [area(y_true == c, _scores_for(proba, classes, c)) for c in present]
+    return float(np.dot(_weights(y_true, present, multiclass), vals))
+
+
 def gm_one_vs_rest(y_true, y_pred, multiclass: str = "weighted") -> float:
     """Average over classes of the one-vs-rest ``sqrt(sensitivity_c * specificity_c)``.
 
@@ -306,15 +317,9 @@ def auroc(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float
     >>> auroc([1, 0, 1, 0], p, [0, 1], pos_label=1)
     0.75
     """
-    y_true = np.asarray(y_true)
-    classes = np.asarray(classes)
-    present = np.unique(y_true)
-    if len(present) < 2:
+    if np.unique(np.asarray(y_true)).size < 2:
         return float("nan")
-    if len(classes) <= 2 and len(present) <= 2:
-        return float(roc_auc_score(y_true == pos_label, _scores_for(proba, classes, pos_label)))
-    vals = [roc_auc_score(y_true == c, _scores_for(proba, classes, c)) for c in present]
-    return float(np.dot(_weights(y_true, present, multiclass), vals))
+    return _curve_area(roc_auc_score, y_true, proba, classes, pos_label, multiclass)
 
 
 def aucpr(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float:
@@ -346,15 +351,8 @@ def aucpr(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float
     >>> round(aucpr([1, 0, 1, 0], p, [0, 1], pos_label=1), 4)
     0.8333
     """
-    y_true = np.asarray(y_true)
-    classes = np.asarray(classes)
-    present = np.unique(y_true)
-    if len(classes) <= 2 and len(present) <= 2:
-        if not np.any(y_true == pos_label):
-            return float("nan")
-        return float(average_precision_score(y_true == pos_label, _scores_for(proba, classes, pos_label)))
-    vals = [average_precision_score(y_true == c, _scores_for(proba, classes, c)) for c in present]
-    return float(np.dot(_weights(y_true, present, multiclass), vals))
+    # average_precision_score is NaN when a binary test part holds no positive instance
+    return _curve_area(average_precision_score, y_true, proba, classes, pos_label, multiclass)
 
 
 def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float, n_features: int,

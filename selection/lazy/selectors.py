@@ -93,6 +93,15 @@ def _minus(a: sp.csr_matrix, b: sp.csr_matrix) -> sp.csr_matrix:
     return binary_csr(a - a.multiply(b.astype(bool)), dtype=bool)
 
 
+def _extremes(k: sp.csr_matrix, reach: sp.csr_matrix) -> sp.csr_matrix:
+    """The pairs ``(i, j)`` of 0/1 ``k`` such that no ``i2`` with ``reach[i, i2]`` has ``(i2, j)`` in ``k``.
+
+    With the ancestor matrix as ``reach`` this keeps, for each ``j``, the most general ``i``;
+    with the descendant matrix the most specific ones.
+    """
+    return _minus(k, (reach.astype(np.float64) @ k).tocsr())
+
+
 def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
     """Apply ``fn(x_block_csr, x_block_dense_bool, first_row) -> bool block`` to row blocks of bounded
     size (``_BLOCK_CELLS`` cells) and stack the results as a csr bool matrix."""
@@ -351,8 +360,7 @@ class RPV(LazySelector):
         # For closed rows only the most general members of {d below a: rel[d] > rel[a]} need
         # checking (a positive member implies its ancestors in the set are positive too):
         # drop (d, a) when some ancestor b of d also removes a.
-        through = (hierarchy.ancestor_matrix.astype(np.float64) @ self.removal_matrix_).tocsr()
-        self.closed_removal_matrix_ = _minus(self.removal_matrix_, through).astype(np.float64)
+        self.closed_removal_matrix_ = _extremes(self.removal_matrix_, hierarchy.ancestor_matrix).astype(np.float64)
         # one product gives both the closure check (X @ P) and the removals (X @ K_closed)
         # boolean matrices: the product is a logical or-and, one byte per cell
         self._pk = sp.hstack([hierarchy.parent_matrix, self.closed_removal_matrix_], format="csr").astype(bool)
@@ -518,14 +526,12 @@ class MR(LazySelector):
         # In a closed row the positive values are closed upward, so "all of B(f) positive"
         # holds iff its most specific members are positive: keep only those (Kmin).
         k = _filtered(anc, rel[anc.col] >= rel[anc.row]).T.tocsr()
-        above = (hierarchy.descendant_matrix.astype(np.float64) @ k).tocsr()  # a has a member of B(f) below it
-        kmin = _minus(k, above).astype(np.float64)
+        # drop (a, f) when a has a member of B(f) below it (the transpose of the rule above)
+        kmin = _extremes(k, hierarchy.descendant_matrix).astype(np.float64)
         self._neg_need = np.asarray(kmin.sum(axis=0)).ravel().astype(np.float32)
         # A positive d removes its ancestors a with R(a) <= R(d); in a closed row the most
         # general such d below a suffice (as for RPV).
-        kpos = _filtered(anc, rel[anc.col] <= rel[anc.row])
-        through = (hierarchy.ancestor_matrix.astype(np.float64) @ kpos).tocsr()
-        kpos = _minus(kpos, through)
+        kpos = _extremes(_filtered(anc, rel[anc.col] <= rel[anc.row]), hierarchy.ancestor_matrix)
         # one product per row block: closure check | positive removals | negative blockers
         self._prod = sp.hstack([hierarchy.parent_matrix, kpos, kmin], format="csr").astype(np.float32)
         self._hier = hierarchy

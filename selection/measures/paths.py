@@ -334,16 +334,16 @@ def greedy_antichain(hierarchy: FeatureHierarchy, order: np.ndarray) -> np.ndarr
         if up_mark[i] or down_mark[i]:
             continue
         chosen[i] = True
-        stack = p_idx[p_ptr[i] : p_ptr[i + 1]]
-        while stack:
-            j = stack.pop()
-            if not up_mark[j]:
-                up_mark[j] = True
-                stack.extend(p_idx[p_ptr[j] : p_ptr[j + 1]])
-        stack = c_idx[c_ptr[i] : c_ptr[i + 1]]
-        while stack:
-            j = stack.pop()
-            if not down_mark[j]:
-                down_mark[j] = True
-                stack.extend(c_idx[c_ptr[j] : c_ptr[j + 1]])
+        _mark_reachable(i, p_ptr, p_idx, up_mark)
+        _mark_reachable(i, c_ptr, c_idx, down_mark)
     return chosen
+
+
+def _mark_reachable(i: int, ptr: list, idx: list, mark: list) -> None:
+    """Set ``mark`` on every node reachable from ``i`` (not ``i`` itself) in the csr graph ``ptr, idx``."""
+    stack = idx[ptr[i] : ptr[i + 1]]
+    while stack:
+        j = stack.pop()
+        if not mark[j]:
+            mark[j] = True
+            stack.extend(idx[ptr[j] : ptr[j + 1]])

@@ -264,27 +264,8 @@ class GATreeClassifier(ClassifierMixin, BaseEstimator):
     def predict_codes(self, X) -> np.ndarray:
         """Class code (index into ``classes_``) of every sample, routed top-down."""
         X = self._validate_X(X)
-        return self._route(X)
-
-    def _route(self, X):
-        n = X.shape[0]
-        tree = self.tree_
-        if not tree.nodes:
-            return np.full(n, self._leaf_majority[tuple(range(len(self.classes_)))])
-        cur = np.zeros(n, dtype=np.int64)
-        for node in tree.nodes:
-            at = np.flatnonzero(cur == node.id)
-            if at.size == 0:
-                continue
-            pred = self._node_groups(node, X, at)
-            for gi, grp in enumerate(node.groups()):
-                sel = at[pred == gi]
-                o = node.output_of[grp[0]]
-                if o in node.children:
-                    cur[sel] = node.children[o]
-                else:
-                    cur[sel] = -1 - self._leaf_majority[grp]
-        return -1 - cur
+        return self.tree_.route(X.shape[0], lambda node, at: self._node_groups(node, X, at),
+                                self._leaf_majority.__getitem__)
 
     def predict(self, X):
         """Predicted labels: each sample follows its base classifiers' decisions from the root."""

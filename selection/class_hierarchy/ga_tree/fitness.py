@@ -244,26 +244,8 @@ class _Fitness:
         return int(grp[int(np.argmax(self.n_c[grp]))])
 
     def predict_validation(self, tree: GATree) -> np.ndarray:
-        n = len(self.yv)
-        if not tree.nodes:
-            return np.full(n, self._leaf_majority(range(self.C)))
-        cur = np.zeros(n, dtype=np.int64)  # node id of every sample; -1 - class when at a leaf
-        for node in tree.nodes:  # parents before children
-            at = np.flatnonzero(cur == node.id)
-            if at.size == 0:
-                continue
-            pred_g = self._node(node)[at]
-            groups = node.groups()
-            for gi, grp in enumerate(groups):
-                sel = at[pred_g == gi]
-                if sel.size == 0:
-                    continue
-                o = node.output_of[grp[0]]
-                if o in node.children:
-                    cur[sel] = node.children[o]
-                else:
-                    cur[sel] = -1 - (grp[0] if len(grp) == 1 else self._leaf_majority(grp))
-        return -1 - cur
+        return tree.route(len(self.yv), lambda node, at: self._node(node)[at],
+                          lambda grp: grp[0] if len(grp) == 1 else self._leaf_majority(grp))
 
     def score(self, genome: Genome, tree: GATree | None = None) -> tuple[float, GATree, float]:
         """``(S, tree, A_all)`` of a genome (Eq. 10)."""

@@ -156,6 +156,29 @@ class GATree:
                     out.append(tuple(n.output_classes(o)))
         return sorted(out)
 
+    def route(self, n: int, node_groups, leaf_class) -> np.ndarray:
+        """Class code of each of ``n`` samples sent down the tree from the root.
+
+        ``node_groups(node, at)`` is the index into ``node.groups()`` that the node's base
+        classifier gives the samples ``at``; ``leaf_class(group)`` the class a leaf holding
+        ``group`` predicts (its majority class when unresolved).
+        """
+        if not self.nodes:
+            return np.full(n, leaf_class(tuple(range(self.n_classes))))
+        cur = np.zeros(n, dtype=np.int64)  # node id of every sample; -1 - class when at a leaf
+        for node in self.nodes:  # parents before children
+            at = np.flatnonzero(cur == node.id)
+            if at.size == 0:
+                continue
+            pred = node_groups(node, at)
+            for gi, grp in enumerate(node.groups()):
+                sel = at[pred == gi]
+                if sel.size == 0:
+                    continue
+                o = node.output_of[grp[0]]
+                cur[sel] = node.children[o] if o in node.children else -1 - leaf_class(grp)
+        return -1 - cur
+
     def path_of(self, c: int) -> list[int]:
         """Node ids a sample of class ``c`` passes through, root first."""
         return [n.id for n in self.nodes if c in n.output_of]

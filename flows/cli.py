@@ -19,16 +19,6 @@ from flows import settings
 
 __all__ = ["main", "build_parser"]
 
-EPILOG_RUN = """examples:
-  kgfs run                                   # bundled Drosophila ageing genes (GO BP), SHSEL + NB, 10-fold CV
-  kgfs run --dataset aire/DM-BP --mirror ../shared/data --out out/
-  kgfs run --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --min-support 3
-  kgfs run --no-cache                        # recompute every stage
-  kgfs run --corpus tweets.txt --dump dbpedia/ --features types                 # DBpedia route, offline
-  kgfs run --corpus c.csv --annotator spotlight --spotlight-url URL --kg sparql --sparql-url URL
-"""
-
-
 EPILOG_SERVE = """examples:
   kgfs serve --watch genes/ --interval 300 --obo go.obo.gz --annotations gene_go.tsv --n-splits 5
   kgfs serve --watch corpora/ --cron "0 * * * *" --dump dbpedia/ --features types --out results/
@@ -40,23 +30,40 @@ class CliError(Exception):
     """A usage problem found after parsing (printed as one line, exit 1)."""
 
 
+def _check_output(path, kind: str) -> None:
+    from kg.runs.checks import check_output
+
+    check_output(path, kind)
+
+
 def _console(stderr: bool = True):
-    from rich.console import Console
+    from kg.runs.console import make_console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return make_console(stderr)
 
 
-def _parse_params(items: list[str] | None) -> dict:
-    """``k=v`` pairs; values are parsed as JSON when possible (numbers, true/false, lists)."""
-    out: dict = {}
-    for k, eq, v in (item.partition("=") for item in items or []):
-        if not eq:
-            raise CliError(f"--param expects key=value, got {k!r}")
-        try:
-            out[k.strip()] = json.loads(v)
-        except ValueError:
-            out[k.strip()] = v
-    return out
+def _parse_params(items: list[str] | None, option: str = "--param") -> dict:
+    from selection.params import parse_assignments
+
+    return parse_assignments(items, option)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose epilog may be a function: the method lists are built only for ``--help``."""
+
+    def format_help(self):
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+
+def _methods_epilog(text: str = "", roles=("selector", "classifier", "protocol")):
+    def epilog():
+        from selection.registry import methods_overview
+
+        return f"{text}\n{methods_overview(roles)}\n" if text else methods_overview(roles) + "\n"
+
+    return epilog
 
 
 def _mirror(args) -> str | None:
@@ -65,9 +72,9 @@ def _mirror(args) -> str | None:
 
 
 _SOURCE_ARGS = ("dataset", "obo", "annotations", "labels", "namespaces", "evidence", "min_support", "on_obsolete",
-                "unknown", "check", "name", "corpus")
+                "unknown", "check", "name", "corpus", "arff", "csv", "hierarchy")
 _CORPUS_ARGS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
-                "label_column", "id_column", "entity_columns", "dump")
+                "label_column", "id_column", "entity_columns", "dump", "skip_bad_lines", "timeout")
 
 
 def _source_kwargs(args) -> dict:
@@ -77,181 +84,118 @@ def _source_kwargs(args) -> dict:
                 corpus_options={k: getattr(args, k, None) for k in _CORPUS_ARGS})
 
 
-def _add_source_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("input (a registry dataset, or the GO route from files)")
-    g.add_argument("--dataset", metavar="NAME", help="registry dataset, e.g. bundled/DM-BP, aire/DM-BP, rpv/CE-BP "
-                   "(see `kgfs datasets list`)")
-    g.add_argument("--obo", metavar="FILE", help="ontology in OBO format (plain or .gz)")
-    g.add_argument("--annotations", metavar="FILE", help="GAF 2.x file or a two-column gene<TAB>term table")
-    g.add_argument("--labels", metavar="FILE", help="gene<TAB>label table (the class of each gene)")
-    g.add_argument("--namespaces", metavar="NS", help="GO namespaces to keep: BP, CC, MF or e.g. BP+CC")
-    g.add_argument("--relations", nargs="+", metavar="REL", help="ontology relations that become edges "
-                   "(default is_a; e.g. is_a part_of, or all)")
-    g.add_argument("--evidence", nargs="+", metavar="CODE", help="GAF: keep only these evidence codes")
-    g.add_argument("--min-support", type=int, metavar="N", help="drop features present in fewer than N "
-                   "instances (the papers use 3)")
-    g.add_argument("--on-obsolete", choices=["raise", "replace", "drop"], help="obsolete GO ids in annotations")
-    g.add_argument("--unknown", choices=["raise", "drop"], help="term ids not in the ontology")
-    g.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
-    g.add_argument("--name", help="dataset name in the outputs (default: the annotations or corpus file name)")
-    _add_check_option(g)
-    d = p.add_argument_group("DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)")
-    d.add_argument("--corpus", metavar="FILE", help="corpus: CSV/TSV/JSONL with text (or entity) and label "
-                   "columns, or the Sports Tweets .txt format")
-    d.add_argument("--text-column", metavar="COL", help="corpus column with the text (default text)")
-    d.add_argument("--label-column", metavar="COL", help="corpus column with the class (default label)")
-    d.add_argument("--id-column", metavar="COL", help="corpus column with the instance id (default id)")
-    d.add_argument("--entity-columns", nargs="+", metavar="COL", help="columns holding DBpedia IRIs "
-                   "(the corpus is already linked: no annotator)")
-    d.add_argument("--annotator", choices=["lexicon", "spotlight"], help="entity linking: lexicon (offline, from "
-                   "the dump's labels; default) or a DBpedia Spotlight server")
-    d.add_argument("--spotlight-url", metavar="URL", help="Spotlight /annotate endpoint")
-    d.add_argument("--kg", choices=["sparql", "dump"], help="where types/categories come from (default: sparql "
-                   "when --sparql-url is given, else the dump)")
-    d.add_argument("--sparql-url", metavar="URL", help="SPARQL endpoint (e.g. a local Virtuoso or Oxigraph)")
-    d.add_argument("--dump", nargs="+", metavar="PATH", help="DBpedia dump files or folders (N-Triples, "
-                   "ontology OWL)")
-    d.add_argument("--features", choices=["types", "categories"], help="rdf:type + subClassOf (default) or "
-                   "dct:subject + skos:broader")
-    d.add_argument("--category-depth", type=int, metavar="N", help="skos:broader levels to follow (default 2)")
+def _add_source_options(p: argparse.ArgumentParser, own_table: bool = False) -> None:
+    from kg.runs.inputs import DBPEDIA_CLI_OPTIONS
+    from kg.runs.options import INPUT_OPTIONS, TABLE_OPTIONS, add_options
+
+    add_options(p.add_argument_group("input (a registry dataset, or the GO route from files)"), INPUT_OPTIONS)
+    add_options(p.add_argument_group("DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)"),
+                DBPEDIA_CLI_OPTIONS)
+    if own_table:
+        add_options(p.add_argument_group("your own table (instances x binary features, and the features' "
+                                         "hierarchy)"), TABLE_OPTIONS)
 
 
-def _add_check_option(g) -> None:
-    g.add_argument("--check", choices=["repair", "report", "raise"], default="repair",
-                   help="registry tables (AIRE, RPV, LD files) whose cells violate the hierarchy (child=1, "
-                        "parent=0): close them upward (repair, the default; counted in the table's meta), keep "
-                        "them as they are (report; hierarchical selectors then refuse the table) or fail (raise)")
+def _note(name: str, meta) -> None:
+    """What a table's meta (or summary meta) reports about its input, naming a few."""
+    from kg.runs.console import table_notes_lines
 
-
-def _note_repairs(name: str, table) -> None:
-    n = table.meta.get("repaired_cells")
-    if n:
-        print(f"kgfs: note: {name}: {n} cell(s) violated the hierarchy and were closed upward "
-              "(--check report keeps them)", file=sys.stderr)
-
-
-# --------------------------------------------------------------------------- progress for `kgfs run`
-class RunDisplay:
-    """Rich progress for the pipeline's stages (spinner per stage, a bar with ETA for evaluation)."""
-
-    LABELS = {"prefect": "start Prefect (local API)", "annotate": "annotate (entities)",
-              "fetch": "fetch types/categories", "facts": "load facts", "table": "build table",
-              "select": "select features", "evaluate": "evaluate (CV)", "export": "export", "publish": "write outputs"}
-    NOTES = {"table": ("n_instances", "{n_instances} x {n_features} "), "facts": ("n_genes", "{n_genes} genes "),
-             "select": ("n_selected", "{n_selected} of {n_features} kept ")}
-
-    def __init__(self, console, enabled: bool = True):
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn, \
-            TimeRemainingColumn
-
-        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description:<28}"), BarColumn(bar_width=24),
-                                 TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                 console=console, transient=False, disable=not enabled)
-        self.tasks: dict[str, int] = {}
-
-    def __enter__(self):
-        if os.environ.get("PREFECT_API_URL"):
-            self.LABELS = {**self.LABELS, "prefect": "connect to Prefect API"}
-        self.progress.__enter__()
-        self._task("prefect")
-        return self
-
-    def __exit__(self, *exc):
-        for tid in self.tasks.values():
-            if not self.progress.tasks[tid].finished:
-                self.progress.update(tid, total=1, completed=0, info="[red]stopped")
-                self.progress.stop_task(tid)
-        self.progress.__exit__(*exc)
-
-    def _task(self, stage) -> int:
-        if stage not in self.tasks:
-            self.tasks[stage] = self.progress.add_task(self.LABELS.get(stage, stage), total=None, info="")
-        return self.tasks[stage]
-
-    def __call__(self, event, stage, **info):
-        if not self.progress.tasks[self.tasks["prefect"]].finished:  # the API answered: a stage reports
-            self.progress.update(self.tasks["prefect"], total=1, completed=1, info="")
-        tid = self._task(stage)
-        if event == "progress":
-            self.progress.update(tid, total=info["total"], completed=info["done"],
-                                 info=f"{info['done']}/{info['total']} {info.get('what') or 'cells'}")
-        elif event == "done":
-            rec = info.get("record") or {}
-            key, fmt = self.NOTES.get(stage, (None, ""))
-            note = fmt.format(**rec["summary"]) if key in (rec.get("summary") or {}) else ""
-            self.progress.update(tid, total=1, completed=1,
-                                 info=(note + ("[dim]cached[/]" if rec.get("reused") else "")).strip())
-
-
-_SUMMARY_COLUMNS = {"selector": "selector", "classifier": "clf", "n_selected": "features", "accuracy": "acc",
-                    "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM", "compression": "compr"}
+    for line in table_notes_lines(meta):
+        print(f"kgfs: note: {name}: {line}", file=sys.stderr)
 
 
 def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    import pandas as pd
-    from rich import box
-    from rich.table import Table
+    from kg.runs.console import summary_table
 
-    df = pd.read_csv(summary_csv).head(n_rows)
-    if "n_selected" in df:  # "kept/all"
-        df["n_selected"] = [f"{v:.0f}" + (f"/{int(df['n_features'][i])}" if "n_features" in df else "")
-                            for i, v in df["n_selected"].items()]
-    t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
-              pad_edge=False, padding=(0, 1), collapse_padding=True)
-    cols = [c for c in _SUMMARY_COLUMNS if c in df]
-    for c in cols:
-        t.add_column(_SUMMARY_COLUMNS[c], justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
-    for row in df[cols].itertuples(index=False):
-        t.add_row(*(("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row))
-    console.print(t)
+    table = summary_table(summary_csv, n_rows)
+    if table is not None:
+        console.print(table)
 
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
-    from flows import pipeline
+    from kg.runs.checks import check_source
+    from kg.runs.console import LineProgress
+    from kg.runs import server as _server
     from kg.runs.inputs import resolve_source
-    from selection.registry import classifier_entry, selector_entry
 
-    # the temporary Prefect API boots in its own process (3-5 s) while the input is resolved and
-    # the selectors are imported; nothing runs on it before those checks pass
-    pipeline.start_api_in_background()
-    out, err = _console(stderr=False), _console()
-    with err.status("resolving the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
+    out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
+    # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
+    # with nothing stored (or --no-cache) the home's server boots meanwhile (stopped again if the input is bad)
+    cold = (args.no_cache or not (home / "store").is_dir()) and not os.environ.get("PREFECT_API_URL")
+    with _server.starting(home, cold, _announce), \
+            err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
+        _check_output(args.out, "folder")
         source = resolve_source(**_source_kwargs(args))
-    for name in [args.selector, *(args.selectors or []), "complete"]:  # unknown names fail before any flow runs
-        selector_entry(name)
-    for name in args.classifiers:
-        classifier_entry(name)
-    t0 = time.perf_counter()
-    display = RunDisplay(err, enabled=not args.quiet)
+        check_source(source)
+        params = _run_params(args)
+    from flows import pipeline
+    from kg.runs.display import RunDisplay
+
+    target, t0, api = str(Path(args.out).absolute()), time.perf_counter(), None
+    display = LineProgress() if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
     pipeline.set_reporter(display)
     try:
-        with display:
-            result = pipeline.run_pipeline(source, out=args.out, home=settings.kgfs_home(), no_cache=args.no_cache,
-                                           **_run_params(args))
+        with display:  # a run whose every stage is stored needs no Prefect: it is published from the store
+            result = None if args.no_cache else pipeline.run_from_store(source, out=target, home=str(home), **params)
+            if result is None:
+                api = _prefect_api(home, display)
+                with _server.lease(home) if api else contextlib.nullcontext():
+                    result = pipeline.run_pipeline(source, out=target, home=home, no_cache=args.no_cache,
+                                                   from_store=False, **params)
     finally:
         pipeline.set_reporter(None)
+    for w in result["results"]["warnings"]:
+        print(f"kgfs: warning: {source['name']}: degenerate selection: {w}", file=sys.stderr)
     if args.quiet:
         return 0
     recs, seconds = result["records"], time.perf_counter() - t0
     tab, sel = recs["table"]["summary"], recs["select"]["summary"]
     out.print(f"[bold]{source['name']}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
               f"{tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
+    _note(source["name"], tab.get("meta") or {})
+    if recs["evaluate"]["summary"].get("note"):  # fewer folds than asked, or no evaluation
+        print(f"kgfs: note: {source['name']}: {recs['evaluate']['summary']['note']}", file=sys.stderr)
     _print_summary(out, Path(recs["evaluate"]["dir"]) / recs["evaluate"]["files"]["summary"])
     out.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} features "
               "(selected_features.csv)")
     reused = [k for k, r in result["runinfo"].items() if r.get("reused")]
     out.print(f"outputs in [bold]{Path(args.out).absolute()}[/] ({', '.join(sorted(result['outputs']))})")
-    out.print(f"done in {seconds:.1f} s" + (f"; stages from cache: {', '.join(reused)}" if reused else ""))
+    if api:
+        out.print(f"Prefect UI of the run: {api.ui_url}/runs/flow-run/{result['flow_run']}")
+    out.print(f"done in {seconds:.1f} s" + (f"; stages from cache: {', '.join(reused)}" if reused else "")
+              + ("" if "flow_run" in result else "; all stages from the store: no Prefect server started"))
     return 0
 
 
+def _announce(text: str) -> None:
+    print(f"kgfs: {text}", file=sys.stderr)
+
+
+def _prefect_api(home: Path, display):
+    """``$PREFECT_API_URL`` (None), else the home's server: started when none runs, said once, with how to stop it."""
+    from kg.runs import server as _server
+
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    display("start", "prefect")
+    info = _server.ensure_server(home, announce=_announce)
+    os.environ["PREFECT_API_URL"] = info.api_url
+    display("done", "prefect", record={"summary": {}}, note=info.ui_url)
+    return info
+
+
 def _run_params(args) -> dict:
-    """The pipeline parameters of `kgfs run` / `kgfs serve` (JSON-friendly: deployment parameters)."""
+    """The pipeline parameters of `kgfs run` / `kgfs serve` (JSON-friendly: deployment parameters), checked."""
+    from selection.evaluation.plan import plan_evaluation
+    from selection.registry import method_params
+
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
         eval_selectors = [args.selector, *eval_selectors]
-    return dict(selector=args.selector, selector_params=_parse_params(args.param),
+    plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
+    params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})  # --selector's only
+    return dict(selector=args.selector, selector_params=params,
                 eval_selectors=list(dict.fromkeys(eval_selectors)), classifiers=list(args.classifiers),
                 protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
                 artifacts=not args.no_artifacts, dask_address=args.dask_address, batch_size=args.batch_size,
@@ -259,8 +203,9 @@ def _run_params(args) -> dict:
 
 
 def cmd_serve(args) -> int:
-    """Start (or reuse) a Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
+    """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
     from flows import watch as watch_mod
+    from kg.runs import server as _server
     from kg.runs.inputs import watch_options
 
     watch = Path(args.watch).absolute()
@@ -275,6 +220,7 @@ def cmd_serve(args) -> int:
                                    unknown=args.unknown, min_support=args.min_support,
                                    corpus_options=_source_kwargs(args)["corpus_options"])
     home = settings.kgfs_home()
+    managed = not os.environ.get("PREFECT_API_URL")  # the home's server: held (no idle stop) while serving
     url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": source_options,
               "run_options": _run_params(args), "home": str(home)}
@@ -284,13 +230,28 @@ def cmd_serve(args) -> int:
           f"outputs and ledger.json in {out}", flush=True)
     print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
           f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'", flush=True)
-    return watch_mod.serve(args.deployment, params, schedule)
+    with _server.lease(home) if managed else contextlib.nullcontext():
+        return watch_mod.serve(args.deployment, params, schedule)
+
+
+def cmd_server(args) -> int:
+    """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`kg.runs.server`)."""
+    from kg.runs import server as _server
+
+    home = settings.kgfs_home()
+    if args.server_command == "stop":
+        print(f"stopped the Prefect server of {home}" if _server.stop_server(home) else _server.status(home)["text"])
+        return 0
+    if args.server_command == "start":
+        _server.ensure_server(home, port=args.port, idle_minutes=args.idle_minutes)
+    st = _server.status(home)
+    print(json.dumps({k: v for k, v in st.items() if k != "text"}) if getattr(args, "json", False) else st["text"])
+    return 0
 
 
 def cmd_datasets_list(args) -> int:
-    from rich.table import Table
-
     from kg.datasets import list_datasets, resolve_names
+    from kg.runs.console import datasets_table
 
     names = set(resolve_names(args.patterns)) if args.patterns else None
     infos = [i for i in list_datasets() if names is None or i.name in names]
@@ -299,14 +260,7 @@ def cmd_datasets_list(args) -> int:
                            "n_features": i.n_features, "licence": i.licence, "description": i.description,
                            "files": {r: f.path for r, f in i.files.items()}} for i in infos], indent=1))
         return 0
-    t = Table(title=f"{len(infos)} datasets", title_justify="left")
-    for c in ("name", "instances", "features", "loader", "description"):
-        t.add_column(c, overflow="fold", justify="right" if c in ("instances", "features") else "left")
-    for i in infos:
-        t.add_row(i.name, "" if i.n_instances is None else str(i.n_instances),
-                  "" if i.n_features is None else str(i.n_features), i.loader or "generator",
-                  (i.description or "")[:90])
-    _console(stderr=False).print(t)
+    _console(stderr=False).print(datasets_table(infos))
     return 0
 
 
@@ -322,34 +276,44 @@ def cmd_datasets_fetch(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from kg.formats.folder import table_notes, write_table_folder
+    from kg.formats.folder import write_table_folder
+    from kg.runs.checks import check_source
     from kg.runs.inputs import resolve_source, table_from_spec
 
     t0 = time.perf_counter()
     with _console().status("building the table…"):
+        _check_output(args.out, "folder")
         source = resolve_source(**_source_kwargs(args))
+        check_source(source)  # the cheap checks first: a bad option fails before the slow part
         table = table_from_spec(source, cache_dir=settings.kgfs_home() / "dbpedia-cache")
-        _note_repairs(source["name"], table)
         summary = write_table_folder(table, Path(args.out))
+    _note(source["name"], table.meta)
     print(f"{source['name']}: {summary['n_instances']} instances x {summary['n_features']} features, "
           f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} ({time.perf_counter() - t0:.1f} s)")
-    reports = table_notes(summary)
-    if reports:
-        print("notes: " + ", ".join(f"{k}={v}" for k, v in reports.items()) + " (details in summary.json / table meta)")
     return 0
 
 
 def cmd_select(args) -> int:
     from kg.formats.folder import read_table_folder, write_table_folder
-    from selection.frames import select_features, write_selection
+    from selection import frames
+    from selection.registry import method_params, selector_entry
 
+    params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
+    _check_output(args.out, "folder")
     table = read_table_folder(args.table)
-    params = _parse_params(args.param)
     t0 = time.perf_counter()
-    with _console().status(f"fitting {args.selector}…"):
-        _sel, frame = select_features(table, args.selector, params)
     out = Path(args.out)
-    files = write_selection(frame, out)
+    if selector_entry(args.selector).kind == "lazy":  # a subset per instance: written per instance
+        with _console().status(f"fitting {args.selector} and selecting for each instance…"):
+            sel, mask = frames.select_per_instance(table, args.selector, params)
+            files = frames.write_instance_selection(table, mask, out)
+        print(f"{args.selector} (lazy): {sel.mean_n_selected_:.1f} of {table.n_features} features selected per "
+              f"instance on average ({time.perf_counter() - t0:.1f} s) -> {out / files['instance_features']}, "
+              f"counts {out / files['instance_counts']}")
+        return 0
+    with _console().status(f"fitting {args.selector}…"):
+        _sel, frame = frames.select_features(table, args.selector, params)
+    files = frames.write_selection(frame, out)
     sub = table.select_features(frame["selected"].to_numpy())  # table order
     sub.meta["selector"] = {"name": args.selector, "params": params}
     write_table_folder(sub, out)
@@ -362,25 +326,28 @@ def cmd_evaluate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
+    from kg.runs.console import LineProgress
     from kg.runs.inputs import load_tables
     from selection.evaluation.grid import run_grid
+    from selection.evaluation.plan import plan_evaluation
 
+    plan = plan_evaluation(args.protocol, args.selectors, args.classifiers, params=_parse_params(args.param),
+                           options=_parse_params(args.option, "--option"), threshold=args.threshold,
+                           n_splits=args.n_splits)
+    _check_output(args.out, "folder")
     con = _console()
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
         datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
     for name, table in datasets.items():
-        _note_repairs(name, table)
-    options = _parse_params(args.option)
-    if args.threshold in ("best-on-test", "nested"):
-        options["threshold_choice"] = args.threshold
-    elif args.threshold is not None:
-        options["threshold"] = float(args.threshold)
+        _note(name, table.meta)
+    lines = LineProgress() if not (con.is_terminal or args.quiet) else None
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
-                  TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet) as prog:
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
         tid = prog.add_task("grid", total=None)
-        res = run_grid(datasets, args.selectors, args.classifiers, protocol=args.protocol, out_dir=args.out,
-                       n_jobs=args.n_jobs, random_state=args.seed, n_splits=args.n_splits, options=options or None,
-                       plots=not args.no_plots, progress=lambda done, total: prog.update(tid, total=total, completed=done))
+        res = run_grid(datasets, plan.selectors, plan.classifiers, protocol=args.protocol, out_dir=args.out,
+                       n_jobs=args.n_jobs, random_state=args.seed, n_splits=plan.n_splits, options=plan.options or None,
+                       plots=not args.no_plots, progress=lines.cells if lines else
+                       lambda done, total: prog.update(tid, total=total, completed=done))
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
           f"in {res.seconds:.1f} s\nresults: {res.results}\nsummary: {res.summary}\nreport:  {res.report}")
     if res.n_failed:
@@ -393,6 +360,7 @@ def cmd_evaluate(args) -> int:
 def cmd_export(args) -> int:
     from kg.formats.folder import export_file, read_table_folder
 
+    _check_output(args.out, "file")
     what = export_file(read_table_folder(args.table), args.format, args.out, sparse=args.sparse,
                        relation=args.relation, id_attribute=args.id_attribute)
     print(f"wrote {what} -> {args.out}")
@@ -400,24 +368,22 @@ def cmd_export(args) -> int:
 
 
 def cmd_cache_ls(args) -> int:
-    from rich.table import Table
-
     from flows import stages
+    from kg.runs.console import cache_table
 
     store = stages.stage_store(settings.kgfs_home())
     recs = store.records()
     if not recs:
         print(f"no cached stages in {store.root}")
         return 0
-    t = Table(title=f"stage store {store.root}", title_justify="left")
-    for c in ("stage", "key", "size", "modified", "summary"):
-        t.add_column(c, overflow="fold")
-    for r in recs:
-        brief = ", ".join(f"{k}={v}" for k, v in (r.get("summary") or {}).items()
-                          if isinstance(v, (int, float, str)) and k != "report")
-        t.add_row(r["stage"], r["key"][:12], f"{r['bytes'] / 1024:.0f} KiB",
-                  time.strftime("%Y-%m-%d %H:%M", time.localtime(r["mtime"])), brief[:80])
-    _console(stderr=False).print(t)
+    _console(stderr=False).print(cache_table(recs, store.root))
+    return 0
+
+
+def cmd_methods(args) -> int:
+    from selection.registry import method_help, methods_overview
+
+    print(method_help(args.name) if args.name else methods_overview())
     return 0
 
 
@@ -429,18 +395,43 @@ def cmd_cache_clear(args) -> int:
     return 0
 
 
+def cmd_cache_verify(args) -> int:
+    from flows import stages
+
+    store = stages.stage_store(settings.kgfs_home())
+    n, problems = len(store.records()), store.verify(remove=args.remove)
+    for p in problems:
+        print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
+    bad = len({p.folder for p in problems})
+    print(f"checked {n} cached stage folder(s) in {store.root}: " + (f"{bad} cannot be reused" + (
+        ", removed (the next run computes them again)" if args.remove else "; --remove deletes them") if bad else "ok"))
+    return 1 if bad and not args.remove else 0
+
+
+def cmd_ingest(args) -> int:
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from kg.dbpedia.index import index_for_cache, ingest_summary
+
+    index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+    with Progress(TextColumn("{task.description:<40}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                  console=_console(), disable=args.quiet) as prog:
+        tid = prog.add_task("checking the files", total=None)
+
+        def show(done, total, what):  # bytes of the dump files read, then the lexicon
+            prog.update(tid, **(dict(completed=done, total=total, description=f"reading {what}") if total else
+                                dict(description="the lexicon")))
+
+        report = index.ingest(args.dump, skip_bad_lines=bool(args.skip_bad_lines), progress=show)
+    print(ingest_summary(report, index.root))
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 def _add_run_options(r) -> None:
-    r.add_argument("--selector", default="shsel-ig-prune", help="selector fitted on the whole table "
-                   "(default shsel-ig-prune: SHSEL, IG, threshold 0.99, initial + prune)")
-    r.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter, e.g. threshold=0.9")
-    r.add_argument("--selectors", nargs="+", metavar="NAME", help="selectors compared in the cross-validation "
-                   "(default: --selector and complete)")
-    r.add_argument("--classifiers", nargs="+", default=["nb"], metavar="NAME", help="classifiers (default nb)")
-    r.add_argument("--protocol", default="basic", help="evaluation protocol (default basic)")
-    r.add_argument("--n-splits", type=int, default=10, help="folds of the stratified CV (default 10)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the folds (default 0)")
-    r.add_argument("--n-jobs", type=int, default=1, help="parallel workers for the evaluation (default 1)")
+    from kg.runs.options import RUN_OPTIONS, add_options
+
+    add_options(r, RUN_OPTIONS)
     r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
                    "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
                    "--n-jobs worker processes on 127.0.0.1)")
@@ -461,11 +452,13 @@ def _command(sub, common, name: str, func, raw: bool = True, **kwargs) -> argpar
 
 
 def _add_run(sub, common) -> None:
-    r = _command(sub, common, "run", cmd_run, epilog=EPILOG_RUN,
+    from kg.runs.options import RUN_EXAMPLES
+
+    r = _command(sub, common, "run", cmd_run, epilog=_methods_epilog(RUN_EXAMPLES),
                  help="the whole pipeline (default: bundled DM-BP data) as a cached Prefect flow",
                  description="Load facts, build the DAG and table, select features, cross-validate, "
                              "export. Stages are cached in the kgfs home; a second run reuses them.")
-    _add_source_options(r)
+    _add_source_options(r, own_table=True)
     _add_run_options(r)
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
@@ -478,7 +471,7 @@ def _add_serve(sub, common) -> None:
                               "one) and serve the kgfs-watch deployment: on every tick, run the pipeline on "
                               "each corpus file of --watch not processed yet (by content hash), write its "
                               "outputs under --out and record what was done in --out/ledger.json. Runs "
-                              "until interrupted (Ctrl-C); the server keeps running (`prefect server stop`).")
+                              "until interrupted (Ctrl-C); the server keeps running (`kgfs server stop`).")
     sv.add_argument("--watch", required=True, metavar="DIR", help="folder of corpus files (with --obo and "
                     "--annotations: labels tables gene<TAB>label)")
     sv.add_argument("--cron", metavar="EXPR", help='tick schedule, e.g. "*/15 * * * *"')
@@ -487,9 +480,26 @@ def _add_serve(sub, common) -> None:
                     help="outputs (one folder per corpus) and ledger.json (default ./kgfs-watch-output)")
     sv.add_argument("--deployment", default="kgfs-watch", metavar="NAME",
                     help="deployment name (default kgfs-watch)")
-    sv.add_argument("--port", type=int, default=4200, help="port of the local Prefect server (default 4200)")
+    sv.add_argument("--port", type=int, help="port of the home's Prefect server when it starts (default 4200 when "
+                    "free)")
     _add_source_options(sv)
     _add_run_options(sv)
+
+
+def _add_server(sub, common) -> None:
+    s = sub.add_parser("server", parents=[common], help="the kgfs home's local Prefect server: start, status, stop",
+                       description="The Prefect server `kgfs run` starts on 127.0.0.1 when a stage has to be "
+                                   "computed (state in the kgfs home), reuses, and stops after an idle time.")
+    ssub = s.add_subparsers(dest="server_command", metavar="ACTION", required=True)
+    st = _command(ssub, common, "start", cmd_server, False, help="start it (or find it running)",
+                  description="Start the home's Prefect server in the background and wait until it answers.")
+    st.add_argument("--port", type=int, help="on 127.0.0.1 (default $KGFS_SERVER_PORT, else 4200 when free, else any)")
+    st.add_argument("--idle-minutes", type=float, help="stop after this many minutes without a kgfs run "
+                    "(default $KGFS_SERVER_IDLE_MINUTES, else 30; 0: never)")
+    _command(ssub, common, "status", cmd_server, False, help="whether it runs, its UI, its idle time",
+             description="Whether the home's Prefect server runs, where its UI is, when it stops.").add_argument(
+        "--json", action="store_true", help="machine-readable output")
+    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop the home's Prefect server.")
 
 
 def _add_datasets(sub, common) -> None:
@@ -510,7 +520,7 @@ def _add_datasets(sub, common) -> None:
 
 
 def _add_cache(sub, common) -> None:
-    c = sub.add_parser("cache", parents=[common], help="list or clear the stage cache",
+    c = sub.add_parser("cache", parents=[common], help="list, verify or clear the stage cache",
                        description="The stage store of `kgfs run` in the kgfs home.")
     csub = c.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
     _command(csub, common, "ls", cmd_cache_ls, False, help="list cached stages", description="List cached stages.")
@@ -518,45 +528,42 @@ def _add_cache(sub, common) -> None:
                   description="Remove cached stage outputs (all, or one stage).")
     cc.add_argument("--stage", choices=["annotate-batch", "annotate", "fetch-batch", "fetch", "facts", "table",
                                         "select", "evaluate", "export"])
+    cv = _command(csub, common, "verify", cmd_cache_verify, False, help="check every cached file against its record",
+                  description="Check the content (sha256) of every cached stage file; exit status 1 on a problem.")
+    cv.add_argument("--remove", action="store_true", help="delete the stage folders that do not verify")
 
 
 def _add_one_step_commands(sub, common) -> None:
+    from kg.runs.options import EVALUATE_OPTIONS, add_options
+
     b = _command(sub, common, "build", cmd_build, help="build a feature table (DAG + binary matrix)",
                  description="Build the feature table of a registry dataset or of OBO + annotations; "
                              "writes OUT/table.npz and OUT/summary.json.",
                  epilog="examples:\n  kgfs build --dataset rpv/CE-BP --out T\n"
-                        "  kgfs build --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --out T")
-    _add_source_options(b)
+                        "  kgfs build --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --out T\n"
+                        "  kgfs build --csv mytable.csv --hierarchy edges.csv --out T")
+    _add_source_options(b, own_table=True)
     b.add_argument("--out", required=True, metavar="DIR", help="output folder")
 
     s = _command(sub, common, "select", cmd_select, help="select features of a table",
                  description="Fit a selector on a whole table; writes OUT/selected_features.csv, "
-                             "OUT/selection.csv (every feature with its score) and the reduced table.",
-                 epilog="example:\n  kgfs select --table T --selector shsel-ig-prune --out S")
+                             "OUT/selection.csv (every feature with its score) and the reduced table. A lazy "
+                             "selector (a subset per instance) writes OUT/instance_features.csv (instance, "
+                             "feature, value), OUT/instance_counts.csv and OUT/selection.csv instead.",
+                 epilog=_methods_epilog("example:\n  kgfs select --table T --selector shsel-ig-prune --param "
+                                        "threshold=0.9 --out S\n", ("selector",)))
     s.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build`")
     s.add_argument("--selector", default="shsel-ig-prune", help="registered selector (default shsel-ig-prune)")
-    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter")
+    s.add_argument("--param", action="append", metavar="KEY=VALUE", help="selector parameter, e.g. threshold=0.9 "
+                   "(`kgfs methods NAME` lists them)")
     s.add_argument("--out", required=True, metavar="DIR", help="output folder")
 
     e = _command(sub, common, "evaluate", cmd_evaluate, help="cross-validate selectors x classifiers on datasets",
                  description="Evaluate selectors x classifiers x datasets under a protocol; finished cells "
                              "are kept, so an interrupted evaluation resumes.",
-                 epilog="example:\n  kgfs evaluate --datasets aire/DM-BP rpv/DM-BP "
-                        "--selectors shsel-ig-prune complete --classifiers nb --out E")
-    e.add_argument("--datasets", nargs="+", required=True, metavar="NAME", help="registry names, glob patterns "
-                   "or table folders")
-    e.add_argument("--selectors", nargs="+", required=True, metavar="NAME")
-    e.add_argument("--classifiers", nargs="+", metavar="NAME", help="default: the protocol's")
-    e.add_argument("--protocol", default="basic", help="basic, shsel2014, rpv2020, hifsrr2017 (default basic)")
-    e.add_argument("--n-splits", type=int, help="folds (default: the protocol's)")
-    e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--n-jobs", type=int, default=-1, help="parallel workers (default: all cores)")
-    e.add_argument("--threshold", help="threshold methods: a number, best-on-test or nested")
-    e.add_argument("--option", action="append", metavar="KEY=VALUE", help="protocol option")
-    e.add_argument("--mirror", metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")
-    _add_check_option(e)
-    e.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    e.add_argument("--out", required=True, metavar="DIR", help="output folder")
+                 epilog=_methods_epilog("example:\n  kgfs evaluate --datasets aire/DM-BP rpv/DM-BP --selectors "
+                                        "shsel-ig-prune complete --classifiers nb --param threshold=0.9 --out E\n"))
+    add_options(e, EVALUATE_OPTIONS)
 
     x = _command(sub, common, "export", cmd_export, help="export a table as ARFF, CSV or hierarchy edges",
                  description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
@@ -570,6 +577,21 @@ def _add_one_step_commands(sub, common) -> None:
                    "attribute of this name (WEKA classifiers would otherwise need it removed)")
     x.add_argument("--out", required=True, metavar="FILE")
 
+    m = _command(sub, common, "methods", cmd_methods, help="list selectors, classifiers and protocols, or show one",
+                 description="Without NAME: every registered selector, classifier and protocol. With NAME: its "
+                             "parameters (type, range or choices, default, meaning), paper and protocols.")
+    m.add_argument("name", nargs="?", metavar="NAME", help="a selector, classifier or protocol")
+
+
+def _add_ingest(sub, common) -> None:
+    g = _command(sub, common, "ingest", cmd_ingest, help="read DBpedia dumps once into the index of the kgfs home",
+                 description="Read each dump file once (the new ones: a file is known by its content) into the "
+                             "index of the kgfs home, and build the lexicon; `kgfs run/build/serve --dump` then "
+                             "look entities up there (they ingest on first use too).",
+                 epilog="example:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/")
+    g.add_argument("--dump", nargs="+", required=True, metavar="PATH", help="dump files or folders")
+    g.add_argument("--skip-bad-lines", action="store_true", help="skip (and count) malformed N-Triples lines")
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``kgfs`` argument parser (one subcommand per ``cmd_*`` function)."""
@@ -580,31 +602,23 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
                         help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="kgfs", parents=[common],
         description="Hierarchical binary features from knowledge graphs (Gene Ontology, DBpedia) and "
                     "hierarchical feature selection (SHSEL and others).",
         epilog="Run `kgfs COMMAND --help` for the options of a command.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in (_add_run, _add_datasets, _add_one_step_commands, _add_serve, _add_cache):
+    for add in (_add_run, _add_datasets, _add_one_step_commands, _add_serve, _add_server, _add_cache, _add_ingest):
         add(sub, common)
     return p
 
 
 # --------------------------------------------------------------------------- entry point
-def _one_line(exc: BaseException) -> str:
-    if isinstance(exc, FileNotFoundError) and exc.filename:
-        return f"{exc.filename}: file not found"
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    msg = str(exc).strip() or type(exc).__name__
-    return " ".join(msg.split("\n")[0].split()) if "\n" in msg else msg
-
-
 def _setup_logging(debug: bool) -> None:
     level = logging.DEBUG if debug else logging.WARNING
     handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(level)  # propagated INFO lines (Prefect's flow logs, kept for the UI) stay out of the terminal
     handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s" if debug
                                            else "kgfs: %(levelname)s: %(message)s"))
     handler._kgfs = True  # replace only our own handler when main() is called again (tests)
@@ -644,16 +658,18 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kgfs: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`kgfs ... | head`): stop quietly, as a shell tool does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except BaseException as exc:  # noqa: BLE001 - every error becomes one line unless --debug
         if debug or isinstance(exc, SystemExit):
             raise
-        from kg.errors import KgfsError
+        from kg.runs.console import error_line
 
-        if isinstance(exc, (KgfsError, CliError, OSError, ValueError, KeyError, LookupError)):
-            print(f"kgfs: error: {_one_line(exc)}", file=sys.stderr)
-        else:
-            print(f"kgfs: internal error: {type(exc).__name__}: {_one_line(exc)} (run with --debug for the "
-                  "traceback)", file=sys.stderr)
+        kind, text = error_line(exc)
+        kind = "error" if isinstance(exc, CliError) else kind
+        print(f"kgfs: {kind}: {text}" + (" (run with --debug for the traceback)" if kind != "error" else ""),
+              file=sys.stderr)
         return 1
 
 

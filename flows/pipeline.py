@@ -1,31 +1,34 @@
 """The Prefect flow behind ``kgfs run``: ``kgfs-run`` and its subflows.
 
-``kgfs-run`` (:func:`kgfs_run`) runs the stages in order: (DBpedia route) the subflows
-``kgfs-annotate`` and ``kgfs-fetch``, or (GO route) the task ``load-facts``; then the tasks
-``build-table``, ``select``, the subflow ``kgfs-evaluate`` and the task ``export``. Each task is a
-function of :mod:`flows.stages`; each subflow can also be run alone (:func:`annotate_flow`, ...). The one cache is kgfs's stage store (:class:`kg.runs.store.Store`, keyed by content):
-Prefect persists no results and caches nothing (so it never reads a result file back), and a task
-whose stage is in the store returns its record at once. The external calls (Spotlight, SPARQL) are batch tasks retried on
+``kgfs-run`` (:func:`kgfs_run`) runs the stages in order (:func:`_run_stages`): (DBpedia route) the
+subflows ``kgfs-annotate`` and ``kgfs-fetch``, or (GO route) the task ``load-facts``; then the tasks
+``build-table``, ``select``, the subflow ``kgfs-evaluate`` and the task ``export``: functions of
+:mod:`flows.stages`, whose runs are named after their stage (as in the report), in flow runs named
+and tagged after the dataset, selector, route and cache outcome (:mod:`kg.runs.report`). The one
+cache is kgfs's stage store: Prefect persists no results and caches nothing, and
+:func:`run_from_store` computes every stage's key in order without Prefect (a run whose stages are
+all stored needs no server). External calls (Spotlight, SPARQL) are batch tasks retried on
 transient errors, at most ``external_concurrency`` in flight (:func:`_map_batches`), tagged
 ``kgfs-external``. With ``dask_address`` the grid and the batches run on a Dask cluster
-(prefect-dask's ``DaskTaskRunner``; ``"local"``: a ``LocalCluster`` on 127.0.0.1). Importing this
-module imports no Prefect (:class:`flows.settings.LazyPrefect`).
+(prefect-dask; ``"local"``: a ``LocalCluster`` on 127.0.0.1). Importing this module imports no Prefect.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from flows import settings, stages
+from kg.runs import report
+from kg.runs.lookup import ONLY_STORED, NotInStore
 from kg.runs.publish import publish
+from kg.runs.report import stage_note
 
-__all__ = ["annotate_flow", "evaluate_flow", "fetch_flow", "kgfs_run", "run_pipeline", "set_reporter",
-           "start_api_in_background"]
+__all__ = ["annotate_flow", "evaluate_flow", "fetch_flow", "kgfs_run", "run_from_store", "run_pipeline",
+           "set_reporter"]
 
 _reporter: Callable[..., None] | None = None
 
@@ -37,7 +40,7 @@ def set_reporter(fn: Callable[..., None] | None) -> None:
 
 
 def _emit(event: str, stage: str, **info) -> None:
-    if _reporter is not None:
+    if _reporter is not None and not ONLY_STORED.get():
         _reporter(event, stage, **info)
 
 
@@ -66,22 +69,36 @@ __getattr__ = _prefect.getattr
 
 
 # --------------------------------------------------------------------------- tasks
-# Each stage function of flows.stages is a task as it is: attribute name, Prefect name, function, preset.
-for _attr, _name, _fn, _preset in (
-        ("load_facts_task", "load-facts", stages.stage_load_facts, "stage"),
-        ("build_table_task", "build-table", stages.stage_build_table, "stage"),
-        ("load_dataset_task", "load-dataset", stages.stage_load_dataset, "stage"),
-        ("select_task", "select", stages.stage_select, "stage"),
-        ("export_task", "export", stages.stage_export, "stage"),
-        ("annotate_batch_task", "annotate-batch", stages.stage_annotate_batch, "external"),
-        ("annotate_task", "annotate", stages.stage_annotate, "stage"),
-        ("fetch_batch_task", "fetch-batch", stages.stage_fetch_batch, "external"),
-        ("fetch_task", "fetch-facts", stages.stage_fetch, "external"),
-        ("dbpedia_table_task", "build-dbpedia-table", stages.stage_dbpedia_table, "stage")):
-    _prefect.add_task(_attr, _fn, name=_name, preset=_preset)
+# Each stage function of flows.stages is a task as it is: attribute, Prefect name, function, preset, and
+# the name of its runs: the stage's name in the report and the terminal.
+for _attr, _name, _fn, _preset, _run in (
+        ("load_facts_task", "load-facts", stages.stage_load_facts, "stage", "facts"),
+        ("build_table_task", "build-table", stages.stage_build_table, "stage", "table"),
+        ("load_dataset_task", "load-dataset", stages.stage_load_dataset, "stage", "table"),
+        ("select_task", "select", stages.stage_select, "stage", "select"),
+        ("export_task", "export", stages.stage_export, "stage", "export"),
+        ("annotate_batch_task", "annotate-batch", stages.stage_annotate_batch, "external", "annotate {start}-{stop}"),
+        ("annotate_task", "annotate", stages.stage_annotate, "stage", "annotate"),
+        ("fetch_batch_task", "fetch-batch", stages.stage_fetch_batch, "external", "fetch-batch"),
+        ("fetch_task", "fetch-facts", stages.stage_fetch, "external", "fetch"),
+        ("dbpedia_table_task", "build-dbpedia-table", stages.stage_dbpedia_table, "stage", "table")):
+    _prefect.add_task(_attr, _fn, name=_name, preset=_preset, task_run_name=_run)
 
 
-@_prefect.task(name="evaluate", preset="stage")
+def _get(name: str):
+    """The task or subflow ``name``; while :func:`run_from_store` looks the stages up, its plain function."""
+    return _prefect.plain(name) if ONLY_STORED.get() else globals()[name]
+
+
+def _log(level: str, msg: str) -> None:
+    """A line of the current flow run's log (the Prefect UI's Logs tab); nothing while looking up."""
+    if not ONLY_STORED.get():
+        from prefect import get_run_logger
+
+        getattr(get_run_logger(), level)(msg)
+
+
+@_prefect.task(name="evaluate", preset="stage", task_run_name="evaluate")
 def _evaluate_task(table_rec: dict, selectors: list, classifiers: list, dataset: str, protocol: str, n_splits: int,
                    seed: int, n_jobs: int, home: str, force: bool = False, dask: bool = False) -> dict:
     kwargs = dict(dataset=dataset, protocol=protocol, n_splits=n_splits, random_state=seed, home=home,
@@ -116,6 +133,8 @@ def _stage(stage: str, tsk, home: str, no_cache: bool, **kwargs) -> dict:
     rec = dict(tsk.submit(home=home, force=no_cache, **kwargs).result())
     reused = rec.pop("reused", False)  # volatile: not part of the record that keys downstream stages
     info = {"reused": bool(reused), "seconds": round(time.perf_counter() - t0, 3)}
+    _log("info", f"{stage}: {'from the store' if reused else 'computed'} in {info['seconds']} s"
+                 f"{'; ' + note if (note := stage_note(stage, rec.get('summary'))) else ''} ({rec['dir']})")
     _emit("done", stage, record={**rec, **info})
     return {"record": rec, "info": info}
 
@@ -123,32 +142,32 @@ def _stage(stage: str, tsk, home: str, no_cache: bool, **kwargs) -> dict:
 # --------------------------------------------------------------------------- stages with many tasks: subflows
 # Annotation, fetching and evaluation (many tasks, possibly on a Dask cluster) are subflows of
 # `kgfs-run`, each runnable alone; a single-task stage is a task of `kgfs-run` itself.
-@_prefect.flow(name="kgfs-annotate", preset="flow")
+@_prefect.flow(name="kgfs-annotate", preset="flow", flow_run_name="annotate")
 def _annotate_flow(spec: dict, home: str, no_cache: bool = False, batch_size: int = 500,
                    concurrency: int = 4) -> dict:
     """DBpedia route: entity linking, one ``annotate-batch`` task per ``batch_size`` texts."""
     batches = [{"start": a, "stop": b} for a, b in stages.corpus_batches(spec, batch_size)]
     _emit("start", "annotate")
-    recs = _map_batches("annotate", annotate_batch_task, home, no_cache, batches, concurrency, spec=spec)
-    return _stage("annotate", annotate_task, home, no_cache, spec=spec, batches=recs)
+    recs = _map_batches("annotate", _get("annotate_batch_task"), home, no_cache, batches, concurrency, spec=spec)
+    return _stage("annotate", _get("annotate_task"), home, no_cache, spec=spec, batches=recs)
 
 
-@_prefect.flow(name="kgfs-fetch", preset="flow")
+@_prefect.flow(name="kgfs-fetch", preset="flow", flow_run_name="fetch")
 def _fetch_flow(spec: dict, annotate: dict, home: str, no_cache: bool = False, batch_size: int = 500,
                 concurrency: int = 4) -> dict:
     """DBpedia route: types/categories of the entities (``fetch-batch`` tasks), then the edges above them."""
     batches = [{"entities": b} for b in stages.entity_batches(annotate, batch_size)]
     _emit("start", "fetch")
-    recs = _map_batches("fetch", fetch_batch_task, home, no_cache, batches, concurrency, spec=spec)
-    return _stage("fetch", fetch_task, home, no_cache, spec=spec, batches=recs)
+    recs = _map_batches("fetch", _get("fetch_batch_task"), home, no_cache, batches, concurrency, spec=spec)
+    return _stage("fetch", _get("fetch_task"), home, no_cache, spec=spec, batches=recs)
 
 
-@_prefect.flow(name="kgfs-evaluate", preset="flow")
+@_prefect.flow(name="kgfs-evaluate", preset="flow", flow_run_name="evaluate")
 def _evaluate_flow(table: dict, selectors: list, classifiers: list, dataset: str, home: str, protocol: str = "basic",
                    n_splits: int = 10, seed: int = 0, n_jobs: int = 1, no_cache: bool = False,
                    dask: bool = False) -> dict:
     """Cross-validate selectors x classifiers; on a Dask task runner the grid's units run on the cluster."""
-    return _stage("evaluate", evaluate_task, home, no_cache, table_rec=table, selectors=selectors,
+    return _stage("evaluate", _get("evaluate_task"), home, no_cache, table_rec=table, selectors=selectors,
                   classifiers=classifiers, dataset=dataset, protocol=protocol, n_splits=n_splits, seed=seed,
                   n_jobs=n_jobs, dask=dask)
 
@@ -178,132 +197,137 @@ def _dask_cluster(address: str | None, n_workers: int = 2):
             os.environ.pop("PREFECT_API_URL", None)
 
 
-# --------------------------------------------------------------------------- artifacts
-def _artifacts(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping,
-               outputs: Mapping[str, str] | None = None) -> None:
-    """Table and markdown artifacts a person sees in the Prefect UI (Artifacts tab of the run)."""
-    import pandas as pd
-    from prefect.artifacts import create_markdown_artifact, create_table_artifact
+# --------------------------------------------------------------------------- results and artifacts
+def _run_name() -> str:
+    """A ``kgfs-run`` flow run's name: its dataset, selector and parameters (:func:`kg.runs.report.run_labels`)."""
+    from prefect.runtime import flow_run
 
-    from kg.runs.publish import run_markdown
+    return report.run_labels({"dataset": flow_run.parameters["source"]["name"], **flow_run.parameters})[0]
 
-    def rows(rec, role, frame=lambda df: df):
-        df = frame(pd.read_csv(Path(rec["dir"]) / rec["files"][role]))
-        return df.astype(object).where(df.notna(), None).to_dict("records")
 
-    if records.get("select"):
-        sel = rows(records["select"], "selected", lambda df: df.head(500))
-        create_table_artifact(sel, key="selected-features", description=f"features kept by {params['selector']}, "
-                                                                        f"with their scores ({len(sel)} shown)")
-    if records.get("evaluate"):
-        create_table_artifact(rows(records["evaluate"], "summary", lambda df: df.round(4)), key="evaluation-summary",
-                              description="cross-validation: mean over the folds per selector x classifier")
-    create_markdown_artifact(run_markdown(records, runinfo, params, outputs), key="kgfs-run-report",
-                             description="run parameters, stage records and plots")
+def _tag_run(params: Mapping, runinfo: Mapping) -> str:
+    """Tag the current flow run with its dataset, selector, route and cache outcome; returns its id."""
+    from prefect.client.orchestration import get_client
+    from prefect.runtime import flow_run
+
+    tags = ["cache:partial" if any(i["reused"] for i in runinfo.values()) else "cache:none",
+            *report.run_labels(params)[1], *flow_run.get_tags()]  # the cache outcome first: the list shows a few
+    with get_client(sync_client=True) as client:
+        client.update_flow_run(flow_run.get_id(), tags=list(dict.fromkeys(tags)))
+    return str(flow_run.get_id())
 
 
 # --------------------------------------------------------------------------- the pipeline flow
-@_prefect.flow(name="kgfs-run", persist_result=False, log_prints=False)
+def _run_stages(source: dict, p: dict, home: str, no_cache: bool, address: str | None, batching: dict) -> dict:
+    """Every stage of the run in order (tasks and subflows; the plain functions while looking up)."""
+    def on_cluster(fl):  # a stage flow whose tasks run on the Dask cluster, when there is one
+        if not address:
+            return fl
+        from prefect_dask import DaskTaskRunner
+
+        return fl.with_options(task_runner=DaskTaskRunner(address=address))
+
+    runs: dict[str, dict] = {}
+    if source["kind"] == "go":
+        runs["facts"] = _stage("facts", _get("load_facts_task"), home, no_cache, spec=source)
+        runs["table"] = _stage("table", _get("build_table_task"), home, no_cache, spec=source,
+                               facts_rec=runs["facts"]["record"])
+    elif source["kind"] == "dbpedia":
+        runs["annotate"] = on_cluster(_get("annotate_flow"))(source, home, no_cache, **batching)
+        runs["fetch"] = on_cluster(_get("fetch_flow"))(source, runs["annotate"]["record"], home, no_cache, **batching)
+        runs["table"] = _stage("table", _get("dbpedia_table_task"), home, no_cache, spec=source,
+                               annotate_rec=runs["annotate"]["record"], fetch_rec=runs["fetch"]["record"])
+    else:
+        runs["table"] = _stage("table", _get("load_dataset_task"), home, no_cache, spec=source)
+    table = runs["table"]["record"]
+    runs["select"] = _stage("select", _get("select_task"), home, no_cache, table_rec=table, selector=p["selector"],
+                            params=p["selector_params"])
+    runs["evaluate"] = on_cluster(_get("evaluate_flow"))(
+        table=table, selectors=p["eval_specs"], classifiers=p["classifiers"], dataset=source["name"], home=home,
+        protocol=p["protocol"], n_splits=p["n_splits"], seed=p["seed"], n_jobs=p["n_jobs"], no_cache=no_cache,
+        dask=bool(address))
+    runs["export"] = _stage("export", _get("export_task"), home, no_cache, table_rec=table,
+                            select_rec=runs["select"]["record"], sparse_arff=p["sparse_arff"])
+    return runs
+
+
+@_prefect.flow(name="kgfs-run", persist_result=False, log_prints=False, flow_run_name=_run_name)
 def _kgfs_run(source: dict, selector: str = "shsel-ig-prune", selector_params: dict | None = None,
               eval_selectors: list | None = None, classifiers: list | None = None, protocol: str = "basic",
               n_splits: int = 10, seed: int = 0, n_jobs: int = 1, sparse_arff: bool = True, out: str = "kgfs-output",
               home: str = ".kgfs", no_cache: bool = False, artifacts: bool = True, dask_address: str | None = None,
               batch_size: int = 500, external_concurrency: int = 4) -> dict:
     """The whole pipeline on one input (see :func:`run_pipeline`): the stage flows as subflows."""
-    selector_params = dict(sorted((selector_params or {}).items()))
-    eval_selectors = list(eval_selectors or [selector])
-    # the whole-table selector's parameters apply in the cross-validation too
-    eval_specs = [[s, selector_params] if s == selector and selector_params else s for s in eval_selectors]
-    params = {"dataset": source["name"], "selector": selector, "selector_params": selector_params,
-              "eval_selectors": eval_selectors, "classifiers": list(classifiers or ["nb"]), "protocol": protocol,
-              "n_splits": n_splits, "seed": seed, "source": source}
-    with _dask_cluster(dask_address, n_jobs if n_jobs > 1 else 2) as address:
-        def on_cluster(fl):  # a stage flow whose tasks run on the Dask cluster, when there is one
-            from prefect_dask import DaskTaskRunner
-
-            return fl.with_options(task_runner=DaskTaskRunner(address=address)) if address else fl
-
-        runs: dict[str, dict] = {}
-        if source["kind"] == "go":
-            runs["facts"] = _stage("facts", load_facts_task, home, no_cache, spec=source)
-            runs["table"] = _stage("table", build_table_task, home, no_cache, spec=source,
-                                   facts_rec=runs["facts"]["record"])
-        elif source["kind"] == "dbpedia":
-            batching = dict(batch_size=batch_size, concurrency=external_concurrency)
-            runs["annotate"] = on_cluster(annotate_flow)(source, home, no_cache, **batching)
-            runs["fetch"] = on_cluster(fetch_flow)(source, runs["annotate"]["record"], home, no_cache, **batching)
-            runs["table"] = _stage("table", dbpedia_table_task, home, no_cache, spec=source,
-                                   annotate_rec=runs["annotate"]["record"], fetch_rec=runs["fetch"]["record"])
-        else:
-            runs["table"] = _stage("table", load_dataset_task, home, no_cache, spec=source)
-        table = runs["table"]["record"]
-        runs["select"] = _stage("select", select_task, home, no_cache, table_rec=table, selector=selector,
-                                params=selector_params)
-        runs["evaluate"] = on_cluster(evaluate_flow)(
-            table=table, selectors=eval_specs, classifiers=params["classifiers"], dataset=source["name"], home=home,
-            protocol=protocol, n_splits=n_splits, seed=seed, n_jobs=n_jobs, no_cache=no_cache, dask=bool(address))
-        runs["export"] = _stage("export", export_task, home, no_cache, table_rec=table,
-                                select_rec=runs["select"]["record"], sparse_arff=sparse_arff)
+    params = report.run_params(source, selector, selector_params, eval_selectors, classifiers, protocol, n_splits,
+                               seed)
+    p = dict(params, n_jobs=n_jobs, sparse_arff=sparse_arff, eval_specs=report.eval_specs(params))
+    looking_up = ONLY_STORED.get()
+    with _dask_cluster(None if looking_up else dask_address, n_jobs if n_jobs > 1 else 2) as address:
+        runs = _run_stages(source, p, home, no_cache, address,
+                           dict(batch_size=batch_size, concurrency=external_concurrency))
     records, runinfo = {k: v["record"] for k, v in runs.items()}, {k: v["info"] for k, v in runs.items()}
     _emit("start", "publish")
     outputs = {k: str(v) for k, v in publish(records, out, params, runinfo).items()}
     _emit("done", "publish", record={"dir": str(out), "files": {k: k for k in outputs}, "reused": False})
-    if artifacts:
-        _artifacts(records, runinfo, params, outputs)
-    return {"records": records, "runinfo": runinfo, "outputs": outputs, "params": params}
+    from selection.evaluation.headline import run_results
+
+    result = {"records": records, "runinfo": runinfo, "outputs": outputs, "params": params,
+              "results": run_results(records)}
+    for w in result["results"]["warnings"]:
+        _log("warning", f"degenerate selection: {w}")
+    _log("info", f"{report.cache_outcome(runinfo)}; outputs in {out}")
+    if looking_up:
+        return result
+    if artifacts:  # the tables and the report a person sees in the Prefect UI
+        from prefect import artifacts as prefect_artifacts
+
+        for kind, key, data, description in report.artifacts(result):
+            getattr(prefect_artifacts, f"create_{kind}_artifact")(data, key=key, description=description)
+    result["flow_run"] = _tag_run(params, runinfo)
+    from prefect.states import Completed
+
+    return Completed(message=report.cache_outcome(runinfo), data=result)
 
 
-_api_thread = None
-
-
-def start_api_in_background() -> None:
-    """Start Prefect's temporary API server in a thread (unless ``PREFECT_API_URL`` is set): it boots in
-    3-5 s while the caller resolves its inputs; :func:`run_pipeline` waits for it (so the flow never
-    starts a second one)."""
-    global _api_thread
-    settings.ensure_configured()
-    from prefect.settings import PREFECT_API_URL
-
-    if PREFECT_API_URL.value() or _api_thread is not None:
-        return
-
-    def start():
-        from prefect.server.api.server import SubprocessASGIServer
-
-        try:
-            SubprocessASGIServer().start(
-                timeout=int(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")))
-        except Exception:  # noqa: BLE001 - the flow's own client start reports the problem
-            pass
-
-    _api_thread = threading.Thread(target=start, name="kgfs-prefect-api", daemon=True)
-    _api_thread.start()
+def run_from_store(source: dict, **params) -> dict | None:
+    """The result of :func:`kgfs_run` when every stage is in the store (their files verified), without
+    Prefect: each stage's key is computed in order from its upstream records and the outputs are
+    published; ``None`` when some stage has to be computed. Arguments as :func:`kgfs_run`."""
+    token = ONLY_STORED.set(True)
+    try:
+        return _kgfs_run(source, **params)
+    except NotInStore:
+        return None
+    finally:
+        ONLY_STORED.reset(token)
 
 
 def run_pipeline(source: dict | None = None, *, out: str | Path = "kgfs-output", home: str | Path | None = None,
-                 no_cache: bool = False, heartbeat: bool = False, **params) -> dict:
-    """Run the ``kgfs-run`` flow on ``source`` (:func:`kg.runs.inputs.resolve_source`; default the bundled
-    ``bundled/DM-BP``), writing into ``out``; Prefect is configured offline in ``home`` (default
-    ``$KGFS_HOME`` or ``./.kgfs``) unless that was done or Prefect was imported already.
+                 no_cache: bool = False, heartbeat: bool = False, from_store: bool = True, **params) -> dict:
+    """Run the pipeline on ``source`` (:func:`kg.runs.inputs.resolve_source`; default the bundled
+    ``bundled/DM-BP``), writing into ``out``: from the store when every stage is there
+    (:func:`run_from_store`, no Prefect), else the ``kgfs-run`` flow; Prefect is configured offline in
+    ``home`` (default ``$KGFS_HOME`` or ``./.kgfs``) unless that was done or Prefect was imported already.
 
     ``params`` are those of :func:`kgfs_run` (``selector``, ``selector_params``, ``eval_selectors``,
     ``classifiers``, ``protocol``, ``n_splits``, ``seed``, ``n_jobs``, ``sparse_arff``, ``artifacts``,
     ``dask_address``: ``tcp://HOST:PORT`` or ``"local"``, ``batch_size``, ``external_concurrency``);
-    ``no_cache`` recomputes every stage; ``heartbeat`` keeps Prefect's flow heartbeat (~1 s a run).
-    Returns ``records`` (stage -> record), ``runinfo``, ``outputs`` (name -> path) and ``params``.
+    ``no_cache`` recomputes every stage; ``heartbeat`` keeps Prefect's flow heartbeat (~1 s a run);
+    ``from_store=False`` runs the flow without looking the stages up first.
+    Returns ``records`` (stage -> record), ``runinfo``, ``outputs`` (name -> path), ``params`` and
+    ``results`` (``headline`` rows, ``kept`` features, ``warnings``).
     """
     settings.ensure_configured(home)
     home = Path(home).absolute() if home is not None else settings.kgfs_home()
-    Path(home, "prefect").mkdir(parents=True, exist_ok=True)
     if source is None:
         from kg.runs.inputs import resolve_source
 
         source = resolve_source()
-    _prefect.build()
     kwargs = dict(source=source, out=str(Path(out).absolute()), home=str(home), no_cache=no_cache, **params)
-    if _api_thread is not None:
-        _api_thread.join()
-    if heartbeat:
-        return kgfs_run(**kwargs)
-    with settings.no_heartbeat():
+    result = run_from_store(**kwargs) if from_store and not no_cache else None
+    if result is not None:
+        return result
+    Path(home, "prefect").mkdir(parents=True, exist_ok=True)
+    _prefect.build()
+    with contextlib.nullcontext() if heartbeat else settings.no_heartbeat():
         return kgfs_run(**kwargs)

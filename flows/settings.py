@@ -2,11 +2,9 @@
 
 Importing a ``flows`` module changes nothing: the entry points (:func:`flows.cli.main`,
 :func:`flows.pipeline.run_pipeline`) call :func:`configure`, and a module's tasks and flows are
-built on first use (:class:`LazyPrefect`). :func:`configure` sets, unless set already:
-``PREFECT_HOME=<kgfs home>/prefect`` (never ``~/.prefect``; the kgfs home is ``$KGFS_HOME`` or
-``./.kgfs``), no telemetry (``PREFECT_SERVER_ANALYTICS_ENABLED=false``, ``DO_NOT_TRACK=1``),
-``NO_PROXY`` with ``127.0.0.1,localhost``, a 120 s startup timeout for the temporary API server (20 s
-fails when several start together) and ``PREFECT_LOGGING_LEVEL=WARNING``.
+built on first use (:class:`LazyPrefect`). :func:`configure` sets what
+:func:`kg.runs.server.prefect_env` gives for the kgfs home (``$KGFS_HOME`` or ``./.kgfs``): state
+in ``<home>/prefect``, no telemetry, no proxy for 127.0.0.1, INFO flow logs for the UI only.
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 __all__ = ["LazyPrefect", "configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
 
@@ -32,11 +31,6 @@ def prefect_imported() -> bool:
     return "prefect" in sys.modules
 
 
-def _add_no_proxy(value: str | None) -> str:
-    hosts = [h.strip() for h in (value or "").split(",") if h.strip()]
-    return ",".join(hosts + [h for h in ("127.0.0.1", "localhost") if h not in hosts])
-
-
 def configure(home: str | os.PathLike | None = None, *, log_level: str | None = None) -> Path:
     """Set the environment Prefect needs to run offline and quickly; returns the kgfs home.
 
@@ -44,19 +38,12 @@ def configure(home: str | os.PathLike | None = None, *, log_level: str | None = 
     imported) only update ``KGFS_HOME`` for kgfs's own store.
     """
     global _configured
+    from kg.runs.server import prefect_env
+
     home = Path(home).absolute() if home is not None else kgfs_home()
-    os.environ["KGFS_HOME"] = str(home)
-    env = os.environ
-    env.setdefault("PREFECT_HOME", str(home / "prefect"))
-    env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    env.setdefault("DO_NOT_TRACK", "1")
-    env.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-    env.setdefault("PREFECT_LOGGING_LEVEL", log_level or "WARNING")
-    # the temporary server is on 127.0.0.1: never route it through a proxy
-    for var in ("NO_PROXY", "no_proxy"):
-        env[var] = _add_no_proxy(env.get(var))
+    os.environ.update(prefect_env(home, log_level=log_level), KGFS_HOME=str(home))
     # Prefect creates PREFECT_HOME without parents; a missing parent fails the server's database
-    Path(env["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
+    Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
     _configured = home
     return home
 
@@ -114,6 +101,12 @@ class LazyPrefect:
                 options = {**presets.get(options.get("preset"), {}), **options}
                 options.pop("preset", None)
                 self._ns[name] = (task if kind == "task" else flow)(**options)(fn)
+
+    def plain(self, name: str):
+        """The plain function of the registered ``name`` (no Prefect): a flow's, or a task's with a
+        ``submit(**kwargs)`` that calls it at once and returns a done future (``.result()``)."""
+        kind, _options, fn = self._specs[name]
+        return fn if kind == "flow" else SimpleNamespace(submit=lambda **kw: SimpleNamespace(result=lambda v=fn(**kw): v))
 
     def getattr(self, name: str):
         """The module's ``__getattr__``: a registered name builds the Prefect objects."""

@@ -13,42 +13,36 @@ from pathlib import Path
 from kg.dbpedia import batches as dbpedia
 from kg.formats.folder import export_selected, export_table, write_table_folder
 from kg.runs.inputs import build_go_table, load_spec_dataset, read_facts
-from kg.runs.store import Store, record_valid, write_json
-from kg.runs.store import code_version as _code_version
+from kg.runs.lookup import store_at
+from kg.runs.store import Store, code_version, record_valid, write_json
 from kg.table import FeatureTable
 
-__all__ = ["code_version", "corpus_batches", "entity_batches", "read_table", "record_valid", "selector_modules",
-           "stage_annotate", "stage_annotate_batch", "stage_build_table", "stage_dbpedia_table", "stage_evaluate",
-           "stage_export", "stage_fetch", "stage_fetch_batch", "stage_load_dataset", "stage_load_facts", "stage_select",
-           "stage_store"]
+__all__ = ["code_version", "corpus_batches", "entity_batches", "read_table",
+           "record_valid", "selector_modules", "stage_annotate", "stage_annotate_batch", "stage_build_table",
+           "stage_dbpedia_table", "stage_evaluate", "stage_export", "stage_fetch", "stage_fetch_batch",
+           "stage_load_dataset", "stage_load_facts", "stage_select", "stage_store"]
 
-_GO = ["kg.go.obo", "kg.go.annotations", "kg.go.table", "kg.runs.inputs", "flows.stages"]
-_TABLE = ["kg.table", "kg.hierarchy", "kg.formats.folder"]
-# The modules whose source decides each stage's output (their hash is part of the stage key).
-_STAGE_MODULES = {
-    "facts": _GO, "table": [*_GO, *_TABLE], "dataset": ["kg.datasets", "kg.formats.published", *_GO, *_TABLE],
-    "select": ["selection.base", "selection.measures.relevance", "selection.registry", "selection.frames",
-               "flows.stages"],
-    "evaluate": ["selection.evaluation.cv", "selection.evaluation.grid", "selection.evaluation.metrics",
-                 "selection.evaluation.protocols", "selection.evaluation.report", "selection.evaluation.stats",
-                 "selection.classifiers", "selection.lazy.selectors", "selection.lazy.classifiers",
-                 "selection.lazy.estimator", "flows.stages"],
-    "export": ["kg.formats.arff", "kg.formats.csv_io", "kg.formats.folder", "selection.frames", "flows.stages"],
-    "dbpedia": ["kg.dbpedia.route", "kg.dbpedia.corpus", "kg.dbpedia.sources", "kg.dbpedia.sparql",
-                "kg.dbpedia.spotlight", "kg.dbpedia.dumps", "kg.dbpedia.lexicon", "kg.dbpedia.batches", "kg.runs.inputs",
-                "kg.iri", *_TABLE, "flows.stages"],
-}
 _ROUTE = dbpedia.RouteObjects()  # a spec's corpus, lexicon and source, built once per process
 _TABLE_FILES = {"table": "table.npz", "summary": "summary.json"}
 
 
-def code_version(stage: str, extra_modules: Sequence[str] = ()) -> str:
-    """The code version in a stage's key (:func:`kg.runs.store.code_version` of the stage's modules)."""
-    return _code_version(stage, [*_STAGE_MODULES.get(stage, []), *extra_modules])
-
-
 def selector_modules(names: Sequence) -> list[str]:
-    """Modules that define the given selectors (names or ``(name, params)`` specs)."""
+    """Modules that define the given selectors, for :func:`code_version` (all of kgfs is in every key;
+    a selector registered from a module outside kgfs is keyed by that module's source too).
+
+    Parameters
+    ----------
+    names : sequence of str or (name, params)
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> selector_modules(["complete", ("complete", {})])
+    ['selection.hierarchical.complete']
+    """
     from selection.registry import selector_entry
 
     names = [n if isinstance(n, str) else n[0] for n in names]
@@ -59,7 +53,7 @@ def stage_store(home=None) -> Store:
     """The stage store ``<kgfs home>/store`` (the home defaults to :func:`flows.settings.kgfs_home`)."""
     from flows.settings import kgfs_home
 
-    return Store(Path(kgfs_home() if home is None else home) / "store")
+    return store_at(Path(kgfs_home() if home is None else home) / "store")
 
 
 def _cache_dir(home) -> Path:
@@ -225,10 +219,6 @@ def stage_evaluate(table_rec: Mapping, selectors: Sequence, classifiers: Sequenc
     Finished cells are kept in the stage folder, so an interrupted evaluation resumes. The
     grid's results, summary, report and PNG plots (roles ``plot:<name>``) are the record's files.
     """
-    import pandas as pd
-
-    from selection.evaluation.grid import run_grid
-
     # a selector is a name or a [name, params] pair (JSON-friendly, as Prefect parameters are)
     selectors = [s if isinstance(s, str) else [s[0], dict(sorted(dict(s[1]).items()))] for s in selectors]
     classifiers = list(classifiers)
@@ -237,14 +227,23 @@ def stage_evaluate(table_rec: Mapping, selectors: Sequence, classifiers: Sequenc
               "code": code_version("evaluate", selector_modules(selectors)), "plots": bool(plots)}
 
     def compute(d: Path):
+        import pandas as pd
+
+        from selection.evaluation.grid import run_grid  # imports matplotlib: only when the grid runs
+        from selection.evaluation.plan import fold_policy, write_skipped
+
         specs = [s if isinstance(s, str) else (s[0], s[1]) for s in selectors]
-        res = run_grid({dataset: read_table(table_rec)}, specs, classifiers, protocol=protocol, out_dir=d / "grid",
-                       n_jobs=n_jobs, random_state=random_state, progress=progress, n_splits=n_splits, plots=plots)
+        table = read_table(table_rec)
+        folds, note = fold_policy(table.y, n_splits)  # fewer folds, or none, when a class is too small
+        res = run_grid({dataset: table}, specs, classifiers, protocol=protocol, out_dir=d / "grid", n_jobs=n_jobs,
+                       random_state=random_state, progress=progress, n_splits=folds, plots=plots) if folds else \
+            write_skipped(d / "grid", note, protocol=protocol)
         files = {role: str(Path(p).relative_to(d)) for role, p in
                  (("evaluation", res.results), ("summary", res.summary), ("report", res.report)) if Path(p).is_file()}
         files.update({f"plot:{Path(p).name}": str(Path(p).relative_to(d)) for p in res.plots or []})
         return files, {"n_rows": len(pd.read_csv(res.results)), "n_computed": res.n_computed,
-                       "n_reused": res.n_reused, "n_failed": res.n_failed, "report": str(res.report)}
+                       "n_reused": res.n_reused, "n_failed": res.n_failed, "report": str(res.report),
+                       "folds": folds, "note": note}
 
     return stage_store(home).run("evaluate", inputs, compute, force=force)
 

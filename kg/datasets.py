@@ -51,11 +51,10 @@ import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from kg.errors import ChecksumError, KgfsError
-from kg.files import sha256_file
-from kg.files import atomic_write
+from kg.files import atomic_write, sha256_file
 from kg.table import FeatureTable
 
 __all__ = [
@@ -204,16 +203,13 @@ def _parse_entry(name: str, raw: Mapping) -> DatasetInfo:
     for role, f in dict(raw.get("files", {})).items():
         if "path" not in f or ("sha256" not in f and "content_sha256" not in f):
             raise KgfsError(f"manifest: file {role!r} of {name!r} needs 'path' and 'sha256'")
+        if _escapes(str(f["path"])):
+            raise KgfsError(f"manifest: file {role!r} of {name!r} has path {str(f['path'])!r}, which leaves its "
+                            "folder (paths are relative to the data folder, without '..')")
         files[role] = FileInfo(
-            role=role,
-            path=str(f["path"]),
-            sha256=str(f.get("sha256", "")),
-            url=str(f.get("url", "")),
-            size=f.get("size"),
-            bundled=bool(f.get("bundled", False)),
-            archive=str(f.get("archive", "")),
-            member=str(f.get("member", "")),
-            content_sha256=str(f.get("content_sha256", "")),
+            role=role, path=str(f["path"]), sha256=str(f.get("sha256", "")), url=str(f.get("url", "")),
+            size=f.get("size"), bundled=bool(f.get("bundled", False)), archive=str(f.get("archive", "")),
+            member=str(f.get("member", "")), content_sha256=str(f.get("content_sha256", "")),
         )
     if not raw.get("generator") and not raw.get("loader"):
         raise KgfsError(f"manifest: dataset {name!r} needs a 'loader' or a 'generator'")
@@ -321,18 +317,18 @@ class Registry:
     def _fetch_file(self, info, f: FileInfo, mirror, cache: Path, offline: bool, timeout: float) -> Path:
         looked: list[str] = []
         if f.bundled:
-            p = self.root / f.path
+            p = _inside(self.root, info, f)
             if p.is_file():
                 _verify(p, f)
                 return p
             looked.append(str(p))
         if mirror:
-            p = Path(mirror) / f.path
+            p = _inside(Path(mirror), info, f)
             if p.is_file():
                 _verify(p, f)
                 return p
             looked.append(str(p))
-        p = cache / f.path
+        p = _inside(cache, info, f)
         if p.is_file():
             _verify(p, f)
             return p
@@ -380,6 +376,22 @@ class Registry:
             paths = self.fetch(name, mirror=mirror, cache_dir=cache_dir, offline=offline)
             return read_lod_hierarchy(paths["hierarchy"], **{**info.options, **options})[0]
         return self.load(name, mirror=mirror, cache_dir=cache_dir, offline=offline, **options).hierarchy
+
+
+def _escapes(path: str) -> bool:
+    """Whether a manifest path could lead outside its folder: empty, absolute, or with ``..``."""
+    p = PurePosixPath(path.replace("\\", "/"))
+    return not path.strip() or p.is_absolute() or ".." in p.parts or bool(PureWindowsPath(path).drive)
+
+
+def _inside(root: Path, info: DatasetInfo, f: FileInfo) -> Path:
+    """``root / f.path``; an error naming the dataset when it leads outside ``root`` (an absolute
+    path, ``..``, or a symbolic link to elsewhere), so no file is read or written there."""
+    p = root / f.path
+    if _escapes(f.path) or not p.resolve().is_relative_to(root.resolve()):
+        raise KgfsError(f"dataset {info.name!r}: file {f.role!r} has path {f.path!r}, which leads outside "
+                        f"{root} (to {p.resolve()}); refusing to use it")
+    return p
 
 
 def _verify(path: Path, f: FileInfo) -> None:

@@ -3,7 +3,9 @@
 Every error a user can cause by bad input is a :class:`KgfsError` whose message names the
 file, line or value at fault, so the command line can print it as one line.
 :class:`TransientError` and :func:`retry` are how the SPARQL and Spotlight clients retry a
-failed request.
+failed request; a ``deadline`` bounds the whole (:class:`DeadlineError`: a service that
+accepts connections and never answers fails in bounded time, and is not retried again by the
+pipeline).
 """
 
 from __future__ import annotations
@@ -140,6 +142,16 @@ class HierarchyCycleWarning(UserWarning):
     """
 
 
+class DeadlineError(KgfsError):
+    """A service kept failing until the time allowed for a batch ran out (not worth retrying soon).
+
+    Examples
+    --------
+    >>> issubclass(DeadlineError, KgfsError)
+    True
+    """
+
+
 class TransientError(Exception):
     """A request failure worth retrying (HTTP 5xx or 429, a timeout, a dropped connection).
 
@@ -204,6 +216,8 @@ def retry(
     give_up: Callable[[int, TransientError], Exception],
     on_retry: Callable[[], None] | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> T:
     """``call()``, called again after each :class:`TransientError`, at most ``retries`` more times.
 
@@ -213,7 +227,8 @@ def retry(
     Parameters
     ----------
     call : callable
-        One attempt; raises :class:`TransientError` when it is worth trying again.
+        One attempt; raises :class:`TransientError` when it is worth trying again. With a
+        ``deadline``, the call should not outlast it (the clients cut their request timeout).
     retries : int
         Further attempts after the first.
     backoff : float
@@ -226,11 +241,21 @@ def retry(
         Called before each wait (e.g. to count retries).
     sleep : callable
         How to wait (``time.sleep``).
+    deadline : float, optional
+        A ``clock()`` time after which no attempt starts: the retries stop early with a
+        :class:`DeadlineError` carrying ``give_up``'s message.
+    clock : callable
+        The clock of ``deadline`` (``time.monotonic``).
 
     Returns
     -------
     object
         What ``call()`` returned.
+
+    Raises
+    ------
+    DeadlineError
+        When the next attempt would start after ``deadline``.
 
     Examples
     --------
@@ -242,19 +267,29 @@ def retry(
     ...     return a
     >>> waits = []
     >>> retry(call, retries=3, backoff=0.5, what="test", sleep=waits.append,
-    ...       give_up=lambda n, e: RuntimeError(f"failed {n} times, last: {e}"))
+    ...       give_up=lambda n, e: RuntimeError(f"failed {n} time(s), last: {e}"))
     'ok'
     >>> waits
     [0.5, 2.0]
+    >>> def hang():
+    ...     raise TransientError("timed out")
+    >>> retry(hang, retries=9, backoff=1.0, what="test", sleep=lambda s: None, deadline=0.0, clock=lambda: 0.0,
+    ...       give_up=lambda n, e: RuntimeError(f"failed {n} time(s), last: {e}"))
+    Traceback (most recent call last):
+    ...
+    kg.errors.DeadlineError: gave up after 0 s (the time allowed): failed 1 time(s), last: timed out
     """
-    attempt = 0
+    attempt, start = 0, clock()
     while True:
         try:
             return call()
         except TransientError as exc:
+            wait = exc.wait(attempt, backoff)
+            if deadline is not None and clock() + wait >= deadline:
+                msg = str(give_up(attempt + 1, exc))
+                raise DeadlineError(f"gave up after {clock() - start:.0f} s (the time allowed): {msg}") from None
             if attempt >= retries:
                 raise give_up(attempt + 1, exc) from None
-            wait = exc.wait(attempt, backoff)
             log.warning("%s failed (%s); retry %d/%d in %.1f s", what, exc, attempt + 1, retries, wait)
             if on_retry is not None:
                 on_retry()

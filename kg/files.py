@@ -8,15 +8,45 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write", "sha256_file"]
+__all__ = ["atomic_write", "current_umask", "sha256_file"]
 
 _CHUNK = 1 << 20
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it.
+
+    ``os.umask`` can only be read by setting it, which races with other threads creating files;
+    Linux reports it in ``/proc/self/status`` instead. Elsewhere it is set and restored at once.
+
+    Returns
+    -------
+    int
+        The permission bits a new file or folder does not get (``0o022`` usually).
+
+    Examples
+    --------
+    >>> 0 <= current_umask() <= 0o777
+    True
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write(path: str | os.PathLike, write) -> None:
     """Call ``write(tmp_path)`` and move the result onto ``path`` atomically.
 
-    A crash leaves either the old file or no file, never a half-written one.
+    A crash leaves either the old file or no file, never a half-written one. The file gets the
+    mode of any newly created file, ``0o666`` less the umask (``0o644`` under umask 022), not
+    the private ``0o600`` of a temporary file.
 
     Parameters
     ----------
@@ -36,8 +66,11 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     try:
+        try:
+            os.fchmod(fd, 0o666 & ~current_umask())
+        finally:
+            os.close(fd)
         write(Path(tmp))
         os.replace(tmp, path)
     except BaseException:

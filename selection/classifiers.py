@@ -28,11 +28,13 @@ from sklearn.svm import SVC
 
 from selection.registry import register_classifier
 
+_SHSEL = "Ristoski & Paulheim, Feature Selection in Hierarchical Feature Spaces (Discovery Science 2014), s.5.3"
+_RPV = "da Silva, Plastino & Freitas, Prioritizing Positive Feature Values (Applied Intelligence 2020), s.5.2"
 register_classifier("nb", lambda **kw: BernoulliNB(**{"alpha": 1.0, **kw}),
-                    description="Bernoulli Naive Bayes, Laplace smoothing")
+                    description="Bernoulli Naive Bayes, Laplace smoothing", paper=f"{_SHSEL}; {_RPV}")
 register_classifier("knn", lambda **kw: KNeighborsClassifier(**{"n_neighbors": 3, **kw}),
-                    description="k-NN, k=3, Euclidean")
+                    description="k-NN, k=3, Euclidean", paper=_SHSEL)
 register_classifier("1nn", lambda **kw: KNeighborsClassifier(**{"n_neighbors": 1, **kw}),
-                    description="1-NN, Euclidean")
+                    description="1-NN, Euclidean", paper=_RPV)
 register_classifier("svm", lambda **kw: SVC(**{"kernel": "poly", **kw}),
-                    description="SVM, polynomial kernel")
+                    description="SVM, polynomial kernel", paper=_SHSEL)

@@ -9,6 +9,14 @@
 The score is the selector's ``scores_`` when it has them, else the information gain of each
 feature (so the files always say how relevant a kept or dropped feature is).
 
+Lazy selectors (RPV, HIP, MR, All-Pos, All-Neg) choose features per instance, not one subset:
+:func:`select_per_instance` fits one on the whole table and gives each instance of the table its
+own selection (the instance is part of the data the selector was fitted on, as every row is for an
+eager selector here); :func:`write_instance_selection` writes it as ``instance_features.csv``
+(one row per instance and selected feature, with the instance's value), ``instance_counts.csv``
+(per instance: label, features present, selected, selected present / absent) and
+``selection.csv`` (per feature: how many instances selected it).
+
 Examples
 --------
 >>> from kg.hierarchy import FeatureHierarchy
@@ -39,7 +47,8 @@ import pandas as pd
 from kg.errors import KgfsError
 from kg.files import atomic_write
 
-__all__ = ["read_selected", "select_features", "selection_frame", "write_selection"]
+__all__ = ["read_selected", "select_features", "select_per_instance", "selection_frame", "write_instance_selection",
+           "write_selection"]
 
 
 def select_features(table, selector: str, params: Mapping | None = None):
@@ -75,18 +84,122 @@ def select_features(table, selector: str, params: Mapping | None = None):
     >>> select_features(t, "complete")[1]["feature"].tolist()
     ['x']
     """
-    from selection.registry import get_selector, selector_entry
+    from selection.registry import selector_entry
 
     if selector_entry(selector).kind == "lazy":
         raise KgfsError(
             f"{selector!r} is a lazy selector: it selects features per test instance, not one subset of the "
-            "whole table; evaluate it (protocol rpv2020) or use selection.lazy.LazySelectionClassifier"
+            "whole table; select_per_instance gives each instance's selection, evaluation scores it (protocol "
+            "rpv2020, kgfs evaluate) and selection.lazy.LazySelectionClassifier classifies with it"
         )
+    sel = _fitted(table, selector, params)
+    return sel, selection_frame(table, sel)
+
+
+def _fitted(table, selector: str, params):
+    from selection.registry import get_selector
+
     if table.y is None:
         raise KgfsError("the table has no labels; selection needs a class")
-    sel = get_selector(selector, table.hierarchy, **dict(params or {}))
-    sel.fit(table.X, table.y)
-    return sel, selection_frame(table, sel)
+    if len(np.unique(np.asarray(table.y))) < 2:
+        raise KgfsError(f"the table has a single class ({np.asarray(table.y)[0].item()!r}); selection needs two or more")
+    return get_selector(selector, table.hierarchy, **dict(params or {})).fit(table.X, table.y)
+
+
+def select_per_instance(table, selector: str, params: Mapping | None = None):
+    """Fit the registered lazy ``selector`` on the whole table and select features for each of its instances.
+
+    Parameters
+    ----------
+    table : kg.table.FeatureTable
+        A labelled table.
+    selector : str
+        A lazy selector of :mod:`selection.registry` (``rpv``, ``hip``, ``mr``, ...).
+    params : mapping, optional
+
+    Returns
+    -------
+    selector : LazySelector
+        Fitted.
+    mask : scipy.sparse.csr_matrix of bool (n_instances x n_features)
+        Row ``i``: the features selected for instance ``i``.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": ["Person"], "c": []}, h, labels={"a": 1, "b": 1, "c": 0})
+    >>> select_per_instance(t, "all-pos")[1].toarray().astype(int).tolist()
+    [[1, 1], [0, 1], [0, 0]]
+    """
+    from selection.registry import selector_entry
+
+    if selector_entry(selector).kind != "lazy":
+        raise KgfsError(f"{selector!r} is not a lazy selector; select_features fits it on the whole table")
+    sel = _fitted(table, selector, params)
+    return sel, sel.select_for(table.X)
+
+
+def write_instance_selection(table, mask, out: str | os.PathLike) -> dict[str, str]:
+    """Write a per-instance selection: ``instance_features.csv``, ``instance_counts.csv``, ``selection.csv``.
+
+    Parameters
+    ----------
+    table : kg.table.FeatureTable
+    mask : scipy.sparse matrix of bool (n_instances x n_features)
+        From :func:`select_per_instance`.
+    out : str or os.PathLike
+        The folder (created when missing).
+
+    Returns
+    -------
+    dict
+        Role (``instance_features``, ``instance_counts``, ``selection``) -> file name.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> t = FeatureTable.from_facts({"a": ["x"], "b": []}, FeatureHierarchy.from_edges([], nodes=["x"]),
+    ...                             labels={"a": 1, "b": 0})
+    >>> d = tempfile.mkdtemp()
+    >>> sorted(write_instance_selection(t, select_per_instance(t, "all-neg")[1], d))
+    ['instance_counts', 'instance_features', 'selection']
+    >>> pd.read_csv(f"{d}/instance_features.csv").values.tolist()
+    [['b', 'x', 0]]
+    """
+    import scipy.sparse as sp
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    m = sp.csr_matrix(mask, dtype=bool)
+    X = sp.csr_matrix(table.X)
+    rows, cols = m.nonzero()
+    values = np.asarray(X[rows, cols]).ravel().astype(np.int8) if rows.size else np.zeros(0, np.int8)
+    pairs = pd.DataFrame({"instance_id": table.instance_ids[rows], "feature": table.feature_names[cols],
+                          "value": values})
+    present = m.multiply(X).tocsr()
+    counts = pd.DataFrame({"instance_id": table.instance_ids,
+                           "n_present": np.diff(X.indptr), "n_selected": np.diff(m.indptr),
+                           "n_selected_present": np.diff(present.indptr)})
+    counts["n_selected_absent"] = counts["n_selected"] - counts["n_selected_present"]
+    if table.y is not None:
+        counts.insert(1, "label", table.y)
+    h = table.hierarchy
+    per_feature = pd.DataFrame({"feature": table.feature_names, "support": table.support,
+                                "n_instances_selected": np.asarray(m.sum(axis=0)).ravel().astype(np.int64),
+                                "level": np.asarray(h.levels), "n_parents": np.asarray(h.n_parents)})
+    names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
+    if names:
+        per_feature.insert(1, "name", [names.get(f, "") for f in per_feature["feature"]])
+    per_feature = per_feature.sort_values("n_instances_selected", ascending=False, kind="stable")
+    files = {"instance_features": "instance_features.csv", "instance_counts": "instance_counts.csv",
+             "selection": "selection.csv"}
+    for role, frame in (("instance_features", pairs), ("instance_counts", counts), ("selection", per_feature)):
+        atomic_write(out / files[role], lambda t, f=frame: f.to_csv(t, index=False))
+    return files
 
 
 def selection_frame(table, sel) -> pd.DataFrame:

@@ -36,10 +36,10 @@ def rpv_table(title_prefix, tabno, metric, methods, ncols=12):
         n += 1
 
 base = ["complete", "all-neg", "all-pos", "rpv-ig", "rpv-r", "rpv"]
-hier = ["greedy-top-down", "tsel-lift", "shsel-ig-prune", "hip", "mr", "rpv"]
+hier = ["gtd-rpv", "tsel-rpv", "shsel-rpv", "hip", "mr", "rpv"]
 rpv_table("Table 2:", 2, "aucpr", base); rpv_table("Table 3:", 3, "auroc", base); rpv_table("Table 4:", 4, "gm", base)
 rpv_table("Table 7:", 7, "aucpr", hier); rpv_table("Table 8:", 8, "auroc", hier); rpv_table("Table 9:", 9, "gm", hier)
-rpv_table("Table 10:", 10, "pct_selected", ["cfs", "relieff", "greedy-top-down", "tsel-lift", "shsel-ig-prune", "hip", "mr", "all-neg", "all-pos", "rpv"], ncols=10)
+rpv_table("Table 10:", 10, "pct_selected", ["cfs", "relieff", "gtd-rpv", "tsel-rpv", "shsel-rpv", "hip", "mr", "all-neg", "all-pos", "rpv"], ncols=10)
 # pct_selected stays in percent
 out = [(a, b, c, d, e, f, g * 100 if c == "pct_selected" else g, h) for (a, b, c, d, e, f, g, h) in out]
 
@@ -77,7 +77,7 @@ with open("/work/main/benchmarks/published/results.csv", "w", newline="") as fh:
     fh.write("# Published results transcribed from the text of the papers (the only hand-made input of docs/reproduction.md).\n")
     fh.write("# rpv2020 = da Silva, Plastino & Freitas, Applied Intelligence 2020 (papers/003), Tables 2-4, 7-10 (section 5.3); values as fractions (the paper prints %), pct_selected in %.\n")
     fh.write("# shsel2014 = Ristoski & Paulheim, Discovery Science 2014 (papers/000), Tables 3 (real-world) and 4 (synthetic), section 5.3; best threshold per dataset and classifier chosen on the test folds.\n")
-    fh.write("# Method names are this project's registry names: No FS = complete, TSEL (RPV paper) = tsel-lift, SHSEL (RPV paper, IG, t = 0.99) = shsel-ig-prune.\n")
+    fh.write("# Method names are this project's registry names: No FS = complete; the RPV paper's GTD, TSEL and SHSEL (IG, t = 0.99) = gtd-rpv, tsel-rpv, shsel-rpv (the methods as that paper ran them).\n")
     w = csv.writer(fh)
     w.writerow(["paper", "table", "metric", "classifier", "dataset", "method", "value", "note"])
     for r in out:
@@ -90,7 +90,7 @@ print(collections.Counter((r[0], r[1]) for r in out))
 A1 = []
 PART = {"AUCPR (Results for Table 7)": ("aucpr", 7), "AUROC (Results for Table 8)": ("auroc", 8), "GM (Results for Table 9)": ("gm", 9),
         "AUCPR (Results for Table 2)": ("aucpr", 2), "AUROC (Results for Table 3)": ("auroc", 3), "GM (Results for Table 4)": ("gm", 4)}
-NM = {"RPV": "rpv", "HIP": "hip", "GTD": "greedy-top-down", "MR": "mr", "SHSEL": "shsel-ig-prune", "TSEL": "tsel-lift",
+NM = {"RPV": "rpv", "HIP": "hip", "GTD": "gtd-rpv", "MR": "mr", "SHSEL": "shsel-rpv", "TSEL": "tsel-rpv",
       "RPV-IG": "rpv-ig", "RPV-R": "rpv-r", "All-Pos": "all-pos", "All-Neg": "all-neg", "No FS": "complete"}
 cur = None
 for l in rpv:

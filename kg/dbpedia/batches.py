@@ -8,10 +8,14 @@ table from those stored answers (:func:`table_from_records`, through :class:`Sto
 knowledge source answering from a fetch result). The external calls (Spotlight, SPARQL) happen
 only in the batch steps, which the pipeline retries and runs a few at a time.
 
-Everything reads a ``dbpedia`` spec (:func:`kg.runs.inputs.dbpedia_source`). Building a lexicon or
-loading a dump is slow, so :class:`RouteObjects` keeps the corpus, annotator and source of a spec
-for the process (batches run in threads: each is built once). :func:`spec_table` is the whole
-route in one call (``kgfs build --corpus``).
+Everything reads a ``dbpedia`` spec (:func:`kg.runs.inputs.dbpedia_source`). :class:`RouteObjects`
+keeps the corpus, annotator and source of a spec for the process (batches run in threads: each
+is built once). With a cache folder (as the pipeline gives), a dump is read once into the dump
+index (:mod:`kg.dbpedia.index`, on first use) and the lexicon and the facts are look-ups there.
+Spotlight and SPARQL requests time out after the spec's ``timeout`` (:data:`DEFAULT_TIMEOUT`)
+and a request with its retries after :data:`TOTAL_TIMEOUTS` times that, with a
+:class:`~kg.errors.DeadlineError` that the pipeline does not retry (:func:`is_transient`).
+:func:`spec_table` is the whole route in one call (``kgfs build --corpus``).
 
 Examples
 --------
@@ -31,11 +35,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from kg.dbpedia.corpus import Corpus
 from kg.table import FeatureTable
 
-__all__ = ["RouteObjects", "StoredSource", "annotate_batch", "annotator_inputs", "corpus_batches", "entity_batches",
+__all__ = ["DEFAULT_TIMEOUT", "RouteObjects", "StoredSource", "TOTAL_TIMEOUTS", "annotate_batch", "annotator_inputs", "corpus_batches", "entity_batches",
            "fetch_features", "fetch_hierarchy", "is_transient", "merge_annotations", "source_inputs", "spec_table",
            "table_from_records"]
 
-_CORPUS_COLUMNS = ("text_column", "id_column", "label_column", "entity_columns")
+_CORPUS_COLUMNS = ("text_column", "id_column", "label_column", "entity_columns", "skip_bad_lines")
+#: Seconds per Spotlight or SPARQL request when the spec gives no ``timeout``.
+DEFAULT_TIMEOUT = 20.0
+#: A request with its retries gives up after this many timeouts (so a batch is bounded too).
+TOTAL_TIMEOUTS = 3
 
 
 def annotator_inputs(spec: Mapping) -> dict:
@@ -92,7 +100,9 @@ def is_transient(exc: BaseException | None) -> bool:
     """Whether a failed batch step may succeed later: the service unreachable, a timeout, HTTP 5xx/429.
 
     The Spotlight and SPARQL clients already retry each request a few times; this decides whether
-    the whole batch is worth retrying after a longer wait. Bad input is not.
+    the whole batch is worth retrying after a longer wait. Bad input is not, nor a request that
+    ran out of its time allowed (:class:`~kg.errors.DeadlineError`: the time a batch may take is
+    bounded, and the pipeline's retries would multiply it).
 
     Parameters
     ----------
@@ -109,12 +119,18 @@ def is_transient(exc: BaseException | None) -> bool:
     (True, True)
     >>> is_transient(SpotlightError("HTTP 400 Bad Request")), is_transient(ValueError("x"))
     (False, False)
+    >>> from kg.errors import DeadlineError
+    >>> is_transient(DeadlineError("SPARQL endpoint timed out 3 time(s)"))
+    False
     """
     import requests
 
     from kg.dbpedia.sparql import SourceUnavailableError
     from kg.dbpedia.spotlight import SpotlightError
+    from kg.errors import DeadlineError
 
+    if isinstance(exc, DeadlineError):
+        return False
     if isinstance(exc, (SourceUnavailableError, ConnectionError, TimeoutError, requests.ConnectionError,
                         requests.Timeout)):
         return True
@@ -134,6 +150,12 @@ class RouteObjects:
     One corpus is kept at a time (a watched folder's corpora are processed in turn); annotators
     and sources are kept per spec inputs and cache folder.
 
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(stage, done, total)``: the bytes of a dump while the dump index reads it
+        (stage ``"ingest"``), Spotlight's and SPARQL's batches.
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -146,10 +168,11 @@ class RouteObjects:
     (True, 1)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, progress=None) -> None:
         self._lock = threading.Lock()
         self._corpora: dict[str, Corpus] = {}
         self._objects: dict[str, object] = {}
+        self.progress = progress
 
     def corpus(self, spec: Mapping) -> Corpus:
         """The corpus of a spec, read with its column options.
@@ -176,7 +199,7 @@ class RouteObjects:
                 self._corpora[key] = load_corpus(
                     spec["corpus"]["path"], id_column=opts.get("id_column", "id"),
                     text_column=opts.get("text_column", "text"), label_column=opts.get("label_column", "label"),
-                    entity_columns=opts.get("entity_columns"))
+                    entity_columns=opts.get("entity_columns"), skip_bad_lines=bool(opts.get("skip_bad_lines")))
             return self._corpora[key]
 
     def annotator(self, spec: Mapping, cache_dir):
@@ -228,17 +251,17 @@ class RouteObjects:
 
         opts = spec.get("options", {})
         inputs = annotator_inputs(spec) if kind == "annotator" else source_inputs(spec)
-        key = json.dumps([kind, inputs, str(cache_dir)], sort_keys=True, default=str)
-        skip = bool(opts.get("skip_bad_lines"))
+        timeout = float(opts.get("timeout") or DEFAULT_TIMEOUT)
+        key = json.dumps([kind, inputs, str(cache_dir), timeout], sort_keys=True, default=str)
+        common = dict(dump=_dump_arg(spec), cache_dir=cache_dir, skip_bad_lines=bool(opts.get("skip_bad_lines")),
+                      timeout=timeout, max_total=TOTAL_TIMEOUTS * timeout, progress=self.progress)
         with self._lock:
             if key not in self._objects:
                 if kind == "annotator":
-                    obj = make_annotator(inputs["annotator"], spotlight_url=opts.get("spotlight_url"),
-                                         dump=_dump_arg(spec), cache_dir=cache_dir, skip_bad_lines=skip)
+                    obj = make_annotator(inputs["annotator"], spotlight_url=opts.get("spotlight_url"), **common)
                 else:
-                    obj = make_source(inputs["kg"], sparql_url=opts.get("sparql_url"), dump=_dump_arg(spec),
-                                      cache_dir=cache_dir, type_namespaces=opts.get("type_namespaces"),
-                                      skip_bad_lines=skip)
+                    obj = make_source(inputs["kg"], sparql_url=opts.get("sparql_url"),
+                                      type_namespaces=opts.get("type_namespaces"), **common)
                 self._objects[key] = obj
             return self._objects[key]
 

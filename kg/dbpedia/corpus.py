@@ -24,9 +24,13 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
+import itertools
 import json
+import logging
 import os
 import re
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +39,8 @@ from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
 __all__ = ["Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
+
+log = logging.getLogger(__name__)
 
 _MISSING = {"", "?", "nan", "none", "null"}
 _WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
@@ -111,45 +117,134 @@ def _sniff_format(path: Path, fmt: str | None) -> str:
     raise InputFormatError("cannot tell the corpus format from the file name; pass format='csv'|'tsv'|'jsonl'", path)
 
 
-def _open_text(path: Path):
+def _open_binary(path: Path):
     name = path.name.lower()
     if name.endswith(".gz"):
         import gzip
 
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
+        return gzip.open(path, "rb")
     if name.endswith(".bz2"):
         import bz2
 
-        return bz2.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, encoding="utf-8", newline="")
+        return bz2.open(path, "rb")
+    return open(path, "rb")
 
 
-def _rows(path: Path, fmt: str):
-    """Yield ``(line_number, dict)`` records."""
-    with _open_text(path) as fh:
-        if fmt == "jsonl":
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputFormatError(f"invalid JSON ({exc.msg})", path, n) from None
-                if not isinstance(rec, dict):
-                    raise InputFormatError("each JSONL line must be an object", path, n)
-                yield n, rec
-            return
-        reader = csv.DictReader(fh, delimiter="\t" if fmt == "tsv" else ",")
-        if reader.fieldnames is None:
-            return
-        for rec in reader:
-            if None in rec:
-                raise InputFormatError(
-                    f"{len(reader.fieldnames) + len(rec[None])} fields, header has {len(reader.fieldnames)}",
-                    path,
-                    reader.line_num,
-                )
-            yield reader.line_num, rec
+class _Bad:
+    """Records that could not be read: an error naming file and line, or counted and skipped."""
+
+    def __init__(self, path: Path, skip: bool):
+        self.path, self.skip, self.lines = path, skip, []
+
+    def __call__(self, message: str, line: int) -> None:
+        if not self.skip:
+            raise InputFormatError(f"{message}; pass skip_bad_lines=True (--skip-bad-lines) to skip such records",
+                                   self.path, line)
+        log.warning("%s:%d: skipping a record: %s", self.path, line, message)
+        self.lines.append(line)
+
+
+def _lines(path: Path, bad: _Bad):
+    """``(line number, text)`` of each line (without its end), decoded as UTF-8 one at a time."""
+    with _open_binary(path) as fh:
+        for n, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad(f"not UTF-8 (line {n}): byte {raw[exc.start:exc.start + 1]!r} at column {exc.start + 1}", n)
+                continue
+            if n == 1:
+                line = line.lstrip("\ufeff")  # a byte-order mark, as spreadsheets write
+            yield n, line.rstrip("\r\n")
+
+
+def _quoted(text: str, delimiter: str, n_fields: int) -> list[str] | str | None:
+    """The fields of one record under CSV quoting; ``"more"`` when a quoted field is still open."""
+    try:
+        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter, strict=True))
+    except csv.Error as exc:
+        return "more" if "unexpected end of data" in str(exc) else None
+    return rows[0] if len(rows) == 1 and len(rows[0]) == n_fields else None
+
+
+def _literal(text: str, delimiter: str, n_fields: int) -> list[str] | None:
+    fields = text.split(delimiter)
+    return fields if len(fields) == n_fields else None
+
+
+_MAX_RECORD_LINES = 200  # a quoted field spanning more lines is taken for a stray quote
+
+
+def _delimited(path: Path, delimiter: str, bad: _Bad):
+    """Records of a CSV/TSV file, one line each unless a quoted field holds line breaks.
+
+    A line is a record when it parses as one under CSV quoting (``"a ""b"" c"``), else when it
+    has the header's number of fields as it is (a stray ``"`` in an unquoted text). A line that
+    opens a quoted field and does not close it is joined with the next lines when that gives a
+    validly quoted record; in a TSV file, not when each of those lines is a record by itself
+    (texts rarely hold tabs, so that is the mark of a stray quote, which must not swallow the
+    next records; in a CSV file commas in texts make any line look like one).
+    """
+    lines = _lines(path, bad)
+    header = next(((n, t) for n, t in lines if t.strip()), None)
+    if header is None:
+        return
+    names = next(csv.reader([header[1]], delimiter=delimiter))
+    width = len(names)
+    ahead: deque[tuple[int, str]] = deque()  # lines read ahead while looking for the end of a quoted field
+    while True:
+        if not ahead:
+            ahead.extend(itertools.islice(lines, 1))
+            if not ahead:
+                return
+        n, text = ahead.popleft()
+        if not text.strip():
+            continue
+        fields = _quoted(text, delimiter, width) if '"' in text else None
+        if fields == "more":
+            joined, k = text, 0
+            while fields == "more" and k < _MAX_RECORD_LINES:
+                if len(ahead) <= k:
+                    ahead.extend(itertools.islice(lines, 1))
+                    if len(ahead) <= k:
+                        break
+                joined += "\n" + ahead[k][1]
+                k += 1
+                fields = _quoted(joined, delimiter, width)
+            own = [text] + [ahead[i][1] for i in range(k)]
+            if isinstance(fields, list) and (delimiter != "\t" or not all(_literal(x, delimiter, width) for x in own)):
+                for _ in range(k):  # the lines that belonged to the record
+                    ahead.popleft()
+            else:
+                fields = None
+        if not isinstance(fields, list):
+            fields = _literal(text, delimiter, width)
+        if fields is None:
+            bad(f"{len(text.split(delimiter))} fields, the header has {width} (or an unclosed quote)", n)
+            continue
+        yield n, dict(zip(names, fields))
+
+
+def _jsonl(path: Path, bad: _Bad):
+    for n, line in _lines(path, bad):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            bad(f"invalid JSON ({exc.msg})", n)
+            continue
+        if not isinstance(rec, dict):
+            bad("each JSONL line must be an object", n)
+            continue
+        yield n, rec
+
+
+def _rows(path: Path, fmt: str, bad: _Bad):
+    """Yield ``(line_number, dict)`` records, streaming."""
+    if fmt == "jsonl":
+        return _jsonl(path, bad)
+    return _delimited(path, "\t" if fmt == "tsv" else ",", bad)
 
 
 def read_corpus(
@@ -161,8 +256,14 @@ def read_corpus(
     label_column: str | None = "label",
     format: str | None = None,
     invalid_iri: str = "raise",
+    skip_bad_lines: bool = False,
 ) -> Corpus:
-    """Read a CSV/TSV/JSONL corpus.
+    """Read a CSV/TSV/JSONL corpus, streaming (memory grows with the records kept).
+
+    CSV and TSV fields may be quoted (``"a ""b"" c"``) or not; a quote inside an unquoted text
+    is part of the text. A record that cannot be read (the wrong number of fields, invalid
+    JSON, bytes that are not UTF-8) is an error naming the file and line, or, with
+    ``skip_bad_lines``, skipped and counted (``meta["bad_lines"]``, and a logged warning).
 
     Parameters
     ----------
@@ -181,6 +282,8 @@ def read_corpus(
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
     format : {"csv", "tsv", "jsonl"}, optional
         Default: from the file name.
+    skip_bad_lines : bool
+        Skip (and count) records that cannot be read instead of failing.
 
     Returns
     -------
@@ -208,7 +311,8 @@ def read_corpus(
     labels: list = []
     skipped: list[str] = []
     checked = False
-    for n, rec in _rows(path, fmt):
+    bad = _Bad(path, skip_bad_lines)
+    for n, rec in _rows(path, fmt, bad):
         if not checked:
             cols = set(rec)
             wanted = [c for c in (label_column,) if c is not None]
@@ -257,6 +361,10 @@ def read_corpus(
     if not ids:
         raise KgfsError(f"{path}: the corpus has no records")
     meta = {"skipped_invalid_iris": skipped} if skipped else {}
+    if bad.lines:
+        meta["bad_lines"] = bad.lines
+        log.warning("%s: skipped %d record(s) that could not be read (lines %s)", path, len(bad.lines),
+                    ", ".join(map(str, bad.lines[:10])) + (", ..." if len(bad.lines) > 10 else ""))
     return Corpus(
         ids=ids,
         texts=None if entity_columns else texts,
@@ -283,7 +391,8 @@ def _unquote(body: str, quote: str) -> str:
     return inner
 
 
-def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None) -> Corpus:
+def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
+                       skip_bad_lines: bool = False) -> Corpus:
     """Read the Sports Tweets files (``<id> <label> '<text>'``; records may span lines).
 
     A record starts at a line ``<digits> [<label>] <quote>`` once the previous record's text is
@@ -295,6 +404,8 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None)
     path : path
     labelled : bool, optional
         Whether records carry a label; default: guessed from the first record.
+    skip_bad_lines : bool
+        Skip lines that are not UTF-8 (logged) instead of failing.
 
     Returns
     -------
@@ -313,27 +424,25 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None)
     """
     path = Path(path)
     records: list[list] = []  # [id, label, quote, body, line]
-    with open(path, encoding="utf-8") as fh:
-        for n, raw in enumerate(fh, 1):
-            line = raw.rstrip("\r\n")
-            m = _START.match(line)
-            closed = not records or (
-                len(records[-1][3]) >= 2 and records[-1][3].endswith(records[-1][2])
-                and not records[-1][3].endswith("\\" + records[-1][2])
-            )
-            if m and closed:
-                if labelled is None:
-                    labelled = m.group(2) is not None
-                if labelled and m.group(2) is None:
-                    raise InputFormatError("record without a label", path, n)
-                label = m.group(2) if labelled else None
-                if not labelled and m.group(2) is not None:
-                    raise InputFormatError(f"unexpected token {m.group(2)!r} before the text", path, n)
-                records.append([m.group(1), label, m.group(3), line[m.start(3):], n])
-            elif records:
-                records[-1][3] += "\n" + line
-            elif line.strip():
-                raise InputFormatError("expected `<id> <label> '<text>'`", path, n)
+    for n, line in _lines(path, _Bad(path, skip_bad_lines)):
+        m = _START.match(line)
+        closed = not records or (
+            len(records[-1][3]) >= 2 and records[-1][3].endswith(records[-1][2])
+            and not records[-1][3].endswith("\\" + records[-1][2])
+        )
+        if m and closed:
+            if labelled is None:
+                labelled = m.group(2) is not None
+            if labelled and m.group(2) is None:
+                raise InputFormatError("record without a label", path, n)
+            label = m.group(2) if labelled else None
+            if not labelled and m.group(2) is not None:
+                raise InputFormatError(f"unexpected token {m.group(2)!r} before the text", path, n)
+            records.append([m.group(1), label, m.group(3), line[m.start(3):], n])
+        elif records:
+            records[-1][3] += "\n" + line
+        elif line.strip():
+            raise InputFormatError("expected `<id> <label> '<text>'`", path, n)
     if not records:
         raise KgfsError(f"{path}: no tweets found")
     ids, texts, labels = [], [], []
@@ -355,6 +464,7 @@ def load_corpus(
     entity_columns: Sequence[str] | str | None = None,
     label_column: str | None = "label",
     format: str | None = None,
+    skip_bad_lines: bool = False,
 ) -> Corpus:
     """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
 
@@ -367,6 +477,8 @@ def load_corpus(
         As in :func:`read_corpus` (ignored for the tweets format).
     format : {"tweets", "csv", "tsv", "jsonl"}, optional
         Default: from the file name; ``"tweets"`` forces :func:`read_sports_tweets`.
+    skip_bad_lines : bool
+        Skip (and count) records that cannot be read (CSV/TSV/JSONL) instead of failing.
 
     Returns
     -------
@@ -383,6 +495,6 @@ def load_corpus(
     """
     p = Path(path)
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
-        return read_sports_tweets(p)
+        return read_sports_tweets(p, skip_bad_lines=skip_bad_lines)
     return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
-                       label_column=label_column, format=format)
+                       label_column=label_column, format=format, skip_bad_lines=skip_bad_lines)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import hashlib
 import logging
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -56,7 +57,7 @@ from kg.dbpedia.sources import (
     resolve_namespaces,
 )
 
-__all__ = ["DumpSource", "dump_files", "iter_triples", "read_lexicon_entries"]
+__all__ = ["DumpReader", "DumpSource", "dump_files", "dump_format", "iter_triples", "read_lexicon_entries"]
 
 log = logging.getLogger(__name__)
 
@@ -127,22 +128,86 @@ def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[P
     return out
 
 
-def _open_binary(path: Path, comp: str | None):
+class _HashingFile:
+    """A binary file whose bytes are hashed (sha256) and counted as they are read."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self.hash = hashlib.sha256()
+        self.count = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._raw.read(n)
+        self.hash.update(data)
+        self.count += len(data)
+        return data
+
+    def readline(self, n: int = -1) -> bytes:
+        data = self._raw.readline(n)
+        self.hash.update(data)
+        self.count += len(data)
+        return data
+
+    def readinto(self, buf) -> int:
+        data = self.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self._raw.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._raw.closed
+
+
+def _open_binary(raw, comp: str | None):
     if comp == ".gz":
-        return gzip.open(path, "rb")
+        return gzip.GzipFile(fileobj=raw, mode="rb")
     if comp == ".bz2":
-        return bz2.open(path, "rb")
-    return open(path, "rb")
+        return bz2.BZ2File(raw, "rb")
+    return raw
 
 
-def iter_triples(
-    path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
-    lenient: bool = False,
-) -> Iterator[ox.Quad]:
-    """Stream the triples (quads) of one dump file with pyoxigraph.
+def dump_format(path: str | os.PathLike) -> ox.RdfFormat:
+    """The RDF format of a dump file, from its name (``.nt``, ``.ttl``, ``.nq``, ``.owl``, ... + ``.gz``/``.bz2``).
 
     Parameters
     ----------
+    path : path
+
+    Returns
+    -------
+    pyoxigraph.RdfFormat
+
+    Raises
+    ------
+    InputFormatError
+        For an unknown extension.
+
+    Examples
+    --------
+    >>> dump_format("instance_types_en.nt.bz2") == ox.RdfFormat.N_TRIPLES
+    True
+    """
+    fmt = _FORMATS.get(_split_name(Path(path))[0])
+    if fmt is None:
+        raise InputFormatError("unknown dump format", path)
+    return fmt
+
+
+class DumpReader:
+    """The triples (quads) of one dump file, streamed with pyoxigraph; :attr:`bytes_read` tells how far.
+
+    Parameters
+    ----------
+    path : path
     skip_bad_lines : bool
         For N-Triples/N-Quads: log and skip a malformed line instead of raising.
     bad_lines : list, optional
@@ -150,6 +215,97 @@ def iter_triples(
     lenient : bool
         pyoxigraph's lenient mode: IRIs and language tags are not validated (faster; accepts
         dumps with slightly invalid IRIs, as some Wikidata/DBpedia releases have).
+
+    Attributes
+    ----------
+    size : int
+        The file's size in bytes (compressed, as on disk).
+    sha256 : str or None
+        The sha256 of the file's bytes, once it was read to the end (the one read that parses it).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.nt"
+    >>> _ = p.write_text("<http://x/a> <http://x/p> <http://x/b> .\\n")
+    >>> reader = DumpReader(p)
+    >>> [q.object.value for q in reader], reader.bytes_read == reader.size, reader.sha256[:8]
+    (['http://x/b'], True, '9d22cb0d')
+    """
+
+    def __init__(self, path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
+                 lenient: bool = False):
+        self.path = Path(path)
+        self.format = dump_format(self.path)
+        self.skip_bad_lines, self.lenient = skip_bad_lines, lenient
+        self.bad_lines = [] if bad_lines is None else bad_lines
+        self.size = self.path.stat().st_size
+        self.sha256: str | None = None
+        self._raw: _HashingFile | None = None
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of the file read so far (of the compressed file for ``.gz``/``.bz2``).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        See the class.
+        """
+        return 0 if self._raw is None else self._raw.count
+
+    def __iter__(self) -> Iterator[ox.Quad]:
+        path, fmt = self.path, self.format
+        comp = _split_name(path)[1]
+        # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
+        base = path.resolve().as_uri() if fmt == ox.RdfFormat.RDF_XML else None
+        start = 0  # lines already consumed (skipped past a bad line)
+        while True:
+            try:
+                with open(path, "rb") as raw:
+                    self._raw = _HashingFile(raw)  # a reopened file is hashed from its start again
+                    fh = _open_binary(self._raw, comp)
+                    for _ in range(start):
+                        fh.readline()
+                    yield from ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient)
+                    while self._raw.read(1 << 20):  # a parser may stop before the end: hash it all
+                        pass
+                self.sha256 = self._raw.hash.hexdigest()
+                return
+            except SyntaxError as exc:
+                start = self._bad_line(exc, start)
+            except (OSError, EOFError) as exc:
+                if isinstance(exc, FileNotFoundError):
+                    raise
+                raise InputFormatError(f"cannot read dump ({exc})", path) from None
+
+    def _bad_line(self, exc: SyntaxError, start: int) -> int:
+        """Raise on a malformed statement, or record it and return the lines to skip on reopening."""
+        line = start + (exc.lineno or 1)
+        msg = str(exc.msg if hasattr(exc, "msg") else exc)
+        if not self.skip_bad_lines or self.format not in _LINE_BASED:
+            hint = ("; pass skip_bad_lines=True (--skip-bad-lines) to skip it" if self.format in _LINE_BASED
+                    else " (a bad statement cannot be skipped in this format)")
+            raise InputFormatError(f"malformed RDF: {msg}{hint}", self.path, line) from None
+        log.warning("%s:%d: skipping malformed line: %s", self.path, line, msg)
+        self.bad_lines.append((str(self.path), line, msg))
+        return line
+
+
+def iter_triples(
+    path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
+    lenient: bool = False,
+) -> Iterator[ox.Quad]:
+    """Stream the triples (quads) of one dump file with pyoxigraph (see :class:`DumpReader`).
+
+    Parameters
+    ----------
+    path : path
+    skip_bad_lines, bad_lines, lenient
+        As in :class:`DumpReader`.
 
     Yields
     ------
@@ -166,47 +322,7 @@ def iter_triples(
     >>> [q.object.value for q in iter_triples(p, skip_bad_lines=True, bad_lines=bad)], bad[0][1]
     (['http://x/b', 'http://x/c'], 2)
     """
-    path = Path(path)
-    suffix, comp = _split_name(path)
-    fmt = _FORMATS.get(suffix)
-    if fmt is None:
-        raise InputFormatError("unknown dump format", path)
-    # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
-    base = path.resolve().as_uri() if fmt == ox.RdfFormat.RDF_XML else None
-    start = 0  # lines already consumed (skipped past a bad line)
-    while True:
-        fh = None
-        try:
-            if start == 0 and comp is None:
-                parser = ox.parse(path=path, format=fmt, base_iri=base, lenient=lenient)
-            else:
-                fh = _open_binary(path, comp)
-                for _ in range(start):
-                    fh.readline()
-                parser = ox.parse(input=fh, format=fmt, base_iri=base, lenient=lenient)
-            yield from parser
-            return
-        except SyntaxError as exc:
-            line = start + (exc.lineno or 1)
-            msg = str(exc.msg if hasattr(exc, "msg") else exc)
-            if not skip_bad_lines or fmt not in _LINE_BASED:
-                hint = (
-                    "; pass skip_bad_lines=True (--skip-bad-lines) to skip it"
-                    if fmt in _LINE_BASED
-                    else " (a bad statement cannot be skipped in this format)"
-                )
-                raise InputFormatError(f"malformed RDF: {msg}{hint}", path, line) from None
-            log.warning("%s:%d: skipping malformed line: %s", path, line, msg)
-            if bad_lines is not None:
-                bad_lines.append((str(path), line, msg))
-            start = line
-        except (OSError, EOFError) as exc:
-            if isinstance(exc, FileNotFoundError):
-                raise
-            raise InputFormatError(f"cannot read dump ({exc})", path) from None
-        finally:
-            if fh is not None:
-                fh.close()
+    return iter(DumpReader(path, skip_bad_lines=skip_bad_lines, bad_lines=bad_lines, lenient=lenient))
 
 
 class DumpSource:

@@ -27,26 +27,69 @@ Examples
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import ahocorasick
 
 from kg.dbpedia.sources import Annotation
+from kg.dbpedia.surface import FormTable, dump_form_table, fold, form_table
 
-__all__ = ["LexiconAnnotator"]
+__all__ = ["LexiconAnnotator", "is_word_char", "longest_matches"]
 
 log = logging.getLogger(__name__)
 
-_WS = re.compile(r"\s")
+def is_word_char(c: str) -> bool:
+    """Letters, digits and ``_``: a match may not start or end between two of them.
+
+    Parameters
+    ----------
+    c : str
+        One character.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_word_char("é"), is_word_char("_"), is_word_char("#")
+    (True, True, False)
+    """
+    return c.isalnum() or c == "_"
 
 
-def _fold(text: str) -> str:
-    """Lower-case and whitespace-to-space, keeping the length (and so every offset)."""
-    low = text.lower()
-    if len(low) != len(text):
-        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    return _WS.sub(" ", low)
+def longest_matches(text: str, candidates: list[tuple[int, int, str, float]]) -> list[Annotation]:
+    """Non-overlapping mentions from candidate spans: longest first, then leftmost; in text order.
+
+    Parameters
+    ----------
+    text : str
+        The original text (offsets and surface forms refer to it).
+    candidates : list of (start, end, IRI, prior)
+        Spans whose folded text is a surface form, at word boundaries.
+
+    Returns
+    -------
+    list of Annotation
+
+    Examples
+    --------
+    >>> [a.surface_form for a in longest_matches("New York Times", [(0, 8, "NY", 1.0), (0, 14, "NYT", 1.0)])]
+    ['New York Times']
+    """
+    if not candidates:
+        return []
+    if len(candidates) > 1:
+        candidates = sorted(candidates, key=lambda c: (c[0] - c[1], c[0]))
+    taken = bytearray(len(text))  # characters already covered by a kept match
+    out = []
+    for s, e, iri, w in candidates:
+        if taken.find(1, s, e) != -1:
+            continue
+        taken[s:e] = b"\x01" * (e - s)
+        out.append(Annotation(uri=iri, surface_form=text[s:e], offset=s, score=w))
+    out.sort(key=lambda a: a.offset)
+    return out
 
 
 class LexiconAnnotator:
@@ -84,30 +127,18 @@ class LexiconAnnotator:
         prior: Mapping[str, float] | None = None,
         min_length: int = 2,
     ):
-        forms: dict[str, set[str]] = {}
-        counts: dict[str, int] = {}
-        for iri, names in surface_forms.items():
-            for name in names:
-                key = " ".join(_fold(str(name)).split())
-                if len(key) < min_length or not any(c.isalpha() for c in key):
-                    continue
-                if iri not in forms.setdefault(key, set()):
-                    forms[key].add(iri)
-                    counts[iri] = counts.get(iri, 0) + 1
-        self.prior_source = "given" if prior is not None else "surface-form count"
-        weight = prior if prior is not None else counts
-        self.ambiguous = 0
+        self._set_table(form_table(surface_forms, prior=prior, min_length=min_length))
+
+    def _set_table(self, table: FormTable) -> None:
+        stats = table.stats
+        self.prior_source, self.ambiguous = stats["prior_source"], stats["ambiguous"]
+        self.n_entities, self.n_surface_forms = stats["n_entities"], stats["n_surface_forms"]
         automaton = ahocorasick.Automaton()
-        for key, iris in forms.items():
-            if len(iris) > 1:
-                self.ambiguous += 1
-            best = min(iris, key=lambda i: (-float(weight.get(i, 0)), i))
-            automaton.add_word(key, (len(key), best, float(weight.get(best, 0))))
-        self.n_surface_forms = len(forms)
-        self.n_entities = len(counts)
-        if forms:
+        for key, (iri, w) in table.as_dict().items():
+            automaton.add_word(key, (len(key), iri, w))
+        if len(table.keys):
             automaton.make_automaton()
-        self._automaton = automaton if forms else None
+        self._automaton = automaton if len(table.keys) else None
 
     def __repr__(self) -> str:
         return (f"LexiconAnnotator(n_surface_forms={self.n_surface_forms}, n_entities={self.n_entities}, "
@@ -134,40 +165,26 @@ class LexiconAnnotator:
         entity or at one of its redirects) when the dump has them, else each entity's number of
         surface forms; ``"surface-forms"`` forces the latter; a mapping is used as given.
         """
-        from urllib.parse import unquote
-
         from kg.dbpedia.dumps import read_lexicon_entries
 
         labels, redirect_map, inlinks = read_lexicon_entries(
             paths, lang=lang, namespaces=namespaces, skip_bad_lines=skip_bad_lines
         )
-        forms: dict[str, set[str]] = {}
-        for iri, names in labels.items():
-            if iri in redirect_map or "/Category:" in iri:
-                continue  # a redirect page is not an entity; its label names the target
-            forms.setdefault(iri, set()).update(names)
-        if redirects:
-            for red, target in redirect_map.items():
-                names = labels.get(red) or {unquote(red.rsplit("/", 1)[-1]).replace("_", " ")}
-                forms.setdefault(target, set()).update(names)
-        if isinstance(prior, str):
-            if prior not in ("auto", "surface-forms"):
-                raise ValueError(f"prior must be 'auto', 'surface-forms' or a mapping, got {prior!r}")
-            weights = None
-            if prior == "auto" and inlinks:
-                weights = {}
-                for iri, n in inlinks.items():
-                    target = redirect_map.get(iri, iri)  # a link to a redirect counts for its target
-                    weights[target] = weights.get(target, 0) + n
-            prior = weights
-        log.info("lexicon: %d entities from %s", len(forms), paths)
-        return cls(forms, prior=prior, min_length=min_length)
+        pairs = [(s, name) for s, names in labels.items() for name in sorted(names)]
+        table = dump_form_table(([s for s, _ in pairs], [n for _, n in pairs]),
+                                (list(redirect_map), list(redirect_map.values())),
+                                (list(inlinks), list(inlinks.values())), redirects=redirects, prior=prior,
+                                min_length=min_length, keep_keys=True)
+        log.info("lexicon: %d entities from %s", table.stats["n_entities"], paths)
+        lex = cls.__new__(cls)
+        lex._set_table(table)
+        return lex
 
     def annotate_one(self, text: str) -> list[Annotation]:
         """The mentions in one text, in text order."""
         if self._automaton is None or not text:
             return []
-        low = _fold(text)
+        low = fold(text)
         n = len(low)
         cands = []
         for end, (length, iri, w) in self._automaton.iter(low):
@@ -175,26 +192,14 @@ class LexiconAnnotator:
             # word boundaries: no word character on both sides of either edge
             if start > 0:
                 a, b = low[start - 1], low[start]
-                if (a.isalnum() or a == "_") and (b.isalnum() or b == "_"):
+                if is_word_char(a) and is_word_char(b):
                     continue
             if end + 1 < n:
                 a, b = low[end], low[end + 1]
-                if (a.isalnum() or a == "_") and (b.isalnum() or b == "_"):
+                if is_word_char(a) and is_word_char(b):
                     continue
             cands.append((start, end + 1, iri, w))
-        if not cands:
-            return []
-        if len(cands) > 1:
-            cands.sort(key=lambda c: (c[0] - c[1], c[0]))  # longest first, then leftmost
-        taken = bytearray(n)  # characters already covered by a kept match
-        out = []
-        for s, e, iri, w in cands:
-            if taken.find(1, s, e) != -1:
-                continue
-            taken[s:e] = b"\x01" * (e - s)
-            out.append(Annotation(uri=iri, surface_form=text[s:e], offset=s, score=w))
-        out.sort(key=lambda a: a.offset)
-        return out
+        return longest_matches(text, cands)
 
     def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]:
         """The mentions in each text (one list per text)."""

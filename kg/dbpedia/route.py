@@ -306,6 +306,13 @@ def build_table(
 
 
 # ---------------------------------------------------------------------------------- factories
+def _ingest_progress(progress: Callable | None):
+    """The dump index's ``(done, total, file)`` progress as ``progress("ingest", done, total)``."""
+    if progress is None:
+        return None
+    return lambda done, total, _name: progress("ingest", done, total)
+
+
 def make_annotator(
     kind: str,
     *,
@@ -319,6 +326,8 @@ def make_annotator(
     max_workers: int = 4,
     skip_bad_lines: bool = False,
     progress: Callable | None = None,
+    timeout: float | None = None,
+    max_total: float | None = None,
 ) -> Annotator:
     """An annotator by name: ``"spotlight"`` (needs ``spotlight_url``) or ``"lexicon"`` (needs ``dump``).
 
@@ -330,13 +339,18 @@ def make_annotator(
     dump : path or list of paths, optional
         Label and redirect dumps for the lexicon.
     cache_dir : path, optional
-        Spotlight's answer cache.
+        Spotlight's answer cache; for the lexicon, the folder of the dump index
+        (:func:`kg.dbpedia.index.index_for_cache`: the dump is read once into it, later runs
+        open the lexicon from it). Without it the lexicon is built from the dump in memory.
     confidence, support, types, policy, max_workers
         Spotlight's parameters (see :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`).
     skip_bad_lines : bool
         Skip malformed dump lines (lexicon).
     progress : callable, optional
-        ``progress(stage, done, total)``.
+        ``progress(stage, done, total)``: Spotlight's batches, or the bytes of the dump while
+        it is ingested (stage ``"ingest"``).
+    timeout, max_total : float, optional
+        Spotlight: seconds per request, and per text with its retries (default 30 and unbounded).
 
     Returns
     -------
@@ -352,11 +366,18 @@ def make_annotator(
             raise KgfsError("--annotator spotlight needs --spotlight-url")
         from kg.dbpedia.spotlight import SpotlightAnnotator
 
+        limits = {"timeout": timeout} if timeout is not None else {}
         return SpotlightAnnotator(spotlight_url, confidence=confidence, support=support, types=types,
-                                  policy=policy, cache_dir=cache_dir, max_workers=max_workers, progress=progress)
+                                  policy=policy, cache_dir=cache_dir, max_workers=max_workers, progress=progress,
+                                  max_total=max_total, **limits)
     if kind == "lexicon":
         if dump is None:
             raise KgfsError("--annotator lexicon needs --dump (files with rdfs:label and redirects)")
+        if cache_dir is not None:
+            from kg.dbpedia.index import index_for_cache
+
+            return index_for_cache(cache_dir).lexicon(dump, skip_bad_lines=skip_bad_lines,
+                                                      progress=_ingest_progress(progress))
         from kg.dbpedia.lexicon import LexiconAnnotator
 
         return LexiconAnnotator.from_dump(dump, skip_bad_lines=skip_bad_lines)
@@ -375,6 +396,8 @@ def make_source(
     batch_size: int = 100,
     progress: Callable | None = None,
     lenient: bool = False,
+    timeout: float | None = None,
+    max_total: float | None = None,
 ) -> KnowledgeSource:
     """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump.
 
@@ -384,7 +407,10 @@ def make_source(
     sparql_url : str, optional
     dump : path or list of paths, optional
     cache_dir : path, optional
-        The SPARQL source's query cache.
+        The SPARQL source's query cache; for a dump, the folder of the dump index: the source is
+        then an :class:`~kg.dbpedia.index.IndexSource` (each file read once into the index,
+        every question a look-up). Without it (or with ``lenient``) the dump is streamed
+        (:class:`~kg.dbpedia.dumps.DumpSource`).
     type_namespaces : list of str, optional
         Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep.
     skip_bad_lines, lenient : bool
@@ -394,12 +420,16 @@ def make_source(
     batch_size : int
         Values per SPARQL query.
     progress : callable, optional
-        ``progress(stage, done, total)``.
+        ``progress(stage, done, total)``: SPARQL batches, or the bytes of the dump while it is
+        ingested (stage ``"ingest"``).
+    timeout, max_total : float, optional
+        SPARQL: seconds per request, and per query with its retries (default 60 and unbounded).
 
     Returns
     -------
     KnowledgeSource
-        A :class:`~kg.dbpedia.sparql.SparqlSource` or :class:`~kg.dbpedia.dumps.DumpSource`
+        A :class:`~kg.dbpedia.sparql.SparqlSource`, :class:`~kg.dbpedia.index.IndexSource` or
+        :class:`~kg.dbpedia.dumps.DumpSource`
         (an rdflib graph is wrapped by :class:`~kg.dbpedia.rdflib_source.RdflibSource` directly).
 
     Examples
@@ -415,11 +445,17 @@ def make_source(
             raise KgfsError("--kg sparql needs --sparql-url")
         from kg.dbpedia.sparql import SparqlSource
 
+        limits = {"timeout": timeout} if timeout is not None else {}
         return SparqlSource(sparql_url, type_namespaces=type_namespaces, cache_dir=cache_dir, graph=graph,
-                            batch_size=batch_size, progress=progress)
+                            batch_size=batch_size, progress=progress, max_total=max_total, **limits)
     if kind == "dump":
         if dump is None:
             raise KgfsError("--kg dump needs --dump (dump files or a directory)")
+        if cache_dir is not None and not lenient:
+            from kg.dbpedia.index import IndexSource, index_for_cache
+
+            return IndexSource(dump, index_for_cache(cache_dir), type_namespaces=type_namespaces,
+                               skip_bad_lines=skip_bad_lines, progress=_ingest_progress(progress))
         from kg.dbpedia.dumps import DumpSource
 
         return DumpSource(dump, type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines, lenient=lenient)

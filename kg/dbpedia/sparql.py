@@ -45,6 +45,7 @@ import http.client
 import json
 import logging
 import socket
+import time
 import urllib.error
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -147,6 +148,9 @@ class SparqlSource:
         Seconds per HTTP request (rounded up to whole seconds, as SPARQLWrapper keeps an int).
     retries : int
         Further attempts after a retryable failure (5xx, 429, timeout, connection refused).
+    max_total : float, optional
+        Seconds one query may take with all its retries; then :class:`~kg.errors.DeadlineError`
+        (``None``: bounded by ``retries`` only).
     backoff : float
         First wait in seconds; doubled on each retry (capped at 60 s).
     cache_dir : path, optional
@@ -183,6 +187,7 @@ class SparqlSource:
         timeout: float = 60.0,
         retries: int = 4,
         backoff: float = 1.0,
+        max_total: float | None = None,
         cache_dir: str | Path | None = None,
         max_rows: int | None = None,
         superclasses: str = "auto",
@@ -200,6 +205,7 @@ class SparqlSource:
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
+        self.max_total = None if max_total is None else float(max_total)
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
         self.max_rows = max_rows
         self.superclasses = superclasses
@@ -229,12 +235,13 @@ class SparqlSource:
         key = hashlib.sha256(f"{_CACHE_VERSION}\n{self.url}\n{self.graph}\n{query}".encode()).hexdigest()
         return self.cache_dir / "sparql" / key[:2] / f"{key}.json"
 
-    def _http(self, query: str) -> tuple[list[str], list[list], bool]:
+    def _http(self, query: str, timeout: float | None = None) -> tuple[list[str], list[list], bool]:
         """One request: (vars, rows, truncated). Raises TransientError or SparqlError."""
         sw = SPARQLWrapper(self.url, agent=self.user_agent)
         sw.setMethod(POST)
         sw.setReturnFormat(JSON)
-        sw.setTimeout(max(1, math.ceil(self.timeout)))  # SPARQLWrapper keeps whole seconds (int())
+        # SPARQLWrapper keeps whole seconds (int())
+        sw.setTimeout(max(1, math.ceil(self.timeout if timeout is None else timeout)))
         if self.graph:
             sw.addDefaultGraph(self.graph)
         sw.setQuery(query)
@@ -292,9 +299,12 @@ class SparqlSource:
             except (ValueError, OSError):
                 log.warning("ignoring unreadable cache file %s", path)
 
+        deadline = None if self.max_total is None else time.monotonic() + self.max_total
+
         def attempt() -> tuple[list[list], bool]:
             self.stats["queries"] += 1
-            _, rows, truncated = self._http(query)
+            left = None if deadline is None else min(self.timeout, deadline - time.monotonic())
+            _, rows, truncated = self._http(query, left)
             return rows, truncated
 
         def give_up(attempts: int, exc: TransientError) -> SourceUnavailableError:
@@ -304,7 +314,7 @@ class SparqlSource:
             return SourceUnavailableError(f"SPARQL endpoint {self.url} failed {attempts} time(s), last: {exc}{done}")
 
         rows, truncated = retry(attempt, retries=self.retries, backoff=self.backoff, what="SPARQL request",
-                                give_up=give_up, on_retry=self._count_retry)
+                                give_up=give_up, on_retry=self._count_retry, deadline=deadline)
         if not truncated and path is not None:
             payload = json.dumps({"query": query, "rows": rows}, ensure_ascii=False)
             atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))

@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -136,6 +137,9 @@ class SpotlightAnnotator:
         Seconds per request.
     retries : int
         Further attempts after a retryable failure.
+    max_total : float, optional
+        Seconds one text may take with all its retries; then :class:`~kg.errors.DeadlineError`
+        (``None``: bounded by ``retries`` only).
     backoff : float
         First wait in seconds, doubled per retry (capped at 60 s).
     progress : callable, optional
@@ -169,6 +173,7 @@ class SpotlightAnnotator:
         timeout: float = 30.0,
         retries: int = 4,
         backoff: float = 0.5,
+        max_total: float | None = None,
         progress: Callable[[str, int, int], None] | None = None,
     ):
         if policy not in ("whitelist", "blacklist"):
@@ -191,6 +196,7 @@ class SpotlightAnnotator:
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
+        self.max_total = None if max_total is None else float(max_total)
         self.progress = progress
         self.stats = {"requests": 0, "cache_hits": 0, "retries": 0}
         self._lock = threading.Lock()
@@ -231,11 +237,12 @@ class SpotlightAnnotator:
             s.headers["Accept"] = "application/json"
         return s
 
-    def _request(self, text: str) -> dict:
+    def _request(self, text: str, timeout: float | None = None) -> dict:
         try:
             with self._lock:
                 self.stats["requests"] += 1
-            r = self._session().post(self.url, data={"text": text, **self.params}, timeout=self.timeout)
+            r = self._session().post(self.url, data={"text": text, **self.params},
+                                     timeout=self.timeout if timeout is None else max(0.1, timeout))
         except (requests.Timeout, requests.ConnectionError) as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from None
         if r.status_code == 429 or r.status_code >= 500:
@@ -257,8 +264,13 @@ class SpotlightAnnotator:
                    if self.cache_dir is not None else "")
             )
 
-        return retry(lambda: self._request(text), retries=self.retries, backoff=self.backoff,
-                     what="Spotlight request", give_up=give_up, on_retry=self._count_retry)
+        deadline = None if self.max_total is None else time.monotonic() + self.max_total
+
+        def attempt() -> dict:
+            return self._request(text, None if deadline is None else min(self.timeout, deadline - time.monotonic()))
+
+        return retry(attempt, retries=self.retries, backoff=self.backoff, what="Spotlight request",
+                     give_up=give_up, on_retry=self._count_retry, deadline=deadline)
 
     def _count_retry(self) -> None:
         with self._lock:

@@ -372,9 +372,10 @@ def _read_lines(path: Path) -> list[str]:
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"not UTF-8 text ({exc.reason} at byte {exc.start}); WEKA writes the "
-                               "platform charset: run java with -Dfile.encoding=UTF-8", path) from None
+    except UnicodeDecodeError:
+        from kg.formats.csv_io import utf8_error
+
+        raise utf8_error(path, "WEKA writes the platform charset: run java with -Dfile.encoding=UTF-8") from None
     # only \n and \r end lines (as in Java); str.splitlines would also split on \x85, \u2028, ...
     return [ln.rstrip("\r") for ln in text.split("\n")]
 

@@ -39,9 +39,40 @@ from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 
-__all__ = ["read_csv", "read_edges_csv", "write_csv", "write_edges_csv"]
+__all__ = ["read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv"]
 
 _ROWS_PER_CHUNK = 512  # rows densified at a time when writing
+
+
+def utf8_error(path: str | os.PathLike, hint: str = "save it as UTF-8") -> InputFormatError:
+    """The error for a text file that is not UTF-8, naming its first undecodable line and byte.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    hint : str
+        What the user can do, appended to the message.
+
+    Returns
+    -------
+    InputFormatError
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_bytes(b"id,a\\nx\\xff,1\\n")
+    >>> str(utf8_error(p)).split(": ", 1)[1]
+    'not UTF-8 (byte 0xff at column 2); save it as UTF-8'
+    """
+    with open(path, "rb") as fh:
+        for ln, raw in enumerate(fh, start=1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return InputFormatError(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); {hint}",
+                                        path, ln)
+    return InputFormatError(f"not UTF-8; {hint}", path)
 
 
 class _CsvWriter:
@@ -140,6 +171,13 @@ def read_csv(path: str | os.PathLike, *, has_label: bool = True):
     (['g1', 'g2'], ['GO:1', 'GO:2'], [[1, 0], [1, 1]], ['pro', 'anti'])
     """
     path = Path(path)
+    try:
+        return _read_csv(path, has_label)
+    except UnicodeDecodeError:
+        raise utf8_error(path) from None
+
+
+def _read_csv(path: Path, has_label: bool):
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh)
         try:
@@ -243,6 +281,13 @@ def read_edges_csv(path: str | os.PathLike, *, on_cycle: str = "raise") -> Featu
     (['Athlete', 'Person', 'Place', 'Agent'], ['Agent', 'Person'])
     """
     path = Path(path)
+    try:
+        return _read_edges(path, on_cycle)
+    except UnicodeDecodeError:
+        raise utf8_error(path) from None
+
+
+def _read_edges(path: Path, on_cycle: str) -> FeatureHierarchy:
     nodes: dict[str, None] = {}
     edges: list[tuple[str, str]] = []
     with open(path, encoding="utf-8", newline="") as fh:

@@ -3,6 +3,8 @@
 - :func:`write_table_folder` / :func:`read_table_folder`: kgfs's own format (the table in
   ``table.npz``, a readable ``summary.json`` beside it), what ``kgfs build`` and ``kgfs select``
   write and ``kgfs select/evaluate/export --table`` read.
+- :func:`read_user_table`: a user's own table (ARFF or CSV, with an optional ``child,parent``
+  hierarchy file) as a :class:`~kg.table.FeatureTable` (``kgfs build --arff/--csv``).
 - :func:`export_table`: the files a person or WEKA reads: ARFF (dense, and sparse), CSV, and the
   hierarchy's ``child,parent`` edges CSV; :func:`export_selected` the same for the table reduced
   to some features.
@@ -23,22 +25,23 @@ Examples
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from kg.errors import KgfsError
+from kg.errors import ImplicationError, InputFormatError, KgfsError
 from kg.runs.store import write_json
 from kg.table import FeatureTable
 
-__all__ = ["export_file", "export_selected", "export_table", "read_table_folder", "table_notes", "table_summary",
-           "write_table_folder"]
+__all__ = ["export_file", "export_selected", "export_table", "read_table_folder", "read_user_table", "table_notes",
+           "table_summary", "write_table_folder"]
 
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
 NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
-             "unannotated_genes", "unlabelled_genes")
+             "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features")
 
 
 def table_summary(table: FeatureTable) -> dict:
@@ -51,7 +54,8 @@ def table_summary(table: FeatureTable) -> dict:
     Returns
     -------
     dict
-        ``n_instances``, ``n_features``, ``n_edges``, ``nnz``, ``classes`` (when labelled), ``meta``.
+        ``n_instances``, ``n_features``, ``n_edges``, ``nnz``, ``classes`` (when labelled), ``meta``
+        (its lists by their length; the first five items of each reported list under ``examples``).
 
     Examples
     --------
@@ -68,6 +72,10 @@ def table_summary(table: FeatureTable) -> dict:
         vals, counts = np.unique(table.y.astype(str), return_counts=True)
         out["classes"] = {str(v): int(c) for v, c in zip(vals.tolist(), counts.tolist())}
     out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in table.meta.items()}
+    examples = {k: [str(x) for x in list(v)[:5]] for k, v in table.meta.items()
+                if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}
+    if examples:  # a few of what each note counts, for the console
+        out["meta"]["examples"] = examples
     return out
 
 
@@ -151,6 +159,89 @@ def read_table_folder(path: str | os.PathLike) -> FeatureTable:
     if not p.is_file():
         raise KgfsError(f"{p}: no such table (expected a folder written by `kgfs build --out`, holding table.npz)")
     return FeatureTable.load(p)
+
+
+_CHECKS = {"repair": "repair", "report": "ignore", "raise": "raise"}
+
+
+def _csv_has_label(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        first = fh.readline()
+    try:
+        header = next(csv.reader([first.decode("utf-8")]), [])
+    except UnicodeDecodeError:
+        from kg.formats.csv_io import utf8_error
+
+        raise utf8_error(path) from None
+    return bool(header) and header[-1].strip().lower() in ("label", "class")
+
+
+def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarchy: str | os.PathLike | None = None,
+                    check: str = "repair", name: str | None = None) -> FeatureTable:
+    """A user's own binary table, ARFF or CSV, over a hierarchy given as a ``child,parent`` edges CSV.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ARFF (dense or sparse, :func:`kg.formats.read_arff`) or CSV (first column the instance
+        id, then one 0/1 column per feature, last the class when its header is ``label`` or
+        ``class``; :func:`kg.formats.read_csv`).
+    fmt : {"arff", "csv"}, optional
+        Default: from the file's suffix (``.arff``, else CSV).
+    hierarchy : str or os.PathLike, optional
+        ``child,parent`` edges (:func:`kg.formats.read_edges_csv`); every feature must be a node
+        (nodes that are not columns are left out, ancestry preserved). Default: no edges.
+    check : {"repair", "report", "raise"}
+        Cells that violate the hierarchy (child 1, parent 0): closed upward, kept (counted in
+        the meta) or an error (``--check``).
+    name : str, optional
+        The dataset name (default: the file name without suffix).
+
+    Returns
+    -------
+    FeatureTable
+
+    Raises
+    ------
+    InputFormatError
+        Naming the file, line or feature at fault.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "t.csv").write_text("id,Athlete,Person,label\\na,1,0,1\\nb,0,1,0\\n")
+    >>> _ = (d / "h.csv").write_text("child,parent\\nAthlete,Person\\nPerson,Agent\\n")
+    >>> t = read_user_table(d / "t.csv", hierarchy=d / "h.csv")
+    >>> t.X.toarray().astype(int).tolist(), t.meta["repaired_cells"], t.meta["dataset"]
+    ([[1, 1], [0, 1]], 1, 't')
+    """
+    from kg.formats import read_arff, read_csv, read_edges_csv
+    from kg.hierarchy import FeatureHierarchy
+
+    p = Path(path)
+    fmt = fmt or ("arff" if p.suffix.lower() == ".arff" else "csv")
+    if fmt == "arff":
+        a = read_arff(p)
+        ids, names, X, y = a.instance_ids, a.feature_names, a.X, a.y
+    else:
+        ids, names, X, y = read_csv(p, has_label=_csv_has_label(p))
+    if hierarchy is None:
+        h = FeatureHierarchy(names, [], [])
+    else:
+        h = read_edges_csv(hierarchy)
+        missing = [f for f in names.tolist() if f not in h.index]
+        if missing:
+            raise InputFormatError(f"{len(missing)} feature(s) of {p} are not nodes of the hierarchy (--hierarchy), "
+                                   f"e.g. {', '.join(repr(m) for m in missing[:3])}", hierarchy)
+        h = h.restrict(names.tolist())
+    if check not in _CHECKS:
+        raise ValueError(f"check must be one of {sorted(_CHECKS)}, got {check!r}")
+    meta = {"dataset": name or p.stem, "source": fmt, "file": p.name}
+    try:
+        return FeatureTable(X, names, ids, y, h, meta=meta, check=_CHECKS[check])
+    except ImplicationError as exc:
+        raise InputFormatError(str(exc).split("; pass")[0] + " (--check repair closes them upward)", p) from None
 
 
 def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bool = True) -> dict[str, str]:

@@ -2,7 +2,10 @@
 
 - AIRE (Wan & Freitas): transposed CSVs, one row per GO term, closed under ``is_a``.
 - RPV (da Silva et al.): dense ARFFs of GO terms; the hierarchy comes from an ontology.
-  (ARFF is read by :func:`kg.formats.arff.read_arff`, the one ARFF reader of kgfs.)
+  (ARFF is read by :func:`kg.formats.arff.read_arff`, the one ARFF reader of kgfs.) The
+  authors built it from a 2015 GO release that is not available; the GO of 2014-06-13 lacks
+  4-46 terms of each file, which :mod:`kg.formats.go_completion` places with the ``is_a`` edges
+  of a later release (``read_rpv_arff(..., completion=...)``).
 - LD (Ristoski & Paulheim, SHSEL): ARFF tables of DBpedia/YAGO types or categories plus a
   CSV that lists, for each node, its ancestors (or only its direct parents).
 
@@ -39,11 +42,24 @@ import scipy.sparse as sp
 
 from kg.errors import InputFormatError, KgfsError
 from kg.formats.arff import read_arff
+from kg.formats.go_completion import (
+    GO_ROOTS,
+    complete_ontology,
+    go_completion_edges,
+    known_term,
+    read_go_completion,
+    write_go_completion,
+)
 from kg.hierarchy import FeatureHierarchy, binary_csr
 from kg.table import FeatureTable
 
 __all__ = [
+    "GO_ROOTS",
     "aire_table",
+    "complete_ontology",
+    "go_completion_edges",
+    "read_go_completion",
+    "write_go_completion",
     "fix_lod_name",
     "hierarchy_for_terms",
     "read_aire",
@@ -304,6 +320,8 @@ def read_rpv_arff(
     *,
     check: str = "report",
     edges: str = "nearest",
+    completion=None,
+    drop_terms: Sequence[str] = (),
     id_attribute: str = "entrez",
     class_attribute: str | None = None,
 ) -> FeatureTable:
@@ -321,6 +339,13 @@ def read_rpv_arff(
         (default), closed (``meta["repaired_cells"]``), or raised.
     edges : {"nearest", "induced"}
         How the ontology is restricted to the file's terms; see :func:`hierarchy_for_terms`.
+    completion : path or sequence of (child, parent), optional
+        Edges of a later GO release that place terms ``ontology`` lacks (a file written by
+        :func:`write_go_completion`, or the pairs); added with :func:`complete_ontology`
+        (``meta["completion"]`` counts them and the terms they placed).
+    drop_terms : sequence of str
+        Columns left out (e.g. :data:`GO_ROOTS`, as the authors' code does); those present
+        are listed in ``meta["dropped_terms"]``.
     id_attribute : str
         The attribute of the gene ids (if the file has none, the first ``STRING``
         attribute, else row numbers).
@@ -341,20 +366,40 @@ def read_rpv_arff(
     >>> t = read_rpv_arff(p, FeatureHierarchy.from_edges([("GO:2", "GO:1")]))
     >>> t.instance_ids.tolist(), t.meta["violations"], read_rpv_arff(p, check="repair").hierarchy.n_edges
     (['31', '32'], 1, 0)
+    >>> t = read_rpv_arff(p, FeatureHierarchy.from_edges([("GO:2", "GO:0")]), completion=[("GO:0", "GO:1")],
+    ...                   drop_terms=["GO:0"])
+    >>> t.hierarchy.edge_list(), t.meta["completion"]["placed_terms"], t.meta["dropped_terms"]
+    ([('GO:2', 'GO:1')], ['GO:1'], [])
     """
     path = Path(path)
     a = read_arff(path, class_attribute=-1 if class_attribute is None else class_attribute, id_attribute=id_attribute)
     terms = a.feature_names.tolist()
+    X = a.X
+    drop = set(drop_terms)
+    dropped = [t for t in terms if t in drop]
+    if dropped:
+        keep = [i for i, t in enumerate(terms) if t not in drop]
+        terms, X = [terms[i] for i in keep], sp.csr_matrix(X)[:, keep]
+    added: dict = {}
+    if ontology is not None and completion is not None:
+        pairs = read_go_completion(completion) if isinstance(completion, (str, os.PathLike)) else list(completion)
+        before = {t for t in terms if known_term(ontology, t) is None}
+        ontology = complete_ontology(ontology, pairs, label="completion")
+        added = {"edges": len(pairs), "placed_terms": sorted(t for t in before if known_term(ontology, t) is not None)}
+        if isinstance(completion, (str, os.PathLike)):
+            added["file"] = Path(completion).name
     if ontology is None:
         h = FeatureHierarchy(terms, [], [])
         report: dict = {"missing_terms": [], "hierarchy": "none (flat)"}
     else:
         h, report = hierarchy_for_terms(ontology, terms, edges=edges)
         report["edges"] = edges
-    meta = {"source": "rpv", "file": path.name, **report}
+    meta = {"source": "rpv", "file": path.name, **report, "dropped_terms": dropped}
+    if added:
+        meta["completion"] = added
     if getattr(ontology, "version", None):
         meta["ontology_version"] = ontology.version
-    t = FeatureTable(a.X, terms, a.instance_ids, a.y, h, meta=meta, check=_table_check(check))
+    t = FeatureTable(X, terms, a.instance_ids, a.y, h, meta=meta, check=_table_check(check))
     if t.meta.get("violations"):
         log.info("%s: %d implication violation(s) under the given ontology", path.name, t.meta["violations"])
     return t

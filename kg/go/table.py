@@ -89,7 +89,7 @@ def _resolve(
             elif kind == "obsolete":
                 raise UnknownFeatureError(f"{value} (gene {g!r})")
             elif unknown == "raise":
-                raise UnknownFeatureError(f"{value} (gene {g!r}); pass unknown='drop' to drop it")
+                raise UnknownFeatureError(f"{value} (gene {g!r}); --unknown drop drops such terms")
             else:
                 unknown_terms.setdefault(t, g)
         if resolved or keep_unannotated:

@@ -8,7 +8,9 @@ A *spec* names everything a run reads, so it can be a Prefect parameter and part
 - ``{"kind": "dataset", "name", "files", "mirror", "options"}``: any other registry dataset,
   loaded by its loader (:func:`kg.datasets.load_dataset`);
 - ``{"kind": "dbpedia", "name", "corpus", "dump", "dump_files", "options"}``: a corpus through
-  the DBpedia route (:mod:`kg.dbpedia.batches` reads this kind).
+  the DBpedia route (:mod:`kg.dbpedia.batches` reads this kind);
+- ``{"kind": "file", "name", "files", "options"}``: a user's own ARFF or CSV table and its
+  hierarchy edges (``files``: ``table``, ``hierarchy``), read like a registry table (:func:`load_spec_dataset`).
 
 Files are ``{"path", "sha256"}``; dumps bigger than 256 MiB in total are fingerprinted by size
 and modification time instead of their content (hashing them would cost more than the run).
@@ -35,23 +37,51 @@ from kg.errors import KgfsError
 from kg.files import sha256_file
 from kg.table import FeatureTable
 
-__all__ = ["DBPEDIA_OPTIONS", "DEFAULT_DATASET", "build_go_table", "dbpedia_source", "dump_fingerprint", "file_entry",
+__all__ = ["DBPEDIA_CLI_OPTIONS", "DBPEDIA_OPTIONS", "DEFAULT_DATASET", "build_go_table", "check_nonempty", "dbpedia_source", "dump_fingerprint", "file_entry",
            "load_spec_dataset", "load_tables", "read_facts", "resolve_source", "source_for_file", "table_from_spec",
            "watch_options"]
 
 DEFAULT_DATASET = "bundled/DM-BP"
 DUMP_HASH_LIMIT = 256 << 20  # dumps up to this size are hashed by content, bigger ones by size + mtime
 DBPEDIA_OPTIONS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
-                   "label_column", "id_column", "entity_columns", "type_namespaces", "skip_bad_lines")
+                   "label_column", "id_column", "entity_columns", "type_namespaces", "skip_bad_lines", "timeout")
+#: The DBpedia route's command-line options (``kgfs run/build/serve``), as
+#: :func:`kg.runs.options.add_options` takes them; each is a key of :data:`DBPEDIA_OPTIONS` (or ``dump``).
+DBPEDIA_CLI_OPTIONS = [
+    ("--corpus", dict(metavar="FILE", help="corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the "
+                                           "Sports Tweets .txt format")),
+    ("--text-column", dict(metavar="COL", help="corpus column with the text (default text)")),
+    ("--label-column", dict(metavar="COL", help="corpus column with the class (default label)")),
+    ("--id-column", dict(metavar="COL", help="corpus column with the instance id (default id)")),
+    ("--entity-columns", dict(nargs="+", metavar="COL", help="columns holding DBpedia IRIs (the corpus is already "
+                                                             "linked: no annotator)")),
+    ("--skip-bad-lines", dict(action="store_true", default=None, help="skip (and count) corpus records and dump "
+                                                                      "lines that cannot be read, instead of failing")),
+    ("--annotator", dict(choices=["lexicon", "spotlight"], help="entity linking: lexicon (offline, from the dump's "
+                                                                "labels; default) or a DBpedia Spotlight server")),
+    ("--spotlight-url", dict(metavar="URL", help="Spotlight /annotate endpoint")),
+    ("--kg", dict(choices=["sparql", "dump"], help="where types/categories come from (default: sparql when "
+                                                   "--sparql-url is given, else the dump)")),
+    ("--sparql-url", dict(metavar="URL", help="SPARQL endpoint (e.g. your Virtuoso, QLever or Oxigraph)")),
+    ("--timeout", dict(type=float, metavar="SECONDS", help="Spotlight/SPARQL: seconds per request (default 20); a "
+                                                           "request with its retries gives up after 3x that")),
+    ("--dump", dict(nargs="+", metavar="PATH", help="DBpedia dump files or folders (N-Triples, ontology OWL; "
+                                                    "read once into the index of the kgfs home, see `kgfs ingest`)")),
+    ("--features", dict(choices=["types", "categories"], help="rdf:type + subClassOf (default) or dct:subject + "
+                                                              "skos:broader")),
+    ("--category-depth", dict(type=int, metavar="N", help="skos:broader levels to follow (default 2)")),
+]
 _TABLE_LOADERS = ("aire", "rpv", "lod")  # registry loaders of file tables, which take ``check``
 
 
-def file_entry(path) -> dict | None:
+def file_entry(path, option: str | None = None) -> dict | None:
     """``{"path": absolute path, "sha256": content hash}`` of a file (``None`` for ``None``).
 
     Parameters
     ----------
     path : str, os.PathLike or None
+    option : str, optional
+        The command-line option that gave the path, named in the error.
 
     Returns
     -------
@@ -59,7 +89,8 @@ def file_entry(path) -> dict | None:
 
     Raises
     ------
-    FileNotFoundError
+    FileNotFoundError, IsADirectoryError
+        Naming the path (and the option).
 
     Examples
     --------
@@ -72,8 +103,11 @@ def file_entry(path) -> dict | None:
     if path is None:
         return None
     p = Path(path)
+    given = f" ({option})" if option else ""
+    if p.is_dir():
+        raise IsADirectoryError(21, f"is a directory, expected a file{given}", str(p))
     if not p.is_file():
-        raise FileNotFoundError(2, "No such file", str(p))
+        raise FileNotFoundError(2, f"file not found{given}", str(p))
     return {"path": str(p.absolute()), "sha256": sha256_file(p)}
 
 
@@ -109,7 +143,7 @@ def dump_fingerprint(paths: Sequence) -> list[list[str]]:
         elif p.is_file():
             files.append(p)
         else:
-            raise FileNotFoundError(2, "No such file or directory", str(p))
+            raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
     by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
     return [[str(f.absolute()), sha256_file(f) if by_content else f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}"]
             for f in files]
@@ -153,7 +187,7 @@ def dbpedia_source(corpus, options: Mapping, min_support: int | None = None) -> 
     opts = {k: v for k, v in sorted(options.items()) if v is not None}
     if min_support is not None:
         opts["min_support"] = int(min_support)
-    return {"kind": "dbpedia", "name": Path(corpus).stem, "corpus": file_entry(corpus),
+    return {"kind": "dbpedia", "name": Path(corpus).stem, "corpus": file_entry(corpus, "--corpus"),
             "dump": [str(Path(d).absolute()) for d in dumps], "dump_files": dump_fingerprint(dumps),
             "options": opts}
 
@@ -174,6 +208,40 @@ def _registry_source(dataset: str, mirror, check: str | None) -> dict:
             "options": {"check": check} if check and info.loader in _TABLE_LOADERS else {}}
 
 
+def _reject_unused(dataset, go_files, labels, corpus, go_options: Mapping, corpus_options: Mapping | None,
+                   own_table=None, hierarchy=None) -> None:
+    """Options that the chosen input would ignore are errors, never dropped silently."""
+    given = [o for o, v in (("--dataset", dataset), ("--obo/--annotations", go_files), ("--corpus", corpus),
+                            ("--arff/--csv", own_table)) if v]
+    if len(given) > 1:
+        raise KgfsError(f"give one input: {' or '.join(given)}, not several")
+    if labels is not None and not go_files:
+        raise KgfsError("--labels goes with --obo and --annotations (a registry dataset or corpus has its labels)")
+    if hierarchy is not None and not own_table:
+        raise KgfsError("--hierarchy goes with --arff or --csv (the hierarchy of your own table)")
+    if corpus is not None or own_table:
+        wrong = [o for o, v in go_options.items() if v is not None]
+        if wrong:
+            raise KgfsError(f"{wrong[0]} applies to the GO route (--obo/--annotations or a GO dataset), not to "
+                            f"{given[0]}")
+    if corpus is not None:
+        wrong = [o for o, v in go_options.items() if v is not None]
+        if wrong:
+            raise KgfsError(f"{wrong[0]} applies to the GO route (--obo/--annotations or a GO dataset), not to --corpus")
+        return
+    wrong = [k for k, v in sorted((corpus_options or {}).items()) if v is not None]
+    if wrong:
+        raise KgfsError(f"--{wrong[0].replace('_', '-')} applies to the DBpedia route (--corpus)")
+    if not go_files:
+        from kg.datasets import dataset_info
+
+        loader = dataset_info(dataset or DEFAULT_DATASET).loader
+        wrong = [o for o, v in go_options.items() if v is not None]
+        if wrong and loader != "go_bundle":
+            raise KgfsError(f"{wrong[0]} applies to the GO route; dataset {dataset!r} is a ready-made "
+                            f"{loader or 'generated'} table")
+
+
 def resolve_source(
     *,
     dataset: str | None = None,
@@ -191,6 +259,9 @@ def resolve_source(
     corpus=None,
     corpus_options: Mapping | None = None,
     name: str | None = None,
+    arff=None,
+    csv=None,
+    hierarchy=None,
 ) -> dict:
     """The spec of a run's input: a corpus, OBO + annotations (+ labels), or a registry dataset.
 
@@ -213,7 +284,11 @@ def resolve_source(
         The DBpedia route (see :func:`dbpedia_source`), with ``corpus_options``.
     corpus_options : mapping, optional
     name : str, optional
-        The dataset name in the outputs (GO and DBpedia routes; registry tables keep theirs).
+        The dataset name in the outputs (GO and DBpedia routes, own tables; registry tables keep theirs).
+    arff, csv : path, optional
+        A user's own table (``{"kind": "file"}``; :func:`kg.formats.folder.read_user_table`),
+        over the ``hierarchy`` edges CSV when given.
+    hierarchy : path, optional
 
     Returns
     -------
@@ -232,6 +307,17 @@ def resolve_source(
     ...
     kg.errors.KgfsError: the GO route needs both --obo and --annotations
     """
+    go_options = {"--namespaces": namespaces, "--evidence": evidence, "--on-obsolete": on_obsolete, "--unknown": unknown,
+                  "--relations": None if relations is None or tuple(relations) == ("is_a",) else relations}
+    _reject_unused(dataset, obo or annotations, labels, corpus, go_options, corpus_options, arff or csv, hierarchy)
+    _check_min_support(min_support)
+    if arff is not None or csv is not None:
+        files = {"table": file_entry(arff or csv, "--arff" if arff else "--csv")}
+        if hierarchy is not None:
+            files["hierarchy"] = file_entry(hierarchy, "--hierarchy")
+        opts = {"format": "arff" if arff else "csv", "check": check or "repair",
+                **({"min_support": int(min_support)} if min_support is not None else {})}
+        return {"kind": "file", "name": name or Path(arff or csv).stem, "files": files, "options": opts}
     if corpus is not None:
         spec = dbpedia_source(corpus, dict(corpus_options or {}), min_support)
         if name:
@@ -240,8 +326,9 @@ def resolve_source(
     if obo is not None or annotations is not None:
         if obo is None or annotations is None:
             raise KgfsError("the GO route needs both --obo and --annotations")
-        spec = {"kind": "go", "name": Path(annotations).stem, "ontology": file_entry(obo),
-                "annotations": file_entry(annotations), "labels": file_entry(labels), "options": {}}
+        spec = {"kind": "go", "name": Path(annotations).stem, "ontology": file_entry(obo, "--obo"),
+                "annotations": file_entry(annotations, "--annotations"), "labels": file_entry(labels, "--labels"),
+                "options": {}}
     else:
         spec = _registry_source(dataset or DEFAULT_DATASET, mirror, check)
     opts = spec["options"]
@@ -258,6 +345,12 @@ def resolve_source(
     if min_support is not None:
         opts["min_support"] = int(min_support)
     return spec
+
+
+def _check_min_support(min_support) -> None:
+    if min_support is not None and (isinstance(min_support, bool) or int(min_support) != min_support
+                                    or min_support < 1):
+        raise KgfsError(f"--min-support must be a whole number >= 1, got {min_support!r}")
 
 
 def source_for_file(path: str | os.PathLike, source_options: Mapping) -> dict:
@@ -398,17 +491,54 @@ def build_go_table(spec: Mapping, facts: tuple[dict, dict | None] | None = None)
                   namespaces=opts.get("namespaces"))
     kw = {k: opts[k] for k in ("min_support", "unknown", "on_obsolete") if k in opts}
     table = build_table(go, ann, labels, **kw)
+    if table.n_features == 0:  # the most frequent term says which --min-support would work
+        check_nonempty(table, kw.get("min_support"), build_table(go, ann, labels, **{**kw, "min_support": 1}))
     table.meta.setdefault("dataset", spec.get("name", "table"))
     return table
 
 
+def check_nonempty(table: FeatureTable, min_support: int | None = None, unfiltered: FeatureTable | None = None):
+    """Raise a :class:`KgfsError` when a table has no instance or no feature; returns the table.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    min_support : int, optional
+        The ``--min-support`` that filtered it (named in the message).
+    unfiltered : FeatureTable, optional
+        The table before that filter (its most frequent feature is named in the message).
+
+    Returns
+    -------
+    FeatureTable
+
+    Examples
+    --------
+    >>> t = load_spec_dataset(resolve_source(dataset="synthetic/S-D2-B2"))
+    >>> check_nonempty(t.drop_rare(5000), 5000, t)
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): the table would be empty; its most frequent feature is in 995 instance(s)
+    """
+    if table.n_instances == 0:
+        raise KgfsError("the table has no instances (no instance has a feature and a label)")
+    if table.n_features == 0:
+        most = f"; its most frequent feature is in {int(unfiltered.support.max())} instance(s)" \
+            if unfiltered is not None and unfiltered.n_features else ""
+        if min_support and min_support > 1:
+            raise KgfsError(f"no feature is present in {min_support} instances or more (--min-support {min_support}): "
+                            f"the table would be empty{most}")
+        raise KgfsError("the table has no features (no instance has a known feature)")
+    return table
+
+
 def load_spec_dataset(spec: Mapping) -> FeatureTable:
-    """A ``dataset`` spec's table, by its registry loader (``min_support`` applied after loading).
+    """A ``dataset`` spec's table, by its registry loader (a ``file`` spec's: the user's table), ``min_support`` applied after loading.
 
     Parameters
     ----------
     spec : mapping
-        A ``dataset`` spec.
+        A ``dataset`` or ``file`` spec.
 
     Returns
     -------
@@ -423,8 +553,15 @@ def load_spec_dataset(spec: Mapping) -> FeatureTable:
 
     opts = dict(spec.get("options", {}))
     ms = opts.pop("min_support", None)
-    table = load_dataset(spec["name"], mirror=spec.get("mirror"), **opts)
-    return table.drop_rare(int(ms)) if ms else table
+    if spec["kind"] == "file":
+        from kg.formats.folder import read_user_table
+
+        hierarchy = spec["files"].get("hierarchy")
+        table = read_user_table(spec["files"]["table"]["path"], fmt=opts["format"], check=opts.get("check", "repair"),
+                                hierarchy=hierarchy["path"] if hierarchy else None, name=spec["name"])
+    else:
+        table = load_dataset(spec["name"], mirror=spec.get("mirror"), **opts)
+    return check_nonempty(table.drop_rare(int(ms)), int(ms), table) if ms else check_nonempty(table)
 
 
 def table_from_spec(spec: Mapping, *, cache_dir=None) -> FeatureTable:
@@ -451,7 +588,7 @@ def table_from_spec(spec: Mapping, *, cache_dir=None) -> FeatureTable:
     if spec["kind"] == "dbpedia":
         from kg.dbpedia.batches import spec_table
 
-        return spec_table(spec, cache_dir=cache_dir)
+        return check_nonempty(spec_table(spec, cache_dir=cache_dir), spec.get("options", {}).get("min_support"))
     return load_spec_dataset(spec)
 
 

@@ -6,12 +6,14 @@ pipeline (a callable) on every file whose hash the ledger does not record as don
 ``OUT/<file stem>-<hash[:12]>/``.
 
 The ledger (``OUT/ledger.json``, rewritten atomically after every corpus) records, per content
-hash, the file, status (``ok`` or ``failed``), attempts, the error's first line and the output
-folder, and per tick what was processed, skipped and failed. A corpus that fails is recorded and
-tried again on the next tick; it never stops the other corpora of the tick. A renamed file with
-the same content is not processed again; an edited file is (new hash). Files whose name starts
-with ``.`` or ends with ``.tmp``/``.part`` are ignored: copy a corpus in under such a name and
-rename it when complete.
+hash, the file, status (``ok``, ``failed`` or ``gave-up``), attempts, the error's first line and the
+output folder, and per tick (numbered) what was processed, skipped, failed, waiting and given up.
+A corpus that fails never stops the other corpora of the tick; it is tried again with a back-off
+in ticks (the 2nd attempt on the next tick, the 3rd two ticks later, then four, ...) and given up
+after ``max_attempts`` attempts (default 3; the ledger says ``gave-up`` and why) until its content
+changes: an edited file has a new hash and starts again, a renamed file with the same content is
+not processed again. Files whose name starts with ``.`` or ends with ``.tmp``/``.part`` are ignored:
+copy a corpus in under such a name and rename it when complete.
 
 Examples
 --------
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from kg.files import atomic_write, sha256_file
 
-__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "corpus_files", "process_folder", "read_ledger", "tick_markdown",
+__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "corpus_files", "process_folder", "read_ledger", "tick_markdown",
            "write_ledger"]
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,7 @@ CORPUS_SUFFIXES = (".csv", ".tsv", ".txt", ".jsonl", ".json", ".gz")
 LEDGER_NAME = "ledger.json"
 LEDGER_FORMAT = 1
 MAX_TICKS_KEPT = 500  # the ledger keeps the last ticks only (corpora are kept forever)
+MAX_ATTEMPTS = 3
 
 
 def corpus_files(folder: str | os.PathLike) -> list[Path]:
@@ -134,8 +137,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
-                   run: Callable[[Path, Path], Iterable[str]], logger=None) -> dict:
-    """One tick: ``run`` every corpus file not processed yet; returns the tick's record.
+                   run: Callable[[Path, Path], Iterable[str]], logger=None, *, max_attempts: int = MAX_ATTEMPTS) -> dict:
+    """One tick: ``run`` every corpus file not processed yet (failed ones with a back-off); returns the tick's record.
 
     Parameters
     ----------
@@ -145,14 +148,17 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
         Outputs (one folder per corpus) and the ledger.
     run : callable
         ``run(corpus file, output folder)`` processes one corpus and returns the names of the
-        stages it reused; an exception marks the corpus failed (retried on the next tick).
+        stages it reused; an exception marks the corpus failed (retried on a later tick).
     logger : logging.Logger, optional
         Where processed and failed corpora are reported (default this module's logger).
+    max_attempts : int
+        Attempts before a failing corpus is given up (until its content changes).
 
     Returns
     -------
     dict
-        ``started``, ``finished``, ``processed``, ``skipped`` (done before), ``failed`` (file names).
+        ``tick`` (its number), ``started``, ``finished``, ``processed``, ``skipped`` (done before),
+        ``failed`` (this tick), ``waiting`` (failed before, retried on a later tick), ``given_up`` (file names).
 
     Examples
     --------
@@ -161,37 +167,35 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
     >>> _ = (watch / "bad.csv").write_text("x")
     >>> def fail(path, target):
     ...     raise ValueError("no label column")
-    >>> process_folder(watch, out, fail, logging.getLogger("quiet"))["failed"]
-    ['bad.csv']
+    >>> ticks = [process_folder(watch, out, fail, logging.getLogger("quiet"), max_attempts=2) for _ in range(4)]
+    >>> [(t["failed"], t["waiting"], t["given_up"]) for t in ticks]
+    [(['bad.csv'], [], []), (['bad.csv'], [], []), ([], [], ['bad.csv']), ([], [], ['bad.csv'])]
     >>> [(e["status"], e["attempts"], e["error"]) for e in read_ledger(out)["corpora"].values()]
-    [('failed', 1, 'ValueError: no label column')]
+    [('gave-up', 2, 'ValueError: no label column')]
     """
     logger = logger or log
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     ledger = read_ledger(out)
-    tick = {"started": _now(), "processed": [], "skipped": [], "failed": []}
+    number = int(ledger.get("tick_count", len(ledger["ticks"]))) + 1
+    ledger["tick_count"] = number
+    tick = {"tick": number, "started": _now(), "processed": [], "skipped": [], "failed": [], "waiting": [],
+            "given_up": []}
     for path in corpus_files(watch_dir):
         sha = sha256_file(path)
-        entry = ledger["corpora"].get(sha)
-        if entry and entry.get("status") == "ok":
+        entry = ledger["corpora"].get(sha) or {}
+        attempts = int(entry.get("attempts", 0))
+        if entry.get("status") == "ok":
             tick["skipped"].append(path.name)
             continue
-        target = out / f"{path.stem}-{sha[:12]}"
-        entry = {"file": path.name, "path": str(path.absolute()), "sha256": sha, "out": str(target),
-                 "attempts": int((entry or {}).get("attempts", 0)) + 1, "first_seen": (entry or {}).get(
-                     "first_seen", tick["started"]), "started": _now()}
-        try:
-            reused = sorted(run(path, target))
-            entry.update(status="ok", error=None, finished=_now(), stages_reused=reused)
-            tick["processed"].append(path.name)
-            logger.info("processed %s -> %s", path.name, target)
-        except Exception as exc:  # noqa: BLE001 - one bad corpus must not stop the others
-            entry.update(status="failed", error=_one_line(exc), finished=_now())
-            tick["failed"].append(path.name)
-            logger.error("corpus %s failed (attempt %d, retried next tick): %s", path.name, entry["attempts"],
-                         entry["error"])
-        ledger["corpora"][sha] = entry
+        if entry and attempts >= max_attempts:
+            tick["given_up"].append(path.name)
+            continue
+        if number < int(entry.get("retry_tick", 0)):
+            tick["waiting"].append(path.name)
+            continue
+        ledger["corpora"][sha] = _attempt(path, sha, entry, out / f"{path.stem}-{sha[:12]}", run, tick, max_attempts,
+                                          logger)
         write_ledger(out, ledger)  # after every corpus: a killed tick loses at most the one in progress
     tick["finished"] = _now()
     ledger["ticks"].append(tick)
@@ -199,8 +203,35 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
     return tick
 
 
+def _attempt(path: Path, sha: str, entry: Mapping, target: Path, run: Callable[[Path, Path], Iterable[str]],
+             tick: dict, max_attempts: int, logger) -> dict:
+    """Process one corpus; its new ledger entry (the tick's lists are updated)."""
+    attempts = int(entry.get("attempts", 0)) + 1
+    new = {"file": path.name, "path": str(path.absolute()), "sha256": sha, "out": str(target), "attempts": attempts,
+           "first_seen": entry.get("first_seen", tick["started"]), "started": _now()}
+    try:
+        reused = sorted(run(path, target))
+        new.update(status="ok", error=None, finished=_now(), stages_reused=reused)
+        tick["processed"].append(path.name)
+        logger.info("processed %s -> %s", path.name, target)
+        return new
+    except Exception as exc:  # noqa: BLE001 - one bad corpus must not stop the others
+        new.update(status="failed", error=_one_line(exc), finished=_now())
+    tick["failed"].append(path.name)
+    if attempts >= max_attempts:
+        new.update(status="gave-up", note=f"gave up after {attempts} failed attempts; processed again when the "
+                                          "file's content changes")
+        logger.error("corpus %s failed (attempt %d of %d, given up until its content changes): %s", path.name,
+                     attempts, max_attempts, new["error"])
+    else:
+        new["retry_tick"] = tick["tick"] + 2 ** (attempts - 1)
+        logger.error("corpus %s failed (attempt %d of %d, retried on tick %d): %s", path.name, attempts,
+                     max_attempts, new["retry_tick"], new["error"])
+    return new
+
+
 def tick_markdown(tick: Mapping, ledger: Mapping) -> str:
-    """A markdown summary of a tick: counts, and the processed and failed corpora.
+    """A markdown summary of a tick: counts, and the corpora processed or failed in it.
 
     Parameters
     ----------
@@ -220,9 +251,11 @@ def tick_markdown(tick: Mapping, ledger: Mapping) -> str:
     >>> print(tick_markdown(tick, ledger).splitlines()[-1])
     | a.tsv | ok | 1 | `o/a` |
     """
-    lines = [f"# kgfs watch tick {tick['started']}", "",
-             f"processed {len(tick['processed'])}, skipped {len(tick['skipped'])} (already done), "
-             f"failed {len(tick['failed'])}", "", "| file | status | attempts | output / error |", "|---|---|---|---|"]
+    counts = (f"processed {len(tick['processed'])}, skipped {len(tick['skipped'])} (already done), failed "
+              f"{len(tick['failed'])}, waiting {len(tick.get('waiting', []))} (retried later), given up "
+              f"{len(tick.get('given_up', []))} (until their content changes)")
+    lines = [f"# kgfs watch tick {tick['started']}", "", counts, "", "| file | status | attempts | output / error |",
+             "|---|---|---|---|"]
     for e in sorted(ledger["corpora"].values(), key=lambda e: e["file"]):
         if e["file"] in tick["processed"] or e["file"] in tick["failed"]:
             lines.append(f"| {e['file']} | {e['status']} | {e['attempts']} | `{e['error'] or e['out']}` |")

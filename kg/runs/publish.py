@@ -1,10 +1,21 @@
-"""What a pipeline run leaves for a person: its output folder, ``run.json`` and a markdown report.
+"""What a pipeline run leaves for a person: its output folder and ``run.json``.
 
 A run is a set of stage *records* (:mod:`kg.runs.store`), one per stage name (``facts``, ``table``,
 ``select``, ``evaluate``, ``export``, ...), plus per stage whether it was reused and how long it
 took (*runinfo*). :func:`publish` copies the records' files into the output folder under the
 names of :data:`OUTPUTS` (the evaluation's PNG plots under ``plots/``) and writes ``run.json``;
-:func:`run_markdown` is the run's report (parameters, stages, plots, outputs).
+the run's report is :func:`kg.runs.report.run_markdown`.
+
+The output folder is replaced as a whole: the run is written into a fresh hidden sibling
+(``.<name>.kgfs-new-<random>``) and swapped in at once (Linux ``renameat2(RENAME_EXCHANGE)``;
+elsewhere two renames, the old folder parked as ``.<name>.kgfs-old-<random>``), so a reader or a
+kill at any moment sees one run's files, whole, or the previous run's, never a mix, and files of
+earlier runs that this run did not write are gone. A kill can leave hidden siblings behind (or,
+between the two renames, no folder); the next :func:`publish` to that folder removes them (or puts
+the previous folder back first). A sibling that a live publisher holds (an exclusive ``flock`` on
+the folder) is left alone. Files a person added to an output folder (names that are not kgfs's:
+``run.json``, the outputs its ``run.json`` lists, :data:`OUTPUTS`, ``plots/``) are carried over;
+an existing folder that is not a kgfs output folder (no ``run.json``) and is not empty is refused.
 
 Examples
 --------
@@ -14,19 +25,34 @@ Examples
 >>> records = {"select": {"dir": str(d), "files": {"selected": "s.csv"}, "key": "k", "hash": "h"}}
 >>> sorted(publish(records, d / "out", {"selector": "complete"}))
 ['run.json', 'selected_features.csv']
+>>> records["select"]["files"] = {"selection": "s.csv"}  # a second run writes another file
+>>> sorted(publish(records, d / "out", {"selector": "complete"})), sorted(p.name for p in (d / "out").iterdir())
+(['run.json', 'selection.csv'], ['run.json', 'selection.csv'])
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import json
 import os
+import secrets
 import shutil
+import stat
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from kg.files import atomic_write
-from kg.runs.store import write_json
+from kg.errors import KgfsError
+from kg.files import sha256_file
+from kg.runs.store import to_json
 
-__all__ = ["OUTPUTS", "publish", "run_markdown"]
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no locks, a concurrent publisher may lose its sibling
+    fcntl = None
+
+__all__ = ["OUTPUTS", "RUN_FILE", "publish"]
 
 # output file name in the user's folder <- (stage, file role of its record)
 OUTPUTS = {
@@ -37,18 +63,22 @@ OUTPUTS = {
     "evaluation.csv": ("evaluate", "evaluation"), "summary.csv": ("evaluate", "summary"),
     "report.md": ("evaluate", "report"),
 }
+RUN_FILE = "run.json"
+
+_use_exchange = True  # False: the two-rename swap of systems without RENAME_EXCHANGE (tests set it)
 
 
 def publish(records: Mapping[str, Mapping], out_dir: str | os.PathLike, params: Mapping | None = None,
             runinfo: Mapping[str, Mapping] | None = None) -> dict[str, Path]:
-    """Copy the records' files into ``out_dir`` (each atomically) and write ``run.json``.
+    """Replace ``out_dir`` by a folder of the records' files and ``run.json``, in one swap (module doc).
 
     Parameters
     ----------
     records : mapping
         Stage name -> record (``dir``, ``files``, ``key``, ``hash``, ``summary``).
     out_dir : str or os.PathLike
-        Created when missing; existing files of the same names are replaced.
+        The output folder: created when missing; an existing kgfs output folder is replaced (the
+        files a person added are kept); any other non-empty folder is refused.
     params : mapping, optional
         The run's parameters (in ``run.json``).
     runinfo : mapping, optional
@@ -57,7 +87,14 @@ def publish(records: Mapping[str, Mapping], out_dir: str | os.PathLike, params: 
     Returns
     -------
     dict
-        Output name (:data:`OUTPUTS`, ``plots/<name>.png``, ``run.json``) -> path.
+        Output name (:data:`OUTPUTS`, ``plots/<name>.png``, ``run.json``) -> path. ``run.json``
+        lists the outputs and their sha256 (``files``).
+
+    Raises
+    ------
+    KgfsError
+        ``out_dir`` is a file, the current folder or one above it, or a folder with files that is
+        not a kgfs output folder.
 
     Examples
     --------
@@ -65,67 +102,199 @@ def publish(records: Mapping[str, Mapping], out_dir: str | os.PathLike, params: 
     >>> out = pathlib.Path(tempfile.mkdtemp())
     >>> _ = publish({}, out, {"dataset": "d"})
     >>> json.loads((out / "run.json").read_text())
-    {'outputs': [], 'params': {'dataset': 'd'}, 'stages': {}}
+    {'files': {}, 'outputs': [], 'params': {'dataset': 'd'}, 'stages': {}}
+    >>> _ = (out / "notes.txt").write_text("mine")
+    >>> _ = publish({}, out, {"dataset": "e"})
+    >>> (out / "notes.txt").read_text(), json.loads((out / "run.json").read_text())["params"]
+    ('mine', {'dataset': 'e'})
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    sources = dict(OUTPUTS)
-    sources.update({f"plots/{role[5:]}": ("evaluate", role) for role in
-                    sorted((records.get("evaluate") or {}).get("files", {})) if role.startswith("plot:")})
-    written: dict[str, Path] = {}
-    for name, (stage, role) in sources.items():
-        rec = records.get(stage)
-        if not rec or role not in rec.get("files", {}):
-            continue
-        src = Path(rec["dir"]) / rec["files"][role]
-        atomic_write(out / name, lambda tmp, src=src: shutil.copyfile(src, tmp))
-        written[name] = out / name
-    run = {"params": dict(params or {}),
-           "stages": {k: {**{kk: v.get(kk) for kk in ("key", "hash", "dir", "summary")},
-                          **dict((runinfo or {}).get(k, {}))} for k, v in records.items() if v},
-           "outputs": sorted(written)}
-    write_json(out / "run.json", run)
-    written["run.json"] = out / "run.json"
-    return written
+    out = check_output_folder(out_dir)
+    _recover(out)
+    previous = _kgfs_names(out)
+    new = _sibling(out, "new")
+    locks = [_lock(new)]
+    try:
+        if previous is not None:
+            os.chmod(new, stat.S_IMODE(out.stat().st_mode))  # the folder keeps its permissions
+        sources = dict(OUTPUTS)
+        sources.update({f"plots/{role[5:]}": ("evaluate", role) for role in
+                        sorted((records.get("evaluate") or {}).get("files", {})) if role.startswith("plot:")})
+        hashes: dict[str, str] = {}
+        for name, (stage, role) in sources.items():
+            rec = records.get(stage)
+            if rec and role in rec.get("files", {}):
+                (new / name).parent.mkdir(exist_ok=True)
+                shutil.copyfile(Path(rec["dir"]) / rec["files"][role], new / name)
+                hashes[name] = sha256_file(new / name)
+        if previous is not None:
+            _carry_over(out, new, previous | set(sources))
+        run = {"params": dict(params or {}),
+               "stages": {k: {**{kk: v.get(kk) for kk in ("key", "hash", "dir", "summary")},
+                              **dict((runinfo or {}).get(k, {}))} for k, v in records.items() if v},
+               "outputs": sorted(hashes), "files": hashes}
+        (new / RUN_FILE).write_text(to_json(run) + "\n", encoding="utf-8")  # last: the folder is complete
+        if previous is not None:
+            locks.append(_lock(out))
+        old = _swap(new, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(new, ignore_errors=True)
+        raise
+    finally:
+        for fd in locks:
+            os.close(fd)
+    return {name: out / name for name in [*hashes, RUN_FILE]}
 
 
-def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping,
-                 outputs: Mapping[str, str] | None = None) -> str:
-    """The markdown report of a run: parameters, stages (reused or not), plots and outputs.
+def check_output_folder(out_dir: str | os.PathLike) -> Path:
+    """The absolute folder :func:`publish` will replace (a symbolic link is followed), checked before a run.
 
     Parameters
     ----------
-    records : mapping
-        Stage name -> record.
-    runinfo : mapping
-        Stage name -> ``reused``, ``seconds``.
-    params : mapping
-        The run's parameters (``source`` is left out: it is long).
-    outputs : mapping, optional
-        Output name -> path (from :func:`publish`); without it the plots are found in the
-        evaluation record.
+    out_dir : str or os.PathLike
 
     Returns
     -------
-    str
+    Path
+
+    Raises
+    ------
+    KgfsError
+        ``out_dir`` is a file, the current folder or one above it, or a folder with files that is
+        not a kgfs output folder (no ``run.json``).
 
     Examples
     --------
-    >>> md = run_markdown({"table": {"dir": "/s/t"}}, {"table": {"reused": True, "seconds": 0.1}}, {"dataset": "d"})
-    >>> md.splitlines()[0], "| table | True | 0.1 | `/s/t` |" in md
-    ('# kgfs run: d', True)
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> check_output_folder(d / "new") == d / "new"
+    True
+    >>> _ = (d / "thesis.tex").write_text("years of work")
+    >>> check_output_folder(d)
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: ...: exists and is not a kgfs output folder (no run.json); kgfs replaces its output folder as a whole, so it never writes into a folder holding other files: choose a new or empty folder
     """
-    lines = [f"# kgfs run: {params.get('dataset')}", "", "## Parameters", "", "| parameter | value |", "|---|---|"]
-    lines += [f"| {k} | `{v}` |" for k, v in params.items() if k != "source"]
-    lines += ["", "## Stages", "", "| stage | reused | seconds | folder |", "|---|---|---|---|"]
-    lines += [f"| {k} | {runinfo.get(k, {}).get('reused')} | {runinfo.get(k, {}).get('seconds')} | `{r.get('dir')}` |"
-              for k, r in records.items()]
-    ev = records.get("evaluate") or {}
-    plots = [p for n, p in sorted((outputs or {}).items()) if n.endswith(".png")]
-    if not plots and ev:
-        plots = [str(Path(ev["dir"]) / f) for r, f in sorted(ev.get("files", {}).items()) if f.endswith(".png")]
-    if plots:
-        lines += ["", "## Plots", ""] + [f"- `{p}`" for p in plots]
-    if outputs:
-        lines += ["", "## Outputs", ""] + [f"- `{p}`" for _n, p in sorted(outputs.items()) if not p.endswith(".png")]
-    return "\n".join(lines) + "\n"
+    out = Path(out_dir)
+    out = out.resolve() if out.is_symlink() else Path(os.path.abspath(out))
+    cwd = Path.cwd().resolve()
+    if out == cwd or out in cwd.parents or out.parent == out:
+        raise KgfsError(f"{out}: the output folder would be the current folder or one above it; "
+                        "kgfs replaces its output folder as a whole: choose a folder of its own")
+    if out.exists() and _kgfs_names(out) is None:
+        raise KgfsError(f"{out}: exists and is not a kgfs output folder (no {RUN_FILE}); kgfs replaces its output "
+                        "folder as a whole, so it never writes into a folder holding other files: choose a new "
+                        "or empty folder")
+    return out
+
+
+def _kgfs_names(out: Path) -> set[str] | None:
+    """The names kgfs wrote in an existing output folder (``None``: no such folder, or not kgfs's)."""
+    if not out.is_dir():
+        return None
+    entries = {p.name for p in out.iterdir()}
+    if not entries:
+        return set()
+    try:
+        run = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+        listed = {str(n).split("/")[0] for n in run["outputs"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return listed | {RUN_FILE, "plots"} | {n for n in entries if n.startswith(".") and n.endswith(".tmp")}
+
+
+def _carry_over(out: Path, new: Path, kgfs_names: set[str]) -> None:
+    """Hard-link (or copy) into ``new`` the top-level entries of ``out`` that kgfs did not write."""
+    def link(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    for p in out.iterdir():
+        if p.name in kgfs_names or os.path.lexists(new / p.name):
+            continue
+        if p.is_symlink():
+            os.symlink(os.readlink(p), new / p.name)
+        elif p.is_dir():
+            shutil.copytree(p, new / p.name, symlinks=True, copy_function=link)
+        else:
+            link(p, new / p.name)
+
+
+def _sibling(out: Path, kind: str) -> Path:
+    """A fresh hidden folder next to ``out`` (mode as any new folder: 0777 less the umask)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        p = out.parent / f".{out.name}.kgfs-{kind}-{secrets.token_hex(6)}"
+        try:
+            os.mkdir(p)
+            return p
+        except FileExistsError:
+            continue
+
+
+def _lock(folder: Path, wait: bool = True) -> int | None:
+    """An open descriptor of ``folder`` holding an exclusive flock (``None``: ``wait=False`` and it is held)."""
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    if fcntl is not None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(fd)
+            return None
+    return fd
+
+
+def _recover(out: Path) -> None:
+    """Clean up after killed publishers: put a parked previous folder back when ``out`` is missing,
+    remove the hidden siblings no live publisher holds."""
+    if not out.parent.is_dir():
+        return
+    prefix = f".{out.name}.kgfs-"
+    free: dict[Path, int] = {}
+    try:
+        for p in out.parent.iterdir():
+            if p.name.startswith(prefix) and p.is_dir() and not p.is_symlink():
+                fd = _lock(p, wait=False)
+                if fd is not None:
+                    free[p] = fd
+        parked = sorted((p for p in free if p.name.startswith(prefix + "old-")), key=lambda p: p.stat().st_mtime)
+        if parked and not os.path.lexists(out):
+            os.rename(parked[-1], out)
+            os.close(free.pop(parked[-1]))
+        for p in free:
+            shutil.rmtree(p, ignore_errors=True)
+    finally:
+        for fd in free.values():
+            os.close(fd)
+
+
+def _swap(new: Path, out: Path) -> Path | None:
+    """Put folder ``new`` at ``out`` atomically; returns where the previous folder went (to remove)."""
+    if not os.path.lexists(out):
+        os.rename(new, out)
+        return None
+    if _use_exchange and _rename_exchange(new, out):
+        return new  # the names were exchanged: ``new`` now holds the previous folder
+    old = _sibling(out, "old")
+    os.rename(out, old)  # a kill here leaves no ``out``: the next publish puts ``old`` back
+    os.rename(new, out)
+    return old
+
+
+def _rename_exchange(a: Path, b: Path) -> bool:
+    """Exchange two paths atomically (Linux ``renameat2``); False where that is not supported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    fn = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)  # glibc >= 2.28
+    if fn is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # the file system cannot exchange
+        return False
+    raise OSError(err, os.strerror(err), str(b))

@@ -49,9 +49,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -59,11 +61,13 @@ from selection.adhoc.dependence import _T, Dependence, dependence_matrix
 from selection.adhoc.factors import Factor, _factor_graph, _renumber, factor_hierarchy
 from selection.adhoc.search import c45_tree, genetic_search
 from selection.base import HierarchicalSelector, check_hierarchy
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.registry import register_classifier, register_selector
 
 __all__ = ["ADHOC"]
 
 log = logging.getLogger(__name__)
+_POSITIVE = Interval(Integral, 1, None, closed="left")
 
 
 def _is_dataframe(X) -> bool:
@@ -83,6 +87,7 @@ class ADHOC(HierarchicalSelector):
     hierarchy : FeatureHierarchy or None
         Ignored (ADHOC builds its own hierarchy); accepted for the uniform selector API.
     numeric_test : {"spearman", "pearson"}
+        Correlation of two numeric features in the dependence matrix (stage 1).
     nonlinear : bool
         Also test numeric pairs by chi-square on ``n_bins`` equal-frequency bins.
     n_bins : int
@@ -91,14 +96,43 @@ class ADHOC(HierarchicalSelector):
         Symbolic columns: "auto" = DataFrame columns of dtype category/object/string; a list adds
         columns (names or positions) to those; None = none.
     missing : {"raise", "impute"}
-    unrelated_threshold, cluster_threshold, stop_similarity, min_order, max_order,
-    min_profile, min_cluster_size, split_ratio : stage 2-3 parameters (module docstring)
+        Missing values: an error naming column and row, or imputed (median; own level).
+    unrelated_threshold : float
+        A feature with no first-order dependence this strong with any other is unrelated (stage 3).
+    cluster_threshold : float
+        Average linkage is cut where the average profile similarity falls below this (stage 2).
+    stop_similarity : float
+        The higher orders stop once every cluster's mean similarity reaches this and the partition is stable.
+    min_order, max_order : int
+        The first order clustered, and the last one computed (stage 2).
+    min_profile : int
+        Features a profile needs (the paper: 4); with fewer, the first-order matrix is clustered.
+    min_cluster_size : int
+        Concepts of at least this many features are analysed again on their own (stage 3).
+    split_ratio : float
+        A sub-concept split is kept when the dependence between the parts is below this times the one within.
     ga_level : {"leaf", "top"}
         Which factors the GA takes at most one feature from (module docstring).
-    cv, ccp_alpha, min_samples_leaf : fitness (k folds; tree pruning)
-    population_size, n_generations, patience, crossover_rate, mutation_rate, tournament_size,
-    exhaustive_limit : GA parameters (``mutation_rate=None``: 1 / number of factors)
+    cv : int
+        Folds of the cross-validated decision tree scoring a subset (stage 4 fitness).
+    ccp_alpha : float
+        Cost-complexity pruning of that tree.
+    min_samples_leaf : int
+        Samples at a leaf of that tree.
+    population_size, n_generations : int
+        Genomes per generation, and generations, of the GA.
+    patience : int
+        The GA stops after this many generations without improvement.
+    crossover_rate : float
+        Probability that two parents are crossed (uniform crossover).
+    mutation_rate : float or None
+        Per-gene mutation probability (None: 1 / number of factors).
+    tournament_size : int
+        Genomes per selection tournament.
+    exhaustive_limit : int
+        Search spaces of at most this many subsets are enumerated instead of searched by the GA.
     random_state : int
+        Seed of the GA and of the cross-validation folds.
     binarize : float or None
         Map numeric values ``> binarize`` to 1 before anything else.
 
@@ -131,6 +165,22 @@ class ADHOC(HierarchicalSelector):
     >>> s.get_feature_names_out().tolist()
     ['a', 'c']
     """
+
+    _parameter_constraints = {
+        "hierarchy": HIERARCHY, "numeric_test": [StrOptions({"spearman", "pearson"})], "nonlinear": ["boolean"],
+        "n_bins": [Interval(Integral, 2, None, closed="left")], "symbolic": [StrOptions({"auto"}), list, tuple, None],
+        "missing": [StrOptions({"raise", "impute"})], "unrelated_threshold": [Interval(Real, 0, 1, closed="both")],
+        "cluster_threshold": [Interval(Real, 0, 1, closed="both")],
+        "stop_similarity": [Interval(Real, 0, 1, closed="both")], "min_order": [_POSITIVE],
+        "max_order": [_POSITIVE], "min_profile": [_POSITIVE], "min_cluster_size": [_POSITIVE],
+        "split_ratio": [Interval(Real, 0, None, closed="neither")], "ga_level": [StrOptions({"leaf", "top"})],
+        "cv": [Interval(Integral, 2, None, closed="left")], "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+        "min_samples_leaf": [_POSITIVE], "population_size": [Interval(Integral, 2, None, closed="left")],
+        "n_generations": [_POSITIVE], "patience": [_POSITIVE], "crossover_rate": [Interval(Real, 0, 1, closed="both")],
+        "mutation_rate": [Interval(Real, 0, 1, closed="both"), None], "tournament_size": [_POSITIVE],
+        "exhaustive_limit": [Interval(Integral, 0, None, closed="left")], "random_state": ["random_state"],
+        "binarize": BINARIZE,
+    }
 
     def __init__(self, hierarchy=None, *, numeric_test="spearman", nonlinear=True, n_bins=3, symbolic="auto",
                  missing="raise", unrelated_threshold=0.3, cluster_threshold=0.5, stop_similarity=0.9,
@@ -268,8 +318,6 @@ class ADHOC(HierarchicalSelector):
 
     def _prepare(self, X, y, reset: bool):
         """Validate ``X``; return (numeric block, symbolic codes, levels, order, design blocks)."""
-        if self.missing not in ("raise", "impute"):
-            raise ValueError(f"missing must be 'raise' or 'impute', got {self.missing!r}")
         if y is None:
             raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None (class labels)")
         frame = _is_dataframe(X)
@@ -310,8 +358,7 @@ class ADHOC(HierarchicalSelector):
         ADHOC
             The fitted selector.
         """
-        if self.ga_level not in ("top", "leaf"):
-            raise ValueError(f"ga_level must be 'top' or 'leaf', got {self.ga_level!r}")
+        self._validate_params()
         n, m, y, sym, numeric, codes, levels, order, blocks = self._prepare(X, y, reset=True)
         check_classification_targets(y)
         if len(np.unique(y)) < 2:
@@ -451,4 +498,6 @@ register_selector(
 register_classifier(
     "tree", c45_tree,
     description="decision tree, entropy criterion, cost-complexity pruning (stand-in for C4.5)",
+    paper="Richeldi & Lanzi, Performing Effective Feature Selection by Investigating the Deep Structure of the Data "
+          "(KDD 1996): ADHOC's C4.5 wrapper",
 )

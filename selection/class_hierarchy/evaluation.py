@@ -43,6 +43,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from kg.errors import KgfsError
 from selection.class_hierarchy.tree import (
@@ -333,9 +335,10 @@ def hifsrr2017(table, selectors, classifiers, *, dataset, n_splits=10, random_st
     the features), ``scale`` (bool).
     """
     from selection.evaluation.cv import COLUMNS, spec_label
+    from selection.evaluation.protocols import get_protocol
     from selection.registry import get_classifier
 
-    options = dict(options or {})
+    options = get_protocol("hifsrr2017").check_options(options)
     tree = _protocol_tree(table, options)
     ks = options.get("n_features")
     if isinstance(ks, (int, np.integer)):  # `--option n_features=8`
@@ -390,12 +393,40 @@ def _hifsrr2017_post(rows: pd.DataFrame, options) -> pd.DataFrame:
 
 def _register() -> None:
     try:
-        from selection.evaluation.protocols import register_protocol
+        from selection.evaluation.protocols import ProtocolOptions, register_protocol
     except ImportError:  # pragma: no cover - the evaluation core is not there
         return
+
+    class Hifsrr2017Options(ProtocolOptions):
+        """Options of the ``hifsrr2017`` protocol.
+
+        Parameters
+        ----------
+        class_tree : str, list of (child, parent) or None
+            The class tree: a ``child,parent`` edges file or pairs (default: the table's, else built from the data).
+        n_groups : int, "sqrt" or None
+            Groups of classes when the tree is built from the data (see :meth:`ClassHierarchy.from_data`).
+        n_features : int, str, list of int or None
+            Features per node, e.g. ``8`` or ``"32,16,8"`` (default: 50%, 40%, ..., 10% of the features).
+        scale : bool
+            Standardise the features inside each fold before ranking and classification.
+        """
+
+        _parameter_constraints = {"class_tree": [str, list, None], "n_groups": [Interval(Integral, 1, None, closed="left"),
+                                                                              StrOptions({"sqrt"}), None],
+                                  "n_features": [Interval(Integral, 1, None, closed="left"), str, list, None],
+                                  "scale": ["boolean"]}
+
+        def __init__(self, class_tree=None, n_groups="sqrt", n_features=None, scale=True):
+            self.class_tree = class_tree
+            self.n_groups = n_groups
+            self.n_features = n_features
+            self.scale = scale
+
     register_protocol(
         "hifsrr2017", hifsrr2017, classifiers=("svm-linear",), metrics=("accuracy", "compression"),
         rank_metrics=("accuracy",), n_splits=10, control=None, postprocess=_hifsrr2017_post,
+        option_class=Hifsrr2017Options, paper_methods=METHODS + ("svm-linear",),
         methods=METHODS + tuple(_ALIASES),
         description="HiFSRR paper (2017) s.3.3: features selected per internal node of a class tree, "
                     "10-fold CV, average accuracy of the per-node linear SVMs for each number of features "

@@ -654,4 +654,5 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
 
 # The per-node classifier of the hifsrr2017 protocol (the paper's linear SVM). HiFSRR itself is
 # not registered as a selector: see the module docstring.
-register_classifier("svm-linear", default_node_classifier, description="linear SVM (LinearSVC, standardised features)")
+register_classifier("svm-linear", default_node_classifier, description="linear SVM (LinearSVC, standardised features)",
+                    paper="Zhao et al., Hierarchical Feature Selection with Recursive Regularization (IJCAI 2017)")

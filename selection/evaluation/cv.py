@@ -168,21 +168,23 @@ def check_folds(y, n_splits: int, dataset: str = "") -> None:
     >>> check_folds([0, 0, 1], 2, "toy")
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the stratified cross-validation; use fewer folds or drop the class
+    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the stratified cross-validation; drop the class
     """
     if y is None:
         raise KgfsError(f"dataset {dataset!r} has no class labels; evaluation needs y")
     labels, counts = np.unique(np.asarray(y), return_counts=True)
     if len(labels) < 2:
-        raise KgfsError(f"dataset {dataset!r} has a single class ({labels[0]!r}); evaluation needs two or more")
+        raise KgfsError(f"dataset {dataset!r} has a single class ({labels.tolist()[0]!r}); evaluation needs two or "
+                        "more")
     if n_splits < 2:
-        raise KgfsError(f"n_splits must be at least 2, got {n_splits}")
+        raise KgfsError(f"n_splits must be at least 2 (--n-splits), got {n_splits}")
     small = [(lab, int(c)) for lab, c in zip(labels.tolist(), counts) if c < n_splits]
     if small:
         desc = ", ".join(f"{lab!r} has {c}" for lab, c in small)
+        least = min(c for _, c in small)
         raise KgfsError(
             f"dataset {dataset!r}: class {desc} member(s), fewer than the {n_splits} folds of the "
-            f"stratified cross-validation; use fewer folds or drop the class"
+            "stratified cross-validation; " + (f"use --n-splits {least} or fewer" if least >= 2 else "drop the class")
         )
 
 

@@ -9,8 +9,11 @@ parameters, classifier and its parameters, fold, protocol and its options, numbe
 seed, code version). A grid that is interrupted and started again reuses every finished cell
 and computes only the rest; a change of data, parameters or code gives new keys.
 
-The code version hashes the source of the evaluation modules and of the module that registers
-each selector and classifier, so editing a selector invalidates its cells only.
+The code version covers the source of every kgfs module and the installed versions of the
+numerical dependencies (:func:`kg.runs.store.code_digest`), plus the modules of selectors,
+classifiers and protocols registered from outside kgfs: after any code change every cell is
+computed again, never reused from other code. A cell file is reused only when it parses and
+carries its key; a corrupt or truncated one is computed again, with a warning naming it.
 
 Then the outputs of :func:`selection.evaluation.report.write_outputs` are written: ``results.csv``,
 ``summary.csv``, ``stats.md``, ``report.md`` and PNG plots (plus ``sweep.csv`` with every
@@ -24,10 +27,10 @@ import inspect
 import json
 import logging
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -36,11 +39,12 @@ import scipy.sparse as sp
 
 from kg.errors import KgfsError
 from kg.files import atomic_write
+from kg.runs.store import SOURCE_PACKAGES, code_digest
 from selection.evaluation.cv import COLUMNS, check_folds, normalize_specs, spec_label
 from selection.evaluation.protocols import get_protocol
 from selection.registry import available_selectors, classifier_entry, selector_entry
 
-__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key"]
+__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key", "read_cell"]
 
 log = logging.getLogger(__name__)
 
@@ -125,43 +129,29 @@ def table_fingerprint(table) -> str:
     return h.hexdigest()[:16]
 
 
-_SOURCE_HASHES: dict[str, str] = {}
-
-
-def _module_hash(modname: str) -> str:
-    if modname not in _SOURCE_HASHES:
-        mod = sys.modules.get(modname)
-        try:
-            src = inspect.getsource(mod) if mod is not None else modname
-        except (OSError, TypeError):
-            src = modname
-        _SOURCE_HASHES[modname] = hashlib.sha256(src.encode()).hexdigest()[:12]
-    return _SOURCE_HASHES[modname]
-
-
-def _function_hash(fn) -> str:
+@lru_cache(maxsize=64)
+def _source_of(fn) -> str:
     try:
-        src = inspect.getsource(fn)
-    except (OSError, TypeError):
-        src = getattr(fn, "__qualname__", repr(fn))
-    return hashlib.sha256(src.encode()).hexdigest()[:12]
+        return inspect.getsource(fn)
+    except (OSError, TypeError):  # no source file (a C function, a partial, ...)
+        return getattr(fn, "__qualname__", repr(fn))
 
 
 def _code_version(selector: str, classifier: str, evaluate=None) -> str:
-    """Hash of the code a cell depends on: evaluation and metrics modules, the protocol's own
-    function, the modules that register the selector and the classifier (and the lazy selectors,
-    classifiers and estimator that the lazy and RPV evaluations go through)."""
-    # a protocol's own method (e.g. hifsrr2017's) is covered by the hash of its evaluate function
-    sel = selector_entry(selector) if selector in available_selectors() else None
-    mods = ["selection.evaluation.cv", "selection.evaluation.metrics", classifier_entry(classifier).factory.__module__]
-    if sel is not None:
-        mods.append(sel.factory.__module__)
-    if (sel is not None and sel.kind == "lazy") or classifier in ("nb", "1nn", "knn"):
-        mods += ["selection.lazy.selectors", "selection.lazy.classifiers", "selection.lazy.estimator"]
-    parts = [_module_hash(m) for m in mods]
+    """The code a cell depends on: every kgfs module and the numerical dependencies'
+    versions (:func:`kg.runs.store.code_digest`), plus the modules that define the selector, the
+    classifier and the protocol's function when they come from outside kgfs (and that
+    function's own source, for one defined in a notebook)."""
+    mods = [classifier_entry(classifier).factory.__module__]
+    if selector in available_selectors():
+        mods.append(selector_entry(selector).factory.__module__)
+    own = ""
     if evaluate is not None:
-        parts.append(_function_hash(evaluate))
-    return "-".join(parts)
+        mods.append(getattr(evaluate, "__module__", None) or "")
+        if mods[-1].split(".")[0] not in SOURCE_PACKAGES:
+            own = _source_of(evaluate)
+    digest = code_digest([m for m in mods if m and m.split(".")[0] not in SOURCE_PACKAGES])
+    return hashlib.sha256((digest + own).encode()).hexdigest()[:24]
 
 
 def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fold, protocol, options,
@@ -372,6 +362,7 @@ class _Plan:
         opt_key = json.dumps(options, sort_keys=True, default=str)
         self.keys: dict[tuple, str] = {}
         self.units: dict[tuple, list] = {}
+        self.rows: dict[str, list] = {}  # key -> the rows of each finished cell
         for dname, t in tables.items():
             fp = table_fingerprint(t)
             for fold in range(n_splits):
@@ -382,10 +373,15 @@ class _Plan:
                                      cparams=cp, fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits,
                                      seed=seed, evaluate=evaluate)
                         self.keys[(dname, spec_label(s, sp_), c, fold)] = k
-                        pending = pending or not (cells_dir / f"{k}.json").exists()
+                        rows = read_cell(cells_dir / f"{k}.json", k)
+                        if rows is None:
+                            pending = True
+                        else:
+                            self.rows[k] = rows
                     if pending:
                         self.units.setdefault((dname, fold), []).append((s, sp_))
         self.total = len(self.keys)
+        # a selector with an unusable cell in a fold is run again there with every classifier
         self.n_reused = self.done = self.total - sum(len(v) * len(clf_specs) for v in self.units.values())
 
     def jobs(self) -> list[tuple]:
@@ -403,15 +399,58 @@ class _Plan:
                 k = self.keys[(dname, lab, c, fold)]
                 payload = json.dumps({"key": k, "rows": sub.to_dict("records")}, default=_jsonable)
                 atomic_write(self.cells_dir / f"{k}.json", lambda p, s_=payload: p.write_text(s_, encoding="utf-8"))
+                self.rows[k] = json.loads(payload)["rows"]  # as a later run reads it back
                 self.done += 1
 
     def gather(self) -> pd.DataFrame:
         """This grid's cells (only its own keys: an out_dir may hold older cells)."""
-        rows = []
-        for k in self.keys.values():
-            with open(self.cells_dir / f"{k}.json", encoding="utf-8") as fh:
-                rows.extend(json.load(fh)["rows"])
+        rows = [r for k in self.keys.values() for r in self.rows[k]]
         return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def read_cell(path: Path, key: str) -> list | None:
+    """The rows of a finished cell file, or None when it is missing or unusable.
+
+    A cell that does not parse, is truncated or carries another key (a partial copy, a
+    disk error) is not reused: a warning names the file and the cell is computed again.
+
+    Parameters
+    ----------
+    path : Path
+        ``out_dir/cells/<key>.json``.
+    key : str
+        The key it must carry (:func:`cell_key`).
+
+    Returns
+    -------
+    list of dict or None
+        The cell's result rows.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "k.json"
+    >>> _ = p.write_text('{"key": "k", "rows": [{"accuracy": 1.0}]}')
+    >>> read_cell(p, "k"), read_cell(p.with_name("missing.json"), "k")
+    ([{'accuracy': 1.0}], None)
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("evaluation cell %s cannot be read (%s); computing it again", path, exc)
+        return None
+    try:
+        cell = json.loads(text)
+    except ValueError as exc:
+        log.warning("evaluation cell %s is not valid JSON (%s); computing it again", path, exc)
+        return None
+    if not (isinstance(cell, dict) and cell.get("key") == key and isinstance(cell.get("rows"), list)
+            and all(isinstance(r, dict) for r in cell["rows"])):
+        log.warning("evaluation cell %s does not hold the result of cell %s; computing it again", path, key)
+        return None
+    return cell["rows"]
 
 
 def _execute(plan: _Plan, n_jobs: int, progress) -> None:

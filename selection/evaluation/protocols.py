@@ -24,7 +24,11 @@ A protocol bundles an evaluation function and the defaults of a paper's experime
   classifier is identical across all methods (option ``lazy_classifiers_for_eager=False``
   turns that off).
 
-Other engineers add protocols with :func:`register_protocol`.
+Other engineers add protocols with :func:`register_protocol`. A protocol declares its options
+(``kgfs evaluate --option KEY=VALUE``) as a :class:`ProtocolOptions` class, the way estimators
+declare their parameters (``_parameter_constraints``, the numpydoc ``Parameters`` section, the
+``__init__`` defaults), so :meth:`Protocol.check_options` rejects an unknown name or a bad value
+before any work and ``kgfs methods PROTOCOL`` lists them.
 
 Examples
 --------
@@ -36,15 +40,20 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from kg.errors import KgfsError
 from selection.evaluation.cv import choose_best_on_test, evaluate_table
+from selection.params import Parameter, check_values, declared_parameters
 
-__all__ = ["Protocol", "register_protocol", "get_protocol", "available_protocols", "SHSEL_THRESHOLDS"]
+__all__ = ["Protocol", "ProtocolOptions", "register_protocol", "get_protocol", "available_protocols",
+           "SHSEL_THRESHOLDS"]
 
 #: The SHSEL paper's sweep: 0, 0.01, ..., 1.
 SHSEL_THRESHOLDS = tuple(np.round(np.arange(0, 101) / 100.0, 2).tolist())
@@ -79,12 +88,18 @@ class Protocol:
         Protocol defaults the grid reads (e.g. ``alternative`` of the Holm test).
     methods : tuple of str or None
         Selector names the protocol resolves itself (None: the selector registry).
+    option_class : type or None
+        The :class:`ProtocolOptions` subclass declaring the options (None: no options).
+    paper_methods : tuple of str
+        The methods the protocol's paper compares (``kgfs methods NAME`` names the protocol).
 
     Examples
     --------
     >>> p = Protocol("holdout", evaluate_table, classifiers=("nb",), n_splits=5)
     >>> p.n_splits, p.rank_metrics
     (5, ('accuracy',))
+    >>> get_protocol("shsel2014").check_options({"threshold_choice": "best-on-test"})
+    {'threshold_choice': 'best-on-test'}
     """
 
     name: str
@@ -98,6 +113,104 @@ class Protocol:
     description: str = ""
     options: dict = field(default_factory=dict)
     methods: tuple | None = None  # selector names the protocol itself resolves (None: the selector registry)
+    option_class: type | None = None
+    paper_methods: tuple = ()
+
+    def parameters(self) -> list[Parameter]:
+        """The declared options (see :class:`ProtocolOptions`).
+
+        Returns
+        -------
+        list of Parameter
+
+        Examples
+        --------
+        >>> [p.name for p in get_protocol("basic").parameters()]
+        ['pos_label', 'threshold']
+        """
+        return [] if self.option_class is None else declared_parameters(self.option_class())
+
+    def check_options(self, options: Mapping | None) -> dict:
+        """``options`` checked against the declared ones (names, types, ranges, choices).
+
+        Parameters
+        ----------
+        options : mapping or None
+
+        Returns
+        -------
+        dict
+
+        Raises
+        ------
+        KgfsError
+            One line naming the option and listing the valid ones.
+
+        Examples
+        --------
+        >>> get_protocol("basic").check_options({"foo": 1})
+        Traceback (most recent call last):
+        ...
+        kg.errors.KgfsError: protocol basic has no option 'foo'; options: pos_label (str or int or None, default None), threshold (float or None, default None)
+        """
+        return check_values(self.parameters(), dict(options or {}), owner=f"protocol {self.name}", noun="option")
+
+    def defaults(self, options: Mapping | None = None) -> dict:
+        """The declared options' defaults updated with ``options``.
+
+        Parameters
+        ----------
+        options : mapping, optional
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> get_protocol("rpv2020").defaults({"threshold": 0.5})["multiclass_average"]
+        'weighted'
+        """
+        return {**{p.name: p.default for p in self.parameters()}, **dict(options or {})}
+
+
+class ProtocolOptions(BaseEstimator):
+    """Base of the classes that declare a protocol's options (``get_params`` gives their defaults).
+
+    Subclasses list the options as ``__init__`` keyword arguments stored as they are, declare
+    ``_parameter_constraints`` and describe each option in a numpydoc ``Parameters`` section.
+
+    Parameters
+    ----------
+    **options
+        None here; each subclass declares its own.
+
+    Examples
+    --------
+    >>> BasicOptions().get_params()
+    {'pos_label': None, 'threshold': None}
+    """
+
+    _parameter_constraints: dict = {}
+
+
+class BasicOptions(ProtocolOptions):
+    """Options of the ``basic`` protocol.
+
+    Parameters
+    ----------
+    threshold : float or None
+        Threshold of the threshold methods (SHSEL, SIG, SC) instead of each method's default.
+    pos_label : str, int or None
+        The positive class of AUROC, AUCPR and GM (default: the minority class).
+    """
+
+    _parameter_constraints = {"threshold": [Interval(Real, None, None, closed="neither"), None],
+                              "pos_label": [str, Integral, None]}
+
+    def __init__(self, threshold=None, pos_label=None):
+        self.threshold = threshold
+        self.pos_label = pos_label
 
 
 _PROTOCOLS: dict[str, Protocol] = {}
@@ -188,34 +301,67 @@ def available_protocols() -> dict[str, Protocol]:
 
 # ------------------------------------------------------------------ the built-in protocols
 def _basic(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
-    options = dict(options or {})
+    proto = _PROTOCOLS["basic"]
+    options = proto.defaults(proto.check_options(options))
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
-                          random_state=random_state, folds=folds, threshold=options.get("threshold"),
-                          pos_label=options.get("pos_label"))
+                          random_state=random_state, folds=folds, threshold=options["threshold"],
+                          pos_label=options["pos_label"])
 
 
-def _shsel_choice(options) -> str:
-    choice = (options or {}).get("threshold_choice", "nested")
-    if choice not in ("nested", "best-on-test"):
-        raise KgfsError(f"threshold_choice must be 'nested' or 'best-on-test', got {choice!r}")
-    return choice
+_METRICS = ("accuracy", "gm", "auroc", "aucpr", "harmonic_mean")
+
+
+class Shsel2014Options(ProtocolOptions):
+    """Options of the ``shsel2014`` protocol.
+
+    Parameters
+    ----------
+    threshold : float or None
+        A fixed threshold of the threshold methods (no sweep, no choice).
+    threshold_choice : {"nested", "best-on-test"}
+        How the swept threshold is chosen: nested CV on the training part (honest) or the best mean over the test folds (the paper's, optimistic).
+    thresholds : list of float or None
+        The thresholds swept (default: 0, 0.01, ..., 1, the paper's).
+    threshold_metric : {"accuracy", "gm", "auroc", "aucpr", "harmonic_mean"}
+        The measure the threshold choice maximises.
+    inner_splits : int
+        Folds of the inner CV of the nested choice.
+    pos_label : str, int or None
+        The positive class of AUROC, AUCPR and GM (default: the minority class).
+    """
+
+    _parameter_constraints = {"threshold": [Interval(Real, None, None, closed="neither"), None],
+                              "threshold_choice": [StrOptions({"nested", "best-on-test"})],
+                              "thresholds": ["array-like", None], "threshold_metric": [StrOptions(set(_METRICS))],
+                              "inner_splits": [Interval(Integral, 2, None, closed="left")],
+                              "pos_label": [str, Integral, None]}
+
+    def __init__(self, threshold=None, threshold_choice="nested", thresholds=None, threshold_metric="accuracy",
+                 inner_splits=5, pos_label=None):
+        self.threshold = threshold
+        self.threshold_choice = threshold_choice
+        self.thresholds = thresholds
+        self.threshold_metric = threshold_metric
+        self.inner_splits = inner_splits
+        self.pos_label = pos_label
 
 
 def _shsel2014(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
-    options = dict(options or {})
+    proto = _PROTOCOLS["shsel2014"]
+    given = proto.check_options(options)
+    options = proto.defaults(given)
     # a fixed threshold (``threshold=0.99``) turns the sweep off; otherwise nested / best-on-test
-    fixed = options.get("threshold")
-    choice = _shsel_choice(options) if fixed is None or "threshold_choice" in options else float(fixed)
+    fixed = options["threshold"]
+    choice = options["threshold_choice"] if fixed is None or "threshold_choice" in given else float(fixed)
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
                           random_state=random_state, folds=folds, threshold=choice,
-                          thresholds=options.get("thresholds", SHSEL_THRESHOLDS),
-                          threshold_metric=options.get("threshold_metric", "accuracy"),
-                          inner_splits=int(options.get("inner_splits", 5)),
-                          pos_label=options.get("pos_label"), keep_sweep=True)
+                          thresholds=options["thresholds"] if options["thresholds"] is not None else SHSEL_THRESHOLDS,
+                          threshold_metric=options["threshold_metric"], inner_splits=int(options["inner_splits"]),
+                          pos_label=options["pos_label"], keep_sweep=True)
 
 
 def _shsel_post(rows, options):
-    return choose_best_on_test(rows, (options or {}).get("threshold_metric", "accuracy"))
+    return choose_best_on_test(rows, _PROTOCOLS["shsel2014"].defaults(options)["threshold_metric"])
 
 
 _POSITIVE_PAIRS = ({"0", "1"}, {"false", "true"}, {"negative", "positive"}, {"no", "yes"}, {"neg", "pos"})
@@ -252,26 +398,60 @@ def rpv_pos_label(y):
     return None
 
 
+class Rpv2020Options(ProtocolOptions):
+    """Options of the ``rpv2020`` protocol.
+
+    Parameters
+    ----------
+    threshold : float or None
+        Threshold of the threshold methods instead of each method's default (SHSEL: 0.99).
+    pos_label : str, int or None
+        The positive class of AUROC, AUCPR and GM (default: see :func:`rpv_pos_label`).
+    lazy_classifiers_for_eager : bool
+        Score eager selectors with the lazy NB / 1-NN too, so every method meets the same classifier.
+    multiclass_average : {"weighted", "macro"}
+        Averaging of GM, AUROC and AUCPR over the classes when there are more than two.
+    """
+
+    _parameter_constraints = {"threshold": [Interval(Real, None, None, closed="neither"), None],
+                              "pos_label": [str, Integral, None], "lazy_classifiers_for_eager": ["boolean"],
+                              "multiclass_average": [StrOptions({"weighted", "macro"})]}
+
+    def __init__(self, threshold=None, pos_label=None, lazy_classifiers_for_eager=True, multiclass_average="weighted"):
+        self.threshold = threshold
+        self.pos_label = pos_label
+        self.lazy_classifiers_for_eager = lazy_classifiers_for_eager
+        self.multiclass_average = multiclass_average
+
+
 def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
-    options = dict(options or {})
-    pos = options.get("pos_label", rpv_pos_label(table.y))
-    lazy_eager = options.get("lazy_classifiers_for_eager", True)
+    proto = _PROTOCOLS["rpv2020"]
+    given = proto.check_options(options)
+    options = proto.defaults(given)
+    pos = given["pos_label"] if "pos_label" in given else rpv_pos_label(table.y)
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
-                          random_state=random_state, folds=folds, threshold=options.get("threshold"),
-                          pos_label=pos, lazy_classifiers_for_eager=bool(lazy_eager),
-                          multiclass_average=options.get("multiclass_average", "weighted"))
+                          random_state=random_state, folds=folds, threshold=options["threshold"],
+                          pos_label=pos, lazy_classifiers_for_eager=bool(options["lazy_classifiers_for_eager"]),
+                          multiclass_average=options["multiclass_average"])
+
+
+_SHSEL_PAPER = ("shsel-ig", "shsel-ig-prune", "shsel-c", "shsel-c-prune", "sig", "sc", "tsel-lift", "tsel-ig",
+                "hill-climbing", "greedy-top-down", "complete", "nb", "knn", "svm")
+_RPV_PAPER = ("rpv", "rpv-ig", "rpv-r", "hip", "mr", "all-pos", "all-neg", "cfs", "relieff", "complete", "nb", "1nn",
+              "lazy-nb", "lazy-1nn")
 
 
 register_protocol(
     "basic", _basic, classifiers=("nb",),
     metrics=("accuracy", "gm", "auroc", "aucpr", "compression", "harmonic_mean"),
-    rank_metrics=("accuracy", "gm", "auroc", "aucpr"),
+    rank_metrics=("accuracy", "gm", "auroc", "aucpr"), option_class=BasicOptions,
     description="stratified 10-fold CV, selectors at their defaults, every measure",
 )
 register_protocol(
     "shsel2014", _shsel2014, classifiers=("nb", "knn", "svm"),
     metrics=("accuracy", "compression", "harmonic_mean"),
     rank_metrics=("accuracy", "harmonic_mean"), control="shsel-ig-prune", postprocess=_shsel_post,
+    option_class=Shsel2014Options, paper_methods=_SHSEL_PAPER,
     description="SHSEL paper (2014) s.5: stratified 10-fold CV, NB / 3-NN / SVM-poly, thresholds 0..1 "
                 "step 0.01 (nested CV choice by default; best-on-test on request, optimistic), "
                 "accuracy, compression, harmonic mean",
@@ -280,6 +460,8 @@ register_protocol(
     "rpv2020", _rpv2020, classifiers=("nb", "1nn"),
     metrics=("gm", "auroc", "aucpr", "compression"),
     rank_metrics=("aucpr", "auroc", "gm"), control="rpv", options={"alternative": "one-sided"},
+    option_class=Rpv2020Options, paper_methods=_RPV_PAPER,
     description="RPV paper (2020) s.5.2: 10-fold CV, lazy NB and 1-NN, GM / AUROC / AUCPR, ranks, wins, "
                 "Friedman + Holm vs a control at alpha 0.05, % features selected per instance",
 )
+

@@ -12,10 +12,14 @@ co-occurrence counts (``benchmarks/bench_flat.py``).
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.measures.relevance import ClassCounts, entropy
 from selection.registry import register_selector
 
@@ -236,6 +240,9 @@ class CFS(HierarchicalSelector):
     [True, True, False]
     """
 
+    _parameter_constraints = {"hierarchy": HIERARCHY, "search_termination": [Interval(Integral, 1, None, closed="left")],
+                              "locally_predictive": ["boolean"], "binarize": BINARIZE}
+
     def __init__(self, hierarchy=None, *, search_termination=5, locally_predictive=True, binarize=None):
         self.hierarchy = hierarchy
         self.search_termination = search_termination
@@ -243,6 +250,7 @@ class CFS(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
+        self._validate_params()
         rcf = _float32(_class_su(ClassCounts(X, y)))
         ff = _Redundancy(X)
         best, self.merit_, self.n_evaluations_ = _best_first(rcf, ff, int(self.search_termination))

@@ -11,10 +11,14 @@ real-valued data (:mod:`selection.class_hierarchy.evaluation`).
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.registry import register_selector
 
 __all__ = ["fisher_scores", "FisherScore"]
@@ -101,12 +105,16 @@ class FisherScore(HierarchicalSelector):
     [True, False, False]
     """
 
+    _parameter_constraints = {"hierarchy": HIERARCHY, "k": [Interval(Integral, 1, None, closed="left")],
+                              "binarize": BINARIZE}
+
     def __init__(self, hierarchy=None, *, k=50, binarize=None):
         self.hierarchy = hierarchy
         self.k = k
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
+        self._validate_params()
         self.scores_ = fisher_scores(X, y)
         top = np.argsort(-self.scores_, kind="stable")[: max(0, int(self.k))]
         self.support_ = np.zeros(self.scores_.size, dtype=bool)
@@ -114,4 +122,5 @@ class FisherScore(HierarchicalSelector):
 
 
 register_selector("fisher", lambda hierarchy=None, **kw: FisherScore(hierarchy, **kw), kind="flat",
-                  description="Fisher score, top k features", defaults={"k": 50})
+                  description="Fisher score, top k features", defaults={"k": 50},
+                  paper="Duda, Hart & Stork, Pattern Classification (2001); a baseline of Zhao et al. 2017")

@@ -17,10 +17,14 @@ comparison, which the ``hifsrr2017`` protocol also applies per class-tree node
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.measures.relevance import entropy
 from selection.registry import register_selector
 
@@ -180,12 +184,16 @@ class MRMR(HierarchicalSelector):
     [2, 0]
     """
 
+    _parameter_constraints = {"hierarchy": HIERARCHY, "k": [Interval(Integral, 1, None, closed="left")],
+                              "binarize": BINARIZE}
+
     def __init__(self, hierarchy=None, *, k=50, binarize=None):
         self.hierarchy = hierarchy
         self.k = k
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
+        self._validate_params()
         k = max(0, min(int(self.k), X.shape[1]))
         order, self.scores_ = mrmr_ranking(X, y, k, discretize=None, return_relevance=True)
         self.selected_ = order[:k]

@@ -24,11 +24,15 @@ comparison (threshold 0.01), which the ``hifsrr2017`` protocol also applies per 
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
+from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.registry import register_selector
 
 __all__ = ["relieff_scores", "neighbour_weights", "ReliefF"]
@@ -231,6 +235,10 @@ class ReliefF(HierarchicalSelector):
     [True, True, False]
     """
 
+    _parameter_constraints = {"hierarchy": HIERARCHY, "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+                              "threshold": [Interval(Real, None, None, closed="neither")],
+                              "block_size": [Interval(Integral, 1, None, closed="left")], "binarize": BINARIZE}
+
     def __init__(self, hierarchy=None, *, n_neighbors=10, threshold=0.01, block_size=2048, binarize=None):
         self.hierarchy = hierarchy
         self.n_neighbors = n_neighbors
@@ -239,6 +247,7 @@ class ReliefF(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
+        self._validate_params()
         self.scores_ = relieff_scores(X, y, n_neighbors=self.n_neighbors, block_size=self.block_size)
         self.support_ = self.scores_ > float(self.threshold)
 

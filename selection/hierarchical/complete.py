@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.registry import register_selector
 
 __all__ = ["CompleteFS"]
@@ -32,11 +33,14 @@ class CompleteFS(HierarchicalSelector):
     [True, True]
     """
 
+    _parameter_constraints = {"hierarchy": HIERARCHY, "binarize": BINARIZE}
+
     def __init__(self, hierarchy=None, *, binarize=None):
         self.hierarchy = hierarchy
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
+        self._validate_params()
         self.support_ = np.ones(X.shape[1], dtype=bool)
 
 

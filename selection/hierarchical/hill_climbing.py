@@ -73,8 +73,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.registry import register_selector
 
 __all__ = ["HillClimbing", "knn_purity"]
@@ -466,6 +468,14 @@ class HillClimbing(HierarchicalSelector):
     #: exercise the refill paths. Not a parameter: it changes speed, never the result.
     _list_width: int | None = None
 
+    _parameter_constraints = {
+        "hierarchy": HIERARCHY,
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "beta": [Interval(Real, 0, None, closed="left")],
+        "max_instances": [Interval(Integral, 1, None, closed="left")],
+        "binarize": BINARIZE,
+    }
+
     def __init__(self, hierarchy=None, *, k=10, beta=0.05, max_instances=20_000, binarize=None):
         self.hierarchy = hierarchy
         self.k = k
@@ -483,6 +493,7 @@ class HillClimbing(HierarchicalSelector):
 
     def _fit(self, X, y, hierarchy):
         k, beta = self._check_params()
+        self._validate_params()
         n, m = X.shape
         if n > self.max_instances:
             raise ValueError(

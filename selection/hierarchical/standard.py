@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import math
 import numbers
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from selection.base import HierarchicalSelector
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.hierarchical.shsel import THRESHOLD_GRID
 from selection.measures.relevance import ClassCounts, feature_relevance
 from selection.registry import register_selector
@@ -128,6 +131,16 @@ class StandardSelector(HierarchicalSelector):
     [True, False, False]
     """
 
+    _parameter_constraints = {
+        "hierarchy": HIERARCHY,
+        "measure": [StrOptions({"ig", "correlation"})],
+        "threshold": [Interval(Real, None, None, closed="neither")],
+        "k": [Interval(Integral, 0, None, closed="left"), None],
+        "percentile": [Interval(Real, 0, 100, closed="both"), None],
+        "normalize": ["boolean"],
+        "binarize": BINARIZE,
+    }
+
     def __init__(self, hierarchy=None, *, measure="ig", threshold=0.5, k=None, percentile=None,
                  normalize=True, binarize=None):
         self.hierarchy = hierarchy
@@ -144,6 +157,7 @@ class StandardSelector(HierarchicalSelector):
         if keep is None and (not isinstance(self.threshold, numbers.Real) or not np.isfinite(self.threshold)):
             raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
         scores = feature_relevance(self.measure, X, y, ClassCounts(X, y), allowed=("ig", "correlation"))
+        self._validate_params()
         lo, hi = scores.min(), scores.max()
         norm = (scores - lo) / (hi - lo) if (self.normalize and hi > lo) else (
             np.ones_like(scores) if self.normalize else scores)

@@ -15,12 +15,16 @@ Laplace estimate ``1 / (n_c + 2)``.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from selection.base import as_binary_csr, check_class_labels
+from selection.hierarchical.constraints import BINARIZE
 from selection.lazy.selectors import as_mask
 from selection.registry import register_classifier
 
@@ -53,10 +57,12 @@ class LazyNaiveBayes(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    alpha : float, Laplace smoothing (1.0)
+    alpha : float
+        Laplace smoothing of the feature probabilities (1.0; > 0).
     prior : {"laplace", "empirical"}
         Class prior ``(n_c + 1) / (n + k)`` (WEKA's NaiveBayes) or ``n_c / n``.
     binarize : float or None
+        Map values ``> binarize`` to 1 first (None: values must be 0/1).
 
     Examples
     --------
@@ -66,15 +72,17 @@ class LazyNaiveBayes(ClassifierMixin, BaseEstimator):
     [0, 1]
     """
 
+    _parameter_constraints = {"alpha": [Interval(Real, 0, None, closed="neither")],
+                              "prior": [StrOptions({"laplace", "empirical"})], "binarize": BINARIZE}
+
     def __init__(self, alpha=1.0, *, prior="laplace", binarize=None):
         self.alpha = alpha
         self.prior = prior
         self.binarize = binarize
 
     def fit(self, X, y):
+        self._validate_params()
         X, codes = _fit_xy(self, X, y)
-        if self.prior not in ("laplace", "empirical"):
-            raise ValueError(f"prior must be 'laplace' or 'empirical', got {self.prior!r}")
         k = len(self.classes_)
         onehot = sp.csr_matrix((np.ones(len(codes)), (np.arange(len(codes)), codes)), shape=(len(codes), k))
         pos = np.asarray((X.T @ onehot).todense())  # (n_features, k)
@@ -124,11 +132,15 @@ class LazyKNN(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_neighbors : int (1 as in the paper)
+    n_neighbors : int
+        Neighbours (1 as in the paper).
     ties : {"include", "first"}
         ``"include"`` (WEKA's IBk): every training instance at the k-th smallest distance is a
         neighbour; ``"first"``: exactly k, ties broken by training order.
     binarize : float or None
+        Map values ``> binarize`` to 1 first (None: values must be 0/1).
+    block_size : int
+        Test rows whose distances are computed at once (memory, not results).
 
     ``predict_proba`` follows IBk: each class starts at ``1 / n_train``, each neighbour adds 1,
     and the row is normalised (so a 1-NN still ranks instances for AUROC/AUCPR when neighbours
@@ -142,6 +154,10 @@ class LazyKNN(ClassifierMixin, BaseEstimator):
     ['a']
     """
 
+    _parameter_constraints = {"n_neighbors": [Interval(Integral, 1, None, closed="left")],
+                              "ties": [StrOptions({"include", "first"})], "binarize": BINARIZE,
+                              "block_size": [Interval(Integral, 1, None, closed="left")]}
+
     def __init__(self, n_neighbors=1, *, ties="include", binarize=None, block_size=1024):
         self.n_neighbors = n_neighbors
         self.ties = ties
@@ -149,11 +165,8 @@ class LazyKNN(ClassifierMixin, BaseEstimator):
         self.block_size = block_size
 
     def fit(self, X, y):
+        self._validate_params()
         X, codes = _fit_xy(self, X, y)
-        if int(self.n_neighbors) < 1:
-            raise ValueError(f"n_neighbors must be >= 1, got {self.n_neighbors!r}")
-        if self.ties not in ("include", "first"):
-            raise ValueError(f"ties must be 'include' or 'first', got {self.ties!r}")
         self._X = X
         self._XT = X.T.tocsr()
         self._row_nnz = np.diff(X.indptr).astype(np.float64)
@@ -254,9 +267,10 @@ def make_lazy_classifier(name: str, **params):
     return factory(**params)
 
 
+_RPV_PAPER = "da Silva, Plastino & Freitas, Prioritizing Positive Feature Values (Applied Intelligence 2020)"
 register_classifier("lazy-nb", lambda **kw: LazyNaiveBayes(**kw),
-                    description="Bernoulli NB scoring each instance on its selected features (lazy)")
-register_classifier("lazy-1nn", lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}),
-                    description="1-NN, Euclidean over each instance's selected features (lazy)")
+                    description="Bernoulli NB scoring each instance on its selected features (lazy)", paper=_RPV_PAPER)
+register_classifier("lazy-1nn", lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}), fixed=("n_neighbors",),
+                    description="1-NN, Euclidean over each instance's selected features (lazy)", paper=_RPV_PAPER)
 register_classifier("lazy-knn", lambda **kw: LazyKNN(**{"n_neighbors": 3, **kw}),
-                    description="k-NN (k=3), Euclidean over each instance's selected features (lazy)")
+                    description="k-NN (k=3), Euclidean over each instance's selected features (lazy)", paper=_RPV_PAPER)

@@ -11,8 +11,13 @@ subset to ``transform`` with (:mod:`selection.lazy.selectors`).
   block's per-instance masks (``select_for``) and the classifier scores each instance on its
   own mask (``predict_proba(X_block, mask)``). Masks and the classifier's scratch exist for one
   block only, so the peak memory is bounded by the block, not by rows x features (All-Neg's
-  mask, for instance, is nearly dense). ``block_size=None`` picks the rows per block so that a
-  block spans about four million cells of ``rows x max(n_features, n_training_rows)``.
+  mask, for instance, is nearly dense). ``block_size=None`` sizes the blocks: the first spans
+  about four million cells of ``rows x max(n_features, n_training_rows)`` (as if its masks were
+  dense); the next ones about four million mask entries, from twice the mean entries per row
+  of the masks so far, and at most four million cells of ``rows x n_training_rows`` (a k-NN
+  block's distances). Sparse masks (RPV, HIP) so get blocks of hundreds of rows, and the
+  fixed cost of each call is paid a few times instead of once per twenty rows at 200,000
+  features; nearly dense ones (All-Neg) keep small blocks.
 - An **eager** selector (one ``get_support()`` for every row) is accepted too: its support is
   the mask of every test instance. That is how the RPV protocol scores eager selectors with the
   same lazy Naive Bayes / 1-NN as the lazy ones.
@@ -58,7 +63,8 @@ def default_block_size(n_features: int, n_train: int, cells: int = BLOCK_CELLS) 
     Parameters
     ----------
     n_features : int
-        Columns of the data (a mask block has at most ``rows x n_features`` entries).
+        Columns of the data (a mask block has at most ``rows x n_features`` entries), or the
+        expected mask entries per row.
     n_train : int
         Training rows (a k-NN block has ``rows x n_train`` distances).
     cells : int
@@ -98,8 +104,9 @@ class LazySelectionClassifier(ClassifierMixin, BaseEstimator):
         A lazy classifier (``fit`` + ``predict_proba(X, mask)``: LazyNaiveBayes, LazyKNN);
         None is ``LazyNaiveBayes()``. Cloned in ``fit``.
     block_size : int or None
-        Test rows per block of :meth:`predict_proba`; None chooses
-        :func:`default_block_size` from the training data's shape.
+        Test rows per block of :meth:`predict_proba`; None chooses :func:`default_block_size`
+        from the training data's shape for the first block and from the masks' density for
+        the next ones (see the module docstring).
 
     Attributes
     ----------
@@ -199,9 +206,10 @@ class LazySelectionClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         n, step = X.shape[0], self._block_rows()
-        parts = []
-        for start in range(0, n, step):
-            xb = X if step >= n else X[start : start + step]
+        parts, start, entries = [], 0, 0
+        while start < n:
+            stop = min(n, start + step)
+            xb = X if stop - start == n else X[start:stop]
             if self.selector_ is None:
                 mask = None
             elif self.support_ is not None:
@@ -209,7 +217,13 @@ class LazySelectionClassifier(ClassifierMixin, BaseEstimator):
             else:
                 mask = self.selector_.select_for(xb)
             parts.append(np.asarray(self.classifier_.predict_proba(xb, mask)))
-        return np.vstack(parts)
+            if self.block_size is None and sp.issparse(mask):
+                # the next blocks from the density of the masks so far (twice it: rows vary)
+                entries += mask.nnz
+                per_row = min(self.n_features_in_, 2 * entries / stop)
+                step = default_block_size(max(1, int(per_row)), self._n_train)
+            start = stop
+        return np.vstack(parts) if parts else np.zeros((0, len(self.classes_)))
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each instance (the first of ``classes_`` on ties).

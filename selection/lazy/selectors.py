@@ -44,11 +44,18 @@ Behaviour on awkward input (tested in ``tests/selection/lazy/test_selectors.py``
   :mod:`selection.measures.values`): RPV keeps it when it is positive in a test instance unless a
   positive descendant is more relevant (it never removes an ancestor, since nothing is less
   relevant than 0); Naive Bayes scores it with the Laplace estimate ``1 / (n_c + 2)``.
-- RPV, HIP, All-Pos and All-Neg apply their rules to the values as given, also when a test row
-  violates the implication (child = 1, parent = 0): HIP then follows the original code (each
-  positive value removes its ancestors, each negative value its descendants). MR's path rule is
-  defined on rows closed under the hierarchy; :class:`MR` raises ``ValueError`` naming the
-  first violating cell (close the table first, e.g. ``FeatureTable(..., check="repair")``).
+- Test rows that violate the implication (child = 1, parent = 0): with ``check_implication=False``
+  (the default of RPV, HIP, All-Pos and All-Neg) every selector applies its rule to the values
+  as given, as the authors' Java code does: RPV's Algorithm 1 literally, HIP each positive value
+  removing its ancestors and each negative value its descendants, MR its path rule literally
+  (see :class:`MR`). With ``check_implication=True`` (MR's default) such a row raises
+  ``ValueError`` naming the first violating cell (close the table first, e.g.
+  ``FeatureTable(..., check="repair")``). Training rows only feed the relevance counts and are
+  used as they are.
+- ``smoothing`` (RPV, RPV-R, MR): ``None`` uses the papers' equations (raw frequencies);
+  ``"laplace"`` the Laplace-corrected estimates of the authors' code (see
+  :mod:`selection.measures.values`). ``docs/rpv_authors_code.md`` lists the options and the
+  hierarchy that reproduce the authors' code.
 """
 
 from __future__ import annotations
@@ -57,10 +64,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sklearn.utils._param_validation import StrOptions
+
 from kg.hierarchy import binary_csr
 from selection.base import HierarchicalEstimator, as_binary_csr
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.lazy.masks import as_mask, mean_fraction_selected
 from selection.measures.relevance import ClassCounts
-from selection.measures.values import r_measure, value_relevance
+from selection.measures.values import value_relevance
 from selection.registry import register_selector
 
 __all__ = [
@@ -117,71 +128,14 @@ def _dense_blocks(X: sp.csr_matrix, fn) -> sp.csr_matrix:
     return sp.vstack(out, format="csr") if out else sp.csr_matrix((0, n), dtype=bool)
 
 
-def mean_fraction_selected(mask, n_features: int | None = None) -> float:
-    """Mean fraction of features selected per instance of a mask (2-D) or support (1-D).
-
-    Parameters
-    ----------
-    mask : sparse matrix, 2-D or 1-D array-like of bool
-        Per-instance masks (n_instances x n_features) or one support over the features.
-    n_features : int, optional
-        The number of features (default: the mask's width).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> mean_fraction_selected([[True, False], [True, True]])
-    0.75
-    """
-    if sp.issparse(mask):
-        n = mask.shape[1] if n_features is None else n_features
-        return float(mask.getnnz() / (mask.shape[0] * n)) if mask.shape[0] and n else 0.0
-    m = np.asarray(mask, dtype=bool)
-    n = m.shape[-1] if n_features is None else n_features
-    return float(m.mean()) if m.ndim == 1 else float(m.sum() / (m.shape[0] * n))
-
-
-def as_mask(mask, n_rows: int, n_features: int):
-    """Normalise a mask for the lazy classifiers: ``None``, a 1-D bool support, or a csr bool matrix.
-
-    Parameters
-    ----------
-    mask : None, 1-D array-like, 2-D array-like or sparse matrix
-        ``None`` (every feature), an eager support (n_features,) or per-instance masks.
-    n_rows, n_features : int
-        The shape of the test data the mask belongs to (checked).
-
-    Returns
-    -------
-    None, ndarray of bool (n_features,) or scipy.sparse.csr_matrix of bool (n_rows x n_features)
-
-    Examples
-    --------
-    >>> as_mask([1, 0, 1], 5, 3).tolist()
-    [True, False, True]
-    >>> as_mask([[1, 0, 1]], 1, 3).nnz
-    2
-    """
-    if mask is None:
-        return None
-    if sp.issparse(mask):
-        if mask.shape != (n_rows, n_features):
-            raise ValueError(f"mask has shape {mask.shape}, expected ({n_rows}, {n_features})")
-        return binary_csr(mask, dtype=bool)
-    m = np.asarray(mask)
-    if m.ndim == 1:
-        if m.shape[0] != n_features:
-            raise ValueError(f"support mask has {m.shape[0]} entries, expected {n_features} features")
-        return m.astype(bool)
-    if m.shape != (n_rows, n_features):
-        raise ValueError(f"mask has shape {m.shape}, expected ({n_rows}, {n_features})")
-    return binary_csr(m, dtype=bool)
-
-
 # ---------------------------------------------------------------------------- selectors
+#: The constraints every lazy selector declares; subclasses add theirs.
+_BASE_CONSTRAINTS = {"hierarchy": HIERARCHY, "check_implication": ["boolean"], "binarize": BINARIZE}
+#: The relevance measures and smoothings RPV and MR accept.
+_RELEVANCE = [StrOptions({"lazyr", "ig", "r", "value_ig"})]
+_SMOOTHING = [StrOptions({"laplace"}), None]
+
+
 class LazySelector(HierarchicalEstimator):
     """Base of the lazy selectors: ``fit`` precomputes, :meth:`select_for` selects per instance.
 
@@ -193,6 +147,9 @@ class LazySelector(HierarchicalEstimator):
     ----------
     hierarchy : FeatureHierarchy or None
         Subclasses take it as their first parameter; ``None`` is a flat hierarchy.
+    check_implication : bool
+        Subclasses take it: ``True`` refuses test rows that violate the implication,
+        ``False`` applies the rule to them as they are (see the module docstring).
 
     Attributes
     ----------
@@ -214,6 +171,25 @@ class LazySelector(HierarchicalEstimator):
     >>> sel.select_for(np.array([[0, 1]])).toarray().tolist()
     [[False, True]]
     """
+
+    _parameter_constraints = dict(_BASE_CONSTRAINTS)
+
+    def fit(self, X, y=None):
+        """Check the parameters, then precompute the relevances and removal matrices from ``X``, ``y``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_instances, n_features)
+            Binary training rows.
+        y : array-like of shape (n_instances,) or None
+            Class labels (None only for the unsupervised methods).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        return super().fit(X, y)
 
     def _fit(self, X, y, hierarchy):
         counts = ClassCounts(X, y) if y is not None else None
@@ -269,7 +245,26 @@ class LazySelector(HierarchicalEstimator):
                     )
             X = X.X
         X = validate_data(self, X, accept_sparse="csr", reset=False, dtype=np.float64, ensure_min_samples=0)
-        return as_binary_csr(X, getattr(self, "binarize", None), what="X_test")
+        X = as_binary_csr(X, getattr(self, "binarize", None), what="X_test")
+        if getattr(self, "check_implication", False) and self.hierarchy_.n_edges and X.shape[0]:
+            bad = self.hierarchy_.violations(X)
+            if bad.nnz:
+                self._raise_unclosed(X, bad)
+        return X
+
+    def _raise_unclosed(self, X, bad) -> None:
+        """The ``ValueError`` for test rows that violate the implication (``check_implication=True``)."""
+        bad = bad.tocoo()
+        first = np.lexsort((bad.col, bad.row))[0]
+        t, p = int(bad.row[first]), int(bad.col[first])
+        h = self.hierarchy_
+        child = next(int(c) for c in np.sort(h.child_indices(p)) if X[t, c])
+        ids = h.node_ids.tolist()
+        raise ValueError(
+            f"{type(self).__name__} needs test rows closed under the hierarchy: instance {t} has "
+            f"{ids[child]!r} = 1 but its parent {ids[p]!r} = 0 ({bad.nnz} such cells); close the table "
+            "first, or pass check_implication=False to apply the rule to the rows as they are"
+        )
 
     def select_for(self, X) -> sp.csr_matrix:
         """The features selected for each test instance.
@@ -328,6 +323,12 @@ class RPV(LazySelector):
     relevance : {"lazyr", "ig", "r", "value_ig"}
         ``"lazyr"``: LazyR(X=1) of Eq. 2 (RPV); ``"ig"``: information gain (RPV-IG); ``"r"``:
         R of Eq. 1 (RPV-R); ``"value_ig"``: IG of the positive value (an extra, not in the paper).
+    smoothing : {None, "laplace"}, default None
+        Estimates of ``P(c | X=x)`` in LazyR and R: raw frequencies (the paper's equations) or
+        ``(n + 1) / (n + k)`` (the authors' code); see :mod:`selection.measures.values`.
+    check_implication : bool, default False
+        ``False``: Algorithm 1 on the test rows as they are (the authors' code); ``True``:
+        refuse a test row in which a feature is 1 and a parent 0.
     binarize : float or None
         See :mod:`selection.base`.
 
@@ -342,15 +343,22 @@ class RPV(LazySelector):
     [0.0, 0.5, 0.5, 0.5]
     >>> rpv.select_for(np.array([[1, 1, 1, 1]])).toarray().astype(int).tolist()  # A < B removes A
     [[0, 1, 1, 1]]
+    >>> RPV(h, smoothing="laplace").fit(X, ["C1", "C2", "C2"]).relevance_.round(4).tolist()
+    [0.0, 0.0556, 0.125, 0.0556]
     """
 
-    def __init__(self, hierarchy=None, *, relevance="lazyr", binarize=None):
+    _parameter_constraints = {**_BASE_CONSTRAINTS, "relevance": _RELEVANCE, "smoothing": _SMOOTHING}
+
+    def __init__(self, hierarchy=None, *, relevance="lazyr", smoothing=None, check_implication=False,
+                 binarize=None):
         self.hierarchy = hierarchy
         self.relevance = relevance
+        self.smoothing = smoothing
+        self.check_implication = check_implication
         self.binarize = binarize
 
     def _prepare(self, X, counts, hierarchy):
-        self._build(hierarchy, value_relevance(self.relevance, counts=counts))
+        self._build(hierarchy, value_relevance(self.relevance, counts=counts, smoothing=self.smoothing))
 
     def _build(self, hierarchy, rel: np.ndarray) -> None:
         """Precompute the removal matrices from the relevance of each feature's positive value."""
@@ -416,6 +424,9 @@ class HIP(LazySelector):
     Parameters
     ----------
     hierarchy : FeatureHierarchy or None
+    check_implication : bool, default False
+        ``False``: the rule on the test rows as they are (the original code); ``True``: refuse
+        a test row in which a feature is 1 and a parent 0.
     binarize : float or None
         See :mod:`selection.base`.
 
@@ -431,8 +442,9 @@ class HIP(LazySelector):
 
     _supervised = False
 
-    def __init__(self, hierarchy=None, *, binarize=None):
+    def __init__(self, hierarchy=None, *, check_implication=False, binarize=None):
         self.hierarchy = hierarchy
+        self.check_implication = check_implication
         self.binarize = binarize
 
     def _prepare(self, X, counts, hierarchy):
@@ -487,11 +499,25 @@ class MR(LazySelector):
     as f is positive" through the most specific such ancestors (positive values are closed
     upward). The tests compare against brute-force path enumeration.
 
+    On rows that violate the implication (``check_implication=False``) the same path rule,
+    applied literally as the Java code does, gives for any feature ``f``: if some feature at
+    or below ``f`` is positive, ``R(f) >= R(a)`` for every ancestor ``a`` and no descendant
+    ``m`` with ``R(m) >= R(f)`` has a positive value at or below it; if some feature at or
+    above ``f`` is negative, ``R(f) >= R(d)`` for every descendant ``d`` and no ancestor ``m``
+    with ``R(m) >= R(f)`` has a negative value at or above it. (On closed rows this reduces to
+    the two conditions above.)
+
     Parameters
     ----------
     hierarchy : FeatureHierarchy or None
     relevance : {"r", "lazyr", "ig", "value_ig"}
         Feature relevance; Wan & Freitas use R (Eq. 1), the default.
+    smoothing : {None, "laplace"}, default None
+        Estimates of ``P(c | X=x)`` in R and LazyR: raw frequencies (the equations) or
+        ``(n + 1) / (n + k)`` (the AIRE and RPV authors' code).
+    check_implication : bool, default True
+        ``True``: refuse a test row in which a feature is 1 and a parent 0; ``False``: the
+        path rule literally on such rows (the authors' code).
     binarize : float or None
 
     Examples
@@ -506,14 +532,21 @@ class MR(LazySelector):
     [[False, True], [False, True], [True, True]]
     """
 
-    def __init__(self, hierarchy=None, *, relevance="r", binarize=None):
+    _parameter_constraints = {**_BASE_CONSTRAINTS, "relevance": _RELEVANCE, "smoothing": _SMOOTHING}
+
+    def __init__(self, hierarchy=None, *, relevance="r", smoothing=None, check_implication=True, binarize=None):
         self.hierarchy = hierarchy
         self.relevance = relevance
+        self.smoothing = smoothing
+        self.check_implication = check_implication
         self.binarize = binarize
 
     def _prepare(self, X, counts, hierarchy):
-        rel = value_relevance(self.relevance, counts=counts) if self.relevance != "r" else r_measure(counts=counts)
-        self.relevance_ = rel
+        self._build(hierarchy, value_relevance(self.relevance, counts=counts, smoothing=self.smoothing))
+
+    def _build(self, hierarchy, rel: np.ndarray) -> None:
+        """Precompute the matrices of the path rule from the relevance of each feature."""
+        self.relevance_ = rel = np.asarray(rel, dtype=np.float64)
         n = rel.size
         anc = hierarchy.ancestor_matrix.tocoo()  # (d, a)
         max_anc = np.full(n, -np.inf)
@@ -531,18 +564,33 @@ class MR(LazySelector):
         self._neg_need = np.asarray(kmin.sum(axis=0)).ravel().astype(np.float32)
         # A positive d removes its ancestors a with R(a) <= R(d); in a closed row the most
         # general such d below a suffice (as for RPV).
-        kpos = _extremes(_filtered(anc, rel[anc.col] <= rel[anc.row]), hierarchy.ancestor_matrix)
+        kpos_all = _filtered(anc, rel[anc.col] <= rel[anc.row])  # (m, f): m below f, R(m) >= R(f)
+        kpos = _extremes(kpos_all, hierarchy.ancestor_matrix)
         # one product per row block: closure check | positive removals | negative blockers
         self._prod = sp.hstack([hierarchy.parent_matrix, kpos, kmin], format="csr").astype(np.float32)
-        self._hier = hierarchy
+        # the literal rule on rows that violate the implication (see the class docstring)
+        self._open = (hierarchy.ancestor_matrix.astype(np.float32), hierarchy.descendant_matrix.astype(np.float32),
+                      np.diff(hierarchy.ancestor_matrix.indptr), kpos_all.astype(np.float32),
+                      k.T.tocsr().astype(np.float32))
+
+    def _open_block(self, xb, xd) -> np.ndarray:
+        """The path rule applied literally to rows that violate the implication."""
+        anc, desc, n_anc, below, above_t = self._open
+        xf = xb.astype(np.float32)
+        pos_at_or_below = xd | ((xf @ anc).toarray() > 0)
+        neg_at_or_above = ~xd | ((xf @ desc).toarray() < n_anc)
+        beaten_below = (sp.csr_matrix(pos_at_or_below, dtype=np.float32) @ below).toarray() > 0
+        beaten_above = np.asarray(above_t @ neg_at_or_above.T.astype(np.float32)).T > 0
+        return ((~pos_at_or_below | self._pos_ok) & ~beaten_below
+                & (~neg_at_or_above | self._neg_ok) & ~beaten_above)
 
     def _select(self, X):
         n = X.shape[1]
 
         def block(xb, xd, start):
             prod = (xb.astype(np.float32) @ self._prod).toarray()
-            if ((prod[:, :n] > 0) & ~xd).any():
-                self._raise_unclosed(xb, start)
+            if ((prod[:, :n] > 0) & ~xd).any():  # only reached with check_implication=False
+                return self._open_block(xb, xd)
             pos = xd & self._pos_ok & ~(prod[:, n : 2 * n] > 0)
             # negatives: f with value 0, neg_ok, and every most specific ancestor a with
             # R(a) >= R(f) positive (features without such ancestors: need = 0)
@@ -550,17 +598,6 @@ class MR(LazySelector):
             return pos | neg
 
         return _dense_blocks(X, block)
-
-    def _raise_unclosed(self, X, start: int):
-        bad = self._hier.violations(X)
-        t, p = int(bad.row[0]), int(bad.col[0])
-        child = next(int(c) for c in self._hier.child_indices(p) if X[t, c])
-        ids = self._hier.node_ids.tolist()
-        raise ValueError(
-            f"MR needs test rows closed under the hierarchy: instance {start + t} has {ids[child]!r} = 1 "
-            f"but its parent {ids[p]!r} = 0 ({bad.nnz} such cells in rows {start}-{start + X.shape[0] - 1}); "
-            "close the table first"
-        )
 
 
 class AllPositive(LazySelector):
@@ -570,6 +607,8 @@ class AllPositive(LazySelector):
     ----------
     hierarchy : FeatureHierarchy or None
         Not used by the rule; validated against ``X`` like every selector's.
+    check_implication : bool, default False
+        ``True`` refuses a test row in which a feature is 1 and a parent 0.
     binarize : float or None
         See :mod:`selection.base`.
 
@@ -582,8 +621,9 @@ class AllPositive(LazySelector):
 
     _supervised = False
 
-    def __init__(self, hierarchy=None, *, binarize=None):
+    def __init__(self, hierarchy=None, *, check_implication=False, binarize=None):
         self.hierarchy = hierarchy
+        self.check_implication = check_implication
         self.binarize = binarize
 
     def _select(self, X):
@@ -600,7 +640,7 @@ class AllNegative(LazySelector):
 
     Parameters
     ----------
-    hierarchy, binarize
+    hierarchy, check_implication, binarize
         As for :class:`AllPositive`.
 
     Examples
@@ -612,8 +652,9 @@ class AllNegative(LazySelector):
 
     _supervised = False
 
-    def __init__(self, hierarchy=None, *, binarize=None):
+    def __init__(self, hierarchy=None, *, check_implication=False, binarize=None):
         self.hierarchy = hierarchy
+        self.check_implication = check_implication
         self.binarize = binarize
 
     def _select(self, X):
@@ -626,7 +667,8 @@ register_selector("rpv", lambda hierarchy=None, **kw: RPV(hierarchy, **kw), kind
 register_selector("rpv-ig", lambda hierarchy=None, **kw: RPV(hierarchy, **{"relevance": "ig", **kw}),
                   kind="lazy", description="RPV with information gain as relevance")
 register_selector("rpv-r", lambda hierarchy=None, **kw: RPV(hierarchy, **{"relevance": "r", **kw}),
-                  kind="lazy", description="RPV with the R measure (Eq. 1) as relevance")
+                  kind="lazy", description="RPV with the R measure (Eq. 1) as relevance",
+                  defaults={"relevance": "r"})
 register_selector("hip", lambda hierarchy=None, **kw: HIP(hierarchy, **kw), kind="lazy",
                   description="HIP: most specific positive and most general negative values (Wan & Freitas 2015)")
 register_selector("mr", lambda hierarchy=None, **kw: MR(hierarchy, **kw), kind="lazy",

@@ -7,14 +7,17 @@
 - :mod:`selection.measures.values`: relevance of single feature *values* (R, LazyR, value IG):
   the measures of the RPV paper (da Silva, Plastino & Freitas 2020) and of HIP/MR.
 - :mod:`selection.measures.paths`: "for every leaf-to-root path" rules computed exactly on
-  DAGs by dynamic programming (SHSEL pruning, TSEL, GreedyTopDown), never enumerating paths,
+  DAGs by dynamic programming (SHSEL pruning, TSEL, GreedyTopDown and the RPV paper's GTD),
+  never enumerating paths,
   and the strict tie-breaking order those rules use (:func:`preference_ranks`).
 """
 
 from selection.measures.paths import (
     PATH_RULE_EPS,
     greedy_antichain,
+    most_specific,
     path_argmax,
+    path_maxima,
     path_mean_rule,
     preference_ranks,
     strict_ranks,
@@ -43,6 +46,7 @@ from selection.measures.values import (
     lazy_r,
     r_measure,
     value_information_gain,
+    SMOOTHING,
     value_relevance,
 )
 
@@ -51,5 +55,6 @@ __all__ = [
     "edge_cooccurrence", "edge_correlation", "entropy", "feature_relevance", "gain_ratio", "information_gain",
     "lift", "pair_cooccurrence", "pair_correlation", "pair_information_gain_similarity", "split_information",
     "conditional_class_probabilities", "lazy_r", "r_measure", "value_information_gain", "value_relevance",
+    "SMOOTHING", "most_specific", "path_maxima",
     "PATH_RULE_EPS", "greedy_antichain", "path_argmax", "path_mean_rule", "preference_ranks", "strict_ranks",
 ]

@@ -16,7 +16,9 @@ some leaf up to ``n``) and an upper half (a path from ``n`` up to some root):
 * :func:`path_argmax` - "``n`` has the largest key on some leaf-root path" (TSEL's most
   representative node per path). With a strict order this is "below ``n`` there is a
   leaf path, and above ``n`` a root path, whose largest key is smaller than ``n``'s": two
-  minimax DPs.
+  minimax DPs. :func:`path_maxima` is the same with ties kept (every node that attains the
+  maximum of some path: the RPV paper's GTD).
+* :func:`most_specific` - the selected nodes without a selected descendant (one sparse product).
 * :func:`greedy_antichain` - GreedyTopDown's "take the best remaining node, drop its
   ancestors and descendants": marks spread along edges and stop at nodes already marked,
   so the work is linear in the number of edges.
@@ -37,7 +39,8 @@ import scipy.sparse as sp
 
 from kg.hierarchy import FeatureHierarchy
 
-__all__ = ["path_mean_rule", "path_argmax", "greedy_antichain", "strict_ranks", "preference_ranks", "PATH_RULE_EPS"]
+__all__ = ["path_mean_rule", "path_argmax", "path_maxima", "most_specific", "greedy_antichain", "strict_ranks",
+           "preference_ranks", "PATH_RULE_EPS"]
 
 #: Relative tolerance of the mean comparison: ``v[n] >= mean - PATH_RULE_EPS * scale`` counts
 #: as "at least the mean" (sums and means of the same floats may differ in the last bit).
@@ -72,6 +75,16 @@ def _children_groups(h: FeatureHierarchy):
 def _parent_groups(h: FeatureHierarchy):
     """Non-root nodes grouped by depth (parents are always in lower groups)."""
     return _groups(h.levels, h.parent_matrix, 1)
+
+
+def _node_values(h: FeatureHierarchy, values) -> np.ndarray:
+    """``values`` as finite floats, one per node (a ``ValueError`` otherwise)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.shape != (h.n_nodes,):
+        raise ValueError(f"values has shape {v.shape}, expected ({h.n_nodes},)")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite")
+    return v
 
 
 # --------------------------------------------------------------------------- mean rule
@@ -129,6 +142,7 @@ def path_mean_rule(
     selected: np.ndarray | None = None,
     *,
     mode: str = "any",
+    compare: str = ">=",
 ) -> np.ndarray:
     """Which selected nodes reach the mean of ``values`` on their leaf-to-root paths.
 
@@ -136,10 +150,13 @@ def path_mean_rule(
     mean of ``values`` over the selected nodes of ``p`` (``n`` is one of them, so the mean
     exists). ``mode="any"`` returns True for ``n`` when ``values[n] >= mean(p)`` for at least
     one such path (SHSEL's pruning rule as the paper states it); ``mode="all"`` when it
-    holds for every such path. Unselected nodes get False.
+    holds for every such path. ``compare=">"`` asks for ``values[n] > mean(p)`` instead
+    (how the RPV paper describes SHSEL: "features whose relevance is higher than the
+    average"): a path whose selected nodes all have the same value keeps none of them.
+    Unselected nodes get False.
 
     Exact on DAGs with any number of roots and paths; ``O((nodes + edges) * depth)`` time.
-    Ties within ``PATH_RULE_EPS * max(1, max|values|)`` count as reaching the mean.
+    Differences within ``PATH_RULE_EPS * max(1, max|values|)`` count as equality.
 
     Parameters
     ----------
@@ -147,6 +164,7 @@ def path_mean_rule(
     values : array of float, one per node
     selected : bool array, one per node, optional (default: all nodes)
     mode : {"any", "all"}
+    compare : {">=", ">"}
 
     Returns
     -------
@@ -158,15 +176,15 @@ def path_mean_rule(
     >>> h = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
     >>> path_mean_rule(h, np.array([0.9, 0.1, 0.2])).tolist()   # means: a-r 0.55, b-r 0.15
     [True, False, True]
+    >>> path_mean_rule(h, np.array([0.0, 0.0, 0.0]), compare=">").tolist()   # nothing above a mean
+    [False, False, False]
     """
     if mode not in ("any", "all"):
         raise ValueError(f"mode must be 'any' or 'all', got {mode!r}")
+    if compare not in (">=", ">"):
+        raise ValueError(f"compare must be '>=' or '>', got {compare!r}")
     n = hierarchy.n_nodes
-    v = np.asarray(values, dtype=np.float64)
-    if v.shape != (n,):
-        raise ValueError(f"values has shape {v.shape}, expected ({n},)")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("values must be finite")
+    v = _node_values(hierarchy, values)
     sel = np.ones(n, bool) if selected is None else np.asarray(selected, dtype=bool)
     if sel.shape != (n,):
         raise ValueError(f"selected has shape {sel.shape}, expected ({n},)")
@@ -181,8 +199,8 @@ def path_mean_rule(
     tot = _convolve(down, up, best, fill)
     counts = np.arange(width + 1, dtype=np.float64)
     eps = PATH_RULE_EPS * max(1.0, float(np.abs(v).max()))
-    # sum(p) <= c v[n] + c eps  <=>  mean(p) <= v[n] + eps
-    slack = tot - counts[None, :] * (v[:, None] + eps)
+    # ">=": sum(p) <= c v[n] + c eps  <=>  mean(p) <= v[n] + eps;  ">": mean(p) <= v[n] - eps
+    slack = tot - counts[None, :] * (v[:, None] + (eps if compare == ">=" else -eps))
     exists = np.isfinite(tot)
     exists[:, 0] = False  # n itself is selected: c >= 1 on every path through it
     with np.errstate(invalid="ignore"):
@@ -283,13 +301,84 @@ def path_argmax(hierarchy: FeatureHierarchy, ranks: np.ndarray) -> np.ndarray:
         raise ValueError(f"ranks has shape {r.shape}, expected ({n},)")
     if np.unique(r).size != n:
         raise ValueError("ranks must be distinct (a strict order)")
-    below = np.full(n, -1, dtype=np.int64)  # min over leaf paths below of the max rank below n
-    for nodes, kids, starts, _ in _children_groups(hierarchy):
-        below[nodes] = np.minimum.reduceat(np.maximum(r[kids], below[kids]), starts)
-    above = np.full(n, -1, dtype=np.int64)
-    for nodes, pars, starts, _ in _parent_groups(hierarchy):
-        above[nodes] = np.minimum.reduceat(np.maximum(r[pars], above[pars]), starts)
+    below, above = _minimax_halves(hierarchy, r, -1)
     return (below < r) & (above < r)
+
+
+def _minimax_halves(h: FeatureHierarchy, keys: np.ndarray, fill):
+    """``below[n]``: the smallest, over paths from a leaf up to ``n`` (``n`` excluded), of the
+    largest key on the path; ``above[n]`` the same over paths from ``n`` up to a root. ``fill``
+    (smaller than every key) where there is no such node (``n`` a leaf / a root)."""
+    n = h.n_nodes
+    below = np.full(n, fill, dtype=keys.dtype)
+    for nodes, kids, starts, _ in _children_groups(h):
+        below[nodes] = np.minimum.reduceat(np.maximum(keys[kids], below[kids]), starts)
+    above = np.full(n, fill, dtype=keys.dtype)
+    for nodes, pars, starts, _ in _parent_groups(h):
+        above[nodes] = np.minimum.reduceat(np.maximum(keys[pars], above[pars]), starts)
+    return below, above
+
+
+def path_maxima(hierarchy: FeatureHierarchy, values: np.ndarray) -> np.ndarray:
+    """Nodes whose value is the maximum of at least one leaf-to-root path, ties included.
+
+    Unlike :func:`path_argmax` (one node per path, by a strict order), every node that
+    attains the largest value of some path through it is returned: ``n`` qualifies iff some
+    leaf path below it and some root path above it hold no larger value. Values that differ
+    by at most ``PATH_RULE_EPS * max(1, max|values|)`` count as equal.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    values : array of float, shape (n_nodes,)
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
+    >>> path_maxima(h, np.array([0.5, 0.2, 0.5])).tolist()   # a-r: a and r tie; b-r: r
+    [True, False, True]
+    """
+    v = _node_values(hierarchy, values)
+    if v.size == 0:
+        return np.zeros(0, bool)
+    below, above = _minimax_halves(hierarchy, v, -np.inf)
+    eps = PATH_RULE_EPS * max(1.0, float(np.abs(v).max()))
+    return (below <= v + eps) & (above <= v + eps)
+
+
+def most_specific(hierarchy: FeatureHierarchy, selected: np.ndarray) -> np.ndarray:
+    """The selected nodes that have no selected descendant.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy
+    selected : array of bool, shape (n_nodes,)
+
+    Returns
+    -------
+    ndarray of bool, shape (n_nodes,)
+        An antichain: no returned node is an ancestor of another.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> h = FeatureHierarchy.from_edges([("a", "r"), ("b", "r")], nodes=["a", "b", "r"])
+    >>> most_specific(h, np.array([True, False, True])).tolist()   # r is a's ancestor
+    [True, False, False]
+    """
+    sel = np.asarray(selected, dtype=bool)
+    if sel.shape != (hierarchy.n_nodes,):
+        raise ValueError(f"selected has shape {sel.shape}, expected ({hierarchy.n_nodes},)")
+    if not sel.any():
+        return sel.copy()
+    # row d of the ancestor matrix lists d's ancestors: the ancestors of selected nodes
+    covered = np.asarray(hierarchy.ancestor_matrix[np.flatnonzero(sel)].sum(axis=0)).ravel() > 0
+    return sel & ~covered
 
 
 # --------------------------------------------------------------------------- greedy antichain

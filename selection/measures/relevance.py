@@ -123,8 +123,15 @@ def class_counts(X, y) -> ClassCounts:
     return ClassCounts(X, y)
 
 
-def entropy(counts: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Shannon entropy (bits) of count vectors along ``axis``; empty vectors have entropy 0.
+def _log_scale(base: float) -> float:
+    """The factor that turns bits into units of ``base`` (1 for bits, ln 2 for nats)."""
+    if not (isinstance(base, (int, float, np.floating, np.integer)) and base > 0 and base != 1):
+        raise ValueError(f"base must be a positive number other than 1, got {base!r}")
+    return 1.0 / float(np.log2(base))
+
+
+def entropy(counts: np.ndarray, axis: int = -1, *, base: float = 2.0) -> np.ndarray:
+    """Shannon entropy of count vectors along ``axis`` (bits by default); empty vectors have entropy 0.
 
     Parameters
     ----------
@@ -132,6 +139,8 @@ def entropy(counts: np.ndarray, axis: int = -1) -> np.ndarray:
         Non-negative counts (need not be normalised).
     axis : int, default -1
         The axis that holds one distribution.
+    base : float, default 2
+        Base of the logarithm: 2 gives bits, ``numpy.e`` nats.
 
     Returns
     -------
@@ -142,19 +151,25 @@ def entropy(counts: np.ndarray, axis: int = -1) -> np.ndarray:
     --------
     >>> entropy([[4, 0], [1, 3], [2, 2]]).round(4).tolist()
     [0.0, 0.8113, 1.0]
+    >>> round(float(entropy([2, 2], base=np.e)), 4)   # ln 2
+    0.6931
     """
+    scale = _log_scale(base)
     counts = np.asarray(counts, dtype=np.float64)
     total = counts.sum(axis=axis, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(total > 0, counts / total, 0.0)
         terms = np.where(p > 0, -p * np.log2(p), 0.0)
-    return terms.sum(axis=axis)
+    out = terms.sum(axis=axis)
+    return out if scale == 1.0 else out * scale
 
 
-def information_gain(X, y, counts: ClassCounts | None = None) -> np.ndarray:
-    """Information gain (bits) of the class given each binary feature.
+def information_gain(X, y, counts: ClassCounts | None = None, *, base: float = 2.0) -> np.ndarray:
+    """Information gain of the class given each binary feature (bits by default).
 
-    ``IG(f) = H(Y) - P(f=1) H(Y | f=1) - P(f=0) H(Y | f=0)``.
+    ``IG(f) = H(Y) - P(f=1) H(Y | f=1) - P(f=0) H(Y | f=0)``. The unit only rescales the
+    values (nats = bits x ln 2); it matters where IG values are compared with a fixed number
+    (SHSEL's similarity ``1 - |IG(child) - IG(parent)| >= t``).
 
     Parameters
     ----------
@@ -164,6 +179,8 @@ def information_gain(X, y, counts: ClassCounts | None = None) -> np.ndarray:
         Class labels (not read when ``counts`` is given).
     counts : ClassCounts, optional
         The counts of ``X`` and ``y`` when already computed.
+    base : float, default 2
+        Base of the logarithm: 2 gives bits, ``numpy.e`` nats.
 
     Returns
     -------
@@ -175,15 +192,18 @@ def information_gain(X, y, counts: ClassCounts | None = None) -> np.ndarray:
     >>> import numpy as np
     >>> information_gain(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).tolist()
     [1.0, 0.0]
+    >>> information_gain(np.array([[1], [1], [0], [0]]), [1, 1, 0, 0], base=np.e).round(4).tolist()
+    [0.6931]
     """
+    scale = _log_scale(base)
     c = counts if counts is not None else ClassCounts(X, y)
     if c.n == 0:
         return np.zeros(c.pos.shape[0])
     h = entropy(c.class_totals)
     n1 = c.pos.sum(axis=1)
     n0 = c.n - n1
-    ig = h - (n1 * entropy(c.pos) + n0 * entropy(c.neg)) / c.n
-    return np.clip(ig, 0.0, None)
+    ig = np.clip(h - (n1 * entropy(c.pos) + n0 * entropy(c.neg)) / c.n, 0.0, None)
+    return ig if scale == 1.0 else ig * scale
 
 
 def class_correlation(X, y, counts: ClassCounts | None = None) -> np.ndarray:

@@ -21,6 +21,14 @@ Choices where the paper is silent (each tested in ``tests/selection/measures/tes
 - ``k`` in Eq. 2 is the number of classes seen in the training labels; a class that appears
   only at test time is unknown to the measure (and to every classifier trained on those labels).
 
+``smoothing="laplace"`` replaces the papers' raw frequencies by the Laplace-corrected estimates
+``P(c | X=x) = (n(c, x) + 1) / (n(x) + k)`` that the authors' Java code uses (RPV repository
+``RPV.java``, ``RLazy``; AIRE repository ``MeasurementCodes.java``: ``(count + 1) / (n + 2)``
+for two classes). Every value then has an estimate (a value never seen gets ``1/k`` per
+class, LazyR 0), so the "never seen" rule above does not apply. The authors' LazyR for two
+classes is ``(P(pro|x) - P(anti|x))^2``, twice Eq. 2; the factor does not change any
+comparison RPV makes, so Eq. 2's scale is kept.
+
 The worked example of the paper (the table under its Fig. 2)::
 
              A  B  C  D  Class
@@ -58,14 +66,26 @@ __all__ = [
     "information_gain",
     "value_information_gain",
     "value_relevance",
+    "SMOOTHING",
 ]
+
+#: The ``smoothing`` values the measures accept: the papers' raw frequencies (``None``) or the
+#: authors' code's Laplace-corrected estimates (``"laplace"``).
+SMOOTHING = (None, "laplace")
+
+
+def _check_smoothing(smoothing) -> None:
+    if smoothing not in SMOOTHING:
+        raise ValueError(f"smoothing must be None or 'laplace', got {smoothing!r}")
 
 
 def _counts(X, y, counts: ClassCounts | None) -> ClassCounts:
     return counts if counts is not None else ClassCounts(X, y)
 
 
-def conditional_class_probabilities(counts: ClassCounts, value: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def conditional_class_probabilities(
+    counts: ClassCounts, value: int = 1, *, smoothing: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``P(c | X=value)`` for every feature (rows) and class (columns), and which rows are defined.
 
     Parameters
@@ -74,14 +94,17 @@ def conditional_class_probabilities(counts: ClassCounts, value: int = 1) -> tupl
         Counts of the training table against its labels.
     value : {0, 1}, default 1
         The feature value conditioned on.
+    smoothing : {None, "laplace"}, default None
+        Raw frequencies (the papers' equations) or ``(n(c, x) + 1) / (n(x) + k)`` (the
+        authors' code).
 
     Returns
     -------
     p : ndarray, shape (n_features, n_classes)
-        Columns in the order of ``counts.classes``; 0 on rows where the value never occurs in
-        the training data.
+        Columns in the order of ``counts.classes``; without smoothing 0 on rows where the
+        value never occurs in the training data.
     seen : ndarray of bool, shape (n_features,)
-        False where the value never occurs.
+        False where the value never occurs (always True with Laplace smoothing).
 
     Examples
     --------
@@ -90,21 +113,29 @@ def conditional_class_probabilities(counts: ClassCounts, value: int = 1) -> tupl
     >>> p, seen = conditional_class_probabilities(ClassCounts(X, ["C1", "C2", "C2"]))
     >>> p.tolist(), seen.tolist()
     ([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], [True, True, True, True])
+    >>> p, _ = conditional_class_probabilities(ClassCounts(X, ["C1", "C2", "C2"]), smoothing="laplace")
+    >>> p[1].tolist()   # B=1 once, in C1: (1 + 1) / (1 + 2), (0 + 1) / (1 + 2)
+    [0.6666666666666666, 0.3333333333333333]
     """
     if value not in (0, 1):
         raise ValueError(f"a binary feature value is 0 or 1, got {value!r}")
+    _check_smoothing(smoothing)
     table = counts.pos if value == 1 else counts.neg
     tot = table.sum(axis=1, keepdims=True)
+    if smoothing == "laplace":
+        k = table.shape[1]
+        return (table + 1.0) / (tot + k), np.ones(table.shape[0], dtype=bool)
     seen = tot[:, 0] > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(tot > 0, table / np.where(tot > 0, tot, 1.0), 0.0)
     return p, seen
 
 
-def r_measure(X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
+def r_measure(X=None, y=None, counts: ClassCounts | None = None, *, smoothing: str | None = None) -> np.ndarray:
     """The R measure of Eq. 1 for every feature: ``sum_i [P(c_i|X=1) - P(c_i|X=0)]^2``.
 
-    A feature that is constant in the training data (one of its values never occurs) gets 0.
+    A feature that is constant in the training data (one of its values never occurs) gets 0
+    (without smoothing; with ``smoothing="laplace"`` the unseen value's estimate is ``1/k``).
     Values lie in [0, 2]; 2 means each value determines a different class.
 
     Parameters
@@ -115,6 +146,8 @@ def r_measure(X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
         Training labels (not read when ``counts`` is given).
     counts : ClassCounts, optional
         The counts of ``X`` and ``y`` when already computed.
+    smoothing : {None, "laplace"}, default None
+        See :func:`conditional_class_probabilities`.
 
     Returns
     -------
@@ -126,15 +159,19 @@ def r_measure(X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
     >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
     >>> r_measure(X, ["C1", "C2", "C2"]).tolist()
     [0.5, 2.0, 2.0, 0.5]
+    >>> r_measure(X, ["C1", "C2", "C2"], smoothing="laplace").round(4).tolist()   # B: 2 (2/3 - 1/4)^2
+    [0.0556, 0.3472, 0.3472, 0.0556]
     """
     c = _counts(X, y, counts)
-    p1, seen1 = conditional_class_probabilities(c, 1)
-    p0, seen0 = conditional_class_probabilities(c, 0)
+    p1, seen1 = conditional_class_probabilities(c, 1, smoothing=smoothing)
+    p0, seen0 = conditional_class_probabilities(c, 0, smoothing=smoothing)
     r = ((p1 - p0) ** 2).sum(axis=1)
     return np.where(seen1 & seen0, r, 0.0)
 
 
-def lazy_r(X=None, y=None, value: int = 1, counts: ClassCounts | None = None) -> np.ndarray:
+def lazy_r(
+    X=None, y=None, value: int = 1, counts: ClassCounts | None = None, *, smoothing: str | None = None
+) -> np.ndarray:
     """LazyR of Eq. 2 for every feature taking ``value``: ``sum_i [P(c_i|X=value) - 1/k]^2``.
 
     ``k`` is the number of training classes. A value never seen in training gets 0. Values
@@ -151,6 +188,8 @@ def lazy_r(X=None, y=None, value: int = 1, counts: ClassCounts | None = None) ->
         The feature value whose relevance is measured.
     counts : ClassCounts, optional
         The counts of ``X`` and ``y`` when already computed.
+    smoothing : {None, "laplace"}, default None
+        See :func:`conditional_class_probabilities`.
 
     Returns
     -------
@@ -162,10 +201,12 @@ def lazy_r(X=None, y=None, value: int = 1, counts: ClassCounts | None = None) ->
     >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
     >>> lazy_r(X, ["C1", "C2", "C2"], value=0).tolist()
     [0.5, 0.5, 0.5, 0.0]
+    >>> lazy_r(X, ["C1", "C2", "C2"], smoothing="laplace").round(4).tolist()  # C=1: 2 (3/4 - 1/2)^2
+    [0.0, 0.0556, 0.125, 0.0556]
     """
     c = _counts(X, y, counts)
     k = len(c.classes)
-    p, seen = conditional_class_probabilities(c, value)
+    p, seen = conditional_class_probabilities(c, value, smoothing=smoothing)
     lr = ((p - 1.0 / k) ** 2).sum(axis=1)
     return np.where(seen, lr, 0.0)
 
@@ -206,11 +247,15 @@ def value_information_gain(X=None, y=None, value: int = 1, counts: ClassCounts |
     return np.where(seen, h - entropy(table), 0.0)
 
 
-def value_relevance(name: str, X=None, y=None, counts: ClassCounts | None = None) -> np.ndarray:
+def value_relevance(
+    name: str, X=None, y=None, counts: ClassCounts | None = None, *, smoothing: str | None = None
+) -> np.ndarray:
     """The relevance RPV uses for a *positive* feature value, by name.
 
     ``"lazyr"``: LazyR(X=1) (RPV); ``"ig"``: eager information gain (RPV-IG); ``"r"``: eager
-    R of Eq. 1 (RPV-R); ``"value_ig"``: :func:`value_information_gain` at 1.
+    R of Eq. 1 (RPV-R); ``"value_ig"``: :func:`value_information_gain` at 1. ``smoothing``
+    applies to the probability-based measures (``"lazyr"``, ``"r"``); information gain has no
+    Laplace variant in the papers or the authors' code, so ``"ig"`` and ``"value_ig"`` refuse it.
 
     Parameters
     ----------
@@ -221,6 +266,8 @@ def value_relevance(name: str, X=None, y=None, counts: ClassCounts | None = None
         Training labels (not read when ``counts`` is given).
     counts : ClassCounts, optional
         The counts of ``X`` and ``y`` when already computed.
+    smoothing : {None, "laplace"}, default None
+        See :func:`conditional_class_probabilities`.
 
     Returns
     -------
@@ -232,14 +279,21 @@ def value_relevance(name: str, X=None, y=None, counts: ClassCounts | None = None
     >>> X = np.array([[1, 1, 0, 0], [1, 0, 1, 0], [0, 0, 1, 1]])   # the table under Fig. 2
     >>> value_relevance("r", X, ["C1", "C2", "C2"]).tolist()
     [0.5, 2.0, 2.0, 0.5]
+    >>> value_relevance("ig", X, ["C1", "C2", "C2"], smoothing="laplace")
+    Traceback (most recent call last):
+    ...
+    ValueError: smoothing='laplace' applies to the relevance 'lazyr' or 'r', not 'ig'
     """
+    _check_smoothing(smoothing)
+    if name not in ("lazyr", "ig", "r", "value_ig"):
+        raise ValueError(f"unknown relevance {name!r}; use 'lazyr', 'ig', 'r' or 'value_ig'")
+    if smoothing is not None and name not in ("lazyr", "r"):
+        raise ValueError(f"smoothing={smoothing!r} applies to the relevance 'lazyr' or 'r', not {name!r}")
     c = _counts(X, y, counts)
     if name == "lazyr":
-        return lazy_r(counts=c, value=1)
+        return lazy_r(counts=c, value=1, smoothing=smoothing)
+    if name == "r":
+        return r_measure(counts=c, smoothing=smoothing)
     if name == "ig":
         return information_gain(None, None, counts=c)
-    if name == "r":
-        return r_measure(counts=c)
-    if name == "value_ig":
-        return value_information_gain(counts=c, value=1)
-    raise ValueError(f"unknown relevance {name!r}; use 'lazyr', 'ig', 'r' or 'value_ig'")
+    return value_information_gain(counts=c, value=1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -237,3 +238,213 @@ def test_dbpedia_route_errors_are_one_line(tmp_path, shared_data, capsys):
     assert "--dump" in line
     line = _error(capsys, ["build", "--corpus", str(tmp_path / "missing.csv"), "--out", str(tmp_path / "T")])
     assert "missing.csv" in line
+
+
+# --------------------------------------------------------------------------- issue 16: discoverable, checked, honest
+def test_help_lists_every_registered_method(capsys):
+    from selection.evaluation.protocols import available_protocols
+    from selection.registry import available_classifiers, available_selectors
+
+    assert main(["select", "--help"]) == 0
+    out = capsys.readouterr().out
+    for name, entry in available_selectors().items():
+        assert f"  {name} " in out and entry.description.split()[0] in out, name
+    for cmd in (["evaluate"], ["run"]):
+        assert main([*cmd, "--help"]) == 0
+        out = capsys.readouterr().out
+        for name in [*available_selectors(), *available_classifiers(), *available_protocols()]:
+            assert f"  {name} " in out, (cmd, name)
+        assert "hifsrr2017" in out and "--param" in out
+
+
+def test_methods_shows_parameters_defaults_paper_and_protocols(capsys):
+    assert main(["methods", "shsel-ig-prune"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("shsel-ig-prune: selector (eager): pruneSHSEL IG")
+    assert "paper: Ristoski & Paulheim" in out and "shsel2014 (the paper's experiment)" in out
+    threshold = next(ln for ln in out.splitlines() if ln.strip().startswith("threshold "))
+    assert "0.99" in threshold and "Similarity" in threshold
+    assert main(["methods", "fisher"]) == 0
+    fisher = capsys.readouterr().out
+    assert "k " in fisher and "int >= 1" in fisher and "50" in fisher and "hifsrr2017 (the paper's experiment)" in fisher
+    assert main(["methods", "rpv2020"]) == 0
+    proto = capsys.readouterr().out
+    assert "options (--option KEY=VALUE)" in proto and "multiclass_average" in proto and "'weighted'" in proto
+    assert main(["methods"]) == 0
+    listing = capsys.readouterr().out
+    assert "selectors (" in listing and "classifiers (" in listing and "hifsrr2017" in listing
+    assert main(["methods", "lazy-1nn"]) == 0
+    assert "n_neighbors" not in capsys.readouterr().out  # fixed by the registration: not the user's to set
+    line = _error(capsys, ["methods", "shsel"])
+    assert "unknown method 'shsel'; known:" in line and "shsel-ig-prune" in line
+
+
+@pytest.fixture
+def table(tmp_path, bundled, home, capsys) -> Path:
+    T = tmp_path / "T"
+    assert main(["build", *_go_args(bundled), "--out", str(T)]) == 0
+    capsys.readouterr()
+    return T
+
+
+def test_select_checks_parameters_before_reading_the_table(table, tmp_path, capsys):
+    assert main(["select", "--table", str(table), "--selector", "fisher", "--param", "k=7", "--out",
+                 str(tmp_path / "S")]) == 0
+    assert len(pd.read_csv(tmp_path / "S" / "selected_features.csv")) == 7
+    # the parameter is wrong: the (missing) table is never read
+    line = _error(capsys, ["select", "--table", str(tmp_path / "nope"), "--selector", "fisher", "--param", "k=abc",
+                           "--out", str(tmp_path / "S2")])
+    assert "k=abc is not valid: must be int >= 1; parameters: binarize" in line
+
+
+def test_select_lazy_selector_writes_the_selection_per_instance(table, tmp_path, capsys):
+    S = tmp_path / "S"
+    assert main(["select", "--table", str(table), "--selector", "hip", "--out", str(S)]) == 0
+    out = capsys.readouterr().out
+    assert "hip (lazy):" in out and "per instance" in out
+    t = FeatureTable.load(table / "table.npz")
+    pairs = pd.read_csv(S / "instance_features.csv", dtype={"instance_id": str})
+    counts = pd.read_csv(S / "instance_counts.csv", dtype={"instance_id": str})
+    assert counts["instance_id"].tolist() == t.instance_ids.tolist()
+    assert (pairs.groupby("instance_id").size().reindex(counts["instance_id"], fill_value=0).to_numpy()
+            == counts["n_selected"].to_numpy()).all()
+    # HIP keeps positive and negative values; each pair's value is the table's cell
+    assert set(pairs["value"]) == {0, 1}
+    X, col = t.X.tocsr(), {f: j for j, f in enumerate(t.feature_names)}
+    row = {i: k for k, i in enumerate(t.instance_ids)}
+    sample = pairs.sample(50, random_state=0)
+    assert all(X[row[i], col[f]] == v for i, f, v in sample.itertuples(index=False))
+    per_feature = pd.read_csv(S / "selection.csv")
+    assert per_feature["n_instances_selected"].sum() == len(pairs)
+
+
+def test_build_own_table_from_arff_or_csv_with_hierarchy(table, tmp_path, capsys):
+    t = FeatureTable.load(table / "table.npz")
+    for fmt in ("arff", "csv", "edges"):
+        assert main(["export", "--table", str(table), "--format", fmt, "--out", str(tmp_path / f"t.{fmt}")]) == 0
+    for fmt in ("arff", "csv"):
+        own = tmp_path / f"own_{fmt}"
+        assert main(["build", f"--{fmt}", str(tmp_path / f"t.{fmt}"), "--hierarchy", str(tmp_path / "t.edges"),
+                     "--out", str(own)]) == 0
+        back = FeatureTable.load(own / "table.npz")
+        assert back.feature_names.tolist() == t.feature_names.tolist()
+        assert back.hierarchy == t.hierarchy and (back.X != t.X).nnz == 0
+        assert [str(v) for v in back.y] == [str(v) for v in t.y]
+    # without a hierarchy: a flat table; and a cell violating the hierarchy is closed upward (--check repair)
+    (tmp_path / "v.csv").write_text("id,Athlete,Person,label\na,1,0,1\nb,0,1,0\n")
+    (tmp_path / "h.csv").write_text("child,parent\nAthlete,Person\n")
+    assert main(["build", "--csv", str(tmp_path / "v.csv"), "--out", str(tmp_path / "flat")]) == 0
+    assert FeatureTable.load(tmp_path / "flat" / "table.npz").hierarchy.n_edges == 0
+    capsys.readouterr()
+    assert main(["build", "--csv", str(tmp_path / "v.csv"), "--hierarchy", str(tmp_path / "h.csv"),
+                 "--out", str(tmp_path / "rep")]) == 0
+    assert "1 cell(s) violated the hierarchy and were closed upward" in capsys.readouterr().err
+    line = _error(capsys, ["build", "--csv", str(tmp_path / "v.csv"), "--hierarchy", str(tmp_path / "h.csv"),
+                           "--check", "raise", "--out", str(tmp_path / "raise")])
+    assert "v.csv: 1 cell(s) violate the implication" in line and "(--check repair closes them upward)" in line
+
+
+def test_build_names_the_genes_without_annotations(tmp_path, bundled, home, capsys):
+    labels = tmp_path / "labels.tsv"
+    labels.write_text((bundled / "labels.tsv").read_text() + "99999\tpro-longevity\n88888\tanti-longevity\n")
+    assert main(["build", *_go_args(bundled)[:4], "--labels", str(labels), "--out", str(tmp_path / "T")]) == 0
+    err = capsys.readouterr().err
+    assert "2 labelled gene(s) without a usable annotation, left out: 99999, 88888" in err
+
+
+def test_evaluate_param_option_and_threshold(table, tmp_path, capsys):
+    E = tmp_path / "E"
+    assert main(["evaluate", "--datasets", str(table), "--selectors", "shsel-ig-prune", "sig", "complete",
+                 "--param", "sig.k=5", "--param", "nb.alpha=0.5", "--threshold", "0.9", "--n-splits", "3",
+                 "--n-jobs", "1", "--no-plots", "--out", str(E)]) == 0
+    res = pd.read_csv(E / "results.csv")
+    assert set(res["selector"]) == {"shsel-ig-prune", "sig[k=5]", "complete"}
+    assert (res.loc[res["selector"] == "shsel-ig-prune", "threshold"] == 0.9).all()
+    assert (res["status"] == "ok").all() and res["fold"].max() == 2
+    # the protocol's declared option value is checked too (a threshold method's own range)
+    line = _error(capsys, ["evaluate", "--datasets", str(table), "--selectors", "fisher", "--param", "k=-1",
+                           "--out", str(tmp_path / "E2")])
+    assert "selector fisher: k=-1 is not valid" in line
+
+
+# --------------------------------------------------------------------------- output outside a terminal
+def _kgfs(*argv, **kw):
+    return [sys.executable, "-m", "flows.cli", *argv]
+
+
+def test_no_broken_pipe_error_when_the_reader_goes_away(tmp_path):
+    """`kgfs methods | head -1`: the reader closes the pipe before kgfs writes; kgfs stops quietly."""
+    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(_kgfs("methods"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            stdin=subprocess.DEVNULL)
+    proc.stdout.close()  # before the interpreter has even started: the first write meets a closed pipe
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=120)
+    assert "Broken pipe" not in err and "BrokenPipeError" not in err and "Traceback" not in err, err
+    assert err == "" and proc.returncode == 141
+    shell = subprocess.run(f"{sys.executable} -m flows.cli methods | head -1", shell=True, capture_output=True,
+                           text=True, env=env, timeout=120)
+    assert shell.stdout.startswith("selectors (") and shell.stderr == ""
+
+
+def test_tables_do_not_wrap_when_piped(tmp_path):
+    env = {**os.environ, "COLUMNS": "40", "KGFS_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(_kgfs("datasets", "list"), capture_output=True, text=True, env=env, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    from kg.datasets import list_datasets
+
+    info = next(i for i in list_datasets() if len(i.description or "") > 60)
+    row = next(ln for ln in proc.stdout.splitlines() if f" {info.name} " in ln)
+    assert info.description[:60] in row  # the whole row on one line, however narrow COLUMNS is
+
+
+def test_evaluate_progress_lines_arrive_while_it_runs(table, tmp_path):
+    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen(_kgfs("evaluate", "--datasets", str(table), "--selectors", "shsel-ig-prune", "complete",
+                                  "--n-jobs", "1", "--no-plots", "--out", str(tmp_path / "E")),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            stdin=subprocess.DEVNULL)
+    first = proc.stderr.readline()
+    running = proc.poll() is None
+    rest = proc.stderr.read()
+    proc.wait(timeout=300)
+    assert proc.returncode == 0, first + rest
+    assert first.startswith("kgfs: evaluate: 0/20 cells") and running
+    assert "kgfs: evaluate: 20/20 cells" in rest
+
+
+@pytest.mark.integration
+def test_run_with_too_few_texts_for_the_folds_still_writes_the_table(prefect_harness, tmp_path, dbpedia_dump,
+                                                                     monkeypatch, capsys):
+    """6 texts, 10 folds asked: the table and exports are written, the CV uses 2 folds and says so;
+    one class of one text: the evaluation is skipped and says so. Then a user's own table through the flow."""
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    rows = [("t1", "Chris_Gayle", 1), ("t2", "Novak_Djokovic", 1), ("t3", "Nathan_Lyon", 1), ("t4", "Murali_Vijay", 1),
+            ("t5", "Barack_Obama", 0), ("t6", "River_Thames", 0)]
+    corpus = tmp_path / "six.csv"
+    corpus.write_text("id,text,entity,label\n" + "".join(
+        f"{i},text {i},http://dbpedia.org/resource/{e},{y}\n" for i, e, y in rows))
+    out = tmp_path / "out"
+    argv = ["run", "--corpus", str(corpus), "--entity-columns", "entity", "--dump", str(dbpedia_dump),
+            "--selectors", "complete", "--no-artifacts"]
+    assert main([*argv, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "class '0' has 2 member(s), fewer than 10 folds: 2-fold cross-validation instead" in captured.err
+    assert "kgfs: table: done (6 x" in captured.err  # progress lines, not a live display (stderr is no terminal)
+    assert FeatureTable.load(out / "table.npz").n_instances == 6 and (out / "table.arff").is_file()
+    assert sorted(set(pd.read_csv(out / "evaluation.csv")["fold"])) == [0, 1]
+
+    corpus.write_text("id,text,entity,label\n" + "".join(  # new ids too: a new table whatever the stage keys hold
+        f"u{i},text {i},http://dbpedia.org/resource/{e},{int(i == 't6')}\n" for i, e, _y in rows))
+    assert main([*argv, "--out", str(tmp_path / "out1")]) == 0
+    err = capsys.readouterr().err
+    assert "class '1' has 1 member(s): evaluation skipped" in err
+    assert (tmp_path / "out1" / "table.arff").is_file() and pd.read_csv(tmp_path / "out1" / "evaluation.csv").empty
+
+    assert main(["export", "--table", str(out), "--format", "csv", "--out", str(tmp_path / "t.csv")]) == 0
+    assert main(["export", "--table", str(out), "--format", "edges", "--out", str(tmp_path / "e.csv")]) == 0
+    assert main(["run", "--csv", str(tmp_path / "t.csv"), "--hierarchy", str(tmp_path / "e.csv"), "--n-splits", "2",
+                 "--selectors", "complete", "--no-artifacts", "--out", str(tmp_path / "own")]) == 0
+    own = FeatureTable.load(tmp_path / "own" / "table.npz")
+    assert (own.X != FeatureTable.load(out / "table.npz").X).nnz == 0

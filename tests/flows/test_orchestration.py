@@ -14,21 +14,39 @@ from flows import stages
 
 
 # --------------------------------------------------------------------------- no server needed
-def test_report_markdown_lists_parameters_stages_and_plots(tmp_path):
-    from kg.runs.publish import run_markdown as report_markdown
+def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp_path):
+    import base64
 
-    records = {"table": {"dir": "/s/table/k"}, "evaluate": {"dir": "/s/evaluate/k",
-                                                            "files": {"plot:bars.png": "grid/bars.png"}}}
-    runinfo = {"table": {"reused": True, "seconds": 0.01}, "evaluate": {"reused": False, "seconds": 2.5}}
-    params = {"dataset": "bundled/DM-BP", "selector": "shsel-ig-prune", "n_splits": 10, "source": {"big": 1}}
-    md = report_markdown(records, runinfo, params, {"plots/bars.png": "/o/plots/bars.png",
-                                                    "run.json": "/o/run.json"})
-    assert md.startswith("# kgfs run: bundled/DM-BP")
+    from kg.runs.report import artifacts, run_markdown
+
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    (tmp_path / "grid").mkdir()
+    (tmp_path / "grid" / "bars.png").write_bytes(png)
+    records = {"table": {"dir": "/s/table/k", "summary": {"n_instances": 127, "n_features": 699, "n_edges": 1209}},
+               "select": {"dir": "/s/select/k", "summary": {"n_selected": 3, "n_features": 699}},
+               "evaluate": {"dir": str(tmp_path), "files": {"plot:bars.png": "grid/bars.png", "summary": "s.csv"}}}
+    runinfo = {"table": {"reused": True, "seconds": 0.01}, "select": {"reused": False, "seconds": 0.2},
+               "evaluate": {"reused": False, "seconds": 2.5}}
+    params = {"dataset": "bundled/DM-BP", "selector": "shsel-ig-prune", "selector_params": {"threshold": 0.9},
+              "n_splits": 10, "source": {"kind": "go", "big": 1}}
+    headline = [{"selector": "shsel-ig-prune", "classifier": "nb", "accuracy": "0.712 ± 0.041"}]
+    md = run_markdown(records, runinfo, params, {"run.json": "/o/run.json"}, headline=headline,
+                      warnings=["only roots of the hierarchy were kept"])
+    assert md.startswith("# kgfs run: bundled/DM-BP · shsel-ig-prune threshold=0.9\n")
+    assert "127 instances × 699 features, 1209 hierarchy edges." in md and "**3 of 699 features kept**" in md
+    assert "> **Warning:** only roots of the hierarchy were kept" in md
+    assert "| shsel-ig-prune | nb | 0.712 ± 0.041 |" in md and "(10 folds, mean ± sd over the folds)" in md
     assert "| selector | `shsel-ig-prune` |" in md and "| n_splits | `10` |" in md and "big" not in md
-    assert "| table | True | 0.01 | `/s/table/k` |" in md and "| evaluate | False | 2.5 |" in md
-    assert "## Plots\n\n- `/o/plots/bars.png`" in md and "- `/o/run.json`" in md
-    # without published outputs, the plots are found in the evaluation record
-    assert "`/s/evaluate/k/grid/bars.png`" in report_markdown(records, runinfo, params)
+    # every folder named is a stage folder of the store; the output folder is named as replaceable
+    assert "| table | yes | 0.01 | 127 x 699 | `/s/table/k` |" in md and "| evaluate | no | 2.5 |" in md
+    assert "Published to `/o`" in md and "/o/plots" not in md
+    # the plots are inline images the Prefect UI shows, not local paths
+    assert f"![bars](data:image/png;base64,{base64.b64encode(png).decode()})" in md
+    kinds = {key: kind for kind, key, _data, _desc in artifacts({
+        "records": records, "runinfo": runinfo, "outputs": {}, "params": params,
+        "results": {"headline": headline, "kept": [{"feature": "GO:1"}], "warnings": []}})}
+    assert kinds == {"selected-features-bundled-dm-bp": "table", "evaluation-summary-bundled-dm-bp": "table",
+                     "kgfs-run-report-bundled-dm-bp": "markdown"}
 
 
 def test_transient_errors_are_retried_bad_input_is_not():
@@ -69,17 +87,23 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
                   key=lambda fr: fr.created)
         arts = {a.key: a for a in client.read_artifacts(
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))}
-    assert {"selected-features", "evaluation-summary", "kgfs-run-report"} <= set(arts)
-    sel = json.loads(arts["selected-features"].data) if isinstance(arts["selected-features"].data, str) \
-        else arts["selected-features"].data
+    assert {"selected-features-bundled-dm-bp", "evaluation-summary-bundled-dm-bp",
+            "kgfs-run-report-bundled-dm-bp"} <= set(arts)
+    sel = json.loads(arts["selected-features-bundled-dm-bp"].data) \
+        if isinstance(arts["selected-features-bundled-dm-bp"].data, str) else arts["selected-features-bundled-dm-bp"].data
     expected = pd.read_csv(tmp_path / "out" / "selected_features.csv")
     assert len(sel) == len(expected) == r["records"]["select"]["summary"]["n_selected"]
     assert {"feature", "score", "support"} <= set(sel[0]) and sel[0]["feature"] == expected["feature"][0]
-    summ = arts["evaluation-summary"].data
+    summ = arts["evaluation-summary-bundled-dm-bp"].data
     summ = json.loads(summ) if isinstance(summ, str) else summ
-    assert summ[0]["selector"] == "shsel-ig-prune[threshold=0.8]" and summ[0]["folds"] == 3
-    md = arts["kgfs-run-report"].data
-    assert "| selector_params | `{'threshold': 0.8}` |" in md and "## Plots" in md and ".png" in md
+    assert summ[0]["selector"] == "shsel-ig-prune[threshold=0.8]" and summ[0]["folds"] == "3"
+    assert len(summ[0]) <= 7 and " ± " in summ[0]["accuracy"]  # the columns read first, rounded, with the spread
+    md = arts["kgfs-run-report-bundled-dm-bp"].data
+    assert "| selector_params | `{'threshold': 0.8}` |" in md and "## Plots" in md and "data:image/png;base64," in md
+    # the run is named and tagged after its dataset, selector and route, and its cache outcome
+    assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == "no stage from the store"
+    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none"} <= set(run.tags)
+    assert r["flow_run"] == str(run.id)
 
 
 @pytest.mark.integration

@@ -42,10 +42,18 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
     t = stages.read_table(r1["records"]["table"])
     assert (read_arff(out / "table.arff").X != t.X).nnz == 0
 
-    # same inputs: every stage comes from the store, outputs are written again
+    # same inputs: every stage comes from the store (no flow run: the store alone publishes), outputs are
+    # written again
     (out / "table.arff").unlink()
-    r2 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
+    events.clear()
+    pipeline.set_reporter(lambda event, stage, **info: events.append((event, stage)))
+    try:
+        r2 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
+    finally:
+        pipeline.set_reporter(None)
     assert all(i["reused"] for i in r2["runinfo"].values()), r2["runinfo"]
+    assert "flow_run" in r1 and "flow_run" not in r2 and events == []
+    assert r2["results"]["headline"] == r1["results"]["headline"] and r2["results"]["warnings"] == []
     assert {k: r["hash"] for k, r in r2["records"].items()} == {k: r["hash"] for k, r in r1["records"].items()}
     assert (out / "table.arff").is_file()
 
@@ -85,6 +93,7 @@ def test_flow_on_a_registry_table_dataset(prefect_harness, tmp_path, shared_data
 
 def _kgfs(args, cwd, timeout=600):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
+    env["KGFS_SERVER_PORT"] = "0"  # any free port: never a server the user runs on 4200
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "flows.cli", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
@@ -93,9 +102,21 @@ def _kgfs(args, cwd, timeout=600):
 
 @pytest.mark.slow
 def test_default_run_end_to_end(tmp_path):
-    """`kgfs run` with no arguments, twice, in a fresh folder (its own .kgfs home)."""
+    """`kgfs run` with no arguments, twice, in a fresh folder (its own .kgfs home): the first starts the
+    home's Prefect server and says so; the second publishes from the store and starts none."""
+    from kg.runs import server
+
     proc, cold = _kgfs(["run"], tmp_path)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    home = tmp_path / ".kgfs"
+    info = server.find_server(home)
+    try:
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert info is not None and f"started a Prefect server for {home} in the background: UI {info.ui_url}" \
+            in " ".join(proc.stderr.split()) and "`kgfs server stop`" in proc.stderr
+        assert f"Prefect UI of the run: {info.ui_url}/runs/flow-run/" in proc.stdout
+        assert server.stop_server(home)  # the cached run must not need it: it is not there
+    finally:
+        server.stop_server(home)
     out = tmp_path / "kgfs-output"
     for name in ("table.arff", "table.sparse.arff", "table.csv", "hierarchy.csv", "selected_features.csv",
                  "evaluation.csv", "summary.csv", "run.json"):
@@ -110,17 +131,24 @@ def test_default_run_end_to_end(tmp_path):
 
     proc, cached = _kgfs(["run"], tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "stages from cache: facts, table, select, evaluate, export" in " ".join(proc.stdout.split())
+    line = " ".join(proc.stdout.split())
+    assert "stages from cache: facts, table, select, evaluate, export" in line
+    assert "all stages from the store: no Prefect server started" in line and "started a Prefect" not in proc.stderr
+    assert server.find_server(home) is None and "Prefect UI" not in proc.stdout
     print(f"kgfs run: cold {cold:.1f} s, cached {cached:.1f} s")
     assert cold < 180 and cached < 180  # the target (< 60 s) is measured by hand; CI machines vary
 
 
 @pytest.mark.slow
 def test_run_error_is_one_line(tmp_path):
+    from kg.runs import server
+
     proc, _ = _kgfs(["run", "--dataset", "nope/none"], tmp_path)
     assert proc.returncode == 1
     assert proc.stderr.strip().startswith("kgfs: error: unknown dataset 'nope/none'")
     assert "Traceback" not in proc.stderr
+    # a cold run starts the home's server while it checks the input: bad input stops it again, unannounced
+    assert server.find_server(tmp_path / ".kgfs") is None and "Prefect server" not in proc.stderr
 
 
 @pytest.mark.integration

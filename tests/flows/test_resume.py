@@ -21,15 +21,9 @@ import pandas as pd
 import pytest
 
 from flows import stages
+from tests.flows.test_faults import kgfs_env
 
-ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--selectors", "shsel-ig-prune", "complete", "--classifiers", "nb", "knn", "svm", "--n-splits", "10"]
-
-
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 def _cells(home: Path) -> dict[Path, int]:
@@ -58,7 +52,7 @@ def _check_store_is_whole(home: Path) -> None:
 def test_killed_during_evaluation_resumes(tmp_path):
     home, out = tmp_path / "home", tmp_path / "out"
     cmd = [sys.executable, "-m", "flows.cli", "-q", "--home", str(home), "run", "--out", str(out), *ARGS]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=kgfs_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 240
@@ -82,7 +76,7 @@ def test_killed_during_evaluation_resumes(tmp_path):
     assert {"facts", "table", "select"} <= finished and "evaluate" not in finished
     _check_store_is_whole(home)
 
-    rerun = subprocess.run(cmd, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600,
+    rerun = subprocess.run(cmd, cwd=tmp_path, env=kgfs_env(), capture_output=True, text=True, timeout=600,
                            stdin=subprocess.DEVNULL)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     run = json.loads((out / "run.json").read_text())

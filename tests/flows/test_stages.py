@@ -203,3 +203,60 @@ def test_cli_build_writes_what_the_table_stage_writes(source, tmp_path, monkeypa
     assert main(["build", "--out", str(tmp_path / "T")]) == 0  # the default dataset, as `kgfs run`'s
     assert content_sha256(tmp_path / "T" / "table.npz") == content_sha256(Path(table["dir"]) / "table.npz")
     assert (tmp_path / "T" / "summary.json").read_text() == (Path(table["dir"]) / "summary.json").read_text()
+
+
+# --------------------------------------------------------------------------- a run from the store alone
+def _flow_stages(source, home):
+    """The stages `kgfs run` computes by default (so their keys are those `run_from_store` looks up)."""
+    recs = {"facts": stages.stage_load_facts(source, home=home)}
+    recs["table"] = stages.stage_build_table(source, recs["facts"], home=home)
+    recs["select"] = stages.stage_select(recs["table"], "shsel-ig-prune", {}, home=home)
+    recs["evaluate"] = stages.stage_evaluate(recs["table"], ["shsel-ig-prune", "complete"], ["nb"],
+                                             dataset=source["name"], home=home)
+    recs["export"] = stages.stage_export(recs["table"], recs["select"], home=home)
+    return recs
+
+
+_FROM_STORE = """
+import json, sys
+from flows import pipeline
+from kg.runs.inputs import resolve_source
+r = pipeline.run_from_store(resolve_source(), out=sys.argv[2], home=sys.argv[1], selector="shsel-ig-prune",
+                            eval_selectors=["shsel-ig-prune", "complete"], classifiers=["nb"])
+print(json.dumps({"runinfo": r and r["runinfo"], "results": r and r["results"],
+                  "imported": sorted(m for m in ("prefect", "matplotlib") if m in sys.modules)}))
+"""
+
+
+def _from_store(home, out) -> dict:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _FROM_STORE, str(home), str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def test_a_stored_run_is_published_without_prefect_or_matplotlib(source, tmp_path):
+    home, out = tmp_path / "home", tmp_path / "out"
+    recs = _flow_stages(source, home)
+    r = _from_store(home, out)
+    assert r["imported"] == [] and r["runinfo"] and all(i["reused"] for i in r["runinfo"].values())
+    assert list(r["runinfo"]) == ["facts", "table", "select", "evaluate", "export"]
+    n_kept = recs["select"]["summary"]["n_selected"]
+    assert (out / "table.arff").is_file() and len(pd.read_csv(out / "selected_features.csv")) == n_kept
+    assert json.loads((out / "run.json").read_text())["stages"]["select"]["hash"] == recs["select"]["hash"]
+    assert [h["selector"] for h in r["results"]["headline"]] == ["shsel-ig-prune", "complete"]
+
+
+def test_a_missing_or_corrupt_stage_means_no_stored_run_and_nothing_computed(source, tmp_path):
+    home, out = tmp_path / "home", tmp_path / "out"
+    recs = _flow_stages(source, home)
+    stages.stage_store(home).clear("select")
+    assert _from_store(home, out)["runinfo"] is None and not out.exists()
+    assert not list((home / "store" / "select").glob("*/record.json"))  # looked up, not computed
+    recs["select"] = stages.stage_select(recs["table"], "shsel-ig-prune", {}, home=home)
+    assert _from_store(home, out)["runinfo"] is not None
+    os.truncate(Path(recs["table"]["dir"]) / "table.npz", 1000)  # a file that no longer verifies
+    assert _from_store(home, tmp_path / "out2")["runinfo"] is None

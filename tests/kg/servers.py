@@ -430,3 +430,44 @@ class FaultyProxy:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+# ---------------------------------------------------------------------------------- a server that never answers
+class HangingServer:
+    """A TCP server on 127.0.0.1 that accepts every connection, reads what is sent and never answers.
+
+    The fault a timeout must bound: the connection succeeds, so only the read timeout (and a
+    deadline over the retries) ends the wait. ``connections`` counts the connections accepted.
+    """
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((HOST, 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.held: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/sparql"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # closed
+                return
+            self.connections += 1
+            self.held.append(conn)  # kept open, never written to
+
+    def __enter__(self) -> "HangingServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.sock.close()
+        for c in self.held:
+            c.close()

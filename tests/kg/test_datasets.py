@@ -255,3 +255,42 @@ def test_every_registered_dataset_loads_from_the_mirror(shared_data, no_env):
         t = load_dataset(d.name, mirror=shared_data)
         assert (t.n_instances, t.n_features) == (d.n_instances, d.n_features), d.name
         assert np.unique(t.y).size >= 2
+
+
+# ---------------------------------------------------------------------- paths stay inside their folder
+@pytest.mark.parametrize("path", ["../../x", "/etc/passwd", "go/../../x", "..\\..\\x", ""])
+def test_manifest_path_that_leaves_its_folder_is_an_error_naming_the_entry(tmp_path, path):
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(f'[datasets."test/escape"]\nloader = "rpv"\nlicence = "x"\n'
+                        f'[datasets."test/escape".files.table]\npath = {path!r}\nsha256 = "{"0" * 64}"\n'
+                        'url = "http://127.0.0.1:9/x"\n')
+    with pytest.raises(KgfsError, match=r"file 'table' of 'test/escape' has path .*leaves its folder"):
+        Registry.from_file(manifest)
+
+
+def test_fetch_never_reads_or_writes_outside_its_folders(tmp_path, http_root, monkeypatch):
+    """A registry built in code (no manifest check) or a symbolic link in the cache cannot lead a
+    download (or a read) outside the cache: the error names the dataset and nothing is written."""
+    monkeypatch.delenv("KGFS_DATA_MIRROR", raising=False)
+    root, url = http_root
+    (root / "x").write_bytes(b"data")
+    digest = hashlib.sha256(b"data").hexdigest()
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    escape = _registry({"table": FileInfo("table", "../../x", digest, url=f"{url}/x")}, tmp_path)
+    with pytest.raises(KgfsError, match=r"dataset 'test/tiny': file 'table' has path '../../x', which leads outside"):
+        escape.fetch("test/tiny", cache_dir=cache / "a" / "b", offline=False)
+    assert not (tmp_path / "x").exists() and not (cache / "x").exists()
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (cache / "go").symlink_to(outside)
+    linked = _registry({"table": FileInfo("table", "go/x", digest, url=f"{url}/x")}, tmp_path)
+    with pytest.raises(KgfsError, match=r"dataset 'test/tiny': file 'table' has path 'go/x', which leads outside"):
+        linked.fetch("test/tiny", cache_dir=cache, offline=False)
+    assert list(outside.iterdir()) == []
+    # a link inside the folder is fine
+    (cache / "go").unlink()
+    (cache / "real").mkdir()
+    (cache / "go").symlink_to(cache / "real")
+    assert linked.fetch("test/tiny", cache_dir=cache, offline=False)["table"].read_bytes() == b"data"

@@ -51,3 +51,38 @@ def test_retry_gives_up_with_the_clients_error_and_passes_other_errors_through()
     with pytest.raises(ValueError, match="HTTP 400"):
         retry(rejected, retries=5, backoff=1.0, what="test", sleep=waits.append, give_up=lambda n, e: e)
     assert len(calls) == 1  # never retried
+
+
+def test_a_deadline_bounds_the_retries_whatever_their_number():
+    """The time a request may take with its retries is bounded: a server that never answers fails in time."""
+    from kg.errors import DeadlineError, KgfsError, retry
+
+    now, calls, waits = [0.0], [], []
+
+    def timed_out():  # each attempt takes 10 s of the fake clock
+        calls.append(now[0])
+        now[0] += 10.0
+        raise TransientError("timed out")
+
+    def sleep(s):
+        waits.append(s)
+        now[0] += s
+
+    with pytest.raises(DeadlineError, match=r"gave up after 3\d s \(the time allowed\): failed 3 time\(s\), "
+                                            r"last: timed out; rerun to resume") as info:
+        retry(timed_out, retries=100, backoff=1.0, what="test", sleep=sleep, deadline=35.0, clock=lambda: now[0],
+              give_up=lambda n, e: KgfsError(f"failed {n} time(s), last: {e}; rerun to resume"))
+    assert calls == [0.0, 11.0, 23.0] and waits == [1.0, 2.0]  # no attempt starts after the deadline
+    assert isinstance(info.value, KgfsError)
+
+
+def test_without_a_deadline_the_number_of_retries_bounds_the_loop():
+    from kg.errors import DeadlineError, KgfsError, retry
+
+    def always():
+        raise TransientError("HTTP 503")
+
+    with pytest.raises(KgfsError, match="failed 3 time") as info:
+        retry(always, retries=2, backoff=0.1, what="test", sleep=lambda s: None,
+              give_up=lambda n, e: KgfsError(f"failed {n} time(s)"))
+    assert not isinstance(info.value, DeadlineError)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from selection.base import HierarchicalSelector
-from selection.class_hierarchy.ga_tree.classifier import GATreeClassifier, _check_numeric
+from selection.class_hierarchy.ga_tree.classifier import SCORINGS, GATreeClassifier, _check_numeric
+from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.registry import register_selector
 
 __all__ = ["GATreeSelector"]
@@ -30,11 +34,22 @@ class GATreeSelector(HierarchicalSelector):
 
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None (ignored)
-    scoring, alpha_t, alpha_b, alpha_l, population_size, n_replace, n_generations,
-    base_estimator, random_state : as :class:`GATreeClassifier`
+    hierarchy : FeatureHierarchy or None
+        Ignored (the method has no feature hierarchy); accepted for the uniform selector API.
+    scoring : {"count-relief", "relief", "fisher", "fisher-scaled", "cv", "validation"}
+        How a tree's accuracy is estimated (see GATreeClassifier).
+    alpha_t, alpha_b, alpha_l : float
+        Penalties of Eq. 10 for distinct features, features summed over base classifiers, and levels.
+    population_size, n_replace, n_generations : int
+        GA size (the paper: 500, 50, 70).
+    base_estimator : classifier or None
+        Base classifier of the tree's nodes (default 1-NN).
     scale_small : bool
+        Scale the GA down for fewer than 100 training samples.
+    random_state : int
+        Seed of the GA and the splits.
     binarize : float or None
+        Map values ``> binarize`` to 1 first.
 
     Examples
     --------
@@ -46,6 +61,17 @@ class GATreeSelector(HierarchicalSelector):
     >>> s.get_support().tolist()  # two indicator features separate the 3 classes; the noise is dropped
     [False, True, True, False]
     """
+
+    _parameter_constraints = {
+        "hierarchy": HIERARCHY, "scoring": [StrOptions(set(SCORINGS))],
+        "alpha_t": [Interval(Real, 0, None, closed="left")], "alpha_b": [Interval(Real, 0, None, closed="left")],
+        "alpha_l": [Interval(Real, 0, None, closed="left")],
+        "population_size": [Interval(Integral, 1, None, closed="left")],
+        "n_replace": [Interval(Integral, 1, None, closed="left")],
+        "n_generations": [Interval(Integral, 0, None, closed="left")],
+        "base_estimator": [HasMethods(["fit", "predict"]), None], "scale_small": ["boolean"],
+        "random_state": ["random_state"], "binarize": BINARIZE,
+    }
 
     def __init__(self, hierarchy=None, *, scoring="count-relief", alpha_t=0.05, alpha_b=0.05, alpha_l=0.05,
                  population_size=500, n_replace=50, n_generations=70, base_estimator=None, scale_small=True,
@@ -68,6 +94,7 @@ class GATreeSelector(HierarchicalSelector):
         return super()._validate(X, y, reset=reset)
 
     def _fit(self, X, y, hierarchy):
+        self._validate_params()
         n = X.shape[0]
         P, R, G = int(self.population_size), int(self.n_replace), int(self.n_generations)
         if self.scale_small and n < 100:
@@ -93,4 +120,5 @@ register_selector(
     "ga-tree", lambda hierarchy=None, **kw: GATreeSelector(hierarchy, **kw), kind="eager",
     description="GA joint feature selection and hierarchical classifier design (Freeman et al. 2011); "
                 "support = features of the best tree (count-based RELIEF by default)",
+    paper="Freeman, Kulic & Basir, Joint Feature Selection and Hierarchical Classifier Design (IEEE SMC 2011)",
 )

@@ -206,3 +206,22 @@ def test_random_category_graph_online_equals_offline(tmp_path):
             assert online.broader(start, depth) == offline.broader(start, depth)
     finally:
         srv.stop()
+
+
+def test_a_server_that_never_answers_fails_within_the_time_allowed(tmp_path):
+    """It accepts the connection and never answers: the retries stop at the deadline, not after 5 x 60 s."""
+    import time
+
+    from kg.dbpedia.batches import is_transient
+    from kg.errors import DeadlineError
+    from tests.kg.servers import HangingServer
+
+    with HangingServer() as srv:
+        src = SparqlSource(srv.url, timeout=1, max_total=3, backoff=0.2, retries=10, cache_dir=tmp_path)
+        t0 = time.monotonic()
+        with pytest.raises(DeadlineError, match=r"gave up after \d s .*failed \d time\(s\), last: .*timed out.*"
+                                                r"rerun the same command to resume") as info:
+            src.types(ENTS[:3])
+        assert time.monotonic() - t0 < 6
+        assert 2 <= srv.connections <= 4
+    assert not is_transient(info.value)  # the pipeline does not multiply the bound by its own retries

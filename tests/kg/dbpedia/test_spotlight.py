@@ -138,3 +138,20 @@ def test_parameter_checks():
     with pytest.raises(ValueError):
         SpotlightAnnotator("http://127.0.0.1:1/rest", confidence=2)
     assert SpotlightAnnotator("http://127.0.0.1:1/rest/").url == "http://127.0.0.1:1/rest/annotate"
+
+
+def test_a_server_that_never_answers_fails_within_the_time_allowed(tmp_path):
+    import time
+
+    from kg.dbpedia.batches import is_transient
+    from kg.errors import DeadlineError
+    from tests.kg.servers import HangingServer
+
+    with HangingServer() as srv:
+        sp = SpotlightAnnotator(f"http://127.0.0.1:{srv.port}/rest", timeout=1, max_total=2.5, backoff=0.2,
+                                retries=10, cache_dir=tmp_path, max_workers=2)
+        t0 = time.monotonic()
+        with pytest.raises(DeadlineError, match=r"gave up after \d s .*Spotlight.*rerun to resume") as info:
+            sp.annotate(TEXTS)
+        assert time.monotonic() - t0 < 6
+    assert not is_transient(info.value)

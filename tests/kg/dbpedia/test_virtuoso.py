@@ -97,15 +97,20 @@ def test_superclasses_with_anchored_paths_and_the_fallback(virtuoso, dump):
 
 
 @pytest.mark.parametrize("features", ["types", "categories"])
-def test_same_table_as_the_dump(virtuoso, dump, tweets10, features):
+def test_same_table_as_the_dump_and_the_index(virtuoso, dump, load_dir, tweets10, features, tmp_path):
+    from kg.dbpedia.index import DumpIndex, IndexSource
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HierarchyCycleWarning)
         online = build_table(tweets10, None, SparqlSource(virtuoso.url, batch_size=4), features=features,
                              category_depth=None)
         offline = build_table(tweets10, None, dump, features=features, category_depth=None)
-    assert list(online.feature_names) == list(offline.feature_names)
-    assert (online.X != offline.X).nnz == 0
-    assert online.hierarchy == offline.hierarchy
+        indexed = build_table(tweets10, None, IndexSource(load_dir, DumpIndex(tmp_path / "index")),
+                              features=features, category_depth=None)
+    for other in (offline, indexed):
+        assert list(online.feature_names) == list(other.feature_names)
+        assert (online.X != other.X).nnz == 0
+        assert online.hierarchy == other.hierarchy
 
 
 def test_the_10000_row_cut_is_detected_and_the_batch_split(virtuoso, dump):

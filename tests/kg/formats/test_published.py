@@ -6,14 +6,19 @@ from kg.errors import HierarchyCycleWarning, ImplicationError, InputFormatError
 from kg.go import build_table, read_obo
 from kg.hierarchy import FeatureHierarchy
 from kg.formats.published import (
+    GO_ROOTS,
     aire_table,
+    complete_ontology,
     fix_lod_name,
+    go_completion_edges,
     hierarchy_for_terms,
+    read_go_completion,
     read_aire_matrix,
     read_lod,
     read_lod_hierarchy,
     read_rpv_arff,
     transitive_reduction,
+    write_go_completion,
 )
 
 ORGS = ["CE", "DM", "MM", "SC"]
@@ -282,3 +287,66 @@ def test_real_lod_hierarchy_only_files(shared_data):
     assert rep["self_loops"] == 0  # the apparent self-loops come from unquoted commas, rejoined
     h2, _ = read_lod_hierarchy(shared_data / "lod" / "LDStumbleupon.csv")
     assert "Top" in h2.index and h2.node_ids[h2.roots].tolist()
+
+
+# ---------------------------------------------------------------------- completing the 2014 GO
+def test_go_completion_edges_and_complete_ontology_by_hand(tmp_path):
+    # older release: GO:3 -> GO:1 -> GO:0 (GO:5 an alt id of GO:3); later release adds GO:9 between
+    # GO:1 and GO:0, GO:8 below GO:9, re-parents GO:3 under GO:9, and knows GO:7 only as obsolete
+    old = write(tmp_path, "old.obo", "[Term]\nid: GO:0\nname: r\n\n[Term]\nid: GO:1\nname: a\nis_a: GO:0\n\n"
+                                     "[Term]\nid: GO:3\nname: b\nalt_id: GO:5\nis_a: GO:1\n")
+    go = read_obo(old)
+    parents = write(tmp_path, "p.tsv", "child\tparent\trelationship_type\tontology\n"
+                                       "GO:9\tGO:1\tisa\tBP\nGO:8\tGO:9\tisa\tBP\nGO:5\tGO:9\tisa\tBP\n"
+                                       "GO:1\tGO:0\tisa\tBP\nGO:8\tGO:3\tpart of\tBP\n")
+    obsolete = write(tmp_path, "o.tsv", "go_id\tontology\tterm\nGO:7\tBP\tobsolete x\n")
+    edges, report = go_completion_edges(go, ["GO:8", "GO:3", "GO:7", "GO:0"], parents, obsolete_tsv=obsolete)
+    # GO:1 -> GO:0 is known to both releases (not taken); GO:5 is GO:3's alt id; part_of is skipped
+    assert edges == [("GO:3", "GO:9"), ("GO:8", "GO:9"), ("GO:9", "GO:1")]
+    assert report == {"placed": ["GO:8"], "unplaced": {"GO:7": "obsolete in the later release"}}
+    done = complete_ontology(go, edges, label="later")
+    assert done.version.endswith("+later") and go.hierarchy.n_edges == 2  # the input is unchanged
+    assert sorted(done.hierarchy.ancestors("GO:8")) == ["GO:0", "GO:1", "GO:9"]
+    # restricted to the file's terms: GO:8 hangs under GO:1 (nearest) / is a root (induced: GO:9 absent)
+    near, rep = hierarchy_for_terms(done, ["GO:0", "GO:1", "GO:8", "GO:7"])
+    assert sorted(near.edge_list()) == [("GO:1", "GO:0"), ("GO:8", "GO:1")] and rep["missing_terms"] == ["GO:7"]
+    ind, _ = hierarchy_for_terms(done, ["GO:0", "GO:1", "GO:8"], edges="induced")
+    assert ind.edge_list() == [("GO:1", "GO:0")]
+    path = tmp_path / "c.tsv"
+    write_go_completion(path, edges, ["test"])
+    assert read_go_completion(path) == edges
+
+
+def test_read_rpv_arff_completion_and_dropped_roots(tmp_path):
+    p = write(tmp_path, "t.arff", "@relation 'DM - XX'\n@attribute entrez string\n@attribute GO:0008150 {0,1}\n"
+                                  "@attribute GO:2 {0,1}\n@attribute GO:9 {0,1}\n@attribute class {0,1}\n"
+                                  "@data\n1,1,1,1,1\n2,1,0,0,0\n")
+    h = FeatureHierarchy.from_edges([("GO:2", "GO:0008150")])
+    plain = read_rpv_arff(p, h)
+    assert plain.meta["missing_terms"] == ["GO:9"] and plain.meta["dropped_terms"] == []
+    done = read_rpv_arff(p, h, completion=[("GO:2", "GO:9"), ("GO:9", "GO:0008150")], drop_terms=GO_ROOTS)
+    assert done.feature_names.tolist() == ["GO:2", "GO:9"] and done.meta["dropped_terms"] == ["GO:0008150"]
+    assert done.hierarchy.edge_list() == [("GO:2", "GO:9")]
+    assert done.meta["completion"] == {"edges": 2, "placed_terms": ["GO:9"]} and done.meta["missing_terms"] == []
+    assert done.X.toarray().tolist() == [[1, 1], [0, 0]]
+
+
+def test_bundled_completion_is_current_and_closer_to_table_1(shared_data, go2014):
+    """The registry's completion file equals a fresh derivation; with it the edge counts of the 12
+    single-ontology datasets are closer to the RPV paper's Table 1 than with the 2014 GO alone."""
+    from kg.datasets import datasets_dir
+
+    bundled = read_go_completion(datasets_dir() / "bundled" / "rpv" / "go-2022-07-01-isa-completion.tsv")
+    files = sorted((shared_data / "ageing" / "rpv").glob("*-threshold-3.arff"))
+    terms = sorted({t for f in files for t in read_rpv_arff(f).feature_names.tolist()})
+    edges, report = go_completion_edges(go2014, terms, shared_data / "go" / "go_parents.tsv",
+                                        obsolete_tsv=shared_data / "go" / "go_obsolete.tsv")
+    assert bundled == edges and len(report["placed"]) == 83 and len(report["unplaced"]) == 9
+    table1 = {"CE-BP": 1707, "CE-CC": 277, "CE-MF": 331, "DM-BP": 1355, "DM-CC": 130, "DM-MF": 182,
+              "MM-BP": 2406, "MM-CC": 214, "MM-MF": 289, "SC-BP": 1511, "SC-CC": 230, "SC-MF": 277}
+    off = {"2014": 0, "completed": 0}
+    for name, n_edges in table1.items():
+        p = shared_data / "ageing" / "rpv" / f"{name}-threshold-3.arff"
+        off["2014"] += abs(read_rpv_arff(p, go2014).hierarchy.n_edges - n_edges)
+        off["completed"] += abs(read_rpv_arff(p, go2014, completion=bundled).hierarchy.n_edges - n_edges)
+    assert off["completed"] < off["2014"] / 4, off

@@ -104,3 +104,54 @@ def test_failed_cells_are_reported_and_the_grid_goes_on(tables, tmp_path):
     assert (df[df["selector"] == "complete"]["status"] == "ok").all()
     rep = r.report.read_text()
     assert "failed" in rep and "relevance" in rep
+
+
+def _toy():
+    h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b", "c"])
+    facts = {f"i{i}": (["b"] if i % 2 else ["c"]) for i in range(20)}
+    return {"toy": FeatureTable.from_facts(facts, h, labels={f"i{i}": i % 2 for i in range(20)})}
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "other-key", "not-a-cell"])
+def test_corrupt_cell_is_computed_again_with_a_warning(tmp_path, caplog, damage):
+    """A truncated or foreign cell file never blocks the grid: it is recomputed, and the warning names it."""
+    first = run_grid(_toy(), ["complete"], ["nb"], out_dir=tmp_path, n_jobs=1, n_splits=2, plots=False)
+    cells = sorted((tmp_path / "cells").glob("*.json"))
+    bad = cells[0]
+    text = bad.read_text()
+    bad.write_text({"truncate": text[:20], "empty": "", "other-key": text.replace(bad.stem, "0" * 32),
+                    "not-a-cell": "[1, 2]"}[damage])
+    with caplog.at_level("WARNING", logger="selection.evaluation.grid"):
+        again = run_grid(_toy(), ["complete"], ["nb"], out_dir=tmp_path, n_jobs=1, n_splits=2, plots=False)
+    assert again.n_computed == 1 and again.n_reused == 1
+    assert any(str(bad) in r.getMessage() for r in r_warnings(caplog))
+    assert json.loads(bad.read_text())["key"] == bad.stem  # rewritten whole
+    pd.testing.assert_frame_equal(again.frame().drop(columns=TIMING), first.frame().drop(columns=TIMING))
+
+
+def r_warnings(caplog):
+    return [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_cell_keys_change_with_any_kgfs_source(tmp_path, monkeypatch):
+    """Editing a module no list names (the path rules of selection/measures/paths.py) gives new cell keys."""
+    import shutil
+
+    from kg.runs import store
+    from selection.evaluation.grid import cell_key
+    from selection.evaluation.protocols import get_protocol
+
+    roots = []
+    for root in store._package_roots():
+        roots.append(tmp_path / root.name)
+        shutil.copytree(root, roots[-1], ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(store, "_package_roots", lambda: roots)
+    monkeypatch.setattr(store, "_DIGESTS", {})
+    kw = dict(dataset="d", fingerprint="f", selector="shsel-ig-prune", sparams={}, classifier="nb", cparams={},
+              fold=0, protocol="basic", options="{}", n_splits=10, seed=0, evaluate=get_protocol("basic").evaluate)
+    before = cell_key(**kw)
+    assert cell_key(**kw) == before
+    paths = tmp_path / "selection" / "measures" / "paths.py"
+    paths.write_text(paths.read_text() + "\n# an edit\n")
+    store._DIGESTS.clear()  # a new process
+    assert cell_key(**kw) != before

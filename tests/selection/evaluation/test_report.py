@@ -134,3 +134,65 @@ def test_write_outputs(tmp_path):
     for p in paths["plots"]:
         assert f"]({p.name})" in rep and p.read_bytes()[:8] == PNG
     assert pd.read_csv(paths["results"]).shape[0] == len(_rows())
+
+
+# ---------------------------------------------------------------- what a person reads first (headline)
+from selection.evaluation.headline import headline, kept_features, run_results, selection_warnings  # noqa: E402
+
+
+def test_headline_has_the_first_columns_rounded_with_their_spread():
+    s = pd.DataFrame({"dataset": "d", "selector": ["shsel", "complete"], "classifier": "nb", "folds": [10, 9],
+                      "failed": [0, 1], "n_features": [699.0, 699.0], "n_selected": [113.1, 699.0],
+                      "n_selected_sd": [5.4457, 0.0], "accuracy": [0.708974358974359, 0.70064],
+                      "accuracy_sd": [0.126816, 0.107776], "auroc": [0.713981, np.nan], "auroc_sd": [0.1637, np.nan],
+                      "aucpr": [0.58, 0.52], "gm": [0.55, 0.53], "compression": [0.84, 0.0]})
+    h = headline(s)
+    assert list(h.columns) == ["selector", "classifier", "features kept (CV mean)", "accuracy", "AUROC", "folds"]
+    assert h.iloc[0].tolist() == ["shsel", "nb", "113 ± 5 of 699", "0.709 ± 0.127", "0.714 ± 0.164", "10"]
+    assert h.iloc[1].tolist() == ["complete", "nb", "699 ± 0 of 699", "0.701 ± 0.108", "-", "9 (1 failed)"]
+    # several datasets: the dataset comes first
+    two = headline(pd.concat([s, s.assign(dataset="e")], ignore_index=True))
+    assert list(two.columns)[0] == "dataset" and len(two) == 4
+
+
+def _frame(selected, n_parents, support, names=None):
+    return pd.DataFrame({"feature": [f"GO:{i}" for i in range(len(selected))],
+                         "name": names or [f"t{i}" for i in range(len(selected))], "support": support,
+                         "score": np.linspace(0.1, 0.9, len(selected)), "level": n_parents,
+                         "n_parents": n_parents, "selected": selected})
+
+
+def test_degenerate_selections_are_named():
+    ok = _frame([True, True, False], [0, 1, 1], [102, 40, 3])
+    assert selection_warnings(ok, 102) == []
+    assert selection_warnings(_frame([False, False], [0, 1], [5, 3]), 10) == [
+        "no feature was kept: the selection is empty"]
+    roots = selection_warnings(_frame([True, True, False], [0, 0, 1], [102, 40, 3], ["bp", "cc", "x"]), 102)
+    assert roots == ["only roots of the hierarchy were kept (2: GO:0 bp, GO:1 cc): the selection says nothing "
+                     "below the top"]
+    const = selection_warnings(_frame([True, True, False], [1, 1, 0], [102, 0, 3]), 102)
+    assert const == ["every kept feature is constant over the instances (GO:0 t0, GO:1 t1): no classifier can "
+                     "use them"]
+    # the MM-BPMFCC case of issue 17: three GO roots kept, one of them in every gene
+    both = selection_warnings(_frame([True] * 3, [0, 0, 0], [102, 102, 102]), 102)
+    assert len(both) == 2
+
+
+def test_kept_features_by_score_rounded_and_limited():
+    f = _frame([True, False, True, True], [0, 1, 1, 2], [9, 8, 7, 6])
+    k = kept_features(f, limit=2)
+    assert list(k.columns) == ["feature", "name", "support", "score", "level"] and list(k["feature"]) == ["GO:3", "GO:2"]
+    assert k["score"].tolist() == [0.9, 0.6333]
+
+
+def test_run_results_read_the_records_files(tmp_path):
+    _frame([True, False], [0, 1], [5, 3]).to_csv(tmp_path / "selection.csv", index=False)
+    pd.DataFrame({"dataset": "d", "selector": ["A"], "classifier": "nb", "folds": [3], "failed": [0],
+                  "accuracy": [0.5], "accuracy_sd": [0.1]}).to_csv(tmp_path / "summary.csv", index=False)
+    records = {"table": {"summary": {"n_instances": 5}},
+               "select": {"dir": str(tmp_path), "files": {"selection": "selection.csv"}},
+               "evaluate": {"dir": str(tmp_path), "files": {"summary": "summary.csv"}}}
+    res = run_results(records)
+    assert res["headline"] == [{"selector": "A", "classifier": "nb", "accuracy": "0.500 ± 0.100", "folds": "3"}]
+    assert [r["feature"] for r in res["kept"]] == ["GO:0"] and len(res["warnings"]) == 2  # a root, in every instance
+    assert run_results({}) == {"headline": [], "kept": [], "warnings": []}

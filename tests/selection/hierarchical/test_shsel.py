@@ -95,6 +95,55 @@ def test_fit_on_data_merges_identical_child_and_prunes():
     assert SHSEL(h, path_rule="all").fit(X, y).get_support().tolist() == [True, False, False]
 
 
+def test_ig_unit_changes_the_merge_by_hand():
+    # one edge c -> p; 8 instances, classes 4/4 (H(Y) = 1 bit)
+    h = FeatureHierarchy.from_edges([("c", "p")], nodes=["c", "p"])
+    X = np.array([[1, 1]] * 4 + [[0, 1]] + [[0, 0]] * 3)
+    y = [1, 1, 1, 1, 0, 0, 0, 0]
+    # IG(c) = 1 bit (c is the class); IG(p) = 1 - 5/8 H(4/5) = 1 - 0.625 * 0.7219 = 0.5488 bit
+    # similarity 1 - |1 - 0.5488| = 0.5488 in bits, 1 - 0.4512 ln 2 = 1 - 0.3127 = 0.6873 in nats
+    bits = SHSEL(h, threshold=0.6, prune=False).fit(X, y)
+    nats = SHSEL(h, threshold=0.6, prune=False, ig_unit="nats").fit(X, y)
+    np.testing.assert_allclose(bits.edge_similarity_, [0.5488], atol=1e-4)
+    np.testing.assert_allclose(nats.edge_similarity_, [0.6873], atol=1e-4)
+    np.testing.assert_allclose(nats.scores_, bits.scores_ * np.log(2))
+    assert bits.get_support().tolist() == [True, True]  # 0.5488 < 0.6: c stays
+    assert nats.get_support().tolist() == [False, True]  # 0.6873 >= 0.6: c merged into p
+
+
+def test_rpv_paper_pruning_by_hand():
+    h = fig_hierarchy()
+    ig = np.array([IG[n] for n in NODES])
+    c, p = h.edges
+    init = initial_selection(h.n_nodes, c, p, 1 - np.abs(ig[c] - ig[p]), 0.99)
+    # path means as in test_worked_example_pruning_any_and_all: .267, .275, .117, .283.
+    # ">" and "all": a feature must be above the mean of every path it lies on:
+    #   Athlete .5 (> .267, .275), SoccerPlayer .3 (> .275), SportsTeam .45 and Organisation .3
+    #   (> .283); Person .2 is below .267; Agent .1 below every mean
+    rpv = prune_selection(h, ig, init, path_rule="all", compare=">")
+    assert names(h, rpv) == ["Athlete", "Organisation", "SoccerPlayer", "SportsTeam"]
+    # a path whose remaining features are equally relevant: ">=" keeps them all, ">" none
+    chain = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    same = np.array([0.3, 0.3])
+    assert prune_selection(chain, same, np.array([True, True])).tolist() == [True, True]
+    assert prune_selection(chain, same, np.array([True, True]), compare=">").tolist() == [False, False]
+
+
+def test_shsel_rpv_registry_entry():
+    sel = get_selector("shsel-rpv", fig_hierarchy())
+    assert (sel.relevance, sel.prune, sel.threshold, sel.prune_compare, sel.path_rule, sel.ig_unit) == (
+        "ig", True, 0.99, ">", "all", "bits")
+    assert "2020" in selector_entry("shsel-rpv").description
+    # Athlete/Politician/Person example: Politician merges into Person (same IG 0.311);
+    # paths Athlete-Person (mean (1 + 0.311) / 2) and Person alone: Person equals its own mean,
+    # so ">" drops it, while the SHSEL paper's ">=" keeps it
+    h = FeatureHierarchy.from_edges([("Athlete", "Person"), ("Politician", "Person")],
+                                    nodes=["Athlete", "Politician", "Person"])
+    X = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    assert sel.set_params(hierarchy=h).fit(X, [1, 1, 0, 0]).get_feature_names_out().tolist() == ["Athlete"]
+    assert SHSEL(h).fit(X, [1, 1, 0, 0]).get_feature_names_out().tolist() == ["Athlete", "Person"]
+
+
 def test_correlation_variant_drops_a_child_identical_to_its_parent():
     h = FeatureHierarchy.from_edges([("a", "p"), ("b", "p")], nodes=["a", "b", "p"])
     X = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 0, 0], [0, 0, 0]])
@@ -129,10 +178,10 @@ def test_sparse_input_equals_dense_input():
 
 
 # ----------------------------------------------------------------------------- brute force
-def brute_shsel(X, y, h, relevance, threshold, prune, rule):
+def brute_shsel(X, y, h, relevance, threshold, prune, rule, unit="bits", compare=">="):
     """The paper's algorithms literally: a work list from the leaves, then every path."""
     Xd = np.asarray(sp.csr_matrix(X).todense())
-    ig = information_gain(X, y)
+    ig = information_gain(X, y) * (np.log(2) if unit == "nats" else 1.0)
     keep = set(range(h.n_nodes))
     todo, seen = list(h.leaves.tolist()), set()
     while todo:  # Algorithm 1
@@ -157,17 +206,19 @@ def brute_shsel(X, y, h, relevance, threshold, prune, rule):
         on = [k for k in path if k in keep]
         avg = np.mean(ig[on])
         for k in on:
-            verdict[k].append(ig[k] >= avg - eps)
+            verdict[k].append(ig[k] >= avg - eps if compare == ">=" else ig[k] > avg + eps)
     agg = any if rule == "any" else all
     return np.array([i in keep and agg(verdict[i]) for i in range(h.n_nodes)])
 
 
 @given(closed_tables(max_nodes=10), st.sampled_from(["ig", "correlation"]),
-       st.sampled_from([0.5, 0.8, 0.9, 0.99, 1.0]), st.booleans(), st.sampled_from(["any", "all"]))
-def test_matches_brute_force_on_random_dags(table, relevance, threshold, prune, rule):
+       st.sampled_from([0.5, 0.8, 0.9, 0.99, 1.0]), st.booleans(), st.sampled_from(["any", "all"]),
+       st.sampled_from(["bits", "nats"]), st.sampled_from([">=", ">"]))
+def test_matches_brute_force_on_random_dags(table, relevance, threshold, prune, rule, unit, compare):
     X, y, h = table
-    got = SHSEL(h, relevance=relevance, threshold=threshold, prune=prune, path_rule=rule).fit(X, y)
-    want = brute_shsel(X, y, h, relevance, threshold, prune, rule)
+    got = SHSEL(h, relevance=relevance, threshold=threshold, prune=prune, path_rule=rule, ig_unit=unit,
+                prune_compare=compare).fit(X, y)
+    want = brute_shsel(X, y, h, relevance, threshold, prune, rule, unit, compare)
     assert got.get_support().tolist() == want.tolist()
 
 

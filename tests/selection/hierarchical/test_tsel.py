@@ -1,4 +1,5 @@
-"""TSEL (Jeong & Myaeng 2013): literal examples, the brute-force path reference, bad parameters."""
+"""TSEL (Jeong & Myaeng 2013) as the SHSEL and the RPV paper ran it: literal examples, the
+brute-force path reference, bad parameters; TSEL-RPV's output holds no ancestor-descendant pair."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg.hierarchy import FeatureHierarchy
-from selection.hierarchical.tsel import TSEL
+from selection.hierarchical.tsel import TSEL, TSELRPV
 from selection.measures.relevance import chi_square, chi_square_pvalue, lift
-from selection.registry import get_selector
+from selection.registry import get_selector, selector_entry
 from tests.strategies import closed_tables, coach_hierarchy, leaf_root_paths
 
 
@@ -88,3 +89,51 @@ def test_real_data_matches_brute_force(closed_real_table):
     X, y, h = closed_real_table
     tl = TSEL(h, chi2_alpha=1.0).fit(X, y)
     assert tl.representatives_.tolist() == brute_tsel_representatives(h, tl.scores_).tolist()
+
+
+# ----------------------------------------------------------------------------- the RPV paper's TSEL
+def test_tsel_rpv_literal_dag_by_hand():
+    # Person <- Athlete <- Player, Person <- Politician; 8 instances, class 1 = 2 of 8 (prior 1/4)
+    h = FeatureHierarchy.from_edges([("Athlete", "Person"), ("Player", "Athlete"), ("Politician", "Person")],
+                                    nodes=["Person", "Athlete", "Player", "Politician"])
+    #              Person Athlete Player Politician   class
+    X = np.array([[1, 1, 1, 0],                      # 1
+                  [1, 1, 0, 0],                      # 1
+                  [1, 1, 1, 0],                      # 0
+                  [1, 0, 0, 1],                      # 0
+                  [1, 0, 0, 1],                      # 0
+                  [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    y = [1, 1, 0, 0, 0, 0, 0, 0]
+    # lift = max over classes of P(c | f=1) / P(c):
+    #   Person: class 1 2/5 / (1/4) = 1.6, class 0 3/5 / (3/4) = 0.8 -> 1.6
+    #   Athlete: 2/3 / (1/4) = 2.67;  Player: 1/2 / (1/4) = 2;  Politician: class 0 1 / (3/4) = 1.33
+    sel = TSELRPV(h).fit(X, y)
+    np.testing.assert_allclose(sel.scores_, [1.6, 8 / 3, 2.0, 4 / 3])
+    # path Player-Athlete-Person: Athlete; path Politician-Person: Person (1.6 > 1.33)
+    assert sel.representatives_.tolist() == [True, True, False, False]
+    # Person is Athlete's ancestor: only the most specific representative stays
+    assert sel.get_feature_names_out().tolist() == ["Athlete"]
+    # the SHSEL paper's TSEL (chi-square step off) keeps both, an ancestor-descendant pair
+    assert TSEL(h, chi2_alpha=1.0).fit(X, y).get_feature_names_out().tolist() == ["Person", "Athlete"]
+
+
+@given(closed_tables(max_nodes=10), st.sampled_from(["lift", "ig"]))
+def test_tsel_rpv_is_the_most_specific_path_representatives(table, measure):
+    Xt, y, h = table
+    t = TSELRPV(h, measure=measure).fit(Xt, y)
+    reps = brute_tsel_representatives(h, t.scores_)
+    assert t.representatives_.tolist() == reps.tolist()
+    sup = t.get_support()
+    anc = h.ancestor_matrix.toarray().astype(bool)   # anc[d, a]: a is an ancestor of d
+    assert not anc[np.ix_(sup, sup)].any()  # no ancestor-descendant pair
+    # a representative is dropped exactly when another representative lies below it
+    assert sup.tolist() == [bool(reps[i] and not (anc[:, i] & reps).any()) for i in range(h.n_nodes)]
+
+
+def test_tsel_rpv_registry():
+    sel = get_selector("tsel-rpv", coach_hierarchy())
+    assert isinstance(sel, TSELRPV) and sel.measure == "lift"
+    assert "2020" in selector_entry("tsel-rpv").description
+    with pytest.raises(ValueError, match="measure"):
+        TSELRPV(coach_hierarchy(), measure="gain_ratio").fit(coach_hierarchy().close(sp.csr_matrix(np.eye(6))),
+                                                             [0, 1] * 3)

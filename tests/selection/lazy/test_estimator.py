@@ -143,16 +143,21 @@ def test_pipeline_cross_val_score_and_grid_search():
 
 
 # ----------------------------------------------------------------------------- memory
+def _wide(n: int = 1_000, m: int = 200_000):
+    """``n`` sparse binary rows over ``m`` features (about 20 positives each), and two classes."""
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((np.ones(20 * n), (np.repeat(np.arange(n), 20), rng.integers(0, m, 20 * n))), shape=(n, m))
+    X.sum_duplicates()
+    X.data[:] = 1
+    return X, np.arange(n) % 2
+
+
 @pytest.mark.parametrize("selector", [AllNegative(), RPV()])
 def test_memory_is_bounded_by_a_block(selector):
     """1,000 x 200,000 sparse rows: All-Neg's mask of the whole test set would hold 2e8 entries
     (~1 GB as csr); the estimator asks for it a block (~4M cells) at a time."""
-    rng = np.random.default_rng(0)
-    n, m = 1_000, 200_000
-    X = sp.csr_matrix((np.ones(20 * n), (np.repeat(np.arange(n), 20), rng.integers(0, m, 20 * n))), shape=(n, m))
-    X.sum_duplicates()
-    X.data[:] = 1
-    y = np.arange(n) % 2
+    X, y = _wide()
+    n, m = X.shape
     model = LazySelectionClassifier(selector, LazyNaiveBayes()).fit(X, y)
     assert model._block_rows() == default_block_size(m, n) == 20
     tracemalloc.start()
@@ -163,6 +168,22 @@ def test_memory_is_bounded_by_a_block(selector):
         tracemalloc.stop()
     assert proba.shape == (n, 2) and np.allclose(proba.sum(axis=1), 1)
     assert peak < 250e6, f"peak {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("selector, n_blocks", [(RPV(), 2), (AllNegative(), 50)])
+def test_blocks_follow_the_density_of_the_masks(selector, n_blocks):
+    """At 200,000 features the first block has 20 rows (as if its masks were dense); RPV's masks
+    hold 20 entries a row, so the remaining 980 rows go in one block (a call's fixed cost is paid
+    twice, not 50 times), while All-Neg's nearly dense masks keep blocks of 20 rows. Same output."""
+    X, y = _wide()
+    n, m = X.shape
+    shared = SharedSelection(selector.fit(X, y), max_cells=0)
+    model = LazySelectionClassifier(shared, LazyNaiveBayes()).fit(X, y)
+    proba = model.predict_proba(X)
+    assert shared.n_computed == n_blocks
+    if n_blocks == 2:
+        fixed = LazySelectionClassifier(selector, LazyNaiveBayes(), block_size=20).fit(X, y).predict_proba(X)
+        np.testing.assert_allclose(proba, fixed, rtol=1e-12, atol=0)
 
 
 # ----------------------------------------------------------------------------- estimator checks

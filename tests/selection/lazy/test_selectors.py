@@ -506,3 +506,74 @@ def test_mr_names_the_violating_instance_in_a_later_block():
             sel.select_for(np.array([[1, 1], [0, 0], [0, 1]]))
     finally:
         lazy._BLOCK_CELLS = old
+
+
+# ----------------------------------------------------------------------------- the authors' code
+def test_laplace_smoothing_by_hand():
+    """RPV and MR with the Laplace-corrected estimates of the authors' Java code."""
+    # the table under Fig. 2: B=1 once (C1); C=1 twice (C2); D=1 once (C2); A=1 in C1 and C2
+    rpv = RPV(FIG2_H, smoothing="laplace").fit(FIG2_X, FIG2_Y)
+    # P(C1|B=1) = (1+1)/(1+2) = 2/3 -> LazyR = (2/3 - 1/2)^2 + (1/3 - 1/2)^2 = 1/18 = 0.0556
+    # P(C2|C=1) = (2+1)/(2+2) = 3/4 -> 2 (1/4)^2 = 0.125; A: (1+1)/(2+2) = 1/2 -> 0
+    np.testing.assert_allclose(rpv.relevance_, [0, 1 / 18, 0.125, 1 / 18])
+    # instance 3 (C, D): LazyR(C) 0.125 > LazyR(D) 0.0556, so C is not removed; without
+    # smoothing both are 0.5 and also kept; instance 1: A (0) < B -> A removed
+    assert rows_as_sets(rpv.select_for(FIG2_X)) == [{1}, {0, 2}, {2, 3}]
+    # MR with R: P(C1|B=1) = 2/3, P(C1|B=0) = (0+1)/(2+2) = 1/4: R(B) = 2 (2/3 - 1/4)^2 = 0.3472
+    mr = MR(FIG2_H, smoothing="laplace").fit(FIG2_X, FIG2_Y)
+    np.testing.assert_allclose(mr.relevance_, [0.0556, 0.3472, 0.3472, 0.0556], atol=1e-4)
+    # the authors' LazyR for two classes is (P(pro) - P(anti))^2: twice Eq. 2, the same order
+    p = np.array([0.5, 2 / 3, 1 / 4, 2 / 3])
+    assert np.argsort((2 * p - 1) ** 2, kind="stable").tolist() == np.argsort(rpv.relevance_, kind="stable").tolist()
+    with pytest.raises(ValueError, match="smoothing='laplace' applies to the relevance 'lazyr' or 'r', not 'ig'"):
+        RPV(FIG2_H, relevance="ig", smoothing="laplace").fit(FIG2_X, FIG2_Y)
+
+
+@pytest.mark.parametrize("cls", [RPV, HIP, MR, AllPositive, AllNegative])
+def test_check_implication_for_every_lazy_selector(cls):
+    h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    train, y = np.array([[1, 1], [0, 0], [1, 0], [1, 1]]), [0, 1, 1, 0]
+    unclosed = np.array([[1, 1], [0, 1]])  # instance 1: b = 1, its parent a = 0
+    with pytest.raises(ValueError, match=r"instance 1 has 'b' = 1 but its parent 'a' = 0"):
+        cls(h, check_implication=True).fit(train, y).select_for(unclosed)
+    mask = cls(h, check_implication=False).fit(train, y).select_for(unclosed)
+    assert mask.shape == (2, 2)
+    assert cls(h).check_implication is (cls is MR)  # MR refuses such rows unless told
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=dags(max_nodes=9), seed=st.integers(0, 10**6), relevance=st.sampled_from(["r", "lazyr"]),
+       block=st.sampled_from([1, 10**6]))
+def test_mr_on_unclosed_rows_matches_the_literal_path_rule(h, seed, relevance, block):
+    """check_implication=False: MR applies the Java code's path rule to rows as they are."""
+    import selection.lazy.selectors as lazy
+
+    rng = np.random.default_rng(seed)
+    X = (rng.random((8, h.n_nodes)) < 0.4).astype(float)
+    X[:3] = h.close(sp.csr_matrix(X[:3])).toarray()  # some closed rows, some not
+    y = np.arange(8) % 2
+    old = lazy._BLOCK_CELLS
+    lazy._BLOCK_CELLS = block * h.n_nodes
+    try:
+        sel = MR(h, relevance=relevance, check_implication=False).fit(X, y)
+        got = rows_as_sets(sel.select_for(X))
+    finally:
+        lazy._BLOCK_CELLS = old
+    assert got == [mr_reference(X[r].astype(int), h, sel.relevance_) for r in range(8)]
+
+
+def test_mr_on_an_unclosed_row_by_hand():
+    # chain a <- b <- c with R(a) = 0.2, R(b) = 0.9, R(c) = 0.5 (set by hand)
+    h = FeatureHierarchy.from_edges([("b", "a"), ("c", "b")], nodes=["a", "b", "c"])
+    sel = MR(h, check_implication=False).fit(np.array([[1, 1, 1], [0, 0, 0]]), [0, 1])
+    rel = np.array([0.2, 0.9, 0.5])
+    sel._build(h, rel)
+    # row (a, b, c) = (0, 1, 0), which violates b -> a:
+    # b = 1: path b-a, b (0.9) is the best, a removed; a = 0: path a-b-c down, b the best, a and
+    # c removed; c = 0: path c alone keeps c, but c is removed already -> {b}
+    assert rows_as_sets(sel.select_for(np.array([[0, 1, 0]]))) == [{1}]
+    # row (1, 0, 1), also open: c = 1: path c-b-a up, b (0.9) best -> a, c removed; b = 0:
+    # path b-c down keeps b; a = 1: path a keeps a but it is removed -> {b}
+    assert rows_as_sets(sel.select_for(np.array([[1, 0, 1]]))) == [{1}]
+    for row in ([0, 1, 0], [1, 0, 1]):
+        assert rows_as_sets(sel.select_for(np.array([row]))) == [mr_reference(np.array(row), h, rel)]

@@ -8,12 +8,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg.hierarchy import FeatureHierarchy
-from selection.measures.paths import PATH_RULE_EPS, greedy_antichain, path_argmax, path_mean_rule, strict_ranks
+from selection.measures.paths import (
+    PATH_RULE_EPS,
+    greedy_antichain,
+    most_specific,
+    path_argmax,
+    path_maxima,
+    path_mean_rule,
+    strict_ranks,
+)
 from tests.strategies import dags, leaf_root_paths
 
 
 # ----------------------------------------------------------------------------- references
-def brute_mean_rule(h, v, sel, mode):
+def brute_mean_rule(h, v, sel, mode, compare=">="):
     eps = PATH_RULE_EPS * max(1.0, float(np.abs(v).max())) if len(v) else 0.0
     verdicts = {i: [] for i in range(h.n_nodes)}
     for path in leaf_root_paths(h):
@@ -22,7 +30,7 @@ def brute_mean_rule(h, v, sel, mode):
             continue
         mean = float(np.mean(v[on]))
         for k in on:
-            verdicts[k].append(v[k] >= mean - eps)
+            verdicts[k].append(v[k] >= mean - eps if compare == ">=" else v[k] > mean + eps)
     agg = any if mode == "any" else all
     return np.array([bool(verdicts[i]) and agg(verdicts[i]) for i in range(h.n_nodes)], bool)
 
@@ -120,10 +128,51 @@ def test_greedy_antichain_literal():
 
 
 # ----------------------------------------------------------------------------- agreement
-@given(dag_values(), st.sampled_from(["any", "all"]))
-def test_mean_rule_matches_brute_force(hvs, mode):
+@given(dag_values(), st.sampled_from(["any", "all"]), st.sampled_from([">=", ">"]))
+def test_mean_rule_matches_brute_force(hvs, mode, compare):
     h, v, sel = hvs
-    assert path_mean_rule(h, v, sel, mode=mode).tolist() == brute_mean_rule(h, v, sel, mode).tolist()
+    got = path_mean_rule(h, v, sel, mode=mode, compare=compare)
+    assert got.tolist() == brute_mean_rule(h, v, sel, mode, compare).tolist()
+
+
+def brute_maxima(h, v):
+    out = np.zeros(h.n_nodes, bool)
+    for path in leaf_root_paths(h):
+        top = max(v[k] for k in path)
+        for k in path:
+            out[k] |= bool(v[k] == top)
+    return out
+
+
+@given(dag_values())
+def test_path_maxima_matches_brute_force(hvs):
+    h, v, _ = hvs  # eighths: ties are exact
+    assert path_maxima(h, v).tolist() == brute_maxima(h, v).tolist()
+
+
+def test_path_maxima_and_most_specific_by_hand():
+    # diamond d -> b -> a, d -> c -> a; values a 0.5, b 0.5, c 0.25, d 0.25
+    h = FeatureHierarchy.from_edges([("b", "a"), ("c", "a"), ("d", "b"), ("d", "c")], nodes=list("abcd"))
+    v = np.array([0.5, 0.5, 0.25, 0.25])
+    # path d-b-a: a and b tie at 0.5; path d-c-a: a -> {a, b}; strictly one per path would be {a}
+    assert path_maxima(h, v).tolist() == [True, True, False, False]
+    # most specific of {a, b, d}: d (a and b are its ancestors); of {b, c}: both
+    assert most_specific(h, np.array([True, True, False, True])).tolist() == [False, False, False, True]
+    assert most_specific(h, np.array([False, True, True, False])).tolist() == [False, True, True, False]
+    with pytest.raises(ValueError, match="shape"):
+        most_specific(h, np.array([True]))
+    with pytest.raises(ValueError, match="finite"):
+        path_maxima(h, np.array([0.5, np.nan, 0, 0]))
+
+
+@given(dag_values())
+def test_most_specific_is_an_antichain_of_the_selection(hvs):
+    h, _, sel = hvs
+    got = most_specific(h, sel)
+    anc = h.ancestor_matrix.toarray().astype(bool)
+    assert not (got & ~sel).any() and not anc[np.ix_(got, got)].any()
+    # a selected node is dropped exactly when a selected node lies below it
+    assert got.tolist() == [bool(sel[i] and not (anc[:, i] & sel).any()) for i in range(h.n_nodes)]
 
 
 @given(dags(max_nodes=10), st.floats(0, 1), st.data())

@@ -106,3 +106,13 @@ def test_edge_cooccurrence_and_correlation_match_pairwise(table, data):
 def test_edge_cooccurrence_empty_and_zero_columns():
     assert edge_cooccurrence(sp.csr_matrix((3, 2)), np.array([0]), np.array([1])).tolist() == [0.0]
     assert edge_cooccurrence(sp.csr_matrix((3, 2)), np.zeros(0, int), np.zeros(0, int)).size == 0
+
+
+def test_information_gain_units():
+    X = np.array([[1, 1], [1, 0], [0, 1], [0, 0]])
+    # the first feature is the class: 1 bit = ln 2 nats
+    assert information_gain(X, [1, 1, 0, 0], base=np.e)[0] == pytest.approx(np.log(2))
+    np.testing.assert_allclose(information_gain(X, [1, 1, 0, 1], base=np.e),
+                               information_gain(X, [1, 1, 0, 1]) * np.log(2))
+    with pytest.raises(ValueError, match="base"):
+        information_gain(X, [1, 1, 0, 0], base=1)

@@ -93,3 +93,25 @@ def test_vectorised_equals_loops(seed, n_classes, density):
     np.testing.assert_allclose(lazy_r(sp.csr_matrix(X), y), lr, atol=1e-12)
     assert (lazy_r(X, y) <= 1 - 1 / n_classes + 1e-12).all()
     assert ((r_measure(X, y) >= 0) & (r_measure(X, y) <= 2 + 1e-12)).all()
+
+
+def test_laplace_smoothing_by_hand():
+    c = ClassCounts(FIG2_X, FIG2_Y)
+    # B=1 once, in C1: (1 + 1) / (1 + 2) = 2/3; B=0 twice, in C2: C1 (0 + 1) / (2 + 2) = 1/4
+    p1, seen1 = conditional_class_probabilities(c, 1, smoothing="laplace")
+    p0, _ = conditional_class_probabilities(c, 0, smoothing="laplace")
+    np.testing.assert_allclose(p1[1], [2 / 3, 1 / 3])
+    np.testing.assert_allclose(p0[1], [1 / 4, 3 / 4])
+    assert seen1.all()
+    # R(B) = (2/3 - 1/4)^2 + (1/3 - 3/4)^2 = 2 (5/12)^2; LazyR(B=1) = 2 (2/3 - 1/2)^2
+    assert r_measure(FIG2_X, FIG2_Y, smoothing="laplace")[1] == pytest.approx(2 * (5 / 12) ** 2)
+    assert lazy_r(FIG2_X, FIG2_Y, smoothing="laplace")[1] == pytest.approx(2 * (1 / 6) ** 2)
+    # a value never seen: the uniform 1/k, so LazyR 0 (as without smoothing), but R is defined
+    X = np.array([[1, 0], [1, 1], [1, 0]])
+    assert lazy_r(X, [0, 1, 0], value=0, smoothing="laplace")[0] == 0.0
+    assert r_measure(X, [0, 1, 0])[0] == 0.0
+    # feature 0 always 1: P(0|X=1) = 3/5, P(0|X=0) = 1/2 -> R = 2 (1/10)^2
+    assert r_measure(X, [0, 1, 0], smoothing="laplace")[0] == pytest.approx(0.02)
+    assert value_relevance("r", X, [0, 1, 0], smoothing="laplace")[0] == pytest.approx(0.02)
+    with pytest.raises(ValueError, match="smoothing must be None or 'laplace'"):
+        lazy_r(X, [0, 1, 0], smoothing="add-one")

@@ -1,0 +1,302 @@
+"""What the ``kgfs`` command line shows, built here so :mod:`flows.cli` only prints it.
+
+- :func:`make_console`: a ``rich`` console that never wraps a table when the output is not a
+  terminal (a pipe, a file): lines are as long as they need to be.
+- :class:`LineProgress`: progress as plain lines, printed as things happen, for a stream that
+  is not a terminal (``rich`` live displays show nothing there until the end).
+- :func:`error_line`: any exception as the one line the command line prints.
+- :func:`summary_table`, :func:`datasets_table`, :func:`cache_table`: the tables of ``kgfs run``,
+  ``kgfs datasets list`` and ``kgfs cache ls``; :func:`table_notes_lines`: what a table's meta
+  reports about its input (dropped terms, genes without annotations, ...), naming a few.
+
+Examples
+--------
+>>> error_line(FileNotFoundError(2, "No such file or directory", "/x/go.obo"))
+('error', '/x/go.obo: file not found')
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+
+__all__ = ["LineProgress", "cache_table", "datasets_table", "error_line", "make_console", "summary_table",
+           "table_notes_lines"]
+
+
+def make_console(stderr: bool = True):
+    """A ``rich`` console on stderr (or stdout); outside a terminal, wide enough that nothing wraps.
+
+    Parameters
+    ----------
+    stderr : bool
+
+    Returns
+    -------
+    rich.console.Console
+
+    Examples
+    --------
+    >>> make_console().width >= 80
+    True
+    """
+    from rich.console import Console
+
+    con = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    if not con.is_terminal:
+        con = Console(stderr=stderr, highlight=False, soft_wrap=False, width=100_000)
+    return con
+
+
+class LineProgress:
+    """Progress as plain lines (``kgfs: <stage>: ...``) for a stream that is not a terminal.
+
+    Called like the run display (``progress(event, stage, **info)``), or through
+    :meth:`cells` for a count of done / total; counts are printed at most every ``every``
+    seconds and when the count is complete.
+
+    Parameters
+    ----------
+    stream : file-like, optional
+        Default ``sys.stderr``.
+    every : float
+        Seconds between two count lines.
+
+    Examples
+    --------
+    >>> import io
+    >>> buf = io.StringIO()
+    >>> with LineProgress(buf, every=0) as p:
+    ...     p("done", "table", record={"summary": {"n_instances": 3, "n_features": 2}})
+    ...     p.cells(4, 4)
+    >>> print(buf.getvalue(), end="")
+    kgfs: table: done (3 x 2)
+    kgfs: evaluate: 4/4 cells
+    """
+
+    def __init__(self, stream=None, every: float = 5.0):
+        self.stream = stream if stream is not None else sys.stderr
+        self.every = float(every)
+        self._last = -1e18
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def _line(self, text: str) -> None:
+        print(f"kgfs: {text}", file=self.stream, flush=True)
+
+    def __call__(self, event: str, stage: str, **info) -> None:
+        """One event of a stage: ``start``, ``progress`` (``done``, ``total``, ``what``) or ``done`` (``record``)."""
+        if event == "start":
+            self._line(f"{stage}: started")
+        elif event == "progress":
+            self.cells(info["done"], info["total"], stage, info.get("what") or "cells")
+        elif event == "done":
+            rec = info.get("record") or {}
+            s = rec.get("summary") or {}
+            what = (f"{s['n_instances']} x {s['n_features']}" if "n_instances" in s and "n_features" in s
+                    else f"{s['n_selected']} of {s['n_features']} kept" if "n_selected" in s else "")
+            extra = ", ".join(x for x in (what, "cached" if rec.get("reused") else "") if x)
+            self._line(f"{stage}: done" + (f" ({extra})" if extra else ""))
+
+    def cells(self, done: int, total: int | None, stage: str = "evaluate", what: str = "cells") -> None:
+        """A count: printed when ``every`` seconds passed since the last one, or when complete."""
+        now = time.monotonic()
+        if total is not None and (done >= total or now - self._last >= self.every):
+            self._last = now
+            self._line(f"{stage}: {done}/{total} {what}")
+
+
+_PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.ENOTDIR: "not a directory",
+          errno.EACCES: "permission denied", errno.ENOSPC: "no space left on the device"}
+
+
+def error_line(exc: BaseException) -> tuple[str, str]:
+    """``("error", text)`` for an error caused by input or the system, ``("internal error", text)`` for a bug.
+
+    Parameters
+    ----------
+    exc : BaseException
+
+    Returns
+    -------
+    (str, str)
+        The text is one line: an ``OSError`` names its file (``path: is a directory``), a
+        decoding error says "not UTF-8".
+
+    Examples
+    --------
+    >>> error_line(IsADirectoryError(21, "Is a directory", "/tmp"))
+    ('error', '/tmp: is a directory')
+    >>> error_line(TypeError("bad"))
+    ('internal error', 'TypeError: bad')
+    """
+    from kg.errors import KgfsError
+
+    if isinstance(exc, OSError) and exc.filename:
+        default = exc.errno is not None and exc.strerror == os.strerror(exc.errno)
+        why = _PLAIN.get(exc.errno, exc.strerror) if default or not exc.strerror else exc.strerror
+        return "error", f"{exc.filename}: {why or exc}"
+    msg = " ".join((str(exc).strip() or type(exc).__name__).split("\n")[0].split())
+    if isinstance(exc, UnicodeDecodeError):
+        return "error", f"not UTF-8: byte {exc.object[exc.start:exc.start + 1]!r} at offset {exc.start}"
+    if isinstance(exc, (KgfsError, OSError, ValueError, KeyError, LookupError)):
+        return "error", msg
+    return "internal error", f"{type(exc).__name__}: {msg}"
+
+
+def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12):
+    """The cross-validation summary of a run (``summary.csv``) as a ``rich`` table.
+
+    Parameters
+    ----------
+    summary_csv : path
+    n_rows : int
+
+    Returns
+    -------
+    rich.table.Table or None
+        None when the summary has no rows (the evaluation was skipped).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
+    >>> _ = p.write_text("selector,classifier,n_selected,n_features,accuracy\\ncomplete,nb,10,10,0.9\\n")
+    >>> summary_table(p).row_count
+    1
+    """
+    import pandas as pd
+    from rich import box
+    from rich.table import Table
+
+    columns = {"selector": "selector", "classifier": "clf", "n_selected": "features", "accuracy": "acc",
+               "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM", "compression": "compr"}
+    df = pd.read_csv(summary_csv).head(n_rows)
+    if df.empty:
+        return None
+    if "n_selected" in df:  # "kept/all"
+        df["n_selected"] = [f"{v:.0f}" + (f"/{int(df['n_features'][i])}" if "n_features" in df else "")
+                            for i, v in df["n_selected"].items()]
+    t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
+              pad_edge=False, padding=(0, 1), collapse_padding=True)
+    cols = [c for c in columns if c in df]
+    for c in cols:
+        t.add_column(columns[c], justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
+    for row in df[cols].itertuples(index=False):
+        t.add_row(*(("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row))
+    return t
+
+
+def datasets_table(infos: Sequence):
+    """``kgfs datasets list``: name, sizes, loader and description of registry datasets.
+
+    Parameters
+    ----------
+    infos : sequence of kg.datasets.DatasetInfo
+
+    Returns
+    -------
+    rich.table.Table
+
+    Examples
+    --------
+    >>> from kg.datasets import list_datasets
+    >>> datasets_table(list_datasets()[:2]).row_count
+    2
+    """
+    from rich.table import Table
+
+    t = Table(title=f"{len(infos)} datasets", title_justify="left")
+    for c in ("name", "instances", "features", "loader", "description"):
+        t.add_column(c, overflow="fold", justify="right" if c in ("instances", "features") else "left")
+    for i in infos:
+        t.add_row(i.name, "" if i.n_instances is None else str(i.n_instances),
+                  "" if i.n_features is None else str(i.n_features), i.loader or "generator",
+                  (i.description or "")[:90])
+    return t
+
+
+def cache_table(records: Sequence[Mapping], root) -> object:
+    """``kgfs cache ls``: one row per cached stage.
+
+    Parameters
+    ----------
+    records : sequence of mapping
+        :meth:`kg.runs.store.Store.records`.
+    root : path
+        The store's folder (the title).
+
+    Returns
+    -------
+    rich.table.Table
+
+    Examples
+    --------
+    >>> cache_table([{"stage": "table", "key": "ab" * 8, "bytes": 2048, "mtime": 0, "summary": {"n": 1}}], "/s").row_count
+    1
+    """
+    from rich.table import Table
+
+    t = Table(title=f"stage store {root}", title_justify="left")
+    for c in ("stage", "key", "size", "modified", "summary"):
+        t.add_column(c, overflow="fold")
+    for r in records:
+        brief = ", ".join(f"{k}={v}" for k, v in (r.get("summary") or {}).items()
+                          if isinstance(v, (int, float, str)) and k != "report")
+        t.add_row(r["stage"], r["key"][:12], f"{r['bytes'] / 1024:.0f} KiB",
+                  time.strftime("%Y-%m-%d %H:%M", time.localtime(r["mtime"])), brief[:80])
+    return t
+
+
+_NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, left out",
+          "unknown_terms": "term id(s) not in the ontology, dropped (--unknown drop)",
+          "obsolete_dropped": "obsolete term(s) dropped (--on-obsolete drop)",
+          "replaced_terms": "obsolete term(s) replaced (--on-obsolete replace)",
+          "unlabelled_genes": "annotated gene(s) without a label, left out",
+          "repaired_cells": "cell(s) violated the hierarchy and were closed upward (--check report keeps them)",
+          "violations": "cell(s) violate the hierarchy (kept: --check report)",
+          "instances_without_entities": "instance(s) linked to no entity",
+          "instances_without_features": "instance(s) without any feature (empty rows)",
+          "unknown_features": "feature(s) unknown to the hierarchy, dropped"}
+
+
+def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
+    """What a table's meta reports about its input, one line each, naming up to ``n`` examples.
+
+    Parameters
+    ----------
+    meta : mapping
+        ``FeatureTable.meta``, or a summary's ``meta`` with its ``examples``
+        (:func:`kg.formats.folder.table_summary`).
+    n : int
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
+    ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
+    """
+    from kg.runs.checks import few
+
+    examples = meta.get("examples") or {}
+    out = []
+    for key, what in _NOTES.items():
+        v = meta.get(key)
+        if not v:
+            continue
+        items = list(v) if isinstance(v, (list, dict)) else examples.get(key, [])
+        count = len(v) if isinstance(v, (list, dict)) else int(v)
+        shown = few(items, n) if items and count == len(items) else ", ".join(map(str, items[:n])) + (
+            f" and {count - len(items[:n])} more" if items and count > len(items[:n]) else "")
+        out.append(f"{count} {what}" + (f": {shown}" if items else ""))
+    return out

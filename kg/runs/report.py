@@ -1,0 +1,334 @@
+"""What a pipeline run tells a person: its name and tags, a note per stage, the cache outcome, the report.
+
+A run is a set of stage records (:mod:`kg.runs.store`) with, per stage, whether it came from the
+store and how long it took (*runinfo*), and its parameters (``dataset``, ``selector``,
+``selector_params``, ``source``, ...). This module turns them into text, with no Prefect and no
+selection code (the evaluation's headline rows and the selection's warnings are given by the caller):
+
+- :func:`run_params`: the parameters a run records (``run.json``) and is named by; :func:`eval_specs`;
+- :func:`run_labels`: the run's name and tags (dataset, selector, route), as the Prefect UI lists them;
+- :func:`stage_note`: one short note per stage (``105 of 699 kept``), shared by the terminal and the logs;
+- :func:`cache_outcome`: how many stages came from the store;
+- :func:`artifact_key`: artifact keys per dataset (a Prefect key: lowercase letters, digits, dashes);
+- :func:`run_markdown`: the run's report: headline results, warnings, the plots as inline images,
+  each stage's immutable store folder, the parameters; :func:`artifacts`: it and the run's tables,
+  as the Prefect artifacts of the run.
+
+Examples
+--------
+>>> run_labels({"dataset": "aire/MM-BPMFCC", "selector": "shsel-ig-prune", "selector_params": {"threshold": 0.9},
+...             "source": {"kind": "dataset"}})
+('aire/MM-BPMFCC · shsel-ig-prune threshold=0.9', ['dataset:aire/MM-BPMFCC', 'selector:shsel-ig-prune', 'route:registry-table'])
+>>> artifact_key("kgfs-run-report", "aire/MM-BPMFCC")
+'kgfs-run-report-aire-mm-bpmfcc'
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = ["ROUTES", "artifact_key", "artifacts", "cache_outcome", "eval_specs", "markdown_rows", "run_labels",
+           "run_markdown", "run_params", "stage_note"]
+
+#: Route of a source kind (:func:`kg.runs.inputs.resolve_source`), as tagged.
+ROUTES = {"go": "go", "dbpedia": "dbpedia", "dataset": "registry-table"}
+_NOTES = {"facts": "{n_genes} genes", "table": "{n_instances} x {n_features}",
+          "select": "{n_selected} of {n_features} kept", "annotate": "{n_instances} instances",
+          "evaluate": "{n_rows} fold rows"}
+
+
+def artifact_key(kind: str, dataset: str) -> str:
+    """A Prefect artifact key for ``kind`` and a dataset: lowercase letters, digits and dashes.
+
+    Parameters
+    ----------
+    kind : str
+        E.g. ``"selected-features"``.
+    dataset : str
+        The dataset's name (``bundled/DM-BP``, a file name, ...).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> artifact_key("selected-features", "bundled/DM-BP"), artifact_key("x", "Tweets (train).csv")
+    ('selected-features-bundled-dm-bp', 'x-tweets-train-csv')
+    """
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", f"{kind}-{dataset}".lower())).strip("-")[:120]
+
+
+def run_params(source: Mapping, selector: str, selector_params: Mapping | None = None,
+               eval_selectors: Sequence[str] | None = None, classifiers: Sequence[str] | None = None,
+               protocol: str = "basic", n_splits: int = 10, seed: int = 0) -> dict:
+    """The parameters a run records: the dataset, the whole-table selector (its parameters sorted), the
+    cross-validation (selectors, default the whole-table one; classifiers, default ``nb``), the source.
+
+    Parameters
+    ----------
+    source : mapping
+        A spec of :func:`kg.runs.inputs.resolve_source` (its ``name`` is the dataset).
+    selector : str
+    selector_params : mapping, optional
+    eval_selectors, classifiers : sequence of str, optional
+    protocol : str
+    n_splits, seed : int
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> p = run_params({"name": "d"}, "shsel", {"b": 1, "a": 2})
+    >>> p["dataset"], list(p["selector_params"]), p["eval_selectors"], p["classifiers"]
+    ('d', ['a', 'b'], ['shsel'], ['nb'])
+    """
+    return {"dataset": source["name"], "selector": selector, "selector_params": dict(sorted((selector_params or {}).items())),
+            "eval_selectors": list(eval_selectors or [selector]), "classifiers": list(classifiers or ["nb"]),
+            "protocol": protocol, "n_splits": n_splits, "seed": seed, "source": dict(source)}
+
+
+def eval_specs(params: Mapping) -> list:
+    """The cross-validation's selectors: the whole-table selector with its parameters (``[name, params]``).
+
+    Parameters
+    ----------
+    params : mapping
+        From :func:`run_params`.
+
+    Returns
+    -------
+    list
+        Names, and ``[name, params]`` for the whole-table selector when it has parameters.
+
+    Examples
+    --------
+    >>> eval_specs(run_params({"name": "d"}, "s", {"t": 0.9}, ["s", "complete"]))
+    [['s', {'t': 0.9}], 'complete']
+    """
+    sel, sp = params["selector"], params["selector_params"]
+    return [[s, sp] if s == sel and sp else s for s in params["eval_selectors"]]
+
+
+def _params_text(params: Mapping | None) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
+
+
+def run_labels(params: Mapping) -> tuple[str, list[str]]:
+    """The run's name (dataset · selector and its parameters) and tags (dataset, selector, route).
+
+    Parameters
+    ----------
+    params : mapping
+        ``dataset``, ``selector``, ``selector_params`` and ``source`` (its ``kind``).
+
+    Returns
+    -------
+    (str, list of str)
+
+    Examples
+    --------
+    >>> run_labels({"dataset": "bundled/DM-BP", "selector": "complete", "source": {"kind": "go"}})[0]
+    'bundled/DM-BP · complete'
+    """
+    name = f"{params.get('dataset')} · {params.get('selector')} {_params_text(params.get('selector_params'))}".strip()
+    kind = (params.get("source") or {}).get("kind")
+    return name, [f"dataset:{params.get('dataset')}", f"selector:{params.get('selector')}",
+                  f"route:{ROUTES.get(kind, kind)}"]
+
+
+def stage_note(stage: str, summary: Mapping | None) -> str:
+    """A short note on a stage's result (``105 of 699 kept``), or ``""`` when there is none.
+
+    Parameters
+    ----------
+    stage : str
+    summary : mapping or None
+        The record's summary.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> stage_note("select", {"n_selected": 105, "n_features": 699}), stage_note("export", {})
+    ('105 of 699 kept', '')
+    """
+    try:
+        return _NOTES[stage].format(**(summary or {}))
+    except (KeyError, IndexError):
+        return ""
+
+
+def cache_outcome(runinfo: Mapping[str, Mapping]) -> str:
+    """How many of the run's stages came from the store, and which.
+
+    Parameters
+    ----------
+    runinfo : mapping
+        Stage -> ``{"reused": bool, ...}``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> cache_outcome({"facts": {"reused": True}, "table": {"reused": True}, "select": {"reused": False}})
+    '2 of 3 stages from the store (facts, table)'
+    >>> cache_outcome({"facts": {"reused": False}}), cache_outcome({"facts": {"reused": True}})
+    ('no stage from the store', 'all 1 stages from the store')
+    """
+    reused = [k for k, i in runinfo.items() if i.get("reused")]
+    if not reused:
+        return "no stage from the store"
+    if len(reused) == len(runinfo):
+        return f"all {len(reused)} stages from the store"
+    return f"{len(reused)} of {len(runinfo)} stages from the store ({', '.join(reused)})"
+
+
+def markdown_rows(rows: Sequence[Mapping], columns: Sequence[str] | None = None) -> str:
+    """A markdown table of ``rows`` (dicts); text columns left-aligned, numbers right-aligned.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+    columns : sequence of str, optional
+        Default: the first row's keys.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(markdown_rows([{"stage": "table", "seconds": 0.1}]))
+    | stage | seconds |
+    |---|---:|
+    | table | 0.1 |
+    """
+    if not rows:
+        return ""
+    columns = list(columns or rows[0])
+    right = [all(isinstance(r.get(c), (int, float)) and not isinstance(r.get(c), bool) for r in rows) for c in columns]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    cell = lambda v: "" if v is None else str(v).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    return "\n".join(lines + ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows])
+
+
+def _png_uri(path: Path) -> str:
+    """The PNG as a ``data:`` URI: the Prefect UI shows it inline (a local path it cannot open)."""
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def _stage_rows(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping]) -> list[dict]:
+    return [{"stage": k, "from the store": "yes" if runinfo.get(k, {}).get("reused") else "no",
+             "seconds": runinfo.get(k, {}).get("seconds"), "result": stage_note(k, r.get("summary")),
+             "folder (immutable)": f"`{r.get('dir')}`"} for k, r in records.items() if r]
+
+
+def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping,
+                 outputs: Mapping[str, str] | None = None, *, headline: Sequence[Mapping] = (),
+                 warnings: Sequence[str] = ()) -> str:
+    """The run's report: headline results, warnings, plots (inline images), stages and their store folders.
+
+    Every path it names is a stage folder of the store (content-addressed: never overwritten), so
+    the report of an old run stays true after later runs replace the output folder.
+
+    Parameters
+    ----------
+    records : mapping
+        Stage name -> record (``dir``, ``files``, ``summary``).
+    runinfo : mapping
+        Stage name -> ``reused``, ``seconds``.
+    params : mapping
+        The run's parameters (``source`` is left out: it is long).
+    outputs : mapping, optional
+        Output name -> path (from :func:`kg.runs.publish.publish`): the folder is named once.
+    headline : sequence of mapping
+        The cross-validation's rows (e.g. :func:`selection.evaluation.headline.headline`).
+    warnings : sequence of str
+        Shown at the top (e.g. :func:`selection.evaluation.headline.selection_warnings`).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> md = run_markdown({"select": {"dir": "/s/select/k", "summary": {"n_selected": 3, "n_features": 9}}},
+    ...                   {"select": {"reused": True, "seconds": 0.1}}, {"dataset": "d", "selector": "complete"},
+    ...                   warnings=["no feature was kept"])
+    >>> md.splitlines()[0], "**3 of 9 features kept** by `complete`" in md, "| select | yes | 0.1 | 3 of 9 kept |" in md
+    ('# kgfs run: d · complete', True, True)
+    """
+    name, _tags = run_labels(params)
+    tab, sel = (records.get("table") or {}).get("summary") or {}, (records.get("select") or {}).get("summary") or {}
+    lines = [f"# kgfs run: {name}", ""]
+    if tab:
+        lines.append(f"{tab.get('n_instances')} instances × {tab.get('n_features')} features"
+                     + (f", {tab['n_edges']} hierarchy edges" if "n_edges" in tab else "") + ".")
+    if sel:
+        lines.append(f"**{sel.get('n_selected')} of {sel.get('n_features')} features kept** by "
+                     f"`{params.get('selector')}` on the whole table.")
+    lines += [f"{cache_outcome(runinfo).capitalize()}.", ""]
+    lines += [f"> **Warning:** {w}\n" for w in warnings]
+    ev = records.get("evaluate") or {}
+    if headline:
+        folder = Path(ev.get("dir", "."))
+        lines += [f"## Cross-validation ({params.get('n_splits', '?')} folds, mean ± sd over the folds)", "",
+                  markdown_rows(headline), "",
+                  "Every column, per fold and summarised: " + ", ".join(
+                      f"`{folder / ev['files'][r]}`" for r in ("evaluation", "summary") if r in ev.get("files", {})), ""]
+    plots = [Path(ev["dir"]) / f for r, f in sorted(ev.get("files", {}).items()) if r.startswith("plot:")]
+    if plots:
+        lines += ["## Plots", ""] + [f"![{p.stem}]({_png_uri(p)})\n" for p in plots if p.is_file()]
+    lines += ["## Stages", "", markdown_rows(_stage_rows(records, runinfo)), "", "## Parameters", "",
+              markdown_rows([{"parameter": k, "value": f"`{v}`"} for k, v in params.items() if k != "source"]), ""]
+    if outputs:
+        folder = Path(outputs.get("run.json") or next(iter(outputs.values()))).parent
+        lines.append(f"Published to `{folder}` ({len(outputs)} files; the next run writing there replaces them, "
+                     "the stage folders above stay).")
+    return "\n".join(lines) + "\n"
+
+
+def artifacts(result: Mapping) -> list[tuple[str, str, object, str]]:
+    """The artifacts of a run, keyed per dataset: the kept features and the cross-validation (tables)
+    and the report (markdown), for :func:`prefect.artifacts.create_table_artifact` and its markdown sibling.
+
+    Parameters
+    ----------
+    result : mapping
+        A run's ``records``, ``runinfo``, ``outputs``, ``params`` and ``results`` (``headline`` and
+        ``kept`` rows, ``warnings``), as :func:`flows.pipeline.run_pipeline` returns them.
+
+    Returns
+    -------
+    list of (kind, key, data, description)
+        ``kind`` is ``"table"`` (``data``: rows) or ``"markdown"`` (``data``: text).
+
+    Examples
+    --------
+    >>> res = {"records": {}, "runinfo": {}, "outputs": {}, "params": {"dataset": "d", "selector": "complete"},
+    ...        "results": {"headline": [], "kept": [{"feature": "a"}], "warnings": []}}
+    >>> [(kind, key) for kind, key, _data, _desc in artifacts(res)]
+    [('table', 'selected-features-d'), ('markdown', 'kgfs-run-report-d')]
+    """
+    p, res = result["params"], result["results"]
+    ds, name = p["dataset"], run_labels(p)[0]
+    out = []
+    if res["kept"]:
+        out.append(("table", artifact_key("selected-features", ds), res["kept"],
+                    f"{name}: the kept features by score ({len(res['kept'])} shown)"))
+    if res["headline"]:
+        out.append(("table", artifact_key("evaluation-summary", ds), res["headline"],
+                    f"{name}: cross-validation, mean ± sd over the folds (every column: summary.csv)"))
+    md = run_markdown(result["records"], result["runinfo"], p, result["outputs"], headline=res["headline"],
+                      warnings=res["warnings"])
+    return out + [("markdown", artifact_key("kgfs-run-report", ds), md, f"{name}: the report")]

@@ -1,0 +1,180 @@
+"""Bad input of every kind, through the `kgfs` entry point: one line on stderr, exit status 1, no
+traceback, nothing written.
+
+Each case is ``(id, argv builder, expected text)``; the builder gets a folder of prepared inputs
+and returns the arguments. The output folder or file of every case must not exist afterwards (or
+be left as it was), so a failed command never leaves a partial table or report behind. None of
+these start Prefect: `kgfs run` checks its input before it imports the pipeline (shown in a real
+process where importing Prefect is made impossible).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from flows.cli import main
+
+BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
+OBO, ANN, LAB = BUNDLED / "go-2014-06-13-subset.obo.gz", BUNDLED / "annotations.tsv", BUNDLED / "labels.tsv"
+GO = ["--obo", str(OBO), "--annotations", str(ANN), "--labels", str(LAB)]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> Path:
+    """Bad (and a few good) input files, and a table folder built from the bundled data."""
+    d = tmp_path_factory.mktemp("inputs")
+    (d / "a_folder").mkdir()
+    (d / "broken.obo").write_text("format-version: 1.2\n\n[Term]\nid: GO:0000001\nthis line is broken\n")
+    (d / "latin1.obo").write_bytes(b"format-version: 1.2\n[Term]\nid: GO:1\nname: caf\xe9\n")
+    (d / "no_label.tsv").write_text("gene\tlabel\n7\n")
+    (d / "unknown_term.tsv").write_text("g1\tGO:0008150\ng2\tGO:9999999\n")
+    (d / "nonbinary.csv").write_text("id,a,b,label\nx,1,2,1\ny,0,1,0\n")
+    (d / "ok.csv").write_text("id,a,b,label\nx,1,0,1\ny,0,1,0\n")
+    (d / "latin1.csv").write_bytes(b"id,a,label\nx\xe9,1,1\n")
+    (d / "edges.csv").write_text("child,parent\na,z\n")
+    (d / "corpus.csv").write_text("id,text,label\n1,Chris Gayle scores,1\n2,Obama signs,0\n")
+    (d / "a_file").write_text("I am in the way\n")
+    (d / "one_class.tsv").write_text("gene\tlabel\n31957\tx\n38058\tx\n")
+    assert main(["build", *GO, "--out", str(d / "T")]) == 0
+    assert main(["build", "--obo", str(OBO), "--annotations", str(ANN), "--labels", str(d / "one_class.tsv"),
+                 "--out", str(d / "T1")]) == 0
+    (d / "bad_table").mkdir()
+    (d / "bad_table" / "table.npz").write_bytes(b"not an npz file")
+    return d
+
+
+def _build(*args):
+    return lambda d, out: ["build", *[a(d) if callable(a) else a for a in args], "--out", str(out)]
+
+
+def _f(name):
+    return lambda d: str(d / name)
+
+
+def _select(*args, table="T"):
+    return lambda d, out: ["select", "--table", str(d / table), *args, "--out", str(out)]
+
+
+def _evaluate(*args, table="T"):
+    return lambda d, out: ["evaluate", "--datasets", str(d / table), "--n-jobs", "1", "--no-plots", *args,
+                           "--out", str(out)]
+
+
+def _run(*args):
+    return lambda d, out: ["run", *[a(d) if callable(a) else a for a in args], "--out", str(out)]
+
+
+CASES = [
+    # files
+    ("obo-missing", _build("--obo", _f("nope.obo"), "--annotations", str(ANN)), "nope.obo: file not found (--obo)"),
+    ("obo-is-a-folder", _build("--obo", _f("a_folder"), "--annotations", str(ANN)), "is a directory"),
+    ("annotations-missing", _build("--obo", str(OBO), "--annotations", _f("nope.tsv")), "(--annotations)"),
+    ("labels-is-a-folder", _build("--obo", str(OBO), "--annotations", str(ANN), "--labels", _f("a_folder")),
+     "is a directory, expected a file (--labels)"),
+    ("obo-malformed-line", _build("--obo", _f("broken.obo"), "--annotations", str(ANN)), "broken.obo:5:"),
+    ("obo-not-utf8", _build("--obo", _f("latin1.obo"), "--annotations", str(ANN)), "latin1.obo:4: not UTF-8"),
+    ("labels-without-label-column", _build("--obo", str(OBO), "--annotations", str(ANN), "--labels",
+                                           _f("no_label.tsv")), "no_label.tsv:2:"),
+    ("csv-not-utf8", _build("--csv", _f("latin1.csv")), "latin1.csv:2: not UTF-8"),
+    ("csv-not-binary", _build("--csv", _f("nonbinary.csv")), "nonbinary.csv:2: non-binary value '2'"),
+    ("hierarchy-misses-features", _build("--csv", _f("ok.csv"), "--hierarchy", _f("edges.csv")),
+     "are not nodes of the hierarchy (--hierarchy)"),
+    ("table-folder-missing", _select(table="nope"), "no such table"),
+    ("table-file-corrupt", lambda d, out: ["export", "--table", str(d / "bad_table"), "--out", str(out)],
+     "not a kgfs table file"),
+    # options of the input
+    ("unknown-relation", _build(*GO, "--relations", "foo"), "unknown relation 'foo' (--relations); relations in "
+                                                            "this file: is_a, negatively_regulates, part_of"),
+    ("namespace-not-in-file", _build(*GO, "--namespaces", "CC"), "no term in namespace 'cellular_component' "
+                                                                 "(--namespaces)"),
+    ("min-support-empties-table", _build(*GO, "--min-support", "1000"), "--min-support 1000"),
+    ("min-support-zero", _build(*GO, "--min-support", "0"), "--min-support must be a whole number >= 1"),
+    ("unknown-term", _build("--obo", str(OBO), "--annotations", _f("unknown_term.tsv")),
+     "GO:9999999"),
+    ("two-inputs", _build("--dataset", "bundled/DM-BP", "--obo", str(OBO)), "give one input"),
+    ("labels-without-go-files", _build("--dataset", "bundled/DM-BP", "--labels", str(LAB)), "--labels goes with"),
+    ("corpus-option-without-corpus", _build("--text-column", "tweet"), "--text-column applies to the DBpedia route"),
+    ("go-option-with-corpus", _build("--corpus", _f("corpus.csv"), "--namespaces", "BP"),
+     "--namespaces applies to the GO route"),
+    ("hierarchy-without-table", _build("--hierarchy", _f("edges.csv")), "--hierarchy goes with --arff or --csv"),
+    ("unknown-dataset", _build("--dataset", "rpv/XX-BP"), "rpv/XX-BP"),
+    ("out-is-a-file", lambda d, out: ["build", *GO, "--out", str(d / "a_file")], "is a file, not a folder"),
+    ("export-out-is-a-folder", lambda d, out: ["export", "--table", str(d / "T"), "--out", str(d / "a_folder")],
+     "is a directory; the export writes one file"),
+    # methods and their parameters
+    ("unknown-selector", _select("--selector", "magic"), "unknown selector 'magic'; available: adhoc"),
+    ("unknown-parameter", _select("--param", "foo=1"), "none of the methods given has a parameter 'foo'"),
+    ("parameter-wrong-type", _select("--param", "prune=maybe"), "prune=maybe is not valid: must be bool"),
+    ("parameter-out-of-range", _select("--selector", "fisher", "--param", "k=0"), "k=0 is not valid: must be int >= 1"),
+    ("parameter-without-value", _select("--param", "threshold"), "--param expects KEY=VALUE"),
+    ("single-class", _select(table="T1"), "single class ('x')"),
+    ("qualified-parameter-of-another-method", _evaluate("--selectors", "complete", "--param", "fisher.k=3"),
+     "'fisher' is not among the methods given"),
+    # the evaluation
+    ("n-splits-zero", _evaluate("--selectors", "complete", "--n-splits", "0"), "--n-splits must be at least 2"),
+    ("n-splits-above-class-size", _evaluate("--selectors", "complete", "--n-splits", "50"),
+     "class 'anti-longevity' has 36 member(s), fewer than the 50 folds"),
+    ("unknown-option", _evaluate("--selectors", "complete", "--option", "foo=bar"),
+     "protocol basic has no option 'foo'; options: pos_label"),
+    ("option-bad-choice", _evaluate("--selectors", "shsel-ig", "--protocol", "shsel2014", "--option",
+                                    "threshold_choice=sometimes"), "threshold_choice=sometimes is not valid"),
+    ("threshold-not-a-number", _evaluate("--selectors", "shsel-ig", "--threshold", "abc"),
+     "--threshold must be a number, best-on-test or nested; got 'abc'"),
+    ("unknown-protocol", _evaluate("--selectors", "complete", "--protocol", "nope"), "unknown protocol 'nope'"),
+    ("unknown-classifier", _evaluate("--selectors", "complete", "--classifiers", "zz"), "unknown classifier 'zz'"),
+    ("protocol-method-unknown", _evaluate("--selectors", "complete", "--protocol", "hifsrr2017"),
+     "protocol 'hifsrr2017' has no method 'complete'"),
+    # kgfs run: all of it before Prefect
+    ("run-unknown-relation", _run(*GO, "--relations", "foo"), "unknown relation 'foo'"),
+    ("run-unknown-parameter", _run(*GO, "--param", "foo=1"), "none of the methods given has a parameter 'foo'"),
+    ("run-n-splits-one", _run(*GO, "--n-splits", "1"), "--n-splits must be at least 2"),
+    ("run-spotlight-not-a-url", _run("--corpus", _f("corpus.csv"), "--dump", _f("a_folder"), "--annotator",
+                                     "spotlight", "--spotlight-url", "localhost:2222/rest"),
+     "--spotlight-url 'localhost:2222/rest': not an http(s) URL"),
+    ("run-spotlight-refused", _run("--corpus", _f("corpus.csv"), "--dump", _f("a_folder"), "--annotator", "spotlight",
+                                   "--spotlight-url", "http://127.0.0.1:9/rest/annotate"), "cannot connect to 127.0.0.1:9"),
+    ("run-sparql-without-url", _run("--corpus", _f("corpus.csv"), "--kg", "sparql", "--dump", _f("a_folder")),
+     "--kg sparql needs --sparql-url"),
+    ("run-lexicon-without-dump", _run("--corpus", _f("corpus.csv")), "--annotator lexicon needs --dump"),
+]
+
+
+def test_thirty_kinds_of_bad_input():
+    assert len(CASES) >= 30 and len({c[0] for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_input_is_one_line_and_writes_nothing(case, inputs, tmp_path, monkeypatch, capsys):
+    _id, argv, expected = case
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    out = tmp_path / "out"
+    before = {p: p.stat().st_mtime_ns for p in inputs.rglob("*")}
+    rc = main(argv(inputs, out))
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert rc == 1, err
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith("kgfs: error: ") and expected in lines[0], lines[0]
+    assert not out.exists()
+    assert {p: p.stat().st_mtime_ns for p in inputs.rglob("*")} == before  # nothing else written either
+
+
+def test_run_fails_on_bad_input_before_prefect_is_imported(inputs, tmp_path):
+    """In a real process where `import prefect` raises: the error is the input's, found in seconds."""
+    code = ("import sys; sys.modules['prefect'] = None; from flows.cli import main; "
+            f"sys.exit(main({['run', *GO, '--relations', 'foo', '--out', str(tmp_path / 'out')]!r}))")
+    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home")}
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                          stdin=subprocess.DEVNULL)
+    seconds = time.perf_counter() - t0
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "unknown relation 'foo'" in proc.stderr, proc.stderr
+    assert seconds < 30, seconds  # about a second on a quiet machine; the bound only catches a Prefect start
+    assert not (tmp_path / "out").exists()

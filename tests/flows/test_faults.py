@@ -1,0 +1,280 @@
+"""Faults injected on purpose into real kgfs processes.
+
+- SIGKILL of `kgfs run` while it publishes a `--param threshold=0.5` run over an earlier run's
+  folder: the folder holds one run's files, whole (every file has the sha256 its ``run.json``
+  lists), and after the next run no temporary file and no file of the earlier run is left.
+- SIGKILL of `kgfs run` (loky workers), `kgfs run --dask-address local` (Dask workers), `kgfs
+  evaluate --n-jobs 2` and of a Python program calling :func:`flows.pipeline.run_pipeline`
+  (Prefect's temporary server): no process they started is left 10 s later, but for the home's
+  managed Prefect server that `kgfs run` starts on purpose, announces and lists in
+  ``<home>/server/server.json`` (its session is spared; the test stops it).
+- Pickles planted as Prefect result files (metadata naming the pickle serializer) in the kgfs
+  home's Prefect folders: a cold and a partly cached `kgfs run` never read them (and persist none).
+- A truncated store file: `kgfs cache verify` names it; `--remove` deletes the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from flows import stages
+from flows.cli import main
+from kg.files import sha256_file
+from kg.runs import processes
+from kg.runs.inputs import resolve_source
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = ["--selectors", "complete", "--classifiers", "nb", "--n-splits", "3"]
+TAG_ENV = "KGFS_TEST_PROCESS_TAG"
+
+
+def kgfs_env(**extra: str) -> dict:
+    """The environment of a kgfs child process: this checkout, no Prefect or kgfs settings of the session."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PREFECT_", "KGFS_HOME", "KGFS_SERVER", processes.MARKER_ENV))}
+    env.update(PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""), MPLBACKEND="Agg", **extra)
+    return env
+
+
+def kgfs(args: list[str], cwd: Path, **extra: str) -> subprocess.Popen:
+    """`kgfs ARGS` (or, when ``args`` starts with ``-c``, a Python program) in a session of its own."""
+    cmd = [sys.executable, *args] if args[0] == "-c" else [sys.executable, "-m", "flows.cli", *args]
+    return subprocess.Popen(cmd, cwd=cwd, env=kgfs_env(**extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def finish(proc: subprocess.Popen, timeout: float = 600) -> str:
+    _out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    return err.decode()
+
+
+def check_whole(out: Path) -> dict:
+    """``run.json`` of the one run whose files ``out`` holds, whole; fails otherwise."""
+    run = json.loads((out / "run.json").read_text())
+    found = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {"run.json"}
+    assert found == set(run["files"]), f"not one run's files: {sorted(found ^ set(run['files']))}"
+    for name, sha in run["files"].items():
+        assert sha256_file(out / name) == sha, f"{name} is not the file run.json lists"
+    assert not [p for p in out.rglob(".*")], "temporary files in the output folder"
+    return run
+
+
+def hidden_siblings(out: Path) -> list[str]:
+    return sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+
+
+def _publishing(out: Path) -> bool:
+    """A publish has begun: a hidden sibling of the folder, or (a writer of earlier kgfs) a temp file in it."""
+    return bool(hidden_siblings(out)) or (out.is_dir() and any(p.name.startswith(".") for p in out.iterdir()))
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_sigkill_while_publishing_leaves_one_runs_folder(tmp_path):
+    home, out = tmp_path / "home", tmp_path / "out"
+    common = ["-q", "--home", str(home), "run", "--out", str(out)]
+    finish(kgfs([*common, "--classifiers", "nb", "svm", "--n-splits", "3"], tmp_path))
+    first = check_whole(out)
+    assert "plots/bars_accuracy_svm.png" in first["files"]
+    second_args = [*common, "--param", "threshold=0.5", "--classifiers", "nb", "--n-splits", "3"]
+    rng, kills, mid = random.Random(4), 0, 0
+    for _attempt in range(6):
+        proc = kgfs(second_args, tmp_path)
+        while proc.poll() is None and not _publishing(out):
+            time.sleep(0.0005)
+        if proc.poll() is not None:
+            continue  # finished between two looks (the last publish went through whole)
+        time.sleep(rng.uniform(0, 0.03))
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        kills += 1
+        mid += bool(hidden_siblings(out))
+        run = check_whole(out)  # the earlier run's folder or the new one's, whole, at any moment
+        assert run["params"]["selector_params"] in ({}, {"threshold": 0.5})
+    assert kills >= 3
+    finish(kgfs(second_args, tmp_path))
+    run = check_whole(out)
+    assert run["params"]["selector_params"] == {"threshold": 0.5}
+    assert not (out / "plots" / "bars_accuracy_svm.png").exists() and hidden_siblings(out) == []
+    print(f"{kills} SIGKILLs of `kgfs run` while publishing ({mid} mid-swap): every folder whole")
+
+
+class ProcessWatcher:
+    """Every process a child started (its descendants, polled, and whatever carries the test's tag)."""
+
+    def __init__(self, root: psutil.Process, tag: str):
+        self.root, self.tag, self.seen = root, tag, {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self):
+        while not self._stop.is_set():
+            try:
+                for p in self.root.children(recursive=True):
+                    if p.pid not in self.seen:
+                        self.seen[p.pid] = (p.create_time(), " ".join(p.cmdline())[:160])
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()  # idempotent
+
+    def alive(self, spared: set[int]) -> list[str]:
+        left: dict[int, psutil.Process] = {}
+        for p in psutil.process_iter():
+            try:
+                if p.environ().get(TAG_ENV) == self.tag:
+                    left[p.pid] = p
+            except psutil.Error:
+                continue
+        for pid, (start, _cmd) in self.seen.items():
+            if processes.is_alive(pid, start):
+                left[pid] = psutil.Process(pid)
+        out = []
+        for pid, p in left.items():
+            try:
+                if p.status() != psutil.STATUS_ZOMBIE and pid not in spared:
+                    out.append(f"{pid}: {' '.join(p.cmdline())[:160]}")
+            except (psutil.Error, OSError):
+                continue
+        return out
+
+
+def _managed(home: Path) -> set[int]:
+    """The processes of the home's announced managed server (``server/server.json``), if one runs: its
+    supervisor and the processes of the supervisor's session and tree (its watchdog has a session of its own)."""
+    rec = processes.read_pidfile(home / "server" / "server.json")
+    if not rec:
+        return set()
+    tree = {int(rec["pid"])} | {p.pid for p in psutil.Process(int(rec["pid"])).children(recursive=True)}
+    return tree | {p.pid for p in psutil.process_iter() if _sid(p.pid) == int(rec["pid"])}
+
+
+def _sid(pid: int) -> int | None:
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
+
+
+def _cells(folder: Path, pattern: str) -> int:
+    return len(list(folder.glob(pattern))) if folder.exists() else 0
+
+
+_GRID = ["--selectors", "shsel-ig-prune", "complete", "--classifiers", "nb", "knn", "svm", "--n-jobs", "2"]
+_STORE_CELLS = "home/store/evaluate/*/grid/cells/*.json"
+# case -> (arguments after `--home home`, or a Python program; the cells whose appearance triggers the kill)
+_KILL_CASES = {
+    # the home's managed Prefect server (announced, kept) and loky workers
+    "run": (["run", *_GRID], _STORE_CELLS),
+    # ... and a local Dask cluster's worker processes
+    "run-dask": (["run", *_GRID, "--dask-address", "local"], _STORE_CELLS),
+    "evaluate": (["evaluate", "--datasets", "bundled/DM-BP", *_GRID, "--no-plots", "--out", "E"], "E/cells/*.json"),
+    # the Python API without PREFECT_API_URL: Prefect's temporary server (uvicorn) and loky workers
+    "python-api": (["-c", "from flows.pipeline import run_pipeline; run_pipeline(out='out', home='home', n_jobs=2, "
+                    "eval_selectors=['shsel-ig-prune', 'complete'], classifiers=['nb', 'knn', 'svm'])"], _STORE_CELLS),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.parametrize("case", sorted(_KILL_CASES))
+def test_sigkill_leaves_no_process_behind(tmp_path, case):
+    args, cells = _KILL_CASES[case]
+    home, tag = tmp_path / "home", uuid.uuid4().hex
+    proc = kgfs(args if args[0] == "-c" else ["-q", "--home", str(home), *args], tmp_path, **{TAG_ENV: tag})
+    watcher = ProcessWatcher(psutil.Process(proc.pid), tag)
+    try:
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and _cells(tmp_path, cells) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "finished before it could be killed: " + proc.stderr.read().decode()[-800:]
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGKILL)  # the kgfs process only: what `kill -9 PID` does
+        proc.wait(timeout=30)
+        killed = time.monotonic()
+        watcher.stop()
+        spared = _managed(home)
+        while watcher.alive(spared) and time.monotonic() - killed < 10:
+            time.sleep(0.25)
+        left = watcher.alive(spared)
+        kinds = sorted({k for _s, cmd in watcher.seen.values() for k in ("uvicorn", "loky", "spawn_main") if k in cmd})
+        print(f"{case}: SIGKILL with {len(watcher.seen)} processes started ({', '.join(kinds)}); "
+              f"{len(left)} left after {time.monotonic() - killed:.1f} s")
+        assert not left, "left running after SIGKILL of kgfs:\n" + "\n".join(left)
+        assert ("spawn_main" if case == "run-dask" else "loky") in kinds  # the workers (Dask's: spawned) were there
+        if spared:  # what is left is the home's server, and kgfs said so
+            assert "kgfs server stop" in proc.stderr.read().decode()
+        elif case != "evaluate":
+            assert "uvicorn" in kinds  # the temporary Prefect server
+    finally:
+        watcher.stop()
+        for line in watcher.alive(set()):
+            psutil.Process(int(line.split(":")[0])).kill()
+        processes.stop_pidfile(home / "server" / "server.json", grace=5)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_planted_pickles_are_never_read(tmp_path):
+    from prefect.results import ResultRecord, ResultRecordMetadata
+    from prefect.serializers import PickleSerializer
+
+    home, out, marker = tmp_path / "home", tmp_path / "out", tmp_path / "pickle-was-loaded"
+    common = ["-q", "--home", str(home), "run", "--out", str(out), *FAST]
+    finish(kgfs(common, tmp_path))
+    folders = [home / "prefect" / "results", home / "prefect" / "storage"]
+    persisted = [p for d in folders if d.exists() for p in d.rglob("*") if p.is_file()]
+    assert persisted == [], f"Prefect persisted results: {persisted[:3]}"
+
+    class Payload:
+        def __reduce__(self):
+            return exec, (f"open({str(marker)!r}, 'w').write('unpickled')",)
+
+    names = [p.name for p in persisted] + ["planted", uuid.uuid4().hex, "0" * 64]
+    for d in folders:
+        d.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            meta = ResultRecordMetadata(storage_key=str(d / name), serializer=PickleSerializer())
+            (d / name).write_bytes(ResultRecord(metadata=meta, result=Payload()).serialize())
+    assert json.loads((folders[0] / "planted").read_text())["metadata"]["serializer"]["type"] == "pickle"
+    # partly cached (facts, table reused; select, evaluate, export computed): Prefect runs the flow
+    finish(kgfs([*common, "--param", "threshold=0.5"], tmp_path))
+    assert json.loads((out / "run.json").read_text())["stages"]["table"]["reused"]
+    assert not marker.exists(), "a planted pickle was loaded"
+
+
+def test_cache_verify_names_a_corrupt_file(tmp_path, capsys):
+    home = tmp_path / "home"
+    source = resolve_source()
+    facts = stages.stage_load_facts(source, home=home)
+    table = stages.stage_build_table(source, facts, home=home)
+    assert main(["--home", str(home), "cache", "verify"]) == 0
+    assert "checked 2 cached stage folder(s)" in capsys.readouterr().out
+    npz = Path(table["dir"]) / table["files"]["table"]
+    with open(npz, "r+b") as fh:
+        fh.truncate(npz.stat().st_size // 2)
+    assert main(["--home", str(home), "cache", "verify"]) == 1
+    cap = capsys.readouterr()
+    assert str(npz) in cap.err and "1 cannot be reused; --remove deletes them" in cap.out
+    assert main(["--home", str(home), "cache", "verify", "--remove"]) == 0
+    assert not Path(table["dir"]).exists() and Path(facts["dir"]).exists()
+    capsys.readouterr()
+    assert main(["--home", str(home), "cache", "verify"]) == 0
+    assert "checked 1 cached stage folder(s)" in capsys.readouterr().out

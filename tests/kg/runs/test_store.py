@@ -1,0 +1,136 @@
+"""kg.runs.store: keys that cannot go stale, reuse only of what verifies, the whole-store check."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kg.datasets import load_dataset
+from kg.runs import store as store_mod
+from kg.runs.store import Store, StoreProblem, code_digest, record_valid
+from kg.table import FeatureTable
+
+
+@pytest.fixture(scope="module")
+def table():
+    return load_dataset("bundled/DM-BP", offline=True)
+
+
+def _table_stage(store: Store, table: FeatureTable, calls: list) -> dict:
+    """A stage writing a real table (``table.npz``) and a small JSON summary, counting its computations."""
+    def compute(d: Path):
+        calls.append(d)
+        table.save(d / "table.npz")
+        (d / "summary.json").write_text(json.dumps({"n": table.n_features}))
+        return {"table": "table.npz", "summary": "summary.json"}, {"n": table.n_features}
+
+    return store.run("table", {"dataset": "bundled/DM-BP"}, compute)
+
+
+def _warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "same-size", "delete"])
+def test_a_damaged_file_is_recomputed_with_a_warning_naming_it(tmp_path, table, caplog, damage):
+    """`truncate -s 10000 table.npz` (or a flipped byte, or a deleted file) is never reused."""
+    store, calls = Store(tmp_path / "store"), []
+    first = _table_stage(store, table, calls)
+    npz = Path(first["dir"]) / "table.npz"
+    good = npz.read_bytes()
+    if damage == "truncate":
+        os.truncate(npz, 10_000)
+    elif damage == "same-size":
+        npz.write_bytes(good[:-100] + bytes(b ^ 0xFF for b in good[-100:]))
+    else:
+        npz.unlink()
+    with caplog.at_level(logging.WARNING, logger="kg.runs.store"):
+        again = _table_stage(store, table, calls)
+    assert not again["reused"] and len(calls) == 2
+    assert any(str(npz) in m and "table stage again" in m for m in _warnings(caplog)), _warnings(caplog)
+    assert again["hash"] == first["hash"]  # the same arrays again
+    assert (FeatureTable.load(npz).X != table.X).nnz == 0
+    # and now it is whole again: reused, silently
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="kg.runs.store"):
+        assert _table_stage(store, table, calls)["reused"] and len(calls) == 2
+    assert _warnings(caplog) == []
+
+
+def test_an_unreadable_record_is_recomputed(tmp_path, table, caplog):
+    store, calls = Store(tmp_path / "store"), []
+    first = _table_stage(store, table, calls)
+    rec_path = Path(first["dir"]) / "record.json"
+    os.truncate(rec_path, 20)
+    with caplog.at_level(logging.WARNING, logger="kg.runs.store"):
+        assert not _table_stage(store, table, calls)["reused"]
+    assert any(str(rec_path) in m for m in _warnings(caplog))
+
+
+def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
+    store, calls = Store(tmp_path / "store"), []
+    rec = _table_stage(store, table, calls)
+    other = store.run("select", {"k": 1}, lambda d: ({"s": "s.csv"}, {"n": (d / "s.csv").write_text("a,b\n")}))
+    unfinished = store.folder("select", "f" * 64)
+    unfinished.mkdir(parents=True)  # being computed, or interrupted: not a problem
+    assert store.verify() == [] and record_valid(rec, verify=True)
+
+    os.truncate(Path(rec["dir"]) / "table.npz", 10_000)
+    (Path(other["dir"]) / "record.json").write_text("{")
+    problems = store.verify()
+    assert {(p.folder.name, p.file.name) for p in problems} == {
+        (Path(rec["dir"]).name, "table.npz"), (Path(other["dir"]).name, "record.json")}
+    assert all(isinstance(p, StoreProblem) and str(p.file) in str(p) for p in problems)
+    assert not record_valid(rec, verify=True) and record_valid(rec)  # the files are there, one changed
+
+    assert len(store.verify(remove=True)) == 2
+    assert store.verify() == [] and not Path(rec["dir"]).exists() and unfinished.is_dir()
+    assert not _table_stage(store, table, calls)["reused"]
+
+
+def test_keys_cover_the_dependencies_versions(monkeypatch):
+    before = code_digest()
+    versions = store_mod.dependency_versions()
+    monkeypatch.setattr(store_mod, "_DIGESTS", {})
+    monkeypatch.setattr(store_mod, "dependency_versions", lambda: {**versions, "scikit-learn": "0.0"})
+    assert code_digest() != before
+
+
+def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
+    """Editing selection/measures/paths.py (which no hand-kept list named) gives new stage and cell keys,
+    in a fresh process importing kgfs from a copy of the tree."""
+    tree = tmp_path / "tree"
+    for root in store_mod._package_roots():
+        shutil.copytree(root, tree / root.name, ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import flows.stages as s\n"
+        "from selection.evaluation.grid import cell_key\n"
+        "from selection.evaluation.protocols import get_protocol\n"
+        f"assert s.__file__.startswith({str(tree)!r}), s.__file__\n"
+        "print(s.code_version('select', s.selector_modules(['shsel-ig-prune'])))\n"
+        "print(s.code_version('evaluate', s.selector_modules(['shsel-ig-prune', 'complete'])))\n"
+        "print(cell_key(dataset='d', fingerprint='f', selector='shsel-ig-prune', sparams={}, classifier='nb',\n"
+        "               cparams={}, fold=0, protocol='basic', options='{}', n_splits=10, seed=0,\n"
+        "               evaluate=get_protocol('basic').evaluate))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+
+    def keys() -> list[str]:
+        proc = subprocess.run([sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return proc.stdout.split()
+
+    before = keys()
+    assert len(before) == 3 and keys() == before  # stable across processes
+    paths = tree / "selection" / "measures" / "paths.py"
+    paths.write_text(paths.read_text().replace("def ", "def _unused_edit():\n    pass\n\n\ndef ", 1))
+    after = keys()
+    assert all(a != b for a, b in zip(after, before)), (before, after)

@@ -13,7 +13,7 @@ command -v "$PYTHON" >/dev/null || PYTHON=python
 fail() { echo "check-wheel: $*" >&2; exit 1; }
 
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+trap 'KGFS_HOME="$WORK/run/.kgfs" "$WORK/venv/bin/kgfs" server stop >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
 
 # a copy of the tracked and new files, so that the build leaves nothing (build/, *.egg-info) in the checkout
 mkdir "$WORK/src"

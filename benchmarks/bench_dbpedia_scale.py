@@ -281,7 +281,11 @@ else:
     out = {{"seconds": time.perf_counter() - t, "shape": [table.n_instances, table.n_features],
            "mentions": table.meta.get("n_mentions"), "entities": table.meta.get("n_entities")}}
 out["process_seconds"] = time.perf_counter() - t0
-out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+try:  # VmHWM starts afresh at exec; ru_maxrss keeps the forking parent's (the generator's) peak
+    hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+    out["peak_rss_mb"] = int(hwm.split()[1]) / 1024
+except (OSError, StopIteration):
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
 

@@ -30,12 +30,6 @@ class CliError(Exception):
     """A usage problem found after parsing (printed as one line, exit 1)."""
 
 
-def _check_output(path, kind: str) -> None:
-    from kg.runs.checks import check_output
-
-    check_output(path, kind)
-
-
 def _console(stderr: bool = True):
     from kg.runs.console import make_console
 
@@ -46,15 +40,6 @@ def _parse_params(items: list[str] | None, option: str = "--param") -> dict:
     from selection.params import parse_assignments
 
     return parse_assignments(items, option)
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose epilog may be a function: the method lists are built only for ``--help``."""
-
-    def format_help(self):
-        if callable(self.epilog):
-            self.epilog = self.epilog()
-        return super().format_help()
 
 
 def _methods_epilog(text: str = "", roles=("selector", "classifier", "protocol")):
@@ -73,15 +58,15 @@ def _mirror(args) -> str | None:
 
 _SOURCE_ARGS = ("dataset", "obo", "annotations", "labels", "namespaces", "evidence", "min_support", "on_obsolete",
                 "unknown", "check", "name", "corpus", "arff", "csv", "hierarchy")
-_CORPUS_ARGS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
-                "label_column", "id_column", "entity_columns", "dump", "skip_bad_lines", "timeout")
 
 
 def _source_kwargs(args) -> dict:
     """The keyword arguments of :func:`kg.runs.inputs.resolve_source` given on the command line."""
+    from kg.runs.inputs import DBPEDIA_OPTIONS
+
     kw = {k: getattr(args, k, None) for k in _SOURCE_ARGS}
     return dict(kw, mirror=_mirror(args), relations=tuple(getattr(args, "relations", None) or ("is_a",)),
-                corpus_options={k: getattr(args, k, None) for k in _CORPUS_ARGS})
+                corpus_options={k: getattr(args, k, None) for k in (*DBPEDIA_OPTIONS, "dump")})
 
 
 def _add_source_options(p: argparse.ArgumentParser, own_table: bool = False) -> None:
@@ -114,7 +99,8 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
-    from kg.runs.checks import check_source
+    from kg.dbpedia.batches import ingest_spec
+    from kg.runs.checks import check_output, check_source
     from kg.runs.console import LineProgress
     from kg.runs import server as _server
     from kg.runs.inputs import resolve_source
@@ -123,12 +109,13 @@ def cmd_run(args) -> int:
     # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
     # with nothing stored (or --no-cache) the home's server boots meanwhile (stopped again if the input is bad)
     cold = (args.no_cache or not (home / "store").is_dir()) and not os.environ.get("PREFECT_API_URL")
-    with _server.starting(home, cold, _announce), \
-            err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
-        _check_output(args.out, "folder")
-        source = resolve_source(**_source_kwargs(args))
-        check_source(source)
-        params = _run_params(args)
+    with _server.starting(home, cold, _announce):
+        with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
+            check_output(args.out, "folder")
+            source = resolve_source(**_source_kwargs(args))
+            check_source(source)
+            params = _run_params(args)
+        _ingest(lambda show: ingest_spec(source, home / "dbpedia-cache", show), args.quiet)  # new dump files
     from flows import pipeline
     from kg.runs.display import RunDisplay
 
@@ -188,13 +175,13 @@ def _prefect_api(home: Path, display):
 def _run_params(args) -> dict:
     """The pipeline parameters of `kgfs run` / `kgfs serve` (JSON-friendly: deployment parameters), checked."""
     from selection.evaluation.plan import plan_evaluation
-    from selection.registry import method_params
+    from selection.registry import whole_table_params
 
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
         eval_selectors = [args.selector, *eval_selectors]
     plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
-    params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})  # --selector's only
+    params = whole_table_params(args.selector, _parse_params(args.param))  # --selector's only; never a lazy one
     return dict(selector=args.selector, selector_params=params,
                 eval_selectors=list(dict.fromkeys(eval_selectors)), classifiers=list(args.classifiers),
                 protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
@@ -205,6 +192,7 @@ def _run_params(args) -> dict:
 def cmd_serve(args) -> int:
     """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
     from flows import watch as watch_mod
+    from kg.dbpedia.batches import ingest_spec
     from kg.runs import server as _server
     from kg.runs.inputs import watch_options
 
@@ -219,7 +207,9 @@ def cmd_serve(args) -> int:
                                    namespaces=args.namespaces, evidence=args.evidence, on_obsolete=args.on_obsolete,
                                    unknown=args.unknown, min_support=args.min_support,
                                    corpus_options=_source_kwargs(args)["corpus_options"])
-    home = settings.kgfs_home()
+    home, co = settings.kgfs_home(), source_options.get("corpus_options", {})  # dumps ingested once, up front:
+    _ingest(lambda show: ingest_spec({"kind": "dbpedia", "dump": co.get("dump"), "options": co},
+                                     home / "dbpedia-cache", show), args.quiet)
     managed = not os.environ.get("PREFECT_API_URL")  # the home's server: held (no idle stop) while serving
     url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": source_options,
@@ -276,18 +266,21 @@ def cmd_datasets_fetch(args) -> int:
 
 
 def cmd_build(args) -> int:
+    from kg.dbpedia.batches import ingest_spec
     from kg.formats.folder import write_table_folder
-    from kg.runs.checks import check_source
+    from kg.runs.checks import check_output, check_source
     from kg.runs.inputs import resolve_source, table_from_spec
 
-    t0 = time.perf_counter()
-    with _console().status("building the table…"):
-        _check_output(args.out, "folder")
+    t0, cache = time.perf_counter(), settings.kgfs_home() / "dbpedia-cache"
+    with _console().status("checking the input…"):
+        check_output(args.out, "folder")
         source = resolve_source(**_source_kwargs(args))
-        check_source(source)  # the cheap checks first: a bad option fails before the slow part
-        table = table_from_spec(source, cache_dir=settings.kgfs_home() / "dbpedia-cache")
+        checked = check_source(source)  # the cheap checks first: a bad option fails before the slow part
+    _ingest(lambda show: ingest_spec(source, cache, show), args.quiet)  # new dump files, with a bar
+    with _console().status("building the table…"):
+        table = table_from_spec(source, cache_dir=cache, objects=checked.get("objects"))
         summary = write_table_folder(table, Path(args.out))
-    _note(source["name"], table.meta)
+    _note(source["name"], summary["meta"])  # with a few examples of what each note counts
     print(f"{source['name']}: {summary['n_instances']} instances x {summary['n_features']} features, "
           f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} ({time.perf_counter() - t0:.1f} s)")
     return 0
@@ -295,11 +288,12 @@ def cmd_build(args) -> int:
 
 def cmd_select(args) -> int:
     from kg.formats.folder import read_table_folder, write_table_folder
+    from kg.runs.checks import check_output
     from selection import frames
     from selection.registry import method_params, selector_entry
 
     params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
-    _check_output(args.out, "folder")
+    check_output(args.out, "folder")
     table = read_table_folder(args.table)
     t0 = time.perf_counter()
     out = Path(args.out)
@@ -326,20 +320,22 @@ def cmd_evaluate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
+    from kg.runs.checks import check_output
     from kg.runs.console import LineProgress
     from kg.runs.inputs import load_tables
+    from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
 
     plan = plan_evaluation(args.protocol, args.selectors, args.classifiers, params=_parse_params(args.param),
                            options=_parse_params(args.option, "--option"), threshold=args.threshold,
                            n_splits=args.n_splits)
-    _check_output(args.out, "folder")
+    check_output(args.out, "folder")
     con = _console()
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
         datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
-    for name, table in datasets.items():
-        _note(name, table.meta)
+    for name, table in [(n, t) for n, t in datasets.items() if check_folds(t.y, plan.n_splits, n) is None]:
+        _note(name, table.meta)  # after every table's folds are checked: a bad input stays one line
     lines = LineProgress() if not (con.is_terminal or args.quiet) else None
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
@@ -359,8 +355,9 @@ def cmd_evaluate(args) -> int:
 
 def cmd_export(args) -> int:
     from kg.formats.folder import export_file, read_table_folder
+    from kg.runs.checks import check_output
 
-    _check_output(args.out, "file")
+    check_output(args.out, "file")
     what = export_file(read_table_folder(args.table), args.format, args.out, sparse=args.sparse,
                        relation=args.relation, id_attribute=args.id_attribute)
     print(f"wrote {what} -> {args.out}")
@@ -398,47 +395,46 @@ def cmd_cache_clear(args) -> int:
 def cmd_cache_verify(args) -> int:
     from flows import stages
 
-    store = stages.stage_store(settings.kgfs_home())
-    n, problems = len(store.records()), store.verify(remove=args.remove)
+    problems, text = stages.stage_store(settings.kgfs_home()).verify_summary(remove=args.remove)
     for p in problems:
         print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
-    bad = len({p.folder for p in problems})
-    print(f"checked {n} cached stage folder(s) in {store.root}: " + (f"{bad} cannot be reused" + (
-        ", removed (the next run computes them again)" if args.remove else "; --remove deletes them") if bad else "ok"))
-    return 1 if bad and not args.remove else 0
+    print(text)
+    return 1 if problems and not args.remove else 0
+
+
+def _ingest(ingest, quiet: bool):
+    """``ingest(progress)`` (new dump files into the index) under a bar of the bytes read, then of the lexicon."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description:<40}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                  console=_console(), disable=quiet, transient=True) as prog:
+        tid = prog.add_task("checking the dump files", total=None)
+        return ingest(lambda done, total, what: prog.update(tid, **(dict(
+            completed=done, total=total, description=f"dump index: reading {what}") if total else
+            dict(description="dump index: building the lexicon", total=None))))
 
 
 def cmd_ingest(args) -> int:
-    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
-
     from kg.dbpedia.index import index_for_cache, ingest_summary
 
     index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
-    with Progress(TextColumn("{task.description:<40}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-                  console=_console(), disable=args.quiet) as prog:
-        tid = prog.add_task("checking the files", total=None)
-
-        def show(done, total, what):  # bytes of the dump files read, then the lexicon
-            prog.update(tid, **(dict(completed=done, total=total, description=f"reading {what}") if total else
-                                dict(description="the lexicon")))
-
-        report = index.ingest(args.dump, skip_bad_lines=bool(args.skip_bad_lines), progress=show)
-    print(ingest_summary(report, index.root))
+    print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, skip_bad_lines=args.skip_bad_lines,
+                                                           progress=show), args.quiet), index.root))
     return 0
 
 
 # --------------------------------------------------------------------------- parser
 def _add_run_options(r) -> None:
-    from kg.runs.options import RUN_OPTIONS, add_options
+    from kg.runs.options import RUN_OPTIONS, add_options, whole_number
 
     add_options(r, RUN_OPTIONS)
     r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
                    "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
                    "--n-jobs worker processes on 127.0.0.1)")
-    r.add_argument("--batch-size", type=int, default=500, metavar="N", help="DBpedia route: texts (entities) per "
-                   "annotation (fetch) task (default 500)")
-    r.add_argument("--external-concurrency", type=int, default=4, metavar="N", help="DBpedia route: at most N "
-                   "annotation/fetch batches in flight against Spotlight/SPARQL (default 4)")
+    r.add_argument("--batch-size", type=whole_number(), default=500, metavar="N", help="DBpedia route: texts "
+                   "(entities) per annotation (fetch) task (default 500)")
+    r.add_argument("--external-concurrency", type=whole_number(), default=4, metavar="N", help="DBpedia route: at "
+                   "most N annotation/fetch batches in flight against Spotlight/SPARQL (default 4)")
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
 
 
@@ -602,7 +598,9 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
                         help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
-    p = _Parser(
+    from kg.runs.options import Parser
+
+    p = Parser(
         prog="kgfs", parents=[common],
         description="Hierarchical binary features from knowledge graphs (Gene Ontology, DBpedia) and "
                     "hierarchical feature selection (SHSEL and others).",

@@ -38,10 +38,13 @@ def configure(home: str | os.PathLike | None = None, *, log_level: str | None = 
     imported) only update ``KGFS_HOME`` for kgfs's own store.
     """
     global _configured
+    from kg.runs.processes import MARKER_ENV, start_watchdog
     from kg.runs.server import prefect_env
 
     home = Path(home).absolute() if home is not None else kgfs_home()
-    os.environ.update(prefect_env(home, log_level=log_level), KGFS_HOME=str(home))
+    # children (Prefect's temporary server, loky and Dask workers) carry the marker: they end with us, even on SIGKILL
+    os.environ.update(prefect_env(home, log_level=log_level), KGFS_HOME=str(home),
+                      **{MARKER_ENV: start_watchdog(os.environ.get(MARKER_ENV))})
     # Prefect creates PREFECT_HOME without parents; a missing parent fails the server's database
     Path(os.environ["PREFECT_HOME"]).expanduser().mkdir(parents=True, exist_ok=True)
     _configured = home

@@ -262,6 +262,9 @@ class HierarchicalEstimator(BaseEstimator):
         -------
         self
         """
+        if hasattr(type(self), "_parameter_constraints"):
+            # the declared parameters first: a wrong value is named before X is read
+            self._validate_params()
         X, y = self._validate(X, y)
         self.hierarchy_ = check_hierarchy(getattr(self, "hierarchy", None), X.shape[1])
         self._fit(X, y, self.hierarchy_)

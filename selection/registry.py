@@ -40,6 +40,8 @@ __all__ = [
     "available_classifiers",
     "find_method",
     "method_help",
+    "method_params",
+    "whole_table_params",
     "methods_overview",
 ]
 
@@ -547,6 +549,44 @@ def methods_overview(roles=("selector", "classifier", "protocol"), width: int = 
             out += textwrap.wrap(desc, width, initial_indent=f"  {n:<{w}}", subsequent_indent=" " * (w + 2)) or [
                 f"  {n}"]
     return "\n".join(out)
+
+
+def whole_table_params(name: str, assignments: Mapping) -> dict:
+    """The checked ``--param`` values of ``--selector NAME`` fitted on a whole table (``kgfs run``).
+
+    Parameters
+    ----------
+    name : str
+        The registered selector.
+    assignments : mapping
+        ``KEY`` or ``NAME.KEY`` -> value (see :func:`method_params`).
+
+    Returns
+    -------
+    dict
+        Its parameters.
+
+    Raises
+    ------
+    KgfsError
+        An unknown selector or parameter, a value out of range, or a lazy selector (it has no one
+        subset of the table: the message says where lazy selectors are used).
+
+    Examples
+    --------
+    >>> whole_table_params("shsel-ig-prune", {"threshold": 0.9})
+    {'threshold': 0.9}
+    >>> whole_table_params("hip", {})
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: --selector hip is a lazy selector (a feature subset per instance, no one subset of the table): ...
+    """
+    if selector_entry(name).kind == "lazy":
+        raise KgfsError(f"--selector {name} is a lazy selector (a feature subset per instance, no one subset of the "
+                        f"table): compare it in the cross-validation (--selectors {name} complete --classifiers "
+                        f"lazy-nb, or --protocol rpv2020), or write its selection per instance with `kgfs select "
+                        f"--selector {name}`")
+    return method_params(assignments, [name]).get(name, {})
 
 
 def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -> dict[str, dict]:

@@ -36,7 +36,7 @@ from kg.dbpedia.corpus import Corpus
 from kg.table import FeatureTable
 
 __all__ = ["DEFAULT_TIMEOUT", "RouteObjects", "StoredSource", "TOTAL_TIMEOUTS", "annotate_batch", "annotator_inputs", "corpus_batches", "entity_batches",
-           "fetch_features", "fetch_hierarchy", "is_transient", "merge_annotations", "source_inputs", "spec_table",
+           "fetch_features", "fetch_hierarchy", "ingest_spec", "is_transient", "merge_annotations", "source_inputs", "spec_table",
            "table_from_records"]
 
 _CORPUS_COLUMNS = ("text_column", "id_column", "label_column", "entity_columns", "skip_bad_lines")
@@ -142,6 +142,46 @@ def is_transient(exc: BaseException | None) -> bool:
 def _dump_arg(spec: Mapping):
     dump = spec.get("dump") or None
     return dump[0] if dump is not None and len(dump) == 1 else dump
+
+
+def ingest_spec(spec: Mapping, cache_dir, progress=None) -> dict | None:
+    """Read the dump files a spec's route uses into the dump index now (only the new ones), and the
+    lexicon when it links with it: what its first batch would do, up front, where a bar can show it.
+
+    Parameters
+    ----------
+    spec : mapping
+        Any spec; only a ``dbpedia`` spec that reads a dump (the lexicon, or ``kg`` dump) ingests.
+    cache_dir : path
+        The route's cache folder (the index is ``<cache_dir>/index``).
+    progress : callable, optional
+        ``progress(done_bytes, total_bytes, file_name)`` (see :meth:`kg.dbpedia.index.DumpIndex.ingest`).
+
+    Returns
+    -------
+    dict or None
+        The ingest report, or ``None`` when the spec reads no dump.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from kg.runs.inputs import dbpedia_source
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "c.csv").write_text("id,text,label\\n1,Lyon wins,sport\\n")
+    >>> _ = (d / "l.nt").write_text('<http://dbpedia.org/resource/Lyon> '
+    ...                             '<http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@en .\\n')
+    >>> ingest_spec(dbpedia_source(d / "c.csv", {"dump": d / "l.nt"}), d / "cache")["lexicon"]["n_surface_forms"]
+    1
+    >>> ingest_spec(dbpedia_source(d / "c.csv", {"sparql_url": "http://q/sparql", "annotator": "spotlight"}), d)
+    """
+    opts = spec.get("options", {})
+    lexicon = annotator_inputs(spec)["annotator"] == "lexicon" and not opts.get("entity_columns")
+    if spec.get("kind") != "dbpedia" or not spec.get("dump") or not (lexicon or source_inputs(spec)["kg"] == "dump"):
+        return None
+    from kg.dbpedia.index import index_for_cache
+
+    return index_for_cache(cache_dir).ingest(_dump_arg(spec), skip_bad_lines=bool(opts.get("skip_bad_lines")),
+                                             progress=progress, lexicon=lexicon)
 
 
 class RouteObjects:

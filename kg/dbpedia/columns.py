@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "load_array", "save_array",
+__all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array", "save_array",
            "unique_keys", "write_key_table"]
 
 
@@ -99,6 +99,34 @@ def load_array(path: Path) -> np.ndarray:
         return np.load(path, allow_pickle=False)
 
 
+def key_order(keys: np.ndarray) -> np.ndarray:
+    """The stable order of ``(n, 2)`` keys by ``(high, low)`` (as ``np.lexsort((low, high))``).
+
+    Sorting by the high half alone is exact unless two keys share it with different low halves
+    (about ``n**2 / 2**65``: practically never, but checked): a third of a two-key lexsort's time.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        ``(n, 2)`` ``uint64``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Row indices.
+
+    Examples
+    --------
+    >>> key_order(np.array([[2, 1], [1, 9], [2, 0], [2, 1]], np.uint64)).tolist()
+    [1, 2, 0, 3]
+    """
+    order = np.argsort(keys[:, 0], kind="stable")
+    high, low = keys[order, 0], keys[order, 1]
+    if ((high[1:] == high[:-1]) & (low[1:] < low[:-1])).any():
+        order = np.lexsort((keys[:, 1], keys[:, 0]))
+    return order
+
+
 def write_key_table(folder: Path, name: str, keys: np.ndarray, payload: Mapping[str, np.ndarray] | None = None) -> None:
     """Sort keys (and their payload rows with them) and save them as ``<name>.keys.npy`` + payloads.
 
@@ -116,7 +144,7 @@ def write_key_table(folder: Path, name: str, keys: np.ndarray, payload: Mapping[
     See the module.
     """
     keys = np.asarray(keys, dtype=np.uint64).reshape(-1, 2)
-    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    order = key_order(keys)
     save_array(folder / f"{name}.keys.npy", keys[order].T)  # (2, n): each half contiguous
     for field, values in (payload or {}).items():
         save_array(folder / f"{name}.{field}.npy", np.asarray(values)[order])
@@ -243,7 +271,7 @@ def unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[1, 9], [2, 1]], [1, 0, 1])
     """
     keys = np.asarray(keys, dtype=np.uint64).reshape(-1, 2)
-    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    order = key_order(keys)
     ordered = keys[order]
     new = np.ones(len(keys), bool)
     new[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
@@ -330,13 +358,14 @@ class StringColumn:
     def __init__(self, folder: Path, name: str):
         self._offsets = load_array(Path(folder) / f"{name}.offsets.npy")
         self._path = path = Path(folder) / f"{name}.bin"
-        self._blob = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
+        blob = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
+        self._blob = memoryview(blob)  # slices of a memoryview cost a tenth of a memmap's
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
     def __getitem__(self, i: int) -> str:
-        return self._blob[int(self._offsets[i]):int(self._offsets[i + 1])].tobytes().decode("utf-8", "surrogatepass")
+        return str(self._blob[int(self._offsets[i]):int(self._offsets[i + 1])], "utf-8", "surrogatepass")
 
     def take(self, rows: Sequence[int]) -> list[str]:
         """The strings of several rows.
@@ -353,8 +382,11 @@ class StringColumn:
         --------
         See :class:`StringColumnWriter`.
         """
-        off, blob = self._offsets, self._blob
-        return [blob[int(off[i]):int(off[i + 1])].tobytes().decode("utf-8", "surrogatepass") for i in rows]
+        rows = np.asarray(rows, dtype=np.int64)
+        if not len(rows):
+            return []
+        blob, starts, stops = self._blob, self._offsets[rows].tolist(), self._offsets[rows + 1].tolist()
+        return [str(blob[a:b], "utf-8", "surrogatepass") for a, b in zip(starts, stops)]
 
     def __iter__(self):
         """All strings in order, read in blocks with plain reads (the pages stay out of the process)."""

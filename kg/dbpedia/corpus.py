@@ -405,7 +405,8 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
     labelled : bool, optional
         Whether records carry a label; default: guessed from the first record.
     skip_bad_lines : bool
-        Skip lines that are not UTF-8 (logged) instead of failing.
+        Skip (and log) lines that are not UTF-8, or that start no record where one must start
+        (after a closed tweet), instead of failing.
 
     Returns
     -------
@@ -424,7 +425,8 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
     """
     path = Path(path)
     records: list[list] = []  # [id, label, quote, body, line]
-    for n, line in _lines(path, _Bad(path, skip_bad_lines)):
+    bad = _Bad(path, skip_bad_lines)
+    for n, line in _lines(path, bad):
         m = _START.match(line)
         closed = not records or (
             len(records[-1][3]) >= 2 and records[-1][3].endswith(records[-1][2])
@@ -439,10 +441,10 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
             if not labelled and m.group(2) is not None:
                 raise InputFormatError(f"unexpected token {m.group(2)!r} before the text", path, n)
             records.append([m.group(1), label, m.group(3), line[m.start(3):], n])
-        elif records:
+        elif records and not closed:  # the text goes on
             records[-1][3] += "\n" + line
-        elif line.strip():
-            raise InputFormatError("expected `<id> <label> '<text>'`", path, n)
+        elif line.strip():  # after a closed tweet (or before the first): starts no record
+            bad("expected `<id> <label> '<text>'`", n)
     if not records:
         raise KgfsError(f"{path}: no tweets found")
     ids, texts, labels = [], [], []

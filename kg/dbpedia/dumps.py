@@ -32,10 +32,14 @@ Examples
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
 import logging
 import os
+import shutil
+import subprocess
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -167,12 +171,90 @@ class _HashingFile:
         return self._raw.closed
 
 
+class _PipedBz2:
+    """A ``.bz2`` stream decompressed by ``lbzip2``/``bzip2 -dc`` in a child process, so that
+    decompression (13 of the 24 s of streaming 5M triples with Python's ``bz2``) runs on another
+    core beside the parser; a thread feeds it the file's bytes (read, hashed and counted there)."""
+
+    def __init__(self, raw, tool: str):
+        self._raw, self.eof = raw, False
+        self._proc = subprocess.Popen([tool, "-dc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE)
+        self._feeder = threading.Thread(target=self._feed, daemon=True)
+        self._feeder.start()
+
+    def _feed(self) -> None:
+        try:
+            while chunk := self._raw.read(1 << 20):
+                self._proc.stdin.write(chunk)
+        except (OSError, ValueError):  # the reader stopped early and closed the pipe
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._proc.stdout.read(n)
+        self.eof = self.eof or not data
+        return data
+
+    def readline(self, n: int = -1) -> bytes:
+        data = self._proc.stdout.readline(n)
+        self.eof = self.eof or not data
+        return data
+
+    def readinto(self, buf) -> int:
+        n = self._proc.stdout.readinto(buf)
+        self.eof = self.eof or not n
+        return n
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def check(self, drain: int = 0) -> None:
+        """Raise ``OSError`` when the decompressor failed (a corrupt file); first read up to ``drain``
+        more bytes (a corrupt block is found at its end, after its bytes were written)."""
+        while drain > 0 and not self.eof:
+            drain -= len(self.read(min(drain, 1 << 20)))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            if self._proc.wait(timeout=None if self.eof else 0.2) != 0:
+                said = self._proc.stderr.read().decode(errors="replace").strip().splitlines()
+                raise OSError(said[0] if said else f"{self._proc.args[0]} failed")
+
+    def finish(self) -> None:
+        """Read to the end (every byte of the file fed and hashed) and check the exit status."""
+        while self.read(1 << 20):
+            pass
+        self._feeder.join()
+        self.check()
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._feeder.join()
+        for f in (self._proc.stdout, self._proc.stderr):
+            f.close()
+
+
 def _open_binary(raw, comp: str | None):
     if comp == ".gz":
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if comp == ".bz2":
-        return bz2.BZ2File(raw, "rb")
+        tool = shutil.which("lbzip2") or shutil.which("bzip2")
+        return _PipedBz2(raw, tool) if tool else bz2.BZ2File(raw, "rb")
     return raw
+
+
+def _finish(fh, raw: "_HashingFile") -> None:
+    """Read what the parser left (a parser may stop before the end): the whole file is hashed."""
+    if isinstance(fh, _PipedBz2):
+        fh.finish()
+    while raw.read(1 << 20):
+        pass
 
 
 def dump_format(path: str | os.PathLike) -> ox.RdfFormat:
@@ -268,11 +350,19 @@ class DumpReader:
                 with open(path, "rb") as raw:
                     self._raw = _HashingFile(raw)  # a reopened file is hashed from its start again
                     fh = _open_binary(self._raw, comp)
-                    for _ in range(start):
-                        fh.readline()
-                    yield from ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient)
-                    while self._raw.read(1 << 20):  # a parser may stop before the end: hash it all
-                        pass
+                    try:
+                        for _ in range(start):
+                            fh.readline()
+                        try:
+                            yield from ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient)
+                        except SyntaxError:
+                            if isinstance(fh, _PipedBz2):  # a corrupt file gives garbage or a cut line: say so
+                                fh.check(drain=0 if self.skip_bad_lines else 2 << 20)
+                            raise
+                        _finish(fh, self._raw)
+                    finally:
+                        if fh is not self._raw:
+                            fh.close()
                 self.sha256 = self._raw.hash.hexdigest()
                 return
             except SyntaxError as exc:

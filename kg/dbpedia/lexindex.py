@@ -158,7 +158,11 @@ def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") ->
     --------
     See the module.
     """
-    used = [s for s in segments if s.has("labels") or s.has("redirects") or s.has("inlinks")]
+    used = {}  # the same content given twice (a copy of a file) counts once
+    for s in segments:
+        if s.has("labels") or s.has("redirects") or s.has("inlinks"):
+            used.setdefault(s.info["sha256"], s)
+    used = list(used.values())
     key = json.dumps([LEXICON_FORMAT, [s.info["sha256"] for s in used], int(min_length), prior])
     folder = Path(root) / hashlib.sha256(key.encode()).hexdigest()[:32]
     if not (folder / "lexicon.json").is_file():

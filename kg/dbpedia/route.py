@@ -102,16 +102,21 @@ def link_entities(
         if len(raw) != len(corpus):
             raise KgfsError(f"the annotator returned {len(raw)} results for {len(corpus)} texts")
     out: dict[str, list[str]] = {}
+    known: dict[str, str] = {}  # an entity is mentioned many times: normalised once
     for rid, ents in zip(corpus.ids, raw):
         seen: list[str] = []
         for e in ents:
-            try:
-                iri = normalize_iri(e, where=f"instance {rid!r}")
-            except InputFormatError:
-                if invalid_iri == "raise":
-                    raise
-                report["invalid_iris"].append([rid, str(e)])
-                continue
+            iri = known.get(e) if isinstance(e, str) else None
+            if iri is None:
+                try:
+                    iri = normalize_iri(e, where=f"instance {rid!r}")
+                except InputFormatError:
+                    if invalid_iri == "raise":
+                        raise
+                    report["invalid_iris"].append([rid, str(e)])
+                    continue
+                if isinstance(e, str):
+                    known[e] = iri
             if iri not in seen:
                 seen.append(iri)
         out[rid] = seen

@@ -35,7 +35,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from kg.dbpedia.columns import find_sorted, hash_keys, unique_keys
+from kg.dbpedia.columns import find_sorted, hash_keys, key_order, unique_keys
 
 __all__ = ["FormTable", "dump_form_table", "fold", "form_table", "normalize_form"]
 
@@ -288,7 +288,7 @@ def _redirect_map(sources, targets) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """Sorted distinct redirect keys, the row that wins for each (the last), and its target's key."""
     keys = np.concatenate([hash_keys(b[0]) for _, b in _batches(sources)] or [np.zeros((0, 2), np.uint64)])
     n = len(keys)
-    order = np.lexsort((np.arange(n), keys[:, 1], keys[:, 0]))
+    order = key_order(keys)  # stable: the last of equal keys is the last row
     ordered = keys[order]
     last = np.ones(n, bool)
     last[:-1] = (ordered[1:] != ordered[:-1]).any(axis=1)

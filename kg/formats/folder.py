@@ -74,6 +74,9 @@ def table_summary(table: FeatureTable) -> dict:
     out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in table.meta.items()}
     examples = {k: [str(x) for x in list(v)[:5]] for k, v in table.meta.items()
                 if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}
+    empty = np.flatnonzero(np.diff(table.X.tocsr().indptr) == 0)
+    if len(empty) and table.meta.get("instances_without_features"):  # counted by the route: named from the rows
+        examples["instances_without_features"] = [str(table.instance_ids[i]) for i in empty[:5]]
     if examples:  # a few of what each note counts, for the console
         out["meta"]["examples"] = examples
     return out

@@ -307,10 +307,19 @@ def aire_table(path: str | os.PathLike, ontology, *, check: str = "report") -> F
     """
     x, terms, genes, y = read_aire_matrix(path)
     h, report = hierarchy_for_terms(ontology, terms)
-    meta = {"source": "aire", "file": Path(path).name, **report}
+    meta = {"source": "aire", "file": Path(path).name, **report, **_ontology_meta(ontology, terms)}
+    return FeatureTable(x, terms, genes, y, h, meta=meta, check=_table_check(check))
+
+
+def _ontology_meta(ontology, terms) -> dict:
+    """The ontology's release and the names of ``terms`` (for reports), when the ontology has them."""
+    meta: dict = {}
     if getattr(ontology, "version", None):
         meta["ontology_version"] = ontology.version
-    return FeatureTable(x, terms, genes, y, h, meta=meta, check=_table_check(check))
+    names = getattr(ontology, "names", None)
+    if names:
+        meta["term_names"] = {str(f): names.get(str(f), "") for f in terms}
+    return meta
 
 
 # ---------------------------------------------------------------------- RPV
@@ -397,8 +406,7 @@ def read_rpv_arff(
     meta = {"source": "rpv", "file": path.name, **report, "dropped_terms": dropped}
     if added:
         meta["completion"] = added
-    if getattr(ontology, "version", None):
-        meta["ontology_version"] = ontology.version
+    meta.update(_ontology_meta(ontology, terms))
     t = FeatureTable(X, terms, a.instance_ids, a.y, h, meta=meta, check=_table_check(check))
     if t.meta.get("violations"):
         log.info("%s: %d implication violation(s) under the given ontology", path.name, t.meta["violations"])

@@ -8,8 +8,8 @@ starts:
   (:func:`kg.go.obo.check_obo_options`), the annotations and labels parse, some labelled gene
   has annotations;
 - DBpedia route: the corpus parses with the given columns, the annotator and knowledge source
-  have what they need (a dump, a URL), and a Spotlight or SPARQL URL is well formed and
-  accepts connections;
+  have what they need (a dump, a URL), and a Spotlight or SPARQL URL is well formed, accepts
+  connections and answers one small request as that service;
 - every route: the class sizes (so the caller can choose the folds).
 
 Examples
@@ -22,6 +22,7 @@ Examples
 
 from __future__ import annotations
 
+import re
 import socket
 from collections import Counter
 from collections.abc import Mapping
@@ -30,7 +31,7 @@ from urllib.parse import urlsplit
 
 from kg.errors import KgfsError
 
-__all__ = ["check_output", "check_source", "check_url", "few"]
+__all__ = ["check_output", "check_service", "check_source", "check_url", "few"]
 
 
 def few(items, n: int = 5) -> str:
@@ -129,6 +130,50 @@ def check_url(url: str, option: str, *, timeout: float = 2.0) -> None:
         raise KgfsError(f"{option} {url}: cannot connect to {parts.hostname}:{port} ({why})") from None
 
 
+def check_service(url: str, option: str, *, timeout: float = 10.0) -> None:
+    """Raise a :class:`KgfsError` unless ``url`` answers one small request as the service ``option`` names.
+
+    ``--spotlight-url``: one annotation of the text "Berlin"; ``--sparql-url``: the types of one
+    entity. No retry and nothing cached: a wrong path, a server that is not Spotlight (or not a
+    SPARQL endpoint), or one that does not answer within ``timeout`` fails here, in seconds, not
+    after the stage's retries.
+
+    Parameters
+    ----------
+    url : str
+    option : {"--spotlight-url", "--sparql-url"}
+    timeout : float
+        Seconds to wait for the answer.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> check_service("http://127.0.0.1:9/rest/annotate", "--spotlight-url", timeout=1)
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: --spotlight-url http://127.0.0.1:9/rest/annotate: not a working DBpedia Spotlight ...
+    """
+    if option == "--spotlight-url":
+        from kg.dbpedia.spotlight import SpotlightAnnotator
+
+        what, ask = "DBpedia Spotlight annotate endpoint", SpotlightAnnotator(url, retries=0, timeout=timeout).annotate
+        probe = ["Berlin"]
+    else:
+        from kg.dbpedia.sparql import SparqlSource
+
+        what, ask = "SPARQL endpoint", SparqlSource(url, retries=0, timeout=timeout).types
+        probe = ["http://dbpedia.org/resource/Berlin"]
+    try:
+        ask(probe)
+    except KgfsError as exc:
+        why = str(exc).rpartition("last: ")[2] if "last: " in str(exc) else str(exc)
+        why = re.sub(r"https?://\S+:?\s*|: ''$", "", " ".join(why.split()))  # the URL is said once, first
+        raise KgfsError(f"{option} {url}: not a working {what} ({why[:200]})") from None
+
+
 def _check_go(spec: Mapping) -> dict:
     from kg.go import read_annotations, read_labels
     from kg.go.obo import check_obo_options
@@ -158,7 +203,8 @@ def _check_dbpedia(spec: Mapping, objects=None) -> dict:
     from kg.dbpedia.route import make_annotator, make_source
 
     opts = spec.get("options", {})
-    corpus = (objects or RouteObjects()).corpus(spec)
+    objects = objects or RouteObjects()
+    corpus = objects.corpus(spec)
     if len(corpus) == 0:
         raise KgfsError(f"{spec['corpus']['path']}: the corpus has no instances (--corpus)")
     dump = _dump_arg(spec)
@@ -172,7 +218,8 @@ def _check_dbpedia(spec: Mapping, objects=None) -> dict:
     for url, option in ((opts.get("spotlight_url"), "--spotlight-url"), (opts.get("sparql_url"), "--sparql-url")):
         if url and (ann == "spotlight" if option == "--spotlight-url" else src == "sparql"):
             check_url(url, option)
-    out: dict = {"n_instances": len(corpus)}
+            check_service(url, option)
+    out: dict = {"n_instances": len(corpus), "objects": objects}
     if corpus.labels is not None:
         out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))
     return out
@@ -192,7 +239,8 @@ def check_source(spec: Mapping, *, objects=None) -> dict:
     -------
     dict
         ``classes`` (label -> count of the instances that will be rows) when known, and
-        ``n_annotated`` (GO) or ``n_instances`` (DBpedia).
+        ``n_annotated`` (GO) or ``n_instances`` and ``objects`` (DBpedia: the ``RouteObjects``
+        holding the corpus read, for :func:`kg.runs.inputs.table_from_spec` to reuse).
 
     Raises
     ------

@@ -4,7 +4,8 @@
   terminal (a pipe, a file): lines are as long as they need to be.
 - :class:`LineProgress`: progress as plain lines, printed as things happen, for a stream that
   is not a terminal (``rich`` live displays show nothing there until the end).
-- :func:`error_line`: any exception as the one line the command line prints.
+- :func:`error_line`: any exception as the one line the command line prints (:func:`cli_words`:
+  naming the command line's options, not the library's keywords).
 - :func:`summary_table`, :func:`datasets_table`, :func:`cache_table`: the tables of ``kgfs run``,
   ``kgfs datasets list`` and ``kgfs cache ls``; :func:`table_notes_lines`: what a table's meta
   reports about its input (dropped terms, genes without annotations, ...), naming a few.
@@ -19,11 +20,12 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
 
-__all__ = ["LineProgress", "cache_table", "datasets_table", "error_line", "make_console", "summary_table",
+__all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "summary_table",
            "table_notes_lines"]
 
 
@@ -117,6 +119,41 @@ _PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.
           errno.EACCES: "permission denied", errno.ENOSPC: "no space left on the device"}
 
 
+# The library's messages name its Python keywords ("pass unknown='drop'"); the command line names
+# its options instead. A hint that already names the option in parentheses keeps only the option.
+_HINTS = [
+    (re.compile(r"\b\w+=\S+ \((--[\w-]+)\)"), r"\1"),
+    (re.compile(r"\bunknown='drop'"), "--unknown drop"),
+    (re.compile(r"\bcheck='(repair|report|raise)'"), r"--check \1"),
+    (re.compile(r"\bon_obsolete='(\w+)'"), r"--on-obsolete \1"),
+    (re.compile(r"\bskip_bad_lines=True"), "--skip-bad-lines"),
+    (re.compile(r"\bpass (binarize|check_implication|missing)=(\S+)"), r"pass --param \1=\2"),
+]
+
+
+def cli_words(text: str) -> str:
+    """``text`` with the library's keyword hints said as the command line's options.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> cli_words("bad line 3; pass skip_bad_lines=True (--skip-bad-lines) to skip it")
+    'bad line 3; pass --skip-bad-lines to skip it'
+    >>> cli_words("term GO:9 not in the ontology; pass unknown='drop' to drop them")
+    'term GO:9 not in the ontology; pass --unknown drop to drop them'
+    """
+    for pattern, repl in _HINTS:
+        text = pattern.sub(repl, text)
+    return text
+
+
 def error_line(exc: BaseException) -> tuple[str, str]:
     """``("error", text)`` for an error caused by input or the system, ``("internal error", text)`` for a bug.
 
@@ -147,7 +184,7 @@ def error_line(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, UnicodeDecodeError):
         return "error", f"not UTF-8: byte {exc.object[exc.start:exc.start + 1]!r} at offset {exc.start}"
     if isinstance(exc, (KgfsError, OSError, ValueError, KeyError, LookupError)):
-        return "error", msg
+        return "error", cli_words(msg)
     return "internal error", f"{type(exc).__name__}: {msg}"
 
 

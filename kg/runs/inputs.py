@@ -35,6 +35,7 @@ from pathlib import Path
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
+from kg.runs.options import positive_number, whole_number
 from kg.table import FeatureTable
 
 __all__ = ["DBPEDIA_CLI_OPTIONS", "DBPEDIA_OPTIONS", "DEFAULT_DATASET", "build_go_table", "check_nonempty", "dbpedia_source", "dump_fingerprint", "file_entry",
@@ -63,13 +64,13 @@ DBPEDIA_CLI_OPTIONS = [
     ("--kg", dict(choices=["sparql", "dump"], help="where types/categories come from (default: sparql when "
                                                    "--sparql-url is given, else the dump)")),
     ("--sparql-url", dict(metavar="URL", help="SPARQL endpoint (e.g. your Virtuoso, QLever or Oxigraph)")),
-    ("--timeout", dict(type=float, metavar="SECONDS", help="Spotlight/SPARQL: seconds per request (default 20); a "
+    ("--timeout", dict(type=positive_number, metavar="SECONDS", help="Spotlight/SPARQL: seconds per request (default 20); a "
                                                            "request with its retries gives up after 3x that")),
     ("--dump", dict(nargs="+", metavar="PATH", help="DBpedia dump files or folders (N-Triples, ontology OWL; "
                                                     "read once into the index of the kgfs home, see `kgfs ingest`)")),
     ("--features", dict(choices=["types", "categories"], help="rdf:type + subClassOf (default) or dct:subject + "
                                                               "skos:broader")),
-    ("--category-depth", dict(type=int, metavar="N", help="skos:broader levels to follow (default 2)")),
+    ("--category-depth", dict(type=whole_number(0), metavar="N", help="skos:broader levels to follow (default 2)")),
 ]
 _TABLE_LOADERS = ("aire", "rpv", "lod")  # registry loaders of file tables, which take ``check``
 
@@ -564,7 +565,7 @@ def load_spec_dataset(spec: Mapping) -> FeatureTable:
     return check_nonempty(table.drop_rare(int(ms)), int(ms), table) if ms else check_nonempty(table)
 
 
-def table_from_spec(spec: Mapping, *, cache_dir=None) -> FeatureTable:
+def table_from_spec(spec: Mapping, *, cache_dir=None, objects=None) -> FeatureTable:
     """The table of any spec in one call (what ``kgfs build`` writes), by the functions of the pipeline's stages.
 
     Parameters
@@ -573,6 +574,9 @@ def table_from_spec(spec: Mapping, *, cache_dir=None) -> FeatureTable:
         From :func:`resolve_source`.
     cache_dir : path, optional
         DBpedia route: where the Spotlight and SPARQL answers are cached.
+    objects : kg.dbpedia.batches.RouteObjects, optional
+        DBpedia route: the corpus (annotator, source) already built, e.g. by
+        :func:`kg.runs.checks.check_source`.
 
     Returns
     -------
@@ -588,7 +592,8 @@ def table_from_spec(spec: Mapping, *, cache_dir=None) -> FeatureTable:
     if spec["kind"] == "dbpedia":
         from kg.dbpedia.batches import spec_table
 
-        return check_nonempty(spec_table(spec, cache_dir=cache_dir), spec.get("options", {}).get("min_support"))
+        return check_nonempty(spec_table(spec, cache_dir=cache_dir, objects=objects),
+                              spec.get("options", {}).get("min_support"))
     return load_spec_dataset(spec)
 
 

@@ -3,7 +3,10 @@
 Each option is ``(flag, argparse keyword arguments)``; :func:`add_options` adds a list of them to
 a parser or argument group. ``flows.cli`` builds its parsers from these lists, so the options,
 their defaults and help live beside the functions that take them (:func:`kg.runs.inputs.resolve_source`,
-:func:`selection.evaluation.plan.plan_evaluation`). Importing this module imports nothing.
+:func:`selection.evaluation.plan.plan_evaluation`); :class:`Parser` is the parser class (help built
+on demand, one-line usage errors), :func:`whole_number` and :func:`positive_number` the types of
+counts and durations. Importing this module
+imports only ``argparse``.
 
 Examples
 --------
@@ -16,8 +19,94 @@ Examples
 
 from __future__ import annotations
 
+import argparse
+
 __all__ = ["CHECK_OPTION", "EVALUATE_OPTIONS", "INPUT_OPTIONS", "RUN_EXAMPLES", "RUN_OPTIONS", "TABLE_OPTIONS",
-           "add_options"]
+           "Parser", "add_options", "positive_number", "whole_number"]
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose epilog may be a function (built for ``--help`` only); usage errors in one line.
+
+    Examples
+    --------
+    >>> p = Parser(prog="kgfs x", epilog=lambda: "listed on demand")
+    >>> "listed on demand" in p.format_help()
+    True
+    """
+
+    def format_help(self):
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+
+
+def positive_number(text: str) -> float:
+    """An argparse ``type``: a number > 0 (seconds, say).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> positive_number("2.5")
+    2.5
+    >>> positive_number("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number > 0, got '0'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def whole_number(minimum: int = 1, all_cores: bool = False):
+    """An argparse ``type``: a whole number ``>= minimum`` (or ``-1``, all cores, when ``all_cores``).
+
+    Parameters
+    ----------
+    minimum : int
+    all_cores : bool
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> whole_number(1, all_cores=True)("-1"), whole_number(0)("3")
+    (-1, 3)
+    >>> whole_number(1, all_cores=True)("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number >= 1 or -1 (all cores), got '0'
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or (value < minimum and not (all_cores and value == -1)):
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}"
+                                             + (" or -1 (all cores)" if all_cores else "") + f", got {text!r}")
+        return value
+
+    return parse
+
 
 RUN_EXAMPLES = """examples:
   kgfs run                                   # bundled Drosophila ageing genes (GO BP), SHSEL + NB, 10-fold CV
@@ -78,8 +167,9 @@ RUN_OPTIONS = [
     ("--protocol", dict(default="basic", help="evaluation protocol (default basic; listed below)")),
     ("--n-splits", dict(type=int, default=10, help="folds of the stratified CV (default 10; fewer when a class "
                                                    "is smaller, and said so)")),
-    ("--seed", dict(type=int, default=0, help="seed of the folds (default 0)")),
-    ("--n-jobs", dict(type=int, default=1, help="parallel workers for the evaluation (default 1)")),
+    ("--seed", dict(type=whole_number(0), default=0, help="seed of the folds (default 0)")),
+    ("--n-jobs", dict(type=whole_number(1, all_cores=True), default=1, help="parallel workers for the evaluation "
+                                                                            "(default 1; -1: all cores)")),
 ]
 
 #: ``kgfs evaluate``.
@@ -91,8 +181,9 @@ EVALUATE_OPTIONS = [
     ("--protocol", dict(default="basic", help="basic, shsel2014, rpv2020, hifsrr2017 (default basic; listed "
                                               "below)")),
     ("--n-splits", dict(type=int, help="folds (default: the protocol's)")),
-    ("--seed", dict(type=int, default=0)),
-    ("--n-jobs", dict(type=int, default=-1, help="parallel workers (default: all cores)")),
+    ("--seed", dict(type=whole_number(0), default=0, help="seed of the folds (default 0)")),
+    ("--n-jobs", dict(type=whole_number(1, all_cores=True), default=-1, help="parallel workers (default -1: all "
+                                                                             "cores)")),
     ("--param", dict(action="append", metavar="[NAME.]KEY=VALUE", help="method parameter: KEY goes to every "
                                                                        "selector declaring it, NAME.KEY to method "
                                                                        "NAME (a selector or classifier)")),

@@ -624,6 +624,29 @@ class Store:
             problems += found
         return problems
 
+    def verify_summary(self, *, remove: bool = False) -> tuple[list[StoreProblem], str]:
+        """:meth:`verify`, and the line that sums it up (``kgfs cache verify`` prints it).
+
+        Parameters
+        ----------
+        remove : bool
+            Also delete the folders with problems.
+
+        Returns
+        -------
+        tuple of (list of StoreProblem, str)
+
+        Examples
+        --------
+        >>> Store("/no/such/store").verify_summary()
+        ([], 'checked 0 cached stage folder(s) in /no/such/store: ok')
+        """
+        n, problems = len(self.records()), self.verify(remove=remove)
+        bad = len({p.folder for p in problems})
+        outcome = "ok" if not bad else f"{bad} cannot be reused" + (
+            ", removed (the next run computes them again)" if remove else "; --remove deletes them")
+        return problems, f"checked {n} cached stage folder(s) in {self.root}: {outcome}"
+
     def records(self) -> list[dict]:
         """Every finished record of the store, with its folder's size (``bytes``) and ``mtime``.
 

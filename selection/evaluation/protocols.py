@@ -437,8 +437,8 @@ def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_stat
 
 _SHSEL_PAPER = ("shsel-ig", "shsel-ig-prune", "shsel-c", "shsel-c-prune", "sig", "sc", "tsel-lift", "tsel-ig",
                 "hill-climbing", "greedy-top-down", "complete", "nb", "knn", "svm")
-_RPV_PAPER = ("rpv", "rpv-ig", "rpv-r", "hip", "mr", "all-pos", "all-neg", "cfs", "relieff", "complete", "nb", "1nn",
-              "lazy-nb", "lazy-1nn")
+_RPV_PAPER = ("rpv", "rpv-ig", "rpv-r", "hip", "mr", "all-pos", "all-neg", "cfs", "relieff", "gtd-rpv", "tsel-rpv",
+              "shsel-rpv", "complete", "nb", "1nn", "lazy-nb", "lazy-1nn")
 
 
 register_protocol(

@@ -522,7 +522,9 @@ def plot_accuracy_vs_compression(results: pd.DataFrame, path, *, metric: str = "
                        label=f"{s} / {clf}")
     ax.set_xlabel("feature space compression (1 - selected / all)")
     ax.set_ylabel(metric)
-    ax.set_title(title or f"{metric} vs compression (large: mean over datasets)", fontsize=10)
+    datasets = _order(ok["dataset"])
+    ax.set_title(title or (f"{metric} vs compression on {datasets[0]} (mean over the folds)" if len(datasets) == 1
+                           else f"{metric} vs compression (large: mean over datasets)"), fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), ncol=1 + len(methods) // 12)
     ax.grid(alpha=0.3)
     return _save(fig, Path(path))

@@ -250,7 +250,6 @@ class CFS(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
-        self._validate_params()
         rcf = _float32(_class_su(ClassCounts(X, y)))
         ff = _Redundancy(X)
         best, self.merit_, self.n_evaluations_ = _best_first(rcf, ff, int(self.search_termination))

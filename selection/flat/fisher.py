@@ -114,7 +114,6 @@ class FisherScore(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
-        self._validate_params()
         self.scores_ = fisher_scores(X, y)
         top = np.argsort(-self.scores_, kind="stable")[: max(0, int(self.k))]
         self.support_ = np.zeros(self.scores_.size, dtype=bool)

@@ -193,7 +193,6 @@ class MRMR(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
-        self._validate_params()
         k = max(0, min(int(self.k), X.shape[1]))
         order, self.scores_ = mrmr_ranking(X, y, k, discretize=None, return_relevance=True)
         self.selected_ = order[:k]

@@ -247,7 +247,6 @@ class ReliefF(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
-        self._validate_params()
         self.scores_ = relieff_scores(X, y, n_neighbors=self.n_neighbors, block_size=self.block_size)
         self.support_ = self.scores_ > float(self.threshold)
 

@@ -483,17 +483,8 @@ class HillClimbing(HierarchicalSelector):
         self.max_instances = max_instances
         self.binarize = binarize
 
-    def _check_params(self) -> tuple[int, float]:
-        k, beta = self.k, self.beta
-        if isinstance(k, bool) or not isinstance(k, Integral) or k < 1:
-            raise ValueError(f"k must be a positive int, got {k!r}")
-        if isinstance(beta, bool) or not isinstance(beta, Real) or not np.isfinite(beta) or beta < 0:
-            raise ValueError(f"beta must be a finite number >= 0, got {beta!r}")
-        return int(k), float(beta)
-
     def _fit(self, X, y, hierarchy):
-        k, beta = self._check_params()
-        self._validate_params()
+        k, beta = int(self.k), float(self.beta)
         n, m = X.shape
         if n > self.max_instances:
             raise ValueError(

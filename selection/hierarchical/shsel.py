@@ -270,7 +270,7 @@ class SHSEL(HierarchicalSelector):
     _parameter_constraints = {
         "hierarchy": HIERARCHY,
         "relevance": [StrOptions({"ig", "correlation"})],
-        "threshold": [Interval(Real, None, None, closed="neither")],
+        "threshold": [Interval(Real, 0, 1, closed="both")],
         "prune": ["boolean"],
         "path_rule": [StrOptions({"any", "all"})],
         "ig_unit": [StrOptions({"nats", "bits"})],
@@ -302,24 +302,14 @@ class SHSEL(HierarchicalSelector):
         self.check_implication = check_implication
         self.binarize = binarize
 
-    def _check_params(self):
-        if self.relevance not in ("ig", "correlation"):
-            raise ValueError(f"relevance must be 'ig' or 'correlation', got {self.relevance!r}")
-        if not isinstance(self.threshold, Real) or not np.isfinite(self.threshold):
-            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
-        if self.path_rule not in ("any", "all"):
-            raise ValueError(f"path_rule must be 'any' or 'all', got {self.path_rule!r}")
-
     def _prune(self, hierarchy, ig, initial):
         return prune_selection(hierarchy, ig, initial, path_rule=self.path_rule, compare=self.prune_compare)
 
     def _fit(self, X, y, hierarchy):
-        self._check_params()
         diff = None
         if hierarchy.n_edges and (self.check_implication or self.relevance == "correlation"):
             diff = violation_cells(X, hierarchy)
         X, diff = self._check_table(X, hierarchy, diff)
-        self._validate_params()
         counts = ClassCounts(X, y)
         ig = information_gain(X, y, counts, base=np.e if self.ig_unit == "nats" else 2.0)
         child, parent = hierarchy.edges

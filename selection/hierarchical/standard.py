@@ -154,10 +154,7 @@ class StandardSelector(HierarchicalSelector):
     def _fit(self, X, y, hierarchy):
         n = X.shape[1]
         keep = _check_k(self.k, self.percentile, n)
-        if keep is None and (not isinstance(self.threshold, numbers.Real) or not np.isfinite(self.threshold)):
-            raise ValueError(f"threshold must be a finite number, got {self.threshold!r}")
         scores = feature_relevance(self.measure, X, y, ClassCounts(X, y), allowed=("ig", "correlation"))
-        self._validate_params()
         lo, hi = scores.min(), scores.max()
         norm = (scores - lo) / (hi - lo) if (self.normalize and hi > lo) else (
             np.ones_like(scores) if self.normalize else scores)

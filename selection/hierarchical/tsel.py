@@ -116,12 +116,9 @@ class TSEL(HierarchicalSelector):
         self.binarize = binarize
 
     def _fit(self, X, y, hierarchy):
-        if not isinstance(self.chi2_alpha, Real) or not 0 <= self.chi2_alpha <= 1:
-            raise ValueError(f"chi2_alpha must be in [0, 1], got {self.chi2_alpha!r}")
         X, _ = self._check_table(X, hierarchy)
         counts = ClassCounts(X, y)
         scores, reps = _representatives(X, y, hierarchy, self.measure, counts)
-        self._validate_params()
         stat = chi_square(X, y, counts)
         pval = chi_square_pvalue(X, y, counts, stat=stat)
         keep = _check_k(self.chi2_k, self.chi2_percentile, int(reps.sum()), "chi2_")
@@ -208,7 +205,6 @@ class TSELRPV(HierarchicalSelector):
     def _fit(self, X, y, hierarchy):
         X, _ = self._check_table(X, hierarchy)
         self.scores_, self.representatives_ = _representatives(X, y, hierarchy, self.measure, ClassCounts(X, y))
-        self._validate_params()
         self.support_ = most_specific(hierarchy, self.representatives_)
 
 

@@ -188,7 +188,6 @@ class LazySelector(HierarchicalEstimator):
         -------
         self
         """
-        self._validate_params()
         return super().fit(X, y)
 
     def _fit(self, X, y, hierarchy):

@@ -25,6 +25,16 @@ settings.configure(_SESSION_HOME, log_level="WARNING")
 BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _stop_managed_servers(tmp_path_factory):
+    """Stop every local Prefect server a test's ``kgfs run`` started (they outlive kgfs on purpose)."""
+    yield
+    from kg.runs import server
+
+    for info in tmp_path_factory.getbasetemp().rglob("server/server.json"):
+        server.stop_server(info.parent.parent)
+
+
 @pytest.fixture(scope="session")
 def bundled() -> Path:
     """The bundled default dataset's folder (OBO subset, annotations, labels)."""

@@ -11,14 +11,17 @@ process where importing Prefect is made impossible).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from flows.cli import main
+from flows.cli import build_parser, main
 
 BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
 OBO, ANN, LAB = BUNDLED / "go-2014-06-13-subset.obo.gz", BUNDLED / "annotations.tsv", BUNDLED / "labels.tsv"
@@ -46,7 +49,36 @@ def inputs(tmp_path_factory) -> Path:
                  "--out", str(d / "T1")]) == 0
     (d / "bad_table").mkdir()
     (d / "bad_table" / "table.npz").write_bytes(b"not an npz file")
+    tweet = "306624404287275009 Sports 'Chris Gayle is out'\n"
+    (d / "latin1_tweets.txt").write_bytes(tweet.encode() + b"306624404287275010 Sports 'caf\xe9'\n")
+    (d / "ragged.csv").write_text("id,text,label\n1,Chris Gayle,1\n2,x,y,z,0\n")
+    (d / "junk_tweets.txt").write_text(tweet + "a junk line\n" + "306624404287275010 Politics 'Obama speaks'\n")
     return d
+
+
+class _NotAService(BaseHTTPRequestHandler):
+    """A web server that is neither Spotlight nor a SPARQL endpoint: 404 for everything."""
+
+    def _404(self):
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = _404
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+@pytest.fixture(scope="module")
+def wrong_url():
+    """The URL of a live HTTP server on 127.0.0.1 that answers 404 (a wrong --spotlight-url / --sparql-url)."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _NotAService)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}/rest/annotate"
+    srv.shutdown()
+    srv.server_close()
 
 
 def _build(*args):
@@ -134,6 +166,8 @@ CASES = [
     ("run-unknown-relation", _run(*GO, "--relations", "foo"), "unknown relation 'foo'"),
     ("run-unknown-parameter", _run(*GO, "--param", "foo=1"), "none of the methods given has a parameter 'foo'"),
     ("run-n-splits-one", _run(*GO, "--n-splits", "1"), "--n-splits must be at least 2"),
+    ("run-lazy-selector-on-the-whole-table", _run(*GO, "--selector", "hip"),
+     "--selector hip is a lazy selector (a feature subset per instance, no one subset of the table): compare it"),
     ("run-spotlight-not-a-url", _run("--corpus", _f("corpus.csv"), "--dump", _f("a_folder"), "--annotator",
                                      "spotlight", "--spotlight-url", "localhost:2222/rest"),
      "--spotlight-url 'localhost:2222/rest': not an http(s) URL"),
@@ -142,7 +176,29 @@ CASES = [
     ("run-sparql-without-url", _run("--corpus", _f("corpus.csv"), "--kg", "sparql", "--dump", _f("a_folder")),
      "--kg sparql needs --sparql-url"),
     ("run-lexicon-without-dump", _run("--corpus", _f("corpus.csv")), "--annotator lexicon needs --dump"),
+    ("run-spotlight-answers-404", lambda d, out, url: ["run", "--corpus", str(d / "corpus.csv"), "--dump",
+                                                       str(d / "a_folder"), "--annotator", "spotlight",
+                                                       "--spotlight-url", url, "--out", str(out)],
+     "not a working DBpedia Spotlight annotate endpoint (answered HTTP 404)"),
+    ("build-sparql-answers-404", lambda d, out, url: ["build", "--corpus", str(d / "corpus.csv"), "--dump",
+                                                      str(d / "a_folder"), "--kg", "sparql", "--sparql-url", url,
+                                                      "--out", str(out)],
+     "not a working SPARQL endpoint"),
+    # corpus records: file and line, and the option that skips them (never a Python keyword)
+    ("corpus-not-utf8", _build("--corpus", _f("latin1_tweets.txt"), "--dump", _f("a_folder")),
+     "latin1_tweets.txt:2: not UTF-8 (line 2)"),
+    ("corpus-ragged-record", _run("--corpus", _f("ragged.csv"), "--dump", _f("a_folder")),
+     "ragged.csv:3: 5 fields, the header has 3"),
+    ("evaluate-single-class", _evaluate("--selectors", "complete", table="T1"), "has a single class ('x')"),
+    ("shsel-threshold-above-one", _select("--param", "threshold=2"), "threshold=2 is not valid"),
+    ("shsel-threshold-negative", _select("--param", "threshold=-0.5"), "threshold=-0.5 is not valid"),
+    ("tweets-junk-line", _build("--corpus", _f("junk_tweets.txt"), "--dump", _f("a_folder")), "junk_tweets.txt:2:"),
 ]
+
+
+def _options_of(command: str) -> set[str]:
+    sub = next(a for a in build_parser()._actions if isinstance(a.choices, dict) and command in a.choices)
+    return {o for a in sub.choices[command]._actions for o in a.option_strings}
 
 
 def test_thirty_kinds_of_bad_input():
@@ -150,12 +206,13 @@ def test_thirty_kinds_of_bad_input():
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_bad_input_is_one_line_and_writes_nothing(case, inputs, tmp_path, monkeypatch, capsys):
+def test_bad_input_is_one_line_and_writes_nothing(case, inputs, wrong_url, tmp_path, monkeypatch, capsys):
     _id, argv, expected = case
     monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
     out = tmp_path / "out"
     before = {p: p.stat().st_mtime_ns for p in inputs.rglob("*")}
-    rc = main(argv(inputs, out))
+    args = argv(inputs, out, wrong_url) if argv.__code__.co_argcount == 3 else argv(inputs, out)
+    rc = main(args)
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert rc == 1, err
@@ -163,6 +220,10 @@ def test_bad_input_is_one_line_and_writes_nothing(case, inputs, tmp_path, monkey
     assert lines[0].startswith("kgfs: error: ") and expected in lines[0], lines[0]
     assert not out.exists()
     assert {p: p.stat().st_mtime_ns for p in inputs.rglob("*")} == before  # nothing else written either
+    # every option the message names is one the command has; no Python keyword (``unknown='drop'``)
+    named = set(re.findall(r"(?<![\w-])--[a-z][\w-]*", lines[0].partition(": error: ")[2]))
+    assert named <= _options_of(args[0]), (named - _options_of(args[0]), lines[0])
+    assert not re.search(r"\bpass \w+=", lines[0]), lines[0]
 
 
 def test_run_fails_on_bad_input_before_prefect_is_imported(inputs, tmp_path):

@@ -44,7 +44,10 @@ def kgfs_env(**extra: str) -> dict:
     """The environment of a kgfs child process: this checkout, no Prefect or kgfs settings of the session."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PREFECT_", "KGFS_HOME", "KGFS_SERVER", processes.MARKER_ENV))}
-    env.update(PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""), MPLBACKEND="Agg", **extra)
+    # KGFS_SERVER_PORT=0: a free port, not 4200, for the home's server: concurrent tests (xdist) racing for 4200
+    # would leave the loser's kgfs talking to the winner's server (another home's), never to its own
+    env.update(PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""), MPLBACKEND="Agg",
+               KGFS_SERVER_PORT="0", **extra)
     return env
 
 
@@ -154,6 +157,36 @@ class ProcessWatcher:
             except (psutil.Error, OSError):
                 continue
         return out
+
+
+def test_children_of_a_kgfs_process_end_with_it_on_sigkill(tmp_path):
+    """Every entry point calls :func:`flows.settings.configure`, which starts the process's watchdog: a child
+    it starts afterwards (a sleeper here, as loky's workers and Prefect's server are) carries the marker and
+    ends within seconds of a SIGKILL of the parent (the fast form of the test below)."""
+    code = ("import subprocess, sys, time\n"
+            "from flows import settings\n"
+            f"settings.configure({str(tmp_path / 'home')!r})\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+            "print(child.pid, flush=True)\n"
+            "time.sleep(120)\n")
+    proc = kgfs(["-c", code], tmp_path)
+    child = None
+    try:
+        child = psutil.Process(int(proc.stdout.readline()))
+        start = child.create_time()
+        assert processes.MARKER_ENV in child.environ()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while processes.is_alive(child.pid, start) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not processes.is_alive(child.pid, start), "the child outlived its kgfs parent by 10 s"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        if child is not None and child.is_running():
+            child.kill()
+        proc.communicate(timeout=30)
 
 
 def _managed(home: Path) -> set[int]:

@@ -100,6 +100,39 @@ def _kgfs(args, cwd, timeout=600):
     return proc, time.perf_counter() - t0
 
 
+_IMPORTS = """
+import json, sys
+from flows.cli import main
+try:
+    status = main(sys.argv[1:])
+except SystemExit as e:  # --help
+    status = e.code
+heavy = ("prefect", "matplotlib", "sklearn", "distributed")
+print(json.dumps({"status": status, "imported": sorted(m for m in heavy if m in sys.modules)}))
+"""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["datasets", "list"], ["server", "status"],
+                                  ["export", "--format", "arff", "--sparse"], ["export", "--format", "csv"]],
+                         ids=" ".join)
+def test_everyday_commands_import_neither_prefect_nor_matplotlib(args, tmp_path):
+    """`kgfs --help`, `kgfs datasets list`, `kgfs export` (and a status check) start in the time of kgfs's own
+    imports: Prefect (~2 s), matplotlib and scikit-learn are imported only by the commands that use them."""
+    if args[0] == "export":
+        home, source = tmp_path / "home", resolve_source()
+        table = stages.stage_build_table(source, stages.stage_load_facts(source, home=home), home=home)
+        args = [*args, "--table", table["dir"], "--out", str(tmp_path / "t.out")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
+    proc = subprocess.run([sys.executable, "-c", _IMPORTS, *args], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    r = json.loads(proc.stdout.splitlines()[-1])
+    if args[:2] == ["run", "--help"]:  # its epilog lists the methods' parameters, declared with scikit-learn's
+        r["imported"] = [m for m in r["imported"] if m != "sklearn"]
+    assert r == {"status": 0, "imported": []}, (r, proc.stderr[-2000:])
+    if args[0] == "export":
+        assert (tmp_path / "t.out").stat().st_size > 1000
+
+
 @pytest.mark.slow
 def test_default_run_end_to_end(tmp_path):
     """`kgfs run` with no arguments, twice, in a fresh folder (its own .kgfs home): the first starts the

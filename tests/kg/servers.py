@@ -438,9 +438,14 @@ class HangingServer:
 
     The fault a timeout must bound: the connection succeeds, so only the read timeout (and a
     deadline over the retries) ends the wait. ``connections`` counts the connections accepted.
+    The first ``answers`` requests get an empty SPARQL result (a server that passes kgfs's
+    up-front check of the endpoint, then hangs).
     """
 
-    def __init__(self):
+    EMPTY = json.dumps({"head": {"vars": ["s", "o"]}, "results": {"bindings": []}}).encode()
+
+    def __init__(self, answers: int = 0):
+        self.answers, self.answered = answers, 0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((HOST, 0))
@@ -461,7 +466,32 @@ class HangingServer:
             except OSError:  # closed
                 return
             self.connections += 1
-            self.held.append(conn)  # kept open, never written to
+            if self.answered < self.answers:
+                try:
+                    self.answered += self._answer(conn)
+                except OSError:
+                    pass
+                finally:
+                    conn.close()
+            else:
+                self.held.append(conn)  # kept open, never written to
+
+    def _answer(self, conn: socket.socket) -> int:
+        """Answer one HTTP request (1), or nothing when the client sent none (0: a connection probe)."""
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return 0
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"content-length:")), 0)
+        while len(body) < length:
+            body += conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/sparql-results+json\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(self.EMPTY), self.EMPTY))
+        return 1
 
     def __enter__(self) -> "HangingServer":
         self.thread.start()

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import kg.files
-from kg.files import atomic_write, current_umask, sha256_file
+from kg.files import atomic_write, sha256_file
 
 
 @pytest.fixture
@@ -38,6 +38,8 @@ def test_atomic_write_follows_the_umask(tmp_path, umask, mask, expected):
 
 
 def test_umask_is_read_without_changing_it(umask, monkeypatch):
+    from kg.files import current_umask
+
     umask(0o027)
     assert current_umask() == 0o027
     # without /proc (another system), the fallback gives the same answer and restores the umask

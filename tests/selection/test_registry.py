@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from numbers import Real
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from kg.errors import KgfsError
+from kg.hierarchy import FeatureHierarchy
 from selection import registry
 from selection.params import Parameter, check_values, constraint_text, declared_parameters, docstring_parameters, \
     parse_assignments
@@ -41,6 +44,22 @@ def test_every_registered_method_declares_every_parameter(name):
         assert p.allowed != "any"
         assert p.default == est.get_params(deep=False)[p.name]
     assert entry.citation(), f"{name} names no paper"
+
+
+# a tiny table over a small DAG (a root with two children): every registered selector fits on it
+_H = FeatureHierarchy.from_edges([("b", "a"), ("c", "a")])
+_X = sp.csr_matrix(np.array([[1, 1, 0], [1, 0, 1], [1, 1, 0], [0, 0, 0], [1, 0, 1], [1, 1, 0]]))
+_Y = np.array([0, 1, 0, 1, 1, 0])
+
+
+@pytest.mark.parametrize("name", sorted(available_selectors()))
+def test_fit_refuses_a_value_outside_the_declaration(name):
+    """What the CLI checks up front, the estimator checks again in ``fit``: no declared parameter takes anything."""
+    entry = selector_entry(name)
+    assert entry.factory(_H).fit(_X, _Y) is not None
+    for p in entry.parameters():
+        with pytest.raises((ValueError, TypeError)):
+            entry.factory(_H, **{p.name: object()}).fit(_X, _Y)
 
 
 def test_check_params_names_the_parameter_and_lists_the_valid_ones():

@@ -94,7 +94,6 @@ class GATreeSelector(HierarchicalSelector):
         return super()._validate(X, y, reset=reset)
 
     def _fit(self, X, y, hierarchy):
-        self._validate_params()
         n = X.shape[0]
         P, R, G = int(self.population_size), int(self.n_replace), int(self.n_generations)
         if self.scale_small and n < 100:

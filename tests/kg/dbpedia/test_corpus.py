@@ -139,3 +139,12 @@ def test_load_corpus_dispatches_on_the_format(shared_data, tmp_path):
     p = tmp_path / "c.jsonl"
     p.write_text('{"id": "x", "text": "hi", "label": 1}\n')
     assert load_corpus(p).texts == ["hi"]
+
+
+def test_a_junk_line_after_a_closed_tweet_is_named_or_skipped(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("1 Sports 'Chris Gayle is out'\na junk line\n\n2 Politics 'Obama speaks'\n")
+    with pytest.raises(InputFormatError, match=r"t\.txt:2: expected .*--skip-bad-lines"):
+        read_sports_tweets(p)
+    c = read_sports_tweets(p, skip_bad_lines=True)
+    assert c.ids == ["1", "2"] and c.texts == ["Chris Gayle is out", "Obama speaks"]  # nothing joined to a tweet

@@ -170,3 +170,28 @@ def test_lenient_mode_reads_slightly_invalid_iris(tmp_path):
     with pytest.raises(InputFormatError, match=":1:"):
         DumpSource([p]).types(["http://x/c"])
     assert DumpSource([p], lenient=True).types(["http://x/c"]) == {"http://x/c": {"http://dbpedia.org/ontology/City"}}
+
+
+def test_bz2_is_decompressed_beside_the_parser_and_a_corrupt_file_is_named(kg_dump_dir, tmp_path):
+    """``.bz2`` goes through ``bzip2 -dc`` (another core): same triples, the file's own sha256, no child left."""
+    import hashlib
+
+    import psutil
+
+    from kg.dbpedia.dumps import DumpReader
+
+    plain = (kg_dump_dir / "instances.nt").read_bytes()
+    good = tmp_path / "i.nt.bz2"
+    good.write_bytes(bz2.compress(plain * 40))
+    reader = DumpReader(good)
+    assert sum(1 for _ in reader) == 40 * len(list(iter_triples(kg_dump_dir / "instances.nt")))
+    assert reader.sha256 == hashlib.sha256(good.read_bytes()).hexdigest() and reader.bytes_read == reader.size
+    it = iter(DumpReader(good))
+    next(it)
+    it.close()  # a reader stopped early ends its decompressor
+    assert not [c for c in psutil.Process().children() if "bzip2" in " ".join(c.cmdline())]
+    data = good.read_bytes()
+    for name, blob in (("cut", data[:len(data) // 2]), ("garbled", data[:200] + b"x" * 500 + data[700:])):
+        (tmp_path / f"{name}.nt.bz2").write_bytes(blob)
+        with pytest.raises(InputFormatError, match=rf"{name}\.nt\.bz2: cannot read dump \(bzip2: "):
+            sum(1 for _ in DumpReader(tmp_path / f"{name}.nt.bz2", skip_bad_lines=name == "cut"))

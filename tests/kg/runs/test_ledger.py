@@ -39,12 +39,12 @@ def test_a_failing_corpus_backs_off_then_is_given_up(folders):
     watch, out = folders
     run = Runner()
     ticks = [process_folder(watch, out, run, QUIET) for _ in range(8)]
+    assert run.calls.count("broken.tsv") == 3 and run.calls.count("good.tsv") == 1
     # attempts on ticks 1, 2 and 4 (back-off 1, 2 ticks), then given up: later ticks do not fail
     assert [t["tick"] for t in ticks] == list(range(1, 9))
     assert [bool(t["failed"]) for t in ticks] == [True, True, False, True, False, False, False, False]
     assert [t["waiting"] for t in ticks][2] == ["broken.tsv"]
     assert all(t["given_up"] == ["broken.tsv"] for t in ticks[4:])
-    assert run.calls.count("broken.tsv") == 3 and run.calls.count("good.tsv") == 1
     entry = {e["file"]: e for e in read_ledger(out)["corpora"].values()}["broken.tsv"]
     assert entry["status"] == "gave-up" and entry["attempts"] == 3
     assert entry["error"] == "ValueError: only one class in broken.tsv"

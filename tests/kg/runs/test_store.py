@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -14,7 +15,7 @@ import pytest
 
 from kg.datasets import load_dataset
 from kg.runs import store as store_mod
-from kg.runs.store import Store, StoreProblem, code_digest, record_valid
+from kg.runs.store import Store, record_valid
 from kg.table import FeatureTable
 
 
@@ -87,7 +88,7 @@ def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
     problems = store.verify()
     assert {(p.folder.name, p.file.name) for p in problems} == {
         (Path(rec["dir"]).name, "table.npz"), (Path(other["dir"]).name, "record.json")}
-    assert all(isinstance(p, StoreProblem) and str(p.file) in str(p) for p in problems)
+    assert all(isinstance(p, store_mod.StoreProblem) and str(p.file) in str(p) for p in problems)
     assert not record_valid(rec, verify=True) and record_valid(rec)  # the files are there, one changed
 
     assert len(store.verify(remove=True)) == 2
@@ -96,18 +97,18 @@ def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
 
 
 def test_keys_cover_the_dependencies_versions(monkeypatch):
-    before = code_digest()
+    before = store_mod.code_digest()
     versions = store_mod.dependency_versions()
     monkeypatch.setattr(store_mod, "_DIGESTS", {})
     monkeypatch.setattr(store_mod, "dependency_versions", lambda: {**versions, "scikit-learn": "0.0"})
-    assert code_digest() != before
+    assert store_mod.code_digest() != before
 
 
 def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
     """Editing selection/measures/paths.py (which no hand-kept list named) gives new stage and cell keys,
     in a fresh process importing kgfs from a copy of the tree."""
     tree = tmp_path / "tree"
-    for root in store_mod._package_roots():
+    for root in (Path(importlib.util.find_spec(name).origin).parent for name in ("kg", "selection", "flows")):
         shutil.copytree(root, tree / root.name, ignore=shutil.ignore_patterns("__pycache__"))
     code = (
         "import flows.stages as s\n"

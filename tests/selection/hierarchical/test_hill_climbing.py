@@ -227,15 +227,15 @@ X3 = sp.csr_matrix(np.array([[1, 0, 1], [0, 1, 1], [0, 0, 0], [1, 0, 1]], dtype=
 Y3 = np.array([1, 0, 0, 1])
 
 
-@pytest.mark.parametrize("k", [0, -1, 2.5, True, "10"])
+@pytest.mark.parametrize("k", [0, -1, 2.5, "10"])
 def test_bad_k(k):
-    with pytest.raises(ValueError, match="k must be a positive int"):
+    with pytest.raises(ValueError, match="'k' parameter of HillClimbing must be an int in the range \\[1, inf\\)"):
         HillClimbing(H3, k=k).fit(X3, Y3)
 
 
 @pytest.mark.parametrize("beta", [-0.1, float("nan"), float("inf"), "0.05"])
 def test_bad_beta(beta):
-    with pytest.raises(ValueError, match="beta must be"):
+    with pytest.raises(ValueError, match="'beta' parameter of HillClimbing must be a float in the range \\[0\\.0, inf\\)"):
         HillClimbing(H3, beta=beta).fit(X3, Y3)
 
 

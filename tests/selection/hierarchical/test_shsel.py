@@ -144,6 +144,15 @@ def test_shsel_rpv_registry_entry():
     assert SHSEL(h).fit(X, [1, 1, 0, 0]).get_feature_names_out().tolist() == ["Athlete", "Person"]
 
 
+def test_each_protocol_lists_its_papers_variants():
+    from selection.evaluation.protocols import get_protocol
+
+    rpv_paper, shsel_paper = {"gtd-rpv", "tsel-rpv", "shsel-rpv"}, {"greedy-top-down", "tsel-lift", "shsel-ig-prune"}
+    rpv, shsel = set(get_protocol("rpv2020").paper_methods), set(get_protocol("shsel2014").paper_methods)
+    assert rpv_paper <= rpv and not shsel_paper & rpv
+    assert shsel_paper <= shsel and not rpv_paper & shsel
+
+
 def test_correlation_variant_drops_a_child_identical_to_its_parent():
     h = FeatureHierarchy.from_edges([("a", "p"), ("b", "p")], nodes=["a", "b", "p"])
     X = np.array([[1, 0, 1], [1, 0, 1], [0, 1, 1], [0, 0, 0], [0, 0, 0]])
@@ -157,13 +166,13 @@ def test_correlation_variant_drops_a_child_identical_to_its_parent():
     assert s.get_support().tolist() == [False, False, True]
 
 
-def test_threshold_above_one_keeps_everything_before_pruning():
+@pytest.mark.parametrize("threshold", [1.01, 2, -0.5, float("nan"), float("inf")])
+def test_threshold_outside_the_similarity_range_is_refused(threshold):
+    """The similarity 1 - |IG(child) - IG(parent)| lies in [0, 1]: a threshold outside it is a mistake."""
     h = fig_hierarchy()
-    rng = np.random.default_rng(0)
-    X = h.close(sp.csr_matrix(rng.random((40, 9)) < 0.2))
-    y = rng.integers(0, 2, 40)
-    y[:2] = [0, 1]
-    assert SHSEL(h, threshold=1.01, prune=False).fit(X, y).get_support().all()
+    X = h.close(sp.csr_matrix(np.eye(9)))
+    with pytest.raises(ValueError, match=r"'threshold' parameter of SHSEL must be a float in the range \[0\.0, 1\.0\]"):
+        SHSEL(h, threshold=threshold, prune=False).fit(X, np.arange(9) % 2)
 
 
 def test_sparse_input_equals_dense_input():
@@ -262,7 +271,7 @@ def test_bad_input():
     assert SHSEL(h, check_implication=False).fit(sp.csr_matrix(np.eye(9)), y).get_support().any()
     repaired = SHSEL(h, check_implication="repair").fit(sp.csr_matrix(np.eye(9)), y)
     assert repaired.get_support().tolist() == SHSEL(h).fit(X, y).get_support().tolist()
-    with pytest.raises(ValueError, match="check_implication must be"):
+    with pytest.raises(ValueError, match="'check_implication' parameter of SHSEL"):
         SHSEL(h, check_implication="fix").fit(X, y)
     with pytest.raises(ValueError, match="0 feature"):
         SHSEL().fit(np.zeros((4, 0)), [0, 1, 0, 1])

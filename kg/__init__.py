@@ -14,6 +14,7 @@ Importing ``kg`` never imports Prefect and never touches the network.
 
 Examples
 --------
+>>> from kg import FeatureHierarchy, FeatureTable
 >>> h = FeatureHierarchy.from_edges([("GO:2", "GO:1")])
 >>> FeatureTable.from_facts({"g": ["GO:2"]}, h).X.toarray().astype(int).tolist()
 [[1, 1]]
@@ -29,8 +30,19 @@ from kg.errors import (
     UnknownFeatureError,
 )
 from kg.files import atomic_write
-from kg.hierarchy import FeatureHierarchy
-from kg.table import FeatureTable
+
+_LAZY = {"FeatureHierarchy": "kg.hierarchy", "FeatureTable": "kg.table"}
+
+
+def __getattr__(name):  # numpy/scipy load with the first table or hierarchy, not with `import kg` (`kgfs --help`)
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'kg' has no attribute {name!r}")
+
 
 __all__ = [
     "ChecksumError",

@@ -52,10 +52,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import TYPE_CHECKING
 
 from kg.errors import ChecksumError, KgfsError
 from kg.files import atomic_write, sha256_file
-from kg.table import FeatureTable
+
+if TYPE_CHECKING:  # numpy/scipy load with the first table, not with `kgfs datasets list`
+    from kg.table import FeatureTable
 
 __all__ = [
     "DatasetInfo",
@@ -352,6 +355,7 @@ class Registry:
         if info.generator:
             fn = _import_generator(info.generator, name)
             table = fn(**{**info.params, **opts})
+            from kg.table import FeatureTable  # noqa: PLC0415 (numpy loads with the first table)
             if not isinstance(table, FeatureTable):
                 raise KgfsError(f"generator {info.generator} of {name!r} did not return a FeatureTable")
             table.meta.setdefault("dataset", name)
@@ -504,11 +508,12 @@ def _load_aire(paths, *, check="report", relations=("is_a",)):
     return aire_table(paths["table"], _read_ontology(paths["ontology"], relations), check=check)
 
 
-def _load_rpv(paths, *, check="report", edges="nearest", relations=("is_a",)):
+def _load_rpv(paths, *, check="report", edges="nearest", relations=("is_a",), drop_terms=()):
     from kg.formats.published import read_rpv_arff
 
     go = _read_ontology(paths["ontology"], relations) if "ontology" in paths else None
-    return read_rpv_arff(paths["table"], go, check=check, edges=edges)
+    return read_rpv_arff(paths["table"], go, check=check, edges=edges,
+                         completion=paths.get("completion"), drop_terms=tuple(drop_terms))
 
 
 def _load_lod(paths, *, check="report", fix_names=True):
@@ -653,7 +658,7 @@ def load_dataset(name: str, *, mirror=None, cache_dir=None, offline=None, **opti
     mirror, cache_dir, offline
         Where the files are looked for (see :func:`fetch`).
     **options
-        Loader options: ``aire``: ``check``; ``rpv``: ``check``, ``edges``; ``lod``:
+        Loader options: ``aire``: ``check``; ``rpv``: ``check``, ``edges``, ``relations``, ``drop_terms``; ``lod``:
         ``check``, ``fix_names``; ``go_bundle``: ``namespaces``, ``relations``,
         ``min_support``, ``unknown``, ``on_obsolete``, ``evidence``.
 

@@ -377,11 +377,11 @@ def merge_annotations(batches: Iterable[Mapping]) -> tuple[dict, dict]:
     Examples
     --------
     >>> a = {"ids": ["1"], "entities": [["E"]], "report": {"invalid_iris": [], "n_mentions": 1,
-    ...                                                    "instances_without_entities": 0}}
+    ...                                                    "instances_without_entities": []}}
     >>> merge_annotations([a, a])[1]["n_entities"]
     1
     """
-    ids, ents, invalid, mentions, empty = [], [], [], 0, 0
+    ids, ents, invalid, mentions, empty = [], [], [], 0, []
     for data in batches:
         ids += data["ids"]
         ents += data["entities"]

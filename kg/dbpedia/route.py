@@ -90,7 +90,7 @@ def link_entities(
     >>> c = Corpus(ids=["a", "b"], entities=[["http://dbpedia.org/resource/Chelsea,_London", "Chelsea"], []])
     >>> entities, report = link_entities(c)
     >>> entities, report["invalid_iris"], report["instances_without_entities"]
-    ({'a': ['http://dbpedia.org/resource/Chelsea,_London'], 'b': []}, [['a', 'Chelsea']], 1)
+    ({'a': ['http://dbpedia.org/resource/Chelsea,_London'], 'b': []}, [['a', 'Chelsea']], ['b'])
     """
     report: dict = {"invalid_iris": []}
     if corpus.entities is not None:
@@ -121,7 +121,7 @@ def link_entities(
                 seen.append(iri)
         out[rid] = seen
     report["n_mentions"] = sum(len(v) for v in out.values())
-    report["instances_without_entities"] = sum(1 for v in out.values() if not v)
+    report["instances_without_entities"] = [rid for rid, v in out.items() if not v]  # named on the console
     return out, report
 
 

@@ -32,11 +32,14 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
 from kg.runs.options import positive_number, whole_number
-from kg.table import FeatureTable
+
+if TYPE_CHECKING:  # numpy/scipy load with the first table, not with `kgfs --help`
+    from kg.table import FeatureTable
 
 __all__ = ["DBPEDIA_CLI_OPTIONS", "DBPEDIA_OPTIONS", "DEFAULT_DATASET", "build_go_table", "check_nonempty", "dbpedia_source", "dump_fingerprint", "file_entry",
            "load_spec_dataset", "load_tables", "read_facts", "resolve_source", "source_for_file", "table_from_spec",

@@ -378,6 +378,24 @@ def _log_tail(info: ServerInfo, n: int = 800) -> str:
         return ""
 
 
+def _listens(info: ServerInfo) -> bool:
+    """Whether the port is held by this home's supervisor or its children: another home's server that took
+    the port first (two homes starting at once) answers the API too, and must not be mistaken for ours."""
+    import psutil
+
+    try:
+        lead = psutil.Process(info.pid)
+        tree = [lead, *lead.children(recursive=True)]
+    except psutil.Error:
+        return False
+    for p in tree:
+        with contextlib.suppress(psutil.Error):
+            if any(c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == info.port
+                   for c in p.net_connections(kind="tcp")):
+                return True
+    return False
+
+
 def wait_until_ready(info: ServerInfo, timeout: float = 180.0) -> ServerInfo:
     """Wait until the server answers; a fresh home's database then becomes the template if there is none.
 
@@ -408,7 +426,7 @@ def wait_until_ready(info: ServerInfo, timeout: float = 180.0) -> ServerInfo:
     from kg.errors import KgfsError
 
     deadline = time.monotonic() + timeout
-    while not api_healthy(info.api_url, timeout=1.0):
+    while not (api_healthy(info.api_url, timeout=1.0) and _listens(info)):
         if find_server(info.home) is None:
             raise KgfsError(f"the Prefect server of {info.home} ended while starting: {_log_tail(info)} "
                             f"(log: {info.log})")

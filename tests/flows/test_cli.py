@@ -253,8 +253,6 @@ def test_build_names_the_instances_without_entities_or_features(tmp_path, dbpedi
     assert "kgfs: note: c: 2 instance(s) without any feature (empty rows): t2, t4" in err
 
 
-@pytest.mark.xfail(strict=True, reason="kg/dbpedia/route.py reports instances_without_entities as a count, not "
-                                       "their ids (the console names what a list holds)")
 def test_build_names_the_instances_linked_to_no_entity(tmp_path, dbpedia_dump, home, capsys):
     corpus = tmp_path / "c.csv"
     corpus.write_text("id,text,entity,label\n" "t1,a,http://dbpedia.org/resource/Chris_Gayle,1\n"

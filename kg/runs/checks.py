@@ -218,7 +218,7 @@ def _check_dbpedia(spec: Mapping, objects=None) -> dict:
     for url, option in ((opts.get("spotlight_url"), "--spotlight-url"), (opts.get("sparql_url"), "--sparql-url")):
         if url and (ann == "spotlight" if option == "--spotlight-url" else src == "sparql"):
             check_url(url, option)
-            check_service(url, option)
+            check_service(url, option, timeout=max(10.0, float(opts.get("timeout") or 0)))  # as slow as --timeout
     out: dict = {"n_instances": len(corpus), "objects": objects}
     if corpus.labels is not None:
         out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))

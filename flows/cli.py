@@ -113,7 +113,9 @@ def cmd_run(args) -> int:
         with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
             check_output(args.out, "folder")
             source = resolve_source(**_source_kwargs(args))
-            check_source(source)
+            from flows.stages import ROUTE  # the corpus read here is the one the stages use: read once
+
+            check_source(source, objects=ROUTE)
             params = _run_params(args)
         _ingest(lambda show: ingest_spec(source, home / "dbpedia-cache", show), args.quiet)  # new dump files
     from flows import pipeline

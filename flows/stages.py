@@ -22,7 +22,7 @@ __all__ = ["code_version", "corpus_batches", "entity_batches", "read_table",
            "stage_dbpedia_table", "stage_evaluate", "stage_export", "stage_fetch", "stage_fetch_batch",
            "stage_load_dataset", "stage_load_facts", "stage_select", "stage_store"]
 
-_ROUTE = dbpedia.RouteObjects()  # a spec's corpus, lexicon and source, built once per process
+ROUTE = dbpedia.RouteObjects()  # a spec's corpus, lexicon and source, built once per process (also for kgfs run's checks)
 _TABLE_FILES = {"table": "table.npz", "summary": "summary.json"}
 
 
@@ -125,7 +125,7 @@ def stage_load_dataset(spec: Mapping, *, home=None, force=False) -> dict:
 # --------------------------------------------------------------------------- DBpedia route
 def corpus_batches(spec: Mapping, batch_size: int = 500) -> list[list[int]]:
     """``[start, stop)`` ranges of the spec's corpus, ``batch_size`` instances each."""
-    return dbpedia.corpus_batches(len(_ROUTE.corpus(spec)), batch_size)
+    return dbpedia.corpus_batches(len(ROUTE.corpus(spec)), batch_size)
 
 
 def stage_annotate_batch(spec: Mapping, start: int, stop: int, *, home=None, force=False) -> dict:
@@ -136,8 +136,8 @@ def stage_annotate_batch(spec: Mapping, start: int, stop: int, *, home=None, for
               "code": code_version("dbpedia")}
 
     def make():
-        corpus = _ROUTE.corpus(spec)
-        annotator = None if corpus.entities is not None else _ROUTE.annotator(spec, _cache_dir(home))
+        corpus = ROUTE.corpus(spec)
+        annotator = None if corpus.entities is not None else ROUTE.annotator(spec, _cache_dir(home))
         return dbpedia.annotate_batch(corpus, start, stop, annotator)
 
     return _json_stage("annotate-batch", inputs, "entities.json", make, home, force)
@@ -162,7 +162,7 @@ def stage_fetch_batch(spec: Mapping, entities: Sequence[str], *, home=None, forc
     inputs = {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **dbpedia.source_inputs(spec),
               "code": code_version("dbpedia")}
     return _json_stage("fetch-batch", inputs, "facts.json", lambda: dbpedia.fetch_features(
-        _ROUTE.source(spec, _cache_dir(home)), entities, dbpedia.source_inputs(spec)["features"]), home, force)
+        ROUTE.source(spec, _cache_dir(home)), entities, dbpedia.source_inputs(spec)["features"]), home, force)
 
 
 def stage_fetch(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=False) -> dict:
@@ -175,7 +175,7 @@ def stage_fetch(spec: Mapping, batches: Sequence[Mapping], *, home=None, force=F
         per: dict[str, list[str]] = {}
         for b in batches:
             per.update(_load(b, "facts"))
-        source = _ROUTE.source(spec, _cache_dir(home))
+        source = ROUTE.source(spec, _cache_dir(home))
         return dbpedia.fetch_hierarchy(source, per, dbpedia.source_inputs(spec)["features"], depth)
 
     return _json_stage("fetch", inputs, "facts.json", make, home, force)
@@ -189,7 +189,7 @@ def stage_dbpedia_table(spec: Mapping, annotate_rec: Mapping, fetch_rec: Mapping
               "features": opts.get("features", "types"), "min_support": opts.get("min_support", 1),
               "category_depth": opts.get("category_depth", 2), "code": code_version("dbpedia")}
     return _table_stage(inputs, lambda: dbpedia.table_from_records(
-        spec, _ROUTE.corpus(spec), _load(annotate_rec, "entities"), _load(fetch_rec, "facts")), home, force)
+        spec, ROUTE.corpus(spec), _load(annotate_rec, "entities"), _load(fetch_rec, "facts")), home, force)
 
 
 # --------------------------------------------------------------------------- select, evaluate, export

@@ -57,7 +57,7 @@ from kg.dbpedia.sources import (
     SKOS_BROADER,
     MemoCache,
     breadth_first_edges,
-    in_namespaces,
+    edges_within,
     resolve_namespaces,
 )
 
@@ -544,8 +544,7 @@ class DumpSource:
     def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
         sub, _ = self._schema()
         edges = breadth_first_edges(classes, lambda xs: {x: sub.get(x, set()) for x in xs}, None)
-        ns = self.type_namespaces
-        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+        return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         _, br = self._schema()

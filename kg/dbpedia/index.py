@@ -51,7 +51,7 @@ import numpy as np
 from kg.dbpedia.columns import KeyTable, StringColumn, hash_keys, load_array
 from kg.dbpedia.dumps import dump_files
 from kg.dbpedia.ingest import FORMAT, build_segment
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, in_namespaces, resolve_namespaces
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, resolve_namespaces
 from kg.errors import InputFormatError
 from kg.files import atomic_write
 
@@ -185,6 +185,12 @@ class Segment:
         names.update(zip(todo, column.take(todo)))
         return [names[i] for i in ids.tolist()]
 
+    def _ranges(self, query: np.ndarray, first: np.ndarray, lengths: np.ndarray,
+                term_ids: np.ndarray) -> list[tuple[int, str]]:
+        """``(query index, term)`` for each ``term_ids[first:first + length]`` range of each query."""
+        ids = np.asarray(term_ids[_expand(first, lengths)])
+        return list(zip(np.repeat(query, lengths).tolist(), self._term_names(ids)))
+
     def facts(self, kind: str, keys: np.ndarray) -> list[tuple[int, str]]:
         """The ``types`` (or ``categories``) of subjects given by their keys.
 
@@ -214,9 +220,7 @@ class Segment:
         if not len(rows):
             return []
         first = np.asarray(start[rows])
-        lengths = np.asarray(stop[rows]) - first
-        ids = np.asarray(terms[_expand(first, lengths)])
-        return list(zip(np.repeat(query, lengths).tolist(), self._term_names(ids)))
+        return self._ranges(query, first, np.asarray(stop[rows]) - first, terms)
 
     def parents(self, kind: str, nodes: Sequence[str]) -> list[tuple[int, str]]:
         """The parents of nodes along ``subclass`` (``rdfs:subClassOf``) or ``broader`` (``skos:broader``).
@@ -245,9 +249,7 @@ class Segment:
         query, rows = table.find(hash_keys(nodes))
         node_ids = np.asarray(ids[rows])
         lo, hi = np.searchsorted(child, node_ids, "left"), np.searchsorted(child, node_ids, "right")
-        lengths = hi - lo
-        found = np.asarray(parent[_expand(lo, lengths)])
-        return list(zip(np.repeat(query, lengths).tolist(), self._term_names(found)))
+        return self._ranges(query, lo, hi - lo, parent)
 
 
 @contextlib.contextmanager
@@ -534,18 +536,16 @@ class IndexSource:
                 "type_namespaces": list(self.type_namespaces), "index": [s.info["sha256"] for s in self.segments]}
 
     def _ask(self, kind: str, items: Iterable[str]) -> dict[str, set[str]]:
-        cache = self._memo[kind]
-        known, todo = cache.split(items)
-        if todo:
-            found: dict[str, set[str]] = {x: set() for x in todo}
-            keys = hash_keys(todo) if kind in ("types", "categories") else None
-            for seg in self.segments:
-                pairs = seg.facts(kind, keys) if keys is not None else seg.parents(kind, todo)
-                for q, iri in pairs:
-                    found[todo[q]].add(iri)
-            cache.put(found)
-            known.update(found)
-        return known
+        return self._memo[kind].ask(items, lambda todo: self._fetch(kind, todo))
+
+    def _fetch(self, kind: str, todo: list[str]) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {x: set() for x in todo}
+        keys = hash_keys(todo) if kind in ("types", "categories") else None
+        for seg in self.segments:
+            pairs = seg.facts(kind, keys) if keys is not None else seg.parents(kind, todo)
+            for q, iri in pairs:
+                found[todo[q]].add(iri)
+        return found
 
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
         """The ``rdf:type`` objects of each entity in the type namespaces (see the module).
@@ -598,8 +598,7 @@ class IndexSource:
         See the module.
         """
         edges = breadth_first_edges(classes, lambda xs: self._ask("subclass", xs), None)
-        ns = self.type_namespaces
-        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+        return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         """``skos:broader`` edges up to ``depth`` levels above the categories (cycles end the walk).

@@ -41,6 +41,7 @@ from kg.dbpedia.sources import (
     SKOS_BROADER,
     MemoCache,
     breadth_first_edges,
+    edges_within,
     in_namespaces,
     resolve_namespaces,
 )
@@ -113,16 +114,11 @@ class RdflibSource:
     # ------------------------------------------------------------------ lookups
     def _objects(self, cache: MemoCache, predicate: str, subjects: Iterable[str]) -> dict[str, set[str]]:
         """``{subject: {IRI object, ...}}`` of one predicate (memoised per subject)."""
-        known, todo = cache.split(subjects)
-        if todo:
-            p = rdflib.URIRef(predicate)
-            found = {
-                s: {str(o) for o in self.graph.objects(rdflib.URIRef(check_iri(s)), p) if isinstance(o, rdflib.URIRef)}
-                for s in todo
-            }
-            cache.put(found)
-            known.update(found)
-        return known
+        p = rdflib.URIRef(predicate)
+        return cache.ask(subjects, lambda todo: {
+            s: {str(o) for o in self.graph.objects(rdflib.URIRef(check_iri(s)), p) if isinstance(o, rdflib.URIRef)}
+            for s in todo
+        })
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
@@ -185,8 +181,7 @@ class RdflibSource:
         set()
         """
         edges = breadth_first_edges(classes, lambda xs: self._objects(self._sub, RDFS_SUBCLASSOF, xs), None)
-        ns = self.type_namespaces
-        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+        return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         """The ``skos:broader`` edges met walking up from ``categories`` at most ``depth`` levels.

@@ -59,6 +59,7 @@ __all__ = [
     "DBO_REDIRECTS",
     "DBO_WIKILINK",
     "breadth_first_edges",
+    "edges_within",
     "in_namespaces",
 ]
 
@@ -117,6 +118,27 @@ def in_namespaces(iri: str, namespaces: Sequence[str]) -> bool:
     False
     """
     return iri.startswith(tuple(namespaces))
+
+
+def edges_within(edges: Iterable[tuple[str, str]], namespaces: Sequence[str]) -> set[tuple[str, str]]:
+    """The edges whose both ends lie in the namespaces (what ``class_edges`` keeps).
+
+    Parameters
+    ----------
+    edges : iterable of (child, parent)
+    namespaces : sequence of str
+        Full IRI prefixes (see :func:`resolve_namespaces`).
+
+    Returns
+    -------
+    set of (child, parent)
+
+    Examples
+    --------
+    >>> sorted(edges_within([(DBO + "A", DBO + "B"), (DBO + "A", "http://x/C")], [DBO]))
+    [('http://dbpedia.org/ontology/A', 'http://dbpedia.org/ontology/B')]
+    """
+    return {(c, p) for c, p in edges if in_namespaces(c, namespaces) and in_namespaces(p, namespaces)}
 
 
 @runtime_checkable
@@ -219,6 +241,34 @@ class MemoCache:
         """Remember each key's answer."""
         for k, v in answers.items():
             self._d[k] = frozenset(v)
+
+    def ask(self, keys: Iterable[str], fetch: Callable[[list[str]], dict[str, set]]) -> dict[str, set]:
+        """Every key's answer: the known ones from the memo, the others from one ``fetch`` (then remembered).
+
+        Parameters
+        ----------
+        keys : iterable of str
+        fetch : callable
+            ``fetch(todo)`` answers the keys not known yet (sorted, deduplicated; never called with none).
+
+        Returns
+        -------
+        dict of str -> set
+
+        Examples
+        --------
+        >>> c = MemoCache()
+        >>> c.ask(["a"], lambda todo: {k: {k.upper()} for k in todo})
+        {'a': {'A'}}
+        >>> c.ask(["a"], lambda todo: 1 / 0)  # known: not fetched again
+        {'a': {'A'}}
+        """
+        known, todo = self.split(keys)
+        if todo:
+            found = fetch(todo)
+            self.put(found)
+            known.update(found)
+        return known
 
 
 # ---------------------------------------------------------------------------------- annotators

@@ -69,7 +69,7 @@ from kg.dbpedia.sources import (
     SKOS_BROADER,
     MemoCache,
     breadth_first_edges,
-    in_namespaces,
+    edges_within,
     resolve_namespaces,
 )
 from kg.files import atomic_write
@@ -393,22 +393,21 @@ class SparqlSource:
         return f"SELECT DISTINCT ?a ?b WHERE {{\n{branches}\n  FILTER(isIRI(?a) && isIRI(?b))\n}}"
 
     def _facts(self, cache: MemoCache, stage: str, entities, build) -> dict[str, set[str]]:
-        known, todo = cache.split(entities)
-        if todo:
-            found: dict[str, set[str]] = {e: set() for e in todo}
-            stray = 0
-            for a, b in self._batches(stage, todo, build):
-                if isinstance(a, str) and isinstance(b, str):
-                    if a in found:
-                        found[a].add(b)
-                    else:
-                        stray += 1
-            if stray:  # the server rewrote an IRI we sent: its facts would be lost silently
-                log.warning("%s: %d %s row(s) name an entity that was not asked for (IRI rewritten by the "
-                            "server?)", self.url, stray, stage)
-            cache.put(found)
-            known.update(found)
-        return known
+        return cache.ask(entities, lambda todo: self._fetch_facts(stage, todo, build))
+
+    def _fetch_facts(self, stage: str, todo: list[str], build) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {e: set() for e in todo}
+        stray = 0
+        for a, b in self._batches(stage, todo, build):
+            if isinstance(a, str) and isinstance(b, str):
+                if a in found:
+                    found[a].add(b)
+                else:
+                    stray += 1
+        if stray:  # the server rewrote an IRI we sent: its facts would be lost silently
+            log.warning("%s: %d %s row(s) name an entity that was not asked for (IRI rewritten by the "
+                        "server?)", self.url, stray, stage)
+        return found
 
     def _one_hop(self, cache: MemoCache, stage: str, pred: str, nodes: list[str]) -> dict[str, set[str]]:
         return self._facts(cache, stage, nodes, lambda vs: self._pairs_query(pred, vs))
@@ -448,8 +447,7 @@ class SparqlSource:
             edges = breadth_first_edges(
                 classes, lambda xs: self._one_hop(self._sub, "superclasses", RDFS_SUBCLASSOF, xs), None
             )
-        ns = self.type_namespaces
-        return {(c, p) for c, p in edges if in_namespaces(c, ns) and in_namespaces(p, ns)}
+        return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         return breadth_first_edges(

@@ -284,9 +284,14 @@ def _given_prior(prior: Mapping[str, float]):
     return weights
 
 
+def _column_keys(column) -> np.ndarray:
+    """The keys of a column's strings, hashed a block at a time."""
+    return np.concatenate([hash_keys(b[0]) for _, b in _batches(column)] or [np.zeros((0, 2), np.uint64)])
+
+
 def _redirect_map(sources, targets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Sorted distinct redirect keys, the row that wins for each (the last), and its target's key."""
-    keys = np.concatenate([hash_keys(b[0]) for _, b in _batches(sources)] or [np.zeros((0, 2), np.uint64)])
+    keys = _column_keys(sources)
     n = len(keys)
     order = key_order(keys)  # stable: the last of equal keys is the last row
     ordered = keys[order]
@@ -301,7 +306,7 @@ def _redirect_map(sources, targets) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def _link_prior(inlinks, red_keys, red_targets):
     """``prior(entity keys, iris_of)`` from in-link counts (a link to a redirect counts for its target)."""
     iris, counts = inlinks
-    keys = np.concatenate([hash_keys(b[0]) for _, b in _batches(iris)] or [np.zeros((0, 2), np.uint64)])
+    keys = _column_keys(iris)
     q, pos = find_sorted(red_keys[:, 0], red_keys[:, 1], keys)
     keys[q] = red_targets[pos]
     linked, group = unique_keys(keys)

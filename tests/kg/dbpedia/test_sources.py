@@ -2,7 +2,7 @@ import networkx as nx
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, in_namespaces, resolve_namespaces
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, in_namespaces, resolve_namespaces
 
 GRAPHS = st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=40)  # cycles and self-loops allowed
 
@@ -43,6 +43,25 @@ def test_memo_cache():
     assert known == {"a": {"x"}} and todo == ["b"]
     known["a"].add("y")
     assert m.split(["a"])[0] == {"a": {"x"}}  # answers are copies
+
+
+def test_memo_cache_ask_fetches_each_unknown_key_once():
+    m, calls = MemoCache(), []
+
+    def fetch(todo):
+        calls.append(todo)
+        return {k: {k * 2} for k in todo}
+
+    assert m.ask(["b", "a", "b"], fetch) == {"a": {"aa"}, "b": {"bb"}}
+    assert m.ask(["a", "c"], fetch) == {"a": {"aa"}, "c": {"cc"}}
+    assert m.ask(["c"], fetch) == {"c": {"cc"}}
+    assert calls == [["a", "b"], ["c"]]  # sorted, deduplicated, never the known keys, never empty
+
+
+def test_edges_within_keeps_edges_with_both_ends_in_the_namespaces():
+    ns = ("http://x/", "http://y/")
+    edges = {("http://x/a", "http://y/b"), ("http://x/a", "http://z/c"), ("http://z/c", "http://x/a")}
+    assert edges_within(edges, ns) == {("http://x/a", "http://y/b")}
 
 
 def test_namespaces():

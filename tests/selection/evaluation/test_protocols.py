@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from kg.errors import KgfsError
+from selection.evaluation import protocols
 from selection.evaluation.cv import evaluate_table
 from selection.evaluation.grid import run_grid
 from selection.evaluation.protocols import (
@@ -50,8 +51,11 @@ def test_register_protocol_runs_in_a_grid(dmcc, tmp_path):
 
     register_protocol("test-shifted-seed", holdout5, classifiers=("nb",), metrics=("accuracy",),
                       rank_metrics=("accuracy",), n_splits=4)
-    r = run_grid({"dm": dmcc}, ["complete"], None, protocol="test-shifted-seed", out_dir=tmp_path, n_jobs=1,
-                 plots=False)
+    try:  # leave the registry as it was: later tests (the CLI's help) list every registered protocol
+        r = run_grid({"dm": dmcc}, ["complete"], None, protocol="test-shifted-seed", out_dir=tmp_path, n_jobs=1,
+                     plots=False)
+    finally:
+        del protocols._PROTOCOLS["test-shifted-seed"]
     df = pd.read_csv(r.results)
     assert len(df) == 4 and (df["classifier"] == "nb").all()
     ref = evaluate_table(dmcc, ["complete"], ["nb"], dataset="dm", n_splits=4, random_state=100)

@@ -122,7 +122,7 @@ def cmd_run(args) -> int:
     from kg.runs.display import RunDisplay
 
     target, t0, api = str(Path(args.out).absolute()), time.perf_counter(), None
-    display = LineProgress() if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
+    display = LineProgress(_say) if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
     pipeline.set_reporter(display)
     try:
         with display:  # a run whose every stage is stored needs no Prefect: it is published from the store
@@ -157,8 +157,12 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _say(line: str) -> None:  # a progress or notice line, as it happens (also when piped)
+    print(line, file=sys.stderr, flush=True)
+
+
 def _announce(text: str) -> None:
-    print(f"kgfs: {text}", file=sys.stderr)
+    _say(f"kgfs: {text}")
 
 
 def _prefect_api(home: Path, display):
@@ -338,7 +342,7 @@ def cmd_evaluate(args) -> int:
         datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
     for name, table in [(n, t) for n, t in datasets.items() if check_folds(t.y, plan.n_splits, n) is None]:
         _note(name, table.meta)  # after every table's folds are checked: a bad input stays one line
-    lines = LineProgress() if not (con.is_terminal or args.quiet) else None
+    lines = LineProgress(_say) if not (con.is_terminal or args.quiet) else None
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
         tid = prog.add_task("grid", total=None)
@@ -366,11 +370,16 @@ def cmd_export(args) -> int:
     return 0
 
 
+def _home_store():  # the stage store alone: the cache commands need none of the stages' imports
+    from kg.runs.store import Store
+
+    return Store(settings.kgfs_home() / "store")
+
+
 def cmd_cache_ls(args) -> int:
-    from flows import stages
     from kg.runs.console import cache_table
 
-    store = stages.stage_store(settings.kgfs_home())
+    store = _home_store()
     recs = store.records()
     if not recs:
         print(f"no cached stages in {store.root}")
@@ -387,17 +396,13 @@ def cmd_methods(args) -> int:
 
 
 def cmd_cache_clear(args) -> int:
-    from flows import stages
-
-    store = stages.stage_store(settings.kgfs_home())
+    store = _home_store()
     print(f"removed {store.clear(args.stage)} cached stage folder(s) from {store.root}")
     return 0
 
 
 def cmd_cache_verify(args) -> int:
-    from flows import stages
-
-    problems, text = stages.stage_store(settings.kgfs_home()).verify_summary(remove=args.remove)
+    problems, text = _home_store().verify_summary(remove=args.remove)
     for p in problems:
         print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
     print(text)

@@ -21,9 +21,8 @@ from __future__ import annotations
 import errno
 import os
 import re
-import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 __all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "summary_table",
            "table_notes_lines"]
@@ -62,8 +61,8 @@ class LineProgress:
 
     Parameters
     ----------
-    stream : file-like, optional
-        Default ``sys.stderr``.
+    write : callable
+        ``write(line)`` shows one line (the command line prints it; the library only builds it).
     every : float
         Seconds between two count lines.
 
@@ -71,7 +70,7 @@ class LineProgress:
     --------
     >>> import io
     >>> buf = io.StringIO()
-    >>> with LineProgress(buf, every=0) as p:
+    >>> with LineProgress(lambda line: buf.write(line + "\\n"), every=0) as p:
     ...     p("done", "table", record={"summary": {"n_instances": 3, "n_features": 2}})
     ...     p.cells(4, 4)
     >>> print(buf.getvalue(), end="")
@@ -79,8 +78,8 @@ class LineProgress:
     kgfs: evaluate: 4/4 cells
     """
 
-    def __init__(self, stream=None, every: float = 5.0):
-        self.stream = stream if stream is not None else sys.stderr
+    def __init__(self, write: Callable[[str], object], every: float = 5.0):
+        self.write = write
         self.every = float(every)
         self._last = -1e18
 
@@ -91,7 +90,7 @@ class LineProgress:
         return None
 
     def _line(self, text: str) -> None:
-        print(f"kgfs: {text}", file=self.stream, flush=True)
+        self.write(f"kgfs: {text}")
 
     def __call__(self, event: str, stage: str, **info) -> None:
         """One event of a stage: ``start``, ``progress`` (``done``, ``total``, ``what``) or ``done`` (``record``)."""

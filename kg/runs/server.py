@@ -37,6 +37,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import socket
@@ -48,6 +49,8 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_IDLE_MINUTES", "DEFAULT_PORT", "ServerInfo", "api_healthy", "ensure_server", "find_server",
            "lease", "prefect_env", "server_dir", "server_env", "start_server", "starting", "status", "stop_server", "wait_until_ready"]
@@ -671,7 +674,7 @@ def _supervise(d: Path, port: int, idle_minutes: float) -> int:
             break
     except _Stop:
         pass
-    print(f"kgfs server supervisor: stopping ({why})", flush=True)
+    log.info("stopping (%s)", why)
     if child.poll() is None:
         child.terminate()
         try:
@@ -684,7 +687,8 @@ def _supervise(d: Path, port: int, idle_minutes: float) -> int:
     return 0
 
 
-if __name__ == "__main__":  # the supervisor (started by start_server)
+if __name__ == "__main__":  # the supervisor (started by start_server): its stdout is the server's log
+    logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="kgfs server supervisor: %(message)s")
     if len(sys.argv) != 5 or sys.argv[1] != "supervise":
         sys.exit("usage: server.py supervise SERVER_DIR PORT IDLE_MINUTES")
     sys.exit(_supervise(Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])))

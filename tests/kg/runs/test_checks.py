@@ -91,7 +91,7 @@ def test_error_lines():
 
 def test_line_progress_prints_as_things_happen():
     buf = io.StringIO()
-    p = LineProgress(buf, every=3600)
+    p = LineProgress(lambda line: buf.write(line + "\n"), every=3600)
     p("start", "evaluate")
     p.cells(0, 10)
     p.cells(5, 10)  # within `every` of the last line: not printed

@@ -64,11 +64,11 @@ class StoredOnly(Store):
     """
 
     def run(self, stage, inputs, compute, *, force=False):
-        """:meth:`kg.runs.store.Store.run`, with a computation that raises :class:`NotInStore`."""
-        def refuse(_folder):
+        """:meth:`kg.runs.store.Store.lookup`, raising :class:`NotInStore` when not stored (nothing is written)."""
+        rec = None if force else self.lookup(stage, inputs)
+        if rec is None:
             raise NotInStore(stage)
-
-        return super().run(stage, inputs, refuse, force=force)
+        return rec
 
 
 def store_at(root: str | os.PathLike) -> Store:

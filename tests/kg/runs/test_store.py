@@ -97,11 +97,13 @@ def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
 
 
 def test_keys_cover_the_dependencies_versions(monkeypatch):
-    before = store_mod.code_digest()
-    versions = store_mod.dependency_versions()
-    monkeypatch.setattr(store_mod, "_DIGESTS", {})
-    monkeypatch.setattr(store_mod, "dependency_versions", lambda: {**versions, "scikit-learn": "0.0"})
-    assert store_mod.code_digest() != before
+    from kg.runs import keys
+
+    before = keys.code_digest()
+    versions = keys.dependency_versions()
+    monkeypatch.setattr(keys, "_DIGESTS", {})
+    monkeypatch.setattr(keys, "dependency_versions", lambda: {**versions, "scikit-learn": "0.0"})
+    assert keys.code_digest() != before
 
 
 def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):

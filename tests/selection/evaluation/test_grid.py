@@ -137,21 +137,21 @@ def test_cell_keys_change_with_any_kgfs_source(tmp_path, monkeypatch):
     """Editing a module no list names (the path rules of selection/measures/paths.py) gives new cell keys."""
     import shutil
 
-    from kg.runs import store
+    from kg.runs import keys
     from selection.evaluation.grid import cell_key
     from selection.evaluation.protocols import get_protocol
 
     roots = []
-    for root in store._package_roots():
+    for root in keys._package_roots():
         roots.append(tmp_path / root.name)
         shutil.copytree(root, roots[-1], ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(store, "_package_roots", lambda: roots)
-    monkeypatch.setattr(store, "_DIGESTS", {})
+    monkeypatch.setattr(keys, "_package_roots", lambda: roots)
+    monkeypatch.setattr(keys, "_DIGESTS", {})
     kw = dict(dataset="d", fingerprint="f", selector="shsel-ig-prune", sparams={}, classifier="nb", cparams={},
               fold=0, protocol="basic", options="{}", n_splits=10, seed=0, evaluate=get_protocol("basic").evaluate)
     before = cell_key(**kw)
     assert cell_key(**kw) == before
     paths = tmp_path / "selection" / "measures" / "paths.py"
     paths.write_text(paths.read_text() + "\n# an edit\n")
-    store._DIGESTS.clear()  # a new process
+    keys._DIGESTS.clear()  # a new process
     assert cell_key(**kw) != before

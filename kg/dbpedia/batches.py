@@ -31,9 +31,12 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from kg.dbpedia.corpus import Corpus
-from kg.table import FeatureTable
+
+if TYPE_CHECKING:  # numpy/scipy load with the first table, not with the route's specs and checks
+    from kg.table import FeatureTable
 
 __all__ = ["DEFAULT_TIMEOUT", "RouteObjects", "StoredSource", "TOTAL_TIMEOUTS", "annotate_batch", "annotator_inputs", "corpus_batches", "entity_batches",
            "fetch_features", "fetch_hierarchy", "ingest_spec", "is_transient", "merge_annotations", "source_inputs", "spec_table",

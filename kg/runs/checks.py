@@ -175,19 +175,18 @@ def check_service(url: str, option: str, *, timeout: float = 10.0) -> None:
 
 
 def _check_go(spec: Mapping) -> dict:
-    from kg.go import read_annotations, read_labels
     from kg.go.obo import check_obo_options
+    from kg.runs.inputs import read_facts
 
     opts = spec.get("options", {})
     check_obo_options(spec["ontology"]["path"], relations=opts.get("relations", ("is_a",)),
                       namespaces=opts.get("namespaces"))
-    ann = read_annotations(spec["annotations"]["path"], evidence=opts.get("evidence"))
+    ann, labels = read_facts(spec)
     if not ann:
         raise KgfsError(f"{spec['annotations']['path']}: no annotation (--annotations"
                         + (f", --evidence {' '.join(opts['evidence'])}" if opts.get("evidence") else "") + ")")
     out: dict = {"n_annotated": len(ann)}
-    if spec.get("labels"):
-        labels = read_labels(spec["labels"]["path"])
+    if labels is not None:
         if not labels:
             raise KgfsError(f"{spec['labels']['path']}: no labels (--labels)")
         missing = [g for g in labels if g not in ann]

@@ -41,6 +41,7 @@ from kg.errors import KgfsError
 from kg.files import atomic_write
 from kg.runs.store import SOURCE_PACKAGES, code_digest
 from selection.evaluation.cv import COLUMNS, check_folds, normalize_specs, spec_label
+from selection.evaluation.plan import check_methods
 from selection.evaluation.protocols import get_protocol
 from selection.registry import available_selectors, classifier_entry, selector_entry
 
@@ -290,7 +291,7 @@ def run_grid(
     proto = get_protocol(protocol)
     n_splits = int(n_splits or proto.n_splits)
     options = dict(options or {})
-    sel_specs, clf_specs = _checked_specs(proto, protocol, selectors, classifiers)
+    sel_specs, clf_specs = _checked_specs(proto, selectors, classifiers)
     labels = [spec_label(s, p) for s, p in sel_specs]
     tables = _load_tables(datasets, load, n_splits)
     out = Path(out_dir)
@@ -318,17 +319,11 @@ def run_grid(
     )
 
 
-def _checked_specs(proto, protocol: str, selectors, classifiers) -> tuple[list, list]:
+def _checked_specs(proto, selectors, classifiers) -> tuple[list, list]:
     """Selector and classifier specs, every name resolved before any work."""
     sel_specs = normalize_specs(selectors, "selector")
     clf_specs = normalize_specs(classifiers if classifiers is not None else list(proto.classifiers), "classifier")
-    for s, _ in sel_specs:
-        if proto.methods is None:
-            selector_entry(s)
-        elif s not in proto.methods:
-            raise KgfsError(f"protocol {protocol!r} has no method {s!r}; available: {', '.join(proto.methods)}")
-    for c, _ in clf_specs:
-        classifier_entry(c)
+    check_methods(proto, [s for s, _ in sel_specs], [c for c, _ in clf_specs])
     labels = [spec_label(s, p) for s, p in sel_specs]
     if len(set(labels)) != len(labels):
         raise KgfsError(f"selectors given twice: {labels}")

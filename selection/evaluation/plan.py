@@ -29,7 +29,7 @@ from selection.evaluation.cv import COLUMNS, THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
 from selection.registry import classifier_entry, method_params, selector_entry
 
-__all__ = ["EvaluationPlan", "fold_policy", "plan_evaluation", "write_skipped"]
+__all__ = ["EvaluationPlan", "check_methods", "fold_policy", "plan_evaluation", "write_skipped"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,37 @@ def _threshold_option(threshold) -> dict:
     if not np.isfinite(value):
         raise KgfsError(f"--threshold must be a finite number, got {threshold!r}")
     return {"threshold": value}
+
+
+def check_methods(proto: Protocol, selectors, classifiers) -> None:
+    """Every selector is one of the protocol's methods (any registered one when it lists none), every
+    classifier is registered; else a one-line error naming the valid ones.
+
+    Parameters
+    ----------
+    proto : Protocol
+    selectors, classifiers : iterable of str
+        Names.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> try:
+    ...     check_methods(get_protocol("hifsrr2017"), ["shsel-ig-prune"], ["nb"])
+    ... except KgfsError as e:
+    ...     print(str(e).split(";")[0])
+    protocol 'hifsrr2017' has no method 'shsel-ig-prune'
+    """
+    for s in selectors:
+        if proto.methods is None:
+            selector_entry(s)
+        elif s not in proto.methods:
+            raise KgfsError(f"protocol {proto.name!r} has no method {s!r}; available: {', '.join(proto.methods)}")
+    for c in classifiers:
+        classifier_entry(c)
 
 
 def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, params: Mapping | None = None,
@@ -119,14 +150,8 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     if not selectors:
         raise KgfsError("no selectors given (--selectors)")
     free = tuple(proto.methods or ())
-    for s in selectors:
-        if proto.methods is None:
-            selector_entry(s)
-        elif s not in proto.methods:
-            raise KgfsError(f"protocol {proto.name!r} has no method {s!r}; available: {', '.join(proto.methods)}")
     classifiers = list(proto.classifiers if classifiers is None else classifiers)
-    for c in classifiers:
-        classifier_entry(c)
+    check_methods(proto, selectors, classifiers)
     extra = _threshold_option(threshold)
     both = sorted(set(extra) & set(options or {}))
     if both:

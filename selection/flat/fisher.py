@@ -35,7 +35,7 @@ def _class_moments(X, codes: np.ndarray, n_classes: int):
         X = sp.csr_matrix(X, dtype=np.float64)
         n = X.shape[0]
         onehot = sp.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(n_classes, n))
-        s1 = np.asarray((onehot @ X).todense())
+        s1 = np.asarray((onehot @ X).todense())  # classes x features: the class sums, not the table
         s2 = np.asarray((onehot @ X.multiply(X)).todense())
         mu_c = s1 / n_c[:, None]
         var_c = np.clip(s2 / n_c[:, None] - mu_c**2, 0.0, None)

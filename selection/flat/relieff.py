@@ -49,7 +49,7 @@ def _unit_range(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         if np.isin(X.data, (0.0, 1.0)).all():
             return X, True
-        span = (X.max(axis=0) - X.min(axis=0)).toarray().ravel()
+        span = (X.max(axis=0) - X.min(axis=0)).toarray().ravel()  # 1 x features: one row, not the table
         span[span == 0] = 1.0
         return sp.csr_matrix(X @ sp.diags(1.0 / span)), False
     X = np.asarray(X, dtype=np.float64)
@@ -64,7 +64,7 @@ def _distances(Xs, rows: np.ndarray, binary: bool, gram) -> np.ndarray:
     """L1 distances (n_rows x n) of the instances ``rows`` to every instance."""
     if binary:
         nnz, XT = gram
-        g = np.asarray((Xs[rows] @ XT).todense()).astype(np.int64)
+        g = np.asarray((Xs[rows] @ XT).todense()).astype(np.int64)  # a block of rows x instances, bounded by the caller
         return (nnz[rows, None] + nnz[None, :] - 2 * g).astype(np.float64)
     return pairwise_distances(Xs[rows], Xs, metric="manhattan")
 

@@ -274,7 +274,7 @@ elif mode == "ingest":
            "bytes": report["bytes"], "lexicon": report["lexicon"], "triples": sum(f["triples"] for f in report["files"])}}
 else:
     from kg.dbpedia.batches import RouteObjects, spec_table
-    from kg.runs.inputs import dbpedia_source
+    from flows.inputs import dbpedia_source
     t = time.perf_counter()
     spec = dbpedia_source(args["corpus"], {{"dump": args["dump"], "features": args["features"]}})
     table = spec_table(spec, cache_dir=args["cache"])

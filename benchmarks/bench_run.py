@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LIBRARY = """
 from flows import stages
-from kg.runs.inputs import resolve_source
-from kg.runs.publish import publish
+from flows.inputs import resolve_source
+from flows.publishing.publish import publish
 s, h = resolve_source(), "lib-home"
 r = {"facts": stages.stage_load_facts(s, home=h, force=True)}
 r["table"] = stages.stage_build_table(s, r["facts"], home=h, force=True)

@@ -4,7 +4,7 @@
 subflows ``kgfs-annotate`` and ``kgfs-fetch``, or (GO route) the task ``load-facts``; then the tasks
 ``build-table``, ``select``, the subflow ``kgfs-evaluate`` and the task ``export``: functions of
 :mod:`flows.stages`, whose runs are named after their stage (as in the report), in flow runs named
-and tagged after the dataset, selector, route and cache outcome (:mod:`kg.runs.report`). The one
+and tagged after the dataset, selector, route and cache outcome (:mod:`flows.publishing.report`). The one
 cache is kgfs's stage store: Prefect persists no results and caches nothing, and
 :func:`run_from_store` computes every stage's key in order without Prefect (a run whose stages are
 all stored needs no server). External calls (Spotlight, SPARQL) are batch tasks retried on
@@ -22,10 +22,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from flows import settings, stages
-from kg.runs import report
-from kg.runs.lookup import ONLY_STORED, NotInStore
-from kg.runs.publish import publish
-from kg.runs.report import stage_note
+from flows.publishing import report
+from flows.publishing.lookup import ONLY_STORED, NotInStore
+from flows.publishing.publish import publish
+from flows.publishing.report import stage_note
 
 __all__ = ["annotate_flow", "evaluate_flow", "fetch_flow", "kgfs_run", "run_from_store", "run_pipeline",
            "set_reporter"]
@@ -199,7 +199,7 @@ def _dask_cluster(address: str | None, n_workers: int = 2):
 
 # --------------------------------------------------------------------------- results and artifacts
 def _run_name() -> str:
-    """A ``kgfs-run`` flow run's name: its dataset, selector and parameters (:func:`kg.runs.report.run_labels`)."""
+    """A ``kgfs-run`` flow run's name: its dataset, selector and parameters (:func:`flows.publishing.report.run_labels`)."""
     from prefect.runtime import flow_run
 
     return report.run_labels({"dataset": flow_run.parameters["source"]["name"], **flow_run.parameters})[0]
@@ -304,7 +304,7 @@ def run_from_store(source: dict, **params) -> dict | None:
 
 def run_pipeline(source: dict | None = None, *, out: str | Path = "kgfs-output", home: str | Path | None = None,
                  no_cache: bool = False, heartbeat: bool = False, from_store: bool = True, **params) -> dict:
-    """Run the pipeline on ``source`` (:func:`kg.runs.inputs.resolve_source`; default the bundled
+    """Run the pipeline on ``source`` (:func:`flows.inputs.resolve_source`; default the bundled
     ``bundled/DM-BP``), writing into ``out``: from the store when every stage is there
     (:func:`run_from_store`, no Prefect), else the ``kgfs-run`` flow; Prefect is configured offline in
     ``home`` (default ``$KGFS_HOME`` or ``./.kgfs``) unless that was done or Prefect was imported already.
@@ -320,7 +320,7 @@ def run_pipeline(source: dict | None = None, *, out: str | Path = "kgfs-output",
     settings.ensure_configured(home)
     home = Path(home).absolute() if home is not None else settings.kgfs_home()
     if source is None:
-        from kg.runs.inputs import resolve_source
+        from flows.inputs import resolve_source
 
         source = resolve_source()
     kwargs = dict(source=source, out=str(Path(out).absolute()), home=str(home), no_cache=no_cache, **params)

@@ -1,9 +1,9 @@
 """Offline Prefect configuration, applied *before* Prefect is imported, and Prefect objects built late.
 
-Importing a ``flows`` module changes nothing: the entry points (:func:`flows.cli.main`,
+Importing a ``flows`` module changes nothing: the entry points (:func:`flows.cli`,
 :func:`flows.pipeline.run_pipeline`) call :func:`configure`, and a module's tasks and flows are
 built on first use (:class:`LazyPrefect`). :func:`configure` sets what
-:func:`kg.runs.server.prefect_env` gives for the kgfs home (``$KGFS_HOME`` or ``./.kgfs``): state
+:func:`flows.server.local.prefect_env` gives for the kgfs home (``$KGFS_HOME`` or ``./.kgfs``): state
 in ``<home>/prefect``, no telemetry, no proxy for 127.0.0.1, INFO flow logs for the UI only.
 """
 
@@ -38,8 +38,8 @@ def configure(home: str | os.PathLike | None = None, *, log_level: str | None = 
     imported) only update ``KGFS_HOME`` for kgfs's own store.
     """
     global _configured
-    from kg.runs.processes import MARKER_ENV, start_watchdog
-    from kg.runs.server import prefect_env
+    from flows.server.processes import MARKER_ENV, start_watchdog
+    from flows.server.local import prefect_env
 
     home = Path(home).absolute() if home is not None else kgfs_home()
     # children (Prefect's temporary server, loky and Dask workers) carry the marker: they end with us, even on SIGKILL

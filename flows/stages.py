@@ -1,6 +1,6 @@
 """The pipeline's stages (no Prefect: :mod:`flows.pipeline` makes them tasks): each names the inputs of
 its key (upstream records' content hashes, parameters, :func:`code_version`) and runs ``kg``/``selection``
-functions in the stage store (:class:`kg.runs.store.Store`, ``<kgfs home>/store``), which returns its record.
+functions in the stage store (:class:`kg.store.store.Store`, ``<kgfs home>/store``), which returns its record.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 
 from kg.dbpedia import batches as dbpedia
 from kg.formats.folder import export_selected, export_table, write_table_folder
-from kg.runs.inputs import build_go_table, load_spec_dataset, read_facts
-from kg.runs.lookup import store_at
-from kg.runs.store import Store, code_version, record_valid, write_json
+from flows.inputs import build_go_table, load_spec_dataset, read_facts
+from flows.publishing.lookup import store_at
+from kg.store.store import Store, code_version, record_valid, write_json
 from kg.table import FeatureTable
 
 __all__ = ["code_version", "corpus_batches", "entity_batches", "read_table",

@@ -5,8 +5,7 @@
 - :mod:`kg.go` (the Gene Ontology route) and :mod:`kg.dbpedia` (the DBpedia route);
 - :mod:`kg.formats` (ARFF, CSV, the published datasets' files), :mod:`kg.datasets` (the dataset
   registry; its manifest and bundled data ship inside the package as ``kg/_datasets``);
-- :mod:`kg.runs` (the machinery of a pipeline run: input specs, the stage store, publishing,
-  the watched folder's ledger);
+- :mod:`kg.store` (the content-addressed stage store and its keys, which the evaluation grid uses too);
 - :mod:`kg.errors`, :mod:`kg.iri`, :mod:`kg.files`: errors and the retry rule, IRI safety,
   atomic writes and file hashes.
 

@@ -1,14 +1,14 @@
 """The DBpedia route step by step over stored results: annotate in batches, fetch in batches, build.
 
 ``kgfs run --corpus`` runs the route as stages whose results are JSON files in the stage store
-(:mod:`kg.runs.store`): annotate batches of texts (:func:`annotate_batch`, merged by
+(:mod:`kg.store.store`): annotate batches of texts (:func:`annotate_batch`, merged by
 :func:`merge_annotations`), fetch the direct types or categories of batches of entities
 (:func:`fetch_features`), then the hierarchy above them (:func:`fetch_hierarchy`), and build the
 table from those stored answers (:func:`table_from_records`, through :class:`StoredSource`, a
 knowledge source answering from a fetch result). The external calls (Spotlight, SPARQL) happen
 only in the batch steps, which the pipeline retries and runs a few at a time.
 
-Everything reads a ``dbpedia`` spec (:func:`kg.runs.inputs.dbpedia_source`). :class:`RouteObjects`
+Everything reads a ``dbpedia`` spec (:func:`flows.inputs.dbpedia_source`). :class:`RouteObjects`
 keeps the corpus, annotator and source of a spec for the process (batches run in threads: each
 is built once). With a cache folder (as the pipeline gives), a dump is read once into the dump
 index (:mod:`kg.dbpedia.index`, on first use) and the lexicon and the facts are look-ups there.
@@ -168,7 +168,7 @@ def ingest_spec(spec: Mapping, cache_dir, progress=None) -> dict | None:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kg.runs.inputs import dbpedia_source
+    >>> from flows.inputs import dbpedia_source
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "c.csv").write_text("id,text,label\\n1,Lyon wins,sport\\n")
     >>> _ = (d / "l.nt").write_text('<http://dbpedia.org/resource/Lyon> '
@@ -202,7 +202,7 @@ class RouteObjects:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kg.runs.inputs import dbpedia_source
+    >>> from flows.inputs import dbpedia_source
     >>> c = pathlib.Path(tempfile.mkdtemp()) / "c.csv"
     >>> _ = c.write_text("id,text,label\\n1,Kobe scores,sport\\n")
     >>> objects = RouteObjects()
@@ -638,7 +638,7 @@ def spec_table(spec: Mapping, *, cache_dir=None, objects: RouteObjects | None = 
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from kg.runs.inputs import dbpedia_source
+    >>> from flows.inputs import dbpedia_source
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "c.csv").write_text("id,entity,label\\n1,http://dbpedia.org/resource/Kobe_Bryant,sport\\n")
     >>> _ = (d / "i.nt").write_text("<http://dbpedia.org/resource/Kobe_Bryant> "

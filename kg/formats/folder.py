@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError
-from kg.runs.store import write_json
+from kg.store.store import write_json
 from kg.table import FeatureTable
 
 __all__ = ["export_file", "export_selected", "export_table", "read_table_folder", "read_user_table", "table_notes",

@@ -10,7 +10,7 @@ seed, code version). A grid that is interrupted and started again reuses every f
 and computes only the rest; a change of data, parameters or code gives new keys.
 
 The code version covers the source of every kgfs module and the installed versions of the
-numerical dependencies (:func:`kg.runs.store.code_digest`), plus the modules of selectors,
+numerical dependencies (:func:`kg.store.store.code_digest`), plus the modules of selectors,
 classifiers and protocols registered from outside kgfs: after any code change every cell is
 computed again, never reused from other code. A cell file is reused only when it parses and
 carries its key; a corrupt or truncated one is computed again, with a warning naming it.
@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from kg.errors import KgfsError
 from kg.files import atomic_write
-from kg.runs.store import SOURCE_PACKAGES, code_digest
+from kg.store.store import SOURCE_PACKAGES, code_digest
 from selection.evaluation.cv import COLUMNS, check_folds, normalize_specs, spec_label
 from selection.evaluation.plan import check_methods
 from selection.evaluation.protocols import get_protocol
@@ -140,7 +140,7 @@ def _source_of(fn) -> str:
 
 def _code_version(selector: str, classifier: str, evaluate=None) -> str:
     """The code a cell depends on: every kgfs module and the numerical dependencies'
-    versions (:func:`kg.runs.store.code_digest`), plus the modules that define the selector, the
+    versions (:func:`kg.store.store.code_digest`), plus the modules that define the selector, the
     classifier and the protocol's function when they come from outside kgfs (and that
     function's own source, for one defined in a notebook)."""
     mods = [classifier_entry(classifier).factory.__module__]

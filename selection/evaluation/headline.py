@@ -7,7 +7,7 @@
 - :func:`selection_warnings`: what makes a selection degenerate (nothing kept, only roots of the
   hierarchy kept, only features with the same value in every instance kept), from a selection
   frame (:func:`selection.frames.selection_frame`, ``selection.csv``);
-- :func:`run_results`: the three for a pipeline run, from its stage records (:mod:`kg.runs.store`).
+- :func:`run_results`: the three for a pipeline run, from its stage records (:mod:`kg.store.store`).
 
 Examples
 --------

@@ -29,7 +29,7 @@ BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
 def _stop_managed_servers(tmp_path_factory):
     """Stop every local Prefect server a test's ``kgfs run`` started (they outlive kgfs on purpose)."""
     yield
-    from kg.runs import server
+    from flows.server import local as server
 
     for info in tmp_path_factory.getbasetemp().rglob("server/server.json"):
         server.stop_server(info.parent.parent)

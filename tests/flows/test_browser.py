@@ -51,7 +51,7 @@ def _api(url: str, path: str, body: dict) -> list:
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
     """The two runs in a fresh folder; yields the server's UI address and the runs (newest first)."""
-    from kg.runs import server
+    from flows.server import local as server
 
     _need_browser()
     d = tmp_path_factory.mktemp("ui")

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from flows import stages
-from kg.runs.inputs import resolve_source
+from flows.inputs import resolve_source
 
 ROOT = Path(__file__).resolve().parents[2]
 

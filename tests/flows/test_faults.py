@@ -32,8 +32,8 @@ import pytest
 from flows import stages
 from flows.cli import main
 from kg.files import sha256_file
-from kg.runs import processes
-from kg.runs.inputs import resolve_source
+from flows.server import processes
+from flows.inputs import resolve_source
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--selectors", "complete", "--classifiers", "nb", "--n-splits", "3"]

@@ -17,7 +17,7 @@ from flows import stages
 def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp_path):
     import base64
 
-    from kg.runs.report import artifacts, run_markdown
+    from flows.publishing.report import artifacts, run_markdown
 
     png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
     (tmp_path / "grid").mkdir()

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from flows import stages
-from kg.runs.inputs import resolve_source
+from flows.inputs import resolve_source
 from kg.formats import read_arff
 
 SELECTORS = ["shsel-ig-prune", "complete"]
@@ -137,7 +137,7 @@ def test_everyday_commands_import_neither_prefect_nor_matplotlib(args, tmp_path)
 def test_default_run_end_to_end(tmp_path):
     """`kgfs run` with no arguments, twice, in a fresh folder (its own .kgfs home): the first starts the
     home's Prefect server and says so; the second publishes from the store and starts none."""
-    from kg.runs import server
+    from flows.server import local as server
 
     proc, cold = _kgfs(["run"], tmp_path)
     home = tmp_path / ".kgfs"
@@ -174,7 +174,7 @@ def test_default_run_end_to_end(tmp_path):
 
 @pytest.mark.slow
 def test_run_error_is_one_line(tmp_path):
-    from kg.runs import server
+    from flows.server import local as server
 
     proc, _ = _kgfs(["run", "--dataset", "nope/none"], tmp_path)
     assert proc.returncode == 1

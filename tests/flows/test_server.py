@@ -1,4 +1,4 @@
-"""The kgfs home's local Prefect server (kg.runs.server, `kgfs server`): start once, reuse, stop, idle stop, no orphans.
+"""The kgfs home's local Prefect server (flows.server.local, `kgfs server`): start once, reuse, stop, idle stop, no orphans.
 
 The tests that start a real server (5-30 s each on this machine) are marked ``integration``; each
 uses its own home and a free port, and stops what it started.
@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from kg.errors import KgfsError
-from kg.runs import server
+from flows.server import local as server
 
 
 def _processes_of(home: Path) -> list[psutil.Process]:

@@ -12,9 +12,9 @@ import pytest
 from flows import stages
 from kg.datasets import dataset_info
 from kg.formats import read_arff, read_csv, read_edges_csv
-from kg.runs.inputs import build_go_table, resolve_source
-from kg.runs.publish import publish
-from kg.runs.store import content_sha256
+from flows.inputs import build_go_table, resolve_source
+from flows.publishing.publish import publish
+from kg.store.store import content_sha256
 from kg.table import FeatureTable
 
 
@@ -170,7 +170,7 @@ def test_importing_flows_changes_nothing(tmp_path):
     import sys
 
     code = ("import os, sys; before = dict(os.environ)\n"
-            "import flows, flows.cli, flows.pipeline, flows.settings, flows.stages, flows.watch\n"
+            "import flows, flows.cli, flows.pipeline, flows.settings, flows.stages, flows.watch.serve\n"
             "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())\n"
             "assert not {'prefect', 'sklearn'} & set(sys.modules), 'prefect or sklearn imported'\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
@@ -220,7 +220,7 @@ def _flow_stages(source, home):
 _FROM_STORE = """
 import json, sys
 from flows import pipeline
-from kg.runs.inputs import resolve_source
+from flows.inputs import resolve_source
 r = pipeline.run_from_store(resolve_source(), out=sys.argv[2], home=sys.argv[1], selector="shsel-ig-prune",
                             eval_selectors=["shsel-ig-prune", "complete"], classifiers=["nb"])
 print(json.dumps({"runinfo": r and r["runinfo"], "results": r and r["results"],

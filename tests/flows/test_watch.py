@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kg.runs.ledger import corpus_files, read_ledger
+from flows.watch.ledger import corpus_files, read_ledger
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -195,7 +195,7 @@ def test_watch_folder_deployment(tmp_path, bundled):
 
 
 def test_source_for_each_route(tmp_path, bundled):
-    from kg.runs.inputs import source_for_file as source_for
+    from flows.inputs import source_for_file as source_for
 
     genes = tmp_path / "genes.tsv"
     genes.write_text(_gene_list(bundled, slice(0, 10)))
@@ -214,8 +214,8 @@ def test_source_for_each_route(tmp_path, bundled):
 @pytest.mark.integration
 def test_serve_uses_the_homes_managed_server(tmp_path, monkeypatch):
     """Without PREFECT_API_URL `kgfs serve` starts (or reuses) the home's announced server on 127.0.0.1."""
-    from flows.watch import api_for_serving
-    from kg.runs import server
+    from flows.watch.serve import api_for_serving
+    from flows.server import local as server
 
     for var in ("PREFECT_API_URL", "PREFECT_RUNNER_POLL_FREQUENCY", "PREFECT_LOGGING_LEVEL"):
         monkeypatch.delenv(var, raising=False)  # restored after the test (api_for_serving sets them)

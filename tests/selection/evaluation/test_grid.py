@@ -137,7 +137,7 @@ def test_cell_keys_change_with_any_kgfs_source(tmp_path, monkeypatch):
     """Editing a module no list names (the path rules of selection/measures/paths.py) gives new cell keys."""
     import shutil
 
-    from kg.runs import keys
+    from kg.store import keys
     from selection.evaluation.grid import cell_key
     from selection.evaluation.protocols import get_protocol
 

@@ -1,4 +1,4 @@
-"""The output folder of a run is replaced as a whole (kg.runs.publish).
+"""The output folder of a run is replaced as a whole (flows.publishing.publish).
 
 After a kill at any moment the folder holds one run's files, whole (every file has the sha256 its
 ``run.json`` lists, and no other kgfs file is there), or the previous run's; no temporary file
@@ -22,8 +22,8 @@ import pytest
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
-from kg.runs import publish as publish_mod
-from kg.runs.publish import publish
+from flows.publishing import publish as publish_mod
+from flows.publishing.publish import publish
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -158,7 +158,7 @@ _CHILD = """
 import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from kg.runs import publish as m
+from flows.publishing import publish as m
 from test_publish import make_records
 m._use_exchange = {exchange!r}
 runs = [make_records(Path({store!r}) / t, t, svm=t == "A", size=1_500_000) for t in "AB"]

@@ -1,5 +1,5 @@
 """The watched folder's ledger: a failing corpus is retried with a back-off and given up after
-``max_attempts`` until its content changes, and the ledger says so (kg.runs.ledger)."""
+``max_attempts`` until its content changes, and the ledger says so (flows.watch.ledger)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from kg.runs.ledger import process_folder, read_ledger, tick_markdown, write_ledger
+from flows.watch.ledger import process_folder, read_ledger, tick_markdown, write_ledger
 
 QUIET = logging.getLogger("kgfs-test-quiet")
 

@@ -2,7 +2,7 @@
 
 Each option is ``(flag, argparse keyword arguments)``; :func:`add_options` adds a list of them to
 a parser or argument group. ``flows.cli`` builds its parsers from these lists, so the options,
-their defaults and help live beside the functions that take them (:func:`kg.runs.inputs.resolve_source`,
+their defaults and help live beside the functions that take them (:func:`flows.inputs.resolve_source`,
 :func:`selection.evaluation.plan.plan_evaluation`); :class:`Parser` is the parser class (help built
 on demand, one-line usage errors), :func:`whole_number` and :func:`positive_number` the types of
 counts and durations. Importing this module

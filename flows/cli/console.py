@@ -265,7 +265,7 @@ def cache_table(records: Sequence[Mapping], root) -> object:
     Parameters
     ----------
     records : sequence of mapping
-        :meth:`kg.runs.store.Store.records`.
+        :meth:`kg.store.store.Store.records`.
     root : path
         The store's folder (the title).
 
@@ -322,7 +322,7 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
     >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
     ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
     """
-    from kg.runs.checks import few
+    from flows.checks import few
 
     examples = meta.get("examples") or {}
     out = []

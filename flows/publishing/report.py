@@ -1,6 +1,6 @@
 """What a pipeline run tells a person: its name and tags, a note per stage, the cache outcome, the report.
 
-A run is a set of stage records (:mod:`kg.runs.store`) with, per stage, whether it came from the
+A run is a set of stage records (:mod:`kg.store.store`) with, per stage, whether it came from the
 store and how long it took (*runinfo*), and its parameters (``dataset``, ``selector``,
 ``selector_params``, ``source``, ...). This module turns them into text, with no Prefect and no
 selection code (the evaluation's headline rows and the selection's warnings are given by the caller):
@@ -33,7 +33,7 @@ from pathlib import Path
 __all__ = ["ROUTES", "artifact_key", "artifacts", "cache_outcome", "eval_specs", "markdown_rows", "run_labels",
            "run_markdown", "run_params", "stage_note"]
 
-#: Route of a source kind (:func:`kg.runs.inputs.resolve_source`), as tagged.
+#: Route of a source kind (:func:`flows.inputs.resolve_source`), as tagged.
 ROUTES = {"go": "go", "dbpedia": "dbpedia", "dataset": "registry-table"}
 _NOTES = {"facts": "{n_genes} genes", "table": "{n_instances} x {n_features}",
           "select": "{n_selected} of {n_features} kept", "annotate": "{n_instances} instances",
@@ -71,7 +71,7 @@ def run_params(source: Mapping, selector: str, selector_params: Mapping | None =
     Parameters
     ----------
     source : mapping
-        A spec of :func:`kg.runs.inputs.resolve_source` (its ``name`` is the dataset).
+        A spec of :func:`flows.inputs.resolve_source` (its ``name`` is the dataset).
     selector : str
     selector_params : mapping, optional
     eval_selectors, classifiers : sequence of str, optional
@@ -250,7 +250,7 @@ def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping],
     params : mapping
         The run's parameters (``source`` is left out: it is long).
     outputs : mapping, optional
-        Output name -> path (from :func:`kg.runs.publish.publish`): the folder is named once.
+        Output name -> path (from :func:`flows.publishing.publish.publish`): the folder is named once.
     headline : sequence of mapping
         The cross-validation's rows (e.g. :func:`selection.evaluation.headline.headline`).
     warnings : sequence of str

@@ -4,10 +4,10 @@
 server per run (5-25 s each on 2 cores), :func:`start_server` starts one server per kgfs home in the
 background and later runs reuse it. Everything lives in ``<home>/server/``:
 
-- ``server.json``: the *supervisor*'s pid file (:func:`kg.runs.processes.write_pidfile`: pid, start
+- ``server.json``: the *supervisor*'s pid file (:func:`flows.server.processes.write_pidfile`: pid, start
   time, port, idle minutes): a small process (``python -P server.py supervise``) in its own session
   that runs ``python -m prefect server start --host 127.0.0.1 --port PORT`` as its child (which
-  dies with it: :func:`kg.runs.processes.start_watchdog`), with the Prefect state in ``<home>/prefect``
+  dies with it: :func:`flows.server.processes.start_watchdog`), with the Prefect state in ``<home>/prefect``
   and no telemetry (``PREFECT_SERVER_ANALYTICS_ENABLED=false``: with it on, an offline server dies
   after its first attempt);
 - ``server.log``: what the supervisor and the server print;
@@ -127,9 +127,9 @@ def server_dir(home: str | os.PathLike) -> Path:
 
 
 def _processes():
-    """:mod:`kg.runs.processes`; in the supervisor script, loaded from its file (no ``kg`` package import)."""
+    """:mod:`flows.server.processes`; in the supervisor script, loaded from its file (no ``kg`` package import)."""
     if __name__ != "__main__":
-        from kg.runs import processes
+        from flows.server import processes
 
         return processes
     if "kgfs_processes" not in sys.modules:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
-from kg.runs.options import positive_number, whole_number
+from flows.cli.options import positive_number, whole_number
 
 if TYPE_CHECKING:  # numpy/scipy load with the first table, not with `kgfs --help`
     from kg.table import FeatureTable
@@ -50,7 +50,7 @@ DUMP_HASH_LIMIT = 256 << 20  # dumps up to this size are hashed by content, bigg
 DBPEDIA_OPTIONS = ("annotator", "kg", "sparql_url", "spotlight_url", "features", "category_depth", "text_column",
                    "label_column", "id_column", "entity_columns", "type_namespaces", "skip_bad_lines", "timeout")
 #: The DBpedia route's command-line options (``kgfs run/build/serve``), as
-#: :func:`kg.runs.options.add_options` takes them; each is a key of :data:`DBPEDIA_OPTIONS` (or ``dump``).
+#: :func:`flows.cli.options.add_options` takes them; each is a key of :data:`DBPEDIA_OPTIONS` (or ``dump``).
 DBPEDIA_CLI_OPTIONS = [
     ("--corpus", dict(metavar="FILE", help="corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the "
                                            "Sports Tweets .txt format")),
@@ -579,7 +579,7 @@ def table_from_spec(spec: Mapping, *, cache_dir=None, objects=None) -> FeatureTa
         DBpedia route: where the Spotlight and SPARQL answers are cached.
     objects : kg.dbpedia.batches.RouteObjects, optional
         DBpedia route: the corpus (annotator, source) already built, e.g. by
-        :func:`kg.runs.checks.check_source`.
+        :func:`flows.checks.check_source`.
 
     Returns
     -------

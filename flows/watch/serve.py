@@ -1,10 +1,10 @@
 """``kgfs serve --watch DIR``: a local Prefect server and the ``kgfs-watch`` flow its deployment runs.
 
 Schedules need a real API server (the temporary one a flow run starts does not schedule): the
-home's managed server (:mod:`kg.runs.server`, on 127.0.0.1) unless ``PREFECT_API_URL`` names one
+home's managed server (:mod:`flows.server.local`, on 127.0.0.1) unless ``PREFECT_API_URL`` names one
 (:func:`api_for_serving`). Each tick (a scheduled flow run) runs :func:`flows.pipeline.kgfs_run` on
-every new corpus file of the folder (:func:`kg.runs.ledger.process_folder`,
-:func:`kg.runs.inputs.source_for_file`); the stage store is shared, so what corpora have in common
+every new corpus file of the folder (:func:`flows.watch.ledger.process_folder`,
+:func:`flows.inputs.source_for_file`); the stage store is shared, so what corpora have in common
 is computed once. A corpus that failed is reported (ledger, log,
 artifact, a *Failed* tick), retried with a back-off and given up after ``max_attempts`` until its
 content changes.
@@ -24,11 +24,11 @@ __getattr__ = _prefect.getattr
 
 
 def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) -> str:
-    """``$PREFECT_API_URL``, or the home's managed server's (:func:`kg.runs.server.ensure_server`; then put
+    """``$PREFECT_API_URL``, or the home's managed server's (:func:`flows.server.local.ensure_server`; then put
     there); sets the runner's environment."""
     url = os.environ.get("PREFECT_API_URL")
     if not url:
-        from kg.runs.server import ensure_server
+        from flows.server.local import ensure_server
 
         url = os.environ["PREFECT_API_URL"] = ensure_server(home, port=port).api_url
     os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", str(max(1, min(10, int(interval or 10) // 2))))
@@ -52,8 +52,8 @@ def _watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None
 
     from flows import pipeline
     from kg.errors import KgfsError
-    from kg.runs import ledger
-    from kg.runs.inputs import source_for_file
+    from flows.watch import ledger
+    from flows.inputs import source_for_file
 
     home = str(Path(home).absolute()) if home else str(settings.kgfs_home())
 

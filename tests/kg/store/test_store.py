@@ -1,4 +1,4 @@
-"""kg.runs.store: keys that cannot go stale, reuse only of what verifies, the whole-store check."""
+"""kg.store.store: keys that cannot go stale, reuse only of what verifies, the whole-store check."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from kg.datasets import load_dataset
-from kg.runs import store as store_mod
-from kg.runs.store import Store, record_valid
+from kg.store import store as store_mod
+from kg.store.store import Store, record_valid
 from kg.table import FeatureTable
 
 
@@ -52,7 +52,7 @@ def test_a_damaged_file_is_recomputed_with_a_warning_naming_it(tmp_path, table, 
         npz.write_bytes(good[:-100] + bytes(b ^ 0xFF for b in good[-100:]))
     else:
         npz.unlink()
-    with caplog.at_level(logging.WARNING, logger="kg.runs.store"):
+    with caplog.at_level(logging.WARNING, logger="kg.store.store"):
         again = _table_stage(store, table, calls)
     assert not again["reused"] and len(calls) == 2
     assert any(str(npz) in m and "table stage again" in m for m in _warnings(caplog)), _warnings(caplog)
@@ -60,7 +60,7 @@ def test_a_damaged_file_is_recomputed_with_a_warning_naming_it(tmp_path, table, 
     assert (FeatureTable.load(npz).X != table.X).nnz == 0
     # and now it is whole again: reused, silently
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="kg.runs.store"):
+    with caplog.at_level(logging.WARNING, logger="kg.store.store"):
         assert _table_stage(store, table, calls)["reused"] and len(calls) == 2
     assert _warnings(caplog) == []
 
@@ -70,7 +70,7 @@ def test_an_unreadable_record_is_recomputed(tmp_path, table, caplog):
     first = _table_stage(store, table, calls)
     rec_path = Path(first["dir"]) / "record.json"
     os.truncate(rec_path, 20)
-    with caplog.at_level(logging.WARNING, logger="kg.runs.store"):
+    with caplog.at_level(logging.WARNING, logger="kg.store.store"):
         assert not _table_stage(store, table, calls)["reused"]
     assert any(str(rec_path) in m for m in _warnings(caplog))
 
@@ -97,7 +97,7 @@ def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
 
 
 def test_keys_cover_the_dependencies_versions(monkeypatch):
-    from kg.runs import keys
+    from kg.store import keys
 
     before = keys.code_digest()
     versions = keys.dependency_versions()

@@ -1,5 +1,5 @@
 """Children end with the process that started them, even on SIGKILL; managed processes stay and are
-found again through their pid files (kg.runs.processes), with real processes."""
+found again through their pid files (flows.server.processes), with real processes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kg.runs import processes
+from flows.server import processes
 
 ROOT = Path(__file__).resolve().parents[3]
 SLEEP = "import time; time.sleep(120)"
@@ -23,7 +23,7 @@ SLEEP = "import time; time.sleep(120)"
 # inherit the marker, as the temporary Prefect server and loky workers do), and a managed process.
 _PARENT = f"""
 import os, subprocess, sys, time
-from kg.runs import processes
+from flows.server import processes
 os.environ[processes.MARKER_ENV] = processes.start_watchdog(os.environ.get(processes.MARKER_ENV), grace=2)
 child = subprocess.Popen([sys.executable, "-c",
                           "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {SLEEP!r}]); "

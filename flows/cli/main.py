@@ -31,7 +31,7 @@ class CliError(Exception):
 
 
 def _console(stderr: bool = True):
-    from kg.runs.console import make_console
+    from flows.cli.console import make_console
 
     return make_console(stderr)
 
@@ -61,8 +61,8 @@ _SOURCE_ARGS = ("dataset", "obo", "annotations", "labels", "namespaces", "eviden
 
 
 def _source_kwargs(args) -> dict:
-    """The keyword arguments of :func:`kg.runs.inputs.resolve_source` given on the command line."""
-    from kg.runs.inputs import DBPEDIA_OPTIONS
+    """The keyword arguments of :func:`flows.inputs.resolve_source` given on the command line."""
+    from flows.inputs import DBPEDIA_OPTIONS
 
     kw = {k: getattr(args, k, None) for k in _SOURCE_ARGS}
     return dict(kw, mirror=_mirror(args), relations=tuple(getattr(args, "relations", None) or ("is_a",)),
@@ -70,8 +70,8 @@ def _source_kwargs(args) -> dict:
 
 
 def _add_source_options(p: argparse.ArgumentParser, own_table: bool = False) -> None:
-    from kg.runs.inputs import DBPEDIA_CLI_OPTIONS
-    from kg.runs.options import INPUT_OPTIONS, TABLE_OPTIONS, add_options
+    from flows.inputs import DBPEDIA_CLI_OPTIONS
+    from flows.cli.options import INPUT_OPTIONS, TABLE_OPTIONS, add_options
 
     add_options(p.add_argument_group("input (a registry dataset, or the GO route from files)"), INPUT_OPTIONS)
     add_options(p.add_argument_group("DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)"),
@@ -83,14 +83,14 @@ def _add_source_options(p: argparse.ArgumentParser, own_table: bool = False) -> 
 
 def _note(name: str, meta) -> None:
     """What a table's meta (or summary meta) reports about its input, naming a few."""
-    from kg.runs.console import table_notes_lines
+    from flows.cli.console import table_notes_lines
 
     for line in table_notes_lines(meta):
         print(f"kgfs: note: {name}: {line}", file=sys.stderr)
 
 
 def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    from kg.runs.console import summary_table
+    from flows.cli.console import summary_table
 
     table = summary_table(summary_csv, n_rows)
     if table is not None:
@@ -100,10 +100,10 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
     from kg.dbpedia.batches import ingest_spec
-    from kg.runs.checks import check_output, check_source
-    from kg.runs.console import LineProgress
-    from kg.runs import server as _server
-    from kg.runs.inputs import resolve_source
+    from flows.checks import check_output, check_source
+    from flows.cli.console import LineProgress
+    from flows.server import local as _server
+    from flows.inputs import resolve_source
 
     out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
     # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
@@ -119,7 +119,7 @@ def cmd_run(args) -> int:
             params = _run_params(args)
         _ingest(lambda show: ingest_spec(source, home / "dbpedia-cache", show), args.quiet)  # new dump files
     from flows import pipeline
-    from kg.runs.display import RunDisplay
+    from flows.cli.display import RunDisplay
 
     target, t0, api = str(Path(args.out).absolute()), time.perf_counter(), None
     display = LineProgress(_say) if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
@@ -167,7 +167,7 @@ def _announce(text: str) -> None:
 
 def _prefect_api(home: Path, display):
     """``$PREFECT_API_URL`` (None), else the home's server: started when none runs, said once, with how to stop it."""
-    from kg.runs import server as _server
+    from flows.server import local as _server
 
     if os.environ.get("PREFECT_API_URL"):
         return None
@@ -197,10 +197,10 @@ def _run_params(args) -> dict:
 
 def cmd_serve(args) -> int:
     """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
-    from flows import watch as watch_mod
+    from flows.watch import serve as watch_mod
     from kg.dbpedia.batches import ingest_spec
-    from kg.runs import server as _server
-    from kg.runs.inputs import watch_options
+    from flows.server import local as _server
+    from flows.inputs import watch_options
 
     watch = Path(args.watch).absolute()
     if not watch.is_dir():
@@ -231,8 +231,8 @@ def cmd_serve(args) -> int:
 
 
 def cmd_server(args) -> int:
-    """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`kg.runs.server`)."""
-    from kg.runs import server as _server
+    """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`flows.server.local`)."""
+    from flows.server import local as _server
 
     home = settings.kgfs_home()
     if args.server_command == "stop":
@@ -247,7 +247,7 @@ def cmd_server(args) -> int:
 
 def cmd_datasets_list(args) -> int:
     from kg.datasets import list_datasets, resolve_names
-    from kg.runs.console import datasets_table
+    from flows.cli.console import datasets_table
 
     names = set(resolve_names(args.patterns)) if args.patterns else None
     infos = [i for i in list_datasets() if names is None or i.name in names]
@@ -274,8 +274,8 @@ def cmd_datasets_fetch(args) -> int:
 def cmd_build(args) -> int:
     from kg.dbpedia.batches import ingest_spec
     from kg.formats.folder import write_table_folder
-    from kg.runs.checks import check_output, check_source
-    from kg.runs.inputs import resolve_source, table_from_spec
+    from flows.checks import check_output, check_source
+    from flows.inputs import resolve_source, table_from_spec
 
     t0, cache = time.perf_counter(), settings.kgfs_home() / "dbpedia-cache"
     with _console().status("checking the input…"):
@@ -294,7 +294,7 @@ def cmd_build(args) -> int:
 
 def cmd_select(args) -> int:
     from kg.formats.folder import read_table_folder, write_table_folder
-    from kg.runs.checks import check_output
+    from flows.checks import check_output
     from selection import frames
     from selection.registry import method_params, selector_entry
 
@@ -326,9 +326,9 @@ def cmd_evaluate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
-    from kg.runs.checks import check_output
-    from kg.runs.console import LineProgress
-    from kg.runs.inputs import load_tables
+    from flows.checks import check_output
+    from flows.cli.console import LineProgress
+    from flows.inputs import load_tables
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
@@ -361,7 +361,7 @@ def cmd_evaluate(args) -> int:
 
 def cmd_export(args) -> int:
     from kg.formats.folder import export_file, read_table_folder
-    from kg.runs.checks import check_output
+    from flows.checks import check_output
 
     check_output(args.out, "file")
     what = export_file(read_table_folder(args.table), args.format, args.out, sparse=args.sparse,
@@ -371,13 +371,13 @@ def cmd_export(args) -> int:
 
 
 def _home_store():  # the stage store alone: the cache commands need none of the stages' imports
-    from kg.runs.store import Store
+    from kg.store.store import Store
 
     return Store(settings.kgfs_home() / "store")
 
 
 def cmd_cache_ls(args) -> int:
-    from kg.runs.console import cache_table
+    from flows.cli.console import cache_table
 
     store = _home_store()
     recs = store.records()
@@ -432,7 +432,7 @@ def cmd_ingest(args) -> int:
 
 # --------------------------------------------------------------------------- parser
 def _add_run_options(r) -> None:
-    from kg.runs.options import RUN_OPTIONS, add_options, whole_number
+    from flows.cli.options import RUN_OPTIONS, add_options, whole_number
 
     add_options(r, RUN_OPTIONS)
     r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
@@ -455,7 +455,7 @@ def _command(sub, common, name: str, func, raw: bool = True, **kwargs) -> argpar
 
 
 def _add_run(sub, common) -> None:
-    from kg.runs.options import RUN_EXAMPLES
+    from flows.cli.options import RUN_EXAMPLES
 
     r = _command(sub, common, "run", cmd_run, epilog=_methods_epilog(RUN_EXAMPLES),
                  help="the whole pipeline (default: bundled DM-BP data) as a cached Prefect flow",
@@ -537,7 +537,7 @@ def _add_cache(sub, common) -> None:
 
 
 def _add_one_step_commands(sub, common) -> None:
-    from kg.runs.options import EVALUATE_OPTIONS, add_options
+    from flows.cli.options import EVALUATE_OPTIONS, add_options
 
     b = _command(sub, common, "build", cmd_build, help="build a feature table (DAG + binary matrix)",
                  description="Build the feature table of a registry dataset or of OBO + annotations; "
@@ -605,7 +605,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
                         help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
-    from kg.runs.options import Parser
+    from flows.cli.options import Parser
 
     p = Parser(
         prog="kgfs", parents=[common],
@@ -669,7 +669,7 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - every error becomes one line unless --debug
         if debug or isinstance(exc, SystemExit):
             raise
-        from kg.runs.console import error_line
+        from flows.cli.console import error_line
 
         kind, text = error_line(exc)
         kind = "error" if isinstance(exc, CliError) else kind

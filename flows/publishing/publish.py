@@ -1,10 +1,10 @@
 """What a pipeline run leaves for a person: its output folder and ``run.json``.
 
-A run is a set of stage *records* (:mod:`kg.runs.store`), one per stage name (``facts``, ``table``,
+A run is a set of stage *records* (:mod:`kg.store.store`), one per stage name (``facts``, ``table``,
 ``select``, ``evaluate``, ``export``, ...), plus per stage whether it was reused and how long it
 took (*runinfo*). :func:`publish` copies the records' files into the output folder under the
 names of :data:`OUTPUTS` (the evaluation's PNG plots under ``plots/``) and writes ``run.json``;
-the run's report is :func:`kg.runs.report.run_markdown`.
+the run's report is :func:`flows.publishing.report.run_markdown`.
 
 The output folder is replaced as a whole: the run is written into a fresh hidden sibling
 (``.<name>.kgfs-new-<random>``) and swapped in at once (Linux ``renameat2(RENAME_EXCHANGE)``;
@@ -45,7 +45,7 @@ from pathlib import Path
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
-from kg.runs.store import to_json
+from kg.store.store import to_json
 
 try:
     import fcntl

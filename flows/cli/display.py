@@ -3,7 +3,7 @@
 :class:`RunDisplay` is called like a reporter of :func:`flows.pipeline.set_reporter`:
 ``display(event, stage, **info)`` with ``start``, ``progress`` (``done``, ``total``, ``what``) and
 ``done`` (``record``, or a ``note``). Each stage gets a spinner, a bar with the time left for the
-evaluation's cells, and when done the note of :func:`kg.runs.report.stage_note` (``105 of 699
+evaluation's cells, and when done the note of :func:`flows.publishing.report.stage_note` (``105 of 699
 kept``), marked *cached* when the stage came from the store. ``rich`` is imported when a display is made.
 
 Examples
@@ -20,7 +20,7 @@ True
 
 from __future__ import annotations
 
-from kg.runs.report import stage_note
+from flows.publishing.report import stage_note
 
 __all__ = ["RunDisplay"]
 

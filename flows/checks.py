@@ -1,6 +1,6 @@
 """Checks of a run's input before any stage runs: what ``kgfs run`` and ``kgfs build`` verify up front.
 
-:func:`check_source` reads what is cheap to read of a spec (:mod:`kg.runs.inputs`) and raises
+:func:`check_source` reads what is cheap to read of a spec (:mod:`flows.inputs`) and raises
 the error a stage would raise later, so a bad input fails in about a second, before Prefect
 starts:
 
@@ -14,7 +14,7 @@ starts:
 
 Examples
 --------
->>> from kg.runs.inputs import resolve_source
+>>> from flows.inputs import resolve_source
 >>> facts = check_source(resolve_source())
 >>> facts["classes"]
 {'anti-longevity': 36, 'pro-longevity': 91}
@@ -176,7 +176,7 @@ def check_service(url: str, option: str, *, timeout: float = 10.0) -> None:
 
 def _check_go(spec: Mapping) -> dict:
     from kg.go.obo import check_obo_options
-    from kg.runs.inputs import read_facts
+    from flows.inputs import read_facts
 
     opts = spec.get("options", {})
     check_obo_options(spec["ontology"]["path"], relations=opts.get("relations", ("is_a",)),
@@ -230,7 +230,7 @@ def check_source(spec: Mapping, *, objects=None) -> dict:
     Parameters
     ----------
     spec : mapping
-        From :func:`kg.runs.inputs.resolve_source`.
+        From :func:`flows.inputs.resolve_source`.
     objects : kg.dbpedia.batches.RouteObjects, optional
         Where the DBpedia route's corpus is kept (so the stages do not read it again).
 
@@ -239,7 +239,7 @@ def check_source(spec: Mapping, *, objects=None) -> dict:
     dict
         ``classes`` (label -> count of the instances that will be rows) when known, and
         ``n_annotated`` (GO) or ``n_instances`` and ``objects`` (DBpedia: the ``RouteObjects``
-        holding the corpus read, for :func:`kg.runs.inputs.table_from_spec` to reuse).
+        holding the corpus read, for :func:`flows.inputs.table_from_spec` to reuse).
 
     Raises
     ------

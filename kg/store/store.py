@@ -2,7 +2,7 @@
 
 A *stage* (a step whose result is worth keeping: building a table, fitting a selector, an
 evaluation, ...) is named by a *key*, the sha256 of its name and its inputs (upstream records'
-content hashes, parameters, and the version of the code it runs, :func:`kg.runs.keys.code_version`: the
+content hashes, parameters, and the version of the code it runs, :func:`kg.store.keys.code_version`: the
 source of every kgfs module and the versions of the numerical dependencies, so no edit or
 upgrade can leave a stale result in use). Its outputs go into ``<root>/<stage>/<key[:24]>/``,
 each file written atomically, and ``record.json`` last: a folder without ``record.json`` is
@@ -55,7 +55,7 @@ from typing import NamedTuple
 import numpy as np
 
 from kg.files import atomic_write, sha256_file
-from kg.runs.keys import (  # what a key covers: re-exported (the store's keys are made of them)
+from kg.store.keys import (  # what a key covers: re-exported (the store's keys are made of them)
     KEY_DEPENDENCIES,
     SOURCE_PACKAGES,
     STORE_FORMAT,

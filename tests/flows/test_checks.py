@@ -1,4 +1,4 @@
-"""Up-front checks of a run's input (kg.runs.checks) and the command line's rendering helpers (kg.runs.console)."""
+"""Up-front checks of a run's input (flows.checks) and the command line's rendering helpers (flows.cli.console)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from kg.errors import KgfsError
-from kg.runs.checks import check_output, check_source, check_url
-from kg.runs.console import LineProgress, error_line, make_console, table_notes_lines
-from kg.runs.inputs import resolve_source
+from flows.checks import check_output, check_source, check_url
+from flows.cli.console import LineProgress, error_line, make_console, table_notes_lines
+from flows.inputs import resolve_source
 
-BUNDLED = Path(__file__).resolve().parents[3] / "datasets" / "bundled" / "DM-BP"
+BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
 GO = dict(obo=BUNDLED / "go-2014-06-13-subset.obo.gz", annotations=BUNDLED / "annotations.tsv")
 
 

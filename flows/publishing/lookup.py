@@ -2,7 +2,7 @@
 
 While :data:`ONLY_STORED` is set (a :class:`contextvars.ContextVar`, so only the code that set it
 is affected), :func:`store_at` gives a :class:`StoredOnly` store: it reuses a stage exactly as
-:meth:`kg.runs.store.Store.run` does (its files verified against the record) and raises
+:meth:`kg.store.store.Store.run` does (its files verified against the record) and raises
 :class:`NotInStore` instead of computing one. The stage functions run unchanged, so every key is
 computed in order from the upstream records, as in a real run (:func:`flows.pipeline.run_from_store`).
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from contextvars import ContextVar
 
-from kg.runs.store import Store
+from kg.store.store import Store
 
 __all__ = ["ONLY_STORED", "NotInStore", "StoredOnly", "store_at"]
 
@@ -64,7 +64,7 @@ class StoredOnly(Store):
     """
 
     def run(self, stage, inputs, compute, *, force=False):
-        """:meth:`kg.runs.store.Store.lookup`, raising :class:`NotInStore` when not stored (nothing is written)."""
+        """:meth:`kg.store.store.Store.lookup`, raising :class:`NotInStore` when not stored (nothing is written)."""
         rec = None if force else self.lookup(stage, inputs)
         if rec is None:
             raise NotInStore(stage)

@@ -1,16 +1,19 @@
-"""The Prefect flow behind ``kgfs run``: ``kgfs-run`` and its subflows.
+"""The Prefect flows of ``kgfs run``: ``kgfs-run``, its subflows and its tasks, over :mod:`flows.stages`.
 
-``kgfs-run`` (:func:`kgfs_run`) runs the stages in order (:func:`_run_stages`): (DBpedia route) the
-subflows ``kgfs-annotate`` and ``kgfs-fetch``, or (GO route) the task ``load-facts``; then the tasks
-``build-table``, ``select``, the subflow ``kgfs-evaluate`` and the task ``export``: functions of
-:mod:`flows.stages`, whose runs are named after their stage (as in the report), in flow runs named
-and tagged after the dataset, selector, route and cache outcome (:mod:`flows.publishing.report`). The one
-cache is kgfs's stage store: Prefect persists no results and caches nothing, and
-:func:`run_from_store` computes every stage's key in order without Prefect (a run whose stages are
-all stored needs no server). External calls (Spotlight, SPARQL) are batch tasks retried on
-transient errors, at most ``external_concurrency`` in flight (:func:`_map_batches`), tagged
-``kgfs-external``. With ``dask_address`` the grid and the batches run on a Dask cluster
-(prefect-dask; ``"local"``: a ``LocalCluster`` on 127.0.0.1). Importing this module imports no Prefect.
+``kgfs-run`` (:func:`kgfs_run`) walks the run's :class:`~flows.stages.RunPlan` in order: each step
+is the task ``kgfs-stage`` (its run named after the step: ``facts``, ``table``, ``select``,
+``export``, ...); a route's batched step (calls to an outside service: Spotlight, SPARQL) is the
+subflow ``kgfs-batches``, one ``kgfs-batch`` task per batch, at most ``external_concurrency`` in
+flight, retried on transient errors and tagged ``kgfs-external``, then the merging stage; the
+evaluation is the subflow ``kgfs-evaluate``. With ``dask_address`` the batches and the grid run on
+a Dask cluster (prefect-dask; ``"local"``: a ``LocalCluster`` on 127.0.0.1). The one cache is
+kgfs's stage store: Prefect persists no results and caches nothing. The flow run is named and
+tagged after the dataset, selector, route and cache outcome (:mod:`flows.publishing.report`).
+
+Prefect reads its settings, and creates its home folder, when it is imported: this module
+configures the kgfs home's offline settings first (:func:`flows.settings.ensure_configured`).
+Importing the rest of ``flows`` imports no Prefect; :func:`flows.runner.run_pipeline` imports
+this module only when a stage has to be computed.
 """
 
 from __future__ import annotations
@@ -18,158 +21,131 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
 
-from flows import settings, stages
-from flows.publishing import report
-from flows.publishing.lookup import ONLY_STORED, NotInStore
-from flows.publishing.publish import publish
-from flows.publishing.report import stage_note
+from flows import settings
 
-__all__ = ["annotate_flow", "evaluate_flow", "fetch_flow", "kgfs_run", "run_from_store", "run_pipeline",
-           "set_reporter"]
+settings.ensure_configured()  # before `import prefect` (see the module doc)
 
-_reporter: Callable[..., None] | None = None
+from prefect import flow, get_run_logger, task  # noqa: E402
+from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
+from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.client.orchestration import get_client  # noqa: E402
+from prefect.runtime import flow_run  # noqa: E402
+from prefect.states import Completed  # noqa: E402
 
+from flows import progress  # noqa: E402
+from flows.publishing import outcome  # noqa: E402
+from flows.publishing import report  # noqa: E402
+from flows.publishing.report import stage_note  # noqa: E402
+from flows.stages import EvaluateStep, RunOptions, RunPlan  # noqa: E402
+from kg.routes import from_json  # noqa: E402
+from kg.routes.base import BatchedStep, Step  # noqa: E402
+from kg.store import Record  # noqa: E402
 
-def set_reporter(fn: Callable[..., None] | None) -> None:
-    """Set ``fn(event, stage, **info)`` called with ``"start"``, ``"progress"`` (done, total), ``"done"`` (record)."""
-    global _reporter
-    _reporter = fn
+__all__ = ["batches_flow", "evaluate_flow", "kgfs_run", "run_batch", "run_stage"]
 
-
-def _emit(event: str, stage: str, **info) -> None:
-    if _reporter is not None and not ONLY_STORED.get():
-        _reporter(event, stage, **info)
+_TRANSIENT = "_kgfs_transient"  # set on an exception a step says may pass (the retry condition reads it)
 
 
 def _transient(task, task_run, state) -> bool:
-    """Retry a failed batch task only on errors that may pass (:func:`kg.dbpedia.batches.is_transient`)."""
-    from kg.dbpedia.batches import is_transient
-
+    """Retry a failed task only on an error its step called transient (:meth:`BatchedStep.transient`)."""
     try:
         exc = state.result(raise_on_failure=False)
     except Exception as e:  # noqa: BLE001
         exc = e
-    return is_transient(exc)
+    return bool(getattr(exc, _TRANSIENT, False))
 
 
-def _presets() -> dict:
-    from prefect.cache_policies import NO_CACHE
-
-    stage = dict(cache_policy=NO_CACHE, persist_result=False)
-    return {"stage": stage, "flow": dict(persist_result=False),
-            "external": dict(stage, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_transient,
-                             tags=["kgfs-external"])}
-
-
-_prefect = settings.LazyPrefect(globals(), _presets)
-__getattr__ = _prefect.getattr
-
-
-# --------------------------------------------------------------------------- tasks
-# Each stage function of flows.stages is a task as it is: attribute, Prefect name, function, preset, and
-# the name of its runs: the stage's name in the report and the terminal.
-for _attr, _name, _fn, _preset, _run in (
-        ("load_facts_task", "load-facts", stages.stage_load_facts, "stage", "facts"),
-        ("build_table_task", "build-table", stages.stage_build_table, "stage", "table"),
-        ("load_dataset_task", "load-dataset", stages.stage_load_dataset, "stage", "table"),
-        ("select_task", "select", stages.stage_select, "stage", "select"),
-        ("export_task", "export", stages.stage_export, "stage", "export"),
-        ("annotate_batch_task", "annotate-batch", stages.stage_annotate_batch, "external", "annotate {start}-{stop}"),
-        ("annotate_task", "annotate", stages.stage_annotate, "stage", "annotate"),
-        ("fetch_batch_task", "fetch-batch", stages.stage_fetch_batch, "external", "fetch-batch"),
-        ("fetch_task", "fetch-facts", stages.stage_fetch, "external", "fetch"),
-        ("dbpedia_table_task", "build-dbpedia-table", stages.stage_dbpedia_table, "stage", "table")):
-    _prefect.add_task(_attr, _fn, name=_name, preset=_preset, task_run_name=_run)
-
-
-def _get(name: str):
-    """The task or subflow ``name``; while :func:`run_from_store` looks the stages up, its plain function."""
-    return _prefect.plain(name) if ONLY_STORED.get() else globals()[name]
+def _guarded(step: Step, call):
+    """``call()``, marking an error that ``step`` calls transient (so the task's retry condition sees it)."""
+    try:
+        return call()
+    except Exception as exc:
+        if isinstance(step, BatchedStep) and step.transient(exc):
+            with contextlib.suppress(AttributeError):
+                setattr(exc, _TRANSIENT, True)
+        raise
 
 
 def _log(level: str, msg: str) -> None:
-    """A line of the current flow run's log (the Prefect UI's Logs tab); nothing while looking up."""
-    if not ONLY_STORED.get():
-        from prefect import get_run_logger
-
-        getattr(get_run_logger(), level)(msg)
+    """A line of the current flow run's log (the Prefect UI's Logs tab)."""
+    getattr(get_run_logger(), level)(msg)
 
 
-@_prefect.task(name="evaluate", preset="stage", task_run_name="evaluate")
-def _evaluate_task(table_rec: dict, selectors: list, classifiers: list, dataset: str, protocol: str, n_splits: int,
-                   seed: int, n_jobs: int, home: str, force: bool = False, dask: bool = False) -> dict:
-    kwargs = dict(dataset=dataset, protocol=protocol, n_splits=n_splits, random_state=seed, home=home,
-                  force=force, progress=lambda done, total: _emit("progress", "evaluate", done=done, total=total))
+# --------------------------------------------------------------------------- tasks
+_STAGE = dict(cache_policy=NO_CACHE, persist_result=False)
+_EXTERNAL = dict(_STAGE, retries=3, retry_delay_seconds=[2, 10, 30], retry_condition_fn=_transient,
+                 tags=["kgfs-external"])
+
+
+@task(name="kgfs-stage", task_run_name="{step.name}", **_STAGE)
+def run_stage(plan: RunPlan, step: Step, up: dict, force: bool = False) -> Record:
+    """One stage of the plan, computed in the store (or taken from it)."""
+    return _guarded(step, lambda: plan.run(step, up, force=force))
+
+
+@task(name="kgfs-batch", task_run_name="{step.batch_name}", **_EXTERNAL)
+def run_batch(plan: RunPlan, step: BatchedStep, up: dict, batch: dict, force: bool = False) -> Record:
+    """One batch of a batched step (a call to an outside service), retried when its step calls the error transient."""
+    return _guarded(step, lambda: plan.run(step, up, force=force, batch=batch))
+
+
+@task(name="kgfs-merge", task_run_name="{step.name}", **_EXTERNAL)
+def merge_batches(plan: RunPlan, step: BatchedStep, up: dict, force: bool = False) -> Record:
+    """The stage that merges a batched step's batches (it may ask the service too: retried like a batch)."""
+    return _guarded(step, lambda: plan.run(step, up, force=force))
+
+
+@task(name="kgfs-evaluate", task_run_name="evaluate", **_STAGE)
+def evaluate_task(plan: RunPlan, step: EvaluateStep, up: dict, force: bool = False, dask: bool = False) -> Record:
+    """The cross-validation; on a Dask worker its grid's units spread over the cluster (joblib's Dask backend)."""
+    step.progress = lambda done, total: progress.emit("progress", "evaluate", done=done, total=total)
     if not dask:
-        return stages.stage_evaluate(table_rec, selectors, classifiers, n_jobs=n_jobs, **kwargs)
-    # On a Dask worker (DaskTaskRunner) the grid's dataset x fold units spread over the cluster through
-    # joblib's Dask backend; every finished cell is still written at once into the stage folder.
+        return plan.run(step, up, force=force)
     import joblib
     from prefect_dask import get_dask_client
 
+    step.n_jobs = -1
     with get_dask_client(), joblib.parallel_config(backend="dask"):
-        return stages.stage_evaluate(table_rec, selectors, classifiers, n_jobs=-1, **kwargs)
+        return plan.run(step, up, force=force)
 
 
-def _map_batches(stage: str, tsk, home: str, no_cache: bool, batches: list[dict], limit: int, **common) -> list:
-    """Run one task per batch on the flow's task runner, at most ``limit`` in flight at a time (the
-    concurrency limit that works everywhere: offline, thread pool, Dask)."""
-    limit, out = max(1, int(limit)), []
+def _finished(stage: str, rec: Record, t0: float) -> dict:
+    """Report a finished stage (log line, display); its runinfo (whether reused, seconds)."""
+    info = {"reused": bool(rec.reused), "seconds": round(time.perf_counter() - t0, 3)}
+    note = stage_note(stage, rec.summary)
+    _log("info", f"{stage}: {'from the store' if rec.reused else 'computed'} in {info['seconds']} s"
+                 f"{'; ' + note if note else ''} ({rec.dir})")
+    progress.emit("done", stage, record={**rec.to_json(), **info})
+    return info
+
+
+# --------------------------------------------------------------------------- subflows
+@flow(name="kgfs-batches", flow_run_name="{step.name}", persist_result=False, validate_parameters=False)
+def batches_flow(plan: RunPlan, step: BatchedStep, up: dict, force: bool = False) -> tuple[Record, dict]:
+    """A batched step: one ``kgfs-batch`` task per batch, a few in flight at a time, then the merging stage."""
+    progress.emit("start", step.name)
+    t0, batches = time.perf_counter(), step.batches(up)
+    limit, records = max(1, int(plan.options.external_concurrency)), []
     for w in range(0, len(batches), limit):
-        futures = [tsk.submit(home=home, force=no_cache, **common, **b) for b in batches[w:w + limit]]
-        out += [{k: v for k, v in fut.result().items() if k != "reused"} for fut in futures]
-        _emit("progress", stage, done=len(out), total=len(batches), what="batches")
-    return out
+        futures = [run_batch.with_options(task_run_name=step.batch_label(b)).submit(plan, step, up, b, force)
+                   for b in batches[w:w + limit]]
+        records += [f.result() for f in futures]
+        progress.emit("progress", step.name, done=len(records), total=len(batches), what="batches")
+    rec = merge_batches.submit(plan, step, {**up, "batches": records}, force).result()
+    return rec, _finished(step.name, rec, t0)
 
 
-def _stage(stage: str, tsk, home: str, no_cache: bool, **kwargs) -> dict:
-    """Run one stage task on the current flow's task runner; returns ``{"record": ..., "info": ...}``:
-    the record without volatile fields (it keys downstream stages), whether it was reused, how long it took."""
-    _emit("start", stage)
-    t0 = time.perf_counter()
-    rec = dict(tsk.submit(home=home, force=no_cache, **kwargs).result())
-    reused = rec.pop("reused", False)  # volatile: not part of the record that keys downstream stages
-    info = {"reused": bool(reused), "seconds": round(time.perf_counter() - t0, 3)}
-    _log("info", f"{stage}: {'from the store' if reused else 'computed'} in {info['seconds']} s"
-                 f"{'; ' + note if (note := stage_note(stage, rec.get('summary'))) else ''} ({rec['dir']})")
-    _emit("done", stage, record={**rec, **info})
-    return {"record": rec, "info": info}
-
-
-# --------------------------------------------------------------------------- stages with many tasks: subflows
-# Annotation, fetching and evaluation (many tasks, possibly on a Dask cluster) are subflows of
-# `kgfs-run`, each runnable alone; a single-task stage is a task of `kgfs-run` itself.
-@_prefect.flow(name="kgfs-annotate", preset="flow", flow_run_name="annotate")
-def _annotate_flow(spec: dict, home: str, no_cache: bool = False, batch_size: int = 500,
-                   concurrency: int = 4) -> dict:
-    """DBpedia route: entity linking, one ``annotate-batch`` task per ``batch_size`` texts."""
-    batches = [{"start": a, "stop": b} for a, b in stages.corpus_batches(spec, batch_size)]
-    _emit("start", "annotate")
-    recs = _map_batches("annotate", _get("annotate_batch_task"), home, no_cache, batches, concurrency, spec=spec)
-    return _stage("annotate", _get("annotate_task"), home, no_cache, spec=spec, batches=recs)
-
-
-@_prefect.flow(name="kgfs-fetch", preset="flow", flow_run_name="fetch")
-def _fetch_flow(spec: dict, annotate: dict, home: str, no_cache: bool = False, batch_size: int = 500,
-                concurrency: int = 4) -> dict:
-    """DBpedia route: types/categories of the entities (``fetch-batch`` tasks), then the edges above them."""
-    batches = [{"entities": b} for b in stages.entity_batches(annotate, batch_size)]
-    _emit("start", "fetch")
-    recs = _map_batches("fetch", _get("fetch_batch_task"), home, no_cache, batches, concurrency, spec=spec)
-    return _stage("fetch", _get("fetch_task"), home, no_cache, spec=spec, batches=recs)
-
-
-@_prefect.flow(name="kgfs-evaluate", preset="flow", flow_run_name="evaluate")
-def _evaluate_flow(table: dict, selectors: list, classifiers: list, dataset: str, home: str, protocol: str = "basic",
-                   n_splits: int = 10, seed: int = 0, n_jobs: int = 1, no_cache: bool = False,
-                   dask: bool = False) -> dict:
+@flow(name="kgfs-evaluate", flow_run_name="evaluate", persist_result=False, validate_parameters=False)
+def evaluate_flow(plan: RunPlan, step: EvaluateStep, up: dict, force: bool = False,
+                  dask: bool = False) -> tuple[Record, dict]:
     """Cross-validate selectors x classifiers; on a Dask task runner the grid's units run on the cluster."""
-    return _stage("evaluate", _get("evaluate_task"), home, no_cache, table_rec=table, selectors=selectors,
-                  classifiers=classifiers, dataset=dataset, protocol=protocol, n_splits=n_splits, seed=seed,
-                  n_jobs=n_jobs, dask=dask)
+    progress.emit("start", "evaluate")
+    t0 = time.perf_counter()
+    rec = evaluate_task.submit(plan, step, up, force, dask).result()
+    return rec, _finished("evaluate", rec, t0)
 
 
 # --------------------------------------------------------------------------- Dask
@@ -182,7 +158,6 @@ def _dask_cluster(address: str | None, n_workers: int = 2):
         yield address
         return
     from distributed import LocalCluster
-    from prefect.client.orchestration import get_client
 
     old_url = os.environ.get("PREFECT_API_URL")
     if not old_url:
@@ -197,19 +172,25 @@ def _dask_cluster(address: str | None, n_workers: int = 2):
             os.environ.pop("PREFECT_API_URL", None)
 
 
-# --------------------------------------------------------------------------- results and artifacts
-def _run_name() -> str:
-    """A ``kgfs-run`` flow run's name: its dataset, selector and parameters (:func:`flows.publishing.report.run_labels`)."""
-    from prefect.runtime import flow_run
+def _on_cluster(fl, address: str | None):
+    """A subflow whose tasks run on the Dask cluster, when there is one."""
+    if not address:
+        return fl
+    from prefect_dask import DaskTaskRunner
 
-    return report.run_labels({"dataset": flow_run.parameters["source"]["name"], **flow_run.parameters})[0]
+    return fl.with_options(task_runner=DaskTaskRunner(address=address))
+
+
+# --------------------------------------------------------------------------- the pipeline flow
+def _run_name() -> str:
+    """A ``kgfs-run`` flow run's name: its dataset, selector and parameters."""
+    params = flow_run.parameters
+    options = RunOptions.from_json(params["options"])
+    return report.run_labels(options.params(from_json(params["source"])))[0]
 
 
 def _tag_run(params: Mapping, runinfo: Mapping) -> str:
     """Tag the current flow run with its dataset, selector, route and cache outcome; returns its id."""
-    from prefect.client.orchestration import get_client
-    from prefect.runtime import flow_run
-
     tags = ["cache:partial" if any(i["reused"] for i in runinfo.values()) else "cache:none",
             *report.run_labels(params)[1], *flow_run.get_tags()]  # the cache outcome first: the list shows a few
     with get_client(sync_client=True) as client:
@@ -217,117 +198,47 @@ def _tag_run(params: Mapping, runinfo: Mapping) -> str:
     return str(flow_run.get_id())
 
 
-# --------------------------------------------------------------------------- the pipeline flow
-def _run_stages(source: dict, p: dict, home: str, no_cache: bool, address: str | None, batching: dict) -> dict:
-    """Every stage of the run in order (tasks and subflows; the plain functions while looking up)."""
-    def on_cluster(fl):  # a stage flow whose tasks run on the Dask cluster, when there is one
-        if not address:
-            return fl
-        from prefect_dask import DaskTaskRunner
+@flow(name="kgfs-run", persist_result=False, log_prints=False, flow_run_name=_run_name, validate_parameters=False)
+def kgfs_run(source: Any, options: Any, out: str, home: str, no_cache: bool = False) -> Any:
+    """The whole pipeline on one input (see :func:`flows.runner.run_pipeline`): every stage of its plan.
 
-        return fl.with_options(task_runner=DaskTaskRunner(address=address))
-
-    runs: dict[str, dict] = {}
-    if source["kind"] == "go":
-        runs["facts"] = _stage("facts", _get("load_facts_task"), home, no_cache, spec=source)
-        runs["table"] = _stage("table", _get("build_table_task"), home, no_cache, spec=source,
-                               facts_rec=runs["facts"]["record"])
-    elif source["kind"] == "dbpedia":
-        runs["annotate"] = on_cluster(_get("annotate_flow"))(source, home, no_cache, **batching)
-        runs["fetch"] = on_cluster(_get("fetch_flow"))(source, runs["annotate"]["record"], home, no_cache, **batching)
-        runs["table"] = _stage("table", _get("dbpedia_table_task"), home, no_cache, spec=source,
-                               annotate_rec=runs["annotate"]["record"], fetch_rec=runs["fetch"]["record"])
-    else:
-        runs["table"] = _stage("table", _get("load_dataset_task"), home, no_cache, spec=source)
-    table = runs["table"]["record"]
-    runs["select"] = _stage("select", _get("select_task"), home, no_cache, table_rec=table, selector=p["selector"],
-                            params=p["selector_params"])
-    runs["evaluate"] = on_cluster(_get("evaluate_flow"))(
-        table=table, selectors=p["eval_specs"], classifiers=p["classifiers"], dataset=source["name"], home=home,
-        protocol=p["protocol"], n_splits=p["n_splits"], seed=p["seed"], n_jobs=p["n_jobs"], no_cache=no_cache,
-        dask=bool(address))
-    runs["export"] = _stage("export", _get("export_task"), home, no_cache, table_rec=table,
-                            select_rec=runs["select"]["record"], sparse_arff=p["sparse_arff"])
-    return runs
-
-
-@_prefect.flow(name="kgfs-run", persist_result=False, log_prints=False, flow_run_name=_run_name)
-def _kgfs_run(source: dict, selector: str = "shsel-ig-prune", selector_params: dict | None = None,
-              eval_selectors: list | None = None, classifiers: list | None = None, protocol: str = "basic",
-              n_splits: int = 10, seed: int = 0, n_jobs: int = 1, sparse_arff: bool = True, out: str = "kgfs-output",
-              home: str = ".kgfs", no_cache: bool = False, artifacts: bool = True, dask_address: str | None = None,
-              batch_size: int = 500, external_concurrency: int = 4) -> dict:
-    """The whole pipeline on one input (see :func:`run_pipeline`): the stage flows as subflows."""
-    params = report.run_params(source, selector, selector_params, eval_selectors, classifiers, protocol, n_splits,
-                               seed)
-    p = dict(params, n_jobs=n_jobs, sparse_arff=sparse_arff, eval_specs=report.eval_specs(params))
-    looking_up = ONLY_STORED.get()
-    with _dask_cluster(None if looking_up else dask_address, n_jobs if n_jobs > 1 else 2) as address:
-        runs = _run_stages(source, p, home, no_cache, address,
-                           dict(batch_size=batch_size, concurrency=external_concurrency))
-    records, runinfo = {k: v["record"] for k, v in runs.items()}, {k: v["info"] for k, v in runs.items()}
-    _emit("start", "publish")
-    outputs = {k: str(v) for k, v in publish(records, out, params, runinfo).items()}
-    _emit("done", "publish", record={"dir": str(out), "files": {k: k for k in outputs}, "reused": False})
-    from selection.evaluation.headline import run_results
-
-    result = {"records": records, "runinfo": runinfo, "outputs": outputs, "params": params,
-              "results": run_results(records)}
-    for w in result["results"]["warnings"]:
+    Parameters
+    ----------
+    source : Input or dict
+        The input, or its JSON form (a deployment's parameter).
+    options : RunOptions or dict
+    out : str
+        The output folder.
+    home : str
+        The kgfs home.
+    no_cache : bool
+        Recompute every stage.
+    """
+    inp, options = from_json(source), RunOptions.from_json(options)
+    plan = RunPlan(inp, options, home, progress=lambda stage, done, total: progress.emit(
+        "progress", stage, done=done, total=total))
+    records: dict[str, Record] = {}
+    runinfo: dict[str, dict] = {}
+    with _dask_cluster(options.dask_address, options.n_jobs if options.n_jobs > 1 else 2) as address:
+        for step in plan.steps:
+            up = plan.upstream(step, records)
+            if isinstance(step, BatchedStep):
+                rec, info = _on_cluster(batches_flow, address)(plan, step, up, no_cache)
+            elif isinstance(step, EvaluateStep):
+                rec, info = _on_cluster(evaluate_flow, address)(plan, step, up, no_cache, bool(address))
+            else:
+                progress.emit("start", step.name)
+                t0 = time.perf_counter()
+                rec = run_stage.submit(plan, step, up, no_cache).result()
+                info = _finished(step.name, rec, t0)
+            records[step.name], runinfo[step.name] = rec, info
+    result = outcome.finish(plan, records, runinfo, out)
+    for w in result.results["warnings"]:
         _log("warning", f"degenerate selection: {w}")
     _log("info", f"{report.cache_outcome(runinfo)}; outputs in {out}")
-    if looking_up:
-        return result
-    if artifacts:  # the tables and the report a person sees in the Prefect UI
-        from prefect import artifacts as prefect_artifacts
-
+    if options.artifacts:  # the tables and the report a person sees in the Prefect UI
         for kind, key, data, description in report.artifacts(result):
-            getattr(prefect_artifacts, f"create_{kind}_artifact")(data, key=key, description=description)
-    result["flow_run"] = _tag_run(params, runinfo)
-    from prefect.states import Completed
-
+            (create_table_artifact if kind == "table" else create_markdown_artifact)(data, key=key,
+                                                                                     description=description)
+    result.flow_run = _tag_run(result.params, runinfo)
     return Completed(message=report.cache_outcome(runinfo), data=result)
-
-
-def run_from_store(source: dict, **params) -> dict | None:
-    """The result of :func:`kgfs_run` when every stage is in the store (their files verified), without
-    Prefect: each stage's key is computed in order from its upstream records and the outputs are
-    published; ``None`` when some stage has to be computed. Arguments as :func:`kgfs_run`."""
-    token = ONLY_STORED.set(True)
-    try:
-        return _kgfs_run(source, **params)
-    except NotInStore:
-        return None
-    finally:
-        ONLY_STORED.reset(token)
-
-
-def run_pipeline(source: dict | None = None, *, out: str | Path = "kgfs-output", home: str | Path | None = None,
-                 no_cache: bool = False, heartbeat: bool = False, from_store: bool = True, **params) -> dict:
-    """Run the pipeline on ``source`` (:func:`flows.inputs.resolve_source`; default the bundled
-    ``bundled/DM-BP``), writing into ``out``: from the store when every stage is there
-    (:func:`run_from_store`, no Prefect), else the ``kgfs-run`` flow; Prefect is configured offline in
-    ``home`` (default ``$KGFS_HOME`` or ``./.kgfs``) unless that was done or Prefect was imported already.
-
-    ``params`` are those of :func:`kgfs_run` (``selector``, ``selector_params``, ``eval_selectors``,
-    ``classifiers``, ``protocol``, ``n_splits``, ``seed``, ``n_jobs``, ``sparse_arff``, ``artifacts``,
-    ``dask_address``: ``tcp://HOST:PORT`` or ``"local"``, ``batch_size``, ``external_concurrency``);
-    ``no_cache`` recomputes every stage; ``heartbeat`` keeps Prefect's flow heartbeat (~1 s a run);
-    ``from_store=False`` runs the flow without looking the stages up first.
-    Returns ``records`` (stage -> record), ``runinfo``, ``outputs`` (name -> path), ``params`` and
-    ``results`` (``headline`` rows, ``kept`` features, ``warnings``).
-    """
-    settings.ensure_configured(home)
-    home = Path(home).absolute() if home is not None else settings.kgfs_home()
-    if source is None:
-        from flows.inputs import resolve_source
-
-        source = resolve_source()
-    kwargs = dict(source=source, out=str(Path(out).absolute()), home=str(home), no_cache=no_cache, **params)
-    result = run_from_store(**kwargs) if from_store and not no_cache else None
-    if result is not None:
-        return result
-    Path(home, "prefect").mkdir(parents=True, exist_ok=True)
-    _prefect.build()
-    with contextlib.nullcontext() if heartbeat else settings.no_heartbeat():
-        return kgfs_run(**kwargs)

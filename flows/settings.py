@@ -1,8 +1,10 @@
-"""Offline Prefect configuration, applied *before* Prefect is imported, and Prefect objects built late.
+"""Offline Prefect configuration, applied *before* Prefect is imported.
 
-Importing a ``flows`` module changes nothing: the entry points (:func:`flows.cli`,
-:func:`flows.pipeline.run_pipeline`) call :func:`configure`, and a module's tasks and flows are
-built on first use (:class:`LazyPrefect`). :func:`configure` sets what
+Prefect reads its settings, and creates its home folder, when it is imported. The entry points
+(:func:`flows.cli.main`, :func:`flows.runner.run_pipeline`) call :func:`configure`, and the
+modules that define Prefect flows (:mod:`flows.pipeline`, :mod:`flows.watch.serve`) call
+:func:`ensure_configured` before their ``import prefect``; no other ``flows`` module imports
+Prefect, so importing them changes nothing. :func:`configure` sets what
 :func:`flows.server.local.prefect_env` gives for the kgfs home (``$KGFS_HOME`` or ``./.kgfs``): state
 in ``<home>/prefect``, no telemetry, no proxy for 127.0.0.1, INFO flow logs for the UI only.
 """
@@ -12,12 +14,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from types import SimpleNamespace
 
-__all__ = ["LazyPrefect", "configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
+__all__ = ["configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
 
 _configured: Path | None = None
 
@@ -55,68 +54,6 @@ def ensure_configured(home: str | os.PathLike | None = None) -> None:
     """:func:`configure` unless it ran already or Prefect was imported (then its settings stand)."""
     if _configured is None and not prefect_imported():
         configure(home)
-
-
-class LazyPrefect:
-    """The Prefect tasks and flows of a module, made on first use (importing the module imports no Prefect).
-
-    ``@lazy.task(**options)`` / ``@lazy.flow(**options)`` register a plain function ``_name``;
-    the module's ``__getattr__ = lazy.getattr`` makes ``module.name`` the Prefect object (all of
-    the module's are built together, after :func:`ensure_configured`, and bound in its globals,
-    so the module's code calls them by name). The function's ``__name__`` becomes ``name``:
-    Prefect's task keys, deployment entrypoints and Dask's task names use it. ``preset="x"``
-    adds the options ``presets()["x"]`` (built after Prefect is imported, e.g. cache policies).
-    """
-
-    def __init__(self, namespace: dict, presets: Callable[[], dict] | None = None):
-        self._ns, self._presets, self._specs = namespace, presets, {}
-        self._lock = threading.Lock()
-
-    def task(self, **options):
-        return self._register("task", options)
-
-    def flow(self, **options):
-        return self._register("flow", options)
-
-    def add_task(self, attr: str, fn: Callable, **options) -> None:
-        """Make ``fn`` (left as it is) the task ``module.<attr>``."""
-        self._specs[attr] = ("task", options, fn)
-
-    def _register(self, kind: str, options: dict):
-        def register(fn):
-            name = fn.__name__.lstrip("_")
-            fn.__name__ = fn.__qualname__ = name
-            self._specs[name] = (kind, options, fn)
-            return fn
-
-        return register
-
-    def build(self) -> None:
-        """Import Prefect (configured first) and bind every registered task and flow in the module."""
-        with self._lock:
-            if all(name in self._ns for name in self._specs):
-                return
-            ensure_configured()
-            from prefect import flow, task
-
-            presets = self._presets() if self._presets else {}
-            for name, (kind, options, fn) in self._specs.items():
-                options = {**presets.get(options.get("preset"), {}), **options}
-                options.pop("preset", None)
-                self._ns[name] = (task if kind == "task" else flow)(**options)(fn)
-
-    def plain(self, name: str):
-        """The plain function of the registered ``name`` (no Prefect): a flow's, or a task's with a
-        ``submit(**kwargs)`` that calls it at once and returns a done future (``.result()``)."""
-        kind, _options, fn = self._specs[name]
-        return fn if kind == "flow" else SimpleNamespace(submit=lambda **kw: SimpleNamespace(result=lambda v=fn(**kw): v))
-
-    def getattr(self, name: str):
-        """The module's ``__getattr__``: a registered name builds the Prefect objects."""
-        if name not in self._specs:
-            raise AttributeError(f"module {self._ns.get('__name__')!r} has no attribute {name!r}")
-        self.build()
-        return self._ns[name]
 
 
 @contextlib.contextmanager

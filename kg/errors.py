@@ -295,3 +295,25 @@ def retry(
                 on_retry()
             attempt += 1
             sleep(wait)
+
+
+def few(items, n: int = 5) -> str:
+    """The first ``n`` items, comma-separated, with how many more there are (for messages that name a few).
+
+    Parameters
+    ----------
+    items : sequence
+    n : int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> few(["a", "b", "c"], 2), few(["a"])
+    ('a, b and 1 more', 'a')
+    """
+    items = [str(i) for i in items]
+    more = f" and {len(items) - n} more" if len(items) > n else ""
+    return ", ".join(items[:n]) + more

@@ -322,7 +322,7 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
     >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
     ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
     """
-    from flows.checks import few
+    from kg.errors import few
 
     examples = meta.get("examples") or {}
     out = []

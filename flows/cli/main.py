@@ -15,7 +15,17 @@ import time
 import warnings
 from pathlib import Path
 
-from flows import settings
+from flows import progress, settings
+from flows.cli.options import EVALUATE_OPTIONS, RUN_EXAMPLES, RUN_OPTIONS, Parser, add_input_options, add_options, \
+    whole_number
+from flows.inputs import check_output, input_options, resolve_input, watch_kind, watch_values
+from flows.run_options import RunOptions
+from flows.server import local as local_server
+from kg.routes import build_table, input_kinds
+from kg.routes.base import Context
+
+# Imported where they are used, for the start-up time of `kgfs --help` and of a cached run: rich (the
+# console, ~0.1 s), flows.runner and flows.stages (numpy, scipy), scikit-learn (selection), Prefect.
 
 __all__ = ["main", "build_parser"]
 
@@ -56,29 +66,18 @@ def _mirror(args) -> str | None:
     return str(Path(m).absolute()) if m else None
 
 
-_SOURCE_ARGS = ("dataset", "obo", "annotations", "labels", "namespaces", "evidence", "min_support", "on_obsolete",
-                "unknown", "check", "name", "corpus", "arff", "csv", "hierarchy")
+def _input_values(args) -> dict:
+    """The values of the input options given on the command line (``None``: not given)."""
+    return {o.field: getattr(args, o.field, None) for _title, opts in input_options() for o in opts}
 
 
-def _source_kwargs(args) -> dict:
-    """The keyword arguments of :func:`flows.inputs.resolve_source` given on the command line."""
-    from flows.inputs import DBPEDIA_OPTIONS
-
-    kw = {k: getattr(args, k, None) for k in _SOURCE_ARGS}
-    return dict(kw, mirror=_mirror(args), relations=tuple(getattr(args, "relations", None) or ("is_a",)),
-                corpus_options={k: getattr(args, k, None) for k in (*DBPEDIA_OPTIONS, "dump")})
-
-
-def _add_source_options(p: argparse.ArgumentParser, own_table: bool = False) -> None:
-    from flows.inputs import DBPEDIA_CLI_OPTIONS
-    from flows.cli.options import INPUT_OPTIONS, TABLE_OPTIONS, add_options
-
-    add_options(p.add_argument_group("input (a registry dataset, or the GO route from files)"), INPUT_OPTIONS)
-    add_options(p.add_argument_group("DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)"),
-                DBPEDIA_CLI_OPTIONS)
-    if own_table:
-        add_options(p.add_argument_group("your own table (instances x binary features, and the features' "
-                                         "hierarchy)"), TABLE_OPTIONS)
+def _add_input_options(p: argparse.ArgumentParser, watch: bool = False) -> None:
+    """One group of options per kind of input (:mod:`kg.routes`); ``watch``: only the kinds a folder can feed."""
+    watchable = {o.flag for cls in input_kinds().values() if cls.watch_field for o in cls.options}
+    for title, opts in input_options():
+        opts = [o for o in opts if o.flag in watchable] if watch else opts
+        if opts:
+            add_input_options(p.add_argument_group(f"input: {title}"), opts)
 
 
 def _note(name: str, meta) -> None:
@@ -99,61 +98,54 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
-    from kg.dbpedia.batches import ingest_spec
-    from flows.checks import check_output, check_source
-    from flows.cli.console import LineProgress
-    from flows.server import local as _server
-    from flows.inputs import resolve_source
-
     out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
     # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
     # with nothing stored (or --no-cache) the home's server boots meanwhile (stopped again if the input is bad)
     cold = (args.no_cache or not (home / "store").is_dir()) and not os.environ.get("PREFECT_API_URL")
-    with _server.starting(home, cold, _announce):
-        with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
-            check_output(args.out, "folder")
-            source = resolve_source(**_source_kwargs(args))
-            from flows.stages import ROUTE  # the corpus read here is the one the stages use: read once
-
-            check_source(source, objects=ROUTE)
-            params = _run_params(args)
-        _ingest(lambda show: ingest_spec(source, home / "dbpedia-cache", show), args.quiet)  # new dump files
-    from flows import pipeline
+    t0 = time.perf_counter()
+    from flows import runner
+    from flows.cli.console import LineProgress
     from flows.cli.display import RunDisplay
 
-    target, t0, api = str(Path(args.out).absolute()), time.perf_counter(), None
+    with local_server.starting(home, cold, _announce):
+        with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
+            check_output(args.out, "folder")
+            inp = resolve_input(_input_values(args))
+            inp.check(Context(home))  # the corpus read here is the one the stages use: kept by the input
+            options = _run_options(args)
+        _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files into the index
+    target, api = str(Path(args.out).absolute()), None
     display = LineProgress(_say) if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
-    pipeline.set_reporter(display)
+    progress.set_reporter(display)
     try:
         with display:  # a run whose every stage is stored needs no Prefect: it is published from the store
-            result = None if args.no_cache else pipeline.run_from_store(source, out=target, home=str(home), **params)
+            result = None if args.no_cache else runner.run_from_store(inp, options, target, home)
             if result is None:
                 api = _prefect_api(home, display)
-                with _server.lease(home) if api else contextlib.nullcontext():
-                    result = pipeline.run_pipeline(source, out=target, home=home, no_cache=args.no_cache,
-                                                   from_store=False, **params)
+                with local_server.lease(home) if api else contextlib.nullcontext():
+                    result = runner.run_pipeline(inp, options, out=target, home=home, no_cache=args.no_cache,
+                                                 from_store=False)
     finally:
-        pipeline.set_reporter(None)
-    for w in result["results"]["warnings"]:
-        print(f"kgfs: warning: {source['name']}: degenerate selection: {w}", file=sys.stderr)
+        progress.set_reporter(None)
+    for w in result.results["warnings"]:
+        print(f"kgfs: warning: {inp.name}: degenerate selection: {w}", file=sys.stderr)
     if args.quiet:
         return 0
-    recs, seconds = result["records"], time.perf_counter() - t0
-    tab, sel = recs["table"]["summary"], recs["select"]["summary"]
-    out.print(f"[bold]{source['name']}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
+    recs, seconds = result.records, time.perf_counter() - t0
+    tab, sel = recs["table"].summary, recs["select"].summary
+    out.print(f"[bold]{inp.name}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
               f"{tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
-    _note(source["name"], tab.get("meta") or {})
-    if recs["evaluate"]["summary"].get("note"):  # fewer folds than asked, or no evaluation
-        print(f"kgfs: note: {source['name']}: {recs['evaluate']['summary']['note']}", file=sys.stderr)
-    _print_summary(out, Path(recs["evaluate"]["dir"]) / recs["evaluate"]["files"]["summary"])
+    _note(inp.name, tab.get("meta") or {})
+    if recs["evaluate"].summary.get("note"):  # fewer folds than asked, or no evaluation
+        print(f"kgfs: note: {inp.name}: {recs['evaluate'].summary['note']}", file=sys.stderr)
+    _print_summary(out, recs["evaluate"].path("summary"))
     out.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} features "
               "(selected_features.csv)")
-    reused = [k for k, r in result["runinfo"].items() if r.get("reused")]
-    out.print(f"outputs in [bold]{Path(args.out).absolute()}[/] ({', '.join(sorted(result['outputs']))})")
+    out.print(f"outputs in [bold]{Path(args.out).absolute()}[/] ({', '.join(sorted(result.outputs))})")
     if api:
-        out.print(f"Prefect UI of the run: {api.ui_url}/runs/flow-run/{result['flow_run']}")
-    out.print(f"done in {seconds:.1f} s" + (f"; stages from cache: {', '.join(reused)}" if reused else "")
-              + ("" if "flow_run" in result else "; all stages from the store: no Prefect server started"))
+        out.print(f"Prefect UI of the run: {api.ui_url}/runs/flow-run/{result.flow_run}")
+    out.print(f"done in {seconds:.1f} s" + (f"; stages from cache: {', '.join(result.reused)}" if result.reused else "")
+              + ("" if result.flow_run else "; all stages from the store: no Prefect server started"))
     return 0
 
 
@@ -167,19 +159,17 @@ def _announce(text: str) -> None:
 
 def _prefect_api(home: Path, display):
     """``$PREFECT_API_URL`` (None), else the home's server: started when none runs, said once, with how to stop it."""
-    from flows.server import local as _server
-
     if os.environ.get("PREFECT_API_URL"):
         return None
     display("start", "prefect")
-    info = _server.ensure_server(home, announce=_announce)
+    info = local_server.ensure_server(home, announce=_announce)
     os.environ["PREFECT_API_URL"] = info.api_url
     display("done", "prefect", record={"summary": {}}, note=info.ui_url)
     return info
 
 
-def _run_params(args) -> dict:
-    """The pipeline parameters of `kgfs run` / `kgfs serve` (JSON-friendly: deployment parameters), checked."""
+def _run_options(args) -> RunOptions:
+    """The pipeline options of `kgfs run` / `kgfs serve`, checked (names, parameters, folds)."""
     from selection.evaluation.plan import plan_evaluation
     from selection.registry import whole_table_params
 
@@ -188,20 +178,15 @@ def _run_params(args) -> dict:
         eval_selectors = [args.selector, *eval_selectors]
     plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
     params = whole_table_params(args.selector, _parse_params(args.param))  # --selector's only; never a lazy one
-    return dict(selector=args.selector, selector_params=params,
-                eval_selectors=list(dict.fromkeys(eval_selectors)), classifiers=list(args.classifiers),
-                protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
-                artifacts=not args.no_artifacts, dask_address=args.dask_address, batch_size=args.batch_size,
-                external_concurrency=args.external_concurrency)
+    return RunOptions(selector=args.selector, selector_params=params,
+                      eval_selectors=tuple(dict.fromkeys(eval_selectors)), classifiers=tuple(args.classifiers),
+                      protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
+                      artifacts=not args.no_artifacts, dask_address=args.dask_address, batch_size=args.batch_size,
+                      external_concurrency=args.external_concurrency)
 
 
 def cmd_serve(args) -> int:
     """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
-    from flows.watch import serve as watch_mod
-    from kg.dbpedia.batches import ingest_spec
-    from flows.server import local as _server
-    from flows.inputs import watch_options
-
     watch = Path(args.watch).absolute()
     if not watch.is_dir():
         raise CliError(f"{watch}: the watched folder does not exist")
@@ -209,31 +194,29 @@ def cmd_serve(args) -> int:
         raise CliError("give exactly one of --cron EXPR and --interval SECONDS")
     out = Path(args.out).absolute()
     out.mkdir(parents=True, exist_ok=True)
-    source_options = watch_options(obo=args.obo, annotations=args.annotations, relations=args.relations,
-                                   namespaces=args.namespaces, evidence=args.evidence, on_obsolete=args.on_obsolete,
-                                   unknown=args.unknown, min_support=args.min_support,
-                                   corpus_options=_source_kwargs(args)["corpus_options"])
-    home, co = settings.kgfs_home(), source_options.get("corpus_options", {})  # dumps ingested once, up front:
-    _ingest(lambda show: ingest_spec({"kind": "dbpedia", "dump": co.get("dump"), "options": co},
-                                     home / "dbpedia-cache", show), args.quiet)
+    values = watch_values(_input_values(args))  # JSON-friendly, paths absolute: a deployment's parameter
+    home = settings.kgfs_home()
+    kind = watch_kind(values)
+    _ingest(lambda show: kind.prepare_options(values, Context(home), show), args.quiet)  # dumps read once, up front
     managed = not os.environ.get("PREFECT_API_URL")  # the home's server: held (no idle stop) while serving
+    from flows.watch import serve as watch_mod  # imports Prefect, configured by main()
+
     url = watch_mod.api_for_serving(home, args.port, args.interval)
-    params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": source_options,
-              "run_options": _run_params(args), "home": str(home)}
+    params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
+              "run_options": _run_options(args).to_json(), "home": str(home)}
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
     ui = url[:-4] if url.endswith("/api") else url
     print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
           f"outputs and ledger.json in {out}", flush=True)
     print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
           f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'", flush=True)
-    with _server.lease(home) if managed else contextlib.nullcontext():
+    with local_server.lease(home) if managed else contextlib.nullcontext():
         return watch_mod.serve(args.deployment, params, schedule)
 
 
 def cmd_server(args) -> int:
     """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`flows.server.local`)."""
-    from flows.server import local as _server
-
+    _server = local_server
     home = settings.kgfs_home()
     if args.server_command == "stop":
         print(f"stopped the Prefect server of {home}" if _server.stop_server(home) else _server.status(home)["text"])
@@ -272,29 +255,26 @@ def cmd_datasets_fetch(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from kg.dbpedia.batches import ingest_spec
-    from kg.formats.folder import write_table_folder
-    from flows.checks import check_output, check_source
-    from flows.inputs import resolve_source, table_from_spec
-
-    t0, cache = time.perf_counter(), settings.kgfs_home() / "dbpedia-cache"
+    t0, home = time.perf_counter(), settings.kgfs_home()
     with _console().status("checking the input…"):
         check_output(args.out, "folder")
-        source = resolve_source(**_source_kwargs(args))
-        checked = check_source(source)  # the cheap checks first: a bad option fails before the slow part
-    _ingest(lambda show: ingest_spec(source, cache, show), args.quiet)  # new dump files, with a bar
+        inp = resolve_input(_input_values(args))
+        inp.check(Context(home))  # the cheap checks first: a bad option fails before the slow part
+    _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files, with a bar
+    from flows.stages import stage_store
+    from kg.formats.folder import write_table_folder
+
     with _console().status("building the table…"):
-        table = table_from_spec(source, cache_dir=cache, objects=checked.get("objects"))
+        table = build_table(inp, Context(home), stage_store(home))  # the run's steps, stored as `kgfs run` does
         summary = write_table_folder(table, Path(args.out))
-    _note(source["name"], summary["meta"])  # with a few examples of what each note counts
-    print(f"{source['name']}: {summary['n_instances']} instances x {summary['n_features']} features, "
+    _note(inp.name, summary["meta"])  # with a few examples of what each note counts
+    print(f"{inp.name}: {summary['n_instances']} instances x {summary['n_features']} features, "
           f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} ({time.perf_counter() - t0:.1f} s)")
     return 0
 
 
 def cmd_select(args) -> int:
     from kg.formats.folder import read_table_folder, write_table_folder
-    from flows.checks import check_output
     from selection import frames
     from selection.registry import method_params, selector_entry
 
@@ -326,7 +306,6 @@ def cmd_evaluate(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
         TimeElapsedColumn, TimeRemainingColumn
 
-    from flows.checks import check_output
     from flows.cli.console import LineProgress
     from flows.inputs import load_tables
     from selection.evaluation.cv import check_folds
@@ -361,7 +340,6 @@ def cmd_evaluate(args) -> int:
 
 def cmd_export(args) -> int:
     from kg.formats.folder import export_file, read_table_folder
-    from flows.checks import check_output
 
     check_output(args.out, "file")
     what = export_file(read_table_folder(args.table), args.format, args.out, sparse=args.sparse,
@@ -397,6 +375,9 @@ def cmd_methods(args) -> int:
 
 def cmd_cache_clear(args) -> int:
     store = _home_store()
+    stages = sorted(d.name for d in store.root.iterdir() if d.is_dir()) if store.root.is_dir() else []
+    if args.stage and args.stage not in stages:
+        raise CliError(f"--stage {args.stage}: no such stage in {store.root} (stored: {', '.join(stages) or 'none'})")
     print(f"removed {store.clear(args.stage)} cached stage folder(s) from {store.root}")
     return 0
 
@@ -432,8 +413,6 @@ def cmd_ingest(args) -> int:
 
 # --------------------------------------------------------------------------- parser
 def _add_run_options(r) -> None:
-    from flows.cli.options import RUN_OPTIONS, add_options, whole_number
-
     add_options(r, RUN_OPTIONS)
     r.add_argument("--dask-address", metavar="ADDR", help="run the evaluation grid on a Dask cluster through "
                    "prefect-dask: tcp://HOST:PORT of a running `dask scheduler`, or `local` (a local cluster of "
@@ -455,13 +434,11 @@ def _command(sub, common, name: str, func, raw: bool = True, **kwargs) -> argpar
 
 
 def _add_run(sub, common) -> None:
-    from flows.cli.options import RUN_EXAMPLES
-
     r = _command(sub, common, "run", cmd_run, epilog=_methods_epilog(RUN_EXAMPLES),
                  help="the whole pipeline (default: bundled DM-BP data) as a cached Prefect flow",
                  description="Load facts, build the DAG and table, select features, cross-validate, "
                              "export. Stages are cached in the kgfs home; a second run reuses them.")
-    _add_source_options(r, own_table=True)
+    _add_input_options(r)
     _add_run_options(r)
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
@@ -485,7 +462,7 @@ def _add_serve(sub, common) -> None:
                     help="deployment name (default kgfs-watch)")
     sv.add_argument("--port", type=int, help="port of the home's Prefect server when it starts (default 4200 when "
                     "free)")
-    _add_source_options(sv)
+    _add_input_options(sv, watch=True)
     _add_run_options(sv)
 
 
@@ -529,23 +506,21 @@ def _add_cache(sub, common) -> None:
     _command(csub, common, "ls", cmd_cache_ls, False, help="list cached stages", description="List cached stages.")
     cc = _command(csub, common, "clear", cmd_cache_clear, False, help="remove cached stages",
                   description="Remove cached stage outputs (all, or one stage).")
-    cc.add_argument("--stage", choices=["annotate-batch", "annotate", "fetch-batch", "fetch", "facts", "table",
-                                        "select", "evaluate", "export"])
+    cc.add_argument("--stage", metavar="STAGE", help="one stage (a folder of the store: facts, table, select, "
+                                                     "evaluate, export, a route's steps and batches, ...)")
     cv = _command(csub, common, "verify", cmd_cache_verify, False, help="check every cached file against its record",
                   description="Check the content (sha256) of every cached stage file; exit status 1 on a problem.")
     cv.add_argument("--remove", action="store_true", help="delete the stage folders that do not verify")
 
 
 def _add_one_step_commands(sub, common) -> None:
-    from flows.cli.options import EVALUATE_OPTIONS, add_options
-
     b = _command(sub, common, "build", cmd_build, help="build a feature table (DAG + binary matrix)",
                  description="Build the feature table of a registry dataset or of OBO + annotations; "
                              "writes OUT/table.npz and OUT/summary.json.",
                  epilog="examples:\n  kgfs build --dataset rpv/CE-BP --out T\n"
                         "  kgfs build --obo go.obo.gz --annotations genes.tsv --labels labels.tsv --out T\n"
                         "  kgfs build --csv mytable.csv --hierarchy edges.csv --out T")
-    _add_source_options(b, own_table=True)
+    _add_input_options(b)
     b.add_argument("--out", required=True, metavar="DIR", help="output folder")
 
     s = _command(sub, common, "select", cmd_select, help="select features of a table",
@@ -605,8 +580,6 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress display")
     common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
                         help="kgfs home: stage store and Prefect state (default $KGFS_HOME or ./.kgfs)")
-    from flows.cli.options import Parser
-
     p = Parser(
         prog="kgfs", parents=[common],
         description="Hierarchical binary features from knowledge graphs (Gene Ontology, DBpedia) and "

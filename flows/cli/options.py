@@ -1,16 +1,19 @@
-"""The command-line options of a run's input, of the pipeline and of an evaluation, as data.
+"""The command-line options of the pipeline and of an evaluation, as data, and the parser they go into.
 
 Each option is ``(flag, argparse keyword arguments)``; :func:`add_options` adds a list of them to
-a parser or argument group. ``flows.cli`` builds its parsers from these lists, so the options,
-their defaults and help live beside the functions that take them (:func:`flows.inputs.resolve_source`,
-:func:`selection.evaluation.plan.plan_evaluation`); :class:`Parser` is the parser class (help built
-on demand, one-line usage errors), :func:`whole_number` and :func:`positive_number` the types of
-counts and durations. Importing this module
-imports only ``argparse``.
+a parser or argument group. The options of a run's input are declared by its kind
+(:class:`kg.routes.base.Option`) and added by :func:`add_input_options`. :class:`Parser` is the
+parser class (help built on demand, one-line usage errors), :func:`whole_number` and
+:func:`positive_number` the types of counts and durations.
 
 Examples
 --------
 >>> import argparse
+from collections.abc import Sequence
+
+from kg.routes.base import CHECK, Option
+from kg.routes.base import positive_number as _positive
+from kg.routes.base import whole_number as _whole
 >>> p = argparse.ArgumentParser()
 >>> add_options(p, RUN_OPTIONS)
 >>> p.parse_args(["--n-splits", "5"]).n_splits, p.parse_args([]).selector
@@ -20,9 +23,14 @@ Examples
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
-__all__ = ["CHECK_OPTION", "EVALUATE_OPTIONS", "INPUT_OPTIONS", "RUN_EXAMPLES", "RUN_OPTIONS", "TABLE_OPTIONS",
-           "Parser", "add_options", "positive_number", "whole_number"]
+from kg.routes.base import CHECK, Option
+from kg.routes.base import positive_number as _positive
+from kg.routes.base import whole_number as _whole
+
+__all__ = ["EVALUATE_OPTIONS", "RUN_EXAMPLES", "RUN_OPTIONS", "Parser", "add_input_options", "add_options",
+           "argparse_type", "positive_number", "whole_number"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -44,68 +52,63 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
 
 
-def positive_number(text: str) -> float:
-    """An argparse ``type``: a number > 0 (seconds, say).
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    float
+def argparse_type(parse):
+    """An argparse ``type`` from a value parser that raises ``ValueError`` (:class:`kg.routes.base.UsageError`).
 
     Examples
     --------
-    >>> positive_number("2.5")
-    2.5
-    >>> positive_number("0")
+    >>> from kg.routes.base import positive_number
+    >>> argparse_type(positive_number)("0")
     Traceback (most recent call last):
     ...
     argparse.ArgumentTypeError: must be a number > 0, got '0'
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
-    return value
+    def convert(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
+
+
+def positive_number(text: str) -> float:
+    """An argparse ``type``: a number > 0 (:func:`kg.routes.base.positive_number`)."""
+    return argparse_type(_positive)(text)
 
 
 def whole_number(minimum: int = 1, all_cores: bool = False):
-    """An argparse ``type``: a whole number ``>= minimum`` (or ``-1``, all cores, when ``all_cores``).
-
-    Parameters
-    ----------
-    minimum : int
-    all_cores : bool
-
-    Returns
-    -------
-    callable
+    """An argparse ``type``: a whole number ``>= minimum`` (:func:`kg.routes.base.whole_number`).
 
     Examples
     --------
     >>> whole_number(1, all_cores=True)("-1"), whole_number(0)("3")
     (-1, 3)
-    >>> whole_number(1, all_cores=True)("0")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a whole number >= 1 or -1 (all cores), got '0'
     """
+    return argparse_type(_whole(minimum, all_cores))
 
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or (value < minimum and not (all_cores and value == -1)):
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}"
-                                             + (" or -1 (all cores)" if all_cores else "") + f", got {text!r}")
-        return value
 
-    return parse
+def add_input_options(parser, options: Sequence[Option]) -> None:
+    """Add options declared as data by the kinds of input (:class:`kg.routes.base.Option`) to a parser or group.
+
+    Examples
+    --------
+    >>> from kg.routes.base import Option
+    >>> p = argparse.ArgumentParser()
+    >>> add_input_options(p, [Option("--dump", "files", many=True), Option("--skip-bad-lines", "skip", switch=True)])
+    >>> vars(p.parse_args(["--dump", "a", "b"]))
+    {'dump': ['a', 'b'], 'skip_bad_lines': None}
+    """
+    for opt in options:
+        kw: dict = {"help": opt.help, "dest": opt.field}
+        if opt.switch:
+            kw.update(action="store_true", default=None)
+        else:
+            kw.update({k: v for k, v in (("metavar", opt.metavar), ("nargs", "+" if opt.many else None),
+                                         ("choices", list(opt.choices) if opt.choices else None),
+                                         ("type", argparse_type(opt.parse) if opt.parse else None)) if v is not None})
+        parser.add_argument(opt.flag, **kw)
 
 
 RUN_EXAMPLES = """examples:
@@ -118,41 +121,6 @@ RUN_EXAMPLES = """examples:
   kgfs run --corpus c.csv --annotator spotlight --spotlight-url URL --kg sparql --sparql-url URL
   kgfs run --csv mytable.csv --hierarchy edges.csv                             # your own table
 """
-
-CHECK_OPTION = [
-    ("--check", dict(choices=["repair", "report", "raise"], default="repair",
-                     help="tables whose cells violate the hierarchy (child=1, parent=0; registry tables, --arff, "
-                          "--csv): close them upward (repair, the default; counted in the table's meta), keep them "
-                          "as they are (report; hierarchical selectors then refuse the table) or fail (raise)")),
-]
-
-#: A registry dataset, or the GO route from files.
-INPUT_OPTIONS = [
-    ("--dataset", dict(metavar="NAME", help="registry dataset, e.g. bundled/DM-BP, aire/DM-BP, rpv/CE-BP "
-                                            "(see `kgfs datasets list`)")),
-    ("--obo", dict(metavar="FILE", help="ontology in OBO format (plain or .gz)")),
-    ("--annotations", dict(metavar="FILE", help="GAF 2.x file or a two-column gene<TAB>term table")),
-    ("--labels", dict(metavar="FILE", help="gene<TAB>label table (the class of each gene)")),
-    ("--namespaces", dict(metavar="NS", help="GO namespaces to keep: BP, CC, MF or e.g. BP+CC (must occur in "
-                                             "the OBO file)")),
-    ("--relations", dict(nargs="+", metavar="REL", help="ontology relations that become edges (default is_a; "
-                                                        "e.g. is_a part_of, or all; must occur in the OBO file)")),
-    ("--evidence", dict(nargs="+", metavar="CODE", help="GAF: keep only these evidence codes")),
-    ("--min-support", dict(type=int, metavar="N", help="drop features present in fewer than N instances (the "
-                                                       "papers use 3)")),
-    ("--on-obsolete", dict(choices=["raise", "replace", "drop"], help="obsolete GO ids in annotations")),
-    ("--unknown", dict(choices=["raise", "drop"], help="term ids not in the ontology")),
-    ("--mirror", dict(metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")),
-    ("--name", dict(help="dataset name in the outputs (default: the annotations, corpus or table file name)")),
-    *CHECK_OPTION,
-]
-
-#: A user's own table (``kgfs build`` and ``kgfs run``).
-TABLE_OPTIONS = [
-    ("--arff", dict(metavar="FILE", help="a WEKA ARFF table (dense or sparse; the class: last attribute)")),
-    ("--csv", dict(metavar="FILE", help="a CSV table: id, one 0/1 column per feature, then label (or class)")),
-    ("--hierarchy", dict(metavar="EDGES", help="the features' hierarchy as a child,parent CSV (default: none)")),
-]
 
 #: The pipeline's selection and evaluation (``kgfs run``, ``kgfs serve``).
 RUN_OPTIONS = [
@@ -192,7 +160,7 @@ EVALUATE_OPTIONS = [
     ("--threshold", dict(help="threshold methods: a number, best-on-test or nested (short for --option "
                               "threshold=X or threshold_choice=...)")),
     ("--mirror", dict(metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")),
-    *CHECK_OPTION,
+    ("--check", dict(choices=["repair", "report", "raise"], default="repair", help=CHECK.help)),
     ("--no-plots", dict(action="store_true", help="skip the PNG plots")),
     ("--out", dict(required=True, metavar="DIR", help="output folder")),
 ]

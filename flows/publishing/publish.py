@@ -22,10 +22,11 @@ Examples
 >>> import tempfile, pathlib
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "s.csv").write_text("feature\\nGO:1\\n")
->>> records = {"select": {"dir": str(d), "files": {"selected": "s.csv"}, "key": "k", "hash": "h"}}
+>>> from kg.store import Record
+>>> records = {"select": Record("select", "k", str(d), {"selected": "s.csv"}, "h")}
 >>> sorted(publish(records, d / "out", {"selector": "complete"}))
 ['run.json', 'selected_features.csv']
->>> records["select"]["files"] = {"selection": "s.csv"}  # a second run writes another file
+>>> records = {"select": Record("select", "k", str(d), {"selection": "s.csv"}, "h")}  # a second run: another file
 >>> sorted(publish(records, d / "out", {"selector": "complete"})), sorted(p.name for p in (d / "out").iterdir())
 (['run.json', 'selection.csv'], ['run.json', 'selection.csv'])
 """
@@ -45,7 +46,7 @@ from pathlib import Path
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
-from kg.store.store import to_json
+from kg.store.store import Record, to_json
 
 try:
     import fcntl
@@ -68,14 +69,14 @@ RUN_FILE = "run.json"
 _use_exchange = True  # False: the two-rename swap of systems without RENAME_EXCHANGE (tests set it)
 
 
-def publish(records: Mapping[str, Mapping], out_dir: str | os.PathLike, params: Mapping | None = None,
+def publish(records: Mapping[str, Record], out_dir: str | os.PathLike, params: Mapping | None = None,
             runinfo: Mapping[str, Mapping] | None = None) -> dict[str, Path]:
     """Replace ``out_dir`` by a folder of the records' files and ``run.json``, in one swap (module doc).
 
     Parameters
     ----------
     records : mapping
-        Stage name -> record (``dir``, ``files``, ``key``, ``hash``, ``summary``).
+        Stage name -> :class:`~kg.store.Record`.
     out_dir : str or os.PathLike
         The output folder: created when missing; an existing kgfs output folder is replaced (the
         files a person added are kept); any other non-empty folder is refused.
@@ -117,20 +118,21 @@ def publish(records: Mapping[str, Mapping], out_dir: str | os.PathLike, params: 
         if previous is not None:
             os.chmod(new, stat.S_IMODE(out.stat().st_mode))  # the folder keeps its permissions
         sources = dict(OUTPUTS)
-        sources.update({f"plots/{role[5:]}": ("evaluate", role) for role in
-                        sorted((records.get("evaluate") or {}).get("files", {})) if role.startswith("plot:")})
+        ev = records.get("evaluate")
+        sources.update({f"plots/{role[5:]}": ("evaluate", role) for role in sorted(ev.files if ev else ())
+                        if role.startswith("plot:")})
         hashes: dict[str, str] = {}
         for name, (stage, role) in sources.items():
             rec = records.get(stage)
-            if rec and role in rec.get("files", {}):
+            if rec and role in rec.files:
                 (new / name).parent.mkdir(exist_ok=True)
-                shutil.copyfile(Path(rec["dir"]) / rec["files"][role], new / name)
+                shutil.copyfile(rec.path(role), new / name)
                 # a byte copy of a stored file whose sha256 the record holds (verified when reused)
-                hashes[name] = (rec.get("sha256") or {}).get(role) or sha256_file(new / name)
+                hashes[name] = rec.sha256.get(role) or sha256_file(new / name)
         if previous is not None:
             _carry_over(out, new, previous | set(sources))
         run = {"params": dict(params or {}),
-               "stages": {k: {**{kk: v.get(kk) for kk in ("key", "hash", "dir", "summary")},
+               "stages": {k: {"key": v.key, "hash": v.hash, "dir": v.dir, "summary": v.summary,
                               **dict((runinfo or {}).get(k, {}))} for k, v in records.items() if v},
                "outputs": sorted(hashes), "files": hashes}
         (new / RUN_FILE).write_text(to_json(run) + "\n", encoding="utf-8")  # last: the folder is complete

@@ -5,7 +5,6 @@ store and how long it took (*runinfo*), and its parameters (``dataset``, ``selec
 ``selector_params``, ``source``, ...). This module turns them into text, with no Prefect and no
 selection code (the evaluation's headline rows and the selection's warnings are given by the caller):
 
-- :func:`run_params`: the parameters a run records (``run.json``) and is named by; :func:`eval_specs`;
 - :func:`run_labels`: the run's name and tags (dataset, selector, route), as the Prefect UI lists them;
 - :func:`stage_note`: one short note per stage (``105 of 699 kept``), shared by the terminal and the logs;
 - :func:`cache_outcome`: how many stages came from the store;
@@ -29,12 +28,14 @@ import base64
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["ROUTES", "artifact_key", "artifacts", "cache_outcome", "eval_specs", "markdown_rows", "run_labels",
-           "run_markdown", "run_params", "stage_note"]
+if TYPE_CHECKING:
+    from kg.store import Record
 
-#: Route of a source kind (:func:`flows.inputs.resolve_source`), as tagged.
-ROUTES = {"go": "go", "dbpedia": "dbpedia", "dataset": "registry-table"}
+__all__ = ["artifact_key", "artifacts", "cache_outcome", "markdown_rows", "run_labels", "run_markdown",
+           "stage_note"]
+
 _NOTES = {"facts": "{n_genes} genes", "table": "{n_instances} x {n_features}",
           "select": "{n_selected} of {n_features} kept", "annotate": "{n_instances} instances",
           "evaluate": "{n_rows} fold rows"}
@@ -62,59 +63,6 @@ def artifact_key(kind: str, dataset: str) -> str:
     return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", f"{kind}-{dataset}".lower())).strip("-")[:120]
 
 
-def run_params(source: Mapping, selector: str, selector_params: Mapping | None = None,
-               eval_selectors: Sequence[str] | None = None, classifiers: Sequence[str] | None = None,
-               protocol: str = "basic", n_splits: int = 10, seed: int = 0) -> dict:
-    """The parameters a run records: the dataset, the whole-table selector (its parameters sorted), the
-    cross-validation (selectors, default the whole-table one; classifiers, default ``nb``), the source.
-
-    Parameters
-    ----------
-    source : mapping
-        A spec of :func:`flows.inputs.resolve_source` (its ``name`` is the dataset).
-    selector : str
-    selector_params : mapping, optional
-    eval_selectors, classifiers : sequence of str, optional
-    protocol : str
-    n_splits, seed : int
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> p = run_params({"name": "d"}, "shsel", {"b": 1, "a": 2})
-    >>> p["dataset"], list(p["selector_params"]), p["eval_selectors"], p["classifiers"]
-    ('d', ['a', 'b'], ['shsel'], ['nb'])
-    """
-    return {"dataset": source["name"], "selector": selector, "selector_params": dict(sorted((selector_params or {}).items())),
-            "eval_selectors": list(eval_selectors or [selector]), "classifiers": list(classifiers or ["nb"]),
-            "protocol": protocol, "n_splits": n_splits, "seed": seed, "source": dict(source)}
-
-
-def eval_specs(params: Mapping) -> list:
-    """The cross-validation's selectors: the whole-table selector with its parameters (``[name, params]``).
-
-    Parameters
-    ----------
-    params : mapping
-        From :func:`run_params`.
-
-    Returns
-    -------
-    list
-        Names, and ``[name, params]`` for the whole-table selector when it has parameters.
-
-    Examples
-    --------
-    >>> eval_specs(run_params({"name": "d"}, "s", {"t": 0.9}, ["s", "complete"]))
-    [['s', {'t': 0.9}], 'complete']
-    """
-    sel, sp = params["selector"], params["selector_params"]
-    return [[s, sp] if s == sel and sp else s for s in params["eval_selectors"]]
-
-
 def _params_text(params: Mapping | None) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted((params or {}).items()))
 
@@ -136,10 +84,12 @@ def run_labels(params: Mapping) -> tuple[str, list[str]]:
     >>> run_labels({"dataset": "bundled/DM-BP", "selector": "complete", "source": {"kind": "go"}})[0]
     'bundled/DM-BP · complete'
     """
+    from kg.routes import input_kinds
+
     name = f"{params.get('dataset')} · {params.get('selector')} {_params_text(params.get('selector_params'))}".strip()
     kind = (params.get("source") or {}).get("kind")
-    return name, [f"dataset:{params.get('dataset')}", f"selector:{params.get('selector')}",
-                  f"route:{ROUTES.get(kind, kind)}"]
+    route = getattr(input_kinds().get(kind), "route", kind)  # the input's route tag (its kind when unknown)
+    return name, [f"dataset:{params.get('dataset')}", f"selector:{params.get('selector')}", f"route:{route}"]
 
 
 def stage_note(stage: str, summary: Mapping | None) -> str:
@@ -227,13 +177,13 @@ def _png_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def _stage_rows(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping]) -> list[dict]:
+def _stage_rows(records: Mapping[str, Record], runinfo: Mapping[str, Mapping]) -> list[dict]:
     return [{"stage": k, "from the store": "yes" if runinfo.get(k, {}).get("reused") else "no",
-             "seconds": runinfo.get(k, {}).get("seconds"), "result": stage_note(k, r.get("summary")),
-             "folder (immutable)": f"`{r.get('dir')}`"} for k, r in records.items() if r]
+             "seconds": runinfo.get(k, {}).get("seconds"), "result": stage_note(k, r.summary),
+             "folder (immutable)": f"`{r.dir}`"} for k, r in records.items() if r]
 
 
-def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping], params: Mapping,
+def run_markdown(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], params: Mapping,
                  outputs: Mapping[str, str] | None = None, *, headline: Sequence[Mapping] = (),
                  warnings: Sequence[str] = ()) -> str:
     """The run's report: headline results, warnings, plots (inline images), stages and their store folders.
@@ -244,7 +194,7 @@ def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping],
     Parameters
     ----------
     records : mapping
-        Stage name -> record (``dir``, ``files``, ``summary``).
+        Stage name -> :class:`~kg.store.Record`.
     runinfo : mapping
         Stage name -> ``reused``, ``seconds``.
     params : mapping
@@ -262,14 +212,17 @@ def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping],
 
     Examples
     --------
-    >>> md = run_markdown({"select": {"dir": "/s/select/k", "summary": {"n_selected": 3, "n_features": 9}}},
+    >>> from kg.store import Record
+    >>> sel = Record("select", "k", "/s/select/k", {}, "h", summary={"n_selected": 3, "n_features": 9})
+    >>> md = run_markdown({"select": sel},
     ...                   {"select": {"reused": True, "seconds": 0.1}}, {"dataset": "d", "selector": "complete"},
     ...                   warnings=["no feature was kept"])
     >>> md.splitlines()[0], "**3 of 9 features kept** by `complete`" in md, "| select | yes | 0.1 | 3 of 9 kept |" in md
     ('# kgfs run: d · complete', True, True)
     """
     name, _tags = run_labels(params)
-    tab, sel = (records.get("table") or {}).get("summary") or {}, (records.get("select") or {}).get("summary") or {}
+    tab = records["table"].summary if records.get("table") else {}
+    sel = records["select"].summary if records.get("select") else {}
     lines = [f"# kgfs run: {name}", ""]
     if tab:
         lines.append(f"{tab.get('n_instances')} instances × {tab.get('n_features')} features"
@@ -279,14 +232,14 @@ def run_markdown(records: Mapping[str, Mapping], runinfo: Mapping[str, Mapping],
                      f"`{params.get('selector')}` on the whole table.")
     lines += [f"{cache_outcome(runinfo).capitalize()}.", ""]
     lines += [f"> **Warning:** {w}\n" for w in warnings]
-    ev = records.get("evaluate") or {}
+    ev = records.get("evaluate")
+    files = ev.files if ev else {}
     if headline:
-        folder = Path(ev.get("dir", "."))
         lines += [f"## Cross-validation ({params.get('n_splits', '?')} folds, mean ± sd over the folds)", "",
                   markdown_rows(headline), "",
                   "Every column, per fold and summarised: " + ", ".join(
-                      f"`{folder / ev['files'][r]}`" for r in ("evaluation", "summary") if r in ev.get("files", {})), ""]
-    plots = [Path(ev["dir"]) / f for r, f in sorted(ev.get("files", {}).items()) if r.startswith("plot:")]
+                      f"`{ev.path(r)}`" for r in ("evaluation", "summary") if r in files), ""]
+    plots = [ev.path(r) for r in sorted(files) if r.startswith("plot:")]
     if plots:
         lines += ["## Plots", ""] + [f"![{p.stem}]({_png_uri(p)})\n" for p in plots if p.is_file()]
     lines += ["## Stages", "", markdown_rows(_stage_rows(records, runinfo)), "", "## Parameters", "",
@@ -304,9 +257,9 @@ def artifacts(result: Mapping) -> list[tuple[str, str, object, str]]:
 
     Parameters
     ----------
-    result : mapping
+    result : RunResult
         A run's ``records``, ``runinfo``, ``outputs``, ``params`` and ``results`` (``headline`` and
-        ``kept`` rows, ``warnings``), as :func:`flows.pipeline.run_pipeline` returns them.
+        ``kept`` rows, ``warnings``), as :func:`flows.runner.run_pipeline` returns them.
 
     Returns
     -------
@@ -315,12 +268,13 @@ def artifacts(result: Mapping) -> list[tuple[str, str, object, str]]:
 
     Examples
     --------
-    >>> res = {"records": {}, "runinfo": {}, "outputs": {}, "params": {"dataset": "d", "selector": "complete"},
-    ...        "results": {"headline": [], "kept": [{"feature": "a"}], "warnings": []}}
+    >>> from flows.publishing.outcome import RunResult
+    >>> res = RunResult({}, {}, {}, {"dataset": "d", "selector": "complete"},
+    ...                 {"headline": [], "kept": [{"feature": "a"}], "warnings": []})
     >>> [(kind, key) for kind, key, _data, _desc in artifacts(res)]
     [('table', 'selected-features-d'), ('markdown', 'kgfs-run-report-d')]
     """
-    p, res = result["params"], result["results"]
+    p, res = result.params, result.results
     ds, name = p["dataset"], run_labels(p)[0]
     out = []
     if res["kept"]:
@@ -329,6 +283,6 @@ def artifacts(result: Mapping) -> list[tuple[str, str, object, str]]:
     if res["headline"]:
         out.append(("table", artifact_key("evaluation-summary", ds), res["headline"],
                     f"{name}: cross-validation, mean ± sd over the folds (every column: summary.csv)"))
-    md = run_markdown(result["records"], result["runinfo"], p, result["outputs"], headline=res["headline"],
+    md = run_markdown(result.records, result.runinfo, p, result.outputs, headline=res["headline"],
                       warnings=res["warnings"])
     return out + [("markdown", artifact_key("kgfs-run-report", ds), md, f"{name}: the report")]

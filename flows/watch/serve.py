@@ -1,13 +1,16 @@
-"""``kgfs serve --watch DIR``: a local Prefect server and the ``kgfs-watch`` flow its deployment runs.
+"""``kgfs serve --watch DIR``: the ``kgfs-watch`` flow its deployment runs on a schedule, on a local Prefect server.
 
 Schedules need a real API server (the temporary one a flow run starts does not schedule): the
 home's managed server (:mod:`flows.server.local`, on 127.0.0.1) unless ``PREFECT_API_URL`` names one
 (:func:`api_for_serving`). Each tick (a scheduled flow run) runs :func:`flows.pipeline.kgfs_run` on
-every new corpus file of the folder (:func:`flows.watch.ledger.process_folder`,
-:func:`flows.inputs.source_for_file`); the stage store is shared, so what corpora have in common
-is computed once. A corpus that failed is reported (ledger, log,
-artifact, a *Failed* tick), retried with a back-off and given up after ``max_attempts`` until its
-content changes.
+every new file of the folder (:func:`flows.watch.ledger.process_folder`), each file the input of the
+kind the options describe (:func:`flows.inputs.watch_input`: a corpus, or a labels table over an
+ontology); the stage store is shared, so what the files have in common is computed once. A file
+that failed is reported (ledger, log, artifact, a *Failed* tick), retried with a back-off and given
+up after ``max_attempts`` until its content changes.
+
+Prefect reads its settings when imported: this module configures the kgfs home first
+(:func:`flows.settings.ensure_configured`); the command line imports it only for ``kgfs serve``.
 """
 
 from __future__ import annotations
@@ -17,10 +20,19 @@ from pathlib import Path
 
 from flows import settings
 
-__all__ = ["api_for_serving", "serve", "watch_flow"]
+settings.ensure_configured()  # before `import prefect` (see the module doc)
 
-_prefect = settings.LazyPrefect(globals())
-__getattr__ = _prefect.getattr
+from prefect import flow, get_run_logger  # noqa: E402
+from prefect.artifacts import create_markdown_artifact  # noqa: E402
+
+from flows import pipeline  # noqa: E402
+from flows.inputs import watch_input  # noqa: E402
+from flows.run_options import RunOptions  # noqa: E402
+from flows.server.local import ensure_server  # noqa: E402
+from flows.watch import ledger  # noqa: E402
+from kg.errors import KgfsError  # noqa: E402
+
+__all__ = ["api_for_serving", "serve", "watch_flow"]
 
 
 def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) -> str:
@@ -28,8 +40,6 @@ def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) ->
     there); sets the runner's environment."""
     url = os.environ.get("PREFECT_API_URL")
     if not url:
-        from flows.server.local import ensure_server
-
         url = os.environ["PREFECT_API_URL"] = ensure_server(home, port=port).api_url
     os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", str(max(1, min(10, int(interval or 10) // 2))))
     os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"  # the flow runs are child processes: Prefect's log lines help
@@ -39,28 +49,25 @@ def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) ->
 def serve(name: str, parameters: dict, schedule: dict) -> int:
     """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs (blocks)."""
     # limit=1: ticks run one after another, so two ticks never process the same new file
-    _prefect.getattr("watch_flow").serve(name=name, parameters=parameters, limit=1, print_starting_message=True, **schedule)
+    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True, **schedule)
     return 0
 
 
-@_prefect.flow(name="kgfs-watch", persist_result=False, log_prints=False)
-def _watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None, run_options: dict | None = None,
-                home: str | None = None, max_attempts: int = 3) -> dict:
-    """Process every new corpus file of ``watch_dir`` (see the module doc); fails when a corpus failed."""
-    from prefect import get_run_logger
-    from prefect.artifacts import create_markdown_artifact
+@flow(name="kgfs-watch", persist_result=False, log_prints=False)
+def watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None, run_options: dict | None = None,
+               home: str | None = None, max_attempts: int = 3) -> dict:
+    """Process every new file of ``watch_dir`` (see the module doc); fails when one failed.
 
-    from flows import pipeline
-    from kg.errors import KgfsError
-    from flows.watch import ledger
-    from flows.inputs import source_for_file
-
+    ``source_options`` are the input options given to ``kgfs serve`` (:func:`flows.inputs.watch_values`),
+    ``run_options`` a :class:`~flows.run_options.RunOptions` in its JSON form.
+    """
     home = str(Path(home).absolute()) if home else str(settings.kgfs_home())
+    options = RunOptions.from_json(run_options)
 
     def run(path: Path, target: Path) -> list[str]:
         result = pipeline.kgfs_run.with_options(flow_run_name=f"kgfs-run {path.name}")(
-            source=source_for_file(path, source_options or {}), out=str(target), home=home, **dict(run_options or {}))
-        return [k for k, i in result["runinfo"].items() if i.get("reused")]
+            watch_input(path, source_options or {}), options, str(target), home)
+        return result.reused
 
     tick = ledger.process_folder(watch_dir, out_dir, run, get_run_logger(), max_attempts=max_attempts)
     if tick["processed"] or tick["failed"]:

@@ -7,9 +7,9 @@ union over its entities; the table is closed upward over the hierarchy (an insta
 ``Cricketer`` also has ``Athlete``, ``Person``, ``Agent``).
 
 One function per arrow (:func:`link_entities`, :func:`fetch_facts`, :func:`build_hierarchy`,
-:func:`build_table`), plus :func:`make_annotator` / :func:`make_source` / :func:`corpus_table`,
-which build the same from command-line-like options (``kgfs run --corpus`` runs the selection
-and evaluation on top).
+:func:`build_table`), plus :func:`make_annotator` / :func:`make_source`, which make an annotator
+and a knowledge source by name. From a corpus file and command-line-like options, the route is an
+input of a run (:class:`kg.dbpedia.corpus_input.CorpusInput`, stored step by step).
 
 Choices (documented and tested):
 
@@ -30,7 +30,6 @@ Examples
 >>> from kg.dbpedia.dumps import DumpSource
 >>> corpus = Corpus(ids=["t1"], entities=[["http://dbpedia.org/resource/Kobe"]], labels=["sport"])
 >>> table = build_table(corpus, None, DumpSource("dumps/"))  # doctest: +SKIP
->>> table = corpus_table("tweets.tsv", dump="dumps/", text_column="tweet")  # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -45,13 +44,12 @@ from kg.dbpedia.corpus import Corpus
 from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
-from kg.dbpedia.sources import Annotator, KnowledgeSource
+from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.table import FeatureTable
 
 __all__ = [
     "build_hierarchy",
     "build_table",
-    "corpus_table",
     "fetch_facts",
     "link_entities",
     "make_annotator",
@@ -318,22 +316,8 @@ def _ingest_progress(progress: Callable | None):
     return lambda done, total, _name: progress("ingest", done, total)
 
 
-def make_annotator(
-    kind: str,
-    *,
-    spotlight_url: str | None = None,
-    dump=None,
-    cache_dir: str | os.PathLike | None = None,
-    confidence: float = 0.5,
-    support: int = 0,
-    types: str = "",
-    policy: str = "whitelist",
-    max_workers: int = 4,
-    skip_bad_lines: bool = False,
-    progress: Callable | None = None,
-    timeout: float | None = None,
-    max_total: float | None = None,
-) -> Annotator:
+def make_annotator(kind: str, *, spotlight_url: str | None = None, dump=None, access: Access | None = None,
+                   spotlight: Mapping | None = None) -> Annotator:
     """An annotator by name: ``"spotlight"`` (needs ``spotlight_url``) or ``"lexicon"`` (needs ``dump``).
 
     Parameters
@@ -343,19 +327,13 @@ def make_annotator(
         The Spotlight REST endpoint.
     dump : path or list of paths, optional
         Label and redirect dumps for the lexicon.
-    cache_dir : path, optional
-        Spotlight's answer cache; for the lexicon, the folder of the dump index
-        (:func:`kg.dbpedia.index.index_for_cache`: the dump is read once into it, later runs
-        open the lexicon from it). Without it the lexicon is built from the dump in memory.
-    confidence, support, types, policy, max_workers
-        Spotlight's parameters (see :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`).
-    skip_bad_lines : bool
-        Skip malformed dump lines (lexicon).
-    progress : callable, optional
-        ``progress(stage, done, total)``: Spotlight's batches, or the bytes of the dump while
-        it is ingested (stage ``"ingest"``).
-    timeout, max_total : float, optional
-        Spotlight: seconds per request, and per text with its retries (default 30 and unbounded).
+    access : Access, optional
+        Spotlight's answer cache, or for the lexicon the folder of the dump index (the dump is
+        read once into it, later runs open the lexicon from it; without it the lexicon is built
+        from the dump in memory); time limits, bad lines, progress.
+    spotlight : mapping, optional
+        More of Spotlight's parameters: ``confidence``, ``support``, ``types``, ``policy``,
+        ``max_workers`` (see :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`).
 
     Returns
     -------
@@ -363,47 +341,34 @@ def make_annotator(
 
     Examples
     --------
-    >>> make_annotator("spotlight", spotlight_url="http://127.0.0.1:2222/rest", confidence=0.4).url
+    >>> make_annotator("spotlight", spotlight_url="http://127.0.0.1:2222/rest", spotlight={"confidence": 0.4}).url
     'http://127.0.0.1:2222/rest/annotate'
     """
+    access = access or Access()
     if kind == "spotlight":
         if not spotlight_url:
             raise KgfsError("--annotator spotlight needs --spotlight-url")
         from kg.dbpedia.spotlight import SpotlightAnnotator
 
-        limits = {"timeout": timeout} if timeout is not None else {}
-        return SpotlightAnnotator(spotlight_url, confidence=confidence, support=support, types=types,
-                                  policy=policy, cache_dir=cache_dir, max_workers=max_workers, progress=progress,
-                                  max_total=max_total, **limits)
+        return SpotlightAnnotator(spotlight_url, cache_dir=access.cache_dir, progress=access.progress,
+                                  max_total=access.max_total, **access.limits(), **dict(spotlight or {}))
     if kind == "lexicon":
         if dump is None:
             raise KgfsError("--annotator lexicon needs --dump (files with rdfs:label and redirects)")
-        if cache_dir is not None:
+        if access.cache_dir is not None:
             from kg.dbpedia.index import index_for_cache
 
-            return index_for_cache(cache_dir).lexicon(dump, skip_bad_lines=skip_bad_lines,
-                                                      progress=_ingest_progress(progress))
+            return index_for_cache(access.cache_dir).lexicon(dump, skip_bad_lines=access.skip_bad_lines,
+                                                             progress=_ingest_progress(access.progress))
         from kg.dbpedia.lexicon import LexiconAnnotator
 
-        return LexiconAnnotator.from_dump(dump, skip_bad_lines=skip_bad_lines)
+        return LexiconAnnotator.from_dump(dump, skip_bad_lines=access.skip_bad_lines)
     raise KgfsError(f"unknown annotator {kind!r} (choose 'spotlight' or 'lexicon')")
 
 
-def make_source(
-    kind: str | None = None,
-    *,
-    sparql_url: str | None = None,
-    dump=None,
-    cache_dir: str | os.PathLike | None = None,
-    type_namespaces: Sequence[str] | None = None,
-    skip_bad_lines: bool = False,
-    graph: str | None = None,
-    batch_size: int = 100,
-    progress: Callable | None = None,
-    lenient: bool = False,
-    timeout: float | None = None,
-    max_total: float | None = None,
-) -> KnowledgeSource:
+def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=None,
+                type_namespaces: Sequence[str] | None = None, access: Access | None = None, graph: str | None = None,
+                batch_size: int = 100, lenient: bool = False) -> KnowledgeSource:
     """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump.
 
     Parameters
@@ -411,24 +376,19 @@ def make_source(
     kind : {"sparql", "dump"}, optional
     sparql_url : str, optional
     dump : path or list of paths, optional
-    cache_dir : path, optional
-        The SPARQL source's query cache; for a dump, the folder of the dump index: the source is
-        then an :class:`~kg.dbpedia.index.IndexSource` (each file read once into the index,
-        every question a look-up). Without it (or with ``lenient``) the dump is streamed
-        (:class:`~kg.dbpedia.dumps.DumpSource`).
     type_namespaces : list of str, optional
         Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep.
-    skip_bad_lines, lenient : bool
-        Dump parsing (see :class:`~kg.dbpedia.dumps.DumpSource`).
+    access : Access, optional
+        The SPARQL source's query cache, or for a dump the folder of the dump index: the source is
+        then an :class:`~kg.dbpedia.index.IndexSource` (each file read once into the index, every
+        question a look-up); without it (or with ``lenient``) the dump is streamed
+        (:class:`~kg.dbpedia.dumps.DumpSource`). Time limits, bad lines, progress.
     graph : str, optional
         The SPARQL default graph.
     batch_size : int
         Values per SPARQL query.
-    progress : callable, optional
-        ``progress(stage, done, total)``: SPARQL batches, or the bytes of the dump while it is
-        ingested (stage ``"ingest"``).
-    timeout, max_total : float, optional
-        SPARQL: seconds per request, and per query with its retries (default 60 and unbounded).
+    lenient : bool
+        Dump parsing (see :class:`~kg.dbpedia.dumps.DumpSource`).
 
     Returns
     -------
@@ -443,6 +403,7 @@ def make_source(
     >>> type(src).__name__, src.type_namespaces
     ('SparqlSource', ('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/'))
     """
+    access = access or Access()
     if kind is None:
         kind = "sparql" if sparql_url else "dump"
     if kind == "sparql":
@@ -450,99 +411,19 @@ def make_source(
             raise KgfsError("--kg sparql needs --sparql-url")
         from kg.dbpedia.sparql import SparqlSource
 
-        limits = {"timeout": timeout} if timeout is not None else {}
-        return SparqlSource(sparql_url, type_namespaces=type_namespaces, cache_dir=cache_dir, graph=graph,
-                            batch_size=batch_size, progress=progress, max_total=max_total, **limits)
+        return SparqlSource(sparql_url, type_namespaces=type_namespaces, cache_dir=access.cache_dir, graph=graph,
+                            batch_size=batch_size, progress=access.progress, max_total=access.max_total,
+                            **access.limits())
     if kind == "dump":
         if dump is None:
             raise KgfsError("--kg dump needs --dump (dump files or a directory)")
-        if cache_dir is not None and not lenient:
+        if access.cache_dir is not None and not lenient:
             from kg.dbpedia.index import IndexSource, index_for_cache
 
-            return IndexSource(dump, index_for_cache(cache_dir), type_namespaces=type_namespaces,
-                               skip_bad_lines=skip_bad_lines, progress=_ingest_progress(progress))
+            return IndexSource(dump, index_for_cache(access.cache_dir), type_namespaces=type_namespaces,
+                               skip_bad_lines=access.skip_bad_lines, progress=_ingest_progress(access.progress))
         from kg.dbpedia.dumps import DumpSource
 
-        return DumpSource(dump, type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines, lenient=lenient)
+        return DumpSource(dump, type_namespaces=type_namespaces, skip_bad_lines=access.skip_bad_lines,
+                          lenient=lenient)
     raise KgfsError(f"unknown knowledge source {kind!r} (choose 'sparql' or 'dump')")
-
-
-# ---------------------------------------------------------------------------------- from options
-def corpus_table(
-    corpus: Corpus | str | os.PathLike,
-    *,
-    annotator: Annotator | str | None = "lexicon",
-    kg: KnowledgeSource | str | None = None,
-    dump=None,
-    sparql_url: str | None = None,
-    spotlight_url: str | None = None,
-    features: str = "types",
-    min_support: int = 1,
-    category_depth: int | None = 2,
-    type_namespaces: Sequence[str] | None = None,
-    cache_dir: str | os.PathLike | None = None,
-    skip_bad_lines: bool = False,
-    text_column: str = "text",
-    id_column: str | None = "id",
-    label_column: str | None = "label",
-    entity_columns: Sequence[str] | None = None,
-    annotator_options: Mapping | None = None,
-    progress: Callable | None = None,
-) -> FeatureTable:
-    """The feature table of a corpus file from command-line-like options (what ``kgfs run --corpus`` needs).
-
-    Parameters
-    ----------
-    corpus : Corpus or path
-        A corpus, or a file for :func:`kg.dbpedia.corpus.load_corpus` (with ``text_column``,
-        ``id_column``, ``label_column``, ``entity_columns``).
-    annotator : {"lexicon", "spotlight"} or Annotator or None
-        ``"lexicon"`` (from ``dump``), ``"spotlight"`` (``spotlight_url``; more Spotlight
-        parameters in ``annotator_options``: ``confidence``, ``support``, ``types``, ``policy``,
-        ``max_workers``) or an annotator object; ignored when the corpus gives entity columns.
-    kg : {"dump", "sparql"} or KnowledgeSource or None
-        ``None``: SPARQL when ``sparql_url`` is given, else the dump (the offline default).
-    dump, sparql_url, spotlight_url : optional
-        Where the data and services are.
-    features, min_support, category_depth
-        As in :func:`build_table`.
-    type_namespaces : list of str, optional
-        Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep.
-    cache_dir : path, optional
-        The Spotlight and SPARQL caches (a rerun sends nothing twice and resumes after a failure).
-    skip_bad_lines : bool
-        Skip malformed dump lines.
-    text_column, id_column, label_column, entity_columns, annotator_options, progress
-        See above and :func:`make_annotator`.
-
-    Returns
-    -------
-    FeatureTable
-        ``meta["dataset"]`` is the corpus file's stem.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "dump.nt").write_text(
-    ...     "<http://dbpedia.org/resource/Kobe> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
-    ...     "<http://dbpedia.org/ontology/BasketballPlayer> .\\n", encoding="utf-8")
-    >>> _ = (d / "tweets.tsv").write_text("id\\turi\\tlabel\\n1\\thttp://dbpedia.org/resource/Kobe\\tsport\\n")
-    >>> t = corpus_table(d / "tweets.tsv", dump=d / "dump.nt", entity_columns=["uri"])
-    >>> t.meta["dataset"], t.feature_names.tolist(), t.y.tolist()
-    ('tweets', ['http://dbpedia.org/ontology/BasketballPlayer'], ['sport'])
-    """
-    from kg.dbpedia.corpus import load_corpus
-
-    if not isinstance(corpus, Corpus):
-        corpus = load_corpus(corpus, id_column=id_column, text_column=text_column, label_column=label_column,
-                             entity_columns=entity_columns)
-    if isinstance(annotator, str):
-        annotator = None if corpus.entities is not None else make_annotator(
-            annotator, spotlight_url=spotlight_url, dump=dump, cache_dir=cache_dir, skip_bad_lines=skip_bad_lines,
-            progress=progress, **dict(annotator_options or {}))
-    if kg is None or isinstance(kg, str):
-        kg = make_source(kg, sparql_url=sparql_url, dump=dump, cache_dir=cache_dir,
-                         type_namespaces=type_namespaces, skip_bad_lines=skip_bad_lines, progress=progress)
-    return build_table(corpus, annotator, kg, features=features, min_support=min_support,
-                       category_depth=category_depth, meta={"dataset": Path(corpus.source).stem})

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "Access",
     "Annotation",
     "Annotator",
     "DBO",
@@ -62,6 +63,42 @@ __all__ = [
     "edges_within",
     "in_namespaces",
 ]
+
+
+@dataclass(frozen=True)
+class Access:
+    """How a source or annotator reaches its data: its cache, time limits, bad dump lines, progress.
+
+    Parameters
+    ----------
+    cache_dir : path, optional
+        SPARQL's and Spotlight's answer caches; for a dump, the folder of the dump index (the dump
+        is read once into it). Without it nothing is cached and a dump is streamed.
+    timeout : float, optional
+        Seconds per request (the clients' defaults otherwise).
+    max_total : float, optional
+        Seconds a request may take with its retries (unbounded otherwise).
+    skip_bad_lines : bool
+        Skip (and count) malformed dump lines instead of failing.
+    progress : callable, optional
+        ``progress(stage, done, total)``: a service's batches, or the bytes of a dump being indexed
+        (stage ``"ingest"``).
+
+    Examples
+    --------
+    >>> Access(timeout=5).limits()
+    {'timeout': 5}
+    """
+
+    cache_dir: object = None
+    timeout: float | None = None
+    max_total: float | None = None
+    skip_bad_lines: bool = False
+    progress: Callable | None = None
+
+    def limits(self) -> dict:
+        """The time limits that are set, as keyword arguments of a client."""
+        return {k: v for k, v in (("timeout", self.timeout),) if v is not None}
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 RDFS_SUBCLASSOF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"

@@ -6,6 +6,10 @@ one of its descendants (the ``is_a`` closure, optionally more relations).
 - :mod:`kg.go.obo`: the ontology (:func:`read_obo`, :class:`GeneOntology`).
 - :mod:`kg.go.annotations`: gene -> direct terms (GAF 2.x or two-column tables) and labels.
 - :mod:`kg.go.table`: the closed, labelled :class:`~kg.table.FeatureTable`.
+- :mod:`kg.go.route`: the route as a kind of input of a run (:class:`~kg.go.route.OntologyInput`).
+
+The names below are imported on first use: :mod:`kg.go.route` (what the command line reads to
+list its options) stays light, numpy and scipy load with the first ontology.
 
 Examples
 --------
@@ -14,9 +18,19 @@ Examples
 >>> table = build_table(go, facts, read_labels("labels.tsv"), min_support=3)  # doctest: +SKIP
 """
 
-from kg.go.annotations import read_annotations, read_labels
-from kg.go.obo import NAMESPACES, GeneOntology, normalize_namespaces, read_obo
-from kg.go.table import ancestor_closure, build_table
+import importlib
+
+_LAZY = {"read_annotations": "kg.go.annotations", "read_labels": "kg.go.annotations", "NAMESPACES": "kg.go.obo",
+         "GeneOntology": "kg.go.obo", "normalize_namespaces": "kg.go.obo", "read_obo": "kg.go.obo",
+         "ancestor_closure": "kg.go.table", "build_table": "kg.go.table"}
 
 __all__ = ["GeneOntology", "NAMESPACES", "ancestor_closure", "build_table", "normalize_namespaces",
            "read_annotations", "read_labels", "read_obo"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'kg.go' has no attribute {name!r}")

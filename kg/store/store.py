@@ -7,7 +7,8 @@ source of every kgfs module and the versions of the numerical dependencies, so n
 upgrade can leave a stale result in use). Its outputs go into ``<root>/<stage>/<key[:24]>/``,
 each file written atomically, and ``record.json`` last: a folder without ``record.json`` is
 unfinished and is recomputed (the computation may keep finished pieces there, e.g. evaluation
-cells, so an interrupted stage resumes). The *record* is small and JSON-serialisable::
+cells, so an interrupted stage resumes). The *record* (:class:`Record`) is small and its JSON
+form is ``record.json``::
 
     {"stage", "key", "dir", "files": {role: relative path}, "hash", "sha256": {role: hex},
      "summary", "inputs"}
@@ -35,10 +36,14 @@ Examples
 ...     (folder / "n.txt").write_text("42")
 ...     return {"n": "n.txt"}, {"n": 42}
 >>> rec = store.run("answer", {"question": "?"}, compute)
->>> rec["reused"], rec["summary"], sorted(rec["files"])
-(False, {'n': 42}, ['n'])
->>> store.run("answer", {"question": "?"}, compute)["reused"]
+>>> rec.reused, rec.summary, sorted(rec.files), rec.path("n").read_text()
+(False, {'n': 42}, ['n'], '42')
+>>> store.run("answer", {"question": "?"}, compute).reused
 True
+
+Why it lives in ``kg`` (the library) and not in ``flows`` (the application): the evaluation grid of
+:mod:`selection.evaluation` keys its resumable cells with :func:`code_digest` too, and a user of
+the library can cache a route's steps (:func:`kg.routes.build_table`) without the application.
 """
 
 from __future__ import annotations
@@ -49,8 +54,9 @@ import logging
 import os
 import shutil
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,7 +71,7 @@ from kg.store.keys import (  # what a key covers: re-exported (the store's keys 
     source_digest,
 )
 
-__all__ = ["KEY_DEPENDENCIES", "SOURCE_PACKAGES", "STORE_FORMAT", "Store", "StoreProblem", "code_digest",
+__all__ = ["KEY_DEPENDENCIES", "SOURCE_PACKAGES", "STORE_FORMAT", "Record", "Store", "StoreProblem", "code_digest",
            "code_version", "content_sha256", "dependency_versions", "files_hash", "record_problems", "record_valid",
            "source_digest", "stage_key", "to_json", "write_json"]
 
@@ -131,6 +137,71 @@ def write_json(path: str | os.PathLike, obj) -> None:
     """
     text = to_json(obj)
     atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Record:
+    """A finished stage result: where its files are, their content hash, a small summary, its inputs.
+
+    Its JSON form (:meth:`to_json`) is the stage folder's ``record.json``; ``reused`` (whether
+    the result came from the store) belongs to one run, not to the record, and is not written.
+
+    Attributes
+    ----------
+    stage, key : str
+        The stage's name and key (:func:`stage_key`).
+    dir : str
+        The stage folder.
+    files : dict
+        Role -> path relative to ``dir``.
+    hash : str
+        :func:`files_hash` of the files (what downstream keys use).
+    sha256 : dict
+        Role -> the file's own sha256.
+    summary : dict
+        A small JSON-like summary (counts, parameters).
+    inputs : dict
+        The inputs the key was made of.
+    reused : bool
+        Whether :meth:`Store.run` took it from the store.
+
+    Examples
+    --------
+    >>> r = Record("s", "ab", "/st/s/ab", {"f": "f.txt"}, "h", {"f": "x"}, {"n": 1}, {})
+    >>> r.path("f").as_posix(), Record.from_json(r.to_json()) == r
+    ('/st/s/ab/f.txt', True)
+    """
+
+    stage: str
+    key: str
+    dir: str
+    files: dict
+    hash: str
+    sha256: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+    inputs: dict = field(default_factory=dict)
+    reused: bool = field(default=False, compare=False)
+
+    def path(self, role: str) -> Path:
+        """The file of ``role``."""
+        return Path(self.dir) / self.files[role]
+
+    def to_json(self) -> dict:
+        """The record as ``record.json`` holds it (without ``reused``)."""
+        return {"stage": self.stage, "key": self.key, "dir": self.dir, "files": dict(self.files), "hash": self.hash,
+                "sha256": dict(self.sha256), "summary": self.summary, "inputs": self.inputs}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], *, reused: bool = False) -> Record:
+        """A record from its JSON form (a ``record.json``; unknown keys are ignored)."""
+        return cls(stage=str(data.get("stage", "")), key=str(data.get("key", "")), dir=str(data.get("dir", "")),
+                   files=dict(data.get("files") or {}), hash=str(data.get("hash", "")),
+                   sha256=dict(data.get("sha256") or {}) if isinstance(data.get("sha256"), Mapping) else {},
+                   summary=dict(data.get("summary") or {}), inputs=dict(data.get("inputs") or {}), reused=reused)
+
+    def with_reused(self, reused: bool) -> Record:
+        """The same record, marked as taken from the store (or not)."""
+        return Record(**{**self.__dict__, "reused": bool(reused)})
 
 
 def stage_key(stage: str, inputs: Mapping) -> str:
@@ -241,13 +312,13 @@ class StoreProblem(NamedTuple):
         return f"{self.file or self.folder}: {self.problem}"
 
 
-def record_problems(record: Mapping, *, verify: bool = True) -> list[StoreProblem]:
+def record_problems(record: Record | Mapping, *, verify: bool = True) -> list[StoreProblem]:
     """What keeps a finished record from being reused: missing files or changed contents.
 
     Parameters
     ----------
-    record : mapping
-        A record returned by :meth:`Store.run` (or read from a ``record.json``).
+    record : Record or mapping
+        A record returned by :meth:`Store.run`, or the JSON of a ``record.json``.
     verify : bool
         Also compare each file's sha256 with the one in the record (reads every file; the
         record of an older store without per-file hashes is compared by its ``hash``).
@@ -262,32 +333,33 @@ def record_problems(record: Mapping, *, verify: bool = True) -> list[StoreProble
     >>> [p.problem for p in record_problems({"dir": "/no/such", "files": {"f": "f.txt"}})]
     ['no record.json (unfinished or removed)', 'missing']
     """
-    d = Path(record.get("dir", ""))
-    files = dict(record.get("files", {}))
+    if not isinstance(record, Record):
+        record = Record.from_json(record)
+    d = Path(record.dir)
+    files = dict(record.files)
     out = [] if (d / "record.json").is_file() else [StoreProblem(d, None, "no record.json (unfinished or removed)")]
     missing = {role for role, rel in files.items() if not (d / rel).is_file()}
     out += [StoreProblem(d, d / files[role], "missing") for role in sorted(missing)]
     if not verify or missing:
         return out
-    digests = record.get("sha256")
-    if not isinstance(digests, Mapping):
-        if files_hash(d, files) != record.get("hash"):
+    if not record.sha256:
+        if files_hash(d, files) != record.hash:
             out.append(StoreProblem(d, None, "files differ from the record's content hash"))
         return out
     for role in sorted(files):
         actual = sha256_file(d / files[role])
-        if actual != digests.get(role):
+        if actual != record.sha256.get(role):
             out.append(StoreProblem(d, d / files[role], f"content differs from its record (sha256 {actual[:12]}..., "
-                                                        f"recorded {str(digests.get(role))[:12]}...)"))
+                                                        f"recorded {str(record.sha256.get(role))[:12]}...)"))
     return out
 
 
-def record_valid(record: Mapping | None, *, verify: bool = False) -> bool:
+def record_valid(record: Record | Mapping | None, *, verify: bool = False) -> bool:
     """True when a record's folder is finished and all its files are on disk.
 
     Parameters
     ----------
-    record : mapping or None
+    record : Record, mapping or None
         A record returned by :meth:`Store.run`.
     verify : bool
         Also check the files' contents against the record (:func:`record_problems`; reads
@@ -303,22 +375,24 @@ def record_valid(record: Mapping | None, *, verify: bool = False) -> bool:
     >>> record_valid(None), record_valid({"dir": "/no/such/folder", "files": {}})
     (False, False)
     """
-    return bool(record) and "dir" in record and not record_problems(record, verify=verify)
+    if not record:
+        return False
+    return not record_problems(record, verify=verify)
 
 
-def _reusable(stage: str, key: str, d: Path) -> dict | None:
+def _reusable(stage: str, key: str, d: Path) -> Record | None:
     """The finished record in folder ``d`` when it is this stage's and its files verify; else None,
     with a warning naming what is wrong (the stage is then computed again)."""
     rec_path = d / "record.json"
     try:
-        rec = json.loads(rec_path.read_text(encoding="utf-8"))
+        data = json.loads(rec_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         log.warning("%s is unreadable (%s); computing the %s stage again", rec_path, exc, stage)
         return None
-    if not isinstance(rec, dict) or rec.get("key") != key:
+    if not isinstance(data, dict) or data.get("key") != key:
         log.warning("%s is not the record of this %s stage; computing it again", rec_path, stage)
         return None
-    rec["dir"] = str(d)  # where it is now (a kgfs home may have been moved)
+    rec = Record.from_json({**data, "dir": str(d)}, reused=True)  # where it is now (a kgfs home may have moved)
     problems = record_problems(rec)
     for p in problems:
         log.warning("%s; computing the %s stage again", p, stage)
@@ -338,7 +412,7 @@ class Store:
     >>> import tempfile
     >>> store = Store(tempfile.mkdtemp())
     >>> rec = store.run("s", {"x": 1}, lambda d: ({"f": "f.txt"}, {"bytes": (d / "f.txt").write_text("1")}))
-    >>> [r["stage"] for r in store.records()], store.clear(), store.records()
+    >>> [r.stage for r in store.records()], store.clear(), store.records()
     (['s'], 1, [])
     """
 
@@ -368,7 +442,7 @@ class Store:
         """
         return self.root / stage / key[:24]
 
-    def run(self, stage: str, inputs: Mapping, compute: Compute, *, force: bool = False) -> dict:
+    def run(self, stage: str, inputs: Mapping, compute: Compute, *, force: bool = False) -> Record:
         """The stage's record: reused when a finished copy exists, else computed into the store.
 
         Parameters
@@ -386,8 +460,8 @@ class Store:
 
         Returns
         -------
-        dict
-            The record, plus ``"reused"`` (whether it came from the store).
+        Record
+            Its ``reused`` says whether it came from the store.
 
         Examples
         --------
@@ -395,7 +469,7 @@ class Store:
         >>> store = Store(tempfile.mkdtemp())
         >>> a = store.run("s", {}, lambda d: ({"f": "f.txt"}, {"n": (d / "f.txt").write_text("x")}))
         >>> b = store.run("s", {}, lambda d: ({"f": "f.txt"}, {"n": (d / "f.txt").write_text("x")}), force=True)
-        >>> a["hash"] == b["hash"], b["reused"]
+        >>> a.hash == b.hash, b.reused
         (True, False)
         """
         inputs = dict(inputs)
@@ -415,12 +489,10 @@ class Store:
                "hash": files_hash(d, files), "sha256": {role: sha256_file(d / rel) for role, rel in files.items()},
                "summary": summary, "inputs": inputs}
         write_json(rec_path, rec)
-        rec = json.loads(to_json(rec))  # exactly what a reuse reads back (tuples become lists, ...)
-        rec["reused"] = False
-        return rec
+        return Record.from_json(json.loads(to_json(rec)))  # exactly what a reuse reads back (tuples become lists)
 
-    def lookup(self, stage: str, inputs: Mapping) -> dict | None:
-        """The finished record of ``stage`` for ``inputs`` if its files verify (``"reused": True``), else None.
+    def lookup(self, stage: str, inputs: Mapping) -> Record | None:
+        """The finished record of ``stage`` for ``inputs`` if its files verify (``reused`` set), else None.
 
         Reads only: nothing is created or removed (see :meth:`run`, which this serves).
 
@@ -442,10 +514,7 @@ class Store:
         """
         key = stage_key(stage, dict(inputs))
         d = self.folder(stage, key)
-        rec = _reusable(stage, key, d) if (d / "record.json").is_file() else None
-        if rec is not None:
-            rec["reused"] = True
-        return rec
+        return _reusable(stage, key, d) if (d / "record.json").is_file() else None
 
     def verify(self, *, remove: bool = False) -> list[StoreProblem]:
         """Check every finished stage folder of the store against its record (``kgfs cache verify``).
@@ -470,7 +539,7 @@ class Store:
         >>> rec = store.run("s", {}, lambda d: ({"f": "f.txt"}, {"n": (d / "f.txt").write_text("1")}))
         >>> store.verify()
         []
-        >>> _ = (Path(rec["dir"]) / "f.txt").write_text("2")
+        >>> _ = rec.path("f").write_text("2")
         >>> [p.file.name for p in store.verify(remove=True)], store.records()
         (['f.txt'], [])
         """
@@ -487,7 +556,7 @@ class Store:
             if not found and (rec.get("stage") != d.parent.name or not str(rec.get("key", "")).startswith(d.name)):
                 found = [StoreProblem(d, rec_path, "the record of another stage folder")]
             if not found:
-                found = record_problems({**rec, "dir": str(d)})
+                found = record_problems(Record.from_json({**rec, "dir": str(d)}))
             if found and remove:
                 shutil.rmtree(d, ignore_errors=True)
             problems += found
@@ -516,12 +585,12 @@ class Store:
             ", removed (the next run computes them again)" if remove else "; --remove deletes them")
         return problems, f"checked {n} cached stage folder(s) in {self.root}: {outcome}"
 
-    def records(self) -> list[dict]:
-        """Every finished record of the store, with its folder's size (``bytes``) and ``mtime``.
+    def records(self) -> list[Record]:
+        """Every finished record of the store (its ``dir`` where it is now).
 
         Returns
         -------
-        list of dict
+        list of Record
             Sorted by stage and key; unreadable records are skipped.
 
         Examples
@@ -534,12 +603,11 @@ class Store:
             return out
         for rec_path in sorted(self.root.glob("*/*/record.json")):
             try:
-                rec = json.loads(rec_path.read_text(encoding="utf-8"))
+                data = json.loads(rec_path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            rec["bytes"] = sum(p.stat().st_size for p in rec_path.parent.rglob("*") if p.is_file())
-            rec["mtime"] = rec_path.stat().st_mtime
-            out.append(rec)
+            if isinstance(data, dict):
+                out.append(Record.from_json({**data, "dir": str(rec_path.parent)}))
         return out
 
     def clear(self, stage: str | None = None) -> int:

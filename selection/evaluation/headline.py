@@ -7,7 +7,7 @@
 - :func:`selection_warnings`: what makes a selection degenerate (nothing kept, only roots of the
   hierarchy kept, only features with the same value in every instance kept), from a selection
   frame (:func:`selection.frames.selection_frame`, ``selection.csv``);
-- :func:`run_results`: the three for a pipeline run, from its stage records (:mod:`kg.store.store`).
+- :func:`run_results`: the three for a pipeline run, from its files.
 
 Examples
 --------
@@ -163,38 +163,35 @@ def kept_features(frame: pd.DataFrame, limit: int | None = 500, *, digits: int =
     return (kept if limit is None else kept.head(limit))[cols].reset_index(drop=True)
 
 
-def run_results(records) -> dict:
-    """What a person reads first about a pipeline run, from its stage records (``evaluate``: the
-    ``summary`` file; ``select``: the ``selection`` file; ``table``: ``n_instances``).
+def run_results(summary=None, selection=None, n_instances: int | None = None) -> dict:
+    """What a person reads first about a pipeline run: its evaluation's headline, the kept features, warnings.
 
     Parameters
     ----------
-    records : mapping
-        Stage name -> record (``dir``, ``files``, ``summary``); missing stages give empty parts.
+    summary : path, optional
+        The evaluation's ``summary.csv``.
+    selection : path, optional
+        The whole-table selection's ``selection.csv``.
+    n_instances : int, optional
+        The table's instances (a feature present in all of them is constant).
 
     Returns
     -------
     dict
         ``headline`` (rows of :func:`headline`), ``kept`` (rows of :func:`kept_features`) and
-        ``warnings`` (:func:`selection_warnings`).
+        ``warnings`` (:func:`selection_warnings`); missing files give empty parts.
 
     Examples
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> pd.DataFrame({"feature": ["r"], "n_parents": [0], "support": [4], "selected": [True]}).to_csv(d / "s.csv")
-    >>> res = run_results({"select": {"dir": str(d), "files": {"selection": "s.csv"}}})
+    >>> res = run_results(selection=d / "s.csv")
     >>> res["headline"], [r["feature"] for r in res["kept"]], len(res["warnings"])
     ([], ['r'], 1)
     """
-    from pathlib import Path
-
-    def frame(stage, role):
-        rec = records.get(stage) or {}
-        return pd.read_csv(Path(rec["dir"]) / rec["files"][role]) if role in rec.get("files", {}) else None
-
-    summary, selection = frame("evaluate", "summary"), frame("select", "selection")
-    n = ((records.get("table") or {}).get("summary") or {}).get("n_instances")
+    summary = None if summary is None else pd.read_csv(summary)
+    selection = None if selection is None else pd.read_csv(selection)
     return {"headline": [] if summary is None else headline(summary).to_dict("records"),
             "kept": [] if selection is None else kept_features(selection).to_dict("records"),
-            "warnings": [] if selection is None else selection_warnings(selection, n)}
+            "warnings": [] if selection is None else selection_warnings(selection, n_instances)}

@@ -1,0 +1,502 @@
+"""The DBpedia route as an input of a run: a corpus -> entities -> types or categories -> the closed table.
+
+Three steps, each stored: ``annotate`` (entity linking in batches of texts, ``annotate-batch``:
+Spotlight or the dump's lexicon; or the corpus's entity columns), ``fetch`` (the entities' direct
+types or categories in batches, ``fetch-batch``, then the hierarchy above them) and ``table``
+(the DAG with cycles broken and reported, and the closed table, from the stored answers:
+:func:`kg.dbpedia.batches.table_from_records`). Calls to Spotlight and SPARQL happen only in the
+batches, which the pipeline runs a few at a time and retries on transient errors
+(:meth:`CorpusInput.transient`). With a kgfs home, a dump is read once into the dump index
+(:mod:`kg.dbpedia.index`; :meth:`CorpusInput.prepare` does it up front, with a bar) and every
+question is a look-up there.
+
+The corpus, annotator and knowledge source are built once per input object and process (its
+memo), so the up-front check and the steps read the corpus once.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from kg.routes import build_table
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "c.csv").write_text("id,entity,label\\n1,http://dbpedia.org/resource/Kobe_Bryant,sport\\n")
+>>> _ = (d / "i.nt").write_text("<http://dbpedia.org/resource/Kobe_Bryant> "
+...     "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://dbpedia.org/ontology/Athlete> .\\n")
+>>> inp = CorpusInput.from_options({"corpus": d / "c.csv", "entity_columns": ["entity"], "dump": [d / "i.nt"]})
+>>> inp.name, inp.check(None)["classes"]
+('c', {'sport': 1})
+>>> t = build_table(inp)
+>>> t.feature_names.tolist(), t.meta["dataset"]
+(['http://dbpedia.org/ontology/Athlete'], 'c')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.dbpedia.sources import Access
+from kg.errors import KgfsError
+from kg.files import sha256_file
+from kg.routes.base import (
+    MIN_SUPPORT,
+    NAME,
+    BatchedStep,
+    Context,
+    FileRef,
+    Input,
+    Option,
+    positive_number,
+    table_step,
+    whole_number,
+)
+
+if TYPE_CHECKING:
+    from kg.dbpedia.corpus import Corpus
+    from kg.store import Record
+
+__all__ = ["DEFAULT_TIMEOUT", "DUMP_HASH_LIMIT", "TOTAL_TIMEOUTS", "CorpusInput", "dump_fingerprint"]
+
+#: Seconds per Spotlight or SPARQL request when the input gives no ``timeout``.
+DEFAULT_TIMEOUT = 20.0
+#: A request with its retries gives up after this many timeouts (so a batch is bounded too).
+TOTAL_TIMEOUTS = 3
+#: Dumps up to this size in total are fingerprinted by content, bigger ones by size and mtime (hashing
+#: them would cost more than the run).
+DUMP_HASH_LIMIT = 256 << 20
+_CACHE = "dbpedia-cache"
+_LOCK = threading.Lock()  # inputs' memos are filled by batches running in threads
+
+
+def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
+    """``(absolute path, content hash or size+mtime)`` of every file of the dump files and folders.
+
+    Parameters
+    ----------
+    paths : sequence of path
+        Files, or folders (every file below them, sorted).
+
+    Returns
+    -------
+    tuple of (str, str)
+
+    Raises
+    ------
+    FileNotFoundError
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "i.nt").write_text("")
+    >>> [Path(p).name for p, _h in dump_fingerprint([d])]
+    ['i.nt']
+    """
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
+    by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
+    return tuple((str(f.absolute()), sha256_file(f) if by_content else
+                  f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
+
+
+def is_transient(exc: BaseException | None) -> bool:
+    """Whether a failed batch may succeed later: the service unreachable, a timeout, HTTP 5xx/429.
+
+    The Spotlight and SPARQL clients already retry each request a few times; this decides whether
+    the whole batch is worth retrying after a longer wait. Bad input is not, nor a request that
+    ran out of its time allowed (:class:`~kg.errors.DeadlineError`: the time a batch may take is
+    bounded, and the pipeline's retries would multiply it).
+
+    Parameters
+    ----------
+    exc : exception or None
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from kg.dbpedia.spotlight import SpotlightError
+    >>> is_transient(TimeoutError()), is_transient(SpotlightError("Spotlight unavailable: HTTP 503"))
+    (True, True)
+    >>> is_transient(SpotlightError("HTTP 400 Bad Request")), is_transient(ValueError("x"))
+    (False, False)
+    >>> from kg.errors import DeadlineError
+    >>> is_transient(DeadlineError("SPARQL endpoint timed out 3 time(s)"))
+    False
+    """
+    import requests
+
+    from kg.dbpedia.sparql import SourceUnavailableError
+    from kg.dbpedia.spotlight import SpotlightError
+    from kg.errors import DeadlineError
+
+    if isinstance(exc, DeadlineError):
+        return False
+    if isinstance(exc, (SourceUnavailableError, ConnectionError, TimeoutError, requests.ConnectionError,
+                        requests.Timeout)):
+        return True
+    msg = str(exc).lower()
+    return isinstance(exc, SpotlightError) and any(w in msg for w in ("unavailable", "timed out", "timeout",
+                                                                      "connection", "429", " 5"))
+
+
+def _load(record: Record, role: str):
+    return json.loads(record.path(role).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class CorpusInput(Input):
+    """A corpus of texts (or of entity IRIs) through DBpedia: its types or its categories as features.
+
+    Attributes
+    ----------
+    name : str
+        The corpus file's stem unless given.
+    corpus : FileRef
+        CSV/TSV/JSON Lines (plain, ``.gz``, ``.bz2``) or the Sports Tweets ``.txt`` format.
+    dump : tuple of str
+        Dump files or folders (absolute paths), and ``dump_files`` their fingerprint.
+    annotator : {"lexicon", "spotlight"}, optional
+        Default ``lexicon`` (from the dump's labels); not used with ``entity_columns``.
+    kg : {"sparql", "dump"}, optional
+        Where the types/categories come from (default ``sparql`` with ``sparql_url``, else the dump).
+    sparql_url, spotlight_url : str, optional
+    features : {"types", "categories"}
+    category_depth : int, optional
+        ``skos:broader`` levels to follow (default 2).
+    text_column, label_column, id_column : str, optional
+    entity_columns : tuple of str, optional
+    type_namespaces : tuple of str, optional
+    skip_bad_lines : bool, optional
+    timeout : float, optional
+        Seconds per Spotlight/SPARQL request (default :data:`DEFAULT_TIMEOUT`).
+    min_support : int, optional
+    """
+
+    kind = "dbpedia"
+    route = "dbpedia"
+    title = "the DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)"
+    options = (
+        Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "
+                           "format", metavar="FILE", path=True),
+        Option("--text-column", "corpus column with the text (default text)", metavar="COL"),
+        Option("--label-column", "corpus column with the class (default label)", metavar="COL"),
+        Option("--id-column", "corpus column with the instance id (default id)", metavar="COL"),
+        Option("--entity-columns", "columns holding DBpedia IRIs (the corpus is already linked: no annotator)",
+               metavar="COL", many=True),
+        Option("--skip-bad-lines", "skip (and count) corpus records and dump lines that cannot be read, instead of "
+                                   "failing", switch=True),
+        Option("--annotator", "entity linking: lexicon (offline, from the dump's labels; default) or a DBpedia "
+                              "Spotlight server", choices=("lexicon", "spotlight")),
+        Option("--spotlight-url", "Spotlight /annotate endpoint", metavar="URL"),
+        Option("--kg", "where types/categories come from (default: sparql when --sparql-url is given, else the dump)",
+               choices=("sparql", "dump")),
+        Option("--sparql-url", "SPARQL endpoint (e.g. your Virtuoso, QLever or Oxigraph)", metavar="URL"),
+        Option("--timeout", "Spotlight/SPARQL: seconds per request (default 20); a request with its retries gives "
+                            "up after 3x that", metavar="SECONDS", parse=positive_number),
+        Option("--dump", "DBpedia dump files or folders (N-Triples, ontology OWL; read once into the index of the "
+                         "kgfs home, see `kgfs ingest`)", metavar="PATH", many=True, path=True),
+        Option("--features", "rdf:type + subClassOf (default) or dct:subject + skos:broader",
+               choices=("types", "categories")),
+        Option("--category-depth", "skos:broader levels to follow (default 2)", metavar="N", parse=whole_number(0)),
+        MIN_SUPPORT, NAME,
+    )
+    selected_by = ("corpus",)
+    watch_field = "corpus"
+
+    corpus: FileRef | None = None
+    dump: tuple[str, ...] = ()
+    dump_files: tuple[tuple[str, str], ...] = ()
+    annotator: str | None = None
+    kg: str | None = None
+    sparql_url: str | None = None
+    spotlight_url: str | None = None
+    features: str | None = None
+    category_depth: int | None = None
+    text_column: str | None = None
+    label_column: str | None = None
+    id_column: str | None = None
+    entity_columns: tuple[str, ...] | None = None
+    type_namespaces: tuple[str, ...] | None = None
+    skip_bad_lines: bool | None = None
+    timeout: float | None = None
+    min_support: int | None = None
+
+    # ----------------------------------------------------------------- making one
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> CorpusInput:
+        """The input of a corpus file and the route's options (``None`` values are defaults).
+
+        Without ``corpus`` the input has no corpus: it can only :meth:`prepare` its dump (``kgfs serve``
+        reads the dump once before any corpus arrives).
+        """
+        v = {f.name: values.get(f.name) for f in dataclasses.fields(cls) if f.name != "dump_files"}
+        dump = v.pop("dump") or ()
+        dump = (dump,) if isinstance(dump, str | Path) else tuple(dump)
+        corpus = v.pop("corpus")
+        for k in ("entity_columns", "type_namespaces"):  # lists from the command line, tuples in a frozen input
+            v[k] = tuple(v[k]) if v.get(k) else None
+        return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
+                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).absolute()) for d in dump),
+                   dump_files=dump_fingerprint(dump))
+
+    # ----------------------------------------------------------------- what decides what
+    def _dump_arg(self):
+        return None if not self.dump else (self.dump[0] if len(self.dump) == 1 else list(self.dump))
+
+    def annotator_inputs(self) -> dict:
+        """What decides the entity linking: the annotator, and its Spotlight URL or the dump.
+
+        Examples
+        --------
+        >>> CorpusInput("c", annotator="spotlight", spotlight_url="http://s/annotate").annotator_inputs()
+        {'annotator': 'spotlight', 'spotlight_url': 'http://s/annotate', 'dump': None}
+        """
+        kind = self.annotator or "lexicon"
+        return {"annotator": kind, "spotlight_url": self.spotlight_url if kind == "spotlight" else None,
+                "dump": [list(f) for f in self.dump_files] if kind == "lexicon" else None}
+
+    def source_inputs(self) -> dict:
+        """What decides the facts: SPARQL endpoint or dump, type namespaces, types or categories.
+
+        Examples
+        --------
+        >>> CorpusInput("c", sparql_url="http://q/sparql").source_inputs()["kg"]
+        'sparql'
+        """
+        kind = self.kg or ("sparql" if self.sparql_url else "dump")
+        return {"kg": kind, "sparql_url": self.sparql_url if kind == "sparql" else None,
+                "dump": [list(f) for f in self.dump_files] if kind == "dump" else None,
+                "type_namespaces": list(self.type_namespaces) if self.type_namespaces else None,
+                "features": self.features or "types"}
+
+    def _columns(self) -> dict:
+        return {"text_column": self.text_column, "id_column": self.id_column, "label_column": self.label_column,
+                "entity_columns": list(self.entity_columns) if self.entity_columns else None}
+
+    # ----------------------------------------------------------------- the objects it builds (memo)
+    def _memoized(self, key: str, make: Callable[[], Any]):
+        memo = self.memo()
+        with _LOCK:
+            if key not in memo:
+                memo[key] = make()
+            return memo[key]
+
+    def read_corpus(self) -> Corpus:
+        """The corpus, read once (:func:`kg.dbpedia.corpus.load_corpus` with the column options)."""
+        from kg.dbpedia.corpus import load_corpus
+
+        return self._memoized("corpus", lambda: load_corpus(
+            self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
+            label_column=self.label_column or "label", entity_columns=self.entity_columns,
+            skip_bad_lines=bool(self.skip_bad_lines)))
+
+    def access(self, ctx: Context | None) -> Access:
+        """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""
+        timeout = float(self.timeout or DEFAULT_TIMEOUT)
+        return Access(cache_dir=ctx.cache_dir(_CACHE) if ctx else None, timeout=timeout,
+                      max_total=TOTAL_TIMEOUTS * timeout, skip_bad_lines=bool(self.skip_bad_lines),
+                      progress=ctx.progress if ctx else None)
+
+    def make_annotator(self, ctx: Context | None):
+        """The annotator (:func:`kg.dbpedia.route.make_annotator`), built once per cache folder."""
+        from kg.dbpedia.route import make_annotator
+
+        access = self.access(ctx)
+        return self._memoized(f"annotator:{access.cache_dir}", lambda: make_annotator(
+            self.annotator_inputs()["annotator"], spotlight_url=self.spotlight_url, dump=self._dump_arg(),
+            access=access))
+
+    def make_source(self, ctx: Context | None):
+        """The knowledge source (:func:`kg.dbpedia.route.make_source`), built once per cache folder."""
+        from kg.dbpedia.route import make_source
+
+        access = self.access(ctx)
+        return self._memoized(f"source:{access.cache_dir}", lambda: make_source(
+            self.source_inputs()["kg"], sparql_url=self.sparql_url, dump=self._dump_arg(),
+            type_namespaces=self.type_namespaces, access=access))
+
+    # ----------------------------------------------------------------- a run
+    def _links(self) -> bool:
+        """Whether the corpus needs an annotator (it has texts, not entity columns)."""
+        return not self.entity_columns
+
+    def check(self, ctx: Context | None) -> dict:
+        from kg.dbpedia.route import make_annotator, make_source
+        from kg.dbpedia.services import check_service, check_url
+
+        corpus = self.read_corpus()
+        if len(corpus) == 0:
+            raise KgfsError(f"{self.corpus.path}: the corpus has no instances (--corpus)")
+        ann = self.annotator_inputs()["annotator"] if corpus.entities is None else None
+        src = self.source_inputs()["kg"]
+        # what is missing first (cheap to build when it raises: no dump is read), then the services
+        if ann is not None and (ann == "spotlight" or not self.dump):
+            make_annotator(ann, spotlight_url=self.spotlight_url, dump=self._dump_arg())
+        if src == "sparql" or not self.dump:
+            make_source(src, sparql_url=self.sparql_url, dump=self._dump_arg())
+        for url, option in ((self.spotlight_url, "--spotlight-url"), (self.sparql_url, "--sparql-url")):
+            if url and (ann == "spotlight" if option == "--spotlight-url" else src == "sparql"):
+                check_url(url, option)
+                check_service(url, option, timeout=max(10.0, float(self.timeout or 0)))  # as slow as --timeout
+        out: dict = {"n_instances": len(corpus)}
+        if corpus.labels is not None:
+            out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))
+        return out
+
+    def prepare(self, ctx: Context, progress=None) -> dict | None:
+        """Read the dump files the route uses into the dump index now (only the new ones), and the lexicon
+        when it links with it: what its first batch would do, up front, where a bar can show it.
+
+        Returns the ingest report, or ``None`` when the route reads no dump.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "l.nt").write_text('<http://dbpedia.org/resource/Lyon> '
+        ...                             '<http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@en .\\n')
+        >>> CorpusInput.from_options({"dump": [d / "l.nt"]}).prepare(Context(d))["lexicon"]["n_surface_forms"]
+        1
+        >>> CorpusInput("c", sparql_url="http://q/sparql", annotator="spotlight").prepare(Context(d)) is None
+        True
+        """
+        lexicon = self.annotator_inputs()["annotator"] == "lexicon" and self._links()
+        if not self.dump or not (lexicon or self.source_inputs()["kg"] == "dump") or ctx.cache_dir(_CACHE) is None:
+            return None
+        from kg.dbpedia.index import index_for_cache
+
+        return index_for_cache(ctx.cache_dir(_CACHE)).ingest(self._dump_arg(), skip_bad_lines=bool(self.skip_bad_lines),
+                                                             progress=progress, lexicon=lexicon)
+
+    @classmethod
+    def prepare_options(cls, values: Mapping[str, Any], ctx: Context, progress=None) -> dict | None:
+        """:meth:`prepare` for the options of a watched folder, before any corpus is there."""
+        return cls.from_options({**values, "corpus": None}).prepare(ctx, progress)
+
+    def steps(self, ctx: Context):
+        return [_Annotate(self, ctx), _Fetch(self, ctx),
+                table_step(lambda up: {"annotate": up["annotate"].hash, "fetch": up["fetch"].hash, "name": self.name,
+                                       "features": self.features or "types", "min_support": self.min_support or 1,
+                                       "category_depth": 2 if self.category_depth is None else self.category_depth},
+                           self._table, needs=("annotate", "fetch"))]
+
+    def _table(self, up: Mapping[str, Record]):
+        from kg.dbpedia.batches import table_from_records
+        from kg.routes.tables import check_nonempty
+
+        corpus = self.read_corpus()
+        table = table_from_records(corpus, _load(up["annotate"], "entities"), _load(up["fetch"], "facts"),
+                                   name=self.name, features=self.features or "types",
+                                   min_support=self.min_support or 1,
+                                   category_depth=2 if self.category_depth is None else self.category_depth,
+                                   annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
+        return check_nonempty(table, self.min_support)
+
+
+class _Annotate(BatchedStep):
+    """Entity linking in batches of ``ctx.batch_size`` texts, merged in corpus order (``entities.json``)."""
+
+    name, batch_name = "annotate", "annotate-batch"
+
+    def __init__(self, inp: CorpusInput, ctx: Context):
+        self.inp, self.ctx = inp, ctx
+
+    def batches(self, up):
+        from kg.dbpedia.batches import corpus_batches
+
+        return [{"start": a, "stop": b} for a, b in corpus_batches(len(self.inp.read_corpus()), self.ctx.batch_size)]
+
+    def batch_label(self, batch):
+        return f"annotate {batch['start']}-{batch['stop']}"
+
+    def batch_key(self, up, batch):
+        return {"corpus": self.inp.corpus.sha256, "range": [int(batch["start"]), int(batch["stop"])],
+                **self.inp.annotator_inputs(), "columns": self.inp._columns()}
+
+    def compute_batch(self, folder, up, batch):
+        from kg.dbpedia.batches import annotate_batch
+        from kg.store import write_json
+
+        corpus = self.inp.read_corpus()
+        annotator = None if corpus.entities is not None else self.inp.make_annotator(self.ctx)
+        payload, summary = annotate_batch(corpus, batch["start"], batch["stop"], annotator)
+        write_json(folder / "entities.json", payload)
+        return {"entities": "entities.json"}, summary
+
+    def key(self, up):
+        return {"batches": [b.hash for b in up["batches"]], "corpus": self.inp.corpus.sha256}
+
+    def compute(self, folder, up):
+        from kg.dbpedia.batches import merge_annotations
+        from kg.store import write_json
+
+        payload, summary = merge_annotations(_load(b, "entities") for b in up["batches"])
+        write_json(folder / "entities.json", payload)
+        return {"entities": "entities.json"}, summary
+
+    def transient(self, exc):
+        return is_transient(exc)
+
+
+class _Fetch(BatchedStep):
+    """The entities' direct types or categories in batches, then the hierarchy above them (``facts.json``)."""
+
+    name, batch_name, needs = "fetch", "fetch-batch", ("annotate",)
+
+    def __init__(self, inp: CorpusInput, ctx: Context):
+        self.inp, self.ctx = inp, ctx
+
+    def batches(self, up):
+        from kg.dbpedia.batches import entity_batches
+
+        return [{"entities": b} for b in entity_batches(_load(up["annotate"], "entities"), self.ctx.batch_size)]
+
+    def batch_key(self, up, batch):
+        entities = sorted(batch["entities"])
+        return {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **self.inp.source_inputs()}
+
+    def compute_batch(self, folder, up, batch):
+        from kg.dbpedia.batches import fetch_features
+        from kg.store import write_json
+
+        payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
+                                          self.inp.features or "types")
+        write_json(folder / "facts.json", payload)
+        return {"facts": "facts.json"}, summary
+
+    def _depth(self):
+        return 2 if self.inp.category_depth is None else self.inp.category_depth
+
+    def key(self, up):
+        return {"batches": [b.hash for b in up["batches"]], **self.inp.source_inputs(), "category_depth": self._depth()}
+
+    def compute(self, folder, up):
+        from kg.dbpedia.batches import fetch_hierarchy
+        from kg.store import write_json
+
+        per: dict[str, list[str]] = {}
+        for b in up["batches"]:
+            per.update(_load(b, "facts"))
+        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.features or "types",
+                                           self._depth())
+        write_json(folder / "facts.json", payload)
+        return {"facts": "facts.json"}, summary
+
+    def transient(self, exc):
+        return is_transient(exc)

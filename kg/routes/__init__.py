@@ -1,0 +1,176 @@
+"""Routes: every kind of input of a run is a plug-in (:mod:`kg.routes.base`), registered here by kind.
+
+The kinds kgfs ships are imported below, one line each; a package outside kgfs adds its own under
+the entry-point group ``kgfs.inputs`` (``name = "package.module:InputClass"``), and code can call
+:func:`register` (a test's own route does). Everything else (the command line, the checks, the
+Prefect flows, the store keys) works from an :class:`~kg.routes.base.Input` object and never
+switches on its kind.
+
+- :func:`input_kinds`: the registered kinds; :func:`from_json`: an input from its JSON form;
+- :func:`resolve_dataset`: a registry dataset as the input of the kind that claims its loader;
+- :func:`run_steps` / :func:`build_table`: a route's steps through a :class:`~kg.store.Store`
+  (a temporary one by default): the one way from an input to its table without the pipeline.
+
+Examples
+--------
+>>> sorted(input_kinds())
+['dataset', 'dbpedia', 'file', 'go']
+>>> inp = from_json({"kind": "dataset", "name": "synthetic/S-D2-B2", "files": {}})
+>>> build_table(inp).shape
+(1000, 1201)
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Mapping
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.dbpedia.corpus_input import CorpusInput
+from kg.errors import KgfsError
+from kg.go.route import OntologyInput
+from kg.routes.base import BatchedStep, Context, Input, Step
+from kg.routes.tables import DEFAULT_DATASET, OwnTable, RegistryDataset
+
+if TYPE_CHECKING:
+    from kg.store import Record, Store
+    from kg.table import FeatureTable
+
+__all__ = ["BUILTIN_KINDS", "Input", "build_table", "from_json", "input_kinds", "register", "resolve_dataset",
+           "run_step", "run_steps", "step_inputs"]
+
+#: The kinds of input kgfs ships, in the order the command line lists their options.
+BUILTIN_KINDS: tuple[type[Input], ...] = (RegistryDataset, OntologyInput, CorpusInput, OwnTable)
+_KINDS: dict[str, type[Input]] = {}
+_LOADED = False
+
+
+def register(cls: type[Input]) -> type[Input]:
+    """Register a kind of input (usable as a class decorator); a kind registered again replaces the old one."""
+    if not (isinstance(cls, type) and issubclass(cls, Input)) or not cls.kind:
+        raise TypeError(f"{cls!r} is not an Input subclass with a kind")
+    input_kinds()
+    _KINDS[cls.kind] = cls
+    return cls
+
+
+def unregister(kind: str) -> None:
+    """Forget a registered kind (tests that registered their own)."""
+    _KINDS.pop(kind, None)
+
+
+def input_kinds() -> dict[str, type[Input]]:
+    """Kind -> input class: kgfs's own, then the entry points of the group ``kgfs.inputs``, then :func:`register`'s."""
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        for cls in BUILTIN_KINDS:
+            _KINDS.setdefault(cls.kind, cls)
+        for ep in entry_points(group="kgfs.inputs"):
+            cls = ep.load()
+            _KINDS.setdefault(cls.kind, cls)
+    return dict(_KINDS)
+
+
+def from_json(data: Mapping[str, Any] | Input) -> Input:
+    """An input from its JSON form (:meth:`Input.to_json`); an input is returned as it is.
+
+    Raises
+    ------
+    KgfsError
+        An unknown kind, or fields that kind does not have.
+    """
+    if isinstance(data, Input):
+        return data
+    kinds = input_kinds()
+    kind = data.get("kind") if isinstance(data, Mapping) else None
+    if kind not in kinds:
+        raise KgfsError(f"unknown kind of input {kind!r} (known: {', '.join(sorted(kinds))})")
+    return kinds[kind]._from_fields(data)
+
+
+def resolve_dataset(values: Mapping[str, Any]) -> Input:
+    """The input of registry dataset ``values["dataset"]``: of the kind that claims its loader, else a
+    :class:`~kg.routes.tables.RegistryDataset`.
+
+    Parameters
+    ----------
+    values : mapping
+        ``dataset``, ``mirror`` and the options given (only the chosen kind's are read).
+
+    Returns
+    -------
+    Input
+
+    Examples
+    --------
+    >>> resolve_dataset({"dataset": "bundled/DM-BP"}).kind
+    'go'
+    """
+    from kg.datasets import dataset_info, fetch
+
+    name = values.get("dataset") or DEFAULT_DATASET
+    info = dataset_info(name)
+    for cls in input_kinds().values():
+        if info.loader and info.loader in cls.dataset_loaders:
+            paths = fetch(name, mirror=values.get("mirror"))
+            return cls.from_dataset(name, paths, dict(info.options), values)
+    return RegistryDataset.from_options({**values, "dataset": name})
+
+
+# --------------------------------------------------------------------------- running the steps
+def step_inputs(inp: Input, step_name: str, key: Mapping, step: Step | None = None) -> dict:
+    """A step's store inputs: its key, and the version of the code it runs (every kgfs module, and the
+    modules of an input or step defined outside kgfs: :func:`kg.store.code_version`)."""
+    from kg.store import code_version
+
+    modules = sorted({type(inp).__module__, type(step).__module__ if step else type(inp).__module__,
+                      *(step.modules if step else ())})
+    return {**dict(key), "code": code_version(step_name, modules)}
+
+
+def run_step(inp: Input, step: Step, up: Mapping[str, Record], store: Store, *, force: bool = False,
+             batch: Mapping | None = None) -> Record:
+    """Run one step (or one batch of a :class:`~kg.routes.base.BatchedStep`) in ``store``; returns its record."""
+    if batch is not None:
+        name = step.batch_name
+        return store.run(name, step_inputs(inp, name, step.batch_key(up, batch), step),
+                         lambda d: step.compute_batch(d, up, batch), force=force)
+    return store.run(step.name, step_inputs(inp, step.name, step.key(up), step), lambda d: step.compute(d, up),
+                     force=force)
+
+
+def run_steps(inp: Input, store: Store, ctx: Context | None = None, *, force: bool = False) -> dict[str, Record]:
+    """Every step of the input's route in order, in ``store`` (batches one after another); step -> record."""
+    records: dict[str, Record] = {}
+    for step in inp.steps(ctx or Context()):
+        up = {n: records[n] for n in step.needs}
+        if isinstance(step, BatchedStep):
+            up["batches"] = [run_step(inp, step, up, store, force=force, batch=b) for b in step.batches(up)]
+        records[step.name] = run_step(inp, step, up, store, force=force)
+    return records
+
+
+def build_table(inp: Input, ctx: Context | None = None, store: Store | None = None) -> FeatureTable:
+    """The input's table, by its route's steps (in ``store``, or a temporary store removed afterwards).
+
+    Parameters
+    ----------
+    inp : Input
+    ctx : Context, optional
+        The kgfs home (the routes' caches) and a progress callback.
+    store : Store, optional
+
+    Returns
+    -------
+    FeatureTable
+    """
+    from kg.store import Store
+    from kg.table import FeatureTable
+
+    if store is not None:
+        return FeatureTable.load(run_steps(inp, store, ctx)["table"].path("table"))
+    with tempfile.TemporaryDirectory(prefix="kgfs-steps-") as tmp:
+        return FeatureTable.load(run_steps(inp, Store(Path(tmp)), ctx)["table"].path("table"))

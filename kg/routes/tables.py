@@ -1,0 +1,200 @@
+"""Ready-made tables as inputs: a registry dataset with its own loader, and a user's own ARFF or CSV table.
+
+Both are one step (``table``): the table is read as it is (no knowledge graph is asked), its
+hierarchy violations repaired, reported or refused (``--check``), rare features dropped
+(``--min-support``). A registry dataset whose loader another kind of input claims (the GO
+bundles: :class:`kg.go.route.OntologyInput`) is made into that kind instead (:func:`kg.routes.resolve_dataset`).
+
+Examples
+--------
+>>> t = RegistryDataset.from_options({"dataset": "synthetic/S-D2-B2", "min_support": 2})
+>>> t.kind, t.name, t.route
+('dataset', 'synthetic/S-D2-B2', 'registry-table')
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.errors import KgfsError
+from kg.files import sha256_file
+from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, table_step
+
+if TYPE_CHECKING:
+    from kg.table import FeatureTable
+
+__all__ = ["DEFAULT_DATASET", "TABLE_LOADERS", "OwnTable", "RegistryDataset", "check_nonempty"]
+
+#: The dataset of a run given no input: the bundled Drosophila ageing genes x GO BP.
+DEFAULT_DATASET = "bundled/DM-BP"
+#: Registry loaders of tables read from files, which take ``check``.
+TABLE_LOADERS = ("aire", "rpv", "lod")
+
+
+def check_nonempty(table: FeatureTable, min_support: int | None = None, unfiltered: FeatureTable | None = None):
+    """Raise a :class:`KgfsError` when a table has no instance or no feature; returns the table.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    min_support : int, optional
+        The ``--min-support`` that filtered it (named in the message).
+    unfiltered : FeatureTable, optional
+        The table before that filter (its most frequent feature is named in the message).
+
+    Returns
+    -------
+    FeatureTable
+
+    Examples
+    --------
+    >>> t = RegistryDataset.from_options({"dataset": "synthetic/S-D2-B2"}).load()
+    >>> check_nonempty(t.drop_rare(5000), 5000, t)
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): the table would be empty; its most frequent feature is in 995 instance(s)
+    """
+    if table.n_instances == 0:
+        raise KgfsError("the table has no instances (no instance has a feature and a label)")
+    if table.n_features == 0:
+        most = f"; its most frequent feature is in {int(unfiltered.support.max())} instance(s)" \
+            if unfiltered is not None and unfiltered.n_features else ""
+        if min_support and min_support > 1:
+            raise KgfsError(f"no feature is present in {min_support} instances or more (--min-support {min_support}): "
+                            f"the table would be empty{most}")
+        raise KgfsError("the table has no features (no instance has a known feature)")
+    return table
+
+
+def _filtered(table: FeatureTable, min_support: int | None) -> FeatureTable:
+    return check_nonempty(table.drop_rare(int(min_support)), int(min_support), table) if min_support else \
+        check_nonempty(table)
+
+
+@dataclass(frozen=True)
+class RegistryDataset(Input):
+    """A dataset of the registry (:mod:`kg.datasets`) read by its own loader (AIRE, RPV, LD, generators).
+
+    Attributes
+    ----------
+    name : str
+        The registry name.
+    files : dict
+        Role -> :class:`FileRef` of the fetched files.
+    mirror : str, optional
+        The data mirror the files were found in (the loader may read more from it).
+    check : str, optional
+        ``repair``/``report``/``raise`` for the loaders of file tables.
+    min_support : int, optional
+    """
+
+    kind = "dataset"
+    route = "registry-table"
+    title = "a registry dataset"
+    options = (Option("--dataset", "registry dataset, e.g. bundled/DM-BP, aire/DM-BP, rpv/CE-BP (see `kgfs datasets "
+                                   "list`)", metavar="NAME"), MIRROR, CHECK, MIN_SUPPORT)
+    selected_by = ("dataset",)
+
+    files: dict[str, FileRef] | None = None
+    mirror: str | None = None
+    check: str | None = None
+    min_support: int | None = None
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> RegistryDataset:
+        from kg.datasets import dataset_info, fetch
+
+        name = values.get("dataset") or DEFAULT_DATASET
+        info, mirror = dataset_info(name), values.get("mirror") or os.environ.get("KGFS_DATA_MIRROR") or None
+        if values.get("check") and info.loader not in TABLE_LOADERS:
+            raise KgfsError(f"--check applies to tables read from files; dataset {name!r} is a "
+                            f"{info.loader or 'generated'} dataset")
+        paths = fetch(name, mirror=mirror) if info.files else {}
+        files = {role: FileRef(str(p), info.files[role].sha256 or sha256_file(p)) for role, p in sorted(paths.items())}
+        return cls(name=name, files=files, mirror=str(Path(mirror).absolute()) if mirror else None, check=values.get("check"),
+                   min_support=values.get("min_support"))
+
+    def load(self) -> FeatureTable:
+        """The table, by the dataset's registry loader, ``min_support`` applied after loading."""
+        from kg.datasets import load_dataset
+
+        table = load_dataset(self.name, mirror=self.mirror, **({"check": self.check} if self.check else {}))
+        return _filtered(table, self.min_support)
+
+    def steps(self, ctx: Context):
+        files = {r: f.sha256 for r, f in (self.files or {}).items()}
+        options = {k: v for k, v in (("check", self.check), ("min_support", self.min_support)) if v is not None}
+        return [table_step(lambda up: {"name": self.name, "files": files, "options": options},
+                           lambda up: self.load())]
+
+
+@dataclass(frozen=True)
+class OwnTable(Input):
+    """A user's own binary table (ARFF or CSV) over a ``child,parent`` hierarchy file.
+
+    Attributes
+    ----------
+    name : str
+    table : FileRef
+    format : {"arff", "csv"}
+    hierarchy : FileRef, optional
+    check : str
+        ``repair`` (default), ``report`` or ``raise``.
+    min_support : int, optional
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "t.csv").write_text("id,a,b,label\\n1,1,0,x\\n2,1,1,y\\n")
+    >>> _ = (d / "e.csv").write_text("child,parent\\nb,a\\n")
+    >>> t = OwnTable.from_options({"csv": d / "t.csv", "hierarchy": d / "e.csv"})
+    >>> t.name, t.format, t.load().shape
+    ('t', 'csv', (2, 2))
+    """
+
+    kind = "file"
+    route = "own-table"
+    title = "your own table (instances x binary features, and the features' hierarchy)"
+    options = (Option("--arff", "a WEKA ARFF table (dense or sparse; the class: last attribute)", metavar="FILE", path=True),
+               Option("--csv", "a CSV table: id, one 0/1 column per feature, then label (or class)", metavar="FILE", path=True),
+               Option("--hierarchy", "the features' hierarchy as a child,parent CSV (default: none)",
+                      metavar="EDGES", path=True),
+               CHECK, MIN_SUPPORT, NAME)
+    selected_by = ("arff", "csv")
+
+    table: FileRef | None = None
+    format: str = "csv"
+    hierarchy: FileRef | None = None
+    check: str = "repair"
+    min_support: int | None = None
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> OwnTable:
+        arff, csv = values.get("arff"), values.get("csv")
+        if arff is not None and csv is not None:
+            raise KgfsError("give one table: --arff or --csv, not both")
+        path, option = (arff, "--arff") if arff is not None else (csv, "--csv")
+        return cls(name=values.get("name") or Path(path).stem, table=FileRef.of(path, option),
+                   format="arff" if arff is not None else "csv",
+                   hierarchy=FileRef.of(values.get("hierarchy"), "--hierarchy"),
+                   check=values.get("check") or "repair", min_support=values.get("min_support"))
+
+    def load(self) -> FeatureTable:
+        """The table (:func:`kg.formats.folder.read_user_table`), ``min_support`` applied."""
+        from kg.formats.folder import read_user_table
+
+        table = read_user_table(self.table.path, fmt=self.format, check=self.check,
+                                hierarchy=self.hierarchy.path if self.hierarchy else None, name=self.name)
+        return _filtered(table, self.min_support)
+
+    def steps(self, ctx: Context):
+        files = {"table": self.table.sha256, **({"hierarchy": self.hierarchy.sha256} if self.hierarchy else {})}
+        options = {"format": self.format, "check": self.check,
+                   **({"min_support": self.min_support} if self.min_support is not None else {})}
+        return [table_step(lambda up: {"name": self.name, "files": files, "options": options},
+                           lambda up: self.load())]

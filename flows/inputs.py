@@ -74,7 +74,8 @@ def _owner_text(field: str, flag: str) -> str:
     owners = [cls for cls in input_kinds().values() if field in cls.fields()]
     parts = []
     for cls in owners:
-        where = _flags(cls) + (" or a registry dataset of it" if cls.dataset_loaders else "")
+        names_a_file = any(o.path for o in cls.options if o.field == field)  # a registry dataset brings its own
+        where = _flags(cls) + (" or a registry dataset of it" if cls.dataset_loaders and not names_a_file else "")
         parts.append(f"{(cls.title or cls.kind).split(' (')[0]} ({where})" if where else (cls.title or cls.kind))
     return " or ".join(parts) if parts else "no input"
 
@@ -132,7 +133,8 @@ def resolve_input(values: Mapping[str, Any]) -> Input:
     name = given.get("dataset") or DEFAULT_DATASET
     loader = dataset_info(name).loader
     kind = next((c for c in input_kinds().values() if loader and loader in c.dataset_loaders), RegistryDataset)
-    allowed = {"dataset", "mirror"} | ({f for f in kind.fields() if f not in kind.selected_by}
+    # a registry dataset brings its files: the kind's options that name files (--obo, --labels, ...) do not apply
+    allowed = {"dataset", "mirror"} | ({o.field for o in kind.options if not o.path}
                                        if kind is not RegistryDataset else set(RegistryDataset.fields()))
     _reject(given, allowed, f"dataset {name!r} (a ready-made {loader or 'generated'} table)"
             if kind is RegistryDataset else f"dataset {name!r}")

@@ -232,7 +232,9 @@ def kgfs_run(source: Any, options: Any, out: str, home: str, no_cache: bool = Fa
                 rec = run_stage.submit(plan, step, up, no_cache).result()
                 info = _finished(step.name, rec, t0)
             records[step.name], runinfo[step.name] = rec, info
+    progress.emit("start", "publish")
     result = outcome.finish(plan, records, runinfo, out)
+    progress.emit("done", "publish", record={"dir": str(out), "files": {k: k for k in result.outputs}, "reused": False})
     for w in result.results["warnings"]:
         _log("warning", f"degenerate selection: {w}")
     _log("info", f"{report.cache_outcome(runinfo)}; outputs in {out}")

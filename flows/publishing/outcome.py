@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flows.progress import emit
 from flows.publishing.publish import publish
 from flows.stages import RunPlan
 from kg.store import Record
@@ -56,9 +55,7 @@ def finish(plan: RunPlan, records: Mapping[str, Record], runinfo: Mapping[str, d
     from selection.evaluation.headline import run_results
 
     params = plan.options.params(plan.input)
-    emit("start", "publish")
     outputs = {k: str(v) for k, v in publish(records, out, params, runinfo).items()}
-    emit("done", "publish", record={"dir": str(out), "files": {k: k for k in outputs}, "reused": False})
     ev, sel, tab = records.get("evaluate"), records.get("select"), records.get("table")
     results = run_results(summary=ev.path("summary") if ev and "summary" in ev.files else None,
                           selection=sel.path("selection") if sel and "selection" in sel.files else None,

@@ -183,15 +183,18 @@ class OntologyInput(Input):
             from kg.store import write_json
 
             ann, labels = self.read_facts()
-            # pairs, not a mapping: the JSON is written with sorted keys, and the genes' order is the
-            # table's row order (so `kgfs run` folds equal those of the Python API on the same files)
-            write_json(folder / "facts.json", {"annotations": [[g, t] for g, t in ann.items()], "labels": labels})
+            # pairs, not mappings: the JSON is written with sorted keys, and the genes' order is the table's
+            # row order (so `kgfs run` folds equal those of the Python API on the same files) and the labels'
+            # order that of the file (the genes left out are named in it)
+            write_json(folder / "facts.json", {"annotations": [[g, t] for g, t in ann.items()],
+                                               "labels": None if labels is None else [[g, v] for g, v in labels.items()]})
             return {"facts": "facts.json"}, {"n_genes": len(ann), "n_annotations": int(sum(len(v) for v in ann.values())),
                                              "n_labels": None if labels is None else len(labels)}
 
         def table(up) -> FeatureTable:
             stored = json.loads(up["facts"].path("facts").read_text(encoding="utf-8"))
-            return self.build((dict(stored["annotations"]), stored["labels"]))
+            labels = stored["labels"]
+            return self.build((dict(stored["annotations"]), None if labels is None else dict(labels)))
 
         return [FunctionStep("facts", facts_key, facts),
                 table_step(lambda up: {"facts": up["facts"].hash, "ontology": self.ontology.sha256, "name": self.name,

@@ -150,6 +150,9 @@ class Option:
         wrong form.
     path : bool
         Its values are files or folders (made absolute where they are kept for later: ``kgfs serve``).
+    dest : str, optional
+        The name of its value when it is not the flag's (``--check`` -> ``violations``: an input's
+        ``check`` is its method).
 
     Examples
     --------
@@ -165,11 +168,12 @@ class Option:
     choices: tuple[str, ...] | None = None
     parse: Callable[[str], Any] | None = None
     path: bool = False
+    dest: str | None = None
 
     @property
     def field(self) -> str:
         """The name of the option's value (``--min-support`` -> ``min_support``)."""
-        return self.flag.lstrip("-").replace("-", "_")
+        return self.dest or self.flag.lstrip("-").replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -515,4 +519,4 @@ MIRROR = Option("--mirror", "local data mirror folder (default $KGFS_DATA_MIRROR
 CHECK = Option("--check", "tables whose cells violate the hierarchy (child=1, parent=0; registry tables, --arff, "
                           "--csv): close them upward (repair, the default; counted in the table's meta), keep them "
                           "as they are (report; hierarchical selectors then refuse the table) or fail (raise)",
-               choices=("repair", "report", "raise"))
+               choices=("repair", "report", "raise"), dest="violations")

@@ -87,8 +87,9 @@ class RegistryDataset(Input):
         Role -> :class:`FileRef` of the fetched files.
     mirror : str, optional
         The data mirror the files were found in (the loader may read more from it).
-    check : str, optional
-        ``repair``/``report``/``raise`` for the loaders of file tables.
+    violations : str, optional
+        Cells that violate the hierarchy (``--check``): ``repair`` (the default), ``report`` or
+        ``raise``, for the loaders of file tables.
     min_support : int, optional
     """
 
@@ -101,7 +102,7 @@ class RegistryDataset(Input):
 
     files: dict[str, FileRef] | None = None
     mirror: str | None = None
-    check: str | None = None
+    violations: str | None = None
     min_support: int | None = None
 
     @classmethod
@@ -110,24 +111,25 @@ class RegistryDataset(Input):
 
         name = values.get("dataset") or DEFAULT_DATASET
         info, mirror = dataset_info(name), values.get("mirror") or os.environ.get("KGFS_DATA_MIRROR") or None
-        if values.get("check") and info.loader not in TABLE_LOADERS:
+        if values.get("violations") and info.loader not in TABLE_LOADERS:
             raise KgfsError(f"--check applies to tables read from files; dataset {name!r} is a "
                             f"{info.loader or 'generated'} dataset")
         paths = fetch(name, mirror=mirror) if info.files else {}
         files = {role: FileRef(str(p), info.files[role].sha256 or sha256_file(p)) for role, p in sorted(paths.items())}
-        return cls(name=name, files=files, mirror=str(Path(mirror).absolute()) if mirror else None, check=values.get("check"),
+        return cls(name=name, files=files, mirror=str(Path(mirror).absolute()) if mirror else None,
+                   violations=values.get("violations") or ("repair" if info.loader in TABLE_LOADERS else None),
                    min_support=values.get("min_support"))
 
     def load(self) -> FeatureTable:
         """The table, by the dataset's registry loader, ``min_support`` applied after loading."""
         from kg.datasets import load_dataset
 
-        table = load_dataset(self.name, mirror=self.mirror, **({"check": self.check} if self.check else {}))
+        table = load_dataset(self.name, mirror=self.mirror, **({"check": self.violations} if self.violations else {}))
         return _filtered(table, self.min_support)
 
     def steps(self, ctx: Context):
         files = {r: f.sha256 for r, f in (self.files or {}).items()}
-        options = {k: v for k, v in (("check", self.check), ("min_support", self.min_support)) if v is not None}
+        options = {k: v for k, v in (("check", self.violations), ("min_support", self.min_support)) if v is not None}
         return [table_step(lambda up: {"name": self.name, "files": files, "options": options},
                            lambda up: self.load())]
 
@@ -142,8 +144,8 @@ class OwnTable(Input):
     table : FileRef
     format : {"arff", "csv"}
     hierarchy : FileRef, optional
-    check : str
-        ``repair`` (default), ``report`` or ``raise``.
+    violations : str
+        Cells that violate the hierarchy (``--check``): ``repair`` (default), ``report`` or ``raise``.
     min_support : int, optional
 
     Examples
@@ -170,7 +172,7 @@ class OwnTable(Input):
     table: FileRef | None = None
     format: str = "csv"
     hierarchy: FileRef | None = None
-    check: str = "repair"
+    violations: str = "repair"
     min_support: int | None = None
 
     @classmethod
@@ -182,19 +184,19 @@ class OwnTable(Input):
         return cls(name=values.get("name") or Path(path).stem, table=FileRef.of(path, option),
                    format="arff" if arff is not None else "csv",
                    hierarchy=FileRef.of(values.get("hierarchy"), "--hierarchy"),
-                   check=values.get("check") or "repair", min_support=values.get("min_support"))
+                   violations=values.get("violations") or "repair", min_support=values.get("min_support"))
 
     def load(self) -> FeatureTable:
         """The table (:func:`kg.formats.folder.read_user_table`), ``min_support`` applied."""
         from kg.formats.folder import read_user_table
 
-        table = read_user_table(self.table.path, fmt=self.format, check=self.check,
+        table = read_user_table(self.table.path, fmt=self.format, check=self.violations,
                                 hierarchy=self.hierarchy.path if self.hierarchy else None, name=self.name)
         return _filtered(table, self.min_support)
 
     def steps(self, ctx: Context):
         files = {"table": self.table.sha256, **({"hierarchy": self.hierarchy.sha256} if self.hierarchy else {})}
-        options = {"format": self.format, "check": self.check,
+        options = {"format": self.format, "check": self.violations,
                    **({"min_support": self.min_support} if self.min_support is not None else {})}
         return [table_step(lambda up: {"name": self.name, "files": files, "options": options},
                            lambda up: self.load())]

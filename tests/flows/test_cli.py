@@ -52,6 +52,8 @@ def test_usage_error_exit_code(capsys):
                        (["build", "--category-depth", "-1", "--out", "T"], "argument --category-depth: must be a "
                                                                            "whole number >= 0, got '-1'"),
                        (["build", "--timeout", "0", "--out", "T"], "argument --timeout: must be a number > 0"),
+                       (["build", "--min-support", "0", "--out", "T"], "argument --min-support: must be a whole "
+                                                                       "number >= 1, got '0'"),
                        (["run", "--n-splits", "abc"], "argument --n-splits: invalid int value: 'abc'")):
         capsys.readouterr()
         assert main(argv) == 2

@@ -16,78 +16,78 @@ import time
 import pandas as pd
 import pytest
 
-from flows import stages
-from flows.inputs import resolve_source
+from flows import progress, runner, stages
+from flows.inputs import resolve_input
+from flows.run_options import RunOptions
 from kg.formats import read_arff
+from kg.store import record_valid
 
-SELECTORS = ["shsel-ig-prune", "complete"]
+SELECTORS = ("shsel-ig-prune", "complete")
 
 
 @pytest.mark.integration
 def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
-    from flows import pipeline
-
     home, out = tmp_path / "home", tmp_path / "out"
+    options = RunOptions(eval_selectors=SELECTORS)
     events = []
-    pipeline.set_reporter(lambda event, stage, **info: events.append((event, stage)))
+    progress.set_reporter(lambda event, stage, **info: events.append((event, stage)))
     try:
-        r1 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
+        r1 = runner.run_pipeline(options=options, out=out, home=home)
     finally:
-        pipeline.set_reporter(None)
-    assert list(r1["records"]) == ["facts", "table", "select", "evaluate", "export"]
-    assert not any(i["reused"] for i in r1["runinfo"].values())
+        progress.set_reporter(None)
+    assert list(r1.records) == ["facts", "table", "select", "evaluate", "export"]
+    assert not any(i["reused"] for i in r1.runinfo.values())
     assert ("progress", "evaluate") in events and ("done", "export") in events
     ev = pd.read_csv(out / "evaluation.csv")
     assert len(ev) == 20 and (ev["status"] == "ok").all()
-    t = stages.read_table(r1["records"]["table"])
+    t = stages.read_table(r1.records["table"])
     assert (read_arff(out / "table.arff").X != t.X).nnz == 0
 
     # same inputs: every stage comes from the store (no flow run: the store alone publishes), outputs are
     # written again
     (out / "table.arff").unlink()
     events.clear()
-    pipeline.set_reporter(lambda event, stage, **info: events.append((event, stage)))
+    progress.set_reporter(lambda event, stage, **info: events.append((event, stage)))
     try:
-        r2 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
+        r2 = runner.run_pipeline(options=options, out=out, home=home)
     finally:
-        pipeline.set_reporter(None)
-    assert all(i["reused"] for i in r2["runinfo"].values()), r2["runinfo"]
-    assert "flow_run" in r1 and "flow_run" not in r2 and events == []
-    assert r2["results"]["headline"] == r1["results"]["headline"] and r2["results"]["warnings"] == []
-    assert {k: r["hash"] for k, r in r2["records"].items()} == {k: r["hash"] for k, r in r1["records"].items()}
+        progress.set_reporter(None)
+    assert all(i["reused"] for i in r2.runinfo.values()), r2.runinfo
+    assert r1.flow_run and r2.flow_run is None
+    assert events == []  # published from the store: no stage ran
+    assert r2.results["headline"] == r1.results["headline"] and r2.results["warnings"] == []
+    assert {k: r.hash for k, r in r2.records.items()} == {k: r.hash for k, r in r1.records.items()}
     assert (out / "table.arff").is_file()
 
     # one selector parameter changed: facts and table are reused; select, evaluate and export
     # (which writes the reduced table) rerun
-    r3 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS, selector_params={"threshold": 0.9})
-    reused = {k for k, i in r3["runinfo"].items() if i["reused"]}
-    assert reused == {"facts", "table"}
-    assert not any(r3["runinfo"][k]["reused"] for k in ("select", "evaluate", "export"))
-    n_sel = r3["records"]["select"]["summary"]["n_selected"]
-    assert read_arff(out / "table.selected.arff").X.shape[1] == n_sel != r1["records"]["select"]["summary"]["n_selected"]
+    r3 = runner.run_pipeline(options=RunOptions(eval_selectors=SELECTORS, selector_params={"threshold": 0.9}),
+                             out=out, home=home)
+    assert set(r3.reused) == {"facts", "table"}
+    assert not any(r3.runinfo[k]["reused"] for k in ("select", "evaluate", "export"))
+    n_sel = r3.records["select"].summary["n_selected"]
+    assert read_arff(out / "table.selected.arff").X.shape[1] == n_sel != r1.records["select"].summary["n_selected"]
     assert "shsel-ig-prune[threshold=0.9]" in set(pd.read_csv(out / "evaluation.csv")["selector"])
 
     # --no-cache recomputes everything (same content, same hashes)
-    r4 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS, no_cache=True)
-    assert not any(i["reused"] for i in r4["runinfo"].values())
-    assert r4["records"]["table"]["hash"] == r1["records"]["table"]["hash"]
+    r4 = runner.run_pipeline(options=options, out=out, home=home, no_cache=True)
+    assert not any(i["reused"] for i in r4.runinfo.values())
+    assert r4.records["table"].hash == r1.records["table"].hash
 
     # a cleared store: the stages rerun
     stages.stage_store(home).clear()
-    r5 = pipeline.run_pipeline(out=out, home=home, eval_selectors=SELECTORS)
-    assert not any(i["reused"] for i in r5["runinfo"].values())
-    assert all(stages.record_valid(r) for r in r5["records"].values())
+    r5 = runner.run_pipeline(options=options, out=out, home=home)
+    assert not any(i["reused"] for i in r5.runinfo.values())
+    assert all(record_valid(r) for r in r5.records.values())
 
 
 @pytest.mark.integration
 def test_flow_on_a_registry_table_dataset(prefect_harness, tmp_path, shared_data):
-    from flows import pipeline
-
-    source = resolve_source(dataset="aire/DM-CC", mirror=shared_data, check="repair")
-    assert source["kind"] == "dataset"
-    r = pipeline.run_pipeline(source, out=tmp_path / "out", home=tmp_path / "home", eval_selectors=["complete"],
-                              selector="complete", n_splits=3, artifacts=False)
-    assert list(r["records"]) == ["table", "select", "evaluate", "export"]
+    source = resolve_input({"dataset": "aire/DM-CC", "mirror": shared_data, "check": "repair"})
+    assert source.kind == "dataset"
+    r = runner.run_pipeline(source, RunOptions(eval_selectors=("complete",), selector="complete", n_splits=3,
+                                               artifacts=False), out=tmp_path / "out", home=tmp_path / "home")
+    assert list(r.records) == ["table", "select", "evaluate", "export"]
     assert len(pd.read_csv(tmp_path / "out" / "evaluation.csv")) == 3
 
 
@@ -119,9 +119,11 @@ def test_everyday_commands_import_neither_prefect_nor_matplotlib(args, tmp_path)
     """`kgfs --help`, `kgfs datasets list`, `kgfs export` (and a status check) start in the time of kgfs's own
     imports: Prefect (~2 s), matplotlib and scikit-learn are imported only by the commands that use them."""
     if args[0] == "export":
-        home, source = tmp_path / "home", resolve_source()
-        table = stages.stage_build_table(source, stages.stage_load_facts(source, home=home), home=home)
-        args = [*args, "--table", table["dir"], "--out", str(tmp_path / "t.out")]
+        from kg.routes import run_steps
+
+        plan = stages.RunPlan(resolve_input({}), RunOptions(), tmp_path / "home")
+        table = run_steps(plan.input, plan.store, plan.ctx)["table"]
+        args = [*args, "--table", table.dir, "--out", str(tmp_path / "t.out")]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
     proc = subprocess.run([sys.executable, "-c", _IMPORTS, *args], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120, stdin=subprocess.DEVNULL)
@@ -189,32 +191,30 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
     """`kgfs run --corpus training.txt --dump D`: the Sports Tweets through the lexicon annotator and a dump."""
     import shutil
 
-    from flows import pipeline
     from tests.kg.conftest import instance_triples
 
     dump = tmp_path / "dump"
     dump.mkdir()
     shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", dump / "ontology.owl")
     (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
-    source = resolve_source(corpus=shared_data / "tweets" / "training.txt",
-                                   corpus_options={"dump": [str(dump)], "features": "types"})
-    assert source["kind"] == "dbpedia" and len(source["dump_files"]) == 2
-    kw = dict(out=tmp_path / "out", home=tmp_path / "home", eval_selectors=SELECTORS, n_splits=3, artifacts=False)
-    r1 = pipeline.run_pipeline(source, batch_size=2000, **kw)
-    assert list(r1["records"]) == ["annotate", "fetch", "table", "select", "evaluate", "export"]
-    assert r1["records"]["annotate"]["summary"]["n_instances"] == 6525
-    t = stages.read_table(r1["records"]["table"])
+    values = {"corpus": shared_data / "tweets" / "training.txt", "dump": [str(dump)], "features": "types"}
+    source = resolve_input(values)
+    assert source.kind == "dbpedia" and len(source.dump_files) == 2
+    options = RunOptions(eval_selectors=SELECTORS, n_splits=3, artifacts=False, batch_size=2000)
+    kw = dict(out=tmp_path / "out", home=tmp_path / "home")
+    r1 = runner.run_pipeline(source, options, **kw)
+    assert list(r1.records) == ["annotate", "fetch", "table", "select", "evaluate", "export"]
+    assert r1.records["annotate"].summary["n_instances"] == 6525
+    t = stages.read_table(r1.records["table"])
     assert t.n_instances == 6525 and "http://dbpedia.org/ontology/Athlete" in set(t.feature_names)
-    r2 = pipeline.run_pipeline(source, batch_size=2000, **kw)
-    assert all(i["reused"] for i in r2["runinfo"].values())
+    r2 = runner.run_pipeline(source, options, **kw)
+    assert all(i["reused"] for i in r2.runinfo.values())
     # the dump is part of the key: a changed dump rebuilds the table
     (dump / "instances.nt").write_text("\n".join(instance_triples()[:-5]) + "\n", encoding="utf-8")
-    source2 = resolve_source(corpus=shared_data / "tweets" / "training.txt",
-                                    corpus_options={"dump": [str(dump)], "features": "types"})
-    r3 = pipeline.run_pipeline(source2, batch_size=2000, **kw)
+    r3 = runner.run_pipeline(resolve_input(values), options, **kw)
     # the dump is in the keys of the annotation batches (the lexicon is built from it) and of fetching ...
     assert len(list((tmp_path / "home" / "store" / "annotate-batch").iterdir())) == 2 * 4  # 6525 texts / 2000
-    assert not r3["runinfo"]["fetch"]["reused"]
+    assert not r3.runinfo["fetch"]["reused"]
     # ... while the table is keyed by their *content*: rebuilt exactly when entities or facts changed
-    same = all(r3["records"][k]["hash"] == r1["records"][k]["hash"] for k in ("annotate", "fetch"))
-    assert r3["runinfo"]["table"]["reused"] == same
+    same = all(r3.records[k].hash == r1.records[k].hash for k in ("annotate", "fetch"))
+    assert r3.runinfo["table"]["reused"] == same

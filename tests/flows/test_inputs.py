@@ -1,0 +1,80 @@
+"""A run's input from the command line's values (flows.inputs) and its up-front checks (Input.check)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from kg.errors import KgfsError
+from flows.inputs import check_output, resolve_input
+from kg.dbpedia.services import check_url
+
+BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
+GO = dict(obo=BUNDLED / "go-2014-06-13-subset.obo.gz", annotations=BUNDLED / "annotations.tsv")
+
+
+def check(**values) -> dict:
+    """The up-front check of the input the option values describe."""
+    return resolve_input(values).check(None)
+
+
+def test_go_source_classes_of_the_annotated_genes(tmp_path):
+    labels = tmp_path / "labels.tsv"
+    labels.write_text((BUNDLED / "labels.tsv").read_text() + "g1\tx\ng2\tx\n")
+    facts = check(**GO, labels=labels)
+    assert facts["classes"] == {"anti-longevity": 36, "pro-longevity": 91}  # g1, g2 have no annotation
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(relations=["is_a", "has_part"]), "unknown relation 'has_part' (--relations)"),
+    (dict(namespaces="MF"), "no term in namespace 'molecular_function' (--namespaces)"),
+])
+def test_go_options_checked_against_the_file(options, message):
+    with pytest.raises(KgfsError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        check(**GO, **options)
+
+
+def test_labels_without_any_annotated_gene(tmp_path):
+    labels = tmp_path / "labels.tsv"
+    labels.write_text("g1\tx\ng2\ty\n")
+    with pytest.raises(KgfsError, match=r"no gene of .*labels\.tsv \(--labels\) has an annotation in .*annotations"
+                                        r"\.tsv \(--annotations\); e\.g\. g1, g2"):
+        check(**GO, labels=labels)
+
+
+def test_corpus_columns_and_options(tmp_path):
+    corpus = tmp_path / "c.csv"
+    corpus.write_text("id,tweet,label\n1,Kobe scores,1\n2,Obama signs,0\n")
+    with pytest.raises(KgfsError, match=r"column\(s\) \['text'\] not found"):
+        check(corpus=corpus)
+    with pytest.raises(KgfsError, match="--annotator lexicon needs --dump"):
+        check(corpus=corpus, text_column="tweet")
+    with pytest.raises(KgfsError, match="--kg sparql needs --sparql-url"):
+        check(corpus=corpus, text_column="tweet", kg="sparql", annotator="spotlight",
+              spotlight_url="http://127.0.0.1:1/x")
+
+
+def test_check_url_connects_without_sending_anything():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    try:
+        check_url(f"http://127.0.0.1:{port}/sparql", "--sparql-url")
+    finally:
+        srv.close()
+    with pytest.raises(KgfsError, match=rf"--sparql-url http://127\.0\.0\.1:{port}/sparql: cannot connect"):
+        check_url(f"http://127.0.0.1:{port}/sparql", "--sparql-url", timeout=1)
+    with pytest.raises(KgfsError, match="not an http"):
+        check_url("ftp://host/x", "--sparql-url")
+
+
+def test_check_output(tmp_path):
+    (tmp_path / "f").write_text("x")
+    check_output(tmp_path / "new" / "deeper", "folder")
+    with pytest.raises(KgfsError, match="--out .*f: is a file, not a folder"):
+        check_output(tmp_path / "f", "folder")
+    with pytest.raises(KgfsError, match=r"--out .*f/t\.arff: .*f is a file, not a folder"):
+        check_output(tmp_path / "f" / "t.arff", "file")

@@ -309,6 +309,28 @@ class RPV(LazySelector):
     Everything else is selected. Removal is never undone, so the result does not depend on
     the order the features are processed in (the paper's argument; a property test checks it).
 
+    **Ties.** An ancestor whose relevance *equals* that of a positive descendant is kept: the
+    comparison is strict in Algorithm 1 (line 9) and in the authors' code (``RPV.java``:
+    ``if (_r[_st.get(key)] < _r[_st.get(go)])``), and the paper's text keeps "those positive
+    feature values whose relevance value is higher than (or equal to) the relevance of all its
+    positive descendants" (section 4.2). "Equal" is equality of the computed float64 values:
+
+    - ``smoothing=None`` (the paper's default): for two classes, LazyR values that are equal in
+      exact arithmetic are computed equal (the same frequency, or mirror frequencies ``p`` and
+      ``1 - p``, whose two squared terms are the same pair), so such a tie keeps both.
+    - ``smoothing="laplace"`` with two classes (the authors' code): LazyR is computed in the
+      authors' floating-point steps (:func:`~selection.measures.values.lazy_r`), so equality
+      and its absence are theirs. Mirror-image estimates ``p`` and ``1 - p`` of the second
+      class have the same exact LazyR, but their ``(p - (1 - p))^2`` need not give the same
+      double: 2/3 gives 0.11111111111111106 and 1/3 gives 0.11111111111111117, so a positive
+      descendant with estimate 1/3 removes an ancestor with 2/3 (not the reverse), while 3/5
+      and 2/5 give the same double and keep both. No simpler rule describes it (of the
+      fractions below 1/2 with denominators under 300, 15% give the larger double, 14% the
+      smaller, 71% the same as their mirror), and it depends on which class is second: kgfs
+      takes the second of the sorted training labels, the authors the class value 1 (the
+      second declared value; ``{0,1}`` in their files). On rpv/DM-BP this decides 6 of 132
+      test instances (``docs/rpv_authors_code.md``).
+
     Vectorised form: ``K[d, a] = 1`` when ``a`` is an ancestor of ``d`` with lower relevance
     (precomputed in ``fit``); the removed set of a whole batch is ``X_test @ K > 0``, one
     sparse product. On rows closed under the hierarchy (the usual case) ``K`` is first

@@ -27,7 +27,13 @@ Choices where the paper is silent (each tested in ``tests/selection/measures/tes
 for two classes). Every value then has an estimate (a value never seen gets ``1/k`` per
 class, LazyR 0), so the "never seen" rule above does not apply. The authors' LazyR for two
 classes is ``(P(pro|x) - P(anti|x))^2``, twice Eq. 2; the factor does not change any
-comparison RPV makes, so Eq. 2's scale is kept.
+comparison RPV makes, so Eq. 2's scale is kept. For two classes :func:`lazy_r` with
+``smoothing="laplace"`` also computes it in the authors' floating-point steps (``p`` of the
+second class, ``1 - p``, their difference squared, then halved, which is exact): LazyR values
+that are equal in exact arithmetic but computed from mirror-image estimates ``p`` and ``1 - p``
+(e.g. 2/3 and 1/3) can differ in the last bits there, and RPV's strict comparison then removes
+one of the two features; computing them as the authors do makes RPV keep and remove exactly
+what their code does (see :class:`selection.lazy.RPV`, "Ties").
 
 The worked example of the paper (the table under its Fig. 2)::
 
@@ -81,6 +87,23 @@ def _check_smoothing(smoothing) -> None:
 
 def _counts(X, y, counts: ClassCounts | None) -> ClassCounts:
     return counts if counts is not None else ClassCounts(X, y)
+
+
+def _authors_laplace_lazy_r(counts: ClassCounts, value: int) -> np.ndarray:
+    """LazyR (Eq. 2's scale) of two classes with Laplace estimates, in the authors' double arithmetic.
+
+    ``RPV.java`` (``RLazy``, pablonsilva/RPV at 75dc728) computes, for the class value 1 (the
+    second of the two classes; ``inst.classValue() == 1``)::
+
+        p_pro = (count_pro + 1) / (count + 2);  p_anti = 1 - p_pro;  Math.pow(p_pro - p_anti, 2)
+
+    The same IEEE operations in the same order give the same doubles (``Math.pow(d, 2)`` is
+    ``d * d``); halving is exact, so every comparison and every equality is theirs.
+    """
+    table = counts.pos if value == 1 else counts.neg
+    p = (table[:, 1] + 1.0) / (table.sum(axis=1) + 2.0)
+    d = p - (1.0 - p)
+    return d * d / 2.0
 
 
 def conditional_class_probabilities(
@@ -189,7 +212,8 @@ def lazy_r(
     counts : ClassCounts, optional
         The counts of ``X`` and ``y`` when already computed.
     smoothing : {None, "laplace"}, default None
-        See :func:`conditional_class_probabilities`.
+        See :func:`conditional_class_probabilities`. With ``"laplace"`` and two classes the
+        value is computed in the authors' floating-point steps (see the module docstring).
 
     Returns
     -------
@@ -206,6 +230,8 @@ def lazy_r(
     """
     c = _counts(X, y, counts)
     k = len(c.classes)
+    if smoothing == "laplace" and k == 2 and value in (0, 1):
+        return _authors_laplace_lazy_r(c, value)
     p, seen = conditional_class_probabilities(c, value, smoothing=smoothing)
     lr = ((p - 1.0 / k) ** 2).sum(axis=1)
     return np.where(seen, lr, 0.0)

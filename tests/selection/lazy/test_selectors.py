@@ -522,9 +522,12 @@ def test_laplace_smoothing_by_hand():
     # MR with R: P(C1|B=1) = 2/3, P(C1|B=0) = (0+1)/(2+2) = 1/4: R(B) = 2 (2/3 - 1/4)^2 = 0.3472
     mr = MR(FIG2_H, smoothing="laplace").fit(FIG2_X, FIG2_Y)
     np.testing.assert_allclose(mr.relevance_, [0.0556, 0.3472, 0.3472, 0.0556], atol=1e-4)
-    # the authors' LazyR for two classes is (P(pro) - P(anti))^2: twice Eq. 2, the same order
-    p = np.array([0.5, 2 / 3, 1 / 4, 2 / 3])
-    assert np.argsort((2 * p - 1) ** 2, kind="stable").tolist() == np.argsort(rpv.relevance_, kind="stable").tolist()
+    # the authors' LazyR for two classes is (P(pro) - P(anti))^2, twice Eq. 2, with P(anti) = 1 - P(pro)
+    # and "pro" their class value 1 (here C2, the second class): kgfs takes the same double steps, so
+    # B (P(C2|B=1) = 1/3) and D (2/3), equal in exact arithmetic, are ordered as the authors' doubles are
+    p = np.array([2 / 4, 1 / 3, 3 / 4, 2 / 3])
+    assert (2 * rpv.relevance_).tolist() == ((p - (1 - p)) ** 2).tolist()
+    assert rpv.relevance_[3] < rpv.relevance_[1]  # 0.11111111111111106 < 0.11111111111111117 (x 1/2)
     with pytest.raises(ValueError, match="smoothing='laplace' applies to the relevance 'lazyr' or 'r', not 'ig'"):
         RPV(FIG2_H, relevance="ig", smoothing="laplace").fit(FIG2_X, FIG2_Y)
 

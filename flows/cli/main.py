@@ -21,7 +21,8 @@ from flows.cli.options import EVALUATE_OPTIONS, RUN_EXAMPLES, RUN_OPTIONS, Parse
 from flows.inputs import check_output, input_options, resolve_input, watch_kind, watch_values
 from flows.run_options import RunOptions
 from flows.server import local as local_server
-from kg.routes import build_table, input_kinds
+from kg.routes import input_kinds
+from kg.routes import build_table
 from kg.routes.base import Context
 
 # Imported where they are used, for the start-up time of `kgfs --help` and of a cached run: rich (the

@@ -1,6 +1,6 @@
 """The DBpedia route in pieces over stored results: annotate in batches, fetch in batches, build.
 
-The steps of :class:`kg.dbpedia.corpus_input.CorpusInput` are made of these functions: annotate a
+The steps of :class:`kg.routes.dbpedia.CorpusInput` are made of these functions: annotate a
 range of texts (:func:`annotate_batch`, merged by :func:`merge_annotations`), fetch the direct
 types or categories of a batch of entities (:func:`fetch_features`), then the hierarchy above
 them (:func:`fetch_hierarchy`), and build the table from those stored answers

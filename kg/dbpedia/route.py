@@ -9,7 +9,7 @@ union over its entities; the table is closed upward over the hierarchy (an insta
 One function per arrow (:func:`link_entities`, :func:`fetch_facts`, :func:`build_hierarchy`,
 :func:`build_table`), plus :func:`make_annotator` / :func:`make_source`, which make an annotator
 and a knowledge source by name. From a corpus file and command-line-like options, the route is an
-input of a run (:class:`kg.dbpedia.corpus_input.CorpusInput`, stored step by step).
+input of a run (:class:`kg.routes.dbpedia.CorpusInput`, stored step by step).
 
 Choices (documented and tested):
 

@@ -6,9 +6,9 @@ one of its descendants (the ``is_a`` closure, optionally more relations).
 - :mod:`kg.go.obo`: the ontology (:func:`read_obo`, :class:`GeneOntology`).
 - :mod:`kg.go.annotations`: gene -> direct terms (GAF 2.x or two-column tables) and labels.
 - :mod:`kg.go.table`: the closed, labelled :class:`~kg.table.FeatureTable`.
-- :mod:`kg.go.route`: the route as a kind of input of a run (:class:`~kg.go.route.OntologyInput`).
+- :mod:`kg.routes.go`: the route as a kind of input of a run (:class:`~kg.routes.go.OntologyInput`).
 
-The names below are imported on first use: :mod:`kg.go.route` (what the command line reads to
+The names below are imported on first use: :mod:`kg.routes.go` (what the command line reads to
 list its options) stays light, numpy and scipy load with the first ontology.
 
 Examples

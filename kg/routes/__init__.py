@@ -1,20 +1,28 @@
-"""Routes: every kind of input of a run is a plug-in (:mod:`kg.routes.base`), registered here by kind.
+"""Routes: every kind of input of a run is a plug-in, a subclass of :class:`~kg.routes.base.Input`.
 
-The kinds kgfs ships are imported below, one line each; a package outside kgfs adds its own under
-the entry-point group ``kgfs.inputs`` (``name = "package.module:InputClass"``), and code can call
-:func:`register` (a test's own route does). Everything else (the command line, the checks, the
-Prefect flows, the store keys) works from an :class:`~kg.routes.base.Input` object and never
-switches on its kind.
+:mod:`kg.routes.base` is the plug-in point (the input, its options, its steps). The kinds kgfs ships
+are one module each, registered below, one line each (:data:`BUILTIN_KINDS`):
+:mod:`kg.routes.tables` (registry datasets, a user's own table), :mod:`kg.routes.go` (an ontology
+with gene annotations) and :mod:`kg.routes.dbpedia` (a corpus through DBpedia). A package outside
+kgfs adds its own under the entry-point group ``kgfs.inputs`` (``name = "package.module:InputClass"``
+in its ``pyproject.toml``), and code can call :func:`register` (a test's own route does). A new
+knowledge graph is one module with its input class plus one line here (or an entry point).
+Everything else (the command line, the checks, the Prefect flows, the store keys) works from an
+input object and never switches on its kind. The knowledge-graph code a route uses lives in its
+own package (:mod:`kg.go`, :mod:`kg.dbpedia`), which knows nothing of routes.
 
 - :func:`input_kinds`: the registered kinds; :func:`from_json`: an input from its JSON form;
 - :func:`resolve_dataset`: a registry dataset as the input of the kind that claims its loader;
-- :func:`run_steps` / :func:`build_table`: a route's steps through a :class:`~kg.store.Store`
-  (a temporary one by default): the one way from an input to its table without the pipeline.
+- :func:`run_step` / :func:`run_steps`: one step (or batch), or all of them, in a :class:`~kg.store.Store`;
+- :func:`build_table`: the input's table (a temporary store by default): the one way from an
+  input to its table without the pipeline.
 
 Examples
 --------
 >>> sorted(input_kinds())
 ['dataset', 'dbpedia', 'file', 'go']
+>>> resolve_dataset({"dataset": "bundled/DM-BP"}).kind
+'go'
 >>> inp = from_json({"kind": "dataset", "name": "synthetic/S-D2-B2", "files": {}})
 >>> build_table(inp).shape
 (1000, 1201)
@@ -28,18 +36,18 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.dbpedia.corpus_input import CorpusInput
 from kg.errors import KgfsError
-from kg.go.route import OntologyInput
 from kg.routes.base import BatchedStep, Context, Input, Step
+from kg.routes.dbpedia import CorpusInput
+from kg.routes.go import OntologyInput
 from kg.routes.tables import DEFAULT_DATASET, OwnTable, RegistryDataset
 
 if TYPE_CHECKING:
     from kg.store import Record, Store
     from kg.table import FeatureTable
 
-__all__ = ["BUILTIN_KINDS", "Input", "build_table", "from_json", "input_kinds", "register", "resolve_dataset",
-           "run_step", "run_steps", "step_inputs"]
+__all__ = ["BUILTIN_KINDS", "Context", "Input", "build_table", "from_json", "input_kinds", "register",
+           "resolve_dataset", "run_step", "run_steps", "step_inputs", "unregister"]
 
 #: The kinds of input kgfs ships, in the order the command line lists their options.
 BUILTIN_KINDS: tuple[type[Input], ...] = (RegistryDataset, OntologyInput, CorpusInput, OwnTable)
@@ -106,8 +114,8 @@ def resolve_dataset(values: Mapping[str, Any]) -> Input:
 
     Examples
     --------
-    >>> resolve_dataset({"dataset": "bundled/DM-BP"}).kind
-    'go'
+    >>> resolve_dataset({"dataset": "rpv/CE-BP", "mirror": "/no/mirror"}).kind  # doctest: +SKIP
+    'dataset'
     """
     from kg.datasets import dataset_info, fetch
 

@@ -47,9 +47,10 @@ from kg.files import sha256_file
 
 if typing.TYPE_CHECKING:  # numpy/scipy load with the first table, not with the options (`kgfs --help`)
     from kg.store import Record
+    from kg.table import FeatureTable
 
 __all__ = ["CHECK", "MIN_SUPPORT", "MIRROR", "NAME", "BatchedStep", "Context", "FileRef", "FunctionStep", "Input", "Option", "Output", "Step", "UsageError", "options_of",
-           "positive_number", "table_step", "whole_number"]
+           "check_nonempty", "positive_number", "table_step", "whole_number"]
 
 #: ``(files, summary)``: role -> path relative to the stage folder, and a small JSON-like summary.
 Output = tuple[dict, dict]
@@ -509,6 +510,42 @@ def table_step(key: Callable[[Mapping], dict], make: Callable[[Mapping], Any], n
         return {"table": "table.npz", "summary": "summary.json"}, write_table_folder(make(up), folder)
 
     return FunctionStep("table", key, compute, needs)
+
+
+def check_nonempty(table: FeatureTable, min_support: int | None = None, unfiltered: FeatureTable | None = None):
+    """Raise a :class:`KgfsError` when a table has no instance or no feature; returns the table.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    min_support : int, optional
+        The ``--min-support`` that filtered it (named in the message).
+    unfiltered : FeatureTable, optional
+        The table before that filter (its most frequent feature is named in the message).
+
+    Returns
+    -------
+    FeatureTable
+
+    Examples
+    --------
+    >>> from kg.routes.tables import RegistryDataset
+    >>> t = RegistryDataset.from_options({"dataset": "synthetic/S-D2-B2"}).load()
+    >>> check_nonempty(t.drop_rare(5000), 5000, t)
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): the table would be empty; its most frequent feature is in 995 instance(s)
+    """
+    if table.n_instances == 0:
+        raise KgfsError("the table has no instances (no instance has a feature and a label)")
+    if table.n_features == 0:
+        most = f"; its most frequent feature is in {int(unfiltered.support.max())} instance(s)" \
+            if unfiltered is not None and unfiltered.n_features else ""
+        if min_support and min_support > 1:
+            raise KgfsError(f"no feature is present in {min_support} instances or more (--min-support {min_support}): "
+                            f"the table would be empty{most}")
+        raise KgfsError("the table has no features (no instance has a known feature)")
+    return table
 
 
 # --------------------------------------------------------------------------- options several kinds read

@@ -3,7 +3,7 @@
 Both are one step (``table``): the table is read as it is (no knowledge graph is asked), its
 hierarchy violations repaired, reported or refused (``--check``), rare features dropped
 (``--min-support``). A registry dataset whose loader another kind of input claims (the GO
-bundles: :class:`kg.go.route.OntologyInput`) is made into that kind instead (:func:`kg.routes.resolve_dataset`).
+bundles: :class:`kg.routes.go.OntologyInput`) is made into that kind instead (:func:`kg.routes.resolve_dataset`).
 
 Examples
 --------
@@ -22,52 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
-from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, table_step
+from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
     from kg.table import FeatureTable
 
-__all__ = ["DEFAULT_DATASET", "TABLE_LOADERS", "OwnTable", "RegistryDataset", "check_nonempty"]
+__all__ = ["DEFAULT_DATASET", "TABLE_LOADERS", "OwnTable", "RegistryDataset"]
 
 #: The dataset of a run given no input: the bundled Drosophila ageing genes x GO BP.
 DEFAULT_DATASET = "bundled/DM-BP"
 #: Registry loaders of tables read from files, which take ``check``.
 TABLE_LOADERS = ("aire", "rpv", "lod")
-
-
-def check_nonempty(table: FeatureTable, min_support: int | None = None, unfiltered: FeatureTable | None = None):
-    """Raise a :class:`KgfsError` when a table has no instance or no feature; returns the table.
-
-    Parameters
-    ----------
-    table : FeatureTable
-    min_support : int, optional
-        The ``--min-support`` that filtered it (named in the message).
-    unfiltered : FeatureTable, optional
-        The table before that filter (its most frequent feature is named in the message).
-
-    Returns
-    -------
-    FeatureTable
-
-    Examples
-    --------
-    >>> t = RegistryDataset.from_options({"dataset": "synthetic/S-D2-B2"}).load()
-    >>> check_nonempty(t.drop_rare(5000), 5000, t)
-    Traceback (most recent call last):
-    ...
-    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): the table would be empty; its most frequent feature is in 995 instance(s)
-    """
-    if table.n_instances == 0:
-        raise KgfsError("the table has no instances (no instance has a feature and a label)")
-    if table.n_features == 0:
-        most = f"; its most frequent feature is in {int(unfiltered.support.max())} instance(s)" \
-            if unfiltered is not None and unfiltered.n_features else ""
-        if min_support and min_support > 1:
-            raise KgfsError(f"no feature is present in {min_support} instances or more (--min-support {min_support}): "
-                            f"the table would be empty{most}")
-        raise KgfsError("the table has no features (no instance has a known feature)")
-    return table
 
 
 def _filtered(table: FeatureTable, min_support: int | None) -> FeatureTable:

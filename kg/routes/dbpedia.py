@@ -49,6 +49,7 @@ from kg.routes.base import (
     NAME,
     BatchedStep,
     Context,
+    check_nonempty,
     FileRef,
     Input,
     Option,
@@ -398,7 +399,6 @@ class CorpusInput(Input):
 
     def _table(self, up: Mapping[str, Record]):
         from kg.dbpedia.batches import table_from_records
-        from kg.routes.tables import check_nonempty
 
         corpus = self.read_corpus()
         table = table_from_records(corpus, _load(up["annotate"], "entities"), _load(up["fetch"], "facts"),

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import KgfsError, few
-from kg.routes.base import MIN_SUPPORT, NAME, Context, FileRef, FunctionStep, Input, Option, table_step
+from kg.routes.base import MIN_SUPPORT, NAME, Context, FileRef, FunctionStep, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
     from kg.table import FeatureTable
@@ -136,7 +136,6 @@ class OntologyInput(Input):
         (127, 699)
         """
         from kg.go import build_table, read_obo
-        from kg.routes.tables import check_nonempty
 
         ann, labels = facts if facts is not None else self.read_facts()
         go = read_obo(self.ontology.path, relations=self.relations, namespaces=self.namespaces)

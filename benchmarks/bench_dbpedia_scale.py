@@ -354,7 +354,7 @@ def growth(results: dict) -> None:
     fit([r["ingest"]["peak_rss_mb"] for r in runs], "ingest peak RSS", "MB", "{:.0f}")
     for key in runs[0]["corpora"]:
         k = fit([r["corpora"][key]["seconds"] for r in runs], f"per corpus {key}", "s")
-        fit([r["corpora"][key]["peak_rss_mb"] for r in runs], f"  peak RSS", "MB", "{:.0f}")
+        fit([r["corpora"][key]["peak_rss_mb"] for r in runs], "  peak RSS", "MB", "{:.0f}")
         print(f"{'':<34}  target exponent <= 0.3: {'OK' if k <= 0.3 else 'ABOVE'}")
 
 

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
-from selection.synthetic.ga import make_ga_dataset  # noqa: E402
 from selection.class_hierarchy.ga_tree import GATreeClassifier, Genome  # noqa: E402
 from selection.class_hierarchy.ga_tree.fitness import _Fitness  # noqa: E402
+from selection.synthetic.ga import make_ga_dataset  # noqa: E402
 from tests.selection.class_hierarchy.ga_tree_reference import naive_fitness  # noqa: E402
 
 

@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from selection.synthetic.class_tree import make_hierarchical_classification  # noqa: E402
 from selection.class_hierarchy.hifsrr import fit_hifsrr, node_tasks  # noqa: E402
+from selection.synthetic.class_tree import make_hierarchical_classification  # noqa: E402
 
 
 def naive_hifsrr(X, leaf, tree, *, lam, alpha, beta, n_iter, random_state, eps=1e-12):

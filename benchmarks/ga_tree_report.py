@@ -27,8 +27,8 @@ from sklearn.model_selection import train_test_split  # noqa: E402
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
 
 from kg.files import atomic_write  # noqa: E402
-from selection.synthetic.ga import PAPER_NOISE_LEVELS, make_ga_dataset  # noqa: E402
 from selection.class_hierarchy.ga_tree import GATreeClassifier  # noqa: E402
+from selection.synthetic.ga import PAPER_NOISE_LEVELS, make_ga_dataset  # noqa: E402
 
 # (row label, scoring, hierarchical); None = 1-NN on all features
 METHODS = [
@@ -90,9 +90,9 @@ def kgfs_examples() -> list[str]:
 
     import scipy.sparse as sp
 
-    from selection.evaluation.cv import evaluate_table
     from selection.class_hierarchy.ga_tree import Genome
     from selection.class_hierarchy.ga_tree.fitness import _Fitness
+    from selection.evaluation.cv import evaluate_table
 
     out = []
     shared = Path(os.environ.get("KGFS_SHARED_DATA", ROOT.parent / "shared" / "data"))

@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sklearn.datasets import load_digits  # noqa: E402
 
 from kg.files import atomic_write  # noqa: E402
-from selection.class_hierarchy.tree import ClassHierarchy  # noqa: E402
 from selection.class_hierarchy.evaluation import evaluate_class_hierarchy, summarize  # noqa: E402
 from selection.class_hierarchy.hifsrr import HiFSRR  # noqa: E402
+from selection.class_hierarchy.tree import ClassHierarchy  # noqa: E402
 from selection.synthetic.class_tree import make_hierarchical_classification  # noqa: E402
 
 #: the synthetic setting of the section 3.4 experiment (few samples, many noise features)

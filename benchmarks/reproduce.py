@@ -49,8 +49,8 @@ from kg.errors import KgfsError  # noqa: E402
 from kg.files import atomic_write  # noqa: E402
 from selection.evaluation import stats  # noqa: E402
 from selection.evaluation.grid import run_grid  # noqa: E402
-from selection.registry import available_selectors  # noqa: E402
 from selection.evaluation.report import dataset_means  # noqa: E402
+from selection.registry import available_selectors  # noqa: E402
 
 GO = [f"rpv/{o}-{h}" for o in ("CE", "DM", "MM", "SC") for h in ("BP", "CC", "MF")]
 LD = ["lod/Cities", "lod/NYDailyheadings", "lod/SportsTweetsT"]
@@ -723,7 +723,7 @@ def main(argv=None) -> int:
         "finished cells are kept in `--work` (default `~/.cache/kgfs/reproduce`), so a rerun only computes "
         "what changed._",
         "",
-        f"Generated {_dt.datetime.now(_dt.timezone.utc):%Y-%m-%d %H:%M} UTC at commit `{commit}` on {cores} cores; "
+        f"Generated {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC at commit `{commit}` on {cores} cores; "
         f"total {time.perf_counter() - t_all:.0f} s "
         f"({', '.join(f'{k}: {v:.0f} s' for k, v in timings.items())}; finished cells are reused across runs).",
         "",

@@ -42,10 +42,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.go import read_obo  # noqa: E402
+from kg.files import atomic_write  # noqa: E402
 from kg.formats.arff import read_arff  # noqa: E402
 from kg.formats.published import go_completion_edges, read_rpv_arff, write_go_completion  # noqa: E402
-from kg.files import atomic_write  # noqa: E402
+from kg.go import read_obo  # noqa: E402
 from selection.evaluation.cv import evaluate_table  # noqa: E402
 
 log = logging.getLogger("rpv_go_table")
@@ -278,8 +278,8 @@ def run_pooled(data: Path, n_splits: int, seed: int) -> pd.DataFrame:
     """
     from sklearn.model_selection import StratifiedKFold
 
-    from selection.lazy import make_lazy_classifier
     from selection.evaluation.metrics import aucpr, auroc, geometric_mean
+    from selection.lazy import make_lazy_classifier
     from selection.registry import get_selector, selector_entry
 
     go = read_obo(data / "go" / "gene_ontology_ext_13062014.obo.gz")

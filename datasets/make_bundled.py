@@ -38,8 +38,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from kg.datasets import Registry, _parse_entry, sha256_file  # noqa: E402
-from kg.go import read_obo  # noqa: E402
 from kg.formats.published import hierarchy_for_terms, read_aire_matrix  # noqa: E402
+from kg.go import read_obo  # noqa: E402
 
 GO_REL = "go/gene_ontology_ext_13062014.obo.gz"
 AIRE_RAW = "https://raw.githubusercontent.com/andywan0125/AIRE-Journal/HEAD/"

@@ -36,8 +36,10 @@ from prefect.runtime import flow_run  # noqa: E402
 from prefect.states import Completed  # noqa: E402
 
 from flows import progress  # noqa: E402
-from flows.publishing import outcome  # noqa: E402
-from flows.publishing import report  # noqa: E402
+from flows.publishing import (
+    outcome,  # noqa: E402
+    report,  # noqa: E402
+)
 from flows.publishing.report import stage_note  # noqa: E402
 from flows.stages import EvaluateStep, RunOptions, RunPlan  # noqa: E402
 from kg.routes import from_json  # noqa: E402

@@ -19,8 +19,7 @@ from pathlib import Path
 from flows import settings
 from flows.publishing.outcome import RunResult, finish
 from flows.stages import RunOptions, RunPlan, look_up
-from kg.routes import from_json, resolve_dataset
-from kg.routes import Input
+from kg.routes import Input, from_json, resolve_dataset
 
 __all__ = ["run_from_store", "run_pipeline"]
 

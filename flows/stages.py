@@ -24,8 +24,7 @@ from pathlib import Path
 
 from flows.run_options import RunOptions
 from kg.formats.folder import export_selected, export_table
-from kg.routes import from_json
-from kg.routes import run_step, step_inputs
+from kg.routes import from_json, run_step, step_inputs
 from kg.routes.base import BatchedStep, Context, Input, Step
 from kg.store import Record, Store
 from kg.table import FeatureTable

@@ -253,7 +253,7 @@ class Registry:
         self.root = Path(root)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike) -> "Registry":
+    def from_file(cls, path: str | os.PathLike) -> Registry:
         """The registry of a manifest file (bundled paths relative to its folder)."""
         path = Path(path)
         try:

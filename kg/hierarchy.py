@@ -160,7 +160,7 @@ class FeatureHierarchy:
         nodes: Iterable[str] | None = None,
         *,
         on_cycle: str = "raise",
-    ) -> "FeatureHierarchy":
+    ) -> FeatureHierarchy:
         """Build a hierarchy from ``(child, parent)`` id pairs.
 
         Parameters
@@ -447,7 +447,7 @@ class FeatureHierarchy:
         return binary_csr(has_child - has_child.multiply(xt)).T.tocoo()
 
     # ------------------------------------------------------------------ derived hierarchies
-    def restrict(self, keep: Sequence[str] | np.ndarray) -> "FeatureHierarchy":
+    def restrict(self, keep: Sequence[str] | np.ndarray) -> FeatureHierarchy:
         """The hierarchy over a subset of nodes, in the given order, with ancestry preserved.
 
         ``j`` is a parent of ``i`` in the result when ``j`` is an ancestor of ``i`` here and

@@ -123,7 +123,7 @@ class FeatureTable:
         unknown: str = "raise",
         instances: Sequence[str] | None = None,
         meta: dict | None = None,
-    ) -> "FeatureTable":
+    ) -> FeatureTable:
         """Build a table from ``instance -> direct features``, closed under ancestors.
 
         Parameters
@@ -218,7 +218,7 @@ class FeatureTable:
         """Number of instances having each feature."""
         return np.asarray(self.X.sum(axis=0)).ravel().astype(np.int64)
 
-    def select_features(self, keep) -> "FeatureTable":
+    def select_features(self, keep) -> FeatureTable:
         """The table restricted to some features (mask, indices or ids), hierarchy restricted too.
 
         The result keeps the implication because the restricted hierarchy links each kept
@@ -235,7 +235,7 @@ class FeatureTable:
             check="ignore" if "violations" in self.meta else "raise",
         )
 
-    def select_instances(self, rows) -> "FeatureTable":
+    def select_instances(self, rows) -> FeatureTable:
         """The table restricted to some rows (mask or indices)."""
         rows = np.asarray(rows)
         if rows.dtype == bool:
@@ -250,7 +250,7 @@ class FeatureTable:
             check="ignore",
         )
 
-    def drop_rare(self, min_support: int) -> "FeatureTable":
+    def drop_rare(self, min_support: int) -> FeatureTable:
         """Drop features present in fewer than ``min_support`` instances."""
         out = self.select_features(self.support >= min_support)
         out.meta["min_support"] = int(min_support)
@@ -299,7 +299,7 @@ class FeatureTable:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "FeatureTable":
+    def load(cls, path: str | os.PathLike) -> FeatureTable:
         """Read a table written by :meth:`save`."""
         path = Path(path)
         try:

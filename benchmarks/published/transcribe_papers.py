@@ -1,5 +1,7 @@
 """One-off transcription of the papers' result tables (plain text) into CSV; output checked by eye."""
-import csv, re
+import csv
+import re
+
 P = "/work/shared/papers/"
 rpv = open(P + "003_3a5f5645f901803d.txt").read().splitlines()
 shs = open(P + "000_a9d390c6707c9d0a.txt").read().splitlines()
@@ -84,6 +86,7 @@ with open("/work/main/benchmarks/published/results.csv", "w", newline="") as fh:
         w.writerow([*r[:6], f"{r[6]:.6g}", r[7]])
 print(len(out))
 import collections
+
 print(collections.Counter((r[0], r[1]) for r in out))
 
 # Table A.1, parts for Tables 7, 8, 9 (average ranks, Holm p-values, Friedman statistics)

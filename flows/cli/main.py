@@ -16,13 +16,19 @@ import warnings
 from pathlib import Path
 
 from flows import progress, settings
-from flows.cli.options import EVALUATE_OPTIONS, RUN_EXAMPLES, RUN_OPTIONS, Parser, add_input_options, add_options, \
-    whole_number
+from flows.cli.options import (
+    EVALUATE_OPTIONS,
+    RUN_EXAMPLES,
+    RUN_OPTIONS,
+    Parser,
+    add_input_options,
+    add_options,
+    whole_number,
+)
 from flows.inputs import check_output, input_options, resolve_input, watch_kind, watch_values
 from flows.run_options import RunOptions
 from flows.server import local as local_server
-from kg.routes import input_kinds
-from kg.routes import build_table
+from kg.routes import build_table, input_kinds
 from kg.routes.base import Context
 
 # Imported where they are used, for the start-up time of `kgfs --help` and of a cached run: rich (the
@@ -230,8 +236,8 @@ def cmd_server(args) -> int:
 
 
 def cmd_datasets_list(args) -> int:
-    from kg.datasets import list_datasets, resolve_names
     from flows.cli.console import datasets_table
+    from kg.datasets import list_datasets, resolve_names
 
     names = set(resolve_names(args.patterns)) if args.patterns else None
     infos = [i for i in list_datasets() if names is None or i.name in names]
@@ -304,8 +310,15 @@ def cmd_select(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, \
-        TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from flows.cli.console import LineProgress
     from flows.inputs import load_tables

@@ -27,8 +27,8 @@ Examples
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
 from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np

@@ -45,8 +45,6 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from kg.errors import InputFormatError, KgfsError
-from kg.iri import check_iri
 from kg.dbpedia.sources import (
     DBO_REDIRECTS,
     DBO_WIKILINK,
@@ -60,6 +58,8 @@ from kg.dbpedia.sources import (
     edges_within,
     resolve_namespaces,
 )
+from kg.errors import InputFormatError, KgfsError
+from kg.iri import check_iri
 
 __all__ = ["DumpReader", "DumpSource", "dump_files", "dump_format", "iter_triples", "read_lexicon_entries"]
 
@@ -249,7 +249,7 @@ def _open_binary(raw, comp: str | None):
     return raw
 
 
-def _finish(fh, raw: "_HashingFile") -> None:
+def _finish(fh, raw: _HashingFile) -> None:
     """Read what the parser left (a parser may stop before the end): the whole file is hashed."""
     if isinstance(fh, _PipedBz2):
         fh.finish()

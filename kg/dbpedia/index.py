@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int, str], None]
 
 
-def index_for_cache(cache_dir: str | os.PathLike) -> "DumpIndex":
+def index_for_cache(cache_dir: str | os.PathLike) -> DumpIndex:
     """The dump index kept in a DBpedia cache folder (``<cache_dir>/index``).
 
     Parameters

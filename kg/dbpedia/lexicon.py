@@ -155,7 +155,7 @@ class LexiconAnnotator:
         min_length: int = 2,
         namespaces: Sequence[str] = ("http://dbpedia.org/resource/",),
         skip_bad_lines: bool = False,
-    ) -> "LexiconAnnotator":
+    ) -> LexiconAnnotator:
         """Build the annotator from the ``rdfs:label`` and ``dbo:wikiPageRedirects`` triples of dumps.
 
         A redirect page's label (or, without one, its IRI's local name with ``_`` as spaces)

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -137,7 +137,7 @@ def build_lexicon(segments, folder, *, min_length: int = 2, prior: str = "auto")
     return stats
 
 
-def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") -> "IndexedLexicon":
+def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") -> IndexedLexicon:
     """The lexicon of segments under ``root``, built when missing (named by its inputs).
 
     Only segments with labels or redirects take part (adding a file of types keeps the lexicon).

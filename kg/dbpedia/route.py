@@ -35,16 +35,14 @@ Examples
 from __future__ import annotations
 
 import logging
-import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
-from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.table import FeatureTable
 
 __all__ = [

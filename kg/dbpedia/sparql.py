@@ -39,12 +39,11 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import math
-import re
 import http.client
 import json
 import logging
-import socket
+import math
+import re
 import time
 import urllib.error
 from collections.abc import Callable, Iterable, Sequence
@@ -60,8 +59,6 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.errors import KgfsError, TransientError, retry
-from kg.iri import sparql_iri, sparql_string
 from kg.dbpedia.sources import (
     DCT_SUBJECT,
     RDF_TYPE,
@@ -72,7 +69,9 @@ from kg.dbpedia.sources import (
     edges_within,
     resolve_namespaces,
 )
+from kg.errors import KgfsError, TransientError, retry
 from kg.files import atomic_write
+from kg.iri import sparql_iri, sparql_string
 
 __all__ = [
     "SparqlError",
@@ -265,8 +264,7 @@ class SparqlSource:
                 ra = exc.headers.get("Retry-After") if exc.headers else None
                 raise TransientError(f"HTTP {exc.code}", ra) from None
             raise SparqlError(f"{self.url} answered HTTP {exc.code}: {exc.reason}") from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
-                http.client.HTTPException) as exc:
+        except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
             raise TransientError(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}") from None
         except SPARQLWrapperException as exc:
             raise SparqlError(f"{self.url}: {_first_line(str(exc))}") from None

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import requests
 
-from kg.errors import KgfsError, TransientError, retry
 from kg.dbpedia.sources import Annotation
+from kg.errors import KgfsError, TransientError, retry
 from kg.files import atomic_write
 
 __all__ = ["SpotlightAnnotator", "SpotlightError", "parse_annotate_response"]

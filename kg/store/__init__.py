@@ -9,8 +9,17 @@ the application (:func:`kg.routes.build_table`); ``kgfs run`` keeps its stages i
 """
 
 from kg.store.keys import code_digest, code_version
-from kg.store.store import Record, Store, StoreProblem, content_sha256, record_problems, record_valid, stage_key, \
-    to_json, write_json
+from kg.store.store import (
+           Record,
+           Store,
+           StoreProblem,
+           content_sha256,
+           record_problems,
+           record_valid,
+           stage_key,
+           to_json,
+           write_json,
+)
 
 __all__ = ["Record", "Store", "StoreProblem", "code_digest", "code_version", "content_sha256", "record_problems",
            "record_valid", "stage_key", "to_json", "write_json"]

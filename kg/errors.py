@@ -2,7 +2,7 @@
 
 Every error a user can cause by bad input is a :class:`KgfsError` whose message names the
 file, line or value at fault, so the command line can print it as one line.
-:class:`TransientError` and :func:`retry` are how the SPARQL and Spotlight clients retry a
+:class:`TransientError`, :class:`RetryPolicy` and :func:`retry` are how the SPARQL and Spotlight clients retry a
 failed request; a ``deadline`` bounds the whole (:class:`DeadlineError`: a service that
 accepts connections and never answers fails in bounded time, and is not retried again by the
 pipeline).
@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 log = logging.getLogger(__name__)
@@ -207,19 +208,38 @@ class TransientError(Exception):
         return w if self.retry_after is None else min(cap, max(w, self.retry_after))
 
 
-def retry(
-    call: Callable[[], T],
-    *,
-    retries: int,
-    backoff: float,
-    what: str,
-    give_up: Callable[[int, TransientError], Exception],
-    on_retry: Callable[[], None] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
-    deadline: float | None = None,
-    clock: Callable[[], float] = time.monotonic,
-) -> T:
-    """``call()``, called again after each :class:`TransientError`, at most ``retries`` more times.
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a request is retried: ``retries`` further attempts after the first, the first wait ``backoff``
+    seconds (doubled per retry, capped at 60 s, or ``Retry-After``), none starting after ``deadline``.
+
+    Attributes
+    ----------
+    retries : int
+    backoff : float
+    deadline : float, optional
+        A ``clock()`` time after which no attempt starts (:class:`DeadlineError`).
+    sleep : callable
+        How to wait (``time.sleep``; a test passes its own).
+    clock : callable
+        The clock of ``deadline`` (``time.monotonic``).
+
+    Examples
+    --------
+    >>> RetryPolicy(retries=2, backoff=0.5).retries
+    2
+    """
+
+    retries: int = 3
+    backoff: float = 1.0
+    deadline: float | None = None
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+
+
+def retry(call: Callable[[], T], policy: RetryPolicy, *, what: str,
+          give_up: Callable[[int, TransientError], Exception], on_retry: Callable[[], None] | None = None) -> T:
+    """``call()``, called again after each :class:`TransientError` as ``policy`` says.
 
     The one retry loop of the HTTP clients: the wait is :meth:`TransientError.wait` (capped
     exponential backoff honouring ``Retry-After``); any other exception passes through at once.
@@ -228,24 +248,14 @@ def retry(
     ----------
     call : callable
         One attempt; raises :class:`TransientError` when it is worth trying again. With a
-        ``deadline``, the call should not outlast it (the clients cut their request timeout).
-    retries : int
-        Further attempts after the first.
-    backoff : float
-        The first wait in seconds (doubled per retry, capped at 60 s).
+        deadline, the call should not outlast it (the clients cut their request timeout).
+    policy : RetryPolicy
     what : str
         Names the request in the log (``"SPARQL request"``).
     give_up : callable
         ``give_up(attempts, last_error)`` builds the exception raised when every attempt failed.
     on_retry : callable, optional
         Called before each wait (e.g. to count retries).
-    sleep : callable
-        How to wait (``time.sleep``).
-    deadline : float, optional
-        A ``clock()`` time after which no attempt starts: the retries stop early with a
-        :class:`DeadlineError` carrying ``give_up``'s message.
-    clock : callable
-        The clock of ``deadline`` (``time.monotonic``).
 
     Returns
     -------
@@ -255,7 +265,7 @@ def retry(
     Raises
     ------
     DeadlineError
-        When the next attempt would start after ``deadline``.
+        When the next attempt would start after the policy's deadline.
 
     Examples
     --------
@@ -266,35 +276,36 @@ def retry(
     ...         raise a
     ...     return a
     >>> waits = []
-    >>> retry(call, retries=3, backoff=0.5, what="test", sleep=waits.append,
+    >>> retry(call, RetryPolicy(retries=3, backoff=0.5, sleep=waits.append), what="test",
     ...       give_up=lambda n, e: RuntimeError(f"failed {n} time(s), last: {e}"))
     'ok'
     >>> waits
     [0.5, 2.0]
     >>> def hang():
     ...     raise TransientError("timed out")
-    >>> retry(hang, retries=9, backoff=1.0, what="test", sleep=lambda s: None, deadline=0.0, clock=lambda: 0.0,
+    >>> retry(hang, RetryPolicy(retries=9, sleep=lambda s: None, deadline=0.0, clock=lambda: 0.0), what="test",
     ...       give_up=lambda n, e: RuntimeError(f"failed {n} time(s), last: {e}"))
     Traceback (most recent call last):
     ...
     kg.errors.DeadlineError: gave up after 0 s (the time allowed): failed 1 time(s), last: timed out
     """
+    clock, deadline = policy.clock, policy.deadline
     attempt, start = 0, clock()
     while True:
         try:
             return call()
         except TransientError as exc:
-            wait = exc.wait(attempt, backoff)
+            wait = exc.wait(attempt, policy.backoff)
             if deadline is not None and clock() + wait >= deadline:
                 msg = str(give_up(attempt + 1, exc))
                 raise DeadlineError(f"gave up after {clock() - start:.0f} s (the time allowed): {msg}") from None
-            if attempt >= retries:
+            if attempt >= policy.retries:
                 raise give_up(attempt + 1, exc) from None
-            log.warning("%s failed (%s); retry %d/%d in %.1f s", what, exc, attempt + 1, retries, wait)
+            log.warning("%s failed (%s); retry %d/%d in %.1f s", what, exc, attempt + 1, policy.retries, wait)
             if on_retry is not None:
                 on_retry()
             attempt += 1
-            sleep(wait)
+            policy.sleep(wait)
 
 
 def few(items, n: int = 5) -> str:

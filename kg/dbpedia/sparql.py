@@ -69,7 +69,7 @@ from kg.dbpedia.sources import (
     edges_within,
     resolve_namespaces,
 )
-from kg.errors import KgfsError, TransientError, retry
+from kg.errors import KgfsError, RetryPolicy, TransientError, retry
 from kg.files import atomic_write
 from kg.iri import sparql_iri, sparql_string
 
@@ -311,8 +311,8 @@ class SparqlSource:
                 done = f"; finished batches are cached in {self.cache_dir}, rerun the same command to resume from them"
             return SourceUnavailableError(f"SPARQL endpoint {self.url} failed {attempts} time(s), last: {exc}{done}")
 
-        rows, truncated = retry(attempt, retries=self.retries, backoff=self.backoff, what="SPARQL request",
-                                give_up=give_up, on_retry=self._count_retry, deadline=deadline)
+        rows, truncated = retry(attempt, RetryPolicy(self.retries, self.backoff, deadline), what="SPARQL request",
+                                give_up=give_up, on_retry=self._count_retry)
         if not truncated and path is not None:
             payload = json.dumps({"query": query, "rows": rows}, ensure_ascii=False)
             atomic_write(path, lambda tmp: tmp.write_text(payload, encoding="utf-8"))

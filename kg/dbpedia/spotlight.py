@@ -34,7 +34,7 @@ from pathlib import Path
 import requests
 
 from kg.dbpedia.sources import Annotation
-from kg.errors import KgfsError, TransientError, retry
+from kg.errors import KgfsError, RetryPolicy, TransientError, retry
 from kg.files import atomic_write
 
 __all__ = ["SpotlightAnnotator", "SpotlightError", "parse_annotate_response"]
@@ -269,8 +269,8 @@ class SpotlightAnnotator:
         def attempt() -> dict:
             return self._request(text, None if deadline is None else min(self.timeout, deadline - time.monotonic()))
 
-        return retry(attempt, retries=self.retries, backoff=self.backoff, what="Spotlight request",
-                     give_up=give_up, on_retry=self._count_retry, deadline=deadline)
+        return retry(attempt, RetryPolicy(self.retries, self.backoff, deadline), what="Spotlight request",
+                     give_up=give_up, on_retry=self._count_retry)
 
     def _count_retry(self) -> None:
         with self._lock:

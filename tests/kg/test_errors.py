@@ -30,7 +30,7 @@ def test_is_internal_not_a_user_error():
 
 
 def test_retry_gives_up_with_the_clients_error_and_passes_other_errors_through():
-    from kg.errors import KgfsError, retry
+    from kg.errors import KgfsError, RetryPolicy, retry
 
     calls, waits, counted = [], [], []
 
@@ -39,7 +39,7 @@ def test_retry_gives_up_with_the_clients_error_and_passes_other_errors_through()
         raise TransientError("HTTP 503", "3")
 
     with pytest.raises(KgfsError, match=r"failed 3 time\(s\), last: HTTP 503"):
-        retry(always_503, retries=2, backoff=1.0, what="test", sleep=waits.append,
+        retry(always_503, RetryPolicy(retries=2, backoff=1.0, sleep=waits.append), what="test",
               on_retry=lambda: counted.append(1), give_up=lambda n, e: KgfsError(f"failed {n} time(s), last: {e}"))
     assert len(calls) == 3 and waits == [3.0, 3.0] and len(counted) == 2  # Retry-After 3 > 1, 2
 
@@ -49,13 +49,13 @@ def test_retry_gives_up_with_the_clients_error_and_passes_other_errors_through()
 
     calls.clear()
     with pytest.raises(ValueError, match="HTTP 400"):
-        retry(rejected, retries=5, backoff=1.0, what="test", sleep=waits.append, give_up=lambda n, e: e)
+        retry(rejected, RetryPolicy(retries=5, backoff=1.0, sleep=waits.append), what="test", give_up=lambda n, e: e)
     assert len(calls) == 1  # never retried
 
 
 def test_a_deadline_bounds_the_retries_whatever_their_number():
     """The time a request may take with its retries is bounded: a server that never answers fails in time."""
-    from kg.errors import DeadlineError, KgfsError, retry
+    from kg.errors import DeadlineError, KgfsError, RetryPolicy, retry
 
     now, calls, waits = [0.0], [], []
 
@@ -70,19 +70,19 @@ def test_a_deadline_bounds_the_retries_whatever_their_number():
 
     with pytest.raises(DeadlineError, match=r"gave up after 3\d s \(the time allowed\): failed 3 time\(s\), "
                                             r"last: timed out; rerun to resume") as info:
-        retry(timed_out, retries=100, backoff=1.0, what="test", sleep=sleep, deadline=35.0, clock=lambda: now[0],
-              give_up=lambda n, e: KgfsError(f"failed {n} time(s), last: {e}; rerun to resume"))
+        retry(timed_out, RetryPolicy(retries=100, backoff=1.0, sleep=sleep, deadline=35.0, clock=lambda: now[0]),
+              what="test", give_up=lambda n, e: KgfsError(f"failed {n} time(s), last: {e}; rerun to resume"))
     assert calls == [0.0, 11.0, 23.0] and waits == [1.0, 2.0]  # no attempt starts after the deadline
     assert isinstance(info.value, KgfsError)
 
 
 def test_without_a_deadline_the_number_of_retries_bounds_the_loop():
-    from kg.errors import DeadlineError, KgfsError, retry
+    from kg.errors import DeadlineError, KgfsError, RetryPolicy, retry
 
     def always():
         raise TransientError("HTTP 503")
 
     with pytest.raises(KgfsError, match="failed 3 time") as info:
-        retry(always, retries=2, backoff=0.1, what="test", sleep=lambda s: None,
+        retry(always, RetryPolicy(retries=2, backoff=0.1, sleep=lambda s: None), what="test",
               give_up=lambda n, e: KgfsError(f"failed {n} time(s)"))
     assert not isinstance(info.value, DeadlineError)

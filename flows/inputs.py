@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg.datasets import dataset_info, load_dataset, resolve_names
 from kg.errors import KgfsError
 from kg.routes import input_kinds, resolve_dataset
 from kg.routes.base import Input, Option
@@ -128,7 +129,6 @@ def resolve_input(values: Mapping[str, Any]) -> Input:
         flags = {o.field: o.flag for o in cls.options}
         _reject(given, set(cls.fields()), next(flags[f] for f in cls.selected_by if f in given))
         return cls.from_options({f: given.get(f) for f in cls.fields()})
-    from kg.datasets import dataset_info
 
     name = given.get("dataset") or DEFAULT_DATASET
     loader = dataset_info(name).loader
@@ -219,7 +219,6 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
     >>> list(load_tables(["synthetic/S-D2-B2"]))
     ['synthetic/S-D2-B2']
     """
-    from kg.datasets import dataset_info, load_dataset, resolve_names
     from kg.formats.folder import read_table_folder
     from kg.routes.tables import TABLE_LOADERS
 

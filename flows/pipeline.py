@@ -16,6 +16,7 @@ Importing the rest of ``flows`` imports no Prefect; :func:`flows.runner.run_pipe
 this module only when a stage has to be computed.
 """
 
+# ruff: noqa: E402 (Prefect is imported after the offline configuration, see the module doc)
 from __future__ import annotations
 
 import contextlib
@@ -26,25 +27,22 @@ from typing import Any
 
 from flows import settings
 
-settings.ensure_configured()  # before `import prefect` (see the module doc)
+settings.ensure_configured()  # before `import prefect` (see the module doc): the imports below come after it
 
-from prefect import flow, get_run_logger, task  # noqa: E402
-from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
-from prefect.cache_policies import NO_CACHE  # noqa: E402
-from prefect.client.orchestration import get_client  # noqa: E402
-from prefect.runtime import flow_run  # noqa: E402
-from prefect.states import Completed  # noqa: E402
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.client.orchestration import get_client
+from prefect.runtime import flow_run
+from prefect.states import Completed
 
-from flows import progress  # noqa: E402
-from flows.publishing import (
-    outcome,  # noqa: E402
-    report,  # noqa: E402
-)
-from flows.publishing.report import stage_note  # noqa: E402
-from flows.stages import EvaluateStep, RunOptions, RunPlan  # noqa: E402
-from kg.routes import from_json  # noqa: E402
-from kg.routes.base import BatchedStep, Step  # noqa: E402
-from kg.store import Record  # noqa: E402
+from flows import progress
+from flows.publishing import outcome, report
+from flows.publishing.report import stage_note
+from flows.stages import EvaluateStep, RunOptions, RunPlan
+from kg.routes import from_json
+from kg.routes.base import BatchedStep, Step
+from kg.store import Record
 
 __all__ = ["batches_flow", "evaluate_flow", "kgfs_run", "run_batch", "run_stage"]
 

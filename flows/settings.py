@@ -16,6 +16,9 @@ import os
 import sys
 from pathlib import Path
 
+from flows.server.local import prefect_env
+from flows.server.processes import MARKER_ENV, start_watchdog
+
 __all__ = ["configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
 
 _configured: Path | None = None
@@ -37,8 +40,6 @@ def configure(home: str | os.PathLike | None = None, *, log_level: str | None = 
     imported) only update ``KGFS_HOME`` for kgfs's own store.
     """
     global _configured
-    from flows.server.local import prefect_env
-    from flows.server.processes import MARKER_ENV, start_watchdog
 
     home = Path(home).absolute() if home is not None else kgfs_home()
     # children (Prefect's temporary server, loky and Dask workers) carry the marker: they end with us, even on SIGKILL

@@ -29,6 +29,9 @@ from kg.routes.base import BatchedStep, Context, Input, Step
 from kg.store import Record, Store
 from kg.table import FeatureTable
 
+# Imported where they are used: scikit-learn, pandas and matplotlib (selection), only by the stages that run;
+# a run from the store alone computes keys without them.
+
 __all__ = ["EvaluateStep", "ExportStep", "RunOptions", "RunPlan", "SelectStep", "look_up", "read_table",
            "selector_modules", "stage_store"]  # RunOptions: re-exported from flows.run_options
 

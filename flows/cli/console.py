@@ -24,6 +24,8 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from kg.errors import KgfsError, few
+
 __all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "summary_table",
            "table_notes_lines"]
 
@@ -173,8 +175,6 @@ def error_line(exc: BaseException) -> tuple[str, str]:
     >>> error_line(TypeError("bad"))
     ('internal error', 'TypeError: bad')
     """
-    from kg.errors import KgfsError
-
     if isinstance(exc, OSError) and exc.filename:
         default = exc.errno is not None and exc.strerror == os.strerror(exc.errno)
         why = _PLAIN.get(exc.errno, exc.strerror) if default or not exc.strerror else exc.strerror
@@ -322,8 +322,6 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
     >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
     ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
     """
-    from kg.errors import few
-
     examples = meta.get("examples") or {}
     out = []
     for key, what in _NOTES.items():

@@ -16,6 +16,16 @@ import warnings
 from pathlib import Path
 
 from flows import progress, settings
+from flows.cli.console import (
+    LineProgress,
+    cache_table,
+    datasets_table,
+    error_line,
+    make_console,
+    summary_table,
+    table_notes_lines,
+)
+from flows.cli.display import RunDisplay
 from flows.cli.options import (
     EVALUATE_OPTIONS,
     RUN_EXAMPLES,
@@ -28,6 +38,7 @@ from flows.cli.options import (
 from flows.inputs import check_output, input_options, resolve_input, watch_kind, watch_values
 from flows.run_options import RunOptions
 from flows.server import local as local_server
+from kg.datasets import fetch, list_datasets, resolve_names
 from kg.routes import build_table, input_kinds
 from kg.routes.base import Context
 
@@ -48,8 +59,6 @@ class CliError(Exception):
 
 
 def _console(stderr: bool = True):
-    from flows.cli.console import make_console
-
     return make_console(stderr)
 
 
@@ -89,15 +98,11 @@ def _add_input_options(p: argparse.ArgumentParser, watch: bool = False) -> None:
 
 def _note(name: str, meta) -> None:
     """What a table's meta (or summary meta) reports about its input, naming a few."""
-    from flows.cli.console import table_notes_lines
-
     for line in table_notes_lines(meta):
         print(f"kgfs: note: {name}: {line}", file=sys.stderr)
 
 
 def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    from flows.cli.console import summary_table
-
     table = summary_table(summary_csv, n_rows)
     if table is not None:
         console.print(table)
@@ -111,8 +116,6 @@ def cmd_run(args) -> int:
     cold = (args.no_cache or not (home / "store").is_dir()) and not os.environ.get("PREFECT_API_URL")
     t0 = time.perf_counter()
     from flows import runner
-    from flows.cli.console import LineProgress
-    from flows.cli.display import RunDisplay
 
     with local_server.starting(home, cold, _announce):
         with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
@@ -236,9 +239,6 @@ def cmd_server(args) -> int:
 
 
 def cmd_datasets_list(args) -> int:
-    from flows.cli.console import datasets_table
-    from kg.datasets import list_datasets, resolve_names
-
     names = set(resolve_names(args.patterns)) if args.patterns else None
     infos = [i for i in list_datasets() if names is None or i.name in names]
     if args.json:
@@ -251,8 +251,6 @@ def cmd_datasets_list(args) -> int:
 
 
 def cmd_datasets_fetch(args) -> int:
-    from kg.datasets import fetch, resolve_names
-
     con = _console()
     for name in resolve_names(args.names):
         with con.status(f"fetching {name}…"):
@@ -320,7 +318,6 @@ def cmd_evaluate(args) -> int:
         TimeRemainingColumn,
     )
 
-    from flows.cli.console import LineProgress
     from flows.inputs import load_tables
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
@@ -369,8 +366,6 @@ def _home_store():  # the stage store alone: the cache commands need none of the
 
 
 def cmd_cache_ls(args) -> int:
-    from flows.cli.console import cache_table
-
     store = _home_store()
     recs = store.records()
     if not recs:
@@ -656,7 +651,6 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as exc:  # noqa: BLE001 - every error becomes one line unless --debug
         if debug or isinstance(exc, SystemExit):
             raise
-        from flows.cli.console import error_line
 
         kind, text = error_line(exc)
         kind = "error" if isinstance(exc, CliError) else kind

@@ -30,6 +30,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kg.routes import input_kinds
+
 if TYPE_CHECKING:
     from kg.store import Record
 
@@ -84,8 +86,6 @@ def run_labels(params: Mapping) -> tuple[str, list[str]]:
     >>> run_labels({"dataset": "bundled/DM-BP", "selector": "complete", "source": {"kind": "go"}})[0]
     'bundled/DM-BP · complete'
     """
-    from kg.routes import input_kinds
-
     name = f"{params.get('dataset')} · {params.get('selector')} {_params_text(params.get('selector_params'))}".strip()
     kind = (params.get("source") or {}).get("kind")
     route = getattr(input_kinds().get(kind), "route", kind)  # the input's route tag (its kind when unknown)

@@ -37,6 +37,8 @@ True
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import importlib.util
 import logging
 import os
 import signal
@@ -48,6 +50,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -133,8 +136,6 @@ def _processes():
 
         return processes
     if "kgfs_processes" not in sys.modules:
-        import importlib.util
-
         spec = importlib.util.spec_from_file_location("kgfs_processes", Path(__file__).with_name("processes.py"))
         sys.modules["kgfs_processes"] = module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
@@ -285,8 +286,6 @@ def server_env(home: str | os.PathLike, env=None) -> dict[str, str]:
 
 
 def _template_dir() -> Path:
-    from importlib.metadata import version
-
     cache = Path(os.environ.get("KGFS_CACHE") or Path.home() / ".cache" / "kgfs")
     return cache / "prefect-db" / version("prefect")
 
@@ -350,8 +349,6 @@ def start_server(home: str | os.PathLike, *, port: int | None = None,
     ...         print(type(e).__name__, "in use" in str(e))
     KgfsError True
     """
-    import fcntl
-
     d = server_dir(home)
     d.mkdir(parents=True, exist_ok=True)
     with open(d / "lock", "a") as lock:

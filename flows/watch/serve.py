@@ -13,6 +13,7 @@ Prefect reads its settings when imported: this module configures the kgfs home f
 (:func:`flows.settings.ensure_configured`); the command line imports it only for ``kgfs serve``.
 """
 
+# ruff: noqa: E402 (Prefect is imported after the offline configuration, see the module doc)
 from __future__ import annotations
 
 import os
@@ -20,17 +21,17 @@ from pathlib import Path
 
 from flows import settings
 
-settings.ensure_configured()  # before `import prefect` (see the module doc)
+settings.ensure_configured()  # before `import prefect` (see the module doc): the imports below come after it
 
-from prefect import flow, get_run_logger  # noqa: E402
-from prefect.artifacts import create_markdown_artifact  # noqa: E402
+from prefect import flow, get_run_logger
+from prefect.artifacts import create_markdown_artifact
 
-from flows import pipeline  # noqa: E402
-from flows.inputs import watch_input  # noqa: E402
-from flows.run_options import RunOptions  # noqa: E402
-from flows.server.local import ensure_server  # noqa: E402
-from flows.watch import ledger  # noqa: E402
-from kg.errors import KgfsError  # noqa: E402
+from flows import pipeline
+from flows.inputs import watch_input
+from flows.run_options import RunOptions
+from flows.server.local import ensure_server
+from flows.watch import ledger
+from kg.errors import KgfsError
 
 __all__ = ["api_for_serving", "serve", "watch_flow"]
 

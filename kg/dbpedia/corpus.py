@@ -23,7 +23,9 @@ Examples
 from __future__ import annotations
 
 import ast
+import bz2
 import csv
+import gzip
 import io
 import itertools
 import json
@@ -120,12 +122,8 @@ def _sniff_format(path: Path, fmt: str | None) -> str:
 def _open_binary(path: Path):
     name = path.name.lower()
     if name.endswith(".gz"):
-        import gzip
-
         return gzip.open(path, "rb")
     if name.endswith(".bz2"):
-        import bz2
-
         return bz2.open(path, "rb")
     return open(path, "rb")
 

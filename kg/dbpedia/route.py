@@ -45,6 +45,9 @@ from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
 from kg.table import FeatureTable
 
+# Imported where they are used: each annotator and source (requests, SPARQLWrapper, pyoxigraph, the dump index),
+# so a route that uses one does not load the others.
+
 __all__ = [
     "build_hierarchy",
     "build_table",

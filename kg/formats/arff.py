@@ -56,6 +56,7 @@ import scipy.sparse as sp
 
 from kg.errors import InputFormatError
 from kg.files import atomic_write
+from kg.formats.csv_io import utf8_error
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 
@@ -373,8 +374,6 @@ def _read_lines(path: Path) -> list[str]:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except UnicodeDecodeError:
-        from kg.formats.csv_io import utf8_error
-
         raise utf8_error(path, "WEKA writes the platform charset: run java with -Dfile.encoding=UTF-8") from None
     # only \n and \r end lines (as in Java); str.splitlines would also split on \x85, \u2028, ...
     return [ln.rstrip("\r") for ln in text.split("\n")]

@@ -33,6 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError
+from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
+from kg.formats.csv_io import utf8_error
+from kg.hierarchy import FeatureHierarchy
 from kg.store.store import write_json
 from kg.table import FeatureTable
 
@@ -173,8 +176,6 @@ def _csv_has_label(path: Path) -> bool:
     try:
         header = next(csv.reader([first.decode("utf-8")]), [])
     except UnicodeDecodeError:
-        from kg.formats.csv_io import utf8_error
-
         raise utf8_error(path) from None
     return bool(header) and header[-1].strip().lower() in ("label", "class")
 
@@ -219,9 +220,6 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
     >>> t.X.toarray().astype(int).tolist(), t.meta["repaired_cells"], t.meta["dataset"]
     ([[1, 1], [0, 1]], 1, 't')
     """
-    from kg.formats import read_arff, read_csv, read_edges_csv
-    from kg.hierarchy import FeatureHierarchy
-
     p = Path(path)
     fmt = fmt or ("arff" if p.suffix.lower() == ".arff" else "csv")
     if fmt == "arff":
@@ -271,8 +269,6 @@ def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bo
     >>> export_table(t, tempfile.mkdtemp(), sparse_arff=False)
     {'arff': 'table.arff', 'csv': 'table.csv', 'edges': 'hierarchy.csv'}
     """
-    from kg.formats import write_arff, write_csv, write_edges_csv
-
     out = Path(out)
     files = {"arff": "table.arff", "csv": "table.csv", "edges": "hierarchy.csv"}
     write_arff(table, out / files["arff"], sparse=False)
@@ -313,8 +309,6 @@ def export_selected(table: FeatureTable, features: Sequence[str], out: str | os.
     >>> export_selected(t, ["Person"], tempfile.mkdtemp())[1]
     1
     """
-    from kg.formats import write_arff, write_edges_csv
-
     out = Path(out)
     reduced = table.select_features(list(features))
     files = {"arff_selected": "table.selected.arff", "edges_selected": "hierarchy.selected.csv"}
@@ -348,8 +342,6 @@ def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, spars
     >>> export_file(t, "edges", pathlib.Path(tempfile.mkdtemp()) / "e.csv")
     'hierarchy edges as edges'
     """
-    from kg.formats import write_arff, write_csv, write_edges_csv
-
     if fmt == "arff":
         write_arff(table, path, sparse=sparse, relation=relation, id_attribute=id_attribute)
     elif fmt == "csv":

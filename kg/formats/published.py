@@ -50,6 +50,7 @@ from kg.formats.go_completion import (
     read_go_completion,
     write_go_completion,
 )
+from kg.go import GeneOntology, ancestor_closure
 from kg.hierarchy import FeatureHierarchy, binary_csr
 from kg.table import FeatureTable
 
@@ -150,7 +151,6 @@ def hierarchy_for_terms(
     """
     if edges not in ("nearest", "induced"):
         raise ValueError(f"edges must be 'nearest' or 'induced', got {edges!r}")
-    from kg.go import GeneOntology, ancestor_closure
 
     terms = [str(t) for t in terms]
     h = ontology.hierarchy if isinstance(ontology, GeneOntology) else ontology

@@ -49,6 +49,8 @@ if typing.TYPE_CHECKING:  # numpy/scipy load with the first table, not with the 
     from kg.store import Record
     from kg.table import FeatureTable
 
+# Imported where they are used: the table folder writer (numpy, scipy); `kgfs --help` reads the options.
+
 __all__ = ["CHECK", "MIN_SUPPORT", "MIRROR", "NAME", "BatchedStep", "Context", "FileRef", "FunctionStep", "Input", "Option", "Output", "Step", "UsageError", "options_of",
            "check_nonempty", "positive_number", "table_step", "whole_number"]
 

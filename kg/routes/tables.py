@@ -20,12 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg.datasets import dataset_info, fetch, load_dataset
 from kg.errors import KgfsError
 from kg.files import sha256_file
 from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
     from kg.table import FeatureTable
+
+# Imported where they are used: the table readers (numpy, scipy); `kgfs --help` reads this module's options.
 
 __all__ = ["DEFAULT_DATASET", "TABLE_LOADERS", "OwnTable", "RegistryDataset"]
 
@@ -72,8 +75,6 @@ class RegistryDataset(Input):
 
     @classmethod
     def from_options(cls, values: Mapping[str, Any]) -> RegistryDataset:
-        from kg.datasets import dataset_info, fetch
-
         name = values.get("dataset") or DEFAULT_DATASET
         info, mirror = dataset_info(name), values.get("mirror") or os.environ.get("KGFS_DATA_MIRROR") or None
         if values.get("violations") and info.loader not in TABLE_LOADERS:
@@ -87,8 +88,6 @@ class RegistryDataset(Input):
 
     def load(self) -> FeatureTable:
         """The table, by the dataset's registry loader, ``min_support`` applied after loading."""
-        from kg.datasets import load_dataset
-
         table = load_dataset(self.name, mirror=self.mirror, **({"check": self.violations} if self.violations else {}))
         return _filtered(table, self.min_support)
 

@@ -17,8 +17,10 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 __all__ = ["KEY_DEPENDENCIES", "SOURCE_PACKAGES", "STORE_FORMAT", "code_digest", "code_version",
@@ -95,9 +97,6 @@ def dependency_versions() -> dict[str, str]:
     >>> "python" in v and v["numpy"] == np.__version__
     True
     """
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
     out = {"python": platform.python_version()}
     for name in KEY_DEPENDENCIES:
         try:
@@ -179,8 +178,6 @@ def code_version(stage: str, modules: Sequence[str] = ()) -> str:
     >>> v.startswith("kgfs-") and "-table-" in v and v == code_version("table", ["kg.hierarchy", "kg.table"])
     True
     """
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         v = version("kgfs")
     except PackageNotFoundError:  # running from a source tree

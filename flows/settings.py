@@ -16,8 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from flows.server.local import prefect_env
-from flows.server.processes import MARKER_ENV, start_watchdog
+# Imported where they are used (by configure): the server's module imports urllib, which `kgfs --help` does not need.
 
 __all__ = ["configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
 
@@ -40,6 +39,8 @@ def configure(home: str | os.PathLike | None = None, *, log_level: str | None = 
     imported) only update ``KGFS_HOME`` for kgfs's own store.
     """
     global _configured
+    from flows.server.local import prefect_env
+    from flows.server.processes import MARKER_ENV, start_watchdog
 
     home = Path(home).absolute() if home is not None else kgfs_home()
     # children (Prefect's temporary server, loky and Dask workers) carry the marker: they end with us, even on SIGKILL

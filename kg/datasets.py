@@ -56,7 +56,6 @@ from typing import TYPE_CHECKING
 
 from kg.errors import ChecksumError, KgfsError
 from kg.files import atomic_write, sha256_file
-from kg.go import build_table, normalize_namespaces, read_annotations, read_labels, read_obo
 
 if TYPE_CHECKING:  # numpy/scipy load with the first table, not with `kgfs datasets list`
     from kg.table import FeatureTable
@@ -494,10 +493,14 @@ def _import_generator(spec: str, name: str):
 # ---------------------------------------------------------------------- loaders
 @lru_cache(maxsize=8)
 def _ontology(path: str, size: int, mtime_ns: int, relations: tuple, namespaces: tuple | None):
+    from kg.go import read_obo
+
     return read_obo(path, relations=relations, namespaces=namespaces)
 
 
 def _read_ontology(path: Path, relations=("is_a",), namespaces=None):
+    from kg.go import normalize_namespaces
+
     rel = (relations,) if isinstance(relations, str) else tuple(relations)
     return _ontology(str(path), *_stat_key(path), rel, normalize_namespaces(namespaces))
 
@@ -526,6 +529,8 @@ def _load_go_bundle(
     paths, *, namespaces=None, relations=("is_a",), min_support=1, unknown="raise", on_obsolete="raise",
     evidence=None,
 ):
+    from kg.go import build_table, read_annotations, read_labels
+
     go = _read_ontology(paths["ontology"], relations, namespaces)
     ann = read_annotations(paths["annotations"], evidence=evidence)
     labels = read_labels(paths["labels"]) if "labels" in paths else None

@@ -13,8 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -208,8 +207,7 @@ class TransientError(Exception):
         return w if self.retry_after is None else min(cap, max(w, self.retry_after))
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     """How a request is retried: ``retries`` further attempts after the first, the first wait ``backoff``
     seconds (doubled per retry, capped at 60 s, or ``Retry-After``), none starting after ``deadline``.
 

@@ -14,6 +14,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flows import progress, settings
 from flows.cli.console import (
@@ -25,7 +26,6 @@ from flows.cli.console import (
     summary_table,
     table_notes_lines,
 )
-from flows.cli.display import RunDisplay
 from flows.cli.options import (
     EVALUATE_OPTIONS,
     RUN_EXAMPLES,
@@ -35,15 +35,13 @@ from flows.cli.options import (
     add_options,
     whole_number,
 )
-from flows.inputs import check_output, input_options, resolve_input, watch_kind, watch_values
-from flows.run_options import RunOptions
-from flows.server import local as local_server
-from kg.datasets import fetch, list_datasets, resolve_names
-from kg.routes import build_table, input_kinds
-from kg.routes.base import Context
 
-# Imported where they are used, for the start-up time of `kgfs --help` and of a cached run: rich (the
-# console, ~0.1 s), flows.runner and flows.stages (numpy, scipy), scikit-learn (selection), Prefect.
+if TYPE_CHECKING:
+    from flows.run_options import RunOptions
+
+# Imported where they are used, for the start-up time of `kgfs --help`, of `kgfs datasets list` and of a cached
+# run: the kinds of input (kg.routes, flows.inputs), the local server (urllib, subprocess), rich (the console,
+# ~0.1 s), flows.runner and flows.stages (numpy, scipy), scikit-learn (selection), Prefect.
 
 __all__ = ["main", "build_parser"]
 
@@ -84,11 +82,21 @@ def _mirror(args) -> str | None:
 
 def _input_values(args) -> dict:
     """The values of the input options given on the command line (``None``: not given)."""
+    from flows.inputs import input_options
+
     return {o.field: getattr(args, o.field, None) for _title, opts in input_options() for o in opts}
+
+
+_FULL: set[str] | None = None  # the commands whose input options are added (None: all; see build_parser)
 
 
 def _add_input_options(p: argparse.ArgumentParser, watch: bool = False) -> None:
     """One group of options per kind of input (:mod:`kg.routes`); ``watch``: only the kinds a folder can feed."""
+    if _FULL is not None and p.prog.split()[-1] not in _FULL:
+        return  # another command runs: the kinds of input are not imported (`kgfs --help` stays fast)
+    from flows.inputs import input_options
+    from kg.routes import input_kinds
+
     watchable = {o.flag for cls in input_kinds().values() if cls.watch_field for o in cls.options}
     for title, opts in input_options():
         opts = [o for o in opts if o.flag in watchable] if watch else opts
@@ -110,6 +118,11 @@ def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
+    from flows.cli.display import RunDisplay
+    from flows.inputs import check_output, resolve_input
+    from flows.server import local as local_server
+    from kg.routes.base import Context
+
     out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
     # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
     # with nothing stored (or --no-cache) the home's server boots meanwhile (stopped again if the input is bad)
@@ -169,6 +182,8 @@ def _announce(text: str) -> None:
 
 def _prefect_api(home: Path, display):
     """``$PREFECT_API_URL`` (None), else the home's server: started when none runs, said once, with how to stop it."""
+    from flows.server import local as local_server
+
     if os.environ.get("PREFECT_API_URL"):
         return None
     display("start", "prefect")
@@ -180,6 +195,7 @@ def _prefect_api(home: Path, display):
 
 def _run_options(args) -> RunOptions:
     """The pipeline options of `kgfs run` / `kgfs serve`, checked (names, parameters, folds)."""
+    from flows.run_options import RunOptions
     from selection.evaluation.plan import plan_evaluation
     from selection.registry import whole_table_params
 
@@ -197,6 +213,10 @@ def _run_options(args) -> RunOptions:
 
 def cmd_serve(args) -> int:
     """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
+    from flows.inputs import watch_kind, watch_values
+    from flows.server import local as local_server
+    from kg.routes.base import Context
+
     watch = Path(args.watch).absolute()
     if not watch.is_dir():
         raise CliError(f"{watch}: the watched folder does not exist")
@@ -226,6 +246,8 @@ def cmd_serve(args) -> int:
 
 def cmd_server(args) -> int:
     """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`flows.server.local`)."""
+    from flows.server import local as local_server
+
     _server = local_server
     home = settings.kgfs_home()
     if args.server_command == "stop":
@@ -239,6 +261,8 @@ def cmd_server(args) -> int:
 
 
 def cmd_datasets_list(args) -> int:
+    from kg.datasets import list_datasets, resolve_names
+
     names = set(resolve_names(args.patterns)) if args.patterns else None
     infos = [i for i in list_datasets() if names is None or i.name in names]
     if args.json:
@@ -251,6 +275,8 @@ def cmd_datasets_list(args) -> int:
 
 
 def cmd_datasets_fetch(args) -> int:
+    from kg.datasets import fetch, resolve_names
+
     con = _console()
     for name in resolve_names(args.names):
         with con.status(f"fetching {name}…"):
@@ -260,6 +286,10 @@ def cmd_datasets_fetch(args) -> int:
 
 
 def cmd_build(args) -> int:
+    from flows.inputs import check_output, resolve_input
+    from kg.routes import build_table
+    from kg.routes.base import Context
+
     t0, home = time.perf_counter(), settings.kgfs_home()
     with _console().status("checking the input…"):
         check_output(args.out, "folder")
@@ -279,6 +309,7 @@ def cmd_build(args) -> int:
 
 
 def cmd_select(args) -> int:
+    from flows.inputs import check_output
     from kg.formats.folder import read_table_folder, write_table_folder
     from selection import frames
     from selection.registry import method_params, selector_entry
@@ -318,7 +349,7 @@ def cmd_evaluate(args) -> int:
         TimeRemainingColumn,
     )
 
-    from flows.inputs import load_tables
+    from flows.inputs import check_output, load_tables
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
@@ -350,6 +381,7 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from flows.inputs import check_output
     from kg.formats.folder import export_file, read_table_folder
 
     check_output(args.out, "file")
@@ -580,8 +612,15 @@ def _add_ingest(sub, common) -> None:
     g.add_argument("--skip-bad-lines", action="store_true", help="skip (and count) malformed N-Triples lines")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``kgfs`` argument parser (one subcommand per ``cmd_*`` function)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``kgfs`` argument parser (one subcommand per ``cmd_*`` function).
+
+    With ``command`` (the one being run), only that command's parser gets the options of the kinds of
+    input, which come from the registered routes (:mod:`kg.routes`): ``kgfs --help`` and the other
+    commands do not import them.
+    """
+    global _FULL
+    _FULL = None if command is None else {command}
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: a subcommand's parser must not reset a value given before the subcommand
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -625,9 +664,23 @@ def _setup_logging(debug: bool) -> None:
         warnings.filterwarnings("ignore", module=r"prefect(\.|$)")
 
 
+_COMMANDS = ("run", "build", "serve", "datasets", "select", "evaluate", "export", "methods", "server", "cache", "ingest")
+
+
+def _command_of(argv: list[str]) -> str:
+    """The command an argument list runs (``""`` when none: ``kgfs --help``)."""
+    it = iter(argv)
+    for a in it:
+        if a == "--home":
+            next(it, None)  # its value
+        elif not a.startswith("-"):
+            return a if a in _COMMANDS else ""
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``kgfs`` console script; returns the exit status."""
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help or a usage error (argparse printed it)

@@ -9,11 +9,6 @@ parser class (help built on demand, one-line usage errors), :func:`whole_number`
 Examples
 --------
 >>> import argparse
-from collections.abc import Sequence
-
-from kg.routes.base import CHECK, Option
-from kg.routes.base import positive_number as _positive
-from kg.routes.base import whole_number as _whole
 >>> p = argparse.ArgumentParser()
 >>> add_options(p, RUN_OPTIONS)
 >>> p.parse_args(["--n-splits", "5"]).n_splits, p.parse_args([]).selector
@@ -24,10 +19,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from kg.routes.base import CHECK, Option
-from kg.routes.base import positive_number as _positive
-from kg.routes.base import whole_number as _whole
+from kg.option_values import CHECK_HELP
+from kg.option_values import positive_number as _positive
+from kg.option_values import whole_number as _whole
+
+if TYPE_CHECKING:
+    from kg.routes.base import Option
 
 __all__ = ["EVALUATE_OPTIONS", "RUN_EXAMPLES", "RUN_OPTIONS", "Parser", "add_input_options", "add_options",
            "argparse_type", "positive_number", "whole_number"]
@@ -57,7 +56,7 @@ def argparse_type(parse):
 
     Examples
     --------
-    >>> from kg.routes.base import positive_number
+    >>> from kg.option_values import positive_number
     >>> argparse_type(positive_number)("0")
     Traceback (most recent call last):
     ...
@@ -74,12 +73,12 @@ def argparse_type(parse):
 
 
 def positive_number(text: str) -> float:
-    """An argparse ``type``: a number > 0 (:func:`kg.routes.base.positive_number`)."""
+    """An argparse ``type``: a number > 0 (:func:`kg.option_values.positive_number`)."""
     return argparse_type(_positive)(text)
 
 
 def whole_number(minimum: int = 1, all_cores: bool = False):
-    """An argparse ``type``: a whole number ``>= minimum`` (:func:`kg.routes.base.whole_number`).
+    """An argparse ``type``: a whole number ``>= minimum`` (:func:`kg.option_values.whole_number`).
 
     Examples
     --------
@@ -160,7 +159,7 @@ EVALUATE_OPTIONS = [
     ("--threshold", dict(help="threshold methods: a number, best-on-test or nested (short for --option "
                               "threshold=X or threshold_choice=...)")),
     ("--mirror", dict(metavar="DIR", help="local data mirror folder (default $KGFS_DATA_MIRROR)")),
-    ("--check", dict(choices=["repair", "report", "raise"], default="repair", help=CHECK.help)),
+    ("--check", dict(choices=["repair", "report", "raise"], default="repair", help=CHECK_HELP)),
     ("--no-plots", dict(action="store_true", help="skip the PNG plots")),
     ("--out", dict(required=True, metavar="DIR", help="output folder")),
 ]

@@ -36,7 +36,6 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.datasets import dataset_info, fetch
 from kg.errors import KgfsError
 from kg.routes.base import BatchedStep, Context, Input, Step
 from kg.routes.dbpedia import CorpusInput
@@ -47,7 +46,8 @@ if TYPE_CHECKING:
     from kg.store import Record, Store
     from kg.table import FeatureTable
 
-# Imported where they are used: the store and the table (numpy, scipy), not needed to list the kinds' options.
+# Imported where they are used: the dataset registry, the store and the table (tomllib, numpy, scipy), not needed
+# to list the kinds' options for `kgfs --help`.
 
 __all__ = ["BUILTIN_KINDS", "Context", "Input", "build_table", "from_json", "input_kinds", "register",
            "resolve_dataset", "run_step", "run_steps", "step_inputs", "unregister"]
@@ -120,6 +120,8 @@ def resolve_dataset(values: Mapping[str, Any]) -> Input:
     >>> resolve_dataset({"dataset": "rpv/CE-BP", "mirror": "/no/mirror"}).kind  # doctest: +SKIP
     'dataset'
     """
+    from kg.datasets import dataset_info, fetch
+
     name = values.get("dataset") or DEFAULT_DATASET
     info = dataset_info(name)
     for cls in input_kinds().values():

@@ -41,19 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.dbpedia.batches import (
-    annotate_batch,
-    corpus_batches,
-    entity_batches,
-    fetch_features,
-    fetch_hierarchy,
-    merge_annotations,
-    table_from_records,
-)
-from kg.dbpedia.corpus import load_corpus
-from kg.dbpedia.services import check_service, check_url
 from kg.dbpedia.sources import Access
-from kg.errors import DeadlineError, KgfsError
+from kg.errors import KgfsError
 from kg.files import sha256_file
 from kg.routes.base import (
     MIN_SUPPORT,
@@ -73,8 +62,9 @@ if TYPE_CHECKING:
     from kg.dbpedia.corpus import Corpus
     from kg.store import Record
 
-# Imported where they are used: the clients, the dump index and the store (requests, SPARQLWrapper, numpy,
-# pyoxigraph); the command line reads this module's options for `kgfs --help`, which stays light.
+# Imported where they are used: the clients, the corpus readers, the dump index and the store (requests,
+# SPARQLWrapper, numpy, pyoxigraph); the command line reads this module's options for `kgfs --help`, which stays
+# light.
 
 __all__ = ["DEFAULT_TIMEOUT", "DUMP_HASH_LIMIT", "TOTAL_TIMEOUTS", "CorpusInput", "dump_fingerprint"]
 
@@ -158,6 +148,7 @@ def is_transient(exc: BaseException | None) -> bool:
 
     from kg.dbpedia.sparql import SourceUnavailableError
     from kg.dbpedia.spotlight import SpotlightError
+    from kg.errors import DeadlineError
 
     if isinstance(exc, DeadlineError):
         return False
@@ -313,6 +304,8 @@ class CorpusInput(Input):
 
     def read_corpus(self) -> Corpus:
         """The corpus, read once (:func:`kg.dbpedia.corpus.load_corpus` with the column options)."""
+        from kg.dbpedia.corpus import load_corpus
+
         return self._memoized("corpus", lambda: load_corpus(
             self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
             label_column=self.label_column or "label", entity_columns=self.entity_columns,
@@ -350,6 +343,7 @@ class CorpusInput(Input):
 
     def check(self, ctx: Context | None) -> dict:
         from kg.dbpedia.route import make_annotator, make_source
+        from kg.dbpedia.services import check_service, check_url
 
         corpus = self.read_corpus()
         if len(corpus) == 0:
@@ -408,6 +402,8 @@ class CorpusInput(Input):
                            self._table, needs=("annotate", "fetch"))]
 
     def _table(self, up: Mapping[str, Record]):
+        from kg.dbpedia.batches import table_from_records
+
         corpus = self.read_corpus()
         table = table_from_records(corpus, _load(up["annotate"], "entities"), _load(up["fetch"], "facts"),
                                    name=self.name, features=self.features or "types",
@@ -426,6 +422,8 @@ class _Annotate(BatchedStep):
         self.inp, self.ctx = inp, ctx
 
     def batches(self, up):
+        from kg.dbpedia.batches import corpus_batches
+
         return [{"start": a, "stop": b} for a, b in corpus_batches(len(self.inp.read_corpus()), self.ctx.batch_size)]
 
     def batch_label(self, batch):
@@ -436,6 +434,7 @@ class _Annotate(BatchedStep):
                 **self.inp.annotator_inputs(), "columns": self.inp._columns()}
 
     def compute_batch(self, folder, up, batch):
+        from kg.dbpedia.batches import annotate_batch
         from kg.store import write_json
 
         corpus = self.inp.read_corpus()
@@ -448,6 +447,7 @@ class _Annotate(BatchedStep):
         return {"batches": [b.hash for b in up["batches"]], "corpus": self.inp.corpus.sha256}
 
     def compute(self, folder, up):
+        from kg.dbpedia.batches import merge_annotations
         from kg.store import write_json
 
         payload, summary = merge_annotations(_load(b, "entities") for b in up["batches"])
@@ -467,6 +467,8 @@ class _Fetch(BatchedStep):
         self.inp, self.ctx = inp, ctx
 
     def batches(self, up):
+        from kg.dbpedia.batches import entity_batches
+
         return [{"entities": b} for b in entity_batches(_load(up["annotate"], "entities"), self.ctx.batch_size)]
 
     def batch_key(self, up, batch):
@@ -474,6 +476,7 @@ class _Fetch(BatchedStep):
         return {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **self.inp.source_inputs()}
 
     def compute_batch(self, folder, up, batch):
+        from kg.dbpedia.batches import fetch_features
         from kg.store import write_json
 
         payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
@@ -488,6 +491,7 @@ class _Fetch(BatchedStep):
         return {"batches": [b.hash for b in up["batches"]], **self.inp.source_inputs(), "category_depth": self._depth()}
 
     def compute(self, folder, up):
+        from kg.dbpedia.batches import fetch_hierarchy
         from kg.store import write_json
 
         per: dict[str, list[str]] = {}

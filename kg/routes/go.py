@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import KgfsError, few
-from kg.go import build_table, read_annotations, read_labels, read_obo
 from kg.routes.base import MIN_SUPPORT, NAME, Context, FileRef, FunctionStep, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
@@ -125,6 +124,8 @@ class OntologyInput(Input):
         >>> len(ann), len(labels)
         (127, 127)
         """
+        from kg.go import read_annotations, read_labels
+
         ann = read_annotations(self.annotations.path, evidence=self.evidence)
         return ann, read_labels(self.labels.path) if self.labels else None
 
@@ -137,6 +138,8 @@ class OntologyInput(Input):
         >>> resolve_dataset({}).build().shape
         (127, 699)
         """
+        from kg.go import build_table, read_obo
+
         ann, labels = facts if facts is not None else self.read_facts()
         go = read_obo(self.ontology.path, relations=self.relations, namespaces=self.namespaces)
         kw = {k: v for k, v in (("min_support", self.min_support), ("unknown", self.unknown),

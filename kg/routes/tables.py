@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.datasets import dataset_info, fetch, load_dataset
 from kg.errors import KgfsError
 from kg.files import sha256_file
 from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, check_nonempty, table_step
@@ -28,7 +27,8 @@ from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, I
 if TYPE_CHECKING:
     from kg.table import FeatureTable
 
-# Imported where they are used: the table readers (numpy, scipy); `kgfs --help` reads this module's options.
+# Imported where they are used: the dataset registry and the table readers (tomllib, numpy, scipy); `kgfs --help`
+# reads this module's options.
 
 __all__ = ["DEFAULT_DATASET", "TABLE_LOADERS", "OwnTable", "RegistryDataset"]
 
@@ -75,6 +75,8 @@ class RegistryDataset(Input):
 
     @classmethod
     def from_options(cls, values: Mapping[str, Any]) -> RegistryDataset:
+        from kg.datasets import dataset_info, fetch
+
         name = values.get("dataset") or DEFAULT_DATASET
         info, mirror = dataset_info(name), values.get("mirror") or os.environ.get("KGFS_DATA_MIRROR") or None
         if values.get("violations") and info.loader not in TABLE_LOADERS:
@@ -88,6 +90,8 @@ class RegistryDataset(Input):
 
     def load(self) -> FeatureTable:
         """The table, by the dataset's registry loader, ``min_support`` applied after loading."""
+        from kg.datasets import load_dataset
+
         table = load_dataset(self.name, mirror=self.mirror, **({"check": self.violations} if self.violations else {}))
         return _filtered(table, self.min_support)
 

@@ -12,8 +12,8 @@ and of half the redirect pages. Then, each step in a fresh child process (wall t
   ratio to the baseline, the lexicon's share, the index's size on disk;
 - per corpus, two different corpora of 10,000 real tweets (``../shared/data/tweets``) with entity
   labels injected (one TSV written without quoting, one JSON Lines), with types and with
-  categories: ``spec_table`` (what ``kgfs build --corpus`` runs, which the pipeline's stages
-  split) against the index, as a new corpus (the index built, nothing else cached);
+  categories: the route's steps (``kg.routes.build_table``, what ``kgfs build --corpus`` and the
+  pipeline's stages run) against the index, as a new corpus (the index built, nothing else cached);
 - the growth exponent of per-corpus time with dump size over the sizes measured (results are
   kept in ``--results``, so sizes can be run one at a time), and the extrapolation to 100M.
 
@@ -273,11 +273,12 @@ elif mode == "ingest":
     out = {{"seconds": time.perf_counter() - t, "segments_seconds": t1 - t, "lexicon_seconds": time.perf_counter() - t1,
            "bytes": report["bytes"], "lexicon": report["lexicon"], "triples": sum(f["triples"] for f in report["files"])}}
 else:
-    from kg.dbpedia.batches import RouteObjects, spec_table
-    from flows.inputs import dbpedia_source
+    from kg.routes import build_table
+    from kg.routes.base import Context
+    from kg.routes.dbpedia import CorpusInput
     t = time.perf_counter()
-    spec = dbpedia_source(args["corpus"], {{"dump": args["dump"], "features": args["features"]}})
-    table = spec_table(spec, cache_dir=args["cache"])
+    inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "features": args["features"]}})
+    table = build_table(inp, Context(home=args["home"]))  # a temporary store: a new corpus, the index built
     out = {{"seconds": time.perf_counter() - t, "shape": [table.n_instances, table.n_features],
            "mentions": table.meta.get("n_mentions"), "entities": table.meta.get("n_entities")}}
 out["process_seconds"] = time.perf_counter() - t0
@@ -324,7 +325,7 @@ def measure(n: int, data: Path) -> dict:
         res["corpora"] = {}
         for corpus in corpora(d):
             for features in ("types", "categories"):
-                r = child("corpus", corpus=corpus, dump=dump, features=features, cache=cache)
+                r = child("corpus", corpus=corpus, dump=dump, features=features, home=home)
                 res["corpora"][f"{corpus.name}/{features}"] = r
                 print(f"new corpus {corpus.name:<15} {features:<10}: {r['seconds']:5.1f} s route "
                       f"({r['process_seconds']:.1f} s with imports)   peak RSS {r['peak_rss_mb']:6.0f} MB   "

@@ -15,7 +15,10 @@ Targets (issue 17; quiet 2-core machine, medians of 5): cached <= 2x library and
 parameter changed <= 2.5x; cold <= library + 8 s, with a server up <= library + 2 s; ``kgfs --help``
 < 0.5 s; ``kgfs datasets list`` < 1 s. Timings on a loaded machine are noisy: the load average is printed.
 
-Run by hand from the repository:  python benchmarks/bench_run.py [--repeat 5]
+With ``--against CHECKOUT`` it first times ``kgfs --help`` and a cached ``kgfs run`` of this checkout and of
+another one in turn (a ratio this/other), e.g. against the commit before a restructure.
+
+Run by hand from the repository:  python benchmarks/bench_run.py [--repeat 5] [--against /tmp/old-kgfs]
 """
 
 from __future__ import annotations
@@ -32,39 +35,64 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 LIBRARY = """
-from flows import stages
-from flows.inputs import resolve_source
+from flows.inputs import resolve_input
 from flows.publishing.publish import publish
-s, h = resolve_source(), "lib-home"
-r = {"facts": stages.stage_load_facts(s, home=h, force=True)}
-r["table"] = stages.stage_build_table(s, r["facts"], home=h, force=True)
-r["select"] = stages.stage_select(r["table"], "shsel-ig-prune", {}, home=h, force=True)
-r["evaluate"] = stages.stage_evaluate(r["table"], ["shsel-ig-prune", "complete"], ["nb"], dataset=s["name"], home=h,
-                                      force=True)
-r["export"] = stages.stage_export(r["table"], r["select"], home=h, force=True)
-publish(r, "lib-out", {"dataset": s["name"]})
+from flows.run_options import RunOptions
+from flows.stages import RunPlan
+plan, r = RunPlan(resolve_input({}), RunOptions(eval_selectors=("shsel-ig-prune", "complete")), "lib-home"), {}
+for step in plan.steps:
+    r[step.name] = plan.run(step, plan.upstream(step, r), force=True)
+publish(r, "lib-out", {"dataset": plan.input.name})
 """
 
 
-def _env() -> dict:
+def _env(root: Path = ROOT) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     env["KGFS_SERVER_PORT"] = "0"  # a free port: never the user's server on 4200
     return env
 
 
-def _timed(cmd: list[str], cwd, *, check: bool = True) -> tuple[float, subprocess.CompletedProcess]:
+def _timed(cmd: list[str], cwd, *, check: bool = True, root: Path = ROOT) -> tuple[float, subprocess.CompletedProcess]:
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(cmd, cwd=cwd, env=_env(root), capture_output=True, text=True, stdin=subprocess.DEVNULL)
     dt = time.perf_counter() - t0
     if check and proc.returncode:
         sys.exit(f"{' '.join(cmd)} failed:\n{proc.stderr[-3000:]}")
     return dt, proc
 
 
-def kgfs(args: list[str], cwd) -> tuple[float, subprocess.CompletedProcess]:
-    """Wall time of ``kgfs ARGS`` (``python -m flows.cli``) in ``cwd`` (its ``.kgfs`` home)."""
-    return _timed([sys.executable, "-m", "flows.cli", *args], cwd)
+def kgfs(args: list[str], cwd, root: Path = ROOT) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall time of ``kgfs ARGS`` (``python -m flows.cli`` of the checkout ``root``) in ``cwd`` (its ``.kgfs`` home)."""
+    return _timed([sys.executable, "-m", "flows.cli", *args], cwd, root=root)
+
+
+def against(other: Path, repeat: int) -> None:
+    """``kgfs --help`` and a cached ``kgfs run`` of this checkout and of ``other`` (another version of kgfs,
+    e.g. a ``git worktree`` of an older commit), in turn, ``repeat`` times: medians and the ratio this/other."""
+    times: dict[str, list[float]] = {"help this": [], "help other": [], "cached this": [], "cached other": []}
+    with tempfile.TemporaryDirectory(prefix="kgfs-bench-") as tmp:
+        homes = {"this": Path(tmp, "this"), "other": Path(tmp, "other")}
+        roots = {"this": ROOT, "other": other}
+        for who, d in homes.items():
+            d.mkdir()
+            try:
+                kgfs(["-q", "run"], d, roots[who])  # fills the store (starts the home's server once)
+            finally:
+                kgfs(["server", "stop"], d, roots[who])
+        for _ in range(repeat):
+            for who in ("this", "other"):
+                times[f"help {who}"].append(_timed([sys.executable, "-m", "flows.cli", "--help"], homes[who],
+                                                   root=roots[who])[0])
+                dt, proc = kgfs(["run"], homes[who], roots[who])
+                assert "no Prefect server started" in proc.stdout, proc.stdout
+                times[f"cached {who}"].append(dt)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"this checkout against {other} (medians of {repeat}, taken in turn)")
+    for what in ("help", "cached"):
+        label = "kgfs --help" if what == "help" else "kgfs run, cached"
+        print(f"{label:<24}{med[what + ' this']:6.2f} s  vs {med[what + ' other']:6.2f} s   "
+              f"ratio {med[what + ' this'] / med[what + ' other']:5.2f}")
 
 
 def import_total(args: list[str], cwd) -> tuple[float, bool, bool]:
@@ -105,8 +133,12 @@ def one_round() -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=1, help="rounds; medians are printed (the targets: 5)")
+    ap.add_argument("--against", type=Path, metavar="CHECKOUT", help="also time `kgfs --help` and a cached run "
+                    "against another checkout of kgfs (e.g. `git worktree add /tmp/old COMMIT`), in turn")
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
+    if args.against:
+        against(args.against.resolve(), max(5, args.repeat))
     rounds = [one_round() for _ in range(args.repeat)]
     med = {k: statistics.median(r[k] for r in rounds) for k in rounds[0] if not k.startswith("imports")}
     lib = med["library"]

@@ -50,11 +50,13 @@ AIRE_SETS = ["BP", "CC", "MF", "BPCC", "BPMF", "MFCC", "BPMFCC"]
 RPV_SETS = ["BP", "CC", "MF", "BP+CC", "BP+MF", "CC+MF", "BP+CC+MF"]
 LOD = {  # name -> (arff stem, csv stem, description)
     "lod/Cities": ("LDCities", "LDCities", "212 cities, quality of living (high/medium/low); DBpedia/YAGO types"),
-    "lod/NYDailyheadings": ("LDNYDailyheadings", "LDNYDailyheadings", "1016 NY Daily News headlines, positive/negative; DBpedia/YAGO types"),
+    "lod/NYDailyheadings": ("LDNYDailyheadings", "LDNYDailyheadings",
+                            "1016 NY Daily News headlines, positive/negative; DBpedia/YAGO types"),
     "lod/SportsTweetsT": ("LDSportsTweetst", "LDSportsTweetst", "1179 tweets, sports or not; DBpedia/YAGO types"),
 }
 LOD_HIER = {
-    "lod/SportsTweetsC": ("LDSportsTweetsc", "Sports Tweets category hierarchy (direct skos:broader, cyclic); hierarchy only"),
+    "lod/SportsTweetsC": ("LDSportsTweetsc",
+                          "Sports Tweets category hierarchy (direct skos:broader, cyclic); hierarchy only"),
     "lod/StumbleUpon": ("LDStumbleupon", "StumbleUpon DMOZ path labels (not unique); hierarchy only"),
 }
 LIC_AIRE = "none stated by the authors; GO: CC BY 4.0"

@@ -14,7 +14,8 @@ _reporter: Callable[..., None] | None = None
 
 
 def set_reporter(fn: Callable[..., None] | None) -> None:
-    """Set ``fn(event, stage, **info)``, called with ``"start"``, ``"progress"`` (done, total) and ``"done"`` (record)."""
+    """Set ``fn(event, stage, **info)``, called with ``"start"``, ``"progress"`` (done, total) and ``"done"``
+    (record)."""
     global _reporter
     _reporter = fn
 

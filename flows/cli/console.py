@@ -275,7 +275,8 @@ def cache_table(records: Sequence[Mapping], root) -> object:
 
     Examples
     --------
-    >>> cache_table([{"stage": "table", "key": "ab" * 8, "bytes": 2048, "mtime": 0, "summary": {"n": 1}}], "/s").row_count
+    >>> rec = {"stage": "table", "key": "ab" * 8, "bytes": 2048, "mtime": 0, "summary": {"n": 1}}
+    >>> cache_table([rec], "/s").row_count
     1
     """
     from rich.table import Table

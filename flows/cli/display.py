@@ -77,4 +77,5 @@ class RunDisplay:
         elif event == "done":
             rec = info.get("record") or {}
             note = info.get("note") or stage_note(stage, rec.get("summary"))
-            self.progress.update(tid, total=1, completed=1, info=f"{note} [dim]cached[/]" if rec.get("reused") else note)
+            info = f"{note} [dim]cached[/]" if rec.get("reused") else note
+            self.progress.update(tid, total=1, completed=1, info=info)

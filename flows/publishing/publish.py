@@ -177,7 +177,7 @@ def check_output_folder(out_dir: str | os.PathLike) -> Path:
     >>> check_output_folder(d)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: ...: exists and is not a kgfs output folder (no run.json); kgfs replaces its output folder as a whole, so it never writes into a folder holding other files: choose a new or empty folder
+    kg.errors.KgfsError: ...: exists and is not a kgfs output folder (no run.json); ...: choose a new or empty folder
     """
     out = Path(out_dir)
     out = out.resolve() if out.is_symlink() else Path(os.path.abspath(out))

@@ -17,7 +17,8 @@ Examples
 --------
 >>> run_labels({"dataset": "aire/MM-BPMFCC", "selector": "shsel-ig-prune", "selector_params": {"threshold": 0.9},
 ...             "source": {"kind": "dataset"}})
-('aire/MM-BPMFCC · shsel-ig-prune threshold=0.9', ['dataset:aire/MM-BPMFCC', 'selector:shsel-ig-prune', 'route:registry-table'])
+('aire/MM-BPMFCC · shsel-ig-prune threshold=0.9',
+ ['dataset:aire/MM-BPMFCC', 'selector:shsel-ig-prune', 'route:registry-table'])
 >>> artifact_key("kgfs-run-report", "aire/MM-BPMFCC")
 'kgfs-run-report-aire-mm-bpmfcc'
 """

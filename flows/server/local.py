@@ -56,7 +56,8 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_IDLE_MINUTES", "DEFAULT_PORT", "ServerInfo", "api_healthy", "ensure_server", "find_server",
-           "lease", "prefect_env", "server_dir", "server_env", "start_server", "starting", "status", "stop_server", "wait_until_ready"]
+           "lease", "prefect_env", "server_dir", "server_env", "start_server", "starting", "status", "stop_server",
+           "wait_until_ready"]
 
 DEFAULT_PORT = 4200
 DEFAULT_IDLE_MINUTES = 30.0
@@ -604,7 +605,8 @@ def status(home: str | os.PathLike) -> dict:
           "api": info.api_url, "started": info.started, "idle_minutes": info.idle_minutes, "clients": clients,
           "idle_seconds": round(idle, 1), "healthy": api_healthy(info.api_url), "prefect_home": str(home / "prefect"),
           "log": str(info.log)}
-    stops = (f"stops after {info.idle_minutes:g} min without runs" if info.idle_minutes > 0 else "never stops by itself")
+    stops = f"stops after {info.idle_minutes:g} min without runs" if info.idle_minutes > 0 else \
+        "never stops by itself"
     st["text"] = "\n".join([
         f"Prefect server of {home}: {'running' if st['healthy'] else 'starting'} since {info.started} (pid {info.pid})",
         f"  UI   {info.ui_url}   (PREFECT_API_URL={info.api_url})",

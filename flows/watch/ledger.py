@@ -38,7 +38,8 @@ from pathlib import Path
 
 from kg.files import atomic_write, sha256_file
 
-__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "corpus_files", "process_folder", "read_ledger", "tick_markdown",
+__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "corpus_files", "process_folder", "read_ledger",
+           "tick_markdown",
            "write_ledger"]
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
-                   run: Callable[[Path, Path], Iterable[str]], logger=None, *, max_attempts: int = MAX_ATTEMPTS) -> dict:
+                   run: Callable[[Path, Path], Iterable[str]], logger=None, *,
+                   max_attempts: int = MAX_ATTEMPTS) -> dict:
     """One tick: ``run`` every corpus file not processed yet (failed ones with a back-off); returns the tick's record.
 
     Parameters

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array", "save_array",
+__all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array",
+           "save_array",
            "unique_keys", "write_key_table"]
 
 

@@ -108,7 +108,8 @@ def ingest_summary(report: dict, root) -> str:
     files, new = report["files"], set(report["ingested"])
     read = [f for f in files if f["path"] in new]
     lines = [f"{len(files)} dump file(s), {sum(f['triples'] for f in files):,} triples; " +
-             (f"read now: {', '.join(Path(f['path']).name for f in read)}" if read else "all were in the index already")]
+             (f"read now: {', '.join(Path(f['path']).name for f in read)}" if read else
+              "all were in the index already")]
     skipped = sum(f["n_bad_lines"] for f in files)
     if skipped:
         lines.append(f"{skipped} malformed line(s) skipped (listed in the segments' segment.json)")
@@ -331,7 +332,8 @@ class DumpIndex:
     def _remember(self, path: Path, stat_key: list, sha256: str) -> None:
         known = self._known()
         known[str(path)] = [*stat_key, sha256]
-        atomic_write(self.root / "files.json", lambda tmp: tmp.write_text(json.dumps(known, indent=0), encoding="utf-8"))
+        text = json.dumps(known, indent=0)
+        atomic_write(self.root / "files.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     # ------------------------------------------------------------------ ingest
     def _ingest_file(self, path: Path, skip_bad_lines: bool, progress: Callable[[int], None] | None) -> Segment:

@@ -94,7 +94,7 @@ def arff_quote(value: str) -> str:
 
     def esc(m: re.Match) -> str:
         c = m.group()
-        return _ESCAPES.get(c) or "\\%03o" % ord(c)
+        return _ESCAPES.get(c) or f"\\{ord(c):03o}"
 
     return "'" + _NEEDS_ESCAPE.sub(esc, value) + "'"
 

@@ -157,7 +157,7 @@ def read_table_folder(path: str | os.PathLike) -> FeatureTable:
     >>> read_table_folder("/no/such/folder")
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: /no/such/folder: no such table (expected a folder written by `kgfs build --out`, holding table.npz)
+    kg.errors.KgfsError: /no/such/folder: no such table (expected a folder written by `kgfs build --out`, ...)
     """
     p = Path(path)
     if p.is_dir():

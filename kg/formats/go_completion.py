@@ -52,7 +52,8 @@ def known_term(ontology, term: str) -> str | None:
 
     Examples
     --------
-    >>> known_term(FeatureHierarchy.from_edges([("GO:2", "GO:1")]), "GO:2"), known_term(FeatureHierarchy([], [], []), "x")
+    >>> h = FeatureHierarchy.from_edges([("GO:2", "GO:1")])
+    >>> known_term(h, "GO:2"), known_term(FeatureHierarchy([], [], []), "x")
     ('GO:2', None)
     """
     h = ontology.hierarchy if hasattr(ontology, "alt_ids") else ontology

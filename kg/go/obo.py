@@ -143,7 +143,8 @@ _TOKENS = re.compile(
 
 def _check_lines(text: str, path: Path) -> None:
     found = []
-    for rx, what in ((_BAD_LINE, "malformed line {!r} (expected 'tag: value')"), (_BAD_HEADER, "malformed stanza header {!r}")):
+    for rx, what in ((_BAD_LINE, "malformed line {!r} (expected 'tag: value')"),
+                     (_BAD_HEADER, "malformed stanza header {!r}")):
         m = rx.search(text)
         if m:
             found.append((m.start(), what.format(m.group(0).strip()[:80])))
@@ -425,7 +426,8 @@ def _check_requested(path, relations: Sequence[str], namespaces: Sequence[str] |
     bad = [n for n in namespaces or () if n not in found_ns]
     if bad:
         known = ", ".join(f"{n} ({_SHORT[n]})" if n in _SHORT else n for n in sorted(found_ns)) or "(none)"
-        raise InputFormatError(f"no term in namespace {bad[0]!r} (--namespaces); namespaces in this file: {known}", path)
+        raise InputFormatError(f"no term in namespace {bad[0]!r} (--namespaces); namespaces in this file: {known}",
+                               path)
 
 
 def check_obo_options(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a",),
@@ -460,7 +462,7 @@ def check_obo_options(path: str | os.PathLike, *, relations: str | Sequence[str]
     >>> check_obo_options(p, relations=["foo"])
     Traceback (most recent call last):
     ...
-    kg.errors.InputFormatError: ...t.obo: unknown relation 'foo' (--relations); relations in this file: is_a, part_of (or all)
+    kg.errors.InputFormatError: ...t.obo: unknown relation 'foo' (--relations); relations in this file: ... (or all)
     """
     rels = (relations,) if isinstance(relations, str) else tuple(relations)
     found: dict[str, set[str]] = {"relationship": set(), "namespace": set(), "default-namespace": set()}

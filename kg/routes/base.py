@@ -52,7 +52,8 @@ if typing.TYPE_CHECKING:  # numpy/scipy load with the first table, not with the 
 
 # Imported where they are used: the table folder writer (numpy, scipy); `kgfs --help` reads the options.
 
-__all__ = ["CHECK", "MIN_SUPPORT", "MIRROR", "NAME", "BatchedStep", "Context", "FileRef", "FunctionStep", "Input", "Option", "Output", "Step", "UsageError", "options_of",
+__all__ = ["CHECK", "MIN_SUPPORT", "MIRROR", "NAME", "BatchedStep", "Context", "FileRef", "FunctionStep", "Input",
+           "Option", "Output", "Step", "UsageError", "options_of",
            "check_nonempty", "positive_number", "table_step", "whole_number"]
 
 #: ``(files, summary)``: role -> path relative to the stage folder, and a small JSON-like summary.
@@ -462,7 +463,7 @@ def check_nonempty(table: FeatureTable, min_support: int | None = None, unfilter
     >>> check_nonempty(t.drop_rare(5000), 5000, t)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): the table would be empty; its most frequent feature is in 995 instance(s)
+    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): ... is in 995 instance(s)
     """
     if table.n_instances == 0:
         raise KgfsError("the table has no instances (no instance has a feature and a label)")

@@ -188,9 +188,10 @@ class OntologyInput(Input):
             # pairs, not mappings: the JSON is written with sorted keys, and the genes' order is the table's
             # row order (so `kgfs run` folds equal those of the Python API on the same files) and the labels'
             # order that of the file (the genes left out are named in it)
-            write_json(folder / "facts.json", {"annotations": [[g, t] for g, t in ann.items()],
-                                               "labels": None if labels is None else [[g, v] for g, v in labels.items()]})
-            return {"facts": "facts.json"}, {"n_genes": len(ann), "n_annotations": int(sum(len(v) for v in ann.values())),
+            pairs = None if labels is None else [[g, v] for g, v in labels.items()]
+            write_json(folder / "facts.json", {"annotations": [[g, t] for g, t in ann.items()], "labels": pairs})
+            n_annotations = int(sum(len(v) for v in ann.values()))
+            return {"facts": "facts.json"}, {"n_genes": len(ann), "n_annotations": n_annotations,
                                              "n_labels": None if labels is None else len(labels)}
 
         def table(up) -> FeatureTable:

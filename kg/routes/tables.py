@@ -130,8 +130,10 @@ class OwnTable(Input):
     kind = "file"
     route = "own-table"
     title = "your own table (instances x binary features, and the features' hierarchy)"
-    options = (Option("--arff", "a WEKA ARFF table (dense or sparse; the class: last attribute)", metavar="FILE", path=True),
-               Option("--csv", "a CSV table: id, one 0/1 column per feature, then label (or class)", metavar="FILE", path=True),
+    options = (Option("--arff", "a WEKA ARFF table (dense or sparse; the class: last attribute)", metavar="FILE",
+                      path=True),
+               Option("--csv", "a CSV table: id, one 0/1 column per feature, then label (or class)", metavar="FILE",
+                      path=True),
                Option("--hierarchy", "the features' hierarchy as a child,parent CSV (default: none)",
                       metavar="EDGES", path=True),
                CHECK, MIN_SUPPORT, NAME)

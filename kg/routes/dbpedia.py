@@ -191,6 +191,9 @@ class CorpusInput(Input):
     timeout : float, optional
         Seconds per Spotlight/SPARQL request (default :data:`DEFAULT_TIMEOUT`).
     min_support : int, optional
+    spotlight : dict, optional
+        More of Spotlight's parameters (``confidence``, ``support``, ``types``, ``policy``, ``max_workers``:
+        :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`), from Python (no command-line option).
     """
 
     kind = "dbpedia"
@@ -241,6 +244,7 @@ class CorpusInput(Input):
     skip_bad_lines: bool | None = None
     timeout: float | None = None
     min_support: int | None = None
+    spotlight: dict | None = None
 
     # ----------------------------------------------------------------- making one
     @classmethod
@@ -273,8 +277,11 @@ class CorpusInput(Input):
         {'annotator': 'spotlight', 'spotlight_url': 'http://s/annotate', 'dump': None}
         """
         kind = self.annotator or "lexicon"
-        return {"annotator": kind, "spotlight_url": self.spotlight_url if kind == "spotlight" else None,
-                "dump": [list(f) for f in self.dump_files] if kind == "lexicon" else None}
+        out = {"annotator": kind, "spotlight_url": self.spotlight_url if kind == "spotlight" else None,
+               "dump": [list(f) for f in self.dump_files] if kind == "lexicon" else None}
+        if kind == "spotlight" and self.spotlight:
+            out["spotlight"] = dict(sorted(self.spotlight.items()))  # only when given: the keys of others stay
+        return out
 
     def source_inputs(self) -> dict:
         """What decides the facts: SPARQL endpoint or dump, type namespaces, types or categories.
@@ -325,7 +332,7 @@ class CorpusInput(Input):
         access = self.access(ctx)
         return self._memoized(f"annotator:{access.cache_dir}", lambda: make_annotator(
             self.annotator_inputs()["annotator"], spotlight_url=self.spotlight_url, dump=self._dump_arg(),
-            access=access))
+            access=access, spotlight=self.spotlight))
 
     def make_source(self, ctx: Context | None):
         """The knowledge source (:func:`kg.dbpedia.route.make_source`), built once per cache folder."""

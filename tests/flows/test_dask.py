@@ -18,7 +18,9 @@ import pandas as pd
 import pytest
 
 from flows import stages
-from flows.inputs import resolve_source
+from flows.inputs import resolve_input
+from flows.run_options import RunOptions
+from kg.store import Record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,8 +77,8 @@ def dask_cluster(prefect_harness, tmp_path_factory):
                 p.kill()
 
 
-def _results(rec: dict) -> pd.DataFrame:
-    df = pd.read_csv(Path(rec["dir"]) / "grid" / "results.csv")
+def _results(rec: Record) -> pd.DataFrame:
+    df = pd.read_csv(Path(rec.dir) / "grid" / "results.csv")
     return df.drop(columns=[c for c in df if c.endswith("seconds")])  # timings differ run to run
 
 
@@ -84,24 +86,25 @@ def _results(rec: dict) -> pd.DataFrame:
 def test_dask_grid_matches_local(dask_cluster, tmp_path):
     from distributed import Client
 
-    from flows import pipeline
+    from flows.runner import run_pipeline
 
-    kw = dict(eval_selectors=["shsel-ig-prune", "complete"], classifiers=["nb", "knn"], n_splits=5,
+    kw = dict(eval_selectors=("shsel-ig-prune", "complete"), classifiers=("nb", "knn"), n_splits=5,
               artifacts=False)
-    local = pipeline.run_pipeline(out=tmp_path / "local", home=tmp_path / "h1", **kw)
-    remote = pipeline.run_pipeline(out=tmp_path / "dask", home=tmp_path / "h2", dask_address=dask_cluster, **kw)
-    assert not remote["runinfo"]["evaluate"]["reused"]
-    a, b = _results(local["records"]["evaluate"]), _results(remote["records"]["evaluate"])
+    local = run_pipeline(None, RunOptions(**kw), out=tmp_path / "local", home=tmp_path / "h1")
+    remote = run_pipeline(None, RunOptions(**kw, dask_address=dask_cluster), out=tmp_path / "dask",
+                          home=tmp_path / "h2")
+    assert not remote.runinfo["evaluate"]["reused"]
+    a, b = _results(local.records["evaluate"]), _results(remote.records["evaluate"])
     assert len(a) == 2 * 2 * 5
     pd.testing.assert_frame_equal(a, b)
     # the same stage key (and store content) whichever runner computed it
-    assert local["records"]["evaluate"]["key"] == remote["records"]["evaluate"]["key"]
+    assert local.records["evaluate"].key == remote.records["evaluate"].key
     # the units really ran on the cluster: the scheduler knows the grid's unit function
     with Client(dask_cluster, timeout=30) as client:
         prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(map(str, dask_scheduler.task_prefixes)))
     assert any("_run_unit" in p for p in prefixes), prefixes
     assert any("evaluate" in p for p in prefixes), prefixes
-    ev = stages.read_table(remote["records"]["table"])
+    ev = stages.read_table(remote.records["table"])
     assert ev.shape == (127, 699)
 
 
@@ -112,24 +115,29 @@ def test_dask_annotation_and_fetch_batches(dask_cluster, tmp_path, shared_data):
 
     from distributed import Client
 
-    from flows import pipeline
+    from flows.runner import run_pipeline
     from tests.kg.conftest import instance_triples
 
     dump = tmp_path / "dump"
     dump.mkdir()
     shutil.copy(shared_data / "dbpedia" / "dbpedia_3.9.owl", dump / "ontology.owl")
     (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
-    source = resolve_source(corpus=shared_data / "tweets" / "training.txt",
-                                   corpus_options={"dump": [str(dump)], "features": "types"})
-    kw = dict(eval_selectors=["complete"], selector="complete", n_splits=3, artifacts=False, batch_size=1500,
+    source = resolve_input({"corpus": shared_data / "tweets" / "training.txt", "dump": [str(dump)],
+                            "features": "types"})
+    kw = dict(eval_selectors=("complete",), selector="complete", n_splits=3, artifacts=False, batch_size=1500,
               external_concurrency=2)
-    local = pipeline.run_pipeline(source, out=tmp_path / "local", home=tmp_path / "h1", **kw)
-    remote = pipeline.run_pipeline(source, out=tmp_path / "dask", home=tmp_path / "h2", dask_address=dask_cluster,
-                                   **kw)
+    local = run_pipeline(source, RunOptions(**kw), out=tmp_path / "local", home=tmp_path / "h1")
+    remote = run_pipeline(source, RunOptions(**kw, dask_address=dask_cluster), out=tmp_path / "dask",
+                          home=tmp_path / "h2")
     for stage in ("annotate", "fetch", "table"):
-        assert local["records"][stage]["hash"] == remote["records"][stage]["hash"], stage
+        assert local.records[stage].hash == remote.records[stage].hash, stage
     n_batches = len(list((tmp_path / "h2" / "store" / "annotate-batch").iterdir()))
     assert n_batches == 5  # 6525 texts / 1500
+    n_fetch = len(list((tmp_path / "h2" / "store" / "fetch-batch").iterdir()))
+    assert n_fetch >= 1
     with Client(dask_cluster, timeout=30) as client:
-        prefixes = client.run_on_scheduler(lambda dask_scheduler: sorted(map(str, dask_scheduler.task_prefixes)))
-    assert "stage_annotate_batch" in prefixes and "stage_fetch_batch" in prefixes, prefixes  # the batch tasks
+        prefixes = client.run_on_scheduler(lambda dask_scheduler: {
+            str(k): dict(p.state_counts) for k, p in dask_scheduler.task_prefixes.items()})
+    # the batch tasks (one task, `run_batch`, for the annotate and the fetch batches): every one of them ran there
+    assert "run_batch" in prefixes, sorted(prefixes)
+    assert prefixes["run_batch"].get("memory") == n_batches + n_fetch, prefixes["run_batch"]

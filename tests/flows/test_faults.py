@@ -4,7 +4,7 @@
   folder: the folder holds one run's files, whole (every file has the sha256 its ``run.json``
   lists), and after the next run no temporary file and no file of the earlier run is left.
 - SIGKILL of `kgfs run` (loky workers), `kgfs run --dask-address local` (Dask workers), `kgfs
-  evaluate --n-jobs 2` and of a Python program calling :func:`flows.pipeline.run_pipeline`
+  evaluate --n-jobs 2` and of a Python program calling :func:`flows.runner.run_pipeline`
   (Prefect's temporary server): no process they started is left 10 s later, but for the home's
   managed Prefect server that `kgfs run` starts on purpose, announces and lists in
   ``<home>/server/server.json`` (its session is spared; the test stops it).
@@ -31,9 +31,11 @@ import pytest
 
 from flows import stages
 from flows.cli import main
-from kg.files import sha256_file
+from flows.inputs import resolve_input
 from flows.server import processes
-from flows.inputs import resolve_source
+from kg.files import sha256_file
+from kg.routes import run_steps
+from kg.routes.base import Context
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--selectors", "complete", "--classifiers", "nb", "--n-splits", "3"]
@@ -220,8 +222,9 @@ _KILL_CASES = {
     "run-dask": (["run", *_GRID, "--dask-address", "local"], _STORE_CELLS),
     "evaluate": (["evaluate", "--datasets", "bundled/DM-BP", *_GRID, "--no-plots", "--out", "E"], "E/cells/*.json"),
     # the Python API without PREFECT_API_URL: Prefect's temporary server (uvicorn) and loky workers
-    "python-api": (["-c", "from flows.pipeline import run_pipeline; run_pipeline(out='out', home='home', n_jobs=2, "
-                    "eval_selectors=['shsel-ig-prune', 'complete'], classifiers=['nb', 'knn', 'svm'])"], _STORE_CELLS),
+    "python-api": (["-c", "from flows.runner import run_pipeline; from flows.run_options import RunOptions; "
+                    "run_pipeline(None, RunOptions(n_jobs=2, eval_selectors=('shsel-ig-prune', 'complete'), "
+                    "classifiers=('nb', 'knn', 'svm')), out='out', home='home')"], _STORE_CELLS),
 }
 
 
@@ -295,19 +298,19 @@ def test_planted_pickles_are_never_read(tmp_path):
 
 def test_cache_verify_names_a_corrupt_file(tmp_path, capsys):
     home = tmp_path / "home"
-    source = resolve_source()
-    facts = stages.stage_load_facts(source, home=home)
-    table = stages.stage_build_table(source, facts, home=home)
+    source = resolve_input({})
+    recs = run_steps(source, stages.stage_store(home), Context(home=home))
+    facts, table = recs["facts"], recs["table"]
     assert main(["--home", str(home), "cache", "verify"]) == 0
     assert "checked 2 cached stage folder(s)" in capsys.readouterr().out
-    npz = Path(table["dir"]) / table["files"]["table"]
+    npz = table.path("table")
     with open(npz, "r+b") as fh:
         fh.truncate(npz.stat().st_size // 2)
     assert main(["--home", str(home), "cache", "verify"]) == 1
     cap = capsys.readouterr()
     assert str(npz) in cap.err and "1 cannot be reused; --remove deletes them" in cap.out
     assert main(["--home", str(home), "cache", "verify", "--remove"]) == 0
-    assert not Path(table["dir"]).exists() and Path(facts["dir"]).exists()
+    assert not Path(table.dir).exists() and Path(facts.dir).exists()
     capsys.readouterr()
     assert main(["--home", str(home), "cache", "verify"]) == 0
     assert "checked 1 cached stage folder(s)" in capsys.readouterr().out

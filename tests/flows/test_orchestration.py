@@ -5,12 +5,15 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
+from dataclasses import dataclass
 
 import pandas as pd
 import pytest
 
-from flows import stages
+from flows.publishing.outcome import RunResult
+from flows.run_options import RunOptions
+from kg.routes.base import BatchedStep, Input
+from kg.store import Record
 
 
 # --------------------------------------------------------------------------- no server needed
@@ -22,9 +25,11 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
     png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
     (tmp_path / "grid").mkdir()
     (tmp_path / "grid" / "bars.png").write_bytes(png)
-    records = {"table": {"dir": "/s/table/k", "summary": {"n_instances": 127, "n_features": 699, "n_edges": 1209}},
-               "select": {"dir": "/s/select/k", "summary": {"n_selected": 3, "n_features": 699}},
-               "evaluate": {"dir": str(tmp_path), "files": {"plot:bars.png": "grid/bars.png", "summary": "s.csv"}}}
+    records = {"table": Record("table", "k", "/s/table/k", {}, "h",
+                               summary={"n_instances": 127, "n_features": 699, "n_edges": 1209}),
+               "select": Record("select", "k", "/s/select/k", {}, "h", summary={"n_selected": 3, "n_features": 699}),
+               "evaluate": Record("evaluate", "k", str(tmp_path), {"plot:bars.png": "grid/bars.png",
+                                                                   "summary": "s.csv"}, "h")}
     runinfo = {"table": {"reused": True, "seconds": 0.01}, "select": {"reused": False, "seconds": 0.2},
                "evaluate": {"reused": False, "seconds": 2.5}}
     params = {"dataset": "bundled/DM-BP", "selector": "shsel-ig-prune", "selector_params": {"threshold": 0.9},
@@ -42,9 +47,9 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
     assert "Published to `/o`" in md and "/o/plots" not in md
     # the plots are inline images the Prefect UI shows, not local paths
     assert f"![bars](data:image/png;base64,{base64.b64encode(png).decode()})" in md
-    kinds = {key: kind for kind, key, _data, _desc in artifacts({
-        "records": records, "runinfo": runinfo, "outputs": {}, "params": params,
-        "results": {"headline": headline, "kept": [{"feature": "GO:1"}], "warnings": []}})}
+    kinds = {key: kind for kind, key, _data, _desc in artifacts(RunResult(
+        records=records, runinfo=runinfo, outputs={}, params=params,
+        results={"headline": headline, "kept": [{"feature": "GO:1"}], "warnings": []}))}
     assert kinds == {"selected-features-bundled-dm-bp": "table", "evaluation-summary-bundled-dm-bp": "table",
                      "kgfs-run-report-bundled-dm-bp": "markdown"}
 
@@ -52,22 +57,34 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
 def test_transient_errors_are_retried_bad_input_is_not():
     from prefect.states import Failed
 
-    from flows.pipeline import _transient, annotate_batch_task, fetch_batch_task, fetch_task
-    from kg.errors import InputFormatError
+    from flows.pipeline import _guarded, _transient, merge_batches, run_batch
     from kg.dbpedia.sparql import SourceUnavailableError
     from kg.dbpedia.spotlight import SpotlightError
+    from kg.errors import InputFormatError
+    from kg.routes.base import BatchedStep, Context
+    from kg.routes.dbpedia import CorpusInput
 
-    def failed(exc):
+    # the DBpedia route's batched steps (annotate, fetch) say which of their errors are transient
+    steps = [s for s in CorpusInput("c", sparql_url="http://q/sparql").steps(Context()) if isinstance(s, BatchedStep)]
+    assert [s.name for s in steps] == ["annotate", "fetch"]
+
+    def failed(step, exc):
+        """The state of a batch task of ``step`` that raised ``exc`` (marked when the step calls it transient)."""
+        def boom():
+            raise exc
+        with pytest.raises(type(exc)):
+            _guarded(step, boom)
         return Failed(data=exc)
 
-    assert _transient(None, None, failed(SourceUnavailableError("http://x: unreachable after 4 retries")))
-    assert _transient(None, None, failed(ConnectionRefusedError(111, "refused")))
-    assert _transient(None, None, failed(TimeoutError()))
-    assert _transient(None, None, failed(SpotlightError("Spotlight unavailable: HTTP 503 after 3 retries")))
-    assert not _transient(None, None, failed(SpotlightError("HTTP 400 Bad Request: text too long")))
-    assert not _transient(None, None, failed(InputFormatError("bad IRI", "c.csv", 3)))
-    assert not _transient(None, None, failed(ValueError("x")))
-    for t in (annotate_batch_task, fetch_batch_task, fetch_task):
+    for step in steps:
+        assert _transient(None, None, failed(step, SourceUnavailableError("http://x: unreachable after 4 retries")))
+        assert _transient(None, None, failed(step, ConnectionRefusedError(111, "refused")))
+        assert _transient(None, None, failed(step, TimeoutError()))
+        assert _transient(None, None, failed(step, SpotlightError("Spotlight unavailable: HTTP 503 after 3 retries")))
+        assert not _transient(None, None, failed(step, SpotlightError("HTTP 400 Bad Request: text too long")))
+        assert not _transient(None, None, failed(step, InputFormatError("bad IRI", "c.csv", 3)))
+        assert not _transient(None, None, failed(step, ValueError("x")))
+    for t in (run_batch, merge_batches):
         assert t.retries == 3 and t.retry_condition_fn is _transient and "kgfs-external" in t.tags
 
 
@@ -77,10 +94,11 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
 
-    from flows import pipeline
+    from flows.runner import run_pipeline
 
-    r = pipeline.run_pipeline(out=tmp_path / "out", home=tmp_path / "home", eval_selectors=["shsel-ig-prune"],
-                              n_splits=3, selector_params={"threshold": 0.8})
+    r = run_pipeline(None, RunOptions(eval_selectors=("shsel-ig-prune",), n_splits=3,
+                                      selector_params={"threshold": 0.8}),
+                     out=tmp_path / "out", home=tmp_path / "home")
     with get_client(sync_client=True) as client:
         runs = client.read_flow_runs()
         run = max((fr for fr in runs if fr.name and fr.flow_id and fr.parameters.get("out") == str(tmp_path / "out")),
@@ -92,7 +110,7 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
     sel = json.loads(arts["selected-features-bundled-dm-bp"].data) \
         if isinstance(arts["selected-features-bundled-dm-bp"].data, str) else arts["selected-features-bundled-dm-bp"].data
     expected = pd.read_csv(tmp_path / "out" / "selected_features.csv")
-    assert len(sel) == len(expected) == r["records"]["select"]["summary"]["n_selected"]
+    assert len(sel) == len(expected) == r.records["select"].summary["n_selected"]
     assert {"feature", "score", "support"} <= set(sel[0]) and sel[0]["feature"] == expected["feature"][0]
     summ = arts["evaluation-summary-bundled-dm-bp"].data
     summ = json.loads(summ) if isinstance(summ, str) else summ
@@ -103,37 +121,72 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
     # the run is named and tagged after its dataset, selector and route, and its cache outcome
     assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == "no stage from the store"
     assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none"} <= set(run.tags)
-    assert r["flow_run"] == str(run.id)
+    assert r.flow_run == str(run.id)
+
+
+class _ProbeBatches(BatchedStep):
+    """Seven batches, each counted while its task runs (whether it is computed or taken from the store)."""
+
+    name, batch_name = "probe", "probe-batch"
+
+    def __init__(self, state: dict, lock: threading.Lock):
+        self.state, self.lock = state, lock
+
+    def batches(self, up):
+        return [{"i": i} for i in range(7)]
+
+    def batch_key(self, up, batch):  # called in the batch's task, before the store is looked up
+        with self.lock:
+            self.state["now"] += 1
+            self.state["max"] = max(self.state["max"], self.state["now"])
+        time.sleep(0.3)
+        with self.lock:
+            self.state["now"] -= 1
+        return {"i": batch["i"]}
+
+    def compute_batch(self, folder, up, batch):
+        self.state["computed"] += 1
+        (folder / "f.json").write_text(json.dumps(batch["i"]))
+        return {"f": "f.json"}, {}
+
+    def key(self, up):
+        return {"batches": [b.hash for b in up["batches"]]}
+
+    def compute(self, folder, up):
+        (folder / "f.json").write_text(json.dumps([json.loads(b.path("f").read_text()) for b in up["batches"]]))
+        return {"f": "f.json"}, {}
+
+
+@dataclass(frozen=True)
+class _ProbeInput(Input):
+    kind = "probe-test"
+    route = "probe"
+    state: dict | None = None
+    lock: object = None
+
+    def steps(self, ctx):
+        return [_ProbeBatches(self.state, self.lock)]
 
 
 @pytest.mark.integration
 def test_batches_run_at_most_limit_at_a_time(prefect_harness, tmp_path):
-    """The window of `_map_batches` bounds the batches in flight, whatever the task runner allows."""
-    from prefect import flow, task
-
-    from flows.pipeline import _map_batches
+    """The window of `batches_flow` bounds the batches in flight, whatever the task runner allows."""
+    from flows.pipeline import batches_flow
+    from flows.stages import RunPlan
 
     lock = threading.Lock()
-    state = {"now": 0, "max": 0}
+    state = {"now": 0, "max": 0, "computed": 0}
     home = str(tmp_path / "home")
+    inp = _ProbeInput("probe", state=state, lock=lock)
 
-    @task(name="probe-batch")
-    def probe(i: int, home: str, force: bool = False) -> dict:
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.3)
-        with lock:
-            state["now"] -= 1
-        return stages.stage_store(home).run("probe", {"i": i}, lambda d: ({"f": "f.json"}, (d / "f.json").write_text(
-            json.dumps(i)) and {}))
+    def window(limit: int):
+        plan = RunPlan(inp, RunOptions(external_concurrency=limit), home)
+        return batches_flow(plan, plan.steps[0], {})
 
-    @flow(name="probe-window")
-    def window(limit: int) -> list:
-        return _map_batches("probe", probe, home, False, [{"i": i} for i in range(7)], limit)
-
-    recs = window(2)
-    assert state["max"] == 2 and [json.loads((Path(r["dir"]) / "f.json").read_text()) for r in recs] == list(range(7))
+    rec, _info = window(2)
+    assert state["max"] == 2 and json.loads(rec.path("f").read_text()) == list(range(7))
+    assert state["computed"] == 7
     state["max"] = 0
-    window.with_options()(5)  # cached records now: still bounded, and reused from the store
+    rec, _info = window(5)  # cached records now: still bounded, and reused from the store
     assert state["max"] <= 5
+    assert rec.reused and state["computed"] == 7

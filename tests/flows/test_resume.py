@@ -72,7 +72,7 @@ def test_killed_during_evaluation_resumes(tmp_path):
     ev_dirs = list((home / "store" / "evaluate").iterdir())
     assert len(ev_dirs) == 1 and not (ev_dirs[0] / "record.json").exists()  # unfinished: never reused
     assert 6 <= len(before) < 60
-    finished = {Path(r["dir"]).parent.name for r in stages.stage_store(home).records()}
+    finished = {Path(r.dir).parent.name for r in stages.stage_store(home).records()}
     assert {"facts", "table", "select"} <= finished and "evaluate" not in finished
     _check_store_is_whole(home)
 

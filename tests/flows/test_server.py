@@ -18,8 +18,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from kg.errors import KgfsError
 from flows.server import local as server
+from kg.errors import KgfsError
 
 
 def _processes_of(home: Path) -> list[psutil.Process]:

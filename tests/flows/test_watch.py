@@ -195,27 +195,27 @@ def test_watch_folder_deployment(tmp_path, bundled):
 
 
 def test_source_for_each_route(tmp_path, bundled):
-    from flows.inputs import source_for_file as source_for
+    from flows.inputs import watch_input as source_for
 
     genes = tmp_path / "genes.tsv"
     genes.write_text(_gene_list(bundled, slice(0, 10)))
     go = source_for(genes, {"obo": str(bundled / "go-2014-06-13-subset.obo.gz"),
                             "annotations": str(bundled / "annotations.tsv"), "min_support": 2})
-    assert go["kind"] == "go" and go["name"] == "genes" and go["labels"]["path"] == str(genes.absolute())
-    assert go["options"]["min_support"] == 2
+    assert go.kind == "go" and go.name == "genes" and go.labels.path == str(genes.absolute())
+    assert go.min_support == 2
     corpus = tmp_path / "tweets.csv"
     corpus.write_text("id,text,label\n1,Chris Gayle hits a six,sport\n")
     (tmp_path / "dump.nt").write_text("")
-    db = source_for(corpus, {"corpus_options": {"dump": [str(tmp_path / "dump.nt")], "features": "types"}})
-    assert db["kind"] == "dbpedia" and db["name"] == "tweets" and db["options"]["features"] == "types"
-    assert db["corpus"]["sha256"] != go["labels"]["sha256"]
+    db = source_for(corpus, {"dump": [str(tmp_path / "dump.nt")], "features": "types"})
+    assert db.kind == "dbpedia" and db.name == "tweets" and db.features == "types"
+    assert db.corpus.sha256 != go.labels.sha256
 
 
 @pytest.mark.integration
 def test_serve_uses_the_homes_managed_server(tmp_path, monkeypatch):
     """Without PREFECT_API_URL `kgfs serve` starts (or reuses) the home's announced server on 127.0.0.1."""
-    from flows.watch.serve import api_for_serving
     from flows.server import local as server
+    from flows.watch.serve import api_for_serving
 
     for var in ("PREFECT_API_URL", "PREFECT_RUNNER_POLL_FREQUENCY", "PREFECT_LOGGING_LEVEL"):
         monkeypatch.delenv(var, raising=False)  # restored after the test (api_for_serving sets them)

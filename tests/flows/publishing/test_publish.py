@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from kg.errors import KgfsError
-from kg.files import sha256_file
 from flows.publishing import publish as publish_mod
 from flows.publishing.publish import publish
+from kg.errors import KgfsError
+from kg.files import sha256_file
+from kg.store import Record
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -32,12 +33,12 @@ def make_records(folder: Path, tag: str, *, svm: bool, size: int = 2000) -> dict
     """Records of a run like kgfs's (export, select, evaluate with plots); ``size`` bytes per file."""
     folder.mkdir(parents=True, exist_ok=True)
 
-    def files(stage: str, roles: dict[str, str]) -> dict:
+    def files(stage: str, roles: dict[str, str]) -> Record:
         d = folder / stage
         d.mkdir(exist_ok=True)
         for role, name in roles.items():
             (d / name).write_bytes((f"{tag}:{stage}:{role}\n".encode() * (size // 16 + 1))[:size])
-        return {"dir": str(d), "files": roles, "key": f"{stage}-{tag}", "hash": f"h-{tag}", "summary": {"tag": tag}}
+        return Record(stage, f"{stage}-{tag}", str(d), dict(roles), f"h-{tag}", summary={"tag": tag})
 
     plots = {"plot:bars_accuracy_nb.png": "bars_nb.png", "plot:accuracy_vs_compression.png": "avc.png"}
     if svm:

@@ -6,9 +6,9 @@ import pyoxigraph as ox
 import pytest
 
 from kg.dbpedia.dumps import DumpSource, dump_files, iter_triples, read_lexicon_entries
-from kg.errors import InputFormatError, KgfsError
 from kg.dbpedia.sources import KnowledgeSource
-from tests.kg.conftest import BROADER_EDGES, C, DEJA_VU, ENTITIES, O, R
+from kg.errors import InputFormatError, KgfsError
+from tests.kg.conftest import BROADER_EDGES, DEJA_VU, ENTITIES, C, O, R
 
 ENTS = [R + n for n in ENTITIES]
 

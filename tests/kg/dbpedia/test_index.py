@@ -19,11 +19,11 @@ from kg.dbpedia.dumps import DumpSource
 from kg.dbpedia.index import DumpIndex, IndexSource, index_for_cache
 from kg.dbpedia.lexicon import LexiconAnnotator
 from kg.dbpedia.lexindex import IndexedLexicon
-from kg.dbpedia.route import build_table, corpus_table, make_annotator, make_source
-from kg.dbpedia.sources import Annotator, KnowledgeSource
+from kg.dbpedia.route import build_table, make_annotator, make_source
+from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.dbpedia.sparql import SparqlSource
 from kg.errors import HierarchyCycleWarning, InputFormatError
-from tests.kg.conftest import BROADER_EDGES, C, ENTITIES, O, R, assert_same_table
+from tests.kg.conftest import BROADER_EDGES, ENTITIES, C, O, R, assert_same_table
 
 ENTS = [R + n for n in ENTITIES] + [R + "Not_in_the_dump"]
 ALL_NS = ["dbo", "yago", "schema", "owl"]
@@ -169,16 +169,26 @@ def test_a_malformed_line_is_named_or_skipped(kg_dump_dir, tmp_path):
 
 
 def test_the_route_uses_the_index_when_given_a_cache_folder(kg_dump_dir, tmp_path, shared_data):
-    assert isinstance(make_source("dump", dump=kg_dump_dir, cache_dir=tmp_path), IndexSource)
+    from kg.routes import build_table as input_table
+    from kg.routes.base import Context
+    from kg.routes.dbpedia import CorpusInput
+
+    assert isinstance(make_source("dump", dump=kg_dump_dir, access=Access(cache_dir=tmp_path)), IndexSource)
     assert isinstance(make_source("dump", dump=kg_dump_dir), DumpSource)  # the streamed dump, as before
-    assert isinstance(make_annotator("lexicon", dump=kg_dump_dir, cache_dir=tmp_path), IndexedLexicon)
+    assert isinstance(make_annotator("lexicon", dump=kg_dump_dir, access=Access(cache_dir=tmp_path)), IndexedLexicon)
     assert index_for_cache(tmp_path).root == tmp_path / "index"
     corpus = shared_data / "tweets" / "training.txt"
     for features in ("types", "categories"):
+        inp = CorpusInput.from_options({"corpus": corpus, "dump": [kg_dump_dir], "features": features})
+        # the input's source and annotator: the index with a kgfs home (its dbpedia-cache), the dump without
+        assert isinstance(inp.make_source(Context(home=tmp_path / "home")), IndexSource)
+        assert isinstance(inp.make_annotator(Context(home=tmp_path / "home")), IndexedLexicon)
+        assert isinstance(inp.make_source(Context()), DumpSource)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", HierarchyCycleWarning)
-            a = corpus_table(corpus, dump=kg_dump_dir, cache_dir=tmp_path, features=features)
-            b = corpus_table(corpus, dump=kg_dump_dir, features=features)
+            a = input_table(inp, Context(home=tmp_path / "home"))
+            b = input_table(CorpusInput.from_options({"corpus": corpus, "dump": [kg_dump_dir],
+                                                      "features": features}))
         assert_same_table(a, b)
 
 

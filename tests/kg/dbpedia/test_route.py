@@ -5,11 +5,15 @@ import warnings
 import pytest
 
 from kg.dbpedia.corpus import Corpus
-from kg.dbpedia.route import build_table, corpus_table, link_entities, make_annotator, make_source
 from kg.dbpedia.dumps import DumpSource
-from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.dbpedia.lexicon import LexiconAnnotator
+from kg.dbpedia.route import build_table, link_entities, make_annotator, make_source
+from kg.dbpedia.sources import Access
 from kg.dbpedia.sparql import SparqlSource
+from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
+from kg.routes import build_table as input_table
+from kg.routes.base import Context
+from kg.routes.dbpedia import CorpusInput
 from tests.kg.conftest import C, O, R, assert_same_table
 
 
@@ -86,7 +90,7 @@ def test_malformed_dump_line_and_skip(tweets10, kg_dump_dir, tmp_path):
     files = [kg_dump_dir / "ontology.owl", tmp_path / "instances.nt"]
     with pytest.raises(InputFormatError, match=r"instances\.nt:10: malformed RDF"):
         build_table(tweets10, None, DumpSource(files))
-    src = make_source("dump", dump=files, skip_bad_lines=True)
+    src = make_source("dump", dump=files, access=Access(skip_bad_lines=True))
     t = build_table(tweets10, None, src)
     assert_same_table(t, build_table(tweets10, None, DumpSource(kg_dump_dir)))
     assert src.report["bad_lines"][0][1] == 10
@@ -124,7 +128,8 @@ def test_corpus_table_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp
     from kg.formats import read_arff, write_arff
     from kg.table import FeatureTable
 
-    t = corpus_table(shared_data / "tweets" / "training.txt", dump=kg_dump_dir)
+    t = input_table(CorpusInput.from_options({"corpus": shared_data / "tweets" / "training.txt",
+                                              "dump": [kg_dump_dir]}))
     assert t.n_instances == 6525 and set(t.y) == {"Sports", "Politics"}
     assert {O + "Cricketer", O + "SoccerClub", O + "Country"} <= set(t.feature_names)
     assert 0 < t.meta["instances_without_features"] < t.n_instances
@@ -150,12 +155,18 @@ def test_online_route_with_spotlight_and_sparql(kg_dump_dir, oxigraph_server, sh
     forms["Djokovic"] = (R + "Novak_Djokovic", 100, "DBpedia:TennisPlayer")
     tsv = shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv"
     with SpotlightServer(forms) as spot:
-        kw = dict(text_column="tweet", annotator="spotlight", spotlight_url=spot.url, cache_dir=tmp_path / "cache",
-                  annotator_options={"confidence": 0.4, "max_workers": 2})
-        online = corpus_table(tsv, kg="sparql", sparql_url=oxigraph_server.url, **kw)
+        # the caches (Spotlight's answers, SPARQL's) in the kgfs home's dbpedia-cache
+        kw = dict(corpus=tsv, text_column="tweet", annotator="spotlight", spotlight_url=spot.url,
+                  spotlight={"confidence": 0.4, "max_workers": 2})  # Spotlight's own parameters, from Python
+        ctx = Context(home=tmp_path / "home")
+        online = input_table(CorpusInput.from_options({**kw, "kg": "sparql", "sparql_url": oxigraph_server.url}),
+                             ctx)
         sent = len(spot.requests)
-        offline = corpus_table(tsv, kg="dump", dump=kg_dump_dir, **kw)
+        offline = input_table(CorpusInput.from_options({**kw, "kg": "dump", "dump": [kg_dump_dir]}), ctx)
         assert len(spot.requests) == sent == 10  # the second run annotated from the cache
     assert_same_table(online, offline)
     assert row(online, "8") == {O + "TennisPlayer", O + "Athlete", O + "Person", O + "Agent"}
-    assert online.meta["source"]["kind"] == "sparql" and "SpotlightAnnotator" in online.meta["annotator"]
+    # the table's meta names the annotator by its kind (the one path from a corpus to a table, as `kgfs run` did)
+    assert online.meta["source"]["kind"] == "sparql" and online.meta["annotator"] == "spotlight"
+    annotator = CorpusInput.from_options(kw).make_annotator(None)
+    assert (annotator.params["confidence"], annotator.max_workers) == ("0.4", 2)

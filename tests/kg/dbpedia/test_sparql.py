@@ -5,9 +5,9 @@ import json
 import pytest
 
 from kg.dbpedia.dumps import DumpSource
-from kg.iri import InvalidIRIError
 from kg.dbpedia.sources import KnowledgeSource
 from kg.dbpedia.sparql import SourceUnavailableError, SparqlError, SparqlSource
+from kg.iri import InvalidIRIError
 from tests.kg.conftest import DEJA_VU, ENTITIES, O, R
 from tests.kg.servers import FaultyProxy, OxigraphServer, free_port
 
@@ -212,8 +212,8 @@ def test_a_server_that_never_answers_fails_within_the_time_allowed(tmp_path):
     """It accepts the connection and never answers: the retries stop at the deadline, not after 5 x 60 s."""
     import time
 
-    from kg.dbpedia.batches import is_transient
     from kg.errors import DeadlineError
+    from kg.routes.dbpedia import is_transient
     from tests.kg.servers import HangingServer
 
     with HangingServer() as srv:

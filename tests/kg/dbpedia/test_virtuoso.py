@@ -10,11 +10,11 @@ import warnings
 
 import pytest
 
-from kg.dbpedia.route import build_table
 from kg.dbpedia.dumps import DumpSource
-from kg.errors import HierarchyCycleWarning
+from kg.dbpedia.route import build_table
 from kg.dbpedia.sparql import SparqlSource, TransitiveStartError, TruncatedResultError
-from tests.kg.conftest import ENTITIES, O, R, RDF_TYPE
+from kg.errors import HierarchyCycleWarning
+from tests.kg.conftest import ENTITIES, RDF_TYPE, O, R
 from tests.kg.servers import ISQL_BIN, VIRTUOSO_BIN, VirtuosoServer
 
 pytestmark = pytest.mark.integration

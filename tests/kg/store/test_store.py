@@ -15,7 +15,7 @@ import pytest
 
 from kg.datasets import load_dataset
 from kg.store import store as store_mod
-from kg.store.store import Store, record_valid
+from kg.store.store import Record, Store, record_valid
 from kg.table import FeatureTable
 
 
@@ -24,7 +24,7 @@ def table():
     return load_dataset("bundled/DM-BP", offline=True)
 
 
-def _table_stage(store: Store, table: FeatureTable, calls: list) -> dict:
+def _table_stage(store: Store, table: FeatureTable, calls: list) -> Record:
     """A stage writing a real table (``table.npz``) and a small JSON summary, counting its computations."""
     def compute(d: Path):
         calls.append(d)
@@ -44,7 +44,7 @@ def test_a_damaged_file_is_recomputed_with_a_warning_naming_it(tmp_path, table, 
     """`truncate -s 10000 table.npz` (or a flipped byte, or a deleted file) is never reused."""
     store, calls = Store(tmp_path / "store"), []
     first = _table_stage(store, table, calls)
-    npz = Path(first["dir"]) / "table.npz"
+    npz = Path(first.dir) / "table.npz"
     good = npz.read_bytes()
     if damage == "truncate":
         os.truncate(npz, 10_000)
@@ -54,24 +54,24 @@ def test_a_damaged_file_is_recomputed_with_a_warning_naming_it(tmp_path, table, 
         npz.unlink()
     with caplog.at_level(logging.WARNING, logger="kg.store.store"):
         again = _table_stage(store, table, calls)
-    assert not again["reused"] and len(calls) == 2
+    assert not again.reused and len(calls) == 2
     assert any(str(npz) in m and "table stage again" in m for m in _warnings(caplog)), _warnings(caplog)
-    assert again["hash"] == first["hash"]  # the same arrays again
+    assert again.hash == first.hash  # the same arrays again
     assert (FeatureTable.load(npz).X != table.X).nnz == 0
     # and now it is whole again: reused, silently
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="kg.store.store"):
-        assert _table_stage(store, table, calls)["reused"] and len(calls) == 2
+        assert _table_stage(store, table, calls).reused and len(calls) == 2
     assert _warnings(caplog) == []
 
 
 def test_an_unreadable_record_is_recomputed(tmp_path, table, caplog):
     store, calls = Store(tmp_path / "store"), []
     first = _table_stage(store, table, calls)
-    rec_path = Path(first["dir"]) / "record.json"
+    rec_path = Path(first.dir) / "record.json"
     os.truncate(rec_path, 20)
     with caplog.at_level(logging.WARNING, logger="kg.store.store"):
-        assert not _table_stage(store, table, calls)["reused"]
+        assert not _table_stage(store, table, calls).reused
     assert any(str(rec_path) in m for m in _warnings(caplog))
 
 
@@ -83,17 +83,17 @@ def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
     unfinished.mkdir(parents=True)  # being computed, or interrupted: not a problem
     assert store.verify() == [] and record_valid(rec, verify=True)
 
-    os.truncate(Path(rec["dir"]) / "table.npz", 10_000)
-    (Path(other["dir"]) / "record.json").write_text("{")
+    os.truncate(Path(rec.dir) / "table.npz", 10_000)
+    (Path(other.dir) / "record.json").write_text("{")
     problems = store.verify()
     assert {(p.folder.name, p.file.name) for p in problems} == {
-        (Path(rec["dir"]).name, "table.npz"), (Path(other["dir"]).name, "record.json")}
+        (Path(rec.dir).name, "table.npz"), (Path(other.dir).name, "record.json")}
     assert all(isinstance(p, store_mod.StoreProblem) and str(p.file) in str(p) for p in problems)
     assert not record_valid(rec, verify=True) and record_valid(rec)  # the files are there, one changed
 
     assert len(store.verify(remove=True)) == 2
-    assert store.verify() == [] and not Path(rec["dir"]).exists() and unfinished.is_dir()
-    assert not _table_stage(store, table, calls)["reused"]
+    assert store.verify() == [] and not Path(rec.dir).exists() and unfinished.is_dir()
+    assert not _table_stage(store, table, calls).reused
 
 
 def test_keys_cover_the_dependencies_versions(monkeypatch):
@@ -114,11 +114,12 @@ def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
         shutil.copytree(root, tree / root.name, ignore=shutil.ignore_patterns("__pycache__"))
     code = (
         "import flows.stages as s\n"
+        "from kg.store import code_version\n"
         "from selection.evaluation.grid import cell_key\n"
         "from selection.evaluation.protocols import get_protocol\n"
         f"assert s.__file__.startswith({str(tree)!r}), s.__file__\n"
-        "print(s.code_version('select', s.selector_modules(['shsel-ig-prune'])))\n"
-        "print(s.code_version('evaluate', s.selector_modules(['shsel-ig-prune', 'complete'])))\n"
+        "print(code_version('select', s.selector_modules(['shsel-ig-prune'])))\n"
+        "print(code_version('evaluate', s.selector_modules(['shsel-ig-prune', 'complete'])))\n"
         "print(cell_key(dataset='d', fingerprint='f', selector='shsel-ig-prune', sparams={}, classifier='nb',\n"
         "               cparams={}, fold=0, protocol='basic', options='{}', n_splits=10, seed=0,\n"
         "               evaluate=get_protocol('basic').evaluate))\n"

@@ -111,7 +111,7 @@ class OntologyInput(Input):
 
     kind = "go"
     route = "go"
-    title = "the ontology route (any OBO/OWL ontology, annotations (GAF, GPAD, HPO hpoa, tables) and labels)"
+    title = "the ontology route (GO, HPO or any OBO/OWL ontology; GAF, GPAD, hpoa or table annotations; labels)"
     options = (
         Option("--ontology", "ontology: OBO, OWL (RDF/XML) or a child<TAB>parent table such as GO.db's "
                              "go_parents.tsv (plain or .gz)", metavar="FILE", path=True),
@@ -150,7 +150,7 @@ class OntologyInput(Input):
                path=True),
         MIN_SUPPORT, NAME,
     )
-    selected_by = ("obo", "ontology", "annotations")
+    selected_by = ("ontology", "obo", "annotations")
     watch_field = "labels"
     dataset_loaders = ("go_bundle", "ontology")
 
@@ -310,20 +310,21 @@ class OntologyInput(Input):
         if self.roots:
             self.read_ontology()  # an unknown or obsolete --root fails here, naming it
         ann, labels = self.read_facts()
+        where = None if labels is None else (self.labels or self.positives or self.annotations).path
+        if labels is not None and not labels:
+            raise KgfsError(f"{where}: no labels")
+        if labels is not None and not ann.positive and ann.report.get("skipped_instances"):
+            raise KgfsError(f"no gene of {where} (--labels) has an annotation in "
+                            f"{self.annotations.path} (--annotations); e.g. {few(list(labels), 3)}")
         if not ann.positive:
             raise KgfsError(f"{self.annotations.path}: no annotation (--annotations"
                             + (f", --evidence {' '.join(self.evidence)}" if self.evidence else "")
-                            + (f", --aspects {' '.join(self.aspects)}" if self.aspects else "")
-                            + (", of a labelled instance" if labels is not None else "") + ")")
+                            + (f", --aspects {' '.join(self.aspects)}" if self.aspects else "") + ")")
         out: dict = {"n_annotated": len(ann.positive)}
         if labels is not None:
-            where = self.labels.path if self.labels else (self.positives.path if self.positives
-                                                          else self.annotations.path)
-            if not labels:
-                raise KgfsError(f"{where}: no labels")
             missing = [g for g in labels if g not in ann.positive]
             if len(missing) == len(labels):
-                raise KgfsError(f"no instance of {where} (--labels) has an annotation in "
+                raise KgfsError(f"no gene of {where} (--labels) has an annotation in "
                                 f"{self.annotations.path} (--annotations); e.g. {few(missing, 3)}")
             out["classes"] = dict(sorted(Counter(str(v) for g, v in labels.items() if g in ann.positive).items()))
         return out

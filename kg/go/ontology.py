@@ -152,6 +152,7 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
     classes: list[str] = []
     is_class: set[str] = set()
     labels: dict[str, str] = {}
+    plain_label: set[str] = set()
     nspace: dict[str, str] = {}
     ids: dict[str, str] = {}
     deprecated: set[str] = set()
@@ -178,8 +179,12 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
                     properties.setdefault(sv, {})
             elif p == _SUBCLASS:
                 supers.append((sv, o.value if isinstance(o, ox.NamedNode) else o))
-            elif p == _LABEL:
-                labels.setdefault(sv, o.value)
+            elif p == _LABEL:  # an English (or untagged) label wins over others
+                lang = getattr(o, "language", None) or ""
+                if sv not in labels or (lang in ("", "en") and sv not in plain_label):
+                    labels[sv] = o.value
+                    if lang in ("", "en"):
+                        plain_label.add(sv)
             elif p == _NAMESPACE:
                 nspace[sv] = o.value
             elif p == _OIO_ID:

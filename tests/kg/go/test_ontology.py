@@ -212,3 +212,11 @@ def test_term_tables_refuse_a_missing_column_and_a_cycle(tmp_path):
     (tmp_path / "c.tsv").write_text("child\tparent\nGO:2\tGO:1\nGO:1\tGO:2\n")
     with pytest.raises(CycleError, match=r"c\.tsv"):
         read_term_tables(tmp_path / "c.tsv")
+
+
+def test_a_real_owl_file_the_dbpedia_ontology(shared_data):
+    onto = read_ontology(shared_data / "dbpedia" / "dbpedia_3.9.owl")
+    assert onto.hierarchy.n_nodes == 529 and onto.report["format_version"] == "owl"
+    # English labels win over the others; superclasses outside the file (owl:Thing, schema.org) are counted
+    assert onto.names["http://dbpedia.org/ontology/BasketballLeague"] == "basketball league"
+    assert onto.report["dangling_edges"] > 0 and onto.hierarchy.n_edges > 400

@@ -544,10 +544,10 @@ def _load_go_bundle(
 
 
 def _load_ontology(paths, **options):
-    """Any ontology with its annotations (HPO diseases, human genes x GO): the ontology route's own build."""
-    from kg.routes.go import OntologyInput
+    """Any ontology with its annotations (HPO diseases, human genes x GO), as the ontology route builds it."""
+    from kg.go.facts import ontology_table
 
-    return OntologyInput.from_dataset("", paths, options, {}).build()
+    return ontology_table(paths, options)
 
 
 _LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle,

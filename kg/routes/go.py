@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import InputFormatError, KgfsError, few
+from kg.errors import KgfsError, few
 from kg.routes.base import MIN_SUPPORT, NAME, Context, FileRef, FunctionStep, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
@@ -227,8 +227,7 @@ class OntologyInput(Input):
         from kg.go.annotations import AnnotationOptions, read_gpi
 
         return AnnotationOptions(format=self.annotation_format or "auto", evidence=self.evidence,
-                                 aspects=self.aspects, gpi=read_gpi(self.gpi.path) if self.gpi else None,
-                                 label_aspect=self.label_from_aspect)
+                                 aspects=self.aspects, gpi=read_gpi(self.gpi.path) if self.gpi else None)
 
     def read_facts(self) -> tuple[Any, dict | None]:
         """The annotations (an :class:`~kg.go.annotations.AnnotationSet`) and the labels (``None`` without any).
@@ -243,35 +242,18 @@ class OntologyInput(Input):
         >>> len(ann.positive), len(labels)
         (127, 127)
         """
-        from kg.go.annotations import read_annotation_set, read_labels
+        from kg.go.facts import read_facts
 
-        how = self._how()
-        report: dict = {}
-        label_terms: tuple[str, ...] = ()
-        keep = None
-        if self.labels:
-            labels = read_labels(self.labels.path)
-            keep = labels
-        elif self.label_from_aspect:
-            first = read_annotation_set(self.annotations.path, how, labels_only=True)
-            labels, report = _labels_from_aspect(first.aspect_terms, self.label_terms, self.label_from_aspect,
-                                                 self.annotations.path)
-            label_terms = self.label_terms or tuple(sorted({t for ts in first.aspect_terms.values() for t in ts}))
-            keep = labels
-        else:
-            labels = None
-            if self.instances:
-                keep = _instance_list(self.instances.path, self.instances_where)
-                report["instances_listed"] = len(keep)
-        ann = read_annotation_set(self.annotations.path, how, keep=keep)
-        if self.positives:
-            positives = _instance_list(self.positives.path, None)
-            labels = {g: "1" if g in positives else "0" for g in ann.positive}
-            report.update({"positives_listed": len(positives), "positives_annotated": sum(
-                v == "1" for v in labels.values())})
-        ann.label_terms = label_terms
-        ann.report.update(report)
-        return ann, labels
+        return read_facts(self.annotations.path, self._how(), self._label_source())
+
+    def _label_source(self):
+        from kg.go.facts import LabelSource
+
+        return LabelSource(labels=self.labels.path if self.labels else None,
+                           label_from_aspect=self.label_from_aspect, label_terms=self.label_terms,
+                           positives=self.positives.path if self.positives else None,
+                           instances=self.instances.path if self.instances else None,
+                           instances_where=self.instances_where)
 
     def read_ontology(self):
         """The ontology, its sub-ontology under :attr:`roots` (:func:`kg.go.ontology.read_ontology`)."""
@@ -382,63 +364,3 @@ class OntologyInput(Input):
         return [FunctionStep("facts", facts_key, facts),
                 table_step(lambda up: {"facts": up["facts"].hash, "ontology": self.ontology.sha256, "name": self.name,
                                        "options": self._options()}, table, needs=("facts",))]
-
-
-def _labels_from_aspect(aspect_terms: Mapping[str, list[str]], label_terms: tuple[str, ...] | None, aspect: str,
-                        path: str) -> tuple[dict[str, str], dict]:
-    """Each instance's one label term of the label aspect; instances with several are left out and counted."""
-    wanted = set(label_terms) if label_terms else None
-    labels: dict[str, str] = {}
-    several = 0
-    for inst, terms in aspect_terms.items():
-        hits = [t for t in terms if wanted is None or t in wanted]
-        if len(hits) == 1:
-            labels[inst] = hits[0]
-        elif len(hits) > 1:
-            several += 1
-    if not labels:
-        raise KgfsError(f"{path}: no instance has exactly one annotation of aspect {aspect!r}"
-                        + (f" among {', '.join(label_terms)}" if label_terms else "")
-                        + " (--label-from-aspect, --label-terms)")
-    counts = Counter(labels.values())
-    return labels, {"label_aspect": aspect, "labelled": len(labels), "label_counts": dict(sorted(counts.items())),
-                    "left_out_several_labels": several,
-                    "aspect_instances_without_label_term": sum(
-                        1 for ts in aspect_terms.values() if wanted is not None and not set(ts) & wanted)}
-
-
-def _instance_list(path: str, where: str | None) -> set[str]:
-    """The ids in the first column of a table (a first line whose first field has no digit is a header);
-    with ``where`` (``column=value``, needs the header), only the rows whose column has that value."""
-    from kg.go.annotations import _lines
-
-    col = value = None
-    if where:
-        col, _, value = where.partition("=")
-        col, value = col.strip().lower(), value.strip()
-    out: set[str] = set()
-    idx = None
-    with _lines(Path(path)) as lines:
-        for lineno, raw in enumerate(lines, 1):
-            if not raw.strip() or raw[0] == "#":
-                continue
-            cells = raw.rstrip("\r\n").split("\t")
-            if idx is None and not out and not any(ch.isdigit() for ch in cells[0]):
-                names = [c.strip().lower() for c in cells]
-                if col is not None:
-                    if col not in names:
-                        raise InputFormatError(f"no column {col!r} (--instances-where); columns: {', '.join(names)}",
-                                               path, lineno)
-                    idx = names.index(col)
-                else:
-                    idx = -1
-                continue
-            if col is not None and idx is None:
-                raise InputFormatError("--instances-where needs a header row naming the columns", path, lineno)
-            if col is not None and (idx >= len(cells) or cells[idx].strip() != value):
-                continue
-            if cells[0].strip():
-                out.add(cells[0].strip())
-    if not out:
-        raise InputFormatError("no instance listed" + (f" with {where}" if where else ""), path)
-    return out

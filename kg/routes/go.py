@@ -1,11 +1,15 @@
-"""The GO route as an input of a run: an OBO ontology, gene annotations and labels -> the closed table.
+"""The ontology route as an input of a run: any ontology, an annotation file and labels -> the closed table.
 
-Two steps: ``facts`` reads the annotations (gene -> direct terms, GAF rows filtered by evidence)
-and the labels into ``facts.json``; ``table`` reads the ontology and builds the table
-(:func:`kg.go.build_table`). The up-front check (:meth:`OntologyInput.check`) refuses relations
-and namespaces the OBO file lacks and labels of genes without annotations, in about a second.
-The registry's GO bundles (loader ``go_bundle``, such as the default ``bundled/DM-BP``) are
-inputs of this kind (:meth:`OntologyInput.from_dataset`), so they run the route step by step too.
+Any ontology :func:`kg.go.ontology.read_ontology` reads (OBO, OWL, GO.db-style tables; a sub-ontology by
+``--root``), any annotation format :func:`kg.go.annotations.read_annotation_set` reads (GAF 2.x, GPAD + GPI,
+HPO ``phenotype.hpoa``, two-column tables), labels from a table, from an aspect of the annotations or from
+a list of positives (:func:`kg.go.facts.read_facts`). Two steps: ``facts`` finds the labels, then reads the
+annotations of the labelled instances (the others' rows are dropped as the file is read) into ``facts.json``;
+``table`` reads the ontology and builds the table (:func:`kg.go.build_table`). The up-front check
+(:meth:`OntologyInput.check`) refuses relations, namespaces and roots the ontology lacks and labels of
+instances without annotations. The registry's GO bundles (loader ``go_bundle``, such as the default
+``bundled/DM-BP``) and ontology datasets (loader ``ontology``: ``hpo/inheritance``,
+``human/disease-genes-BP``) are inputs of this kind (:meth:`OntologyInput.from_dataset`).
 
 Examples
 --------

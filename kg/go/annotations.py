@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import InputFormatError
+from kg.errors import InputFormatError, KgfsError
 from kg.go.obo import _ASPECT, _open_text, normalize_namespaces
 
 __all__ = ["FORMATS", "GO_EVIDENCE_ECO", "AnnotationOptions", "AnnotationSet", "read_annotation_set",
@@ -353,6 +353,8 @@ def read_annotation_set(path: str | os.PathLike, how: AnnotationOptions | None =
         if format == "auto":
             format = _sniff(lines, head)
         lines = itertools.chain(head, lines)
+        if gpi is not None and format != "gpad":
+            raise KgfsError(f"{path}: --gpi goes with a GPAD annotation file; this is a {format} file")
         out = _Collector(format, None if keep is None else set(keep), aspect_set, label_aspect, labels_only)
         if format == "gaf":
             _gaf_rows(path, lines, out, keep_ev, drop_ev, id_column)

@@ -122,6 +122,13 @@ def test_gpad_with_gpi_skips_unknown_products_and_can_name_by_symbol(files):
     assert by_symbol.negative == {"SOD1": ["GO:0000001"]}
 
 
+def test_a_gpi_with_another_format_is_refused(files):
+    from kg.errors import KgfsError
+
+    with pytest.raises(KgfsError, match=r"a\.gaf: --gpi goes with a GPAD annotation file; this is a gaf file"):
+        read_annotation_set(files["a.gaf"], AnnotationOptions(gpi=read_gpi(files["a.gpi"])))
+
+
 def test_gpad_1_1_qualifier_not(files):
     s = read_annotation_set(files["b.gpad"])
     assert s.positive == {"UniProtKB:P1": ["GO:0000002"]} and s.negative == {"UniProtKB:P1": ["GO:0000001"]}

@@ -2,10 +2,13 @@
 obsolete terms replaced or dropped, alternative ids mapped, and the sub-ontology chosen by its roots."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg.errors import CycleError, InputFormatError, UnknownFeatureError
 from kg.go import build_table
 from kg.go.ontology import ontology_format, read_ontology, read_owl, read_term_tables, restrict_to_roots
+from tests.strategies import dags
 
 # HP:1 All > HP:118 Phenotypic abnormality > HP:2 (part_of HP:9), HP:3 is_a HP:2 and HP:5 (mode of inheritance)
 OBO = """format-version: 1.2
@@ -220,3 +223,26 @@ def test_a_real_owl_file_the_dbpedia_ontology(shared_data):
     # English labels win over the others; superclasses outside the file (owl:Thing, schema.org) are counted
     assert onto.names["http://dbpedia.org/ontology/BasketballLeague"] == "basketball league"
     assert onto.report["dangling_edges"] > 0 and onto.hierarchy.n_edges > 400
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags(max_nodes=14), st.data())
+def test_restrict_to_roots_is_the_induced_sub_dag_of_the_descendants(h, data):
+    """Against a brute force: the kept terms are the roots and everything below them (over the DAG's edges),
+    the edges are exactly those between kept terms, and the leaving ones are counted."""
+    from kg.go.obo import GeneOntology
+
+    ids = h.node_ids.tolist()
+    roots = data.draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3, unique=True))
+    below = set(roots)
+    changed = True
+    while changed:
+        changed = False
+        for c, p in h.edge_list():
+            if p in below and c not in below:
+                below.add(c)
+                changed = True
+    sub = restrict_to_roots(GeneOntology(h, {}, {i: "" for i in ids}, {}, {}), roots)
+    assert set(sub.hierarchy.node_ids.tolist()) == below
+    assert sorted(sub.hierarchy.edge_list()) == sorted((c, p) for c, p in h.edge_list() if c in below and p in below)
+    assert sub.report["edges_leaving_roots"] == sum(1 for c, p in h.edge_list() if c in below and p not in below)

@@ -154,3 +154,17 @@ def test_human_disease_genes_from_the_mirror(shared_data):
     t = build_table(resolve_dataset({"dataset": "human/disease-genes-BP", "mirror": shared_data}))
     assert t.n_instances == 17198 and int((t.y == "1").sum()) == 4993
     assert t.hierarchy.n_nodes == t.n_features and "GO:0008150" in t.feature_names.tolist()
+
+
+def test_the_registry_loader_builds_the_route_s_table(hpo):
+    from kg.go.facts import ontology_table
+
+    options = {"roots": ["HP:0000118"], "aspects": ["P"], "label_from_aspect": "I",
+               "label_terms": ["HP:0000007", "HP:0000006"], "annotation_format": "hpoa"}
+    paths = {"ontology": hpo / "hp.obo", "annotations": hpo / "phenotype.hpoa"}
+    a = ontology_table(paths, options)
+    b = build_table(OntologyInput.from_dataset("x", paths, options, {}))
+    assert a.instance_ids.tolist() == b.instance_ids.tolist() and a.feature_names.tolist() == b.feature_names.tolist()
+    assert (a.X != b.X).nnz == 0 and a.y.tolist() == b.y.tolist()
+    with pytest.raises(KgfsError, match="unknown option.* of an ontology dataset: rooots"):
+        ontology_table(paths, {"rooots": ["HP:0000118"]})

@@ -261,7 +261,7 @@ class GeneOntology:
                 elif info.get("consider"):
                     hint = f"; consider {', '.join(info['consider'])}"
                 return "obsolete", (
-                    f"GO term {tid!r} is obsolete in {self._where()}{hint} "
+                    f"term {tid!r} is obsolete in {self._where()}{hint} "
                     "(--on-obsolete replace or drop)"
                 )
             if on_obsolete == "replace" and info.get("replaced_by") and _depth < 10:

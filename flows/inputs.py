@@ -17,7 +17,7 @@ Examples
 >>> resolve_input({"corpus": "c.csv", "namespaces": "BP"})
 Traceback (most recent call last):
 ...
-kg.errors.KgfsError: --namespaces applies to the ontology route (--ontology/--obo/--annotations or a ... dataset of it), not to --corpus
+kg.errors.KgfsError: --namespaces applies to the ontology route (--ontology/--obo/--annotations or ...), not to --corpus
 """
 
 from __future__ import annotations

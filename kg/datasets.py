@@ -120,7 +120,8 @@ class FileInfo:
     Attributes
     ----------
     role : str
-        ``table``, ``ontology``, ``hierarchy``, ``annotations`` or ``labels``.
+        ``table``, ``ontology``, ``hierarchy``, ``annotations`` or ``labels``; ``ontology`` datasets also
+        ``ontology_terms``, ``ontology_obsolete``, ``gpi``, ``positives``, ``instances``.
     path : str
         Relative to the data mirror (or to the manifest's folder when ``bundled``).
     sha256 : str
@@ -159,8 +160,11 @@ class DatasetInfo:
     name : str
         ``source/dataset``.
     loader : str
-        ``aire``, ``rpv``, ``lod``, ``lod_hierarchy`` or ``go_bundle`` ("" with a generator).
+        ``aire``, ``rpv``, ``lod``, ``lod_hierarchy``, ``go_bundle`` or ``ontology`` (any ontology with an
+        annotation file, :class:`kg.routes.go.OntologyInput`'s options) ("" with a generator).
     description, licence, upstream, derivation : str
+    version : str
+        The upstream release(s) the files are (``HPO 2025-01-16``), when the manifest says.
     files : mapping of role -> FileInfo
     options : mapping
         Default options of the loader.
@@ -188,6 +192,7 @@ class DatasetInfo:
     params: Mapping[str, object] = field(default_factory=dict)
     upstream: str = ""
     derivation: str = ""
+    version: str = ""
     n_instances: int | None = None
     n_features: int | None = None
 
@@ -230,6 +235,7 @@ def _parse_entry(name: str, raw: Mapping) -> DatasetInfo:
         params=dict(raw.get("params", {})),
         upstream=str(raw.get("upstream", "")),
         derivation=str(raw.get("derivation", "")),
+        version=str(raw.get("version", "")),
         n_instances=raw.get("n_instances"),
         n_features=raw.get("n_features"),
     )
@@ -537,7 +543,15 @@ def _load_go_bundle(
     return build_table(go, ann, labels, min_support=min_support, unknown=unknown, on_obsolete=on_obsolete)
 
 
-_LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle}
+def _load_ontology(paths, **options):
+    """Any ontology with its annotations (HPO diseases, human genes x GO), as the ontology route builds it."""
+    from kg.go.facts import ontology_table
+
+    return ontology_table(paths, options)
+
+
+_LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle,
+            "ontology": _load_ontology}
 
 
 # ---------------------------------------------------------------------- module-level API
@@ -576,8 +590,8 @@ def list_datasets() -> list[DatasetInfo]:
 
     Examples
     --------
-    >>> sorted({d.source for d in list_datasets()})[:3]
-    ['aire', 'bundled', 'lod']
+    >>> sorted({d.source for d in list_datasets()})[:4]
+    ['aire', 'bundled', 'hpo', 'human']
     """
     return default_registry().list()
 

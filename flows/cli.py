@@ -44,7 +44,7 @@ def _parse_params(items: list[str] | None, option: str = "--param") -> dict:
 
 def _methods_epilog(text: str = "", roles=("selector", "classifier", "protocol")):
     def epilog():
-        from selection.registry import methods_overview
+        from selection.methods_help import methods_overview
 
         return f"{text}\n{methods_overview(roles)}\n" if text else methods_overview(roles) + "\n"
 
@@ -181,7 +181,7 @@ def _prefect_api(home: Path, display):
 def _run_params(args) -> dict:
     """The pipeline parameters of `kgfs run` / `kgfs serve` (JSON-friendly: deployment parameters), checked."""
     from selection.evaluation.plan import plan_evaluation
-    from selection.registry import whole_table_params
+    from selection.param_routing import whole_table_params
 
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
@@ -296,7 +296,8 @@ def cmd_select(args) -> int:
     from kg.formats.folder import read_table_folder, write_table_folder
     from kg.runs.checks import check_output
     from selection import frames
-    from selection.registry import method_params, selector_entry
+    from selection.param_routing import method_params
+    from selection.registry import selector_entry
 
     params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
     check_output(args.out, "folder")
@@ -389,7 +390,7 @@ def cmd_cache_ls(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from selection.registry import method_help, methods_overview
+    from selection.methods_help import method_help, methods_overview
 
     print(method_help(args.name) if args.name else methods_overview())
     return 0

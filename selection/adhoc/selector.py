@@ -62,7 +62,6 @@ from selection.adhoc.factors import Factor, _factor_graph, _renumber, factor_hie
 from selection.adhoc.search import c45_tree, genetic_search
 from selection.base import HierarchicalSelector, check_hierarchy
 from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_classifier, register_selector
 
 __all__ = ["ADHOC"]
 
@@ -488,16 +487,3 @@ def _ga_factors(res, constant: np.ndarray, ga_level: str) -> list[np.ndarray]:
     ga = [np.sort(g) for g in ga if g.size]
     ga.sort(key=lambda g: int(g[0]))
     return ga
-
-
-register_selector(
-    "adhoc", lambda hierarchy=None, **kw: ADHOC(hierarchy, **kw), kind="flat",
-    description="ADHOC (Richeldi & Lanzi 1996): factors from higher-order correlation, GA with at most one "
-                "feature per factor, entropy decision tree fitness; builds its own hierarchy, ignores the given one",
-)
-register_classifier(
-    "tree", c45_tree,
-    description="decision tree, entropy criterion, cost-complexity pruning (stand-in for C4.5)",
-    paper="Richeldi & Lanzi, Performing Effective Feature Selection by Investigating the Deep Structure of the Data "
-          "(KDD 1996): ADHOC's C4.5 wrapper",
-)

@@ -11,8 +11,9 @@
   the class tree's layout (a sub-package: genome, layout, measures, fitness, search,
   classifier, drawing, selector).
 
-Synthetic data over a class tree is in :mod:`selection.synthetic.class_tree`. Importing the
-package registers the ``ga-tree`` selector and the ``svm-linear`` classifier.
+Synthetic data over a class tree is in :mod:`selection.synthetic.class_tree`. The registry
+(:mod:`selection.registry`) names :class:`GATreeSelector` ``ga-tree`` and
+:func:`default_node_classifier` ``svm-linear``.
 """
 
 from selection.class_hierarchy.tree import (

@@ -65,8 +65,7 @@ from sklearn.utils import check_random_state
 
 from kg.errors import KgfsError
 from selection.base import SupportMaskMixin
-from selection.class_hierarchy.tree import ClassHierarchy, _check_Xy, as_class_hierarchy, default_node_classifier
-from selection.registry import register_classifier
+from selection.class_hierarchy.tree import ClassHierarchy, _check_Xy, as_class_hierarchy
 
 __all__ = [
     "HiFSRR",
@@ -651,8 +650,3 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-
-# The per-node classifier of the hifsrr2017 protocol (the paper's linear SVM). HiFSRR itself is
-# not registered as a selector: see the module docstring.
-register_classifier("svm-linear", default_node_classifier, description="linear SVM (LinearSVC, standardised features)",
-                    paper="Zhao et al., Hierarchical Feature Selection with Recursive Regularization (IJCAI 2017)")

@@ -557,7 +557,9 @@ def _methods(selectors, selector_params, threshold) -> list[_Method]:
     for name, sparams in normalize_specs(selectors, "selector"):
         entry = selector_entry(name)
         user_params = {**extra.get(name, {}), **sparams}
-        params = {**entry.defaults, **user_params}
+        params = dict(user_params)
+        if entry.threshold_grid is not None:  # the preset threshold: the nested choice's fallback
+            params.setdefault("threshold", entry.estimator().get_params()["threshold"])
         if entry.threshold_grid is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
             params["threshold"] = float(threshold)
         out.append(_Method(name, entry, params, user_params, spec_label(name, user_params)))

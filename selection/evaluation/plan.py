@@ -27,7 +27,8 @@ import pandas as pd
 from kg.errors import KgfsError
 from selection.evaluation.cv import COLUMNS, THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
-from selection.registry import classifier_entry, method_params, selector_entry
+from selection.param_routing import method_params
+from selection.registry import classifier_entry, selector_entry
 
 __all__ = ["EvaluationPlan", "check_methods", "fold_policy", "plan_evaluation", "write_skipped"]
 
@@ -115,7 +116,7 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     classifiers : sequence of str, optional
         Default: the protocol's.
     params : mapping, optional
-        ``--param`` assignments (``KEY`` or ``NAME.KEY``; see :func:`selection.registry.method_params`).
+        ``--param`` assignments (``KEY`` or ``NAME.KEY``; see :func:`selection.param_routing.method_params`).
     options : mapping, optional
         ``--option`` assignments, checked against the protocol's declared options.
     threshold : str or float, optional

@@ -21,7 +21,6 @@ from sklearn.utils._param_validation import Interval
 from selection.base import HierarchicalSelector
 from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.measures.relevance import ClassCounts, entropy
-from selection.registry import register_selector
 
 __all__ = ["CFS", "pairwise_entropies", "symmetrical_uncertainty_row"]
 
@@ -260,7 +259,3 @@ class CFS(HierarchicalSelector):
         self.search_subset_ = np.array(best, dtype=np.int64)
         self.class_correlation_ = self.scores_ = rcf
         self.support_ = group
-
-
-register_selector("cfs", lambda hierarchy=None, **kw: CFS(hierarchy, **kw), kind="flat",
-                  description="CFS: correlation-based feature selection, best-first (WEKA defaults)")

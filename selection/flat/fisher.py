@@ -19,7 +19,6 @@ from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
 from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
 
 __all__ = ["fisher_scores", "FisherScore"]
 
@@ -118,8 +117,3 @@ class FisherScore(HierarchicalSelector):
         top = np.argsort(-self.scores_, kind="stable")[: max(0, int(self.k))]
         self.support_ = np.zeros(self.scores_.size, dtype=bool)
         self.support_[top] = True
-
-
-register_selector("fisher", lambda hierarchy=None, **kw: FisherScore(hierarchy, **kw), kind="flat",
-                  description="Fisher score, top k features", defaults={"k": 50},
-                  paper="Duda, Hart & Stork, Pattern Classification (2001); a baseline of Zhao et al. 2017")

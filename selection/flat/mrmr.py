@@ -26,7 +26,6 @@ from sklearn.utils._param_validation import Interval
 from selection.base import HierarchicalSelector
 from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.measures.relevance import entropy
-from selection.registry import register_selector
 
 __all__ = ["mean_std_states", "mrmr_ranking", "MRMR"]
 
@@ -198,7 +197,3 @@ class MRMR(HierarchicalSelector):
         self.selected_ = order[:k]
         self.support_ = np.zeros(X.shape[1], dtype=bool)
         self.support_[self.selected_] = True
-
-
-register_selector("mrmr", lambda hierarchy=None, **kw: MRMR(hierarchy, **kw), kind="flat",
-                  description="mRMR (MID), k features", defaults={"k": 50})

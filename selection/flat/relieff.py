@@ -33,7 +33,6 @@ from sklearn.utils._param_validation import Interval
 
 from selection.base import HierarchicalSelector
 from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
 
 __all__ = ["relieff_scores", "neighbour_weights", "ReliefF"]
 
@@ -249,7 +248,3 @@ class ReliefF(HierarchicalSelector):
     def _fit(self, X, y, hierarchy):
         self.scores_ = relieff_scores(X, y, n_neighbors=self.n_neighbors, block_size=self.block_size)
         self.support_ = self.scores_ > float(self.threshold)
-
-
-register_selector("relieff", lambda hierarchy=None, **kw: ReliefF(hierarchy, **kw), kind="flat",
-                  description="ReliefF: k=10 neighbours, weight > 0.01", defaults={"n_neighbors": 10, "threshold": 0.01})

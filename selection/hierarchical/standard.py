@@ -25,7 +25,6 @@ from selection.base import HierarchicalSelector
 from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 from selection.hierarchical.shsel import THRESHOLD_GRID
 from selection.measures.relevance import ClassCounts, feature_relevance
-from selection.registry import register_selector
 
 __all__ = ["StandardSelector", "top_k_mask"]
 
@@ -131,6 +130,9 @@ class StandardSelector(HierarchicalSelector):
     [True, False, False]
     """
 
+    #: The thresholds the protocols sweep (``shsel2014``); see :meth:`supports_for_thresholds`.
+    threshold_grid = THRESHOLD_GRID
+
     _parameter_constraints = {
         "hierarchy": HIERARCHY,
         "measure": [StrOptions({"ig", "correlation"})],
@@ -184,13 +186,3 @@ class StandardSelector(HierarchicalSelector):
         if self.k is not None or self.percentile is not None:
             return np.repeat(self.support_[None, :], t.size, axis=0)
         return self.normalized_scores_[None, :] >= t[:, None]
-
-
-register_selector("sig", lambda hierarchy=None, **kw: StandardSelector(hierarchy, **{"measure": "ig", **kw}),
-                  kind="flat",
-                  description="SIG: standard selection by information gain (threshold, k or percentile)",
-                  defaults={"measure": "ig", "threshold": 0.5}, threshold_grid=THRESHOLD_GRID)
-register_selector("sc", lambda hierarchy=None, **kw: StandardSelector(hierarchy, **{"measure": "correlation", **kw}),
-                  kind="flat",
-                  description="SC: standard selection by correlation with the class (threshold, k or percentile)",
-                  defaults={"measure": "correlation", "threshold": 0.5}, threshold_grid=THRESHOLD_GRID)

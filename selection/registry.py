@@ -89,8 +89,8 @@ def selector_kind(factory) -> str:
 
     Examples
     --------
-    >>> selector_kind(RPV), selector_kind(SHSEL)
-    ('lazy', 'eager')
+    >>> selector_kind(RPV), selector_kind(SHSEL), selector_kind(FisherScore)
+    ('lazy', 'eager', 'flat')
     """
     if hasattr(factory, "select_for"):
         return "lazy"

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 
 __all__ = ["CompleteFS"]
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, CHECK_IMPLICATION, HIERARCHY
+from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector
 from selection.measures.paths import greedy_antichain, path_maxima, preference_ranks
 from selection.measures.relevance import ClassCounts, feature_relevance
 

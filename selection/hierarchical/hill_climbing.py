@@ -75,8 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 
 __all__ = ["HillClimbing", "knn_purity"]
 

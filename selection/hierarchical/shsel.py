@@ -52,8 +52,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
-from selection.base import HierarchicalSelector, violation_cells
-from selection.hierarchical.constraints import BINARIZE, CHECK_IMPLICATION, HIERARCHY
+from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector, violation_cells
 from selection.measures.paths import path_mean_rule
 from selection.measures.relevance import ClassCounts, edge_correlation, information_gain
 

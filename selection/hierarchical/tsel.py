@@ -21,9 +21,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, CHECK_IMPLICATION, HIERARCHY
-from selection.hierarchical.standard import _check_k, top_k_mask
+from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector, top_k_mask
+from selection.hierarchical.standard import _check_k
 from selection.measures.paths import most_specific, path_argmax, preference_ranks
 from selection.measures.relevance import ClassCounts, chi_square, chi_square_pvalue, feature_relevance
 

@@ -23,9 +23,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from selection.base import as_binary_csr, check_class_labels
-from selection.hierarchical.constraints import BINARIZE
-from selection.lazy.selectors import as_mask
+from selection.base import BINARIZE, as_binary_csr, check_class_labels
+from selection.lazy.masks import as_mask
 
 __all__ = ["LazyNaiveBayes", "LazyKNN", "make_lazy_classifier"]
 

@@ -7,9 +7,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from selection.base import HierarchicalSelector
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 from selection.class_hierarchy.ga_tree.classifier import SCORINGS, GATreeClassifier, _check_numeric
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
 
 __all__ = ["GATreeSelector"]
 

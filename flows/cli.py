@@ -333,10 +333,11 @@ def cmd_evaluate(args) -> int:
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
+    from selection.evaluation.report import ReportSettings
 
     plan = plan_evaluation(args.protocol, args.selectors, args.classifiers, params=_parse_params(args.param),
                            options=_parse_params(args.option, "--option"), threshold=args.threshold,
-                           n_splits=args.n_splits)
+                           n_splits=args.n_splits, random_state=args.seed)
     check_output(args.out, "folder")
     con = _console()
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
@@ -347,9 +348,8 @@ def cmd_evaluate(args) -> int:
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
         tid = prog.add_task("grid", total=None)
-        res = run_grid(datasets, plan.selectors, plan.classifiers, protocol=args.protocol, out_dir=args.out,
-                       n_jobs=args.n_jobs, random_state=args.seed, n_splits=plan.n_splits, options=plan.options or None,
-                       plots=not args.no_plots, progress=lines.cells if lines else
+        res = run_grid(datasets, plan, out_dir=args.out, n_jobs=args.n_jobs,
+                       report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
                        lambda done, total: prog.update(tid, total=total, completed=done))
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
           f"in {res.seconds:.1f} s\nresults: {res.results}\nsummary: {res.summary}\nreport:  {res.report}")

@@ -229,14 +229,17 @@ def stage_evaluate(table_rec: Mapping, selectors: Sequence, classifiers: Sequenc
     def compute(d: Path):
         import pandas as pd
 
-        from selection.evaluation.grid import run_grid  # imports matplotlib: only when the grid runs
-        from selection.evaluation.plan import fold_policy, write_skipped
+        from selection.evaluation.grid import run_grid, write_skipped  # imports matplotlib: only when the grid runs
+        from selection.evaluation.plan import fold_policy, plan_evaluation
+        from selection.evaluation.report import ReportSettings
 
         specs = [s if isinstance(s, str) else (s[0], s[1]) for s in selectors]
         table = read_table(table_rec)
         folds, note = fold_policy(table.y, n_splits)  # fewer folds, or none, when a class is too small
-        res = run_grid({dataset: table}, specs, classifiers, protocol=protocol, out_dir=d / "grid", n_jobs=n_jobs,
-                       random_state=random_state, progress=progress, n_splits=folds, plots=plots) if folds else \
+        res = run_grid({dataset: table}, plan_evaluation(protocol, specs, classifiers, n_splits=folds,
+                                                         random_state=random_state),
+                       out_dir=d / "grid", n_jobs=n_jobs, progress=progress,
+                       report=ReportSettings(plots=plots)) if folds else \
             write_skipped(d / "grid", note, protocol=protocol)
         files = {role: str(Path(p).relative_to(d)) for role, p in
                  (("evaluation", res.results), ("summary", res.summary), ("report", res.report)) if Path(p).is_file()}

@@ -76,7 +76,7 @@ def _takes_hierarchy(factory) -> bool:
 
 
 def selector_kind(factory) -> str:
-    """The kind of a selector class: ``"lazy"`` (``select_for``), ``"flat"`` (no ``hierarchy`` parameter) or ``"eager"``.
+    """The kind of a selector class: ``"lazy"`` (``select_for``), ``"flat"`` (no ``hierarchy``) or ``"eager"``.
 
     Parameters
     ----------
@@ -284,7 +284,8 @@ _CLASSIFIERS: dict[str, Entry] = {e.name: e for e in (
     Entry("nb", BernoulliNB, "classifier", "Bernoulli Naive Bayes, Laplace smoothing", {"alpha": 1.0},
           paper=f"{_SHSEL_PAPER}; {_RPV_PAPER}, s.5.2"),
     Entry("knn", KNeighborsClassifier, "classifier", "k-NN, k=3, Euclidean", {"n_neighbors": 3}, paper=_SHSEL_PAPER),
-    Entry("1nn", KNeighborsClassifier, "classifier", "1-NN, Euclidean", {"n_neighbors": 1}, paper=f"{_RPV_PAPER}, s.5.2"),
+    Entry("1nn", KNeighborsClassifier, "classifier", "1-NN, Euclidean", {"n_neighbors": 1},
+          paper=f"{_RPV_PAPER}, s.5.2"),
     Entry("svm", SVC, "classifier", "SVM, polynomial kernel", {"kernel": "poly"}, paper=_SHSEL_PAPER),
     Entry("lazy-nb", LazyNaiveBayes, "classifier", "Bernoulli NB scoring each instance on its selected features (lazy)",
           paper=_RPV_PAPER),

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from selection.base import BINARIZE, as_binary_csr, check_class_labels
 from selection.lazy.masks import as_mask
 
-__all__ = ["LazyNaiveBayes", "LazyKNN", "make_lazy_classifier"]
+__all__ = ["LazyNaiveBayes", "LazyKNN", "make_lazy_classifier", "LAZY_CLASSIFIER_NAMES"]
 
 
 def _fit_xy(est, X, y):
@@ -228,6 +228,8 @@ _LAZY_CLASSIFIERS = {
     "1nn": lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}),
     "knn": lambda **kw: LazyKNN(**{"n_neighbors": kw.pop("k", kw.pop("n_neighbors", 3)), **kw}),
 }
+#: The names :func:`make_lazy_classifier` takes.
+LAZY_CLASSIFIER_NAMES = tuple(_LAZY_CLASSIFIERS)
 
 
 def make_lazy_classifier(name: str, **params):

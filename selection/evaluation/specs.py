@@ -226,6 +226,15 @@ class MethodSpec:
     name: str = ""
     lazy: object = None
     lazy_error: BaseException | None = None
+    #: The ``hierarchy`` parameters of the estimator and of those nested in it (``selector__hierarchy``).
+    hierarchy_keys: tuple = field(init=False, repr=False, default=())
+    _code: tuple = field(init=False, repr=False, default=())
+
+    def __post_init__(self):  # what every fold and every cell key would otherwise walk the estimator for
+        est = self.estimator
+        object.__setattr__(self, "hierarchy_keys", () if est is None else tuple(_hierarchy_keys(est)))
+        code = [] if est is None else _code_objects(est) + ([] if self.lazy is None else _code_objects(self.lazy))
+        object.__setattr__(self, "_code", tuple(code))
 
     @property
     def threshold_grid(self) -> tuple | None:
@@ -237,7 +246,7 @@ class MethodSpec:
     @property
     def takes_hierarchy(self) -> bool:
         """Whether the estimator, or one nested in it, has a ``hierarchy`` parameter left at None."""
-        return self.estimator is not None and any(v is None for v in _hierarchy_keys(self.estimator).values())
+        return any(v is None for v in _hierarchy_values(self.estimator, self.hierarchy_keys).values())
 
     def build(self, hierarchy=None):
         """A fresh clone of :attr:`estimator` with every ``hierarchy`` left at None set to ``hierarchy``.
@@ -252,7 +261,7 @@ class MethodSpec:
         estimator
             Unfitted.
         """
-        return _fresh(self.estimator, hierarchy)
+        return _fresh(self.estimator, hierarchy, self.hierarchy_keys)
 
     def build_lazy(self):
         """A fresh clone of the per-instance form of a classifier (:attr:`lazy`).
@@ -277,14 +286,24 @@ class MethodSpec:
         -------
         list
         """
-        if self.estimator is None:
-            return []
-        return _code_objects(self.estimator) + ([] if self.lazy is None else _code_objects(self.lazy))
+        return list(self._code)
 
 
-def _fresh(est, hierarchy):
-    keys = _hierarchy_keys(est)
-    held = {k: v for k, v in keys.items() if v is not None}
+def _hierarchy_values(est, keys: tuple) -> dict:
+    if not keys:
+        return {}
+    if keys == ("hierarchy",):  # the common case, without get_params(deep=True)
+        return {"hierarchy": getattr(est, "hierarchy", None)}
+    params = est.get_params(deep=True)
+    return {k: params.get(k) for k in keys}
+
+
+def _fresh(est, hierarchy, keys: tuple):
+    """A clone of ``est`` whose ``hierarchy`` parameters left at None are ``hierarchy``."""
+    if not keys:
+        return clone(est)
+    current = _hierarchy_values(est, keys)
+    held = {k: v for k, v in current.items() if v is not None}
     if held:  # clone without deep-copying a hierarchy the user set (it can be large); set it back after
         est.set_params(**dict.fromkeys(held))
         try:
@@ -293,7 +312,7 @@ def _fresh(est, hierarchy):
             est.set_params(**held)
     else:
         new = clone(est)
-    bind = {k: held.get(k, hierarchy) for k in keys}
+    bind = {k: held.get(k, hierarchy) for k in current}
     bind = {k: v for k, v in bind.items() if v is not None}
     return new.set_params(**bind) if bind else new
 

@@ -233,7 +233,7 @@ def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
     Parameters
     ----------
     name : str
-        The name ``run_grid(protocol=...)`` and ``kgfs evaluate --protocol`` take.
+        The name ``plan_evaluation(protocol, ...)`` and ``kgfs evaluate --protocol`` take.
     fn : callable
         The evaluation function (see :class:`Protocol`).
     **kw

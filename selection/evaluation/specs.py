@@ -22,7 +22,8 @@ never merge; two specs with one label in one list are refused.
 **Templates.** A spec's estimator is never fitted: every fit clones it (:meth:`MethodSpec.build`).
 A ``hierarchy`` left at None, in the estimator or in any estimator nested in it, is set to the
 table's hierarchy, as a registry name gets it (so ``SHSEL()`` runs over every dataset of a
-grid); a hierarchy given explicitly is kept (and not copied per fold).
+grid); a hierarchy given explicitly is kept (and not copied per fold). A classifier that takes a
+hierarchy gets the table's restricted to the columns it is fitted on.
 
 **Per-instance masks.** A lazy selector gives each test instance its own features, and the RPV
 protocol scores eager selectors through the same machinery; a classifier scores such masks when
@@ -323,7 +324,7 @@ def _lazy_form(name: str, params: Mapping, est):
     if name in LAZY_CLASSIFIER_NAMES:
         try:
             return make_lazy_classifier(name, **params), None
-        except Exception as exc:  # noqa: BLE001 - raised in the cells that need it, as before any resolution
+        except Exception as exc:  # noqa: BLE001 - raised in the cells that need it (failed rows, not a stop)
             return None, exc
     if takes_mask(est):
         return est, None

@@ -119,15 +119,17 @@ class EvaluateStep(Step):
     def compute(self, folder, up):
         import pandas as pd
 
-        from selection.evaluation.grid import run_grid  # imports matplotlib: only when the grid runs
-        from selection.evaluation.plan import fold_policy, write_skipped
+        from selection.evaluation.grid import run_grid, write_skipped  # imports matplotlib: only when the grid runs
+        from selection.evaluation.plan import fold_policy, plan_evaluation
+        from selection.evaluation.report import ReportSettings
 
         o, table = self.options, read_table(up["table"])
         specs = [s if isinstance(s, str) else (s[0], s[1]) for s in self.selectors]
         folds, note = fold_policy(table.y, o.n_splits)  # fewer folds, or none, when a class is too small
-        res = run_grid({self.dataset: table}, specs, list(o.classifiers), protocol=o.protocol,
-                       out_dir=folder / "grid", n_jobs=self.n_jobs, random_state=o.seed, progress=self.progress,
-                       n_splits=folds, plots=self.plots) if folds else \
+        res = run_grid({self.dataset: table}, plan_evaluation(o.protocol, specs, list(o.classifiers), n_splits=folds,
+                                                              random_state=o.seed),
+                       out_dir=folder / "grid", n_jobs=self.n_jobs, progress=self.progress,
+                       report=ReportSettings(plots=self.plots)) if folds else \
             write_skipped(folder / "grid", note, protocol=o.protocol)
         files = {role: str(Path(p).relative_to(folder)) for role, p in
                  (("evaluation", res.results), ("summary", res.summary), ("report", res.report)) if Path(p).is_file()}

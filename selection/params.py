@@ -7,7 +7,7 @@ A method's parameters are declared once, on its estimator class, in scikit-learn
   parameter's type, range or choices, and ``fit`` validates them (``self._validate_params()``);
 - the numpydoc ``Parameters`` section of the class docstring gives each parameter's meaning
   (the first sentence of its entry);
-- the defaults are those of an instance (``get_params()``), so a registered factory's presets
+- the defaults are those of an instance (``get_params()``), so a registry entry's presets
   (``sig`` = ``StandardSelector(measure="ig")``) are the defaults shown.
 
 :func:`declared_parameters` reads these into :class:`Parameter` records; :func:`check_values`
@@ -244,7 +244,7 @@ def declared_parameters(estimator, *, exclude: Iterable[str] = (), docs_from=Non
     ----------
     estimator : scikit-learn estimator
         An instance (its ``get_params(deep=False)`` gives names and defaults); for a
-        ``Pipeline``, its final step (a registered factory passes its parameters there).
+        ``Pipeline``, its final step (a registered builder such as ``svm-linear``'s passes its parameters there).
     exclude : iterable of str
         Names left out (e.g. ``hierarchy``, which the table gives).
     docs_from : class, optional

@@ -68,7 +68,7 @@ def _parse_params(items: list[str] | None, option: str = "--param") -> dict:
 
 def _methods_epilog(text: str = "", roles=("selector", "classifier", "protocol")):
     def epilog():
-        from selection.registry import methods_overview
+        from selection.methods_help import methods_overview
 
         return f"{text}\n{methods_overview(roles)}\n" if text else methods_overview(roles) + "\n"
 
@@ -197,7 +197,7 @@ def _run_options(args) -> RunOptions:
     """The pipeline options of `kgfs run` / `kgfs serve`, checked (names, parameters, folds)."""
     from flows.run_options import RunOptions
     from selection.evaluation.plan import plan_evaluation
-    from selection.registry import whole_table_params
+    from selection.param_routing import whole_table_params
 
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
@@ -312,7 +312,8 @@ def cmd_select(args) -> int:
     from flows.inputs import check_output
     from kg.formats.folder import read_table_folder, write_table_folder
     from selection import frames
-    from selection.registry import method_params, selector_entry
+    from selection.param_routing import method_params
+    from selection.registry import selector_entry
 
     params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
     check_output(args.out, "folder")
@@ -353,10 +354,11 @@ def cmd_evaluate(args) -> int:
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
+    from selection.evaluation.report import ReportSettings
 
     plan = plan_evaluation(args.protocol, args.selectors, args.classifiers, params=_parse_params(args.param),
                            options=_parse_params(args.option, "--option"), threshold=args.threshold,
-                           n_splits=args.n_splits)
+                           n_splits=args.n_splits, random_state=args.seed)
     check_output(args.out, "folder")
     con = _console()
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
@@ -367,9 +369,8 @@ def cmd_evaluate(args) -> int:
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
         tid = prog.add_task("grid", total=None)
-        res = run_grid(datasets, plan.selectors, plan.classifiers, protocol=args.protocol, out_dir=args.out,
-                       n_jobs=args.n_jobs, random_state=args.seed, n_splits=plan.n_splits, options=plan.options or None,
-                       plots=not args.no_plots, progress=lines.cells if lines else
+        res = run_grid(datasets, plan, out_dir=args.out, n_jobs=args.n_jobs,
+                       report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
                        lambda done, total: prog.update(tid, total=total, completed=done))
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
           f"in {res.seconds:.1f} s\nresults: {res.results}\nsummary: {res.summary}\nreport:  {res.report}")
@@ -408,7 +409,7 @@ def cmd_cache_ls(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from selection.registry import method_help, methods_overview
+    from selection.methods_help import method_help, methods_overview
 
     print(method_help(args.name) if args.name else methods_overview())
     return 0

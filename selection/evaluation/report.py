@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,7 @@ import pandas as pd
 from kg.files import atomic_write
 from selection.evaluation import stats
 
-__all__ = ["dataset_means", "markdown_table", "summarize", "stats_markdown", "report_markdown",
+__all__ = ["ReportSettings", "dataset_means", "markdown_table", "summarize", "stats_markdown", "report_markdown",
            "plot_cd_diagram", "plot_accuracy_vs_compression", "plot_per_dataset", "write_outputs"]
 
 log = logging.getLogger(__name__)
@@ -573,9 +574,40 @@ def _safe(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(s))
 
 
-def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, title: str, control=None,
-                  default_control=None, alpha: float = 0.05, notes=(), sweep: pd.DataFrame | None = None,
-                  plots: bool = True, alternative: str = "two-sided") -> dict:
+@dataclass(frozen=True)
+class ReportSettings:
+    """How an evaluation's report is written (:func:`selection.evaluation.grid.run_grid`'s ``report``).
+
+    Parameters
+    ----------
+    title : str, optional
+        Default: "Evaluation report (<protocol>)".
+    control : str, optional
+        The Holm test's control method (default: the protocol's when it is among the methods,
+        else the first; see :func:`choose_control`).
+    alpha : float
+        Significance level of the tests.
+    alternative : {"two-sided", "one-sided"}, optional
+        The Holm test's p-values (default: the protocol's, ``one-sided`` for ``rpv2020`` as the
+        paper, else ``two-sided``).
+    plots : bool
+        Write the PNG plots.
+
+    Examples
+    --------
+    >>> ReportSettings(plots=False).alpha
+    0.05
+    """
+
+    title: str | None = None
+    control: str | None = None
+    alpha: float = 0.05
+    alternative: str | None = None
+    plots: bool = True
+
+
+def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, settings: ReportSettings | None = None,
+                  default_control=None, notes=(), sweep: pd.DataFrame | None = None) -> dict:
     """Write results.csv, summary.csv (:func:`summarize`), stats.md, report.md and the PNG plots.
 
     Parameters
@@ -585,15 +617,14 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, titl
         Created when missing.
     metrics, rank_metrics : sequence of str
         The protocol's measures and ranked measures.
-    title : str
-    control, default_control : str, optional
-        The Holm control (see :func:`choose_control`).
-    alpha : float
+    settings : ReportSettings, optional
+        Title (default "Evaluation report"), control, alpha, alternative (default
+        ``two-sided``) and plots.
+    default_control : str, optional
+        The protocol's control (see :func:`choose_control`).
     notes : sequence of str
     sweep : pandas.DataFrame, optional
         Every threshold's results (``sweep.csv``).
-    plots : bool
-    alternative : {"two-sided", "one-sided"}
 
     Returns
     -------
@@ -605,10 +636,12 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, titl
     --------
     >>> import tempfile
     >>> paths = write_outputs(_example_results(), tempfile.mkdtemp(), metrics=["accuracy"],
-    ...                       rank_metrics=["accuracy"], title="T", plots=False)
+    ...                       rank_metrics=["accuracy"], settings=ReportSettings(title="T", plots=False))
     >>> sorted(paths)
     ['plots', 'report', 'results', 'stats', 'summary']
     """
+    settings = ReportSettings() if settings is None else settings
+    title, alpha = settings.title or "Evaluation report", settings.alpha
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict = {}
@@ -620,12 +653,12 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, titl
     summary = summarize(results, metrics, rank_metrics)
     paths["summary"] = out / "summary.csv"
     atomic_write(paths["summary"], lambda p: summary.to_csv(p, index=False))
-    st = stats_markdown(results, rank_metrics, control=control, default_control=default_control, alpha=alpha,
-                        title=f"{title}: statistical tests", alternative=alternative)
+    st = stats_markdown(results, rank_metrics, control=settings.control, default_control=default_control, alpha=alpha,
+                        title=f"{title}: statistical tests", alternative=settings.alternative or "two-sided")
     paths["stats"] = out / "stats.md"
     atomic_write(paths["stats"], lambda p: p.write_text(st + "\n", encoding="utf-8"))
     pngs: list[Path] = []
-    if plots and len(results):
+    if settings.plots and len(results):
         main = rank_metrics[0] if rank_metrics else "accuracy"
         for clf in _order(results["classifier"]):
             t = _complete(dataset_means(results, main, clf))

@@ -116,13 +116,12 @@ def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
         "import flows.stages as s\n"
         "from kg.store import code_version\n"
         "from selection.evaluation.grid import cell_key\n"
-        "from selection.evaluation.protocols import get_protocol\n"
+        "from selection.evaluation.plan import plan_evaluation\n"
         f"assert s.__file__.startswith({str(tree)!r}), s.__file__\n"
         "print(code_version('select', s.selector_modules(['shsel-ig-prune'])))\n"
         "print(code_version('evaluate', s.selector_modules(['shsel-ig-prune', 'complete'])))\n"
-        "print(cell_key(dataset='d', fingerprint='f', selector='shsel-ig-prune', sparams={}, classifier='nb',\n"
-        "               cparams={}, fold=0, protocol='basic', options='{}', n_splits=10, seed=0,\n"
-        "               evaluate=get_protocol('basic').evaluate))\n"
+        "plan = plan_evaluation('basic', ['shsel-ig-prune'], ['nb'])\n"
+        "print(cell_key(plan, 'd', 'f', plan.selectors[0], plan.classifiers[0], 0))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tree)}
 

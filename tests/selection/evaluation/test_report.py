@@ -6,6 +6,7 @@ import pytest
 
 from selection.evaluation import stats
 from selection.evaluation.report import (
+    ReportSettings,
     dataset_means,
     markdown_table,
     plot_accuracy_vs_compression,
@@ -127,7 +128,7 @@ def test_plots_leave_matplotlib_global_state_alone(tmp_path):
 
 def test_write_outputs(tmp_path):
     paths = write_outputs(_rows(), tmp_path, metrics=("accuracy", "gm"), rank_metrics=("accuracy",),
-                          title="T", notes=["a note"])
+                          settings=ReportSettings(title="T"), notes=["a note"])
     rep = paths["report"].read_text()
     assert rep.startswith("# T") and "- a note" in rep and "failed" in rep
     assert "## % of features selected" in rep

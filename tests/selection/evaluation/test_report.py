@@ -186,14 +186,11 @@ def test_kept_features_by_score_rounded_and_limited():
     assert k["score"].tolist() == [0.9, 0.6333]
 
 
-def test_run_results_read_the_records_files(tmp_path):
+def test_run_results_read_the_runs_files(tmp_path):
     _frame([True, False], [0, 1], [5, 3]).to_csv(tmp_path / "selection.csv", index=False)
     pd.DataFrame({"dataset": "d", "selector": ["A"], "classifier": "nb", "folds": [3], "failed": [0],
                   "accuracy": [0.5], "accuracy_sd": [0.1]}).to_csv(tmp_path / "summary.csv", index=False)
-    records = {"table": {"summary": {"n_instances": 5}},
-               "select": {"dir": str(tmp_path), "files": {"selection": "selection.csv"}},
-               "evaluate": {"dir": str(tmp_path), "files": {"summary": "summary.csv"}}}
-    res = run_results(records)
+    res = run_results(summary=tmp_path / "summary.csv", selection=tmp_path / "selection.csv", n_instances=5)
     assert res["headline"] == [{"selector": "A", "classifier": "nb", "accuracy": "0.500 ± 0.100", "folds": "3"}]
     assert [r["feature"] for r in res["kept"]] == ["GO:0"] and len(res["warnings"]) == 2  # a root, in every instance
-    assert run_results({}) == {"headline": [], "kept": [], "warnings": []}
+    assert run_results() == {"headline": [], "kept": [], "warnings": []}

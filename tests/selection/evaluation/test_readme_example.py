@@ -5,42 +5,23 @@ temporary folder); keep the two the same.
 """
 
 import os
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
-EXAMPLE = '''
-import numpy as np
-from sklearn.feature_selection import SelectKBest, chi2
-
-from kg.datasets import load_dataset
-from selection.base import HierarchicalSelector
-from selection.evaluation import plan_evaluation, run_grid
-from selection.measures import information_gain
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
-class AsInformativeAsItsParents(HierarchicalSelector):
-    """Keep a feature whose information gain reaches that of each of its parents."""
-
-    def __init__(self, hierarchy=None):  # None: the evaluation gives it the table's hierarchy
-        self.hierarchy = hierarchy
-
-    def _fit(self, X, y, hierarchy):  # X binary csr, y labels, hierarchy the DAG over X's columns
-        self.scores_ = information_gain(X, y)
-        child, parent = hierarchy.edges
-        below = np.zeros(X.shape[1], dtype=bool)
-        np.logical_or.at(below, child, self.scores_[child] < self.scores_[parent])
-        self.support_ = ~below
+def readme_example() -> str:
+    """The first Python block after README's heading "Your own selectors beside the registered ones"."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("### Your own selectors beside the registered ones"):]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
-table = load_dataset("bundled/DM-BP")
-mine = [SelectKBest(chi2, k=50), AsInformativeAsItsParents()]  # not registered; cloned for every fit
-for protocol, theirs, classifiers in (("rpv2020", ["rpv", "hip", "complete"], None),  # None: lazy NB and 1-NN
-                                     ("shsel2014", ["shsel-ig-prune", "complete"], ["nb", "knn"])):
-    plan = plan_evaluation(protocol, theirs + mine, classifiers, n_splits=5)  # names resolved once, all checked
-    result = run_grid({"DM-BP": table}, plan, out_dir=f"eval-{protocol}")
-    print(result.frame().groupby(["classifier", "selector"], sort=False)[list(plan.protocol.rank_metrics)].mean())
-'''
+EXAMPLE = readme_example()
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")

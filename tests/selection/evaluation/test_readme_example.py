@@ -1,7 +1,7 @@
 """README's Python API example: a user's own selectors evaluated by the rpv2020 and shsel2014 protocols.
 
-:data:`EXAMPLE` is the README's code block, run here as written (on the bundled DM-BP table, in a
-temporary folder); keep the two the same.
+:data:`EXAMPLE` is the README's code block, read from README.md and run as written (on the bundled DM-BP
+table, in a temporary folder).
 """
 
 import os

@@ -83,7 +83,7 @@ def test_flow_caches_stages_and_reruns_what_changed(prefect_harness, tmp_path):
 
 @pytest.mark.integration
 def test_flow_on_a_registry_table_dataset(prefect_harness, tmp_path, shared_data):
-    source = resolve_input({"dataset": "aire/DM-CC", "mirror": shared_data, "check": "repair"})
+    source = resolve_input({"dataset": "aire/DM-CC", "mirror": shared_data, "violations": "repair"})
     assert source.kind == "dataset"
     r = runner.run_pipeline(source, RunOptions(eval_selectors=("complete",), selector="complete", n_splits=3,
                                                artifacts=False), out=tmp_path / "out", home=tmp_path / "home")

@@ -426,10 +426,23 @@ def cmd_cache_clear(args) -> int:
 
 def cmd_cache_verify(args) -> int:
     problems, text = _home_store().verify_summary(remove=args.remove)
-    for p in problems:
+    folders, damaged = [], []
+    if (settings.kgfs_home() / "dbpedia-cache" / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
+        from kg.dbpedia.index import index_for_cache
+
+        index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+        folders = index.folders()
+        damaged = index.verify(remove=args.remove)  # every file of the dump index hashed against its manifest
+    for p in [*problems, *damaged]:
         print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
     print(text)
-    return 1 if problems and not args.remove else 0
+    if folders:
+        bad = len({p.file.parent if p.file.parent in folders else p.file for p in damaged})
+        print(f"checked {len(folders)} folder(s) of the dump index {index.root}: " + (
+            "ok" if not damaged else f"{bad} damaged" + (", removed (`kgfs ingest` builds them again)" if args.remove
+                                                        else "; `kgfs ingest --dump ...` rebuilds them, --remove "
+                                                             "deletes them")))
+    return 1 if (problems or damaged) and not args.remove else 0
 
 
 def _ingest(ingest, quiet: bool):
@@ -449,7 +462,7 @@ def cmd_ingest(args) -> int:
 
     index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
     print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, skip_bad_lines=args.skip_bad_lines,
-                                                           progress=show), args.quiet), index.root))
+                                                           progress=show, full=True), args.quiet), index.root))
     return 0
 
 
@@ -551,8 +564,10 @@ def _add_cache(sub, common) -> None:
     cc.add_argument("--stage", metavar="STAGE", help="one stage (a folder of the store: facts, table, select, "
                                                      "evaluate, export, a route's steps and batches, ...)")
     cv = _command(csub, common, "verify", cmd_cache_verify, False, help="check every cached file against its record",
-                  description="Check the content (sha256) of every cached stage file; exit status 1 on a problem.")
-    cv.add_argument("--remove", action="store_true", help="delete the stage folders that do not verify")
+                  description="Check the content (sha256) of every cached stage file and of every file of the dump "
+                              "index against its record or manifest; exit status 1 on a problem.")
+    cv.add_argument("--remove", action="store_true", help="delete the stage (and dump index) folders that do not "
+                                                          "verify")
 
 
 def _add_one_step_commands(sub, common) -> None:
@@ -607,7 +622,9 @@ def _add_ingest(sub, common) -> None:
     g = _command(sub, common, "ingest", cmd_ingest, help="read DBpedia dumps once into the index of the kgfs home",
                  description="Read each dump file once (the new ones: a file is known by its content) into the "
                              "index of the kgfs home, and build the lexicon; `kgfs run/build/serve --dump` then "
-                             "look entities up there (they ingest on first use too).",
+                             "look entities up there (they ingest on first use too). Every file of the files' "
+                             "index folders is checked against its recorded sha256 first; what does not verify "
+                             "is built again.",
                  epilog="example:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/")
     g.add_argument("--dump", nargs="+", required=True, metavar="PATH", help="dump files or folders")
     g.add_argument("--skip-bad-lines", action="store_true", help="skip (and count) malformed N-Triples lines")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -42,10 +43,13 @@ import numpy as np
 
 from kg.dbpedia.columns import KeyTable, StringColumn, StringColumnWriter, hash_keys, unique_keys, write_key_table
 from kg.dbpedia.lexicon import longest_matches
+from kg.dbpedia.manifest import MANIFEST, IndexDamaged, check_folder, write_manifest
 from kg.dbpedia.sources import Annotation
 from kg.dbpedia.surface import dump_form_table, fold
 
 __all__ = ["IndexedLexicon", "build_lexicon", "open_lexicon"]
+
+log = logging.getLogger(__name__)
 
 LEXICON_FORMAT = 1
 # on folded text (every whitespace character is a space): word runs, and any other non-space character
@@ -137,10 +141,13 @@ def build_lexicon(segments, folder, *, min_length: int = 2, prior: str = "auto")
     return stats
 
 
-def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") -> IndexedLexicon:
+def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto", rebuild: str = "kgfs ingest",
+                 repair: dict | None = None) -> IndexedLexicon:
     """The lexicon of segments under ``root``, built when missing (named by its inputs).
 
     Only segments with labels or redirects take part (adding a file of types keeps the lexicon).
+    Its folder is checked first (:func:`kg.dbpedia.manifest.check_folder`): a damaged lexicon is an
+    error naming the file and ``rebuild``, or with ``repair`` built again.
 
     Parameters
     ----------
@@ -149,10 +156,19 @@ def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") ->
         The index's ``lexicons`` folder.
     min_length : int
     prior : {"auto", "surface-forms"}
+    rebuild : str
+        The command that rebuilds it (for the error).
+    repair : dict, optional
+        Rebuild a damaged lexicon (its first problem is put in ``repair["problem"]``); ``repair["full"]``:
+        hash its files (else sizes and array headers).
 
     Returns
     -------
     IndexedLexicon
+
+    Raises
+    ------
+    IndexDamaged
 
     Examples
     --------
@@ -165,11 +181,18 @@ def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") ->
     used = list(used.values())
     key = json.dumps([LEXICON_FORMAT, [s.info["sha256"] for s in used], int(min_length), prior])
     folder = Path(root) / hashlib.sha256(key.encode()).hexdigest()[:32]
-    if not (folder / "lexicon.json").is_file():
+    problems = check_folder(folder, full=bool(repair and repair.get("full"))) if folder.is_dir() else []
+    if problems and repair is None:
+        raise IndexDamaged(problems, rebuild)
+    if problems:
+        log.warning("dump index file %s; building the lexicon again", problems[0])
+        repair["problem"] = str(problems[0])
+    if problems or not (folder / MANIFEST).is_file():
         tmp = folder.with_name(f".building-{os.getpid()}-{folder.name}")
         shutil.rmtree(tmp, ignore_errors=True)
         try:
             build_lexicon(used, tmp, min_length=min_length, prior=prior)
+            write_manifest(tmp)  # last: a folder without one is never used
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(tmp, folder)
         finally:

@@ -113,7 +113,7 @@ def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
         else:
             raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
     by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
-    return tuple((str(f.absolute()), sha256_file(f) if by_content else
+    return tuple((str(f.resolve()), sha256_file(f) if by_content else
                   f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
 
 
@@ -261,7 +261,7 @@ class CorpusInput(Input):
         for k in ("entity_columns", "type_namespaces"):  # lists from the command line, tuples in a frozen input
             v[k] = tuple(v[k]) if v.get(k) else None
         return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
-                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).absolute()) for d in dump),
+                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dump),
                    dump_files=dump_fingerprint(dump))
 
     # ----------------------------------------------------------------- what decides what

@@ -233,7 +233,7 @@ def cmd_serve(args) -> int:
 
     url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
-              "run_options": _run_options(args).to_json(), "home": str(home)}
+              "run_options": _run_options(args).to_json(), "home": str(home), "settle_seconds": args.settle}
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
     ui = url[:-4] if url.endswith("/api") else url
     print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
@@ -517,6 +517,9 @@ def _add_serve(sub, common) -> None:
                     help="deployment name (default kgfs-watch)")
     sv.add_argument("--port", type=int, help="port of the home's Prefect server when it starts (default 4200 when "
                     "free)")
+    sv.add_argument("--settle", type=float, default=60.0, metavar="SECONDS",
+                    help="a corpus is processed once nothing wrote to it for SECONDS (default 60): a file still being "
+                         "copied in is left for a later tick")
     _add_input_options(sv, watch=True)
     _add_run_options(sv)
 

@@ -115,7 +115,8 @@ def test_watch_folder_deployment(tmp_path, bundled):
         log = open(tmp_path / "serve.log", "w")
         serve = subprocess.Popen(
             [sys.executable, "-m", "flows.cli", "--home", str(home), "serve", "--watch", str(watch),
-             "--interval", "15", "--out", str(out), "--obo", str(bundled / "go-2014-06-13-subset.obo.gz"),
+             "--interval", "15", "--settle", "1", "--out", str(out), "--obo",
+             str(bundled / "go-2014-06-13-subset.obo.gz"),
              "--annotations", str(bundled / "annotations.tsv"), "--selector", "complete", "--selectors", "complete",
              "--n-splits", "3"],
             env={**env, "PREFECT_API_URL": url, "PREFECT_HOME": str(home / "prefect")}, cwd=tmp_path,

@@ -245,13 +245,15 @@ def cmd_serve(args) -> int:
 
 
 def cmd_server(args) -> int:
-    """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`flows.server.local`)."""
+    """``kgfs server start|status|stop``: the user's local Prefect server, shared by every kgfs home
+    (:mod:`flows.server.local`)."""
     from flows.server import local as local_server
 
     _server = local_server
     home = settings.kgfs_home()
     if args.server_command == "stop":
-        print(f"stopped the Prefect server of {home}" if _server.stop_server(home) else _server.status(home)["text"])
+        print(f"stopped your Prefect server ({_server.server_dir(home)})" if _server.stop_server(home)
+              else _server.status(home)["text"])
         return 0
     if args.server_command == "start":
         _server.ensure_server(home, port=args.port, idle_minutes=args.idle_minutes)
@@ -525,19 +527,21 @@ def _add_serve(sub, common) -> None:
 
 
 def _add_server(sub, common) -> None:
-    s = sub.add_parser("server", parents=[common], help="the kgfs home's local Prefect server: start, status, stop",
+    s = sub.add_parser("server", parents=[common], help="your local Prefect server: start, status, stop",
                        description="The Prefect server `kgfs run` starts on 127.0.0.1 when a stage has to be "
-                                   "computed (state in the kgfs home), reuses, and stops after an idle time.")
+                                   "computed, one per user, reused by every kgfs home (its runs tagged "
+                                   "home:<path>; state in $KGFS_SERVER_DIR, else ~/.cache/kgfs/server), and stops "
+                                   "after an idle time.")
     ssub = s.add_subparsers(dest="server_command", metavar="ACTION", required=True)
     st = _command(ssub, common, "start", cmd_server, False, help="start it (or find it running)",
-                  description="Start the home's Prefect server in the background and wait until it answers.")
+                  description="Start your Prefect server in the background and wait until it answers.")
     st.add_argument("--port", type=int, help="on 127.0.0.1 (default $KGFS_SERVER_PORT, else 4200 when free, else any)")
     st.add_argument("--idle-minutes", type=float, help="stop after this many minutes without a kgfs run "
                     "(default $KGFS_SERVER_IDLE_MINUTES, else 30; 0: never)")
     _command(ssub, common, "status", cmd_server, False, help="whether it runs, its UI, its idle time",
-             description="Whether the home's Prefect server runs, where its UI is, when it stops.").add_argument(
+             description="Whether your Prefect server runs, where its UI is, who uses it, when it stops.").add_argument(
         "--json", action="store_true", help="machine-readable output")
-    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop the home's Prefect server.")
+    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop your Prefect server.")
 
 
 def _add_datasets(sub, common) -> None:
@@ -662,12 +666,24 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 # --------------------------------------------------------------------------- entry point
+class _OneLine(logging.Formatter):
+    """A log record as one line: its message's first line, no traceback (``--debug`` shows them)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None, "stack_info": None})
+        return " ".join(super().format(record).splitlines()[:1])
+
+
 def _setup_logging(debug: bool) -> None:
     level = logging.DEBUG if debug else logging.WARNING
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(level)  # propagated INFO lines (Prefect's flow logs, kept for the UI) stay out of the terminal
-    handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s" if debug
-                                           else "kgfs: %(levelname)s: %(message)s"))
+    if debug:
+        handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s"))
+    else:  # one line per record, never a traceback; Prefect's records of a failed run go to its UI, and the
+        # error itself is the command's last line (main)
+        handler.setFormatter(_OneLine("kgfs: %(levelname)s: %(message)s"))
+        handler.addFilter(lambda record: not record.name.startswith(("prefect", "uvicorn", "httpx")))
     handler._kgfs = True  # replace only our own handler when main() is called again (tests)
     root = logging.getLogger()
     root.handlers[:] = [h for h in root.handlers if not getattr(h, "_kgfs", False)] + [handler]

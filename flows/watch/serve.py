@@ -50,7 +50,8 @@ def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) ->
 def serve(name: str, parameters: dict, schedule: dict) -> int:
     """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs (blocks)."""
     # limit=1: ticks run one after another, so two ticks never process the same new file
-    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True, **schedule)
+    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True,
+                     tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
     return 0
 
 

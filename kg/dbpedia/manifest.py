@@ -8,13 +8,14 @@ wrote none, and is never used. The manifest carries the sha256 of its own entrie
 it is seen as well. The checks:
 
 - :func:`check_folder` with ``full=False`` (on every open, so on every run): each file is there with
-  its recorded size, and each ``.npy`` file's header describes exactly the data the file holds
-  (a truncated or extended array); a file whose modification time is not the recorded one has
-  been written since it was built, and is hashed (a block overwritten in place: same size, new
-  contents). It costs a ``stat`` and, per ``.npy`` file, a read of its first bytes: well under a
-  millisecond per folder, whatever the dump's size;
+  its recorded size, and its head (the first 4 KiB: an array's header, with its dtype and shape)
+  has its recorded sha256; a file whose modification time is not the recorded one has been
+  written since it was built, and is hashed (a block overwritten in place: same size, new
+  contents). It costs a ``stat`` and a 4 KiB read per file: about a millisecond per folder,
+  whatever the dump's size;
 - :func:`check_folder` with ``full=True`` (``kgfs cache verify``, ``kgfs ingest``): every file's
-  sha256, so damage that left size and time as they were (a bit flipped on the disk) is seen too.
+  sha256, and that each ``.npy`` file's header describes exactly the data the file holds, so damage
+  that left size and time as they were (a bit flipped on the disk) is seen too.
 
 Which files are covered is whatever the builder left in the folder (no list to keep in step with
 the layout): in a segment (``segments/<sha256>.v<format>/``) ``segment.json`` and every array
@@ -51,7 +52,8 @@ from kg.files import atomic_write, sha256_file
 __all__ = ["MANIFEST", "IndexDamaged", "Problem", "check_folder", "require_intact", "write_manifest"]
 
 MANIFEST = "manifest.json"
-_FORMAT = 1
+_FORMAT = 2
+_HEAD = 4096  # the bytes of a file's head checked on every open (a NumPy header is 128)
 
 
 class Problem(NamedTuple):
@@ -121,7 +123,7 @@ def write_manifest(folder: str | os.PathLike) -> dict:
         if p.is_file() and p.name != MANIFEST:
             st = p.stat()
             entries[p.relative_to(folder).as_posix()] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                                                         "sha256": sha256_file(p)}
+                                                         "head": _head(p), "sha256": sha256_file(p)}
     manifest = {"format": _FORMAT, "files": entries, "sha256": _entries_digest(entries)}
     text = json.dumps(manifest, indent=1, sort_keys=True)
     atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
@@ -141,6 +143,12 @@ def _read_manifest(folder: Path) -> tuple[dict | None, str]:
     if data.get("sha256") != _entries_digest(data["files"]):
         return None, "the manifest was edited (its entries do not have its recorded sha256)"
     return data, ""
+
+
+def _head(path: Path) -> str:
+    """The sha256 of a file's first :data:`_HEAD` bytes."""
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read(_HEAD)).hexdigest()
 
 
 def _npy_problem(path: Path, size: int) -> str | None:
@@ -195,7 +203,13 @@ def check_folder(folder: str | os.PathLike, *, full: bool = False) -> list[Probl
         if st.st_size != entry["size"]:
             out.append(Problem(p, f"{st.st_size} bytes, {entry['size']} when it was built (truncated or overwritten)"))
             continue
-        bad = _npy_problem(p, st.st_size) if p.suffix == ".npy" else None
+        try:
+            head = _head(p)
+        except OSError as exc:
+            out.append(Problem(p, f"unreadable ({exc.strerror or exc})"))
+            continue
+        bad = "its head (an array's header) differs from when it was built" if head != entry["head"] else \
+            _npy_problem(p, st.st_size) if full and p.suffix == ".npy" else None
         if bad:
             out.append(Problem(p, bad))
             continue

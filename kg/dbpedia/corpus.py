@@ -40,7 +40,7 @@ from pathlib import Path
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
-__all__ = ["MAX_RECORD_BYTES", "Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
+__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
 
 log = logging.getLogger(__name__)
 
@@ -132,11 +132,34 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
+@dataclass(frozen=True)
+class BadRecords:
+    """What a reader does with records it cannot read: skip (and count) them or fail; and the longest record read.
+
+    Attributes
+    ----------
+    skip : bool
+        Skip and count them (``--skip-bad-lines``); else the first is an error naming file and line.
+    max_bytes : int
+        A longer record cannot be read (``--max-record-bytes``; default :data:`MAX_RECORD_BYTES`).
+
+    Examples
+    --------
+    >>> BadRecords(skip=True).max_bytes == MAX_RECORD_BYTES
+    True
+    """
+
+    skip: bool = False
+    max_bytes: int = MAX_RECORD_BYTES
+
+
 class _Bad:
     """Records that could not be read: an error naming file and line, or counted and skipped; and the size limit."""
 
-    def __init__(self, path: Path, skip: bool, max_bytes: int = MAX_RECORD_BYTES):
-        self.path, self.skip, self.lines = path, skip, []
+    def __init__(self, path: Path, skip: bool | BadRecords, max_bytes: int = MAX_RECORD_BYTES):
+        if isinstance(skip, BadRecords):
+            skip, max_bytes = skip.skip, skip.max_bytes
+        self.path, self.skip, self.lines = path, bool(skip), []
         self.max_bytes = int(max_bytes)
         if self.max_bytes < 1:
             raise ValueError(f"max_record_bytes must be at least 1, got {max_bytes!r}")
@@ -278,8 +301,7 @@ def read_corpus(
     label_column: str | None = "label",
     format: str | None = None,
     invalid_iri: str = "raise",
-    skip_bad_lines: bool = False,
-    max_record_bytes: int = MAX_RECORD_BYTES,
+    skip_bad_lines: bool | BadRecords = False,
 ) -> Corpus:
     """Read a CSV/TSV/JSONL corpus, streaming (memory grows with the records kept).
 
@@ -305,11 +327,10 @@ def read_corpus(
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
     format : {"csv", "tsv", "jsonl"}, optional
         Default: from the file name.
-    skip_bad_lines : bool
-        Skip (and count) records that cannot be read instead of failing.
-    max_record_bytes : int
-        A record longer than this (default :data:`MAX_RECORD_BYTES`) cannot be read: an error, or skipped
-        and counted with ``skip_bad_lines``. It is never read whole.
+    skip_bad_lines : bool or BadRecords
+        Skip (and count) records that cannot be read instead of failing; a :class:`BadRecords` also
+        sets the longest record read (default :data:`MAX_RECORD_BYTES`): a longer one cannot be read
+        (an error, or skipped and counted), and is never read whole.
 
     Returns
     -------
@@ -337,7 +358,7 @@ def read_corpus(
     labels: list = []
     skipped: list[str] = []
     checked = False
-    bad = _Bad(path, skip_bad_lines, max_record_bytes)
+    bad = _Bad(path, skip_bad_lines)
     for n, rec in _rows(path, fmt, bad):
         if not checked:
             cols = set(rec)
@@ -533,5 +554,5 @@ def load_corpus(
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
         return read_sports_tweets(p, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes)
     return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
-                       label_column=label_column, format=format, skip_bad_lines=skip_bad_lines,
-                       max_record_bytes=max_record_bytes)
+                       label_column=label_column, format=format,
+                       skip_bad_lines=BadRecords(bool(skip_bad_lines), max_record_bytes))

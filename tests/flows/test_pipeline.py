@@ -218,3 +218,38 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
     # ... while the table is keyed by their *content*: rebuilt exactly when entities or facts changed
     same = all(r3.records[k].hash == r1.records[k].hash for k in ("annotate", "fetch"))
     assert r3.runinfo["table"]["reused"] == same
+
+
+_FAILING_STAGE = """
+import sys
+from flows import stages
+
+def fail(self, folder, up):  # a stage that fails inside the Prefect flow (as a damaged file read there would)
+    raise ValueError("/data/seg/categories.start.npy: Failed to read all data for array")
+
+stages.SelectStep.compute = fail
+from flows.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.integration
+def test_a_stage_failing_under_prefect_is_one_line_without_debug(tmp_path):
+    """issue 30: a stage that failed inside the flow printed about 280 lines of Prefect's tracebacks before kgfs's one
+    line. Without --debug a failure is the one line, whatever raised it (Prefect's records go to its UI)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
+    env["KGFS_SERVER_PORT"] = "0"
+
+    def run(*flags):
+        return subprocess.run([sys.executable, "-c", _FAILING_STAGE, *flags, "run", "--selectors", "complete",
+                               "--n-splits", "3", "--no-artifacts", "--out", "out"], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+
+    proc = run()
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and "File \"" not in proc.stderr, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1] == "kgfs: error: /data/seg/categories.start.npy: Failed to read all data for array"
+    assert len(lines) < 20 and not [ln for ln in lines if not ln.startswith("kgfs: ")], lines
+    debug = run("--debug")  # the traceback is there on request
+    assert debug.returncode == 1 and "Traceback" in debug.stderr and "categories.start.npy" in debug.stderr

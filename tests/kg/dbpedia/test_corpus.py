@@ -207,7 +207,7 @@ def test_the_record_limit_holds_for_every_format(tmp_path, fmt):
         sep = "\t" if fmt == "tsv" else ","
         p = tmp_path / f"c.{fmt}"
         p.write_text(f"id{sep}text{sep}label\n1{sep}short{sep}a\n2{sep}\"{long}\n{long}\"{sep}b\n3{sep}x{sep}a\n")
-        read = read_corpus
+        read = load_corpus
     assert len(read(p, max_record_bytes=4000)) == 3  # under the limit: read as before
     with pytest.raises(InputFormatError, match=r":3: .*more than 1,000 bytes|:3: .*fields"):
         read(p, max_record_bytes=1000)

@@ -385,12 +385,16 @@ class DumpIndex:
         >>> DumpIndex(d / "i").known_segment(p) is None
         True
         """
-        path = Path(path).resolve()
+        folder = self._known_folder(Path(path).resolve())
+        return None if folder is None else Segment(folder)
+
+    def _known_folder(self, path: Path) -> Path | None:
+        """The segment folder of a resolved path ingested and unchanged since (not checked), else ``None``."""
         entry = self._known().get(str(path))
         if entry is None or entry[:3] != self._stat_key(path):
             return None
         folder = self._segment_dir(entry[3])
-        return Segment(folder) if (folder / MANIFEST).is_file() else None
+        return folder if (folder / MANIFEST).is_file() else None
 
     def _remember(self, path: Path, stat_key: list, sha256: str) -> None:
         known = self._known()
@@ -422,20 +426,23 @@ class DumpIndex:
               full: bool) -> tuple[list[Segment], list[Path]]:
         """The segments of resolved dump files, ingesting new ones (and, with ``repair``, damaged ones), and the
         files read now."""
-        found = {f: self.known_segment(f) for f in files}
-        for f, seg in found.items():
-            problems = check_folder(seg.folder, full=full) if seg is not None else []
+        found: dict[Path, Segment | None] = {}
+        for f in files:  # each folder checked before anything of it is read (its segment.json too)
+            folder = self._known_folder(f)
+            problems = check_folder(folder, full=full) if folder is not None else []
             if problems and not repair:
                 raise IndexDamaged(problems, rebuild_command(f))
             if problems:
                 log.warning("dump index file %s; reading %s into the index again", problems[0], f)
-                found[f] = None
+            found[f] = Segment(folder) if folder is not None and not problems else None
         todo = [f for f in files if found[f] is None]
         if todo or repair:  # ``repair`` (an ingest): also to remove what killed ingests left
             with _locked(self.root / ".lock"):  # another process may have ingested them meanwhile
                 _remove_leftovers(self.root / "segments")
-                found.update({f: self.known_segment(f) for f in todo})
-                todo = [f for f in todo if found[f] is None or check_folder(found[f].folder, full=full)]
+                for f in todo:
+                    folder = self._known_folder(f)
+                    found[f] = Segment(folder) if folder is not None and not check_folder(folder, full=full) else None
+                todo = [f for f in todo if found[f] is None]
                 total, done = sum(f.stat().st_size for f in todo), 0
                 for f in todo:
                     report = None
@@ -561,7 +568,7 @@ class DumpIndex:
         See the module.
         """
         files = [f.resolve() for f in dump_files(paths)]
-        known = {f for f in files if self.known_segment(f) is not None}
+        known = {f for f in files if self._known_folder(f) is not None}
         segs, read = self._open(files, skip_bad_lines, progress, True, full)
         lex, repaired = None, {"full": full}
         if lexicon and any(s.has("labels") or s.has("redirects") for s in segs):

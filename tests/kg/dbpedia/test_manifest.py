@@ -252,3 +252,12 @@ def test_an_edited_files_json_is_not_trusted(kit, caplog):
     with caplog.at_level("WARNING"):
         seg = kit["index"].segments(labels)[0]
     assert seg.has("labels") and "does not have its recorded checksum" in caplog.text
+
+
+def test_a_damaged_segment_json_is_named_not_parsed(kit, capsys):
+    seg = _segment(kit, "labels_en.nt.bz2")
+    (seg / "segment.json").write_text("{ not json")
+    with pytest.raises(KgfsError, match=r"segment\.json: .*kgfs ingest --dump \S*labels_en\.nt\.bz2"):
+        kit["index"].segments(kit["dump"] / "labels_en.nt.bz2")
+    assert main(["ingest", "--dump", str(kit["dump"])]) == 0
+    assert "rebuilt (their index files did not verify): labels_en.nt.bz2" in capsys.readouterr().out

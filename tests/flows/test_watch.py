@@ -220,12 +220,13 @@ def test_serve_uses_the_homes_managed_server(tmp_path, monkeypatch):
 
     for var in ("PREFECT_API_URL", "PREFECT_RUNNER_POLL_FREQUENCY", "PREFECT_LOGGING_LEVEL"):
         monkeypatch.delenv(var, raising=False)  # restored after the test (api_for_serving sets them)
+    monkeypatch.setenv("KGFS_SERVER_DIR", str(tmp_path / "server"))  # a user of its own: the server starts here
     home, port = tmp_path / "home", _free_port()
     try:
         url = api_for_serving(home, port, 5)
         assert url == f"http://127.0.0.1:{port}/api" and _healthy(url) and os.environ["PREFECT_API_URL"] == url
         found = server.find_server(home)
-        assert found is not None and found.api_url == url  # announced: listed in the home (`kgfs server status`)
+        assert found is not None and found.api_url == url  # announced: listed (`kgfs server status`)
         monkeypatch.delenv("PREFECT_API_URL")
         t0 = time.monotonic()
         assert api_for_serving(home, port, 5) == url and time.monotonic() - t0 < 5  # reused

@@ -666,14 +666,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 # --------------------------------------------------------------------------- entry point
-class _OneLine(logging.Formatter):
-    """A log record as one line: its message's first line, no traceback (``--debug`` shows them)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None, "stack_info": None})
-        return " ".join(super().format(record).splitlines()[:1])
-
-
 def _setup_logging(debug: bool) -> None:
     level = logging.DEBUG if debug else logging.WARNING
     handler = logging.StreamHandler(sys.stderr)
@@ -682,7 +674,7 @@ def _setup_logging(debug: bool) -> None:
         handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s"))
     else:  # one line per record, never a traceback; Prefect's records of a failed run go to its UI, and the
         # error itself is the command's last line (main)
-        handler.setFormatter(_OneLine("kgfs: %(levelname)s: %(message)s"))
+        handler.setFormatter(settings.OneLine("kgfs: %(levelname)s: %(message)s"))
         handler.addFilter(lambda record: not record.name.startswith(("prefect", "uvicorn", "httpx")))
     handler._kgfs = True  # replace only our own handler when main() is called again (tests)
     root = logging.getLogger()

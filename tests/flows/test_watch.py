@@ -187,6 +187,8 @@ def test_watch_folder_deployment(tmp_path, bundled):
         with urllib.request.urlopen(req, timeout=10) as r:
             names = [d["name"] for d in json.loads(r.read())]
         assert "kgfs-watch" in names
+        # issue 30: whatever failed (here a corpus, three times, and its ticks), kgfs serve's console shows no traceback
+        assert "Traceback" not in (tmp_path / "serve.log").read_text()
     finally:
         if serve is not None:
             _stop(serve)

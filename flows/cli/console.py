@@ -301,7 +301,8 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "violations": "cell(s) violate the hierarchy (kept: --check report)",
           "instances_without_entities": "instance(s) linked to no entity",
           "instances_without_features": "instance(s) without any feature (empty rows)",
-          "unknown_features": "feature(s) unknown to the hierarchy, dropped"}
+          "unknown_features": "feature(s) unknown to the hierarchy, dropped",
+          "hierarchy_unknown_nodes": "node(s) of --hierarchy that are not features, dropped (--hierarchy-drop-unknown)"}
 
 
 def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:

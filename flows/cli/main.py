@@ -233,7 +233,7 @@ def cmd_serve(args) -> int:
 
     url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
-              "run_options": _run_options(args).to_json(), "home": str(home)}
+              "run_options": _run_options(args).to_json(), "home": str(home), "settle_seconds": args.settle}
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
     ui = url[:-4] if url.endswith("/api") else url
     print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
@@ -245,13 +245,15 @@ def cmd_serve(args) -> int:
 
 
 def cmd_server(args) -> int:
-    """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`flows.server.local`)."""
+    """``kgfs server start|status|stop``: the user's local Prefect server, shared by every kgfs home
+    (:mod:`flows.server.local`)."""
     from flows.server import local as local_server
 
     _server = local_server
     home = settings.kgfs_home()
     if args.server_command == "stop":
-        print(f"stopped the Prefect server of {home}" if _server.stop_server(home) else _server.status(home)["text"])
+        print(f"stopped your Prefect server ({_server.server_dir(home)})" if _server.stop_server(home)
+              else _server.status(home)["text"])
         return 0
     if args.server_command == "start":
         _server.ensure_server(home, port=args.port, idle_minutes=args.idle_minutes)
@@ -426,10 +428,23 @@ def cmd_cache_clear(args) -> int:
 
 def cmd_cache_verify(args) -> int:
     problems, text = _home_store().verify_summary(remove=args.remove)
-    for p in problems:
+    folders, damaged = [], []
+    if (settings.kgfs_home() / "dbpedia-cache" / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
+        from kg.dbpedia.index import index_for_cache
+
+        index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+        folders = index.folders()
+        damaged = index.verify(remove=args.remove)  # every file of the dump index hashed against its manifest
+    for p in [*problems, *damaged]:
         print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
     print(text)
-    return 1 if problems and not args.remove else 0
+    if folders:
+        bad = len({p.file.parent if p.file.parent in folders else p.file for p in damaged})
+        print(f"checked {len(folders)} folder(s) of the dump index {index.root}: " + (
+            "ok" if not damaged else f"{bad} damaged" + (", removed (`kgfs ingest` builds them again)" if args.remove
+                                                        else "; `kgfs ingest --dump ...` rebuilds them, --remove "
+                                                             "deletes them")))
+    return 1 if (problems or damaged) and not args.remove else 0
 
 
 def _ingest(ingest, quiet: bool):
@@ -449,7 +464,7 @@ def cmd_ingest(args) -> int:
 
     index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
     print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, skip_bad_lines=args.skip_bad_lines,
-                                                           progress=show), args.quiet), index.root))
+                                                           progress=show, full=True), args.quiet), index.root))
     return 0
 
 
@@ -504,24 +519,29 @@ def _add_serve(sub, common) -> None:
                     help="deployment name (default kgfs-watch)")
     sv.add_argument("--port", type=int, help="port of the home's Prefect server when it starts (default 4200 when "
                     "free)")
+    sv.add_argument("--settle", type=float, default=60.0, metavar="SECONDS",
+                    help="a corpus is processed once nothing wrote to it for SECONDS (default 60): a file still being "
+                         "copied in is left for a later tick")
     _add_input_options(sv, watch=True)
     _add_run_options(sv)
 
 
 def _add_server(sub, common) -> None:
-    s = sub.add_parser("server", parents=[common], help="the kgfs home's local Prefect server: start, status, stop",
+    s = sub.add_parser("server", parents=[common], help="your local Prefect server: start, status, stop",
                        description="The Prefect server `kgfs run` starts on 127.0.0.1 when a stage has to be "
-                                   "computed (state in the kgfs home), reuses, and stops after an idle time.")
+                                   "computed, one per user, reused by every kgfs home (its runs tagged "
+                                   "home:<path>; state in $KGFS_SERVER_DIR, else ~/.cache/kgfs/server), and stops "
+                                   "after an idle time.")
     ssub = s.add_subparsers(dest="server_command", metavar="ACTION", required=True)
     st = _command(ssub, common, "start", cmd_server, False, help="start it (or find it running)",
-                  description="Start the home's Prefect server in the background and wait until it answers.")
+                  description="Start your Prefect server in the background and wait until it answers.")
     st.add_argument("--port", type=int, help="on 127.0.0.1 (default $KGFS_SERVER_PORT, else 4200 when free, else any)")
     st.add_argument("--idle-minutes", type=float, help="stop after this many minutes without a kgfs run "
                     "(default $KGFS_SERVER_IDLE_MINUTES, else 30; 0: never)")
     _command(ssub, common, "status", cmd_server, False, help="whether it runs, its UI, its idle time",
-             description="Whether the home's Prefect server runs, where its UI is, when it stops.").add_argument(
+             description="Whether your Prefect server runs, where its UI is, who uses it, when it stops.").add_argument(
         "--json", action="store_true", help="machine-readable output")
-    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop the home's Prefect server.")
+    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop your Prefect server.")
 
 
 def _add_datasets(sub, common) -> None:
@@ -551,8 +571,10 @@ def _add_cache(sub, common) -> None:
     cc.add_argument("--stage", metavar="STAGE", help="one stage (a folder of the store: facts, table, select, "
                                                      "evaluate, export, a route's steps and batches, ...)")
     cv = _command(csub, common, "verify", cmd_cache_verify, False, help="check every cached file against its record",
-                  description="Check the content (sha256) of every cached stage file; exit status 1 on a problem.")
-    cv.add_argument("--remove", action="store_true", help="delete the stage folders that do not verify")
+                  description="Check the content (sha256) of every cached stage file and of every file of the dump "
+                              "index against its record or manifest; exit status 1 on a problem.")
+    cv.add_argument("--remove", action="store_true", help="delete the stage (and dump index) folders that do not "
+                                                          "verify")
 
 
 def _add_one_step_commands(sub, common) -> None:
@@ -607,7 +629,9 @@ def _add_ingest(sub, common) -> None:
     g = _command(sub, common, "ingest", cmd_ingest, help="read DBpedia dumps once into the index of the kgfs home",
                  description="Read each dump file once (the new ones: a file is known by its content) into the "
                              "index of the kgfs home, and build the lexicon; `kgfs run/build/serve --dump` then "
-                             "look entities up there (they ingest on first use too).",
+                             "look entities up there (they ingest on first use too). Every file of the files' "
+                             "index folders is checked against its recorded sha256 first; what does not verify "
+                             "is built again.",
                  epilog="example:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/")
     g.add_argument("--dump", nargs="+", required=True, metavar="PATH", help="dump files or folders")
     g.add_argument("--skip-bad-lines", action="store_true", help="skip (and count) malformed N-Triples lines")
@@ -646,8 +670,12 @@ def _setup_logging(debug: bool) -> None:
     level = logging.DEBUG if debug else logging.WARNING
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(level)  # propagated INFO lines (Prefect's flow logs, kept for the UI) stay out of the terminal
-    handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s" if debug
-                                           else "kgfs: %(levelname)s: %(message)s"))
+    if debug:
+        handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s"))
+    else:  # one line per record, never a traceback; Prefect's records of a failed run go to its UI, and the
+        # error itself is the command's last line (main)
+        handler.setFormatter(settings.OneLine("kgfs: %(levelname)s: %(message)s"))
+        handler.addFilter(lambda record: not record.name.startswith(("prefect", "uvicorn", "httpx")))
     handler._kgfs = True  # replace only our own handler when main() is called again (tests)
     root = logging.getLogger()
     root.handlers[:] = [h for h in root.handlers if not getattr(h, "_kgfs", False)] + [handler]

@@ -40,10 +40,14 @@ from pathlib import Path
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
-__all__ = ["Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
+__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
 
 log = logging.getLogger(__name__)
 
+#: The largest record (line, or quoted record of several lines) a corpus may hold by default: 8 MiB, a long book
+#: chapter or the longest Wikipedia article several times over. A longer one is an error naming its file and line
+#: (``--skip-bad-lines`` skips it): it is read in pieces up to this size, so a hostile file cannot exhaust memory.
+MAX_RECORD_BYTES = 8 << 20
 _MISSING = {"", "?", "nan", "none", "null"}
 _WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
 
@@ -128,11 +132,37 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
-class _Bad:
-    """Records that could not be read: an error naming file and line, or counted and skipped."""
+@dataclass(frozen=True)
+class BadRecords:
+    """What a reader does with records it cannot read: skip (and count) them or fail; and the longest record read.
 
-    def __init__(self, path: Path, skip: bool):
-        self.path, self.skip, self.lines = path, skip, []
+    Attributes
+    ----------
+    skip : bool
+        Skip and count them (``--skip-bad-lines``); else the first is an error naming file and line.
+    max_bytes : int
+        A longer record cannot be read (``--max-record-bytes``; default :data:`MAX_RECORD_BYTES`).
+
+    Examples
+    --------
+    >>> BadRecords(skip=True).max_bytes == MAX_RECORD_BYTES
+    True
+    """
+
+    skip: bool = False
+    max_bytes: int = MAX_RECORD_BYTES
+
+
+class _Bad:
+    """Records that could not be read: an error naming file and line, or counted and skipped; and the size limit."""
+
+    def __init__(self, path: Path, skip: bool | BadRecords, max_bytes: int = MAX_RECORD_BYTES):
+        if isinstance(skip, BadRecords):
+            skip, max_bytes = skip.skip, skip.max_bytes
+        self.path, self.skip, self.lines = path, bool(skip), []
+        self.max_bytes = int(max_bytes)
+        if self.max_bytes < 1:
+            raise ValueError(f"max_record_bytes must be at least 1, got {max_bytes!r}")
 
     def __call__(self, message: str, line: int) -> None:
         if not self.skip:
@@ -142,10 +172,27 @@ class _Bad:
         self.lines.append(line)
 
 
+def _too_long(bad: _Bad, n: int) -> str:
+    return (f"a record of more than {bad.max_bytes:,} bytes (pass max_record_bytes=N (--max-record-bytes) for longer "
+            "ones)")
+
+
 def _lines(path: Path, bad: _Bad):
-    """``(line number, text)`` of each line (without its end), decoded as UTF-8 one at a time."""
+    """``(line number, text)`` of each line (without its end), decoded as UTF-8 one at a time; a line longer than
+    ``bad.max_bytes`` is never held whole (an error, or skipped piece by piece)."""
+    limit = bad.max_bytes
     with _open_binary(path) as fh:
-        for n, raw in enumerate(fh, 1):
+        n = 0
+        while True:
+            raw = fh.readline(limit + 1)
+            if not raw:
+                return
+            n += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                bad(_too_long(bad, n), n)
+                while raw and not raw.endswith(b"\n"):  # skipped: the rest of the line, in pieces
+                    raw = fh.readline(1 << 20)
+                continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -201,7 +248,7 @@ def _delimited(path: Path, delimiter: str, bad: _Bad):
         fields = _quoted(text, delimiter, width) if '"' in text else None
         if fields == "more":
             joined, k = text, 0
-            while fields == "more" and k < _MAX_RECORD_LINES:
+            while fields == "more" and k < _MAX_RECORD_LINES and len(joined) <= bad.max_bytes:
                 if len(ahead) <= k:
                     ahead.extend(itertools.islice(lines, 1))
                     if len(ahead) <= k:
@@ -254,7 +301,7 @@ def read_corpus(
     label_column: str | None = "label",
     format: str | None = None,
     invalid_iri: str = "raise",
-    skip_bad_lines: bool = False,
+    skip_bad_lines: bool | BadRecords = False,
 ) -> Corpus:
     """Read a CSV/TSV/JSONL corpus, streaming (memory grows with the records kept).
 
@@ -280,8 +327,10 @@ def read_corpus(
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
     format : {"csv", "tsv", "jsonl"}, optional
         Default: from the file name.
-    skip_bad_lines : bool
-        Skip (and count) records that cannot be read instead of failing.
+    skip_bad_lines : bool or BadRecords
+        Skip (and count) records that cannot be read instead of failing; a :class:`BadRecords` also
+        sets the longest record read (default :data:`MAX_RECORD_BYTES`): a longer one cannot be read
+        (an error, or skipped and counted), and is never read whole.
 
     Returns
     -------
@@ -390,7 +439,7 @@ def _unquote(body: str, quote: str) -> str:
 
 
 def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
-                       skip_bad_lines: bool = False) -> Corpus:
+                       skip_bad_lines: bool = False, max_record_bytes: int = MAX_RECORD_BYTES) -> Corpus:
     """Read the Sports Tweets files (``<id> <label> '<text>'``; records may span lines).
 
     A record starts at a line ``<digits> [<label>] <quote>`` once the previous record's text is
@@ -405,6 +454,8 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
     skip_bad_lines : bool
         Skip (and log) lines that are not UTF-8, or that start no record where one must start
         (after a closed tweet), instead of failing.
+    max_record_bytes : int
+        As in :func:`read_corpus` (a record of several lines counts whole).
 
     Returns
     -------
@@ -423,7 +474,7 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
     """
     path = Path(path)
     records: list[list] = []  # [id, label, quote, body, line]
-    bad = _Bad(path, skip_bad_lines)
+    bad = _Bad(path, skip_bad_lines, max_record_bytes)
     for n, line in _lines(path, bad):
         m = _START.match(line)
         closed = not records or (
@@ -441,6 +492,9 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
             records.append([m.group(1), label, m.group(3), line[m.start(3):], n])
         elif records and not closed:  # the text goes on
             records[-1][3] += "\n" + line
+            if len(records[-1][3]) > bad.max_bytes:
+                bad(_too_long(bad, records[-1][4]), records[-1][4])
+                records.pop()  # skipped (without skip_bad_lines, bad() raised)
         elif line.strip():  # after a closed tweet (or before the first): starts no record
             bad("expected `<id> <label> '<text>'`", n)
     if not records:
@@ -465,6 +519,7 @@ def load_corpus(
     label_column: str | None = "label",
     format: str | None = None,
     skip_bad_lines: bool = False,
+    max_record_bytes: int = MAX_RECORD_BYTES,
 ) -> Corpus:
     """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
 
@@ -479,6 +534,8 @@ def load_corpus(
         Default: from the file name; ``"tweets"`` forces :func:`read_sports_tweets`.
     skip_bad_lines : bool
         Skip (and count) records that cannot be read (CSV/TSV/JSONL) instead of failing.
+    max_record_bytes : int
+        The largest record (default :data:`MAX_RECORD_BYTES`; see :func:`read_corpus`).
 
     Returns
     -------
@@ -495,6 +552,7 @@ def load_corpus(
     """
     p = Path(path)
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
-        return read_sports_tweets(p, skip_bad_lines=skip_bad_lines)
+        return read_sports_tweets(p, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes)
     return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
-                       label_column=label_column, format=format, skip_bad_lines=skip_bad_lines)
+                       label_column=label_column, format=format,
+                       skip_bad_lines=BadRecords(bool(skip_bad_lines), max_record_bytes))

@@ -31,25 +31,47 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import logging
 import os
 import re
 import shutil
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from kg.dbpedia.columns import KeyTable, StringColumn, StringColumnWriter, hash_keys, unique_keys, write_key_table
-from kg.dbpedia.lexicon import longest_matches
+from kg.dbpedia.manifest import MANIFEST, IndexDamaged, check_folder, write_manifest
 from kg.dbpedia.sources import Annotation
 from kg.dbpedia.surface import dump_form_table, fold
 
 __all__ = ["IndexedLexicon", "build_lexicon", "open_lexicon"]
 
+log = logging.getLogger(__name__)
+
 LEXICON_FORMAT = 1
 # on folded text (every whitespace character is a space): word runs, and any other non-space character
 _TOKEN = re.compile(r"\w+|[^\w ]")
+
+
+#: Candidate spans looked up at once (bounds the memory of a long text's look-ups).
+SPAN_WINDOW = 1 << 14
+
+
+def _tokens(low: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every token of folded texts: its text's index, start and end (integer arrays, text order)."""
+    code = "i" if max(map(len, low), default=0) < (1 << 31) else "q"  # 4 bytes a position unless a text is huge
+    which, starts, ends = array("i"), array(code), array(code)
+    for k, x in enumerate(low):
+        before = len(starts)
+        for m in _TOKEN.finditer(x):
+            starts.append(m.start())
+            ends.append(m.end())
+        which.extend(itertools.repeat(k, len(starts) - before))
+    return tuple(np.frombuffer(a, f"i{a.itemsize}") for a in (which, starts, ends))
 
 
 class _Chain:
@@ -137,10 +159,13 @@ def build_lexicon(segments, folder, *, min_length: int = 2, prior: str = "auto")
     return stats
 
 
-def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") -> IndexedLexicon:
+def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto", rebuild: str = "kgfs ingest",
+                 repair: dict | None = None) -> IndexedLexicon:
     """The lexicon of segments under ``root``, built when missing (named by its inputs).
 
     Only segments with labels or redirects take part (adding a file of types keeps the lexicon).
+    Its folder is checked first (:func:`kg.dbpedia.manifest.check_folder`): a damaged lexicon is an
+    error naming the file and ``rebuild``, or with ``repair`` built again.
 
     Parameters
     ----------
@@ -149,10 +174,19 @@ def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") ->
         The index's ``lexicons`` folder.
     min_length : int
     prior : {"auto", "surface-forms"}
+    rebuild : str
+        The command that rebuilds it (for the error).
+    repair : dict, optional
+        Rebuild a damaged lexicon (its first problem is put in ``repair["problem"]``); ``repair["full"]``:
+        hash its files (else sizes and array headers).
 
     Returns
     -------
     IndexedLexicon
+
+    Raises
+    ------
+    IndexDamaged
 
     Examples
     --------
@@ -165,11 +199,18 @@ def open_lexicon(segments, root, *, min_length: int = 2, prior: str = "auto") ->
     used = list(used.values())
     key = json.dumps([LEXICON_FORMAT, [s.info["sha256"] for s in used], int(min_length), prior])
     folder = Path(root) / hashlib.sha256(key.encode()).hexdigest()[:32]
-    if not (folder / "lexicon.json").is_file():
+    problems = check_folder(folder, full=bool(repair and repair.get("full"))) if folder.is_dir() else []
+    if problems and repair is None:
+        raise IndexDamaged(problems, rebuild)
+    if problems:
+        log.warning("dump index file %s; building the lexicon again", problems[0])
+        repair["problem"] = str(problems[0])
+    if problems or not (folder / MANIFEST).is_file():
         tmp = folder.with_name(f".building-{os.getpid()}-{folder.name}")
         shutil.rmtree(tmp, ignore_errors=True)
         try:
             build_lexicon(used, tmp, min_length=min_length, prior=prior)
+            write_manifest(tmp)  # last: a folder without one is never used
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(tmp, folder)
         finally:
@@ -218,6 +259,10 @@ class IndexedLexicon:
     def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]:
         """The mentions in each text (one list per text), as :meth:`LexiconAnnotator.annotate` finds them.
 
+        Memory is a small multiple of the texts, whatever their length: tokens, candidate spans and
+        candidates are NumPy arrays (a few dozen bytes per token), spans are looked up
+        :data:`SPAN_WINDOW` at a time, and only the mentions kept become objects.
+
         Parameters
         ----------
         texts : sequence of str
@@ -232,20 +277,48 @@ class IndexedLexicon:
         """
         texts = ["" if t is None else str(t) for t in texts]
         low = [fold(t) for t in texts]
-        bounds = [[(m.start(), m.end()) for m in _TOKEN.finditer(x)] for x in low]
-        cands: list[list] = [[] for _ in texts]
-        # spans (text, first token, last token), one token longer per round
-        spans = [(t, i, i) for t, b in enumerate(bounds) for i in range(len(b))]
-        while spans:
-            keys = hash_keys([low[t][bounds[t][i][0]:bounds[t][j][1]] for t, i, j in spans])
-            query, rows = self._forms.find(keys)
-            if len(rows):
-                for q, iri, w in zip(query.tolist(), self._iri(rows), np.asarray(self._weight[rows]).tolist()):
-                    t, i, j = spans[q]
-                    cands[t].append((bounds[t][i][0], bounds[t][j][1], iri, w))
-            longer, _ = self._prefixes.find(keys)
-            spans = [(t, i, j + 1) for t, i, j in (spans[q] for q in longer.tolist()) if j + 1 < len(bounds[t])]
-        return [longest_matches(text, c) for text, c in zip(texts, cands)]
+        which, starts, ends = _tokens(low)
+        n = len(starts)
+        # the next token continues a span only within the same text
+        more = np.zeros(n, bool)
+        more[:-1] = which[1:] == which[:-1]
+        found: list[tuple[np.ndarray, ...]] = []
+        for a in range(0, n, SPAN_WINDOW):  # spans starting in this window, one token longer per round
+            first = np.arange(a, min(n, a + SPAN_WINDOW))
+            last = first
+            while len(first):
+                t, lo, hi = which[first], starts[first], ends[last]
+                keys = hash_keys([low[x][y:z] for x, y, z in zip(t.tolist(), lo.tolist(), hi.tolist())])
+                query, rows = self._forms.find(keys)
+                if len(rows):
+                    found.append((t[query], lo[query], hi[query], rows))
+                longer, _ = self._prefixes.find(keys)
+                longer = longer[more[last[longer]]]
+                first, last = first[longer], last[longer] + 1
+        out: list[list[Annotation]] = [[] for _ in texts]
+        if not found:
+            return out
+        del which, starts, ends, more, keys  # the candidates alone from here on
+        t, lo, hi, rows = (np.concatenate(c) for c in zip(*found))
+        found.clear()
+        # per text, longest first then leftmost (as longest_matches), non-overlapping
+        order = np.lexsort((lo, lo - hi, t))
+        t, lo, hi, rows = t[order], lo[order], hi[order], rows[order]
+        keep = np.zeros(len(t), bool)
+        bounds = np.flatnonzero(np.diff(t)) + 1
+        for g0, g1 in zip([0, *bounds.tolist()], [*bounds.tolist(), len(t)]):
+            taken = bytearray(len(texts[int(t[g0])]))
+            for i, x, y in zip(range(g0, g1), lo[g0:g1].tolist(), hi[g0:g1].tolist()):
+                if taken.find(1, x, y) == -1:
+                    taken[x:y] = b"\x01" * (y - x)
+                    keep[i] = True
+        t, lo, hi, rows = t[keep], lo[keep], hi[keep], rows[keep]
+        order = np.lexsort((lo, t))
+        t, lo, hi, rows = t[order], lo[order], hi[order], rows[order]
+        for k, iri, w, x, y in zip(t.tolist(), self._iri(rows), np.asarray(self._weight[rows]).tolist(), lo.tolist(),
+                                   hi.tolist()):
+            out[k].append(Annotation(uri=iri, surface_form=texts[k][x:y], offset=x, score=w))
+        return out
 
     def annotate_one(self, text: str) -> list[Annotation]:
         """The mentions in one text, in text order.

@@ -39,7 +39,7 @@ from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 
-__all__ = ["read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv"]
+__all__ = ["first_line_naming", "read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv"]
 
 _ROWS_PER_CHUNK = 512  # rows densified at a time when writing
 
@@ -309,3 +309,33 @@ def _read_edges(path: Path, on_cycle: str) -> FeatureHierarchy:
     for _, p in edges:
         nodes.setdefault(p)
     return FeatureHierarchy.from_edges(edges, nodes=list(nodes), on_cycle=on_cycle)
+
+
+def first_line_naming(path: str | os.PathLike, nodes: set[str]) -> tuple[int, str]:
+    """The first line of a ``child,parent`` CSV that names one of ``nodes``, and that node (for an error message).
+
+    Parameters
+    ----------
+    path : path
+    nodes : set of str
+
+    Returns
+    -------
+    (int, str)
+        The line number (the header is line 1) and the node; ``(0, min(nodes))`` when none is named.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "e.csv"
+    >>> _ = p.write_text("child,parent\\nA,B\\nD,NOPE\\nZZZ,A\\n")
+    >>> first_line_naming(p, {"ZZZ", "NOPE"})
+    (3, 'NOPE')
+    """
+    with open(path, encoding="utf-8", newline="") as fh:
+        for ln, rec in enumerate(csv.reader(fh), start=1):
+            if ln > 1:
+                for v in rec:
+                    if v in nodes:
+                        return ln, v
+    return 0, min(nodes)

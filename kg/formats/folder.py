@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import ImplicationError, InputFormatError, KgfsError
+from kg.errors import ImplicationError, InputFormatError, KgfsError, few
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
-from kg.formats.csv_io import utf8_error
+from kg.formats.csv_io import first_line_naming, utf8_error
 from kg.hierarchy import FeatureHierarchy
 from kg.store.store import write_json
 from kg.table import FeatureTable
@@ -44,7 +44,8 @@ __all__ = ["export_file", "export_selected", "export_table", "read_table_folder"
 
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
 NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
-             "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features")
+             "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features",
+             "hierarchy_unknown_nodes")
 
 
 def table_summary(table: FeatureTable) -> dict:
@@ -181,7 +182,7 @@ def _csv_has_label(path: Path) -> bool:
 
 
 def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarchy: str | os.PathLike | None = None,
-                    check: str = "repair", name: str | None = None) -> FeatureTable:
+                    check: str = "repair", name: str | None = None, drop_unknown: bool = False) -> FeatureTable:
     """A user's own binary table, ARFF or CSV, over a hierarchy given as a ``child,parent`` edges CSV.
 
     Parameters
@@ -193,13 +194,17 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
     fmt : {"arff", "csv"}, optional
         Default: from the file's suffix (``.arff``, else CSV).
     hierarchy : str or os.PathLike, optional
-        ``child,parent`` edges (:func:`kg.formats.read_edges_csv`); every feature must be a node
-        (nodes that are not columns are left out, ancestry preserved). Default: no edges.
+        ``child,parent`` edges (:func:`kg.formats.read_edges_csv`); every feature must be a node, and
+        every node a feature (see ``drop_unknown``). Default: no edges.
     check : {"repair", "report", "raise"}
         Cells that violate the hierarchy (child 1, parent 0): closed upward, kept (counted in
         the meta) or an error (``--check``).
     name : str, optional
         The dataset name (default: the file name without suffix).
+    drop_unknown : bool
+        A node of the hierarchy that is not a column of the table (a misspelt or missing feature)
+        is an error naming the hierarchy file, its line and the node; with ``drop_unknown`` such
+        nodes are dropped (the ancestry through them kept) and counted (``meta["hierarchy_unknown_nodes"]``).
 
     Returns
     -------
@@ -216,9 +221,14 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "t.csv").write_text("id,Athlete,Person,label\\na,1,0,1\\nb,0,1,0\\n")
     >>> _ = (d / "h.csv").write_text("child,parent\\nAthlete,Person\\nPerson,Agent\\n")
-    >>> t = read_user_table(d / "t.csv", hierarchy=d / "h.csv")
-    >>> t.X.toarray().astype(int).tolist(), t.meta["repaired_cells"], t.meta["dataset"]
-    ([[1, 1], [0, 1]], 1, 't')
+    >>> try:
+    ...     read_user_table(d / "t.csv", hierarchy=d / "h.csv")
+    ... except InputFormatError as e:
+    ...     print(str(e).split(str(d) + "/")[1][:53])
+    h.csv:3: 'Agent' is not a feature (a column) of t.csv
+    >>> t = read_user_table(d / "t.csv", hierarchy=d / "h.csv", drop_unknown=True)
+    >>> t.X.toarray().astype(int).tolist(), t.meta["repaired_cells"], t.meta["hierarchy_unknown_nodes"]
+    ([[1, 1], [0, 1]], 1, ['Agent'])
     """
     p = Path(path)
     fmt = fmt or ("arff" if p.suffix.lower() == ".arff" else "csv")
@@ -235,10 +245,19 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
         if missing:
             raise InputFormatError(f"{len(missing)} feature(s) of {p} are not nodes of the hierarchy (--hierarchy), "
                                    f"e.g. {', '.join(repr(m) for m in missing[:3])}", hierarchy)
+        columns = set(names.tolist())
+        unknown = [n for n in h.node_ids.tolist() if n not in columns]
+        if unknown and not drop_unknown:
+            line, node = first_line_naming(hierarchy, set(unknown))
+            more = f" ({len(unknown)} such nodes: {few(sorted(unknown), 5)})" if len(unknown) > 1 else ""
+            raise InputFormatError(f"{node!r} is not a feature (a column) of {p.name}{more}; pass drop_unknown=True "
+                                   "(--hierarchy-drop-unknown) to drop such nodes", hierarchy, line)
         h = h.restrict(names.tolist())
     if check not in _CHECKS:
         raise ValueError(f"check must be one of {sorted(_CHECKS)}, got {check!r}")
     meta = {"dataset": name or p.stem, "source": fmt, "file": p.name}
+    if hierarchy is not None and unknown:
+        meta["hierarchy_unknown_nodes"] = sorted(unknown)
     try:
         return FeatureTable(X, names, ids, y, h, meta=meta, check=_CHECKS[check])
     except ImplicationError as exc:

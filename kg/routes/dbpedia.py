@@ -113,7 +113,7 @@ def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
         else:
             raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
     by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
-    return tuple((str(f.absolute()), sha256_file(f) if by_content else
+    return tuple((str(f.resolve()), sha256_file(f) if by_content else
                   f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
 
 
@@ -188,6 +188,8 @@ class CorpusInput(Input):
     entity_columns : tuple of str, optional
     type_namespaces : tuple of str, optional
     skip_bad_lines : bool, optional
+    max_record_bytes : int, optional
+        The longest corpus record read (default :data:`kg.dbpedia.corpus.MAX_RECORD_BYTES`).
     timeout : float, optional
         Seconds per Spotlight/SPARQL request (default :data:`DEFAULT_TIMEOUT`).
     min_support : int, optional
@@ -209,6 +211,9 @@ class CorpusInput(Input):
                metavar="COL", many=True),
         Option("--skip-bad-lines", "skip (and count) corpus records and dump lines that cannot be read, instead of "
                                    "failing", switch=True),
+        Option("--max-record-bytes", "the longest corpus record read (default 8388608, 8 MiB); a longer one is an "
+                                     "error naming its file and line (or skipped with --skip-bad-lines)", metavar="N",
+               parse=whole_number(1)),
         Option("--annotator", "entity linking: lexicon (offline, from the dump's labels; default) or a DBpedia "
                               "Spotlight server", choices=("lexicon", "spotlight")),
         Option("--spotlight-url", "Spotlight /annotate endpoint", metavar="URL"),
@@ -242,6 +247,7 @@ class CorpusInput(Input):
     entity_columns: tuple[str, ...] | None = None
     type_namespaces: tuple[str, ...] | None = None
     skip_bad_lines: bool | None = None
+    max_record_bytes: int | None = None
     timeout: float | None = None
     min_support: int | None = None
     spotlight: dict | None = None
@@ -261,7 +267,7 @@ class CorpusInput(Input):
         for k in ("entity_columns", "type_namespaces"):  # lists from the command line, tuples in a frozen input
             v[k] = tuple(v[k]) if v.get(k) else None
         return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
-                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).absolute()) for d in dump),
+                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dump),
                    dump_files=dump_fingerprint(dump))
 
     # ----------------------------------------------------------------- what decides what
@@ -298,8 +304,10 @@ class CorpusInput(Input):
                 "features": self.features or "types"}
 
     def _columns(self) -> dict:
+        # the records read depend on the size limit too (with --skip-bad-lines, longer ones are left out)
         return {"text_column": self.text_column, "id_column": self.id_column, "label_column": self.label_column,
-                "entity_columns": list(self.entity_columns) if self.entity_columns else None}
+                "entity_columns": list(self.entity_columns) if self.entity_columns else None,
+                **({"max_record_bytes": self.max_record_bytes} if self.max_record_bytes else {})}
 
     # ----------------------------------------------------------------- the objects it builds (memo)
     def _memoized(self, key: str, make: Callable[[], Any]):
@@ -311,12 +319,12 @@ class CorpusInput(Input):
 
     def read_corpus(self) -> Corpus:
         """The corpus, read once (:func:`kg.dbpedia.corpus.load_corpus` with the column options)."""
-        from kg.dbpedia.corpus import load_corpus
+        from kg.dbpedia.corpus import MAX_RECORD_BYTES, load_corpus
 
         return self._memoized("corpus", lambda: load_corpus(
             self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
             label_column=self.label_column or "label", entity_columns=self.entity_columns,
-            skip_bad_lines=bool(self.skip_bad_lines)))
+            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES))
 
     def access(self, ctx: Context | None) -> Access:
         """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""

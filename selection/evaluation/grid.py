@@ -16,8 +16,9 @@ The code version covers the source of every kgfs module and the installed versio
 numerical dependencies (:func:`kg.store.store.code_digest`), plus the classes and functions a
 method is made of and the protocol's function when they come from outside kgfs (a user's
 selector, a scikit-learn estimator): after any code change every cell is computed again, never
-reused from other code. A cell file is reused only when it parses and carries its key; a
-corrupt or truncated one is computed again, with a warning naming it.
+reused from other code. A cell file is reused only when it parses, carries its key and the
+sha256 of its rows (:func:`cell_text`); a corrupt, truncated or edited one (a bit flipped in an
+accuracy leaves valid JSON) is computed again, with a warning naming it.
 
 Then the outputs of :func:`selection.evaluation.report.write_outputs` are written: ``results.csv``,
 ``summary.csv``, ``stats.md``, ``report.md`` and PNG plots (plus ``sweep.csv`` with every
@@ -49,7 +50,7 @@ from selection.evaluation.protocols import get_protocol
 from selection.evaluation.report import ReportSettings, write_outputs
 from selection.evaluation.specs import MethodSpec
 
-__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key", "read_cell", "write_skipped"]
+__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key", "cell_text", "read_cell", "write_skipped"]
 
 log = logging.getLogger(__name__)
 
@@ -345,7 +346,7 @@ class _Cells:
             for c in self.plan.classifiers:
                 sub = df[(df["selector"] == s.label) & (df["classifier"] == c.label)]
                 k = self.keys[(dname, s.label, c.label, fold)]
-                payload = json.dumps({"key": k, "rows": sub.to_dict("records")}, default=_jsonable)
+                payload = cell_text(k, sub.to_dict("records"))
                 atomic_write(self.cells_dir / f"{k}.json", lambda p, s_=payload: p.write_text(s_, encoding="utf-8"))
                 self.rows[k] = json.loads(payload)["rows"]  # as a later run reads it back
                 self.done += 1
@@ -356,11 +357,39 @@ class _Cells:
         return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def _rows_sha256(rows: list) -> str:
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, default=_jsonable).encode()).hexdigest()
+
+
+def cell_text(key: str, rows: list) -> str:
+    """The JSON text of a cell file: its key, its rows and the sha256 of the rows (as they read back).
+
+    Parameters
+    ----------
+    key : str
+        :func:`cell_key`.
+    rows : list of dict
+        The cell's result rows (numpy values are converted).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sorted(json.loads(cell_text("k", [{"accuracy": 0.7}])))
+    ['key', 'rows', 'sha256']
+    """
+    rows = json.loads(json.dumps(rows, default=_jsonable))
+    return json.dumps({"key": key, "rows": rows, "sha256": _rows_sha256(rows)})
+
+
 def read_cell(path: Path, key: str) -> list | None:
     """The rows of a finished cell file, or None when it is missing or unusable.
 
-    A cell that does not parse, is truncated or carries another key (a partial copy, a
-    disk error) is not reused: a warning names the file and the cell is computed again.
+    A cell that does not parse, is truncated, carries another key (a partial copy, a disk error)
+    or whose rows do not have its recorded sha256 (an edit that kept it valid JSON) is not
+    reused: a warning names the file and the cell is computed again.
 
     Parameters
     ----------
@@ -378,9 +407,12 @@ def read_cell(path: Path, key: str) -> list | None:
     --------
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "k.json"
-    >>> _ = p.write_text('{"key": "k", "rows": [{"accuracy": 1.0}]}')
+    >>> _ = p.write_text(cell_text("k", [{"accuracy": 1.0}]))
     >>> read_cell(p, "k"), read_cell(p.with_name("missing.json"), "k")
     ([{'accuracy': 1.0}], None)
+    >>> _ = p.write_text(p.read_text().replace("1.0", "0.9"))  # still valid JSON
+    >>> read_cell(p, "k") is None
+    True
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -397,6 +429,10 @@ def read_cell(path: Path, key: str) -> list | None:
     if not (isinstance(cell, dict) and cell.get("key") == key and isinstance(cell.get("rows"), list)
             and all(isinstance(r, dict) for r in cell["rows"])):
         log.warning("evaluation cell %s does not hold the result of cell %s; computing it again", path, key)
+        return None
+    if cell.get("sha256") != _rows_sha256(cell["rows"]):
+        log.warning("evaluation cell %s was changed since it was written (its rows do not have its recorded sha256); "
+                    "computing it again", path)
         return None
     return cell["rows"]
 

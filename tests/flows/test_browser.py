@@ -57,6 +57,8 @@ def two_runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("ui")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
     env["KGFS_SERVER_PORT"] = "0"
+    session_server = os.environ["KGFS_SERVER_DIR"]
+    env["KGFS_SERVER_DIR"] = os.environ["KGFS_SERVER_DIR"] = str(d / "server")  # its own: only these two runs
     try:
         for args in ([], ["--param", "threshold=0.9"]):
             proc = subprocess.run([sys.executable, "-m", "flows.cli", "run", *args], cwd=d, env=env,
@@ -69,6 +71,7 @@ def two_runs(tmp_path_factory):
         yield info.ui_url, runs, d
     finally:
         server.stop_server(d / ".kgfs")
+        os.environ["KGFS_SERVER_DIR"] = session_server
 
 
 @pytest.fixture(scope="module")

@@ -75,6 +75,23 @@ def test_an_unreadable_record_is_recomputed(tmp_path, table, caplog):
     assert any(str(rec_path) in m for m in _warnings(caplog))
 
 
+def test_an_edited_record_that_stays_valid_json_is_recomputed(tmp_path, table, caplog):
+    """issue 30: `n_selected` 105 -> 104 in a record.json (valid JSON, its files untouched) was reused, so the
+    console said one thing and the CSV another. The record carries its own sha256."""
+    store, calls = Store(tmp_path / "store"), []
+    first = _table_stage(store, table, calls)
+    rec_path = Path(first.dir) / "record.json"
+    data = json.loads(rec_path.read_text())
+    data["summary"]["n"] -= 1  # as n_selected 105 -> 104
+    rec_path.write_text(json.dumps(data, indent=1, sort_keys=True))
+    assert [p.file.name for p in store.verify()] == ["record.json"]
+    with caplog.at_level(logging.WARNING, logger="kg.store.store"):
+        again = _table_stage(store, table, calls)
+    assert not again.reused and len(calls) == 2 and again.summary == first.summary
+    assert any(str(rec_path) in m and "changed since it was written" in m for m in _warnings(caplog))
+    assert store.verify() == [] and _table_stage(store, table, calls).reused  # whole again
+
+
 def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
     store, calls = Store(tmp_path / "store"), []
     rec = _table_stage(store, table, calls)

@@ -120,15 +120,27 @@ def _toy():
     return {"toy": FeatureTable.from_facts(facts, h, labels={f"i{i}": i % 2 for i in range(20)})}
 
 
-@pytest.mark.parametrize("damage", ["truncate", "empty", "other-key", "not-a-cell"])
+def _flip_accuracy_bit(text: str) -> str:
+    """One bit flipped in the last digit of the first accuracy: the JSON stays valid (issue 30: it was reused)."""
+    i = text.index('"accuracy": ') + len('"accuracy": ')
+    while text[i + 1].isdigit() or text[i + 1] == ".":
+        i += 1
+    assert text[i].isdigit()
+    return text[:i] + chr(ord(text[i]) ^ 1) + text[i + 1:]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "empty", "other-key", "not-a-cell", "bit-flip"])
 def test_corrupt_cell_is_computed_again_with_a_warning(tmp_path, caplog, damage):
-    """A truncated or foreign cell file never blocks the grid: it is recomputed, and the warning names it."""
+    """A truncated, foreign or edited cell file never blocks the grid nor is reused: it is recomputed, and the
+    warning names it."""
     first = grid(_toy(), ["complete"], ["nb"], out_dir=tmp_path, n_jobs=1, n_splits=2, plots=False)
     cells = sorted((tmp_path / "cells").glob("*.json"))
     bad = cells[0]
     text = bad.read_text()
     bad.write_text({"truncate": text[:20], "empty": "", "other-key": text.replace(bad.stem, "0" * 32),
-                    "not-a-cell": "[1, 2]"}[damage])
+                    "not-a-cell": "[1, 2]",
+                    "bit-flip": _flip_accuracy_bit(text) if damage == "bit-flip" else ""}[damage])
+    assert bad.read_text() != text
     with caplog.at_level("WARNING", logger="selection.evaluation.grid"):
         again = grid(_toy(), ["complete"], ["nb"], out_dir=tmp_path, n_jobs=1, n_splits=2, plots=False)
     assert again.n_computed == 1 and again.n_reused == 1

@@ -32,7 +32,8 @@ def _rows():
                 rows.append({"dataset": d, "selector": m, "classifier": "nb", "fold": f,
                              "accuracy": np.nan if v is None else v, "gm": np.nan if v is None else v,
                              "compression": {"A": 0.0, "B": 0.5, "C": 0.9}[m], "select_seconds": 0.01,
-                             "status": "failed" if v is None else "ok", "error": "ValueError: boom" if v is None else "",
+                             "status": "failed" if v is None else "ok",
+                             "error": "ValueError: boom" if v is None else "",
                              "pos_label": "1", "threshold": np.nan})
     return pd.DataFrame(rows)
 
@@ -132,8 +133,8 @@ def test_write_outputs(tmp_path):
     rep = paths["report"].read_text()
     assert rep.startswith("# T") and "- a note" in rep and "failed" in rep
     assert "## % of features selected" in rep
-    for p in paths["plots"]:
-        assert f"]({p.name})" in rep and p.read_bytes()[:8] == PNG
+    for p in paths["plots"]:  # under plots/, and linked there (issue 27: the links of report.md were dead)
+        assert p.parent == tmp_path / "plots" and f"](plots/{p.name})" in rep and p.read_bytes()[:8] == PNG
     assert pd.read_csv(paths["results"]).shape[0] == len(_rows())
 
 
@@ -175,14 +176,17 @@ def test_degenerate_selections_are_named():
     assert const == ["every kept feature is constant over the instances (GO:0 t0, GO:1 t1): no classifier can "
                      "use them"]
     # the MM-BPMFCC case of issue 17: three GO roots kept, one of them in every gene
-    both = selection_warnings(_frame([True] * 3, [0, 0, 0], [102, 102, 102]), 102)
+    both = selection_warnings(_frame([True] * 3 + [False], [0, 0, 0, 1], [102, 102, 102, 5]), 102)
     assert len(both) == 2
+    # a flat table (no edges: every feature a root) is not "only roots"
+    assert selection_warnings(_frame([True, False], [0, 0], [5, 3]), 10) == []
 
 
 def test_kept_features_by_score_rounded_and_limited():
     f = _frame([True, False, True, True], [0, 1, 1, 2], [9, 8, 7, 6])
     k = kept_features(f, limit=2)
-    assert list(k.columns) == ["feature", "name", "support", "score", "level"] and list(k["feature"]) == ["GO:3", "GO:2"]
+    assert list(k.columns) == ["feature", "name", "support", "score", "level"]
+    assert list(k["feature"]) == ["GO:3", "GO:2"]
     assert k["score"].tolist() == [0.9, 0.6333]
 
 

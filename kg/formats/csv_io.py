@@ -2,6 +2,9 @@
 
 - Table CSV: first column the instance id, then one 0/1 column per feature named by its id
   (GO id or IRI), last the label (column ``label``; absent when the table has no labels).
+- Sparse table CSV (:func:`write_sparse_csv`): ``instance_id,feature``, one row per 1-cell (the
+  size of the data, not of instances x features), and the labels as ``instance_id,label``, one row
+  per instance (:func:`write_labels_csv`).
 - Edges CSV: columns ``child,parent``, one row per edge, in node order; a node without
   parents gets one row with an empty parent, so the node set and its order survive the
   round trip (:func:`read_edges_csv`).
@@ -39,7 +42,8 @@ from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 
-__all__ = ["read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv"]
+__all__ = ["read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv", "write_labels_csv",
+           "write_sparse_csv"]
 
 _ROWS_PER_CHUNK = 512  # rows densified at a time when writing
 
@@ -138,6 +142,75 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
                 for k, row in enumerate(block.tolist()):
                     i = start + k
                     w.writerow([ids[i], *row, *([y[i]] if y is not None else [])])
+
+    atomic_write(path, write)
+    return path
+
+
+def write_sparse_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
+    """Write ``table`` as ``instance_id,feature`` rows, one per instance having the feature (instances in order).
+
+    The file grows with the table's 1-cells, not with instances x features: a 10,000 x 8,617
+    DBpedia categories table (2.1 M ones) gives 170 MB dense and a few tens of MB here. The
+    labels are in :func:`write_labels_csv`'s file (an instance without features has no row here).
+
+    Parameters
+    ----------
+    table : FeatureTable
+    path : path
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": []}, h, labels={"a": 1, "b": 0})
+    >>> print(write_sparse_csv(t, pathlib.Path(tempfile.mkdtemp()) / "t.csv").read_text(), end="")
+    instance_id,feature
+    a,Athlete
+    a,Person
+    """
+    path = Path(path)
+    X = sp.csr_matrix(table.X)
+    ids, names = table.instance_ids, table.feature_names
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = _CsvWriter(fh)
+            w.writerow(["instance_id", "feature"])
+            for start in range(0, X.shape[0], 4096):
+                block = X[start:start + 4096].tocoo()
+                order = np.lexsort((block.col, block.row))
+                for r, c in zip(block.row[order].tolist(), block.col[order].tolist()):
+                    w.writerow([ids[start + r], names[c]])
+
+    atomic_write(path, write)
+    return path
+
+
+def write_labels_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
+    """Write ``instance_id,label`` (``label`` empty for an unlabelled table), one row per instance.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]), labels={"a": 1})
+    >>> print(write_labels_csv(t, pathlib.Path(tempfile.mkdtemp()) / "l.csv").read_text(), end="")
+    instance_id,label
+    a,1
+    """
+    path = Path(path)
+    y = [""] * table.n_instances if table.y is None else [str(v) for v in table.y.tolist()]
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            w = _CsvWriter(fh)
+            w.writerow(["instance_id", "label"])
+            for i, lab in zip(table.instance_ids.tolist(), y):
+                w.writerow([i, lab])
 
     atomic_write(path, write)
     return path

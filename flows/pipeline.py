@@ -189,9 +189,11 @@ def _run_name() -> str:
     return report.run_labels(options.params(from_json(params["source"])))[0]
 
 
-def _tag_run(params: Mapping, runinfo: Mapping) -> str:
-    """Tag the current flow run with its dataset, selector, route and cache outcome; returns its id."""
+def _tag_run(params: Mapping, runinfo: Mapping, degenerate: bool = False) -> str:
+    """Tag the current flow run with its dataset, selector, route, cache outcome (and a degenerate selection);
+    returns its id."""
     tags = ["cache:partial" if any(i["reused"] for i in runinfo.values()) else "cache:none",
+            *([report.DEGENERATE_TAG] if degenerate else []),
             *report.run_labels(params)[1], *flow_run.get_tags()]  # the cache outcome first: the list shows a few
     with get_client(sync_client=True) as client:
         client.update_flow_run(flow_run.get_id(), tags=list(dict.fromkeys(tags)))
@@ -242,5 +244,6 @@ def kgfs_run(source: Any, options: Any, out: str, home: str, no_cache: bool = Fa
         for kind, key, data, description in report.artifacts(result):
             (create_table_artifact if kind == "table" else create_markdown_artifact)(data, key=key,
                                                                                      description=description)
-    result.flow_run = _tag_run(result.params, runinfo)
-    return Completed(message=report.cache_outcome(runinfo), data=result)
+    degenerate = report.degenerate_note(result.results)
+    result.flow_run = _tag_run(result.params, runinfo, bool(degenerate))
+    return Completed(message=report.cache_outcome(runinfo) + (f"; {degenerate}" if degenerate else ""), data=result)

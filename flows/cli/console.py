@@ -188,12 +188,17 @@ def error_line(exc: BaseException) -> tuple[str, str]:
 
 
 def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12):
-    """The cross-validation summary of a run (``summary.csv``) as a ``rich`` table.
+    """The cross-validation summary (``summary.csv``) as a ``rich`` table, the baseline beside the methods.
+
+    Each method's row gives the mean and sd over the folds; the majority-class baseline's row
+    (selector ``majority class``, classifier ``prior``) is dimmed, and a row whose selection was
+    degenerate is marked ``DEGENERATE`` with why and in how many folds.
 
     Parameters
     ----------
     summary_csv : path
     n_rows : int
+        At most this many method rows (the baselines are always shown); the caption says how many more.
 
     Returns
     -------
@@ -204,29 +209,51 @@ def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12):
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
-    >>> _ = p.write_text("selector,classifier,n_selected,n_features,accuracy\\ncomplete,nb,10,10,0.9\\n")
-    >>> summary_table(p).row_count
-    1
+    >>> _ = p.write_text("dataset,selector,classifier,degenerate,n_selected,n_features,accuracy,accuracy_sd\\n"
+    ...                  "d,shsel,nb,only roots (10/10 folds),1,699,0.717,0.033\\n"
+    ...                  "d,majority class,prior,,0,699,0.717,0.033\\n")
+    >>> t = summary_table(p)
+    >>> t.row_count, [c.header for c in t.columns][-1]
+    (2, 'note')
     """
     import pandas as pd
     from rich import box
     from rich.table import Table
 
-    columns = {"selector": "selector", "classifier": "clf", "n_selected": "features", "accuracy": "acc",
-               "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM", "compression": "compr"}
-    df = pd.read_csv(summary_csv).head(n_rows)
+    columns = {"dataset": "dataset", "selector": "selector", "classifier": "clf", "n_selected": "features",
+               "accuracy": "acc", "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM",
+               "compression": "compr"}
+    df = pd.read_csv(summary_csv)
     if df.empty:
         return None
+    base = df["selector"].eq("majority class") & df["classifier"].eq("prior")
+    methods = df[~base]
+    more = max(0, len(methods) - n_rows)
+    df = pd.concat([methods.head(n_rows), df[base & df["dataset"].isin(methods.head(n_rows)["dataset"])]])
+    if "dataset" in df and df["dataset"].nunique() > 1:
+        df = df.sort_values("dataset", kind="stable")  # each dataset's baseline under its methods
+    else:
+        df = df.drop(columns=["dataset"], errors="ignore")
     if "n_selected" in df:  # "kept/all"
         df["n_selected"] = [f"{v:.0f}" + (f"/{int(df['n_features'][i])}" if "n_features" in df else "")
                             for i, v in df["n_selected"].items()]
-    t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
-              pad_edge=False, padding=(0, 1), collapse_padding=True)
+    t = Table(title="cross-validation, mean (±sd) over the folds",
+              title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True,
+              caption=f"... and {more} more rows in {summary_csv}" if more else None, caption_justify="left")
     cols = [c for c in columns if c in df]
     for c in cols:
-        t.add_column(columns[c], justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
-    for row in df[cols].itertuples(index=False):
-        t.add_row(*(("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row))
+        t.add_column(columns[c], justify="left" if c in ("dataset", "selector", "classifier") else "right",
+                     no_wrap=True)
+    t.add_column("note", justify="left", no_wrap=True)
+    for (_, row), is_base in zip(df.iterrows(), base.reindex(df.index).tolist()):
+        cells = [("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row[cols]]
+        d = row.get("degenerate")
+        if is_base:
+            t.add_row(*cells, "baseline", style="dim italic")
+        elif isinstance(d, str) and d:
+            t.add_row(*cells, f"DEGENERATE: {d}", style="bold red")
+        else:
+            t.add_row(*cells, "")
     return t
 
 
@@ -301,10 +328,12 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "violations": "cell(s) violate the hierarchy (kept: --check report)",
           "instances_without_entities": "instance(s) linked to no entity",
           "instances_without_features": "instance(s) without any feature (empty rows)",
-          "unknown_features": "feature(s) unknown to the hierarchy, dropped"}
+          "unknown_features": "feature(s) unknown to the hierarchy, dropped",
+          "removed_cycle_edges": "hierarchy edge(s) removed to break cycles",
+          "entities_without_features": "linked entit(ies) without types/categories in the source"}
 
 
-def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
+def table_notes_lines(meta: Mapping, n: int = 5, files: Mapping[str, str] | None = None) -> list[str]:
     """What a table's meta reports about its input, one line each, naming up to ``n`` examples.
 
     Parameters
@@ -313,6 +342,9 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
         ``FeatureTable.meta``, or a summary's ``meta`` with its ``examples``
         (:func:`kg.formats.folder.table_summary`).
     n : int
+    files : mapping, optional
+        Report key -> the file holding its full list (``notes/<key>.csv`` of the output folder):
+        named on the line when the list is longer than what it shows.
 
     Returns
     -------
@@ -322,6 +354,9 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
     --------
     >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
     ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
+    >>> table_notes_lines({"removed_cycle_edges": 7, "examples": {"removed_cycle_edges": ["a -> b"]}}, 1,
+    ...                   {"removed_cycle_edges": "out/notes/removed_cycle_edges.csv"})
+    ['7 hierarchy edge(s) removed to break cycles: a -> b and 6 more (the full list: out/notes/removed_cy...csv)']
     """
     examples = meta.get("examples") or {}
     out = []
@@ -331,7 +366,10 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
             continue
         items = list(v) if isinstance(v, (list, dict)) else examples.get(key, [])
         count = len(v) if isinstance(v, (list, dict)) else int(v)
+        items = [" -> ".join(map(str, x)) if isinstance(x, (list, tuple)) else x for x in items]
         shown = few(items, n) if items and count == len(items) else ", ".join(map(str, items[:n])) + (
             f" and {count - len(items[:n])} more" if items and count > len(items[:n]) else "")
-        out.append(f"{count} {what}" + (f": {shown}" if items else ""))
+        full = (files or {}).get(key)
+        out.append(f"{count} {what}" + (f": {shown}" if items else "")
+                   + (f" (the full list: {full})" if full and count > min(n, len(items)) else ""))
     return out

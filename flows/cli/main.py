@@ -110,6 +110,15 @@ def _note(name: str, meta, files=None) -> None:
         print(f"kgfs: note: {name}: {line}", file=sys.stderr)
 
 
+def short_iris(text: str) -> str:
+    """``text`` with the IRIs of well-known namespaces written short (``dbc:Cat_554``)."""
+    from flows.cli.console import SHORT_NAMESPACES
+
+    for ns, prefix in SHORT_NAMESPACES.items():
+        text = text.replace(ns, prefix)
+    return text
+
+
 def _check_notes(name: str, report) -> None:
     """What an input's up-front check says a person should know (the id column it chose, ...)."""
     for line in (report or {}).get("notes") or []:
@@ -130,7 +139,7 @@ _T0 = time.perf_counter()
 
 
 def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    table = summary_table(summary_csv, n_rows)
+    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None)
     if table is not None:
         console.print(table)
 
@@ -178,7 +187,7 @@ def cmd_run(args) -> int:
     finally:
         progress.set_reporter(None)
     for w in result.results["warnings"]:
-        print(f"kgfs: warning: {inp.name}: degenerate selection: {w}", file=sys.stderr)
+        print(f"kgfs: warning: {inp.name}: degenerate selection: {short_iris(w)}", file=sys.stderr)
     if args.quiet:
         return 0
     recs = result.records
@@ -410,7 +419,7 @@ def _say_kept(frame, table, limit: int = 10) -> None:
             print(f"  {r['feature']}" + (f" {name}" if name else "") + f" (support {r.get('support')}, score "
                   f"{r.get('score')})" + (f" -- {'; '.join(flags)}" if flags else ""))
     for w in selection_warnings(frame, table.n_instances):
-        print(f"kgfs: warning: degenerate selection: {w}", file=sys.stderr)
+        print(f"kgfs: warning: degenerate selection: {short_iris(w)}", file=sys.stderr)
 
 
 def cmd_evaluate(args) -> int:
@@ -565,7 +574,7 @@ def _add_run_options(r) -> None:
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
     r.add_argument("--dense-exports", action="store_true", help="also write the dense table.arff and table.csv of a "
                    "large table (by default only for tables of at most 2,000,000 cells; larger ones get "
-                   "table.sparse.arff and table.sparse.csv)")
+                   "table.sparse.arff and table.npz; `kgfs export --format csv --sparse` writes a sparse CSV)")
 
 
 def _command(sub, common, name: str, func, raw: bool = True, **kwargs) -> argparse.ArgumentParser:
@@ -690,8 +699,9 @@ def _add_one_step_commands(sub, common) -> None:
     x = _command(sub, common, "export", cmd_export, help="export a table as ARFF, CSV, or its hierarchy as edges, "
                                                          "GraphML or DOT",
                  description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
-                             "label), or the hierarchy as a child,parent edges CSV, GraphML or Graphviz DOT (with "
-                             "the features' names and, with --selection, which ones a selector kept).",
+                             "label; or --sparse: long format), or the hierarchy as a child,parent edges CSV, "
+                             "GraphML or Graphviz DOT (with the features' names and, with --selection, which ones a "
+                             "selector kept).",
                  epilog="examples:\n  kgfs export --table T --format arff --sparse --out t.arff\n"
                         "  kgfs export --table kgfs-output --format graphml --selection kgfs-output/selection.csv "
                         "--out hierarchy.graphml")
@@ -699,7 +709,8 @@ def _add_one_step_commands(sub, common) -> None:
     x.add_argument("--format", choices=["arff", "csv", "edges", "graphml", "dot"], default="arff")
     x.add_argument("--selection", metavar="CSV", help="graphml/dot: the selection.csv (or selected_features.csv) of "
                    "`kgfs select` or `kgfs run`: each node says whether it was kept, with its score")
-    x.add_argument("--sparse", action="store_true", help="ARFF: WEKA sparse format")
+    x.add_argument("--sparse", action="store_true", help="ARFF: WEKA's sparse format; CSV: one instance_id,label,"
+                   "feature row per feature an instance has (for large tables)")
     x.add_argument("--relation", help="ARFF @relation name")
     x.add_argument("--id-attribute", metavar="NAME", help="ARFF: write the instance ids as a first string "
                    "attribute of this name (WEKA classifiers would otherwise need it removed)")
@@ -813,7 +824,7 @@ class _Quiet(logging.Filter):
 
 class _OneLine(logging.Formatter):
     def format(self, record):
-        return _one_line(super().format(record))
+        return _one_line(short_iris(super().format(record)))
 
 
 def _setup_logging(debug: bool) -> None:
@@ -834,7 +845,7 @@ def _setup_logging(debug: bool) -> None:
     shown: set[str] = set()
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
-        text = _one_line(message)
+        text = _one_line(short_iris(str(message)))
         if text not in shown:  # the same warning from several threads or stages: once
             shown.add(text)
             print(f"kgfs: warning: {text}", file=sys.stderr)

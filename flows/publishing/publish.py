@@ -58,7 +58,6 @@ __all__ = ["OUTPUTS", "RUN_FILE", "publish"]
 # output file name in the user's folder <- (stage, file role of its record)
 OUTPUTS = {
     "table.arff": ("export", "arff"), "table.sparse.arff": ("export", "arff_sparse"), "table.csv": ("export", "csv"),
-    "table.sparse.csv": ("export", "csv_sparse"), "labels.csv": ("export", "labels"),
     "hierarchy.csv": ("export", "edges"), "table.selected.arff": ("export", "arff_selected"),
     "hierarchy.selected.csv": ("export", "edges_selected"), "table.npz": ("table", "table"),
     "selected_features.csv": ("select", "selected"), "selection.csv": ("select", "selection"),

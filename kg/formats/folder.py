@@ -274,12 +274,13 @@ def dense_exports(table: FeatureTable, dense: bool | None = None) -> bool:
 
 def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bool = True,
                  dense: bool | None = None) -> dict[str, str]:
-    """Write the table's exports and ``hierarchy.csv`` into ``out``: dense when small or asked for, sparse always
-    when large.
+    """Write the table's exports and ``hierarchy.csv`` into ``out``: dense files only when the table is small or
+    they are asked for, the sparse ARFF otherwise.
 
-    Dense (:func:`dense_exports`): ``table.arff`` and ``table.csv`` (one 0/1 value per instance x feature).
-    Sparse: ``table.sparse.arff`` (WEKA's sparse ARFF) when ``sparse_arff`` or when the dense files are
-    not written, and then also ``table.sparse.csv`` (``instance_id,feature`` rows) with ``labels.csv``.
+    Dense (:func:`dense_exports`): ``table.arff`` and ``table.csv``, one 0/1 value per instance x feature
+    (a 10,000 x 4,850 table: 97 MB each). ``table.sparse.arff`` (WEKA's sparse ARFF: the 1-cells only) when
+    ``sparse_arff`` or when the dense files are not written. The table itself is ``table.npz``
+    (:func:`write_table_folder`); ``kgfs export --format csv --sparse`` writes a sparse CSV of it.
 
     Parameters
     ----------
@@ -295,7 +296,7 @@ def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bo
     Returns
     -------
     dict
-        Role (``arff``, ``arff_sparse``, ``csv``, ``csv_sparse``, ``labels``, ``edges``) -> file name.
+        Role (``arff``, ``arff_sparse``, ``csv``, ``edges``) -> file name.
 
     Examples
     --------
@@ -304,32 +305,27 @@ def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bo
     >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]), labels={"a": 1})
     >>> export_table(t, tempfile.mkdtemp(), sparse_arff=False)
     {'arff': 'table.arff', 'csv': 'table.csv', 'edges': 'hierarchy.csv'}
-    >>> sorted(export_table(t, tempfile.mkdtemp(), dense=False))
-    ['arff_sparse', 'csv_sparse', 'edges', 'labels']
+    >>> export_table(t, tempfile.mkdtemp(), sparse_arff=False, dense=False)
+    {'arff_sparse': 'table.sparse.arff', 'edges': 'hierarchy.csv'}
     """
-    from kg.formats.csv_io import write_labels_csv, write_sparse_csv
-
     out = Path(out)
     files: dict[str, str] = {}
-    big = not dense_exports(table, dense)
-    if not big:
-        files.update(arff="table.arff", csv="table.csv")
+    small = dense_exports(table, dense)
+    if small:
+        files["arff"] = "table.arff"
         write_arff(table, out / files["arff"], sparse=False)
-    if sparse_arff or big:
+    if sparse_arff or not small:
         files["arff_sparse"] = "table.sparse.arff"
         write_arff(table, out / files["arff_sparse"], sparse=True)
-    if big:
-        files.update(csv_sparse="table.sparse.csv", labels="labels.csv")
-        write_sparse_csv(table, out / files["csv_sparse"])
-        write_labels_csv(table, out / files["labels"])
-    else:
+    if small:
+        files["csv"] = "table.csv"
         write_csv(table, out / files["csv"])
     files["edges"] = "hierarchy.csv"
     write_edges_csv(table.hierarchy, out / files["edges"])
-    return dict(sorted(files.items(), key=lambda kv: list(_EXPORT_ORDER).index(kv[0])))
+    return files
 
 
-_EXPORT_ORDER = ("arff", "arff_sparse", "csv", "csv_sparse", "labels", "edges")
+
 
 
 def export_selected(table: FeatureTable, features: Sequence[str], out: str | os.PathLike, *,
@@ -371,14 +367,16 @@ def export_selected(table: FeatureTable, features: Sequence[str], out: str | os.
 
 def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, sparse: bool = False,
                 relation: str | None = None, id_attribute: str | None = None) -> str:
-    """Write one export file: ``arff`` (dense or ``sparse``), ``csv``, or the hierarchy's ``edges``.
+    """Write one export file: ``arff`` or ``csv`` (dense or ``sparse``), or the hierarchy's ``edges``.
 
     Parameters
     ----------
     table : FeatureTable
     fmt : {"arff", "csv", "edges"}
     path : str or os.PathLike
-    sparse, relation, id_attribute
+    sparse : bool
+        WEKA's sparse ARFF; a CSV of ``instance_id,label,feature`` rows (:func:`kg.formats.csv_io.write_sparse_csv`).
+    relation, id_attribute
         ARFF options (:func:`kg.formats.write_arff`).
 
     Returns
@@ -397,10 +395,15 @@ def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, spars
     if fmt == "arff":
         write_arff(table, path, sparse=sparse, relation=relation, id_attribute=id_attribute)
     elif fmt == "csv":
-        write_csv(table, path)
+        if sparse:
+            from kg.formats.csv_io import write_sparse_csv
+
+            write_sparse_csv(table, path)
+        else:
+            write_csv(table, path)
     elif fmt == "edges":
         write_edges_csv(table.hierarchy, path)
     else:
         raise ValueError(f"unknown export format {fmt!r} (arff, csv or edges)")
     what = "hierarchy edges" if fmt == "edges" else f"{table.n_instances} x {table.n_features} table"
-    return f"{what} as {fmt}{' (sparse)' if fmt == 'arff' and sparse else ''}"
+    return f"{what} as {fmt}{' (sparse)' if fmt in ('arff', 'csv') and sparse else ''}"

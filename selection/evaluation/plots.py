@@ -81,7 +81,7 @@ def _unit_axis(ax, axis: str, label: str) -> None:
 def _degenerate_methods(results: pd.DataFrame) -> set:
     if "degenerate" not in results:
         return set()
-    d = results["degenerate"].fillna("").astype(str).str.len() > 0
+    d = results["degenerate"].map(lambda v: isinstance(v, str) and bool(v))
     return set(zip(results.loc[d, "selector"], results.loc[d, "classifier"]))
 
 

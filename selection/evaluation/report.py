@@ -169,7 +169,7 @@ def degenerate_cells(results: pd.DataFrame, classifier: str) -> pd.DataFrame:
     if "degenerate" not in results:
         return means.notna() & False
     r = results[results["classifier"] == classifier]
-    flag = r["degenerate"].fillna("").astype(str).str.len().gt(0)
+    flag = r["degenerate"].map(lambda v: isinstance(v, str) and bool(v))
     df = flag.groupby([r["dataset"], r["selector"]], sort=False).any().unstack("selector")
     return df.reindex(index=means.index, columns=means.columns).fillna(False).astype(bool)
 
@@ -683,11 +683,12 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
             out.append(f"- {d} / {s} / {c}: {len(g)} fold(s): {str(g['error'].iloc[0])[:200]}")
         out.append("")
     summary = summarize(results) if "degenerate" in results else None
-    if summary is not None and summary["degenerate"].astype(str).str.len().gt(0).any():
+    bad = summary["degenerate"].map(lambda v: isinstance(v, str) and bool(v)) if summary is not None else None
+    if bad is not None and bad.any():
         out.append("**† Degenerate selection** (it cannot help a classifier, whatever the score: compare with the "
                    "majority-class baseline):")
         out.append("")
-        for _, r in summary[summary["degenerate"].astype(str).str.len() > 0].iterrows():
+        for _, r in summary[bad].iterrows():
             out.append(f"- {r['dataset']} / {r['selector']} / {r['classifier']}: {r['degenerate']}")
         out.append("")
     several = results["dataset"].nunique() > 1

@@ -40,7 +40,7 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
     assert md.startswith("# kgfs run: bundled/DM-BP · shsel-ig-prune threshold=0.9\n")
     assert "127 instances × 699 features, 1209 hierarchy edges." in md and "**3 of 699 features kept**" in md
     assert "> **Warning:** only roots of the hierarchy were kept" in md
-    assert "| shsel-ig-prune | nb | 0.712 ± 0.041 |" in md and "(10 folds, mean ± sd over the folds)" in md
+    assert "| shsel-ig-prune | nb | 0.712 ± 0.041 |" in md and "(10 folds, mean ± sd over the folds;" in md
     assert "| selector | `shsel-ig-prune` |" in md and "| n_splits | `10` |" in md and "big" not in md
     # every folder named is a stage folder of the store; the output folder is named as replaceable
     assert "| table | yes | 0.01 | 127 x 699 | `/s/table/k` |" in md and "| evaluate | no | 2.5 |" in md
@@ -119,8 +119,13 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
     md = arts["kgfs-run-report-bundled-dm-bp"].data
     assert "| selector_params | `{'threshold': 0.8}` |" in md and "## Plots" in md and "data:image/png;base64," in md
     # the run is named and tagged after its dataset, selector and route, and its cache outcome
-    assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == "no stage from the store"
-    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none"} <= set(run.tags)
+    # threshold 0.8 keeps only the GO root (issue 27): the state message and a tag say so
+    assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == (
+        "no stage from the store; degenerate selection: only roots of the hierarchy were kept; every kept feature is "
+        "constant over the instances")
+    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none",
+            "degenerate-selection"} <= set(run.tags)
+    assert summ[-1]["selector"] == "majority class" and summ[0]["note"].startswith("DEGENERATE selection: only roots")
     assert r.flow_run == str(run.id)
 
 

@@ -11,8 +11,8 @@ ancestors, as a tree of native ``<details>`` elements that collapse and expand:
   parents are listed beside it as links that reveal them. No path is ever enumerated: the view
   holds one entry per shown feature and one link per extra parent edge;
 - the children of a feature are built when it is first opened (the data is one JSON block), so a
-  view of tens of thousands of features opens at once; at start the ancestors of the kept
-  features are open when there are at most :data:`OPEN_LIMIT` of them, else the first level;
+  view of tens of thousands of features opens at once; at start the features on the way to the
+  kept ones are open when there are at most :data:`OPEN_LIMIT` of them, else the first level;
 - a search box finds features by id or name and reveals them; buttons expand and collapse all.
 
 Examples
@@ -121,16 +121,14 @@ def tree_data(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str, str]
     hidden = [int(n_kids[i] - shown_kids[i]) for i in order]
     roots = sorted((k for k in range(len(order)) if primary[k] < 0), key=key)
     opened: set[int] = set()
-    n_open = int(mask.sum() - sel.sum())
-    if n_open <= OPEN_LIMIT:  # every ancestor of a kept feature: the kept ones are in view
-        for k, i in enumerate(order):
-            if sel[i]:
-                p = primary[k]
-                while p >= 0 and p not in opened:
-                    opened.add(p)
-                    p = primary[p]
-    else:
-        opened.update(roots)
+    for k, i in enumerate(order):  # every ancestor of a kept feature along the tree: the kept ones are in view
+        if sel[i]:
+            p = primary[k]
+            while p >= 0 and p not in opened:
+                opened.add(p)
+                p = primary[p]
+    if len(opened) > OPEN_LIMIT:  # too many to open at once: the first level only
+        opened = {r for r in roots if kids[r]}
     return {"id": [str(ids[i]) for i in order], "name": [names.get(str(ids[i]), "") or "" for i in order],
             "sel": [int(sel[i]) for i in order], "sup": [None if sup is None else _num(sup[i]) for i in order],
             "score": [None if score is None else _num(score[i]) for i in order], "kids": kids, "others": others,

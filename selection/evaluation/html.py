@@ -208,16 +208,17 @@ def summary_section(summary: pd.DataFrame, *, title: str = "Results", intro: str
         r = {k: v for k, v in r.items() if k != "note"}
         badge = ('<span class="badge base">baseline</span>' if b else
                  '<span class="badge bad">degenerate</span>' if n else "")
-        r["note"] = badge + (" " + esc(n.split(": ", 1)[1] if ": " in n else n) if n else "")
+        text = "the most frequent class of each training part, no feature" if b else n.split(": ", 1)[-1]
+        r["note"] = badge + (" " + esc(text) if n else "")
         r["_kind"] = "baseline" if b else ("degenerate" if n else "")
         rows.append(r)
     cols = [c for c in rows[0] if c != "_kind"]
     out = [f"<h2>{esc(title)}</h2>", intro]
     bad = [n for n, b in zip(notes, base) if n and not b]
     if bad:
-        out.append('<div class="warning"><b>Degenerate selection.</b> A method marked <i>degenerate</i> kept nothing a '
-                   "classifier can use (nothing, only roots of the hierarchy, or only features constant over the "
-                   "training instances): its scores are those of the majority-class baseline, however they rank.</div>")
+        out.append('<div class="warning"><b>Degenerate selection.</b> A method marked <i>degenerate</i> kept nothing, '
+                   "only roots of the hierarchy, or only features constant over the training instances (in the folds "
+                   "said): read its scores against the majority-class baseline, whatever their rank.</div>")
     out.append(html_table(rows, cols, raw=["note"], row_class=lambda r: r["_kind"], table_id="summary"))
     return "\n".join(out)
 

@@ -30,7 +30,8 @@ import pandas as pd
 from kg.files import atomic_write
 from selection.evaluation import stats
 
-__all__ = ["plot_accuracy_vs_compression", "plot_cd_diagram", "plot_metric_vs_compression", "plot_per_dataset"]
+__all__ = ["metric_vs_compression_figure", "per_dataset_figure", "plot_accuracy_vs_compression", "plot_cd_diagram",
+           "plot_metric_vs_compression", "plot_per_dataset"]
 
 _LABELS = {"accuracy": "accuracy", "gm": "GM", "auroc": "AUROC", "aucpr": "AUCPR", "harmonic_mean": "harmonic mean",
            "compression": "compression"}
@@ -122,6 +123,12 @@ def plot_metric_vs_compression(results: pd.DataFrame, path, *, metric: str = "ac
     >>> p.read_bytes()[:4]
     b'\\x89PNG'
     """
+    return _save(metric_vs_compression_figure(results, metric=metric, baseline=baseline, title=title), Path(path))
+
+
+def metric_vs_compression_figure(results: pd.DataFrame, *, metric: str = "accuracy",
+                                 baseline: pd.DataFrame | None = None, title: str = ""):
+    """The figure of :func:`plot_metric_vs_compression` (a ``matplotlib.figure.Figure``, not saved)."""
     ok = results[results["status"] == "ok"]
     fig, ax = _axes((7.5, 5))
     methods = _order(results["selector"])
@@ -155,7 +162,7 @@ def plot_metric_vs_compression(results: pd.DataFrame, path, *, metric: str = "ac
                  fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), ncol=1 + len(methods) // 12)
     ax.grid(alpha=0.3)
-    return _save(fig, Path(path))
+    return fig
 
 
 def plot_accuracy_vs_compression(results: pd.DataFrame, path, *, metric: str = "accuracy",
@@ -190,6 +197,12 @@ def plot_per_dataset(results: pd.DataFrame, metric: str, classifier: str, path, 
     >>> p.name
     'b.png'
     """
+    return _save(per_dataset_figure(results, metric, classifier, baseline=baseline, title=title), Path(path))
+
+
+def per_dataset_figure(results: pd.DataFrame, metric: str, classifier: str, *, baseline: pd.DataFrame | None = None,
+                       title: str = ""):
+    """The figure of :func:`plot_per_dataset` (a ``matplotlib.figure.Figure``, not saved)."""
     r = results[(results["classifier"] == classifier) & results["status"].eq("ok")]
     datasets, methods = _order(results["dataset"]), _order(results["selector"])
     mean = r.groupby(["dataset", "selector"])[metric].mean()
@@ -221,7 +234,7 @@ def plot_per_dataset(results: pd.DataFrame, metric: str, classifier: str, path, 
                  fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
-    return _save(fig, Path(path))
+    return fig
 
 
 def plot_cd_diagram(avg_ranks: pd.Series, n_datasets: int, path, *, alpha: float = 0.05, title: str = "") -> Path:

@@ -238,11 +238,11 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
 
     Examples
     --------
-    >>> from selection.evaluation.report import _example_results
+    >>> from selection.evaluation.tables import _example_results
     >>> "<h3>Classification accuracy -- nb</h3>" in measures_section(_example_results(), ["accuracy"])
     True
     """
-    from selection.evaluation.report import (
+    from selection.evaluation.tables import (
         BASELINE_COLUMN,
         METRIC_NAMES,
         _order,
@@ -302,7 +302,7 @@ def stats_section(blocks: Sequence[Mapping]) -> str:
     >>> "exploratory" in stats_section(stats_blocks(_example_results(), ["accuracy"]))
     True
     """
-    from selection.evaluation.report import METRIC_NAMES, STATS_INTRO
+    from selection.evaluation.tables import METRIC_NAMES, STATS_INTRO
 
     intro = "".join("<li>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", re.sub(r"(?<!\*)\*([^*]+)\*(?!\*)", r"<i>\1</i>",
                                                                           esc(x[2:]))) + "</li>"

@@ -301,7 +301,8 @@ def test_methods_shows_parameters_defaults_paper_and_protocols(capsys):
     assert "0.99" in threshold and "Similarity" in threshold
     assert main(["methods", "fisher"]) == 0
     fisher = capsys.readouterr().out
-    assert "k " in fisher and "int >= 1" in fisher and "50" in fisher and "hifsrr2017 (the paper's experiment)" in fisher
+    assert "k " in fisher and "int >= 1" in fisher and "50" in fisher
+    assert "hifsrr2017 (the paper's experiment)" in fisher
     assert main(["methods", "rpv2020"]) == 0
     proto = capsys.readouterr().out
     assert "options (--option KEY=VALUE)" in proto and "multiclass_average" in proto and "'weighted'" in proto

@@ -22,7 +22,8 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
 
     from flows.publishing.report import artifacts, run_markdown
 
-    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJ"
+                           "RU5ErkJggg==")
     (tmp_path / "grid").mkdir()
     (tmp_path / "grid" / "bars.png").write_bytes(png)
     records = {"table": Record("table", "k", "/s/table/k", {}, "h",
@@ -107,8 +108,8 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))}
     assert {"selected-features-bundled-dm-bp", "evaluation-summary-bundled-dm-bp",
             "kgfs-run-report-bundled-dm-bp"} <= set(arts)
-    sel = json.loads(arts["selected-features-bundled-dm-bp"].data) \
-        if isinstance(arts["selected-features-bundled-dm-bp"].data, str) else arts["selected-features-bundled-dm-bp"].data
+    sel = arts["selected-features-bundled-dm-bp"].data
+    sel = json.loads(sel) if isinstance(sel, str) else sel
     expected = pd.read_csv(tmp_path / "out" / "selected_features.csv")
     assert len(sel) == len(expected) == r.records["select"].summary["n_selected"]
     assert {"feature", "score", "support"} <= set(sel[0]) and sel[0]["feature"] == expected["feature"][0]

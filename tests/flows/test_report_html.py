@@ -181,3 +181,13 @@ def test_the_prefect_report_links_to_report_html(runs):
     reports = [a for a in arts if a["key"] == "kgfs-run-report-bundled-dm-bp"]
     assert reports and all("report.html" in a["data"] and "file://" in a["data"] for a in reports)
     assert any(str(runs[0]["threshold-0.9"] / "report.html") in a["data"] for a in reports)
+
+
+def test_report_md_links_point_at_files_that_are_there(runs):
+    """Issue 27: report.md linked `bars_accuracy_nb.png` while the images were in plots/."""
+    import re
+
+    for out in runs[0].values():
+        links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (out / "report.md").read_text())
+        assert len(links) == 8 and all(link.startswith("plots/") and (out / link).is_file() for link in links)
+        assert {"baseline.csv", "stats.md", "report.html"} <= {p.name for p in out.iterdir()}

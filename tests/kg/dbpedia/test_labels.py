@@ -12,7 +12,7 @@ from kg.dbpedia.labels import dump_labels
 from kg.routes.base import Context
 from kg.routes.dbpedia import CorpusInput
 
-R, O, C = "http://dbpedia.org/resource/", "http://dbpedia.org/ontology/", "http://dbpedia.org/resource/Category:"
+R, ONT, C = "http://dbpedia.org/resource/", "http://dbpedia.org/ontology/", "http://dbpedia.org/resource/Category:"
 LABEL, PREF = "http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#prefLabel"
 BROADER, SUB = "http://www.w3.org/2004/02/skos/core#broader", "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 
@@ -25,15 +25,15 @@ def dump(tmp_path) -> Path:
         f'<{R}Lyon> <{LABEL}> "Lyon"@en .\n<{C}Sports_in_Lyon> <{LABEL}> "Sports in Lyon"@en .\n'
         f'<{C}Sports_in_Lyon> <{LABEL}> "Sport à Lyon"@fr .\n')
     (d / "ontology.nt").write_text(  # classes: labelled in the ontology file only
-        f'<{O}Athlete> <{LABEL}> "Sportler"@de .\n<{O}Athlete> <{LABEL}> "athlete"@en .\n'
-        f'<{O}Athlete> <{SUB}> <{O}Person> .\n<{O}Person> <{LABEL}> "person" .\n')
+        f'<{ONT}Athlete> <{LABEL}> "Sportler"@de .\n<{ONT}Athlete> <{LABEL}> "athlete"@en .\n'
+        f'<{ONT}Athlete> <{SUB}> <{ONT}Person> .\n<{ONT}Person> <{LABEL}> "person" .\n')
     (d / "skos.nt").write_text(  # a category named by skos:prefLabel only
         f'<{C}Lyon> <{PREF}> "Lyon"@en .\n<{C}Sports_in_Lyon> <{BROADER}> <{C}Lyon> .\n')
     return d
 
 
-WANTED = [f"{C}Sports_in_Lyon", f"{O}Athlete", f"{O}Person", f"{C}Lyon", f"{O}Unlabelled"]
-EXPECTED = {f"{C}Sports_in_Lyon": "Sports in Lyon", f"{O}Athlete": "athlete", f"{O}Person": "person",
+WANTED = [f"{C}Sports_in_Lyon", f"{ONT}Athlete", f"{ONT}Person", f"{C}Lyon", f"{ONT}Unlabelled"]
+EXPECTED = {f"{C}Sports_in_Lyon": "Sports in Lyon", f"{ONT}Athlete": "athlete", f"{ONT}Person": "person",
             f"{C}Lyon": "Lyon"}
 
 

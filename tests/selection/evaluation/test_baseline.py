@@ -78,5 +78,6 @@ def test_threshold_09_is_degenerate_and_no_better_than_the_baseline(bundled_runs
     # the degenerate selection scores exactly the majority class, fold by fold
     assert shsel["accuracy"].tolist() == pytest.approx(base["accuracy"].tolist())
     s = summarize(pd.concat([rows]), ["accuracy"], ["accuracy"], baseline=base)
-    assert s["selector"].tolist()[-1] == BASELINE and s["degenerate"].tolist()[0] == "only roots; constant (10/10 folds)"
+    assert s["selector"].tolist()[-1] == BASELINE
+    assert s["degenerate"].tolist()[0] == "only roots; constant (10/10 folds)"
     assert s["degenerate"].tolist()[1:] == ["", ""] and np.isnan(s["accuracy_rank"].iloc[-1])

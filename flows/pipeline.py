@@ -195,9 +195,11 @@ def _home_tag(home: str) -> str:
     return f"home:{Path(home).absolute()}"
 
 
-def _tag_run(params: Mapping, runinfo: Mapping, home: str) -> str:
-    """Tag the current flow run with its dataset, selector, route, cache outcome and kgfs home; returns its id."""
+def _tag_run(params: Mapping, runinfo: Mapping, home: str, degenerate: bool = False) -> str:
+    """Tag the current flow run with its dataset, selector, route, cache outcome, kgfs home (and a degenerate
+    selection); returns its id."""
     tags = ["cache:partial" if any(i["reused"] for i in runinfo.values()) else "cache:none",
+            *([report.DEGENERATE_TAG] if degenerate else []),
             *report.run_labels(params)[1], _home_tag(home),
             *flow_run.get_tags()]  # the cache outcome first: the list shows a few
     with get_client(sync_client=True) as client:
@@ -251,5 +253,6 @@ def kgfs_run(source: Any, options: Any, out: str, home: str, no_cache: bool = Fa
         for kind, key, data, description in report.artifacts(result):
             (create_table_artifact if kind == "table" else create_markdown_artifact)(data, key=key,
                                                                                      description=description)
-    result.flow_run = _tag_run(result.params, runinfo, home)
-    return Completed(message=report.cache_outcome(runinfo), data=result)
+    degenerate = report.degenerate_note(result.results)
+    result.flow_run = _tag_run(result.params, runinfo, home, bool(degenerate))
+    return Completed(message=report.cache_outcome(runinfo) + (f"; {degenerate}" if degenerate else ""), data=result)

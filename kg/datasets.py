@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from kg.errors import ChecksumError, KgfsError
 from kg.files import atomic_write, sha256_file
@@ -449,8 +450,14 @@ def _download(f: FileInfo, dest: Path, timeout: float) -> None:
                 with open(tmp, "wb") as fh:
                     for chunk in r.iter_content(_CHUNK):
                         fh.write(chunk)
+        except (requests.ConnectionError, requests.Timeout) as exc:  # no network: one line saying what to do
+            host = urlsplit(f.url).hostname or f.url
+            raise KgfsError(f"cannot download {f.path} from {host}: the network is unreachable ({_cause(exc)}); put "
+                            f"the file in a data mirror (--mirror DIR or KGFS_DATA_MIRROR, as DIR/{f.path}) or set "
+                            "KGFS_OFFLINE=1 to never download") from exc
         except requests.RequestException as exc:
-            raise KgfsError(f"cannot download {f.url} ({exc})") from exc
+            raise KgfsError(f"cannot download {f.url} ({_cause(exc)}); put the file in a data mirror (--mirror DIR "
+                            f"or KGFS_DATA_MIRROR, as DIR/{f.path})") from exc
         if f.archive == "zip":
             _unzip_to_gzip(tmp, f)
         if f.sha256 and sha256_file(tmp) == f.sha256:
@@ -467,6 +474,27 @@ def _download(f: FileInfo, dest: Path, timeout: float) -> None:
         )
 
     atomic_write(dest, write)
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a request failure, in a few words (not urllib3's nested reprs).
+
+    Examples
+    --------
+    >>> _cause(OSError("[Errno -2] Name or service not known"))
+    'name or service not known'
+    >>> _cause(TimeoutError("read timed out")), _cause(ValueError("odd"))
+    ('timed out', 'odd')
+    """
+    inner = exc
+    while inner.__cause__ is not None or inner.__context__ is not None:
+        inner = inner.__cause__ or inner.__context__
+    text = str(inner)
+    for known in ("Name or service not known", "Temporary failure in name resolution", "Connection refused",
+                  "Network is unreachable", "timed out", "No route to host"):
+        if known.lower() in str(exc).lower() or known.lower() in text.lower():
+            return known[0].lower() + known[1:]
+    return " ".join(text.split())[:120] or type(inner).__name__
 
 
 def _unzip_to_gzip(tmp: Path, f: FileInfo) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, did_you_mean
 from selection.registry import classifier_entry, selector_entry
 
 __all__ = ["method_params", "whole_table_params"]
@@ -49,7 +49,7 @@ def whole_table_params(name: str, assignments: Mapping) -> dict:
     >>> whole_table_params("hip", {})
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --selector hip is a lazy selector (a feature subset per instance, no one subset of the table): ...
+    kg.errors.KgfsError: --selector hip is a lazy selector (a feature subset per instance, no one subset ...
     """
     if selector_entry(name).kind == "lazy":
         raise KgfsError(f"--selector {name} is a lazy selector (a feature subset per instance, no one subset of the "
@@ -96,8 +96,8 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
         name, dot, pname = key.rpartition(".")
         if dot:
             if name not in entries and name not in free:
-                raise KgfsError(f"--param {key}: {name!r} is not among the methods given "
-                                f"({', '.join([*entries, *free])})")
+                raise KgfsError(f"--param {key}: {name!r} is not among the methods given"
+                                f"{did_you_mean(name, [*entries, *free])} ({', '.join([*entries, *free])})")
             given.setdefault(name, {})[pname] = value
             continue
         for group in ([n for n in entries if entries[n].role == "selector"], [n for n in entries if n in classifiers]):
@@ -106,8 +106,11 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
                 break
         hits = hits or list(free)
         if not hits:
-            known = "; ".join(f"{n}: {', '.join(p.name for p in e.parameters()) or '(none)'}" for n, e in entries.items())
-            raise KgfsError(f"--param {pname}: none of the methods given has a parameter {pname!r} ({known})")
+            known = "; ".join(f"{n}: {', '.join(p.name for p in e.parameters()) or '(none)'}"
+                              for n, e in entries.items())
+            names = {p.name for e in entries.values() for p in e.parameters()}
+            raise KgfsError(f"--param {pname}: none of the methods given has a parameter {pname!r}"
+                            f"{did_you_mean(pname, names)} ({known})")
         for n in hits:
             given.setdefault(n, {})[pname] = value
     return {n: (entries[n].check_params(p) if n in entries else p) for n, p in given.items()}

@@ -28,13 +28,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from sklearn.naive_bayes import BernoulliNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.svm import SVC
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, did_you_mean
 from selection.adhoc import ADHOC, c45_tree
 from selection.class_hierarchy import GATreeSelector, default_node_classifier
 from selection.flat import CFS, MRMR, FisherScore, ReliefF
@@ -67,7 +67,7 @@ __all__ = [
 KINDS = ("eager", "lazy", "flat")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _takes_hierarchy(factory) -> bool:
     try:
         return "hierarchy" in inspect.signature(factory).parameters
@@ -386,7 +386,7 @@ def _lookup(table: dict[str, Entry], name: str, what: str) -> Entry:
         return table[name]
     except (KeyError, TypeError):
         raise KgfsError(
-            f"unknown {what} {name!r}; available: {', '.join(sorted(table)) or '(none)'}"
+            f"unknown {what} {name!r}{did_you_mean(name, table)}; available: {', '.join(sorted(table)) or '(none)'}"
         ) from None
 
 

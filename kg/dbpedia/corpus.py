@@ -358,6 +358,7 @@ def read_corpus(
     labels: list = []
     skipped: list[str] = []
     checked = False
+    numbered = None
     bad = _Bad(path, skip_bad_lines)
     for n, rec in _rows(path, fmt, bad):
         if not checked:
@@ -374,6 +375,8 @@ def read_corpus(
             if not entity_columns and not text_column:
                 raise ValueError("give text_column or entity_columns")
             checked = True
+            if id_column is None or id_column not in cols:  # numbered rows: said (with the columns that look like ids)
+                numbered = [c for c in rec if c not in wanted and re.search(r"(^|[_\W])id$|[a-z]Id$", str(c))]
         rid = rec.get(id_column) if id_column is not None and id_column in rec else len(ids) + 1
         rid = str(rid).strip()
         if rid.endswith(".0") and rid[:-2].isdigit():  # ids written as floats by pandas ("1.0")
@@ -408,6 +411,8 @@ def read_corpus(
     if not ids:
         raise KgfsError(f"{path}: the corpus has no records")
     meta = {"skipped_invalid_iris": skipped} if skipped else {}
+    if numbered is not None:
+        meta["ids_numbered"] = numbered  # no id column: instances are numbered from 1 (these columns look like ids)
     if bad.lines:
         meta["bad_lines"] = bad.lines
         log.warning("%s: skipped %d record(s) that could not be read (lines %s)", path, len(bad.lines),

@@ -377,6 +377,12 @@ class CorpusInput(Input):
         out: dict = {"n_instances": len(corpus)}
         if corpus.labels is not None:
             out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))
+        if "ids_numbered" in corpus.meta:  # the id column: chosen explicitly, or said how the rows are named
+            like = corpus.meta["ids_numbered"]
+            out["notes"] = [f"{Path(self.corpus.path).name} has no {self.id_column or 'id'!r} column: its instances "
+                            f"are numbered by row (1 to {len(corpus)})" + (
+                                f"; it has {', '.join(repr(c) for c in like)}: pass --id-column {like[0]} to name "
+                                "them by it" if like else "; --id-column COL names them by a column")]
         return out
 
     def prepare(self, ctx: Context, progress=None) -> dict | None:
@@ -408,6 +414,25 @@ class CorpusInput(Input):
     def prepare_options(cls, values: Mapping[str, Any], ctx: Context, progress=None) -> dict | None:
         """:meth:`prepare` for the options of a watched folder, before any corpus is there."""
         return cls.from_options({**values, "corpus": None}).prepare(ctx, progress)
+
+    def feature_names(self, features, ctx=None) -> dict[str, str]:
+        """The types' and categories' labels in the dump (:func:`kg.dbpedia.labels.dump_labels`; the dump
+        index of the kgfs home is read, never changed); none without a dump (a SPARQL endpoint is not asked).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "o.nt").write_text('<http://dbpedia.org/ontology/Athlete> '
+        ...                             '<http://www.w3.org/2000/01/rdf-schema#label> "athlete"@en .\\n')
+        >>> CorpusInput("c", dump=(str(d),)).feature_names(["http://dbpedia.org/ontology/Athlete"])
+        {'http://dbpedia.org/ontology/Athlete': 'athlete'}
+        """
+        if not self.dump:
+            return {}
+        from kg.dbpedia.labels import dump_labels
+
+        return dump_labels(features, self.dump, cache_dir=ctx.cache_dir(_CACHE) if ctx else None)
 
     def steps(self, ctx: Context):
         return [_Annotate(self, ctx), _Fetch(self, ctx),

@@ -267,6 +267,18 @@ class OntologyInput(Input):
                              roots=self.roots, terms=self.ontology_terms.path if self.ontology_terms else None,
                              obsolete=self.ontology_obsolete.path if self.ontology_obsolete else None)
 
+    def feature_names(self, features, ctx=None) -> dict[str, str]:
+        """The terms' names in the ontology (the table's meta has them too: ``term_names``).
+
+        Examples
+        --------
+        >>> from kg.routes import resolve_dataset
+        >>> resolve_dataset({}).feature_names(["GO:0008150", "GO:9999999"])
+        {'GO:0008150': 'biological_process'}
+        """
+        names = self.read_ontology().names
+        return {f: names[f] for f in features if names.get(f)}
+
     def build(self, facts: tuple[Any, dict | None] | None = None) -> FeatureTable:
         """The closed table from the facts (read when not given) and the ontology.
 

@@ -78,7 +78,8 @@ from selection.evaluation.metrics import compression, fold_metrics, positive_lab
 from selection.evaluation.specs import MethodSpec, method_specs, params_json
 from selection.lazy.estimator import FixedSupport, LazySelectionClassifier, SharedSelection, default_block_size
 
-__all__ = ["COLUMNS", "CVOptions", "evaluate_table", "choose_best_on_test", "check_folds", "support_of"]
+__all__ = ["COLUMNS", "DEGENERATE", "CVOptions", "evaluate_table", "choose_best_on_test", "check_folds",
+           "degenerate_selection", "support_of"]
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,12 @@ COLUMNS = [
     "dataset", "selector", "params", "classifier", "fold", "n_features", "n_train", "n_test",
     "n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean",
     "select_seconds", "classify_seconds", "threshold", "threshold_choice", "kind", "pos_label",
-    "status", "error",
+    "degenerate", "status", "error",
 ]
+
+#: Why a fold's selection cannot help a classifier (the ``degenerate`` column; several are joined by ``"; "``).
+DEGENERATE = {"empty": "no feature kept", "only roots": "only roots of the hierarchy kept",
+              "constant": "every kept feature is constant over the training instances"}
 
 THRESHOLD_CHOICES = ("best-on-test", "nested")
 
@@ -181,7 +186,7 @@ def check_folds(y, n_splits: int, dataset: str = "") -> None:
     >>> check_folds([0, 0, 1], 2, "toy")
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the stratified cross-validation; drop the class
+    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the ...; drop the class
     """
     if y is None:
         raise KgfsError(f"dataset {dataset!r} has no class labels; evaluation needs y")
@@ -235,6 +240,50 @@ def support_of(selector, n_features: int) -> np.ndarray:
         mask[:] = False
         mask[inner[support_of(step, inner.size)]] = True
     return mask
+
+
+def degenerate_selection(mask, X_train, is_root=None) -> str:
+    """Why a selection fitted on ``X_train`` cannot help a classifier: ``""`` when it can.
+
+    A selection is *degenerate* when it keeps nothing (``empty``), only roots of the hierarchy
+    (``only roots``: every instance of a closed table has a root, or the root says nothing below
+    the top), or only features with the same value in every training instance (``constant``: no
+    classifier can tell the classes apart with them). A classifier given such a selection can
+    do no better than the majority class, whatever its accuracy looks like.
+
+    Parameters
+    ----------
+    mask : array of bool, shape (n_features,)
+        The kept features.
+    X_train : sparse matrix (n_train x n_features)
+        The training part the selector was fitted on.
+    is_root : array of bool, shape (n_features,), optional
+        Which features are roots of the hierarchy (``hierarchy.n_parents == 0``).
+
+    Returns
+    -------
+    str
+        The reasons of :data:`DEGENERATE` that apply, joined by ``"; "``.
+
+    Examples
+    --------
+    >>> X = sp.csr_matrix([[1, 1, 0], [1, 0, 1], [1, 0, 0]])
+    >>> roots = np.array([True, False, False])
+    >>> degenerate_selection(np.array([True, False, False]), X, roots)
+    'only roots; constant'
+    >>> degenerate_selection(np.array([True, True, False]), X, roots), degenerate_selection(np.zeros(3, bool), X)
+    ('', 'empty')
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return "empty"
+    out = []
+    if is_root is not None and np.asarray(is_root, dtype=bool)[mask].all():
+        out.append("only roots")
+    support = np.asarray(sp.csr_matrix(X_train)[:, np.flatnonzero(mask)].sum(axis=0)).ravel()
+    if ((support == 0) | (support == X_train.shape[0])).all():
+        out.append("constant")
+    return "; ".join(out)
 
 
 # ------------------------------------------------------------------ classifiers
@@ -338,12 +387,13 @@ class _Run:
     labels: np.ndarray
     n_features: int
     random_state: int
+    is_root: np.ndarray | None = None
 
 
 # the columns of a row that the measures fill in
 _BLANK_ROW = {**dict.fromkeys(["n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean",
                                "select_seconds", "classify_seconds", "threshold"], np.nan),
-              "threshold_choice": "", "status": "ok", "error": ""}
+              "threshold_choice": "", "degenerate": "", "status": "ok", "error": ""}
 
 
 class _Fold:
@@ -543,12 +593,20 @@ def evaluate_table(table, selectors, classifiers, *, dataset: str, n_splits: int
     X = sp.csr_matrix(table.X)
     run = _Run(dataset=dataset, hierarchy=table.hierarchy, classifiers=clfs, options=options,
                pos=positive_label(y, options.pos_label), labels=np.unique(y), n_features=X.shape[1],
-               random_state=random_state)
+               random_state=random_state,
+               is_root=_roots(table.hierarchy))
     rows = [r for fold in _folds(run, X, y, n_splits, folds) for method in methods for r in _run_method(fold, method)]
     df = pd.DataFrame(rows, columns=COLUMNS)
     if options.threshold == "best-on-test" and not options.keep_sweep:
         df = choose_best_on_test(df, options.threshold_metric)
     return df
+
+
+def _roots(hierarchy) -> np.ndarray | None:
+    """Which features are roots, for :func:`degenerate_selection` (``None`` for a flat table: no edges, no top)."""
+    if hierarchy is None or not hierarchy.n_edges:
+        return None
+    return np.asarray(hierarchy.n_parents) == 0
 
 
 def _run_method(fold: _Fold, method: MethodSpec) -> list[dict]:
@@ -584,12 +642,13 @@ def _run_eager(fold: _Fold, method: MethodSpec) -> list[dict]:
     secs = time.perf_counter() - t0
     t = fold.run.options.threshold
     choice = "" if not swept else (t if isinstance(t, str) else ("" if t is None else "fixed"))
+    why = degenerate_selection(mask, fold.X_tr, fold.run.is_root)
     out = []
     for clf in fold.run.classifiers:
         try:
             m, csecs = fold.evaluate_mask(clf, mask)
             out.append(fold.row(method, clf, n_selected=int(mask.sum()), select_seconds=secs,
-                                classify_seconds=csecs, threshold=thr, threshold_choice=choice, **m))
+                                classify_seconds=csecs, threshold=thr, threshold_choice=choice, degenerate=why, **m))
         except Exception as exc:  # noqa: BLE001
             log.warning("classifier %s after %s failed: %s", clf.label, method.label, exc)
             out.append(fold.row(method, clf, status="failed", error=_error_text(exc),
@@ -614,7 +673,7 @@ def _run_lazy(fold: _Fold, method: MethodSpec) -> list[dict]:
             t1 = time.perf_counter()
             m = fold.score(*fold.lazy_scores(shared, clf), n_sel)
             out.append(fold.row(method, clf, n_selected=n_sel, select_seconds=secs,
-                                classify_seconds=time.perf_counter() - t1, **m))
+                                classify_seconds=time.perf_counter() - t1, degenerate="" if n_sel else "empty", **m))
         except Exception as exc:  # noqa: BLE001
             log.warning("lazy classifier %s after %s failed: %s", clf.label, method.label, exc)
             out.append(fold.row(method, clf, status="failed", error=_error_text(exc), n_selected=n_sel,
@@ -648,7 +707,8 @@ def _run_sweep(fold: _Fold, method: MethodSpec, grid: np.ndarray) -> list[dict]:
         try:
             m, csecs = fold.evaluate_mask(clf, mask)
             out.append(fold.row(method, clf, n_selected=int(mask.sum()), select_seconds=secs,
-                                classify_seconds=csecs, threshold=float(grid[i]), threshold_choice=choice, **m))
+                                classify_seconds=csecs, threshold=float(grid[i]), threshold_choice=choice,
+                                degenerate=degenerate_selection(mask, fold.X_tr, fold.run.is_root), **m))
         except Exception as exc:  # noqa: BLE001
             out.append(fold.row(method, clf, status="failed", error=_error_text(exc), threshold=float(grid[i]),
                                 threshold_choice=choice))

@@ -21,8 +21,10 @@ sha256 of its rows (:func:`cell_text`); a corrupt, truncated or edited one (a bi
 accuracy leaves valid JSON) is computed again, with a warning naming it.
 
 Then the outputs of :func:`selection.evaluation.report.write_outputs` are written: ``results.csv``,
-``summary.csv``, ``stats.md``, ``report.md`` and PNG plots (plus ``sweep.csv`` with every
-threshold of a best-on-test sweep), as :class:`~selection.evaluation.report.ReportSettings` say.
+``baseline.csv`` (the majority-class baseline on the same folds, :mod:`selection.evaluation.baseline`),
+``summary.csv``, ``stats.md``, ``report.md``, ``report.html`` and PNG plots under ``plots/`` (plus
+``sweep.csv`` with every threshold of a best-on-test sweep), as
+:class:`~selection.evaluation.report.ReportSettings` say.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ import scipy.sparse as sp
 from kg.errors import KgfsError
 from kg.files import atomic_write
 from kg.store.store import SOURCE_PACKAGES, code_digest
+from selection.evaluation.baseline import majority_baseline
 from selection.evaluation.cv import COLUMNS, check_folds
 from selection.evaluation.plan import EvaluationPlan
 from selection.evaluation.protocols import get_protocol
@@ -69,6 +72,10 @@ class GridResult:
         The PNG plots.
     sweep : Path or None
         ``sweep.csv`` (every threshold of a best-on-test sweep), when there is one.
+    baseline : Path or None
+        ``baseline.csv``: the majority-class baseline on the same folds.
+    html : Path or None
+        ``report.html``: the report as one self-contained page.
     n_cells, n_computed, n_reused, n_failed : int
         Cells of the grid, computed now, reused from ``out_dir/cells``, and failed.
     seconds : float
@@ -89,6 +96,8 @@ class GridResult:
     report: Path
     plots: list = field(default_factory=list)
     sweep: Path | None = None
+    baseline: Path | None = None
+    html: Path | None = None
     n_cells: int = 0
     n_computed: int = 0
     n_reused: int = 0
@@ -280,14 +289,37 @@ def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
     report = ReportSettings() if report is None else report
     report = replace(report, title=report.title or f"Evaluation report ({proto.name})",
                      alternative=report.alternative or proto.options.get("alternative", "two-sided"))
-    paths = write_outputs(results, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics, settings=report,
+    with_baseline = pd.concat([results, _baseline(tables, plan, results)], ignore_index=True)
+    paths = write_outputs(with_baseline, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics, settings=report,
                           default_control=proto.control, notes=_notes(plan, results), sweep=sweep)
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
-        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), n_cells=cells.total,
+        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), baseline=paths.get("baseline"),
+        html=paths.get("html"), n_cells=cells.total,
         n_computed=cells.total - cells.n_reused, n_reused=cells.n_reused,
         n_failed=int((results["status"] != "ok").sum()), seconds=time.perf_counter() - t_start,
     )
+
+
+def _baseline(tables: Mapping, plan: EvaluationPlan, results: pd.DataFrame) -> pd.DataFrame:
+    """The majority-class baseline of every dataset on the plan's folds, with the positive class the results used."""
+    frames = []
+    for name, t in tables.items():
+        r = results[results["dataset"] == name]
+        pos = r["pos_label"].dropna().iloc[0] if len(r) and r["pos_label"].notna().any() else None
+        frames.append(majority_baseline(np.asarray(t.y), dataset=name, n_splits=plan.n_splits,
+                                        n_features=t.X.shape[1], random_state=plan.random_state,
+                                        pos_label=None if pos in (None, "None", "") else pos,
+                                        multiclass=_multiclass(plan)))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+
+
+def _multiclass(plan: EvaluationPlan) -> str:
+    """How the plan's protocol averages GM, AUROC and AUCPR over more than two classes."""
+    try:
+        return plan.protocol.defaults(plan.options).get("multiclass_average") or "macro"
+    except Exception:  # noqa: BLE001 - a protocol without declared options
+        return "macro"
 
 
 def _load_tables(datasets, load, n_splits: int) -> dict:
@@ -526,4 +558,4 @@ def write_skipped(out_dir, note: str, *, protocol: str = "basic") -> GridResult:
     p = write_outputs(pd.DataFrame(columns=COLUMNS), out_dir, metrics=proto.metrics, rank_metrics=proto.rank_metrics,
                       settings=ReportSettings(title=f"Evaluation report ({proto.name})", plots=False),
                       notes=[f"Evaluation skipped: {note}."])
-    return GridResult(Path(out_dir), p["results"], p["summary"], p["stats"], p["report"])
+    return GridResult(Path(out_dir), p["results"], p["summary"], p["stats"], p["report"], html=p.get("html"))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, did_you_mean
 from selection.evaluation.cv import THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
 from selection.evaluation.specs import MethodSpec, method_specs, protocol_method_spec
@@ -106,7 +106,8 @@ def _protocol_methods(proto: Protocol, selectors) -> tuple[MethodSpec, ...]:
         spec = protocol_method_spec(s) if not hasattr(s, "fit") else None
         if spec is None or spec.name not in proto.methods:
             name = spec.name if spec is not None else repr(s)
-            raise KgfsError(f"protocol {proto.name!r} has no method {name!r}; available: {', '.join(proto.methods)}")
+            raise KgfsError(f"protocol {proto.name!r} has no method {name!r}{did_you_mean(name, proto.methods)}; "
+                            f"available: {', '.join(proto.methods)}")
         out.append(spec)
     return tuple(out)
 

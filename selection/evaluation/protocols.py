@@ -54,7 +54,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, did_you_mean
 from selection.class_hierarchy.evaluation import ALIASES, METHODS, evaluate_class_hierarchy
 from selection.class_hierarchy.tree import ClassHierarchy, as_class_hierarchy
 from selection.evaluation.cv import COLUMNS, CVOptions, choose_best_on_test, evaluate_table
@@ -162,7 +162,7 @@ class Protocol:
         >>> get_protocol("basic").check_options({"foo": 1})
         Traceback (most recent call last):
         ...
-        kg.errors.KgfsError: protocol basic has no option 'foo'; options: pos_label (str or int or None, default None), threshold (float or None, default None)
+        kg.errors.KgfsError: protocol basic has no option 'foo'; options: pos_label (...), threshold ...
         """
         return check_values(self.parameters(), dict(options or {}), owner=f"protocol {self.name}", noun="option")
 
@@ -276,7 +276,8 @@ def get_protocol(name: str) -> Protocol:
     try:
         return _PROTOCOLS[name]
     except KeyError:
-        raise KgfsError(f"unknown protocol {name!r}; available: {', '.join(sorted(_PROTOCOLS))}") from None
+        raise KgfsError(f"unknown protocol {name!r}{did_you_mean(name, _PROTOCOLS)}; available: "
+                        f"{', '.join(sorted(_PROTOCOLS))}") from None
 
 
 def available_protocols() -> dict[str, Protocol]:
@@ -314,7 +315,8 @@ class Shsel2014Options(ProtocolOptions):
     threshold : float or None
         A fixed threshold of the threshold methods (no sweep, no choice).
     threshold_choice : {"nested", "best-on-test"}
-        How the swept threshold is chosen: nested CV on the training part (honest) or the best mean over the test folds (the paper's, optimistic).
+        How the swept threshold is chosen: nested CV on the training part (honest) or the best mean over the
+        test folds (the paper's, optimistic).
     thresholds : list of float or None
         The thresholds swept (default: 0, 0.01, ..., 1, the paper's).
     threshold_metric : {"accuracy", "gm", "auroc", "aucpr", "harmonic_mean"}

@@ -300,3 +300,16 @@ def test_fetch_never_reads_or_writes_outside_its_folders(tmp_path, http_root, mo
     (cache / "real").mkdir()
     (cache / "go").symlink_to(cache / "real")
     assert linked.fetch("test/tiny", cache_dir=cache, offline=False)["table"].read_bytes() == b"data"
+
+
+def test_a_network_error_is_one_line_naming_the_mirror_and_offline(tmp_path, monkeypatch):
+    """Issue 27: fetching without a mirror, offline, printed urllib3's NameResolutionError."""
+    monkeypatch.delenv("KGFS_DATA_MIRROR", raising=False)
+    f = FileInfo("table", "ageing/x.arff", "0" * 64, url="http://kgfs-no-such-host.invalid/x.arff")
+    reg = _registry({"table": f}, tmp_path / "root")
+    with pytest.raises(KgfsError) as err:
+        reg.fetch("test/tiny", cache_dir=tmp_path / "cache", offline=False, timeout=5)
+    msg = str(err.value)
+    assert "\n" not in msg and "NameResolutionError" not in msg and "HTTPConnectionPool" not in msg
+    assert msg.startswith("cannot download ageing/x.arff from kgfs-no-such-host.invalid: the network is unreachable")
+    assert "--mirror DIR or KGFS_DATA_MIRROR, as DIR/ageing/x.arff" in msg and "KGFS_OFFLINE=1" in msg

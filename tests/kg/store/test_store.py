@@ -154,3 +154,50 @@ def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
     paths.write_text(paths.read_text().replace("def ", "def _unused_edit():\n    pass\n\n\ndef ", 1))
     after = keys()
     assert all(a != b for a, b in zip(after, before)), (before, after)
+
+
+# ---------------------------------------------------------------- issue 27: one copy of identical content
+def _write(name: str, text: str):
+    def compute(d: Path):
+        (d / name).write_text(text)
+        return {"f": name}, {}
+    return compute
+
+
+def test_identical_content_is_stored_once(tmp_path):
+    store = Store(tmp_path / "store")
+    a = store.run("export", {"threshold": 0.9}, _write("table.arff", "x" * 10_000))
+    b = store.run("export", {"threshold": 0.8}, _write("table.arff", "x" * 10_000))  # another key, the same bytes
+    c = store.run("export", {"threshold": 0.7}, _write("table.arff", "y" * 10_000))
+    fa, fb, fc = a.path("f"), b.path("f"), c.path("f")
+    assert a.dir != b.dir and fa.stat().st_ino == fb.stat().st_ino != fc.stat().st_ino
+    assert store.blob(a.sha256["f"]).stat().st_ino == fa.stat().st_ino and fa.stat().st_nlink == 3
+    blocks = sum(p.stat().st_size for p in {p.stat().st_ino: p for p in (tmp_path / "store").rglob("*.arff")}.values())
+    assert blocks == 20_000  # two contents, each once
+    assert store.verify() == [] and store.lookup("export", {"threshold": 0.8}).reused
+
+
+def test_a_recomputed_stage_never_writes_into_a_shared_blob(tmp_path):
+    store = Store(tmp_path / "store")
+    a = store.run("s", {"k": 1}, _write("f.txt", "same"))
+    b = store.run("s", {"k": 2}, _write("f.txt", "same"))
+    assert a.path("f").stat().st_ino == b.path("f").stat().st_ino
+    # computed again in its folder by a writer that opens the file in place: the other stage keeps its content
+    again = store.run("s", {"k": 1}, _write("f.txt", "other"), force=True)
+    assert again.path("f").read_text() == "other" and b.path("f").read_text() == "same"
+    assert store.verify() == []
+
+
+def test_clear_and_verify_remove_blobs_nothing_uses(tmp_path):
+    store = Store(tmp_path / "store")
+    a = store.run("s", {"k": 1}, _write("f.txt", "one"))
+    store.run("t", {"k": 1}, _write("g.txt", "two"))
+    assert len(list((tmp_path / "store" / "blobs").rglob("*"))) == 4  # 2 folders, 2 blobs
+    store.clear("t")
+    assert [p.name for p in (tmp_path / "store" / "blobs").rglob("*") if p.is_file()] == [a.sha256["f"]]
+    a.path("f").write_text("ONE")  # damaged in place: the stage's file and its blob are one
+    assert [p.file.name for p in store.verify()] == ["f.txt"]
+    store.verify(remove=True)
+    assert not [p for p in (tmp_path / "store" / "blobs").rglob("*") if p.is_file()] and store.records() == []
+    again = store.run("s", {"k": 1}, _write("f.txt", "one"))
+    assert not again.reused and again.path("f").read_text() == "one" and store.verify() == []

@@ -817,9 +817,21 @@ LINE_LIMIT = 300
 
 
 def _one_line(text: str) -> str:
-    """A message on one line of at most :data:`LINE_LIMIT` characters (its lists live in the output folder's notes)."""
+    """A message on one line of at most :data:`LINE_LIMIT` characters (its lists live in the output folder's notes).
+
+    A longer one keeps its beginning (what happened) and its end (what kgfs does about it), cut in the middle.
+
+    Examples
+    --------
+    >>> s = _one_line("file " + "x" * 400 + " differs; reading it again")
+    >>> len(s) <= LINE_LIMIT, s.startswith("file xx"), s.endswith("differs; reading it again"), " … " in s
+    (True, True, True, True)
+    """
     text = " ".join(str(text).split())
-    return text if len(text) <= LINE_LIMIT else text[:LINE_LIMIT - 1].rstrip(", ") + "…"
+    if len(text) <= LINE_LIMIT:
+        return text
+    head = LINE_LIMIT * 2 // 3
+    return text[:head].rstrip(", ") + " … " + text[len(text) - (LINE_LIMIT - head - 3):].lstrip(", ")
 
 
 class _Quiet(logging.Filter):

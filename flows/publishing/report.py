@@ -323,7 +323,10 @@ def artifacts(result: Mapping) -> list[tuple[str, str, object, str]]:
         out.append(("table", artifact_key("selected-features", ds), res["kept"],
                     f"{name}: the kept features by score ({len(res['kept'])} shown)"))
     if res["headline"]:
-        out.append(("table", artifact_key("evaluation-summary", ds), res["headline"],
+        # the note (degenerate, baseline) beside the method's name: the UI's table is read from the left and scrolls
+        rows = [{k: r[k] for k in sorted(r, key=lambda k: 0 if k in ("selector", "classifier", "note") else 1)}
+                for r in res["headline"]]
+        out.append(("table", artifact_key("evaluation-summary", ds), rows,
                     f"{name}: cross-validation, mean ± sd over the folds (every column: summary.csv)"))
     md = run_markdown(result.records, result.runinfo, p, result.outputs, headline=res["headline"],
                       warnings=res["warnings"])

@@ -104,11 +104,14 @@ def test_runs_are_named_and_tagged_by_dataset_selector_route_and_cache(two_runs,
     ui, runs, _ = two_runs
     assert [r["name"] for r in runs] == ["bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune"]
     assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:partial"} <= set(runs[0]["tags"])
-    assert "cache:none" in runs[1]["tags"] and runs[0]["state"]["message"] == "2 of 5 stages from the store (facts, table)"
-    assert runs[0]["tags"][0] == "cache:partial" and runs[1]["tags"][0] == "cache:none"  # shown first in the list
-    text = page.visit(f"{ui}/runs", "runs", until="dataset:bundled/DM-BP")
-    for expected in ("bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune", "cache:partial",
-                     "cache:none", "dataset:bundled/DM-BP"):
+    assert "cache:none" in runs[1]["tags"] and "degenerate-selection" in runs[0]["tags"]
+    assert runs[0]["state"]["message"] == ("2 of 5 stages from the store (facts, table); degenerate selection: only roots "
+                                           "of the hierarchy were kept; every kept feature is constant over the instances")
+    assert runs[0]["tags"][0] == "cache:partial" and runs[1]["tags"][0] == "cache:none"
+    # the list shows the names, and of each run's tags (sorted by the UI) the last that fit, with "+N" for the rest
+    text = page.visit(f"{ui}/runs", "runs", until="bundled/DM-BP · shsel-ig-prune threshold=0.9")
+    for expected in ("bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune",
+                     "selector:shsel-ig-prune"):
         assert expected in text, expected
 
 
@@ -134,14 +137,17 @@ def test_report_has_results_warnings_and_plots_that_load(two_runs, page):
     assert "kgfs run: bundled/DM-BP · shsel-ig-prune threshold=0.9" in text
     assert "1 of 699 features kept" in text and "Warning: only roots of the hierarchy were kept" in text
     assert "GO:0008150 biological_process" in text and "2 of 5 stages from the store" in text
-    assert "Cross-validation (10 folds, mean ± sd over the folds)" in text and "/.kgfs/store/evaluate/" in text
+    assert "Cross-validation (10 folds, mean ± sd over the folds;" in text and "/.kgfs/store/evaluate/" in text
     images = page.eval_on_selector_all("img[src^='data:image/png']", "els => els.map(e => e.naturalWidth)")
     assert len(images) >= 2 and min(images) > 100, images  # the plots are shown, not local paths
     table = page.visit(f"{ui}/artifacts/artifact/{arts['evaluation-summary-bundled-dm-bp']['id']}", "evaluation",
                        until="features kept (CV mean)")
     assert re.search(r"\b0\.\d{3} ± 0\.\d{3}\b", table) and "features kept (CV mean)" in table
-    # the columns read first fit a 1400 px window: the last header is on the page
-    right = page.eval_on_selector_all("th", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))")
-    assert right <= 1400
+    # the columns read first fit a 1400 px window: the note (degenerate, baseline) beside the method, then the
+    # accuracy; the table scrolls for the rest
+    heads = page.eval_on_selector_all("th", "els => els.map(e => [e.innerText.trim(), e.getBoundingClientRect().right])")
+    right = dict(heads)
+    assert [h for h, _ in heads][:3] == ["selector", "classifier", "note"] and right["accuracy"] <= 1400, heads
+    assert "DEGENERATE selection: only roots; constant (10/10 folds)" in table
     shots = {p.name for p in (Path(os.environ.get("KGFS_SCREENSHOTS") or two_runs[2] / "screenshots")).iterdir()}
     assert {"runs.png", "run-first.png", "run-second.png", "report.png", "evaluation.png"} <= shots

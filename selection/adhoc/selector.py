@@ -395,7 +395,7 @@ class ADHOC(HierarchicalSelector):
         self.scores_ = self.support_.astype(np.float64)
         return self
 
-    def _stages_2_3(self, dep_u: Dependence, cols: "_DistinctColumns", names: list[str], sym: np.ndarray):
+    def _stages_2_3(self, dep_u: Dependence, cols: _DistinctColumns, names: list[str], sym: np.ndarray):
         """Stage 1's matrix over all columns, then stages 2-3 on the distinct ones; sets the
         dependence and factor attributes and returns the factor analysis (distinct columns)."""
         g = cols.group_of

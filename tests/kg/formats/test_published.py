@@ -3,8 +3,6 @@ import pytest
 import scipy.sparse as sp
 
 from kg.errors import HierarchyCycleWarning, ImplicationError, InputFormatError
-from kg.go import build_table, read_obo
-from kg.hierarchy import FeatureHierarchy
 from kg.formats.published import (
     GO_ROOTS,
     aire_table,
@@ -12,14 +10,16 @@ from kg.formats.published import (
     fix_lod_name,
     go_completion_edges,
     hierarchy_for_terms,
-    read_go_completion,
     read_aire_matrix,
+    read_go_completion,
     read_lod,
     read_lod_hierarchy,
     read_rpv_arff,
     transitive_reduction,
     write_go_completion,
 )
+from kg.go import build_table, read_obo
+from kg.hierarchy import FeatureHierarchy
 
 ORGS = ["CE", "DM", "MM", "SC"]
 AIRE_SETS = ["BP", "CC", "MF", "BPCC", "BPMF", "MFCC", "BPMFCC"]

@@ -540,7 +540,8 @@ class HierarchicalClassifier(ClassifierMixin, BaseEstimator):
             cols = np.asarray(cols)
             if cols.dtype == bool:
                 if cols.size != X.shape[1]:
-                    raise ValueError(f"feature mask of node {node!r} has {cols.size} entries, X has {X.shape[1]} features")
+                    raise ValueError(
+                        f"feature mask of node {node!r} has {cols.size} entries, X has {X.shape[1]} features")
                 cols = np.flatnonzero(cols)
             cols = cols.astype(np.int64)
             if cols.size == 0:

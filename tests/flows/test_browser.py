@@ -102,9 +102,11 @@ def page(two_runs):
 
 def test_runs_are_named_and_tagged_by_dataset_selector_route_and_cache(two_runs, page):
     ui, runs, _ = two_runs
-    assert [r["name"] for r in runs] == ["bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune"]
+    assert [r["name"] for r in runs] == ["bundled/DM-BP · shsel-ig-prune threshold=0.9",
+                                         "bundled/DM-BP · shsel-ig-prune"]
     assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:partial"} <= set(runs[0]["tags"])
-    assert "cache:none" in runs[1]["tags"] and runs[0]["state"]["message"] == "2 of 5 stages from the store (facts, table)"
+    assert "cache:none" in runs[1]["tags"]
+    assert runs[0]["state"]["message"] == "2 of 5 stages from the store (facts, table)"
     assert runs[0]["tags"][0] == "cache:partial" and runs[1]["tags"][0] == "cache:none"  # shown first in the list
     text = page.visit(f"{ui}/runs", "runs", until="dataset:bundled/DM-BP")
     for expected in ("bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune", "cache:partial",
@@ -126,7 +128,8 @@ def test_run_page_shows_stage_names_and_the_flows_info_logs(two_runs, page):
 
 def test_report_has_results_warnings_and_plots_that_load(two_runs, page):
     ui, runs, _ = two_runs
-    arts = {a["key"]: a for a in _api(ui, "artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [runs[0]["id"]]}}})}
+    query = {"artifacts": {"flow_run_id": {"any_": [runs[0]["id"]]}}}
+    arts = {a["key"]: a for a in _api(ui, "artifacts/filter", query)}
     assert set(arts) == {"kgfs-run-report-bundled-dm-bp", "evaluation-summary-bundled-dm-bp",
                          "selected-features-bundled-dm-bp"}
     text = page.visit(f"{ui}/artifacts/artifact/{arts['kgfs-run-report-bundled-dm-bp']['id']}", "report",

@@ -299,7 +299,8 @@ def test_lazy_knn_distances_over_selected_features(data, k):
 def test_knn_ties_first_keeps_exactly_k():
     X = np.array([[1, 0], [1, 0], [0, 1]])
     knn = LazyKNN(n_neighbors=1, ties="first").fit(X, [0, 1, 1])
-    np.testing.assert_allclose(knn.predict_proba(np.array([[1, 0]])), [[(1 + 1 / 3) / (1 + 2 / 3), (1 / 3) / (1 + 2 / 3)]])
+    np.testing.assert_allclose(knn.predict_proba(np.array([[1, 0]])),
+                               [[(1 + 1 / 3) / (1 + 2 / 3), (1 / 3) / (1 + 2 / 3)]])
     knn2 = LazyKNN(n_neighbors=1).fit(X, [0, 1, 1])
     np.testing.assert_allclose(knn2.predict_proba(np.array([[1, 0]])), [[0.5, 0.5]])
 

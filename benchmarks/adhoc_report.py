@@ -176,7 +176,8 @@ def real_section(quick: bool, n_splits: int) -> tuple[str, str, pd.DataFrame]:
                      "adhoc acc": acc_ad.mean(), "adhoc sd": acc_ad.std(ddof=1),
                      "adhoc size": df["n_selected"].mean(), "size sd": df["n_selected"].std(ddof=1),
                      "p": p, "top acc": acc_top.mean(), "top sd": acc_top.std(ddof=1),
-                     "top size": df_top["n_selected"].mean(), "p top": p_top, "concepts": n_top, "ga factors": len(s.ga_factors_),
+                     "top size": df_top["n_selected"].mean(), "p top": p_top, "concepts": n_top,
+                     "ga factors": len(s.ga_factors_),
                      "order": s.higher_order_, "seconds": t_adhoc})
         names = list(table.feature_names)
         short = [n.rsplit("/", 1)[-1] for n in names]
@@ -203,7 +204,8 @@ def real_section(quick: bool, n_splits: int) -> tuple[str, str, pd.DataFrame]:
     tab.append("")
     for _, r in res.iterrows():
         tab.append(f"- {r['dataset']}: ADHOC keeps {100 * r['adhoc size'] / r['features']:.0f}% of the features "
-                   f"({r['adhoc size']:.1f} of {r['features']}); accuracy {100 * (r['adhoc acc'] - r['tree acc']):+.1f} "
+                   f"({r['adhoc size']:.1f} of {r['features']}); "
+                   f"accuracy {100 * (r['adhoc acc'] - r['tree acc']):+.1f} "
                    f"points against the tree on all features (p = {r['p']:.2f}"
                    f"{', significant at 5%' if r['p'] < 0.05 else ', not significant at 5%'}).")
     return "\n".join(tab), "\n\n".join(factor_text), res
@@ -287,7 +289,8 @@ analysis) leaves as a separate cluster: the paper's claim against factor and clu
 (its Table 2). With noisier copies the dependence between a linear and a quadratic copy is weaker
 (Cramer's V about 0.2 instead of 0.3) and with the default `cluster_threshold=0.5` the partition
 becomes tight and stable at order 3 before the quadratic copies join; a looser threshold (0.4)
-recovers them - the threshold is the user's dial between merging and splitting factors. The quadratic copies are not lost inside the factor: refinement makes them a
+recovers them - the threshold is the user's dial between merging and splitting factors. \
+The quadratic copies are not lost inside the factor: refinement makes them a
 sub-factor. Seed 0 of the first table:
 
 {example}

@@ -270,8 +270,9 @@ elif mode == "ingest":
     segs = index.segments(args["dump"])
     t1 = time.perf_counter()
     report = index.ingest(args["dump"])
-    out = {{"seconds": time.perf_counter() - t, "segments_seconds": t1 - t, "lexicon_seconds": time.perf_counter() - t1,
-           "bytes": report["bytes"], "lexicon": report["lexicon"], "triples": sum(f["triples"] for f in report["files"])}}
+    out = {{"seconds": time.perf_counter() - t, "segments_seconds": t1 - t,
+           "lexicon_seconds": time.perf_counter() - t1, "bytes": report["bytes"], "lexicon": report["lexicon"],
+           "triples": sum(f["triples"] for f in report["files"])}}
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
@@ -311,8 +312,8 @@ def measure(n: int, data: Path) -> dict:
           f"load average {load:.1f}", flush=True)
     res = {"n": n, "triples": meta["triples"], "load": load}
     res["parse"] = child("parse", dump=dump)
-    print(f"pyoxigraph bare parse   : {res['parse']['seconds']:7.1f} s   peak RSS {res['parse']['peak_rss_mb']:6.0f} MB",
-          flush=True)
+    print(f"pyoxigraph bare parse   : {res['parse']['seconds']:7.1f} s   "
+          f"peak RSS {res['parse']['peak_rss_mb']:6.0f} MB", flush=True)
     home = Path(tempfile.mkdtemp(prefix="kgfs-bench-", dir=data))
     try:
         cache = home / "dbpedia-cache"

@@ -7,9 +7,9 @@ Ours (``selection/flat/``, sparse counts / sparse distances) against, in the sam
 - with ``--installed``: skfeature-chappers' ``cfs`` and skrebate's ``ReliefF`` (the installable
   ones; about 90 s and 50 s on a quiet machine, far more under load, so they are off by default
   and each is stopped after ``--installed-timeout`` seconds, reported as a lower bound;
-  ``pip install skfeature-chappers skrebate``). They implement slightly different variants (skfeature: greedy forward search,
-  stops after 4 non-improving steps, no WEKA quirks; skrebate: its own neighbour handling and
-  scaling), so only their time is compared.
+  ``pip install skfeature-chappers skrebate``). They implement slightly different variants
+  (skfeature: greedy forward search, stops after 4 non-improving steps, no WEKA quirks; skrebate:
+  its own neighbour handling and scaling), so only their time is compared.
 
 Target: CFS and ReliefF < 5 s each at this size.
 

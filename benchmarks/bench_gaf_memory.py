@@ -118,7 +118,8 @@ def main(argv=None) -> int:
             t = time.perf_counter()
             write_gaf(path, args.lines, args.genes, args.seed)
             print(f"generated {path} in {time.perf_counter() - t:.1f} s")
-        print(f"GAF 2.2: {args.lines:,} lines, {path.stat().st_size / 1e6:.0f} MB, {args.genes:,} genes (seed {args.seed})")
+        print(f"GAF 2.2: {args.lines:,} lines, {path.stat().st_size / 1e6:.0f} MB, "
+              f"{args.genes:,} genes (seed {args.seed})")
         rows = {what: measure(path, what) for what in
                 ("imports", "splitlines", "read_annotations", "read_annotations IEA excluded")}
     base = rows["splitlines"]["peak_mb"]

@@ -92,7 +92,7 @@ def run_wide(seed=0):
     times = {}
     for solver in ("r x r", "n x n"):
         t0 = time.perf_counter()
-        r = fit_hifsrr(X, leaf, d.tree, max_iter=3, tol=0, solver=solver, random_state=seed)
+        fit_hifsrr(X, leaf, d.tree, max_iter=3, tol=0, solver=solver, random_state=seed)
         times[solver] = time.perf_counter() - t0
         print(f"wide 600 x 3,000, 3 iterations, {solver} form: {times[solver]:7.2f} s")
     print(f"ratio n x n / r x r (Woodbury): {times['n x n'] / times['r x r']:.1f}x")

@@ -1,10 +1,10 @@
 """Lazy selection speed: vectorised RPV (and HIP/MR) vs the per-instance loop of Algorithm 1.
 
 Builds a GO-like random DAG of 10,000 features (see ``go_like``: levels, parents and
-ancestor counts of the order of GO's), a 3,000-instance sparse binary table closed under it, fits RPV on it and selects for
-all 3,000 instances at once. The baseline is Algorithm 1 run instance by instance (with the
-ancestor lists and relevances precomputed, as the paper suggests, and a numpy comparison per
-positive feature), timed on a sample of instances in the same run and scaled to 3,000. The
+ancestor counts of the order of GO's), a 3,000-instance sparse binary table closed under it,
+fits RPV on it and selects for all 3,000 instances at once. The baseline is Algorithm 1 run
+instance by instance (with the ancestor lists and relevances precomputed, as the paper suggests,
+and a numpy comparison per positive feature), timed on a sample of instances in the same run and scaled to 3,000. The
 sampled rows are checked to be identical. Then lazy Naive Bayes classifies all 3,000 instances
 on their own RPV subsets, by hand (``select_for`` + ``predict_proba(X, mask)``) and through the
 scikit-learn estimator ``LazySelectionClassifier(RPV(h), LazyNaiveBayes())``, which selects and
@@ -49,7 +49,8 @@ def go_like(n_features: int, n_instances: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     n_levels = 14
     widths = np.geomspace(3, 1, n_levels)[::-1] ** 2.5
-    level = np.minimum(np.searchsorted(np.cumsum(widths) / widths.sum() * n_features, np.arange(n_features), side="right"), n_levels - 1)
+    level = np.minimum(np.searchsorted(np.cumsum(widths) / widths.sum() * n_features, np.arange(n_features),
+                                       side="right"), n_levels - 1)
     starts = np.searchsorted(level, np.arange(n_levels + 1))
     edges = []
     for lv in range(1, n_levels):
@@ -149,7 +150,8 @@ def main() -> None:
     vec_s = min(times)
 
     print(f"RPV fit (relevances, removal matrix): {fit_s:.3f} s")
-    print(f"RPV select_for all {X.shape[0]} instances: {vec_s:.3f} s (best of 6, 3 before and 3 after the loop: {', '.join(f'{x:.3f}' for x in times)}) "
+    print(f"RPV select_for all {X.shape[0]} instances: {vec_s:.3f} s "
+          f"(best of 6, 3 before and 3 after the loop: {', '.join(f'{x:.3f}' for x in times)}) "
           f"(mean {rpv.mean_n_selected_:.1f} features = {100 * rpv.mean_fraction_selected_:.2f}% per instance)")
     print(f"per-instance Algorithm 1 loop: {loop_s:.2f} s for {X.shape[0]} instances "
           f"(timed on {sample.size}, scaled); identical on the sample: {same}")

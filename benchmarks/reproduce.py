@@ -259,7 +259,8 @@ def rank_agreement(ours: pd.DataFrame, paper: pd.DataFrame, higher=True) -> str:
     rho = spearmanr(ro.to_numpy(), rp.to_numpy()).statistic
     best_o, best_p = ro.idxmin(), rp.idxmin()
     return (f"Spearman correlation of the methods' average ranks (ours vs paper, same {len(oc)} datasets): "
-            f"{rho:.2f}; best average rank: ours {PAPER_NAMES.get(best_o, best_o)}, paper {PAPER_NAMES.get(best_p, best_p)}.")
+            f"{rho:.2f}; best average rank: ours {PAPER_NAMES.get(best_o, best_o)}, "
+            f"paper {PAPER_NAMES.get(best_p, best_p)}.")
 
 
 def holm_md(scores: pd.DataFrame, control: str, published_rows: pd.DataFrame | None, alternative="one-sided") -> str:
@@ -274,7 +275,8 @@ def holm_md(scores: pd.DataFrame, control: str, published_rows: pd.DataFrame | N
         pr = pp = np.nan
         if published_rows is not None:
             sel = published_rows[published_rows["method"] == r["method"]]
-            pr = float(sel[sel["metric"].str.startswith("avg_rank")]["value"].iloc[0]) if len(sel[sel["metric"].str.startswith("avg_rank")]) else np.nan
+            pr = (float(sel[sel["metric"].str.startswith("avg_rank")]["value"].iloc[0])
+                  if len(sel[sel["metric"].str.startswith("avg_rank")]) else np.nan)
             q = sel[sel["metric"].str.startswith("holm_p")]
             pp = float(q["value"].iloc[0]) if len(q) else np.nan
         name = PAPER_NAMES.get(r["method"], r["method"])
@@ -288,7 +290,8 @@ def holm_md(scores: pd.DataFrame, control: str, published_rows: pd.DataFrame | N
         q = published_rows[published_rows["metric"].str.startswith("friedman")]
         fp = float(q["value"].iloc[0]) if len(q) else np.nan
     lines.append("")
-    lines.append(f"Friedman's X²_F = {fr.statistic:.2f} (p = {fr.pvalue:.1E}; N = {fr.n_datasets}, k = {fr.n_methods}); "
+    lines.append(f"Friedman's X²_F = {fr.statistic:.2f} (p = {fr.pvalue:.1E}; "
+                 f"N = {fr.n_datasets}, k = {fr.n_methods}); "
                  f"paper: {fp:.2f} (N = 17).")
     return "\n".join(lines)
 
@@ -322,8 +325,10 @@ def table10_variants(tables, mirror, log) -> dict:
             out["tsel_readings"][label] = {d: selection_pct(tabs[d], "tsel-rpv", **params) for d in GO}
     out["width"] = {d: dag_width_pct(tables[d].hierarchy) for d in GO}
     out["gtd_neighbours"] = {d: neighbour_greedy_pct(tables[d]) for d in GO}
-    out["induced_edges"] = {d: (rpv_go_table(d, mirror, release="2014", edges="induced", check="report").hierarchy.n_edges,
-                                rpv_go_table(d, mirror, edges="induced", check="report").hierarchy.n_edges) for d in GO}
+    out["induced_edges"] = {d: (rpv_go_table(d, mirror, release="2014", edges="induced",
+                                             check="report").hierarchy.n_edges,
+                                rpv_go_table(d, mirror, edges="induced", check="report").hierarchy.n_edges)
+                            for d in GO}
     out["tables_2014"], out["tables_recipe"] = t14, trec
     return out
 
@@ -401,7 +406,8 @@ def table10_section(res, tables, pub, variants, registered) -> list[str]:
                "completion), and with the recipe that reproduces the authors' code (direct `is_a` links among "
                "the file's terms, the three GO roots dropped, rows as they are, Laplace estimates for RPV and "
                "MR; `docs/rpv_authors_code.md`).\n")
-    rows = ["| Column | method | paper | ours | ours - paper | mean abs. diff. | SHSEL paper's reading | 2014 GO | authors' code |",
+    rows = ["| Column | method | paper | ours | ours - paper | mean abs. diff. | SHSEL paper's reading | 2014 GO "
+            "| authors' code |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     reasons = []
     for m in ms:
@@ -423,7 +429,8 @@ def table10_section(res, tables, pub, variants, registered) -> list[str]:
                            "differences listed at the top.")
     sec.append("\n".join(rows) + "\n")
     pos = paper_frame(pub, "rpv2020", "Table 10", "pct_selected", "", GO, ["all-pos", "rpv"])
-    sec.append(f"With the authors' code (its last column) All-Pos is {_mad(variants['recipe']['all-pos'], pos['all-pos']):.2f} "
+    sec.append(f"With the authors' code (its last column) All-Pos is "
+               f"{_mad(variants['recipe']['all-pos'], pos['all-pos']):.2f} "
                f"and RPV {_mad(variants['recipe']['rpv'], pos['rpv']):.2f} points from the paper: dropping the GO root "
                "column (positive in every gene) explains All-Pos' and All-Neg's remaining half point, and the Laplace "
                "estimates most of RPV's.\n")
@@ -445,10 +452,12 @@ def go_release_section(tables, variants, pub, res) -> list[str]:
            f"2022-07-01 for the terms 2014 lacks (`datasets/bundled/rpv/go-2022-07-01-isa-completion.tsv`, written "
            f"by `python benchmarks/rpv_go_table.py --write-completion`, whose header lists the terms it cannot "
            f"place: merged into other terms, whose `alt_id` the 2022 tables do not carry, or obsolete); "
-           f"{sum(lacks) - sum(still)} of the {sum(lacks)} terms the 12 files lack (counted per file) are placed. Edges: nearest "
+           f"{sum(lacks) - sum(still)} of the {sum(lacks)} terms the 12 files lack (counted per file) are placed. "
+           f"Edges: nearest "
            f"kept ancestors (the registry's default) and direct links among the file's terms (`induced`, how the "
            f"authors' code builds it).\n"]
-    rows = ["| Dataset | Table 1 edges | 2014 | 2014 induced | completed | completed induced | terms 2014 lacks | still missing |",
+    rows = ["| Dataset | Table 1 edges | 2014 | 2014 induced | completed | completed induced | terms 2014 lacks "
+            "| still missing |",
             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     off = {k: [] for k in ("2014", "2014 induced", "completed", "completed induced")}
     for d in GO:
@@ -461,7 +470,8 @@ def go_release_section(tables, variants, pub, res) -> list[str]:
             off[k].append(abs(v - pe))
         rows.append(f"| {d} | {pe:.0f} | " + " | ".join(str(v) for v in vals.values())
                     + f" | {len(t14.meta['missing_terms'])} | {len(tc.meta['missing_terms'])} |")
-    rows.append("| *mean abs. diff. from Table 1* | | " + " | ".join(f"{np.mean(v):.1f}" for v in off.values()) + " | | |")
+    rows.append("| *mean abs. diff. from Table 1* | | " + " | ".join(f"{np.mean(v):.1f}" for v in off.values())
+                + " | | |")
     sec.append("\n".join(rows) + "\n")
     o = dataset_means(res, "pct_selected", "nb")
     lines = ["| Table 10 column | 2014 GO | completed (registry) |", "|---|---:|---:|"]
@@ -476,7 +486,8 @@ def go_release_section(tables, variants, pub, res) -> list[str]:
     sec.append("Mean absolute difference from Table 10 (points of %, 12 GO datasets) with each hierarchy:\n")
     sec.append("\n".join(lines) + "\n")
     sec.append(f"The registry uses the completed hierarchy: it is closer to Table 1's edge counts "
-               f"({np.mean(off['completed']):.1f} against {np.mean(off['2014']):.1f} edges off on average) and to Table "
+               f"({np.mean(off['completed']):.1f} against {np.mean(off['2014']):.1f} edges off on average) "
+               f"and to Table "
                f"10 summed over its columns ({tot[1]:.1f} against {tot[0]:.1f}); HIP and MR move most, the terms 2014 "
                f"lacks being roots is most of their gap with the 2014 GO.\n")
     return sec
@@ -497,7 +508,8 @@ def kept_section(doc: str, start: str, stop: str) -> str | None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Regenerate docs/reproduction.md")
     ap.add_argument("--mirror", default=os.environ.get("KGFS_DATA_MIRROR", str(ROOT.parent / "shared" / "data")))
-    ap.add_argument("--work", default=str(Path(os.environ.get("KGFS_CACHE", Path.home() / ".cache" / "kgfs")) / "reproduce"))
+    ap.add_argument("--work",
+                    default=str(Path(os.environ.get("KGFS_CACHE", Path.home() / ".cache" / "kgfs")) / "reproduce"))
     ap.add_argument("--out", default=str(ROOT / "docs" / "reproduction.md"))
     ap.add_argument("--jobs", type=int, default=-1)
     ap.add_argument("--nested", action="store_true", help="also run the SHSEL protocol with nested threshold choice")
@@ -556,21 +568,26 @@ def main(argv=None) -> int:
         datasets = GO + LD
         sec.append("## 1. RPV protocol (da Silva, Plastino & Freitas 2020, section 5.2)\n")
         sec.append(f"Stratified 10-fold CV (seed 0), lazy Naive Bayes and 1-NN, positive class = label 1 "
-                   f"(pro-longevity for the GO data), {len(datasets)} datasets ({len(GO)} GO + {len(LD)} LD with ARFFs; "
+                   f"(pro-longevity for the GO data), {len(datasets)} datasets "
+                   f"({len(GO)} GO + {len(LD)} LD with ARFFs; "
                    f"the paper has 17: Tweets C and StumbleUpon have no ARFF here). Grid: {r.n_cells} cells, "
-                   f"{r.n_failed} failed, {timing_note(r, timings['rpv2020'])}. Full output: `{rel(r.report)}` and `{rel(r.stats)}`.\n")
+                   f"{r.n_failed} failed, {timing_note(r, timings['rpv2020'])}. "
+                   f"Full output: `{rel(r.report)}` and `{rel(r.stats)}`.\n")
         sec.append("Cells are **ours (paper)** in %, means over the 10 folds; our best per dataset in bold. "
                    "The *Avg. Rank* and *#Win* rows are computed on the datasets shown, for ours and (in "
                    "parentheses) for the paper's numbers of the same datasets.\n")
-        for label, methods, tables_for in (("Tables 2-4: RPV against the baselines", RPV_BASE, {"aucpr": "Table 2", "auroc": "Table 3", "gm": "Table 4"}),
-                                           ("Tables 7-9: RPV against hierarchical methods", RPV_HIER, {"aucpr": "Table 7", "auroc": "Table 8", "gm": "Table 9"})):
+        for label, methods, tables_for in (("Tables 2-4: RPV against the baselines", RPV_BASE,
+                                            {"aucpr": "Table 2", "auroc": "Table 3", "gm": "Table 4"}),
+                                           ("Tables 7-9: RPV against hierarchical methods", RPV_HIER,
+                                            {"aucpr": "Table 7", "auroc": "Table 8", "gm": "Table 9"})):
             ms = [m for m in methods if m in registered]
             sec.append(f"### {label}\n")
             for metric, tab in tables_for.items():
                 for clf in ("nb", "1nn"):
                     o = ours_frame(res, metric, clf, datasets, ms)
                     p = paper_frame(pub, "rpv2020", tab, metric, clf, datasets, ms)
-                    sec.append(f"#### {METRIC_TITLE[metric]}, {'Naive Bayes' if clf == 'nb' else '1-NN'} (paper: {tab})\n")
+                    sec.append(f"#### {METRIC_TITLE[metric]}, {'Naive Bayes' if clf == 'nb' else '1-NN'} "
+                               f"(paper: {tab})\n")
                     sec.append(side_by_side(o, p))
                     sec.append("")
                     sec.append(f"{diff_summary(o, p)}. {rank_agreement(o, p)}\n")
@@ -589,7 +606,8 @@ def main(argv=None) -> int:
         sec.extend(table10_section(res, tables, pub, variants, registered))
         sec.extend(go_release_section(tables, variants, pub, res))
         # data notes
-        rows = ["| Dataset | instances | features (ours / paper) | edges (ours / paper) | cells added by closing rows upward | terms 2014 lacks (still missing) | source |",
+        rows = ["| Dataset | instances | features (ours / paper) | edges (ours / paper) "
+                "| cells added by closing rows upward | terms 2014 lacks (still missing) | source |",
                 "|---|---:|---:|---:|---:|---:|---|"]
         for d in datasets:
             t = tables[d]
@@ -652,7 +670,8 @@ def main(argv=None) -> int:
                 sec.append(f"Stratified 10-fold CV (seed 0); classifiers {', '.join(clfs)} (the paper: NB, 3-NN and an "
                            f"SVM with a polynomial kernel); thresholds: {label}.{dev} Grid: {r.n_cells} cells, "
                            f"{r.n_failed} failed, {timing_note(r, timings[key])}. "
-                           f"Full output: `{rel(r.report)}`. Cells are **ours (paper)**; our best per dataset in bold.\n")
+                           f"Full output: `{rel(r.report)}`. "
+                           f"Cells are **ours (paper)**; our best per dataset in bold.\n")
                 for metric in ("accuracy", "compression", "harmonic_mean"):
                     for clf in clfs:
                         o = ours_frame(res, metric, clf, dsets, sels)
@@ -684,15 +703,20 @@ def main(argv=None) -> int:
                "published table (17 datasets, its per-dataset values) next to the X²_F printed in Table A.1, and "
                "the Holm p-values recomputed from the average ranks printed in Table A.1 (N = 17), one- and "
                "two-sided, next to the printed ones.\n")
-    rows = ["| Table | Classifier | X²_F from the table's values | X²_F printed (A.1) | printed p-values matched one-sided | matched two-sided |",
+    rows = ["| Table | Classifier | X²_F from the table's values | X²_F printed (A.1) "
+            "| printed p-values matched one-sided | matched two-sided |",
             "|---|---|---:|---:|---:|---:|"]
-    for tab, metric, methods in (("Table 2", "aucpr", RPV_BASE), ("Table 3", "auroc", RPV_BASE), ("Table 4", "gm", RPV_BASE),
-                                 ("Table 7", "aucpr", RPV_HIER), ("Table 8", "auroc", RPV_HIER), ("Table 9", "gm", RPV_HIER)):
+    for tab, metric, methods in (("Table 2", "aucpr", RPV_BASE), ("Table 3", "auroc", RPV_BASE),
+                                 ("Table 4", "gm", RPV_BASE),
+                                 ("Table 7", "aucpr", RPV_HIER), ("Table 8", "auroc", RPV_HIER),
+                                 ("Table 9", "gm", RPV_HIER)):
         for clf in ("nb", "1nn"):
-            p = paper_frame(pub, "rpv2020", tab, metric, clf, GO + ["lod/SportsTweetsT", "lod/SportsTweetsC",
-                                                                  "lod/NYDailyheadings", "lod/StumbleUpon", "lod/Cities"], methods)
+            p = paper_frame(pub, "rpv2020", tab, metric, clf,
+                            GO + ["lod/SportsTweetsT", "lod/SportsTweetsC", "lod/NYDailyheadings", "lod/StumbleUpon",
+                                  "lod/Cities"], methods)
             fr = stats.friedman(p.dropna()) if len(p.dropna()) >= 2 else None
-            part = pub[(pub["paper"] == "rpv2020") & (pub["table"] == f"Table A.1 ({tab} part)") & (pub["classifier"] == clf)]
+            part = pub[(pub["paper"] == "rpv2020") & (pub["table"] == f"Table A.1 ({tab} part)")
+                       & (pub["classifier"] == clf)]
             printed = part[part["metric"].str.startswith("friedman")]["value"]
             ranks = part[part["metric"].str.startswith("avg_rank")].set_index("method")["value"]
             pvals = part[part["metric"].str.startswith("holm_p")].set_index("method")["value"]
@@ -705,7 +729,8 @@ def main(argv=None) -> int:
                     one += int(abs(np.log(h1[m] / pv)) < np.log(1.6))
                     two += int(abs(np.log(h2[m] / pv)) < np.log(1.6))
             rows.append(f"| {tab} | {clf} | {fr.statistic if fr else float('nan'):.2f} | "
-                        f"{float(printed.iloc[0]) if len(printed) else float('nan'):.2f} | {one}/{len(pvals)} | {two}/{len(pvals)} |")
+                        f"{float(printed.iloc[0]) if len(printed) else float('nan'):.2f} | {one}/{len(pvals)} | "
+                        f"{two}/{len(pvals)} |")
     sec.append("\n".join(rows) + "\n")
 
     # ---------------------------------------------------------------- header + explanations

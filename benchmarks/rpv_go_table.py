@@ -4,9 +4,10 @@ The 12 single-ontology datasets of da Silva, Plastino & Freitas (2020)
 (``../shared/data/ageing/rpv/{CE,DM,MM,SC}-{BP,CC,MF}-threshold-3.arff``), hierarchy of the
 registry: the ``is_a`` edges of GO 2014-06-13, completed with the GO 2022-07-01 ``is_a`` edges of
 the terms 2014 lacks, restricted to each file's terms (nearest kept ancestors), cells that
-violate the implication under that hierarchy closed upward (counted in the document), stratified 10-fold CV (seed 0), lazy Naive Bayes and lazy 1-NN for every method
-(the eager masks are repeated for every test instance, as in the paper's WEKA setup),
-positive class 1 (pro-longevity) for AUROC/AUCPR. Each of our numbers is printed next to the
+violate the implication under that hierarchy closed upward (counted in the document), stratified
+10-fold CV (seed 0), lazy Naive Bayes and lazy 1-NN for every method (the eager masks are
+repeated for every test instance, as in the paper's WEKA setup), positive class 1
+(pro-longevity) for AUROC/AUCPR. Each of our numbers is printed next to the
 paper's (Tables 2-10).
 
     python benchmarks/rpv_go_table.py [--data ../shared/data] [--out docs/rpv_go.md]
@@ -285,10 +286,12 @@ def run_pooled(data: Path, n_splits: int, seed: int) -> pd.DataFrame:
     go = read_obo(data / "go" / "gene_ontology_ext_13062014.obo.gz")
     rows = []
     for ds in DATASETS:
-        table = read_rpv_arff(data / "ageing" / "rpv" / f"{ds}-threshold-3.arff", go, check="repair", completion=COMPLETION)
+        table = read_rpv_arff(data / "ageing" / "rpv" / f"{ds}-threshold-3.arff", go, check="repair",
+                              completion=COMPLETION)
         X, y = table.X, np.asarray(table.y)
         skf = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
-        pooled = {(m, c): (np.empty(len(y), dtype=y.dtype), np.zeros((len(y), 2))) for m in METHODS for c in CLASSIFIERS}
+        pooled = {(m, c): (np.empty(len(y), dtype=y.dtype), np.zeros((len(y), 2)))
+                  for m in METHODS for c in CLASSIFIERS}
         classes = None
         for tr, te in skf.split(np.zeros(len(y)), y):
             clfs = {c: make_lazy_classifier(c).fit(X[tr], y[tr]) for c in CLASSIFIERS}
@@ -390,9 +393,11 @@ def render(scores: pd.DataFrame, selected: pd.DataFrame, info: pd.DataFrame, n_s
                 ro = _ranks(part.assign(x=part["ours"]), methods, "x")
                 have = part.dropna(subset=["paper"])
                 have = have[have["method"].isin(methods)]
-                rp = _ranks(have.assign(x=have["paper"]), methods, "x") if have["method"].nunique() == len(methods) else {}
-                out.append("\nAverage rank over the 12 datasets (1 = best), ours (paper's on the same 12): " + ", ".join(
-                    f"{m} {ro.get(m, float('nan')):.1f}" + (f" ({rp[m]:.1f})" if m in rp else "") for m in methods) + "\n")
+                rp = (_ranks(have.assign(x=have["paper"]), methods, "x")
+                      if have["method"].nunique() == len(methods) else {})
+                out.append("\nAverage rank over the 12 datasets (1 = best), ours (paper's on the same 12): "
+                           + ", ".join(f"{m} {ro.get(m, float('nan')):.1f}" + (f" ({rp[m]:.1f})" if m in rp else "")
+                                       for m in methods) + "\n")
     out.append(_large_differences(sc, sel))
     out.append(_missing_terms_check(sel, info))
     if pooled is not None:
@@ -421,7 +426,8 @@ def _pooled_section(sc: pd.DataFrame, pooled: pd.DataFrame) -> str:
     lines.append(f"\nOver all {len(g)} GM cells with a paper value: mean |per-fold - paper| = "
                  f"{(g['ours'] - g['paper']).abs().mean():.1f}, mean |pooled - paper| = "
                  f"{(g['pooled'] - g['paper']).abs().mean():.1f}; mean signed difference per-fold - paper = "
-                 f"{(g['ours'] - g['paper']).mean():+.1f}, pooled - paper = {(g['pooled'] - g['paper']).mean():+.1f}.\n")
+                 f"{(g['ours'] - g['paper']).mean():+.1f}, "
+                 f"pooled - paper = {(g['pooled'] - g['paper']).mean():+.1f}.\n")
     return "".join(lines)
 
 

@@ -150,7 +150,8 @@ def check_class_labels(y) -> None:
     >>> check_class_labels(np.array([0.5, 1.5]))
     Traceback (most recent call last):
     ...
-    ValueError: Unknown label type: continuous. Maybe you are trying to fit a classifier, which expects discrete classes on a regression target with continuous values.
+    ValueError: Unknown label type: continuous. Maybe you are trying to fit a classifier, which expects discrete classes
+    on a regression target with continuous values.
     """
     y_arr = np.asarray(y)
     if not (y_arr.ndim == 1 and y_arr.dtype.kind in "biuU"):
@@ -178,7 +179,8 @@ def check_feature_names(names, hierarchy: FeatureHierarchy | None) -> None:
     >>> check_feature_names(["a", "c"], h)
     Traceback (most recent call last):
     ...
-    ValueError: X's column 1 is 'c' but the hierarchy's node 1 is 'b'; the hierarchy's nodes must be X's columns, in the same order
+    ValueError: X's column 1 is 'c' but the hierarchy's node 1 is 'b'; the hierarchy's nodes must be X's columns,
+    in the same order
     """
     if names is None or hierarchy is None:
         return

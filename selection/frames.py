@@ -102,7 +102,8 @@ def _fitted(table, selector: str, params):
     if table.y is None:
         raise KgfsError("the table has no labels; selection needs a class")
     if len(np.unique(np.asarray(table.y))) < 2:
-        raise KgfsError(f"the table has a single class ({np.asarray(table.y)[0].item()!r}); selection needs two or more")
+        raise KgfsError(
+            f"the table has a single class ({np.asarray(table.y)[0].item()!r}); selection needs two or more")
     return get_selector(selector, table.hierarchy, **dict(params or {})).fit(table.X, table.y)
 
 

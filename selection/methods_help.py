@@ -30,7 +30,8 @@ __all__ = ["citation", "find_method", "method_help", "methods_overview"]
 
 # "Wan & Freitas 2015", "da Silva et al. 2020", "Ristoski & Paulheim, *Title* (Venue 2014"
 _NAME = r"(?:(?:da|de|van|von|der) )?[A-Z][\w-]+"
-_CITATION = re.compile(rf"({_NAME}(?:(?:, | & | and ){_NAME})*(?: et al\.)?),? (?:\*([^*]+)\* \(([^()]*?) ?)?((?:19|20)\d\d)\b")
+_CITATION = re.compile(rf"({_NAME}(?:(?:, | & | and ){_NAME})*(?: et al\.)?),? "
+                       r"(?:\*([^*]+)\* \(([^()]*?) ?)?((?:19|20)\d\d)\b")
 
 
 def _cited(doc: str) -> str:

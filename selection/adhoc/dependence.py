@@ -167,14 +167,14 @@ def _cramers_v(codes_a, levels_a, codes_b, levels_b, *, block_cells: int = 6_000
     for f0 in range(0, codes_a.shape[1], step):  # blocks of features (memory), not pairs
         f1 = min(f0 + step, codes_a.shape[1])
         l0, l1 = offsets[f0], offsets[f1]
-        O = np.zeros((l1 - l0, Zb.shape[1]), dtype=np.float32)  # contingency counts, dense BLAS
+        O_blk = np.zeros((l1 - l0, Zb.shape[1]), dtype=np.float32)  # contingency counts O, dense BLAS
         Za_blk = sp.csr_matrix(Za_csc[:, l0:l1])
         chunks = Zb_chunks if Zb_chunks is not None else \
             ((r0, Zb_csr[r0:r0 + rows].toarray()) for r0 in range(0, n, rows))
         for r0, Zb_dense in chunks:
-            O += Za_blk[r0:r0 + Zb_dense.shape[0]].toarray().T @ Zb_dense
+            O_blk += Za_blk[r0:r0 + Zb_dense.shape[0]].toarray().T @ Zb_dense
         inv_a = np.where(ra[l0:l1] > 0, 1.0 / np.where(ra[l0:l1] > 0, ra[l0:l1], 1), 0.0).astype(np.float32)
-        Q = (O * O) * inv_a[:, None] * inv_b[None, :]
+        Q = (O_blk * O_blk) * inv_a[:, None] * inv_b[None, :]
         T = np.asarray((SbT @ Q.T).T, dtype=np.float64)      # sum over b's levels
         T = np.asarray(Sa[l0:l1, f0:f1].T @ T)                # sum over a's levels
         phi2[f0:f1] = T - 1.0

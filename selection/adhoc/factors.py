@@ -1,6 +1,6 @@
 """Stages 2 and 3 of ADHOC (Richeldi & Lanzi 1996): higher-order correlation and the hierarchy of factors.
 
-**Higher-order correlation** (:func:`profile_correlation`, :func:`higher_order`). 
+**Higher-order correlation** (:func:`profile_correlation`, :func:`higher_order`).
 The profile of a feature is its row of ``|D_k|`` (dependence strength; the sign of a negative
 concept is kept aside for stage 3, so a feature and its negation have the same profile). Our
 stand-in for the paper's R statistic: ``D_{k+1}[i, j]`` is the Pearson correlation of the
@@ -402,7 +402,8 @@ def factor_hierarchy(D1: np.ndarray, feature_names=None, *, constant=None, unrel
     >>> D1[:3, :3] = D1[3:5, 3:5] = 0.8; np.fill_diagonal(D1, 1.0)
     >>> r = factor_hierarchy(D1, list("abcdef"), min_order=1)
     >>> [(f.id, f.kind, f.members.tolist()) for f in r.factors]
-    [('adhoc:F1', 'positive-concept', [0, 1, 2]), ('adhoc:F2', 'positive-concept', [3, 4]), ('adhoc:unrelated', 'unrelated', [5])]
+    [('adhoc:F1', 'positive-concept', [0, 1, 2]), ('adhoc:F2', 'positive-concept', [3, 4]),
+     ('adhoc:unrelated', 'unrelated', [5])]
     """
     D1 = np.asarray(D1, dtype=np.float64)
     m = D1.shape[0]

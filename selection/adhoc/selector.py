@@ -152,7 +152,8 @@ class ADHOC(HierarchicalSelector):
     >>> rng = np.random.default_rng(1)
     >>> z = rng.normal(size=200)
     >>> df = pd.DataFrame({"a": z + 0.2 * rng.normal(size=200), "b": z + 0.2 * rng.normal(size=200),
-    ...                    "c": pd.Categorical(np.where(z + rng.normal(size=200) > 0, "hi", "lo")), "noise": rng.normal(size=200)})
+    ...                    "c": pd.Categorical(np.where(z + rng.normal(size=200) > 0, "hi", "lo")),
+    ...                    "noise": rng.normal(size=200)})
     >>> s = ADHOC().fit(df, (z > 0).astype(int))
     >>> s.symbolic_.tolist(), s.dependence_.test_name(0, 2)
     ([False, False, True, False], 'cramers-v-mdl')
@@ -395,7 +396,7 @@ class ADHOC(HierarchicalSelector):
         self.scores_ = self.support_.astype(np.float64)
         return self
 
-    def _stages_2_3(self, dep_u: Dependence, cols: "_DistinctColumns", names: list[str], sym: np.ndarray):
+    def _stages_2_3(self, dep_u: Dependence, cols: _DistinctColumns, names: list[str], sym: np.ndarray):
         """Stage 1's matrix over all columns, then stages 2-3 on the distinct ones; sets the
         dependence and factor attributes and returns the factor analysis (distinct columns)."""
         g = cols.group_of

@@ -17,6 +17,8 @@ Synthetic data over a class tree is in :mod:`selection.synthetic.class_tree`. Th
 :func:`default_node_classifier` ``svm-linear``.
 """
 
+from selection.class_hierarchy.ga_tree import GATreeClassifier, GATreeSelector
+from selection.class_hierarchy.hifsrr import FSNM, HiFSRR, HiFSRRError, fit_hifsrr, fsnm
 from selection.class_hierarchy.tree import (
     ClassHierarchy,
     ClassTreeError,
@@ -24,8 +26,6 @@ from selection.class_hierarchy.tree import (
     as_class_hierarchy,
     default_node_classifier,
 )
-from selection.class_hierarchy.hifsrr import FSNM, HiFSRR, HiFSRRError, fit_hifsrr, fsnm
-from selection.class_hierarchy.ga_tree import GATreeClassifier, GATreeSelector
 
 __all__ = ["ClassHierarchy", "ClassTreeError", "HierarchicalClassifier", "as_class_hierarchy",
            "default_node_classifier", "HiFSRR", "FSNM", "HiFSRRError", "fit_hifsrr", "fsnm",

@@ -133,7 +133,8 @@ def node_tasks(tree: ClassHierarchy, leaf: np.ndarray) -> list[NodeTask]:
     Examples
     --------
     >>> t = ClassHierarchy.from_edges([("a", "x"), ("b", "x"), ("x", "r"), ("c", "r")])
-    >>> [(t.node_ids[k.node], k.rows.tolist(), k.target.tolist()) for k in node_tasks(t, t.leaf_indices(["a", "c", "b"]))]
+    >>> tasks = node_tasks(t, t.leaf_indices(["a", "c", "b"]))
+    >>> [(t.node_ids[k.node], k.rows.tolist(), k.target.tolist()) for k in tasks]
     [('r', [0, 1, 2], [1, 0, 1]), ('x', [0, 2], [0, 1])]
     """
     R = tree.route()

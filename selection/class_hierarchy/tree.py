@@ -139,7 +139,7 @@ class ClassHierarchy:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_edges(cls, edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None = None) -> "ClassHierarchy":
+    def from_edges(cls, edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None = None) -> ClassHierarchy:
         """Build a tree from ``(child, parent)`` pairs.
 
         ``nodes`` may add isolated nodes (which makes a second root, hence an error) and fixes
@@ -164,7 +164,7 @@ class ClassHierarchy:
         return cls(ids, parent)
 
     @classmethod
-    def read(cls, path: str | Path) -> "ClassHierarchy":
+    def read(cls, path: str | Path) -> ClassHierarchy:
         """Read an edges file: one ``child<TAB>parent`` pair per line.
 
         Blank lines and lines starting with ``#`` are ignored; any run of whitespace also
@@ -210,7 +210,7 @@ class ClassHierarchy:
         atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
     @classmethod
-    def flat(cls, labels: Iterable, root: str = "root") -> "ClassHierarchy":
+    def flat(cls, labels: Iterable, root: str = "root") -> ClassHierarchy:
         """A two-level tree: ``root`` with every label as a child."""
         labels = [str(x) for x in labels]
         root = _fresh_name(root, labels)
@@ -225,7 +225,7 @@ class ClassHierarchy:
         n_groups: int | str | None = "sqrt",
         method: str = "ward",
         standardize: bool = True,
-    ) -> "ClassHierarchy":
+    ) -> ClassHierarchy:
         """Build a class tree by agglomerative clustering of the class means.
 
         Each class is represented by the mean of its samples (after standardising every
@@ -540,7 +540,8 @@ class HierarchicalClassifier(ClassifierMixin, BaseEstimator):
             cols = np.asarray(cols)
             if cols.dtype == bool:
                 if cols.size != X.shape[1]:
-                    raise ValueError(f"feature mask of node {node!r} has {cols.size} entries, X has {X.shape[1]} features")
+                    raise ValueError(
+                        f"feature mask of node {node!r} has {cols.size} entries, X has {X.shape[1]} features")
                 cols = np.flatnonzero(cols)
             cols = cols.astype(np.int64)
             if cols.size == 0:

@@ -31,5 +31,5 @@ from selection.lazy.selectors import (
 )
 
 __all__ = ["LazySelector", "RPV", "HIP", "MR", "AllPositive", "AllNegative", "LazyNaiveBayes", "LazyKNN",
-           "LazySelectionClassifier", "FixedSupport", "SharedSelection", "default_block_size", "make_lazy_classifier", "mean_fraction_selected",
-           "as_mask"]
+           "LazySelectionClassifier", "FixedSupport", "SharedSelection", "default_block_size", "make_lazy_classifier",
+           "mean_fraction_selected", "as_mask"]

@@ -178,9 +178,11 @@ class LazyKNN(ClassifierMixin, BaseEstimator):
         """Squared distances (n_test x n_train) over each test row's selected features."""
         X = _test_x(self, X)
         m = as_mask(mask, X.shape[0], X.shape[1])
+        if not X.shape[0]:
+            return np.zeros((0, self._X.shape[0]))
         return np.vstack([self._d2(X[s : s + self.block_size], None if m is None else
                                    (m if isinstance(m, np.ndarray) else m[s : s + self.block_size]))
-                          for s in range(0, X.shape[0], self.block_size)]) if X.shape[0] else np.zeros((0, self._X.shape[0]))
+                          for s in range(0, X.shape[0], self.block_size)])
 
     def _d2(self, X, m):
         if m is None:

@@ -216,7 +216,9 @@ class LazySelector(HierarchicalEstimator):
         >>> RPV().get_support()
         Traceback (most recent call last):
         ...
-        ValueError: RPV is a lazy selector: it selects a feature subset per test instance (select_for) and has no single support; to classify with it, wrap it: LazySelectionClassifier(selector=RPV(...), classifier=LazyNaiveBayes()) from selection.lazy
+        ValueError: RPV is a lazy selector: it selects a feature subset per test instance (select_for) and has
+        no single support; to classify with it, wrap it:
+        LazySelectionClassifier(selector=RPV(...), classifier=LazyNaiveBayes()) from selection.lazy
         """
         name = type(self).__name__
         raise ValueError(
@@ -234,7 +236,8 @@ class LazySelector(HierarchicalEstimator):
                 got = np.asarray(names).astype(str)
                 if got.shape != expected.shape or not np.array_equal(got, expected):
                     diff = np.flatnonzero(got[: expected.size] != expected[: got.size])
-                    where = f" (first difference at column {int(diff[0])}: {str(got[diff[0]])!r} vs {str(expected[diff[0]])!r})" if diff.size else ""
+                    where = (f" (first difference at column {int(diff[0])}: "
+                             f"{str(got[diff[0]])!r} vs {str(expected[diff[0]])!r})") if diff.size else ""
                     raise ValueError(
                         f"test table has {got.size} features that differ from the {expected.size} "
                         f"training features{where}"

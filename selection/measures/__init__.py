@@ -42,11 +42,11 @@ from selection.measures.relevance import (
     split_information,
 )
 from selection.measures.values import (
+    SMOOTHING,
     conditional_class_probabilities,
     lazy_r,
     r_measure,
     value_information_gain,
-    SMOOTHING,
     value_relevance,
 )
 

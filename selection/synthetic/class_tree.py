@@ -150,4 +150,5 @@ def make_hierarchical_classification(
         f"{class_sep}, group sep {group_sep}), {n_group_features} group-only features per group, "
         f"{n_noise} noise features"
     )
-    return HierarchicalDataset(X, y, tree, {k: np.sort(np.asarray(v, dtype=np.int64)) for k, v in relevant.items()}, desc)
+    relevant_sorted = {k: np.sort(np.asarray(v, dtype=np.int64)) for k, v in relevant.items()}
+    return HierarchicalDataset(X, y, tree, relevant_sorted, desc)

@@ -84,8 +84,8 @@ the shape of the paper's Table 4. What is *not* reproduced is the spread between
 methods, and the numbers themselves (the paper publishes neither its functions nor its seeds).
 
 ``label="feature"``, kept for comparison: the same, except that every middle polynomial has
-three latent attributes of its own, so all middle features are independent of each other. It satisfies (O1)-(O3) but not (O4): NB on all features reaches
-0.956-0.984.
+three latent attributes of its own, so all middle features are independent of each other. It
+satisfies (O1)-(O3) but not (O4): NB on all features reaches 0.956-0.984.
 
 ``label="polynomial"``, kept for comparison, reads "polynomial" as the class function of the
 latent attributes rather than of the middle features:
@@ -265,7 +265,8 @@ def shared_polynomial_attributes(
     --------
     >>> v = shared_polynomial_attributes(500, 6, 0, 2, np.random.default_rng(0))
     >>> c = np.corrcoef(v.T)   # feature 0 (the target) is independent; the others share a pool of 2
-    >>> v.shape, bool(abs(c[0, 1:]).max() < 0.2), bool(abs(c[1:, 1:]).max(initial=0, where=~np.eye(5, dtype=bool)) > 0.9)
+    >>> off_diagonal = ~np.eye(5, dtype=bool)
+    >>> v.shape, bool(abs(c[0, 1:]).max() < 0.2), bool(abs(c[1:, 1:]).max(initial=0, where=off_diagonal) > 0.9)
     ((500, 6), True, True)
     """
     pool = rng.uniform(LOW, HIGH, size=(n_instances, n_latent))

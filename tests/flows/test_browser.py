@@ -102,11 +102,13 @@ def page(two_runs):
 
 def test_runs_are_named_and_tagged_by_dataset_selector_route_and_cache(two_runs, page):
     ui, runs, _ = two_runs
-    assert [r["name"] for r in runs] == ["bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune"]
+    assert [r["name"] for r in runs] == ["bundled/DM-BP · shsel-ig-prune threshold=0.9",
+                                         "bundled/DM-BP · shsel-ig-prune"]
     assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:partial"} <= set(runs[0]["tags"])
     assert "cache:none" in runs[1]["tags"] and "degenerate-selection" in runs[0]["tags"]
-    assert runs[0]["state"]["message"] == ("2 of 5 stages from the store (facts, table); degenerate selection: only roots "
-                                           "of the hierarchy were kept; every kept feature is constant over the instances")
+    assert runs[0]["state"]["message"] == (
+        "2 of 5 stages from the store (facts, table); degenerate selection: only roots "
+        "of the hierarchy were kept; every kept feature is constant over the instances")
     assert runs[0]["tags"][0] == "cache:partial" and runs[1]["tags"][0] == "cache:none"
     # the list shows the names, and of each run's tags (sorted by the UI) the last that fit, with "+N" for the rest
     text = page.visit(f"{ui}/runs", "runs", until="bundled/DM-BP · shsel-ig-prune threshold=0.9")
@@ -129,7 +131,8 @@ def test_run_page_shows_stage_names_and_the_flows_info_logs(two_runs, page):
 
 def test_report_has_results_warnings_and_plots_that_load(two_runs, page):
     ui, runs, _ = two_runs
-    arts = {a["key"]: a for a in _api(ui, "artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [runs[0]["id"]]}}})}
+    query = {"artifacts": {"flow_run_id": {"any_": [runs[0]["id"]]}}}
+    arts = {a["key"]: a for a in _api(ui, "artifacts/filter", query)}
     assert set(arts) == {"kgfs-run-report-bundled-dm-bp", "evaluation-summary-bundled-dm-bp",
                          "selected-features-bundled-dm-bp"}
     text = page.visit(f"{ui}/artifacts/artifact/{arts['kgfs-run-report-bundled-dm-bp']['id']}", "report",
@@ -145,7 +148,8 @@ def test_report_has_results_warnings_and_plots_that_load(two_runs, page):
     assert re.search(r"\b0\.\d{3} ± 0\.\d{3}\b", table) and "features kept (CV mean)" in table
     # the columns read first fit a 1400 px window: the note (degenerate, baseline) beside the method, then the
     # accuracy; the table scrolls for the rest
-    heads = page.eval_on_selector_all("th", "els => els.map(e => [e.innerText.trim(), e.getBoundingClientRect().right])")
+    heads = page.eval_on_selector_all(
+        "th", "els => els.map(e => [e.innerText.trim(), e.getBoundingClientRect().right])")
     right = dict(heads)
     assert [h for h, _ in heads][:3] == ["selector", "classifier", "note"] and right["accuracy"] <= 1400, heads
     assert "DEGENERATE selection: only roots; constant (10/10 folds)" in table

@@ -52,7 +52,8 @@ def dask_cluster(prefect_harness, tmp_path_factory):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                PREFECT_API_URL=str(PREFECT_API_URL.value()), PREFECT_LOGGING_LEVEL="WARNING")
     bin_dir = Path(sys.executable).parent
-    dask = [str(bin_dir / "dask")] if (bin_dir / "dask").exists() else [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    dask = ([str(bin_dir / "dask")] if (bin_dir / "dask").exists()
+            else [sys.executable, "-m", "distributed.cli.dask_scheduler"])
     addr = f"tcp://127.0.0.1:{port}"
     procs = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
                                "--dashboard-address", "127.0.0.1:0"], env=env, cwd=tmp_path,

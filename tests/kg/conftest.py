@@ -16,7 +16,7 @@ import pytest
 from tests.kg.servers import OxigraphServer
 
 R = "http://dbpedia.org/resource/"
-O = "http://dbpedia.org/ontology/"
+DBO = "http://dbpedia.org/ontology/"
 C = "http://dbpedia.org/resource/Category:"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -137,7 +137,7 @@ def instance_triples() -> list[str]:
     for name, (types, label) in ENTITIES.items():
         e = _nt_iri(R + name)
         for t in types:
-            lines.append(f"{e} {_nt_iri(RDF_TYPE)} {_nt_iri(O + t)} .")
+            lines.append(f"{e} {_nt_iri(RDF_TYPE)} {_nt_iri(DBO + t)} .")
         for t in EXTRA_TYPES.get(name, []):
             lines.append(f"{e} {_nt_iri(RDF_TYPE)} {_nt_iri(t)} .")
         lines.append(f"{e} {_nt_iri(LABEL)} {_nt_lit(label)} .")

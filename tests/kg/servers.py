@@ -69,7 +69,7 @@ class OxigraphServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/query"
 
-    def start(self) -> "OxigraphServer":
+    def start(self) -> OxigraphServer:
         self.proc = subprocess.Popen(
             ["oxigraph", "serve-read-only", "--location", str(self.location), "--bind", f"{HOST}:{self.port}"],
             stdout=subprocess.DEVNULL,
@@ -163,7 +163,7 @@ class VirtuosoServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.http_port}/sparql"
 
-    def start(self, timeout: float = 120) -> "VirtuosoServer":
+    def start(self, timeout: float = 120) -> VirtuosoServer:
         self.proc = subprocess.Popen(
             [VIRTUOSO_BIN, "+foreground", "+configfile", str(self.ini)],
             cwd=self.dir,
@@ -335,7 +335,7 @@ class SpotlightServer:
             out["Resources"] = sorted(found, key=lambda r: int(r["@offset"]))
         return out
 
-    def __enter__(self) -> "SpotlightServer":
+    def __enter__(self) -> SpotlightServer:
         self.thread.start()
         return self
 
@@ -423,7 +423,7 @@ class FaultyProxy:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/sparql"
 
-    def __enter__(self) -> "FaultyProxy":
+    def __enter__(self) -> FaultyProxy:
         self.thread.start()
         return self
 
@@ -493,7 +493,7 @@ class HangingServer:
                      b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(self.EMPTY), self.EMPTY))
         return 1
 
-    def __enter__(self) -> "HangingServer":
+    def __enter__(self) -> HangingServer:
         self.thread.start()
         return self
 

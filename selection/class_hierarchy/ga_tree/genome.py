@@ -47,7 +47,7 @@ class Genome:
         object.__setattr__(self, "tree", t)
 
     @classmethod
-    def random(cls, n_classes: int, n_features: int, rng: np.random.Generator, feature_prob: float = 0.5) -> "Genome":
+    def random(cls, n_classes: int, n_features: int, rng: np.random.Generator, feature_prob: float = 0.5) -> Genome:
         """An initial genome: feature genes 1 with probability ``feature_prob``, tree genes uniform."""
         L = max(n_classes - 1, 1)
         return cls(rng.random((L, n_features)) < feature_prob, rng.integers(0, n_classes, size=(L, n_classes)))

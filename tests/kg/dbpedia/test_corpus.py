@@ -9,9 +9,11 @@ from kg.errors import InputFormatError, KgfsError
 
 def test_tsv_csv_jsonl_give_the_same_corpus(tmp_path):
     rows = [("a", "Kobe Bryant scores, again", "sport"), ("b", 'Obama "speaks"', "politics")]
-    (tmp_path / "c.tsv").write_text("id\ttext\tlabel\n" + "".join(f"{i}\t{t}\t{l}\n" for i, t, l in rows))
-    (tmp_path / "c.csv").write_text('id,text,label\na,"Kobe Bryant scores, again",sport\nb,"Obama ""speaks""",politics\n')
-    (tmp_path / "c.jsonl").write_text("".join(json.dumps({"id": i, "text": t, "label": l}) + "\n" for i, t, l in rows))
+    (tmp_path / "c.tsv").write_text("id\ttext\tlabel\n" + "".join(f"{i}\t{t}\t{lab}\n" for i, t, lab in rows))
+    (tmp_path / "c.csv").write_text('id,text,label\na,"Kobe Bryant scores, again",sport\n'
+                                    'b,"Obama ""speaks""",politics\n')
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps({"id": i, "text": t, "label": lab}) + "\n"
+                                              for i, t, lab in rows))
     with gzip.open(tmp_path / "c.jsonl.gz", "wt") as fh:
         fh.write((tmp_path / "c.jsonl").read_text())
     got = [read_corpus(tmp_path / n) for n in ("c.tsv", "c.csv", "c.jsonl", "c.jsonl.gz")]
@@ -105,7 +107,8 @@ def test_records_spanning_lines(tmp_path):
     )
     c = read_sports_tweets(p)
     assert c.ids == ["1", "2", "3"]
-    assert c.texts == ["first line\n10 off the over continues it", "one 'quoted' line", "ends with ' quote\nstill going"]
+    assert c.texts == ["first line\n10 off the over continues it", "one 'quoted' line",
+                       "ends with ' quote\nstill going"]
     assert c.labels == ["Sports", "Politics", "Sports"]
 
 

@@ -8,7 +8,7 @@ import pytest
 from kg.dbpedia.dumps import DumpSource, dump_files, iter_triples, read_lexicon_entries
 from kg.dbpedia.sources import KnowledgeSource
 from kg.errors import InputFormatError, KgfsError
-from tests.kg.conftest import BROADER_EDGES, DEJA_VU, ENTITIES, C, O, R
+from tests.kg.conftest import BROADER_EDGES, DBO, DEJA_VU, ENTITIES, C, R
 
 ENTS = [R + n for n in ENTITIES]
 
@@ -25,8 +25,8 @@ def test_is_a_knowledge_source(src):
 def test_types_of_entities_restricted_to_the_ontology(src):
     t = src.types(ENTS)
     assert set(t) == set(ENTS)
-    assert t[R + "Chris_Gayle"] == {O + "Cricketer"}  # owl:Thing and schema:Person dropped
-    assert t[R + "Novak_Djokovic"] == {O + "TennisPlayer"}
+    assert t[R + "Chris_Gayle"] == {DBO + "Cricketer"}  # owl:Thing and schema:Person dropped
+    assert t[R + "Novak_Djokovic"] == {DBO + "TennisPlayer"}
     assert t[R + "LGBT"] == set()  # no types: kept, empty
     assert t[DEJA_VU] == set()
     assert src.types([R + "Not_in_the_dump"]) == {R + "Not_in_the_dump": set()}
@@ -35,21 +35,21 @@ def test_types_of_entities_restricted_to_the_ontology(src):
 def test_other_namespaces_on_request(kg_dump_dir):
     s = DumpSource(kg_dump_dir, type_namespaces=["dbo", "yago", "schema"])
     assert s.types([R + "Novak_Djokovic"])[R + "Novak_Djokovic"] == {
-        O + "TennisPlayer", "http://schema.org/Person", "http://dbpedia.org/class/yago/SerbianTennisPlayers"}
+        DBO + "TennisPlayer", "http://schema.org/Person", "http://dbpedia.org/class/yago/SerbianTennisPlayers"}
     with pytest.raises(ValueError, match="unknown namespace"):
         DumpSource(kg_dump_dir, type_namespaces=["nope"])
 
 
 def test_class_edges_follow_the_real_ontology_to_the_top(src):
-    edges = src.class_edges([O + "Cricketer", O + "River"])
-    assert (O + "Cricketer", O + "Athlete") in edges
-    assert (O + "Athlete", O + "Person") in edges
-    assert (O + "Person", O + "Agent") in edges
-    assert (O + "River", O + "Stream") in edges
+    edges = src.class_edges([DBO + "Cricketer", DBO + "River"])
+    assert (DBO + "Cricketer", DBO + "Athlete") in edges
+    assert (DBO + "Athlete", DBO + "Person") in edges
+    assert (DBO + "Person", DBO + "Agent") in edges
+    assert (DBO + "River", DBO + "Stream") in edges
     # owl:Thing is not in the dbo namespace: no edge to it
-    assert all(p.startswith(O) for _, p in edges)
+    assert all(p.startswith(DBO) for _, p in edges)
     children = {c for c, _ in edges}
-    assert O + "Agent" not in children
+    assert DBO + "Agent" not in children
 
 
 def test_categories_and_broader_with_depth_and_cycles(src):
@@ -59,7 +59,8 @@ def test_categories_and_broader_with_depth_and_cycles(src):
     start = cats[R + "Chris_Gayle"]
     assert src.broader(start, 0) == set()
     one = src.broader(start, 1)
-    assert one == {(C + "West_Indies_Test_cricketers", C + "Test_cricketers"), (C + "Jamaican_cricketers", C + "Cricketers")}
+    assert one == {(C + "West_Indies_Test_cricketers", C + "Test_cricketers"),
+                   (C + "Jamaican_cricketers", C + "Cricketers")}
     full = src.broader(start, None)
     assert (C + "Sports", C + "Recreation") in full and (C + "Recreation", C + "Sports") in full
     assert (C + "Cricket", C + "Cricket") in full
@@ -74,7 +75,7 @@ def test_files_are_read_once_and_cached(kg_dump_dir):
     assert s.report["scans"] == 0  # no I/O in the constructor
     s.types(ENTS[:5])
     s.categories(ENTS[:5])
-    s.class_edges([O + "Cricketer"])
+    s.class_edges([DBO + "Cricketer"])
     assert s.report["scans"] == 1
     s.types(ENTS[:8])
     assert s.report["scans"] == 2  # only the new entities are looked up
@@ -92,17 +93,18 @@ def test_compressed_and_turtle_dumps_give_the_same_facts(kg_dump_dir, tmp_path, 
         quads = list(ox.parse(data, ox.RdfFormat.N_TRIPLES))
         (tmp_path / "instances.ttl").write_bytes(
             ox.serialize([q.triple for q in quads], format=ox.RdfFormat.TURTLE,
-                         prefixes={"dbo": O, "dbr": R}))
+                         prefixes={"dbo": DBO, "dbr": R}))
     other = DumpSource(tmp_path)
     assert other.types(ENTS) == src.types(ENTS)
     assert other.categories(ENTS) == src.categories(ENTS)
-    cl = {O + "Cricketer", O + "City"}
+    cl = {DBO + "Cricketer", DBO + "City"}
     assert other.class_edges(cl) == src.class_edges(cl)
 
 
 def _with_bad_line(kg_dump_dir, tmp_path, suffix=".nt", compress=None):
     lines = (kg_dump_dir / "instances.nt").read_text(encoding="utf-8").splitlines()
-    lines.insert(4, '<http://dbpedia.org/resource/Broken> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "unterminated .')
+    lines.insert(4, '<http://dbpedia.org/resource/Broken> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> '
+                    '"unterminated .')
     text = ("\n".join(lines) + "\n").encode("utf-8")
     p = tmp_path / ("bad" + suffix + (compress or ""))
     p.write_bytes(gzip.compress(text) if compress == ".gz" else text)
@@ -122,7 +124,8 @@ def test_malformed_line_is_named_and_can_be_skipped(kg_dump_dir, tmp_path, src, 
 def test_two_bad_lines_are_both_reported(tmp_path):
     good = "<http://x/a> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://dbpedia.org/ontology/City> .\n"
     p = tmp_path / "d.nt"
-    p.write_text(good + "<http://x/b> oops\n" + good.replace("/a>", "/c>") + "not rdf at all\n" + good.replace("/a>", "/d>"))
+    p.write_text(good + "<http://x/b> oops\n" + good.replace("/a>", "/c>") + "not rdf at all\n"
+                 + good.replace("/a>", "/d>"))
     s = DumpSource([p], skip_bad_lines=True)
     t = s.types(["http://x/a", "http://x/c", "http://x/d"])
     assert all(v == {"http://dbpedia.org/ontology/City"} for v in t.values())
@@ -152,7 +155,7 @@ def test_lexicon_entries(kg_dump_dir):
     assert inlinks == {}  # the test dump has no page links
     assert labels[R + "Chris_Gayle"] == {"Chris Gayle"}
     assert redirects[R + "Djokovic"] == R + "Novak_Djokovic"
-    assert not any(k.startswith(O) for k in labels)  # ontology class labels are not entities
+    assert not any(k.startswith(DBO) for k in labels)  # ontology class labels are not entities
 
 
 def test_invalid_entities_are_refused_like_the_sparql_source(src):
@@ -165,8 +168,10 @@ def test_invalid_entities_are_refused_like_the_sparql_source(src):
 
 def test_lenient_mode_reads_slightly_invalid_iris(tmp_path):
     p = tmp_path / "d.nt"
-    p.write_text("<http://x/a b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://dbpedia.org/ontology/City> .\n"
-                 "<http://x/c> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://dbpedia.org/ontology/City> .\n")
+    p.write_text("<http://x/a b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+                 "<http://dbpedia.org/ontology/City> .\n"
+                 "<http://x/c> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+                 "<http://dbpedia.org/ontology/City> .\n")
     with pytest.raises(InputFormatError, match=":1:"):
         DumpSource([p]).types(["http://x/c"])
     assert DumpSource([p], lenient=True).types(["http://x/c"]) == {"http://x/c": {"http://dbpedia.org/ontology/City"}}

@@ -23,7 +23,7 @@ from kg.dbpedia.route import build_table, make_annotator, make_source
 from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.dbpedia.sparql import SparqlSource
 from kg.errors import HierarchyCycleWarning, InputFormatError
-from tests.kg.conftest import BROADER_EDGES, ENTITIES, C, O, R, assert_same_table
+from tests.kg.conftest import BROADER_EDGES, DBO, ENTITIES, C, R, assert_same_table
 
 ENTS = [R + n for n in ENTITIES] + [R + "Not_in_the_dump"]
 ALL_NS = ["dbo", "yago", "schema", "owl"]
@@ -52,7 +52,7 @@ def test_same_answers_as_the_streamed_dump(kg_dump_dir, index, ns):
     src, dump = IndexSource(kg_dump_dir, index, type_namespaces=ns), DumpSource(kg_dump_dir, type_namespaces=ns)
     types = src.types(ENTS)
     assert types == dump.types(ENTS) and types[R + "Not_in_the_dump"] == set()
-    classes = set().union(*types.values()) | {O + "River", O + "Nope"}
+    classes = set().union(*types.values()) | {DBO + "River", DBO + "Nope"}
     assert src.class_edges(classes) == dump.class_edges(classes)
     cats = src.categories(ENTS)
     assert cats == dump.categories(ENTS)
@@ -117,8 +117,12 @@ entity = st.sampled_from([R + n for n in ("A", "B", "C", "D", "E", "Category:F")
                       .map("".join), min_size=1, max_size=6))
 def test_the_two_lexicons_agree_on_random_dumps_and_texts(tmp_path_factory, labels, redirects, links, texts):
     d = tmp_path_factory.mktemp("lex")
-    lit = (lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"@en')
-    (d / "l.nt").write_text(_nt([(s, LABEL, lit(t)) for s, t in labels] + [(a, REDIRECT, f"<{b}>") for a, b in redirects]
+
+    def lit(s):
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"@en'
+
+    (d / "l.nt").write_text(_nt([(s, LABEL, lit(t)) for s, t in labels]
+                                + [(a, REDIRECT, f"<{b}>") for a, b in redirects]
                                 + [(R + "Page", LINK, f"<{e}>") for e in links]), encoding="utf-8")
     ref = LexiconAnnotator.from_dump(d / "l.nt")
     lex = DumpIndex(d / "i").lexicon(d / "l.nt")
@@ -141,14 +145,16 @@ def test_ingest_is_keyed_by_content(kg_dump_dir, tmp_path):
     assert index.ingest(tmp_path / "copy.nt")["files"][0]["sha256"] == first["files"][0]["sha256"]
     assert len(list((tmp_path / "index" / "segments").iterdir())) == 2
     # a new file adds a segment; the lexicon is kept when the file has no labels
-    (dump / "more.nt").write_text(_nt([(R + "Lyon", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{O}Town>")]))
+    (dump / "more.nt").write_text(
+        _nt([(R + "Lyon", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{DBO}Town>")]))
     added = index.ingest(dump)
     assert added["ingested"] == [str((dump / "more.nt").absolute())]
     assert len(list((tmp_path / "index" / "lexicons").iterdir())) == 1
-    assert IndexSource(dump, index).types([R + "Lyon"])[R + "Lyon"] == {O + "City", O + "Town"}
+    assert IndexSource(dump, index).types([R + "Lyon"])[R + "Lyon"] == {DBO + "City", DBO + "Town"}
     # a changed file is read again
-    (dump / "more.nt").write_text(_nt([(R + "Lyon", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{O}Place>")]))
-    assert IndexSource(dump, index).types([R + "Lyon"])[R + "Lyon"] == {O + "City", O + "Place"}
+    (dump / "more.nt").write_text(
+        _nt([(R + "Lyon", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type", f"<{DBO}Place>")]))
+    assert IndexSource(dump, index).types([R + "Lyon"])[R + "Lyon"] == {DBO + "City", DBO + "Place"}
     known = json.loads((tmp_path / "index" / "files.json").read_text())
     assert str((dump / "more.nt").resolve()) in known["files"]
     assert not list((tmp_path / "index" / "segments").glob(".building-*"))

@@ -83,14 +83,16 @@ def test_redirect_without_label_uses_its_local_name(tmp_path):
     p = tmp_path / "d.nt"
     p.write_text(
         '<http://dbpedia.org/resource/Kobe_Bryant> <http://www.w3.org/2000/01/rdf-schema#label> "Kobe Bryant"@en .\n'
-        '<http://dbpedia.org/resource/Kobe_Bryant> <http://www.w3.org/2000/01/rdf-schema#label> "Kobe Bryant (fr)"@fr .\n'
+        '<http://dbpedia.org/resource/Kobe_Bryant> <http://www.w3.org/2000/01/rdf-schema#label> '
+        '"Kobe Bryant (fr)"@fr .\n'
         '<http://dbpedia.org/resource/Black_Mamba_%28player%29> <http://dbpedia.org/ontology/wikiPageRedirects> '
         '<http://dbpedia.org/resource/Kobe_Bryant> .\n'
     )
     lex = LexiconAnnotator.from_dump(p)
     assert [a.surface_form for a in lex.annotate_one("black mamba (player) and Kobe Bryant (fr)")] == [
         "black mamba (player)", "Kobe Bryant"]
-    assert [a.surface_form for a in LexiconAnnotator.from_dump(p, redirects=False).annotate_one("Black Mamba (player)")] == []
+    no_redirects = LexiconAnnotator.from_dump(p, redirects=False)
+    assert [a.surface_form for a in no_redirects.annotate_one("Black Mamba (player)")] == []
 
 
 def test_in_link_counts_are_the_prior_when_the_dump_has_them(tmp_path):

@@ -11,7 +11,7 @@ from kg.dbpedia.route import build_table
 from kg.dbpedia.sources import KnowledgeSource
 from kg.errors import HierarchyCycleWarning
 from kg.iri import InvalidIRIError
-from tests.kg.conftest import C, O, R, assert_same_table
+from tests.kg.conftest import DBO, C, R, assert_same_table
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +60,8 @@ def test_questions_answer_like_the_dump(kg_dump_dir, graph):
     assert ours.types(ents) == dump.types(ents)
     assert ours.types(ents)[R + "Not_in_the_graph"] == set()
     assert ours.categories(ents) == dump.categories(ents)
-    assert ours.class_edges([O + "Cricketer"]) == dump.class_edges([O + "Cricketer"])
-    assert (O + "Cricketer", O + "Athlete") in ours.class_edges([O + "Cricketer"])
+    assert ours.class_edges([DBO + "Cricketer"]) == dump.class_edges([DBO + "Cricketer"])
+    assert (DBO + "Cricketer", DBO + "Athlete") in ours.class_edges([DBO + "Cricketer"])
     cats = [C + "Jamaican_cricketers"]
     for depth in (0, 1, 3, None):
         assert ours.broader(cats, depth) == dump.broader(cats, depth)
@@ -70,10 +70,10 @@ def test_questions_answer_like_the_dump(kg_dump_dir, graph):
 def test_literals_and_blank_nodes_are_not_facts():
     g = rdflib.Graph()
     e = rdflib.URIRef(R + "X")
-    g.add((e, rdflib.RDF.type, rdflib.Literal(O + "Person")))
+    g.add((e, rdflib.RDF.type, rdflib.Literal(DBO + "Person")))
     g.add((e, rdflib.RDF.type, rdflib.BNode()))
-    g.add((e, rdflib.RDF.type, rdflib.URIRef(O + "Person")))
-    assert RdflibSource(g).types([R + "X"]) == {R + "X": {O + "Person"}}
+    g.add((e, rdflib.RDF.type, rdflib.URIRef(DBO + "Person")))
+    assert RdflibSource(g).types([R + "X"]) == {R + "X": {DBO + "Person"}}
 
 
 def test_invalid_iris_are_refused_as_by_the_other_sources(graph):

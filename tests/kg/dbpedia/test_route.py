@@ -14,7 +14,7 @@ from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.routes import build_table as input_table
 from kg.routes.base import Context
 from kg.routes.dbpedia import CorpusInput
-from tests.kg.conftest import C, O, R, assert_same_table
+from tests.kg.conftest import DBO, C, R, assert_same_table
 
 
 def row(table, instance):
@@ -25,8 +25,8 @@ def row(table, instance):
 def test_types_table_of_the_ten_tweets(tweets10, kg_dump_dir):
     t = build_table(tweets10, None, DumpSource(kg_dump_dir))
     assert list(t.instance_ids) == tweets10.ids and list(t.y) == tweets10.labels
-    assert row(t, "1") == {O + "Cricketer", O + "Athlete", O + "Person", O + "Agent"}
-    assert row(t, "3") == {O + "Organisation", O + "Agent"}  # LGBT and Bullying have no types
+    assert row(t, "1") == {DBO + "Cricketer", DBO + "Athlete", DBO + "Person", DBO + "Agent"}
+    assert row(t, "3") == {DBO + "Organisation", DBO + "Agent"}  # LGBT and Bullying have no types
     assert row(t, "12") == set()  # President: no types, the tweet is kept as an empty row
     assert t.meta["instances_without_features"] == 2  # tweets 6 and 12
     assert R + "President" in t.meta["entities_without_features"]
@@ -54,9 +54,9 @@ def test_min_support(tweets10, kg_dump_dir):
     full = build_table(tweets10, None, DumpSource(kg_dump_dir))
     t = build_table(tweets10, None, DumpSource(kg_dump_dir), min_support=2)
     assert list(t.feature_names) == [f for f, n in zip(full.feature_names, full.support) if n >= 2]
-    assert {O + "Agent", O + "Place", O + "Settlement"} <= set(t.feature_names)
-    assert O + "Country" not in set(t.feature_names)  # three countries, but all in one tweet
-    assert O + "TennisPlayer" not in set(t.feature_names)
+    assert {DBO + "Agent", DBO + "Place", DBO + "Settlement"} <= set(t.feature_names)
+    assert DBO + "Country" not in set(t.feature_names)  # three countries, but all in one tweet
+    assert DBO + "TennisPlayer" not in set(t.feature_names)
     assert t.hierarchy.violations(t.X).nnz == 0
 
 
@@ -80,7 +80,7 @@ def test_annotated_texts_online_and_offline(kg_dump_dir, oxigraph_server, shared
     a = build_table(corpus, lex, SparqlSource(oxigraph_server.url))
     b = build_table(corpus, lex, DumpSource(kg_dump_dir))
     assert_same_table(a, b)
-    assert row(a, "9") == {O + "Cricketer", O + "Athlete", O + "Person", O + "Agent"}  # N Lyon, M Vijay
+    assert row(a, "9") == {DBO + "Cricketer", DBO + "Athlete", DBO + "Person", DBO + "Agent"}  # N Lyon, M Vijay
 
 
 def test_malformed_dump_line_and_skip(tweets10, kg_dump_dir, tmp_path):
@@ -131,13 +131,13 @@ def test_corpus_table_offline_on_the_sports_tweets(kg_dump_dir, shared_data, tmp
     t = input_table(CorpusInput.from_options({"corpus": shared_data / "tweets" / "training.txt",
                                               "dump": [kg_dump_dir]}))
     assert t.n_instances == 6525 and set(t.y) == {"Sports", "Politics"}
-    assert {O + "Cricketer", O + "SoccerClub", O + "Country"} <= set(t.feature_names)
+    assert {DBO + "Cricketer", DBO + "SoccerClub", DBO + "Country"} <= set(t.feature_names)
     assert 0 < t.meta["instances_without_features"] < t.n_instances
     assert t.meta["dataset"] == "training" and t.meta["source"]["kind"] == "dump"
     assert t.hierarchy.violations(t.X).nnz == 0  # closed upward
     assert sorted(t.feature_names.tolist()) == sorted(t.hierarchy.node_ids.tolist())
     # sports tweets mention more entities typed Athlete than politics tweets do
-    j = list(t.feature_names).index(O + "Athlete")
+    j = list(t.feature_names).index(DBO + "Athlete")
     col = t.X[:, j].toarray().ravel()
     assert col[t.y == "Sports"].sum() > col[t.y == "Politics"].sum()
     # what `kgfs run --corpus` stores and exports comes back unchanged
@@ -165,7 +165,7 @@ def test_online_route_with_spotlight_and_sparql(kg_dump_dir, oxigraph_server, sh
         offline = input_table(CorpusInput.from_options({**kw, "kg": "dump", "dump": [kg_dump_dir]}), ctx)
         assert len(spot.requests) == sent == 10  # the second run annotated from the cache
     assert_same_table(online, offline)
-    assert row(online, "8") == {O + "TennisPlayer", O + "Athlete", O + "Person", O + "Agent"}
+    assert row(online, "8") == {DBO + "TennisPlayer", DBO + "Athlete", DBO + "Person", DBO + "Agent"}
     # the table's meta names the annotator by its kind (the one path from a corpus to a table, as `kgfs run` did)
     assert online.meta["source"]["kind"] == "sparql" and online.meta["annotator"] == "spotlight"
     annotator = CorpusInput.from_options(kw).make_annotator(None)

@@ -8,7 +8,7 @@ from kg.dbpedia.dumps import DumpSource
 from kg.dbpedia.sources import KnowledgeSource
 from kg.dbpedia.sparql import SourceUnavailableError, SparqlError, SparqlSource
 from kg.iri import InvalidIRIError
-from tests.kg.conftest import DEJA_VU, ENTITIES, O, R
+from tests.kg.conftest import DBO, DEJA_VU, ENTITIES, R
 from tests.kg.servers import FaultyProxy, OxigraphServer, free_port
 
 ENTS = [R + n for n in ENTITIES]
@@ -39,17 +39,17 @@ def test_same_facts_as_the_dump(oxigraph_server, dump, kg_dump_dir):
 
 
 def test_superclasses_by_levels_equal_the_anchored_paths(oxigraph_server):
-    classes = {O + "Cricketer", O + "SoccerClub", O + "River", O + "City"}
+    classes = {DBO + "Cricketer", DBO + "SoccerClub", DBO + "River", DBO + "City"}
     a = SparqlSource(oxigraph_server.url, superclasses="path")
     b = SparqlSource(oxigraph_server.url, superclasses="levels")
     assert a.class_edges(classes) == b.class_edges(classes)
     assert b.stats["queries"] > a.stats["queries"]  # one query per level vs one per batch
     # answers are kept at the source boundary: known classes and their ancestors cost nothing
     sent = a.stats["queries"]
-    sub = a.class_edges({O + "Athlete", O + "City"})
+    sub = a.class_edges({DBO + "Athlete", DBO + "City"})
     assert a.stats["queries"] == sent
-    assert sub == b.class_edges({O + "Athlete", O + "City"})
-    assert (O + "Athlete", O + "Person") in sub and not any(c == O + "Cricketer" for c, _ in sub)
+    assert sub == b.class_edges({DBO + "Athlete", DBO + "City"})
+    assert (DBO + "Athlete", DBO + "Person") in sub and not any(c == DBO + "Cricketer" for c, _ in sub)
 
 
 def test_queries_are_anchored_and_batched_with_values(oxigraph_server):
@@ -90,9 +90,9 @@ def test_hostile_corpus_value_is_normalised_then_queried_safely(oxigraph_server,
     c = read_corpus(p, entity_columns="entity")
     assert c.entities[0] == ["http://dbpedia.org/resource/%3E%20%7D%20;%20DROP%20ALL%20#"]
     t = build_table(c, None, SparqlSource(oxigraph_server.url))
-    assert t.X[0].nnz == 0 and O + "Cricketer" in t.feature_names
+    assert t.X[0].nnz == 0 and DBO + "Cricketer" in t.feature_names
     # the store is intact
-    assert SparqlSource(oxigraph_server.url).types([R + "Lyon"])[R + "Lyon"] == {O + "City"}
+    assert SparqlSource(oxigraph_server.url).types([R + "Lyon"])[R + "Lyon"] == {DBO + "City"}
 
 
 def test_cut_results_are_split_never_silently_truncated(oxigraph_server, dump):
@@ -103,16 +103,16 @@ def test_cut_results_are_split_never_silently_truncated(oxigraph_server, dump):
         # one value whose answer alone is over the cut: paged with ORDER BY/LIMIT/OFFSET
         proxy.max_rows = 2
         s2 = SparqlSource(proxy.url)
-        edges = s2.class_edges([O + "Cricketer"])
+        edges = s2.class_edges([DBO + "Cricketer"])
         assert s2.stats["pages"] >= 2
-        assert edges == dump.class_edges([O + "Cricketer"])
+        assert edges == dump.class_edges([DBO + "Cricketer"])
 
 
 def test_retries_on_503_429_timeouts_and_malformed_results(oxigraph_server):
     with FaultyProxy(oxigraph_server.url) as proxy:
         proxy.faults = [("status", 503), ("status", 429), ("malformed", None), ("slow", 2.2)]
         s = SparqlSource(proxy.url, backoff=0.01, timeout=1)
-        assert s.types([R + "Lyon"]) == {R + "Lyon": {O + "City"}}
+        assert s.types([R + "Lyon"]) == {R + "Lyon": {DBO + "City"}}
         assert s.stats["retries"] == 4
         proxy.faults = [("status", 503)] * 3
         s = SparqlSource(proxy.url, backoff=0.01, retries=2)

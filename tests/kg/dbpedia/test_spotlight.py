@@ -32,14 +32,16 @@ def client(server, tmp_path=None, **kw):
 
 
 def test_real_response_files_parse(shared_data):
-    a = json.loads((shared_data / "spotlight" / "mannheim_ELDocJson_comment_health_insurance_annotate.json").read_text())
+    a = json.loads(
+        (shared_data / "spotlight" / "mannheim_ELDocJson_comment_health_insurance_annotate.json").read_text())
     anns = parse_annotate_response(a)
     assert [(x.uri, x.offset, x.support) for x in anns] == [
         (R + "Health_insurance", 0, 2481), (R + "Alternative_medicine", 57, 2520)]
     assert a["@text"][57:57 + len(anns[1].surface_form)] == "complementary medicine"
     b = json.loads((shared_data / "spotlight" / "namedropper_test_spotlight_sample_result_annotate.json").read_text())
     (m,) = parse_annotate_response(b)
-    assert m.types[:3] == ("DBpedia:Writer", "DBpedia:Artist", "DBpedia:Person") and m.score == pytest.approx(0.171113520860672)
+    assert m.types[:3] == ("DBpedia:Writer", "DBpedia:Artist", "DBpedia:Person")
+    assert m.score == pytest.approx(0.171113520860672)
     assert parse_annotate_response({"@text": "x", "@confidence": "0.5"}) == []  # nothing found: no Resources key
     single = dict(a, Resources=a["Resources"][0])  # one resource as an object, not a list
     assert [x.uri for x in parse_annotate_response(single)] == [R + "Health_insurance"]

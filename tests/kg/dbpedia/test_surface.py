@@ -70,7 +70,9 @@ names = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)
        use_redirects=st.booleans(), prior=st.sampled_from(["auto", "surface-forms", "mapping"]),
        min_length=st.integers(1, 4))
 def test_same_table_as_the_reference(labels, redirects, inlinks, use_redirects, prior, min_length):
-    cols = (lambda pairs: ([a for a, _ in pairs], [b for _, b in pairs]))
+    def cols(pairs):
+        return [a for a, _ in pairs], [b for _, b in pairs]
+
     if prior == "mapping":
         prior = {R + "Lyon": 3, R + "Chelsea": 1.5, R + "Zed": 0}
     expected, stats = reference(cols(labels), cols(redirects), cols(inlinks), use_redirects=use_redirects,

@@ -14,7 +14,7 @@ from kg.dbpedia.dumps import DumpSource
 from kg.dbpedia.route import build_table
 from kg.dbpedia.sparql import SparqlSource, TransitiveStartError, TruncatedResultError
 from kg.errors import HierarchyCycleWarning
-from tests.kg.conftest import ENTITIES, RDF_TYPE, O, R
+from tests.kg.conftest import DBO, ENTITIES, RDF_TYPE, R
 from tests.kg.servers import ISQL_BIN, VIRTUOSO_BIN, VirtuosoServer
 
 pytestmark = pytest.mark.integration
@@ -30,7 +30,7 @@ def _ontology_classes(path) -> list[str]:
 
     owl_class = ox.NamedNode("http://www.w3.org/2002/07/owl#Class")
     return sorted(q.subject.value for q in ox.parse(path=path, format=ox.RdfFormat.RDF_XML)
-                  if q.object == owl_class and q.subject.value.startswith(O))
+                  if q.object == owl_class and q.subject.value.startswith(DBO))
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +44,9 @@ def load_dir(kg_dump_dir, tmp_path_factory):
             for k in range(TYPES_PER_BIG):
                 c = classes[(i * 7 + k) % len(classes)]
                 fh.write(f"<{R}Big_{i}> <{RDF_TYPE}> <{c}> .\n")
-        fh.write(f"<{UNICODE}> <{RDF_TYPE}> <{O}City> .\n")
+        fh.write(f"<{UNICODE}> <{RDF_TYPE}> <{DBO}City> .\n")
         for k in range(12000):
-            fh.write(f"<{HUGE}> <{RDF_TYPE}> <{O}Generated_{k}> .\n")
+            fh.write(f"<{HUGE}> <{RDF_TYPE}> <{DBO}Generated_{k}> .\n")
     return d
 
 
@@ -83,7 +83,7 @@ def test_open_ended_path_is_refused_and_not_retried(virtuoso):
 
 
 def test_superclasses_with_anchored_paths_and_the_fallback(virtuoso, dump):
-    classes = {O + "Cricketer", O + "SoccerClub", O + "River", O + "City", O + "FictionalCharacter"}
+    classes = {DBO + "Cricketer", DBO + "SoccerClub", DBO + "River", DBO + "City", DBO + "FictionalCharacter"}
     expected = dump.class_edges(classes)
     anchored = SparqlSource(virtuoso.url, batch_size=2)
     assert anchored.class_edges(classes) == expected
@@ -135,15 +135,15 @@ def test_one_value_over_the_cut_raises_rather_than_truncates(virtuoso):
 def test_entities_of_the_tweets(virtuoso):
     s = SparqlSource(virtuoso.url)
     t = s.types([R + n for n in ENTITIES])
-    assert t[R + "Novak_Djokovic"] == {O + "TennisPlayer"} and t[R + "LGBT"] == set()
+    assert t[R + "Novak_Djokovic"] == {DBO + "TennisPlayer"} and t[R + "LGBT"] == set()
 
 
 def test_default_graph_is_sent(virtuoso):
     e = R + "Novak_Djokovic"
-    assert SparqlSource(virtuoso.url, graph=virtuoso.graph).types([e])[e] == {O + "TennisPlayer"}
+    assert SparqlSource(virtuoso.url, graph=virtuoso.graph).types([e])[e] == {DBO + "TennisPlayer"}
     assert SparqlSource(virtuoso.url, graph="http://example.org/other").types([e])[e] == set()
 
 
 def test_non_ascii_and_escaped_iris_come_back_unchanged(virtuoso, dump):
     s = SparqlSource(virtuoso.url)
-    assert s.types([UNICODE]) == {UNICODE: {O + "City"}} == dump.types([UNICODE])
+    assert s.types([UNICODE]) == {UNICODE: {DBO + "City"}} == dump.types([UNICODE])

@@ -3,8 +3,6 @@ import pytest
 import scipy.sparse as sp
 
 from kg.errors import HierarchyCycleWarning, ImplicationError, InputFormatError
-from kg.go import build_table, read_obo
-from kg.hierarchy import FeatureHierarchy
 from kg.formats.published import (
     GO_ROOTS,
     aire_table,
@@ -12,14 +10,16 @@ from kg.formats.published import (
     fix_lod_name,
     go_completion_edges,
     hierarchy_for_terms,
-    read_go_completion,
     read_aire_matrix,
+    read_go_completion,
     read_lod,
     read_lod_hierarchy,
     read_rpv_arff,
     transitive_reduction,
     write_go_completion,
 )
+from kg.go import build_table, read_obo
+from kg.hierarchy import FeatureHierarchy
 
 ORGS = ["CE", "DM", "MM", "SC"]
 AIRE_SETS = ["BP", "CC", "MF", "BPCC", "BPMF", "MFCC", "BPMFCC"]
@@ -110,7 +110,8 @@ def test_read_rpv_arff_literal_check_modes(tmp_path):
 
 
 def test_sparse_arff(tmp_path):
-    text = "@RELATION s\n@ATTRIBUTE entrez string\n@ATTRIBUTE a {0,1}\n@ATTRIBUTE c {0,1}\n@ATTRIBUTE class {0,1}\n@DATA\n{0 11,1 1,2 1,3 1}\n{0 22,2 1}\n"
+    text = ("@RELATION s\n@ATTRIBUTE entrez string\n@ATTRIBUTE a {0,1}\n@ATTRIBUTE c {0,1}\n@ATTRIBUTE class {0,1}\n"
+            "@DATA\n{0 11,1 1,2 1,3 1}\n{0 22,2 1}\n")
     t = read_rpv_arff(write(tmp_path, "s.arff", text), H)
     assert t.instance_ids.tolist() == ["11", "22"]
     assert t.X.toarray().tolist() == [[1, 1], [0, 1]]
@@ -118,7 +119,8 @@ def test_sparse_arff(tmp_path):
 
 
 def test_read_rpv_arff_bad_values(tmp_path):
-    p = write(tmp_path, "t.arff", RPV_ARFF.replace("@attribute q {0,1}", "@attribute q numeric").replace("22,0,1,1,0", "22,0,1,2,0"))
+    p = write(tmp_path, "t.arff",
+              RPV_ARFF.replace("@attribute q {0,1}", "@attribute q numeric").replace("22,0,1,1,0", "22,0,1,2,0"))
     with pytest.raises(InputFormatError, match=r"t\.arff:9: non-binary value '2' in instance 2, attribute 'q'"):
         read_rpv_arff(p)
     p1 = write(tmp_path, "n.arff", RPV_ARFF.replace("@attribute q {0,1}", "@attribute q {0,1,2}"))

@@ -135,7 +135,8 @@ def test_read_obo_relations_on_request(obo):
     go = read_obo(obo, relations=("is_a", "part_of"))
     assert ("GO:0000003", "GO:0000004") in go.hierarchy.edge_list()
     assert ("GO:0000006", "GO:0000003") in go.hierarchy.edge_list()  # cross-namespace part_of
-    assert go.hierarchy.ancestors("GO:0000006") == ["GO:0000001", "GO:0000002", "GO:0000003", "GO:0000004", "GO:0000005"]
+    assert go.hierarchy.ancestors("GO:0000006") == ["GO:0000001", "GO:0000002", "GO:0000003", "GO:0000004",
+                                                    "GO:0000005"]
     only_part = read_obo(obo, relations="part_of")
     assert sorted(only_part.hierarchy.edge_list()) == [("GO:0000003", "GO:0000004"), ("GO:0000006", "GO:0000003")]
     everything = read_obo(obo, relations=("all",))
@@ -296,7 +297,8 @@ def test_gaf_gzip_and_auto_detect_without_header(tmp_path):
 
 
 def test_gaf_with_too_few_columns(tmp_path):
-    p = write(tmp_path, "short.gaf", "!gaf-version: 2.1\n" + gaf_row("g1", "GO:1") + "\n" + gaf_row("g2", "GO:1", ncol=15) + "\n")
+    p = write(tmp_path, "short.gaf",
+              "!gaf-version: 2.1\n" + gaf_row("g1", "GO:1") + "\n" + gaf_row("g2", "GO:1", ncol=15) + "\n")
     with pytest.raises(InputFormatError, match=r"short\.gaf:3: GAF row has 15 .*expected 17") as err:
         read_annotations(p)
     assert err.value.line == 3
@@ -306,7 +308,8 @@ def test_gaf_with_too_few_columns(tmp_path):
 
 
 def test_two_column_tables(tmp_path):
-    with_header = write(tmp_path, "h.tsv", "gene\tgo_id\ng1\tGO:0000003\ng1\tGO:0000004\ng2\tGO:0000002\ng1\tGO:0000003\n")
+    with_header = write(tmp_path, "h.tsv",
+                        "gene\tgo_id\ng1\tGO:0000003\ng1\tGO:0000004\ng2\tGO:0000002\ng1\tGO:0000003\n")
     assert read_annotations(with_header) == {"g1": ["GO:0000003", "GO:0000004"], "g2": ["GO:0000002"]}
     no_header = write(tmp_path, "n.tsv", "# comment\ng1\tGO:0000003,GO:0000004\ng2\tGO:0000002\n")
     assert read_annotations(no_header) == {"g1": ["GO:0000003", "GO:0000004"], "g2": ["GO:0000002"]}
@@ -431,7 +434,8 @@ def test_real_go_2014(go2014):
 
 
 def test_real_go_2014_namespaces_and_part_of(shared_data):
-    bp = read_obo(shared_data / "go" / "gene_ontology_ext_13062014.obo.gz", relations=("is_a", "part_of"), namespaces="BP")
+    bp = read_obo(shared_data / "go" / "gene_ontology_ext_13062014.obo.gz", relations=("is_a", "part_of"),
+                  namespaces="BP")
     assert set(bp.namespace[t] for t in bp.hierarchy.node_ids.tolist()) == {"biological_process"}
     assert bp.report["edges_by_relation"]["part_of"] > 0
     assert bp.hierarchy.node_ids[bp.hierarchy.roots].tolist() == ["GO:0008150"]

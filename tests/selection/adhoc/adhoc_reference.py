@@ -111,11 +111,19 @@ def planted_table(n=500, *, groups=((4, 3), (4, 0, 1), (3, 2), (4,)), n_noise=6,
     for g, spec in enumerate(groups):
         lin, quad, neg = (tuple(spec) + (0, 0, 0))[:3]
         for _ in range(lin):
-            cols.append(Z[:, g] + noise * rng.normal(size=n)); lab.append(g); kinds.append("linear")
+            cols.append(Z[:, g] + noise * rng.normal(size=n))
+            lab.append(g)
+            kinds.append("linear")
         for _ in range(quad):
-            cols.append(Z[:, g] ** 2 + noise * rng.normal(size=n)); lab.append(g); kinds.append("quadratic")
+            cols.append(Z[:, g] ** 2 + noise * rng.normal(size=n))
+            lab.append(g)
+            kinds.append("quadratic")
         for _ in range(neg):
-            cols.append(-Z[:, g] + noise * rng.normal(size=n)); lab.append(g); kinds.append("negated")
+            cols.append(-Z[:, g] + noise * rng.normal(size=n))
+            lab.append(g)
+            kinds.append("negated")
     for k in range(n_noise):
-        cols.append(rng.normal(size=n)); lab.append(len(groups) + k); kinds.append("noise")
+        cols.append(rng.normal(size=n))
+        lab.append(len(groups) + k)
+        kinds.append("noise")
     return np.column_stack(cols), np.array(lab), kinds, Z

@@ -7,8 +7,6 @@ import pytest
 from sklearn.datasets import load_digits
 
 from kg.errors import KgfsError
-from selection.class_hierarchy.tree import ClassHierarchy
-from selection.synthetic.class_tree import make_hierarchical_classification
 from selection.class_hierarchy.evaluation import (
     METHODS,
     default_feature_counts,
@@ -16,6 +14,8 @@ from selection.class_hierarchy.evaluation import (
     rank_nodes,
     summarize,
 )
+from selection.class_hierarchy.tree import ClassHierarchy
+from selection.synthetic.class_tree import make_hierarchical_classification
 
 
 @pytest.fixture(autouse=True)

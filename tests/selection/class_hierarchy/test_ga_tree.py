@@ -14,7 +14,6 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from selection.synthetic.ga import make_ga_dataset
 from selection.class_hierarchy.ga_tree import (
     GATreeClassifier,
     GATreeSelector,
@@ -30,6 +29,7 @@ from selection.class_hierarchy.ga_tree import (
 )
 from selection.class_hierarchy.ga_tree.fitness import _Fitness
 from selection.class_hierarchy.ga_tree.search import _crossover, _mutate
+from selection.synthetic.ga import make_ga_dataset
 from tests.selection.class_hierarchy.ga_tree_reference import (
     count_relief_loop,
     fig4_literal,

@@ -7,9 +7,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kg.errors import KgfsError
+from selection.class_hierarchy.hifsrr import FSNM, HiFSRR, HiFSRRError, fit_hifsrr, fsnm, hifsrr_objective, node_tasks
 from selection.class_hierarchy.tree import ClassHierarchy, ClassTreeError
 from selection.synthetic.class_tree import make_hierarchical_classification
-from selection.class_hierarchy.hifsrr import FSNM, HiFSRR, HiFSRRError, fit_hifsrr, fsnm, hifsrr_objective, node_tasks
 
 
 @pytest.fixture(autouse=True)

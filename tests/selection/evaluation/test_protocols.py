@@ -96,4 +96,5 @@ def test_rpv2020_uses_lazy_classifiers_and_one_sided_holm(dmcc, shared_data, tmp
     st = r.stats.read_text()
     assert "| rpv (control) |" in st and "one-sided" in st
     s = pd.read_csv(r.summary)
-    assert {"aucpr_rank", "auroc_wins", "gm_rank", "pct_selected"} <= set(s.columns)  # report.py names means by the measure
+    # report.py names means by the measure
+    assert {"aucpr_rank", "auroc_wins", "gm_rank", "pct_selected"} <= set(s.columns)

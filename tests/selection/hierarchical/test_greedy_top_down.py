@@ -55,7 +55,8 @@ def test_gtd_matches_brute_force_and_is_a_maximal_antichain(table, measure):
 def test_bad_measure():
     h = coach_hierarchy()
     Xf = h.close(sp.csr_matrix(np.eye(6)))
-    with pytest.raises(ValueError, match="'measure' parameter of GreedyTopDown must be a str among .*'gain_ratio'.*Got 'lift'"):
+    with pytest.raises(ValueError,
+                       match="'measure' parameter of GreedyTopDown must be a str among .*'gain_ratio'.*Got 'lift'"):
         GreedyTopDown(h, measure="lift").fit(Xf, [0, 1] * 3)
 
 

@@ -235,7 +235,8 @@ def test_bad_k(k):
 
 @pytest.mark.parametrize("beta", [-0.1, float("nan"), float("inf"), "0.05"])
 def test_bad_beta(beta):
-    with pytest.raises(ValueError, match="'beta' parameter of HillClimbing must be a float in the range \\[0\\.0, inf\\)"):
+    with pytest.raises(ValueError,
+                       match="'beta' parameter of HillClimbing must be a float in the range \\[0\\.0, inf\\)"):
         HillClimbing(H3, beta=beta).fit(X3, Y3)
 
 

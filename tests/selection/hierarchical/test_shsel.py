@@ -266,7 +266,8 @@ def test_bad_input():
         SHSEL(FeatureHierarchy.from_edges([("a", "b"), ("c", "b")])).fit(X, y)
     with pytest.raises(ValueError, match="binary"):
         SHSEL(h).fit(X.toarray() * 2, y)
-    with pytest.raises(ValueError, match="violates the hierarchy in 8 cell.*row 1 has feature 'Person' but not its parent 'Agent'"):
+    with pytest.raises(ValueError, match="violates the hierarchy in 8 cell.*"
+                                         "row 1 has feature 'Person' but not its parent 'Agent'"):
         SHSEL(h).fit(sp.csr_matrix(np.eye(9)), y)
     assert SHSEL(h, check_implication=False).fit(sp.csr_matrix(np.eye(9)), y).get_support().any()
     repaired = SHSEL(h, check_implication="repair").fit(sp.csr_matrix(np.eye(9)), y)

@@ -139,7 +139,8 @@ def test_pipeline_cross_val_score_and_grid_search():
     grid = GridSearchCV(pipe, {"lazy__selector__relevance": ["lazyr", "ig", "r"],
                                "lazy__classifier": [LazyNaiveBayes(), LazyKNN()]}, cv=cv).fit(X, y)
     assert len(grid.cv_results_["params"]) == 6
-    assert grid.best_estimator_.named_steps["lazy"].selector_.relevance == grid.best_params_["lazy__selector__relevance"]
+    best = grid.best_estimator_.named_steps["lazy"]
+    assert best.selector_.relevance == grid.best_params_["lazy__selector__relevance"]
 
 
 # ----------------------------------------------------------------------------- memory

@@ -234,7 +234,7 @@ def test_all_pos_and_all_neg_partition_the_features(data):
     pos = AllPositive(h).fit(X, y).select_for(X)
     neg = AllNegative(h).fit(X, y).select_for(X)
     assert (pos.toarray() == X.toarray().astype(bool)).all()
-    assert ((pos.toarray() ^ neg.toarray())).all()
+    assert (pos.toarray() ^ neg.toarray()).all()
 
 
 def test_mean_fraction_selected_helper():
@@ -299,7 +299,8 @@ def test_lazy_knn_distances_over_selected_features(data, k):
 def test_knn_ties_first_keeps_exactly_k():
     X = np.array([[1, 0], [1, 0], [0, 1]])
     knn = LazyKNN(n_neighbors=1, ties="first").fit(X, [0, 1, 1])
-    np.testing.assert_allclose(knn.predict_proba(np.array([[1, 0]])), [[(1 + 1 / 3) / (1 + 2 / 3), (1 / 3) / (1 + 2 / 3)]])
+    np.testing.assert_allclose(knn.predict_proba(np.array([[1, 0]])),
+                               [[(1 + 1 / 3) / (1 + 2 / 3), (1 / 3) / (1 + 2 / 3)]])
     knn2 = LazyKNN(n_neighbors=1).fit(X, [0, 1, 1])
     np.testing.assert_allclose(knn2.predict_proba(np.array([[1, 0]])), [[0.5, 0.5]])
 
@@ -442,8 +443,8 @@ def test_rpv_on_a_real_go_dataset_matches_table_10(shared_data):
     (Table 10), All-Pos ~6.1%; lazy NB with RPV masks ranks far better than chance."""
     from sklearn.model_selection import StratifiedKFold
 
-    from kg.go import read_obo
     from kg.formats.published import read_rpv_arff
+    from kg.go import read_obo
     from selection.evaluation.metrics import auroc
 
     go = read_obo(shared_data / "go" / "gene_ontology_ext_13062014.obo.gz")

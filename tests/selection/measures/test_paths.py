@@ -179,7 +179,8 @@ def test_most_specific_is_an_antichain_of_the_selection(hvs):
 def test_mean_rule_matches_brute_force_on_real_floats(h, scale, data):
     v = np.array(data.draw(st.lists(st.floats(0, 1), min_size=h.n_nodes, max_size=h.n_nodes)), float) * scale
     for mode in ("any", "all"):
-        assert path_mean_rule(h, v, mode=mode).tolist() == brute_mean_rule(h, v, np.ones(h.n_nodes, bool), mode).tolist()
+        got = path_mean_rule(h, v, mode=mode).tolist()
+        assert got == brute_mean_rule(h, v, np.ones(h.n_nodes, bool), mode).tolist()
 
 
 @given(dags(max_nodes=10), st.randoms(use_true_random=False))

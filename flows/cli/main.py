@@ -812,8 +812,8 @@ class _StderrHandler(logging.StreamHandler):
         pass
 
 
-#: Longest warning or log line shown in the terminal (a longer one is cut, with where the rest is).
-LINE_LIMIT = 300
+#: Longest warning or log line shown in the terminal: room for two long paths (a longer one, a list, is cut).
+LINE_LIMIT = 600
 
 
 def _one_line(text: str) -> str:

@@ -301,7 +301,12 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "violations": "cell(s) violate the hierarchy (kept: --check report)",
           "instances_without_entities": "instance(s) linked to no entity",
           "instances_without_features": "instance(s) without any feature (empty rows)",
-          "unknown_features": "feature(s) unknown to the hierarchy, dropped"}
+          "unknown_features": "feature(s) unknown to the hierarchy, dropped",
+          "removed_cycle_edges": "hierarchy edge(s) removed to break its cycles (every one in removed_cycle_edges.tsv "
+                                 "beside table.npz, and in its meta)",
+          "entities_without_link": "entity(ies) without an owl:sameAs link into the graph of the features (--bridge)",
+          "types_without_link": "type(s) without an owl:equivalentClass in the graph of the features, dropped "
+                                "(--bridge)"}
 
 
 def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:

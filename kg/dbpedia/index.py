@@ -2,20 +2,65 @@
 
 ``kgfs ingest`` (and the first ``kgfs run/build/serve --dump``) reads each dump file once,
 streaming, into a *segment* (:func:`kg.dbpedia.ingest.build_segment`) under the index folder
-(``<kgfs home>/dbpedia-cache/index``): the facts the route asks for (types, categories, the
-class and category graphs) and the lexicon's raw material (labels, redirects, in-link counts).
-A segment is named by the sha256 of its file's bytes, hashed during that one read: ingesting a
-file again is a no-op, a copy or a renamed file is recognised, a new file adds a segment.
-Unchanged files are recognised without reading them (``files.json`` remembers each path's size,
-modification time and inode with its sha256). The lexicon of a set of files
-(:mod:`kg.dbpedia.lexindex`) is built from their segments once and kept beside them.
+(``<kgfs home>/dbpedia-cache/index``): the facts a vocabulary asks for (types, categories, the
+class and category graphs, ``owl:sameAs`` and ``owl:equivalentClass`` links) and the lexicon's raw
+material (labels, redirects, in-link counts). A segment is named by the sha256 of its file's bytes,
+hashed during that one read, and by the fingerprint of the vocabulary it was read with (a preset
+reads other predicates): ingesting a file again is a no-op, a copy or a renamed file is recognised,
+a new file adds a segment. Unchanged files are recognised without reading them (``files.json``
+remembers each path's size, modification time and inode with its sha256). The lexicon of a set of
+files (:mod:`kg.dbpedia.lexindex`) is built from their segments once and kept beside them.
 
 :class:`IndexSource` answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource`
 from the segments of a run's dump files with the semantics of the streamed
 :class:`~kg.dbpedia.dumps.DumpSource` (the same data give the same table): memory-mapped sorted
 arrays, so a batch of entities costs a few page reads, whatever the dump's size.
 
-Measured on DBpedia-shaped dumps (``benchmarks/bench_dbpedia_scale.py``): see the README.
+The layout on disk (the one place it is described; ``.npy`` files are plain NumPy arrays read with
+``allow_pickle=False``; a *key* is the 128-bit BLAKE2b hash of a UTF-8 string as two ``uint64``,
+:func:`kg.dbpedia.columns.hash_keys`; a *string column* ``X`` is ``X.bin``, the UTF-8 strings one
+after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[offsets[i]:offsets[i+1]]``)::
+
+    <index>/
+      .lock                             held while files are ingested or a lexicon is built
+      files.json                        absolute path -> [size, mtime_ns, inode, sha256] of every file ingested
+      segments/<sha256>.v<F>.<V>/       one ingested file: F = ingest.FORMAT (2), V = Vocabulary.fingerprint()
+        segment.json                    name, size, sha256, format, vocabulary (name, fingerprint, predicates,
+                                        language), triples parsed, lines read, counts per table, cycles per
+                                        graph role, n_bad_lines, bad_lines (the first 100: [path, line, message]),
+                                        seconds
+        terms.keys.npy                  (2, T) uint64: the keys of every object IRI of a fact table, sorted,
+                                        distinct; a term's id is its position here
+        terms.row.npy                   (T,) int64: the row of each term's string in the string column `terms`
+        terms.bin, terms.offsets.npy    string column `terms` (a term may be written more than once; rows
+                                        not pointed at are unused copies)
+        <role>.keys.npy                 (2, n) uint64: subject keys, sorted (a subject with k facts has k rows)
+        <role>.objects.npy              (n,) uint32: the object's term id of each row
+                                        role: types (instance of), categories (subject), subclass, broader,
+                                        same_as, equivalent_class (every role is written, maybe empty)
+        subclass.cycles.tsv,            the strongly connected components of the graph (one per line, its
+        broader.cycles.tsv              IRIs tab-separated, sorted), then its self-loops (one IRI per line)
+        labels.subject, labels.text     string columns: every label (vocabulary's labels, in its language or
+                                        untagged) of a resource under its `entities` namespaces, file order
+        redirects.source,               string columns: every redirect of such a resource, file order
+        redirects.target
+        inlinks.keys.npy                (2, m) uint64: the keys of the resources the prior_links point at, sorted
+        inlinks.count.npy               (m,) int64: how many such links point at each
+      lexicons/<hash>/                  the lexicon of some segments (hash of the format, their sha256 and
+                                        vocabulary fingerprints, min_length, prior)
+        lexicon.json                    format, n_surface_forms, n_entities, ambiguous, prior_source,
+                                        min_length, segments (folder names, in the order of `entity` refs)
+        forms.keys.npy                  (2, F) uint64: the keys of the normalised surface forms, sorted
+        forms.entity.npy                (F,) int64: the form's entity, a row of the segments' `labels.subject`
+                                        columns one after another, then of their `redirects.target` columns
+        forms.weight.npy                (F,) float64: the entity's prior
+        prefixes.keys.npy               (2, P) uint64: the keys of every proper token prefix of a form, sorted
+
+Everything but ``files.json`` is written into a temporary folder first and renamed into place
+whole; a reader opens only folders with their ``segment.json`` / ``lexicon.json``.
+
+Measured on DBpedia-shaped dumps (``benchmarks/bench_dbpedia_scale.py``) and Wikidata-shaped ones
+(``benchmarks/bench_wikidata_scale.py``): see the README.
 
 Examples
 --------
@@ -50,8 +95,9 @@ import numpy as np
 
 from kg.dbpedia.columns import KeyTable, StringColumn, hash_keys, load_array
 from kg.dbpedia.dumps import dump_files
-from kg.dbpedia.ingest import FORMAT, build_segment
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, resolve_namespaces
+from kg.dbpedia.ingest import FACT_ROLES, FORMAT, build_segment
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import InputFormatError
 from kg.files import atomic_write
 
@@ -100,19 +146,27 @@ def ingest_summary(report: dict, root) -> str:
 
     Examples
     --------
-    >>> print(ingest_summary({"files": [{"path": "/d/t.nt", "triples": 3, "n_bad_lines": 0}], "ingested": [],
-    ...                       "lexicon": None, "bytes": 2_000_000}, "/h/index"))
+    >>> print(ingest_summary({"files": [{"path": "/d/t.nt", "triples": 3, "lines": 3, "n_bad_lines": 0}],
+    ...                       "ingested": [], "lexicon": None, "bytes": 2_000_000}, "/h/index"))
     1 dump file(s), 3 triples; all were in the index already
     index: /h/index (2 MB)
     """
     files, new = report["files"], set(report["ingested"])
     read = [f for f in files if f["path"] in new]
-    lines = [f"{len(files)} dump file(s), {sum(f['triples'] for f in files):,} triples; " +
+    lines_read, parsed = sum(f.get("lines", f["triples"]) for f in files), sum(f["triples"] for f in files)
+    size = f"{parsed:,} triples" if lines_read == parsed else f"{lines_read:,} lines ({parsed:,} of them parsed: " \
+                                                             "the others hold no predicate of the vocabulary)"
+    lines = [f"{len(files)} dump file(s), {size}; " +
              (f"read now: {', '.join(Path(f['path']).name for f in read)}" if read else
               "all were in the index already")]
     skipped = sum(f["n_bad_lines"] for f in files)
     if skipped:
         lines.append(f"{skipped} malformed line(s) skipped (listed in the segments' segment.json)")
+    for f in files:
+        for role, c in (f.get("cycles") or {}).items():
+            if c["cycles"]:
+                lines.append(f"{Path(f['path']).name}: the {role} graph has {c['cycles']:,} cycle(s) through "
+                             f"{c['nodes']:,} node(s), broken in each table (listed in {c['file']})")
     lex = report.get("lexicon")
     if lex:
         lines.append(f"lexicon: {lex['n_surface_forms']:,} surface forms of {lex['n_entities']:,} entities "
@@ -149,7 +203,6 @@ class Segment:
         self.folder = Path(folder)
         self.info = json.loads((self.folder / "segment.json").read_text(encoding="utf-8"))
         self._facts: dict[str, tuple] = {}
-        self._edges: dict[str, tuple] = {}
         self._terms: tuple | None = None
         self._names: dict[int, str] = {}
 
@@ -157,8 +210,8 @@ class Segment:
         return f"Segment({self.info['name']!r}, sha256={self.info['sha256'][:12]}...)"
 
     def has(self, kind: str) -> bool:
-        """Whether the file holds any fact of a kind (``types``, ``categories``, ``subclass``, ``broader``,
-        ``labels``, ``redirects``, ``inlinks``).
+        """Whether the file holds any fact of a kind (a fact table: ``types``, ``categories``, ``subclass``,
+        ``broader``, ``same_as``, ``equivalent_class``; or ``labels``, ``redirects``, ``inlinks``).
 
         Parameters
         ----------
@@ -174,30 +227,39 @@ class Segment:
         """
         return bool(self.info["counts"].get(kind))
 
-    def _term_table(self) -> tuple:
-        if self._terms is None:
-            table = KeyTable(self.folder, "terms")
-            self._terms = (table, table.payload("id"), StringColumn(self.folder, "terms"))
-        return self._terms
-
-    def _term_names(self, ids: np.ndarray) -> list[str]:
-        names, column = self._names, self._term_table()[2]
-        todo = sorted({int(i) for i in ids.tolist()} - names.keys())
-        names.update(zip(todo, column.take(todo)))
-        return [names[i] for i in ids.tolist()]
-
-    def _ranges(self, query: np.ndarray, first: np.ndarray, lengths: np.ndarray,
-                term_ids: np.ndarray) -> list[tuple[int, str]]:
-        """``(query index, term)`` for each ``term_ids[first:first + length]`` range of each query."""
-        ids = np.asarray(term_ids[_expand(first, lengths)])
-        return list(zip(np.repeat(query, lengths).tolist(), self._term_names(ids)))
-
-    def facts(self, kind: str, keys: np.ndarray) -> list[tuple[int, str]]:
-        """The ``types`` (or ``categories``) of subjects given by their keys.
+    def term_names(self, ids) -> list[str]:
+        """The IRIs of term ids.
 
         Parameters
         ----------
-        kind : {"types", "categories"}
+        ids : array-like of int
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        See :class:`IndexSource`.
+        """
+        if self._terms is None:
+            self._terms = (load_array(self.folder / "terms.row.npy"), StringColumn(self.folder, "terms"))
+        rows, column = self._terms
+        names = self._names
+        ids = np.asarray(ids, np.int64)
+        todo = sorted({int(i) for i in ids.tolist()} - names.keys())
+        if todo:
+            names.update(zip(todo, column.take(np.asarray(rows[todo]).tolist())))
+        return [names[i] for i in ids.tolist()]
+
+    def facts(self, kind: str, keys: np.ndarray) -> list[tuple[int, str]]:
+        """The objects of the facts of one table (see :data:`kg.dbpedia.ingest.FACT_ROLES`) of subjects given by
+        their keys.
+
+        Parameters
+        ----------
+        kind : str
+            ``types``, ``categories``, ``subclass``, ``broader``, ``same_as`` or ``equivalent_class``.
         keys : numpy.ndarray
             Subject keys (:func:`kg.dbpedia.columns.hash_keys`).
 
@@ -210,21 +272,18 @@ class Segment:
         --------
         See :class:`IndexSource`.
         """
-        if not self.has(kind):
+        if not self.has(kind) or not len(keys):
             return []
         if kind not in self._facts:
-            table = KeyTable(self.folder, kind)
-            self._facts[kind] = (table, table.payload("start"), table.payload("stop"),
-                                 load_array(self.folder / f"{kind}.terms.npy"))
-        table, start, stop, terms = self._facts[kind]
+            self._facts[kind] = (KeyTable(self.folder, kind), load_array(self.folder / f"{kind}.objects.npy"))
+        table, objects = self._facts[kind]
         query, rows = table.find(keys)
         if not len(rows):
             return []
-        first = np.asarray(start[rows])
-        return self._ranges(query, first, np.asarray(stop[rows]) - first, terms)
+        return list(zip(query.tolist(), self.term_names(np.asarray(objects[rows]))))
 
     def parents(self, kind: str, nodes: Sequence[str]) -> list[tuple[int, str]]:
-        """The parents of nodes along ``subclass`` (``rdfs:subClassOf``) or ``broader`` (``skos:broader``).
+        """The parents of nodes along a graph table (``subclass`` or ``broader``).
 
         Parameters
         ----------
@@ -240,17 +299,7 @@ class Segment:
         --------
         See :class:`IndexSource`.
         """
-        if not self.has(kind) or not nodes:
-            return []
-        if kind not in self._edges:
-            self._edges[kind] = (load_array(self.folder / f"{kind}.child.npy"),
-                                 load_array(self.folder / f"{kind}.parent.npy"))
-        child, parent = self._edges[kind]
-        table, ids, _ = self._term_table()
-        query, rows = table.find(hash_keys(nodes))
-        node_ids = np.asarray(ids[rows])
-        lo, hi = np.searchsorted(child, node_ids, "left"), np.searchsorted(child, node_ids, "right")
-        return self._ranges(query, lo, hi - lo, parent)
+        return self.facts(kind, hash_keys(nodes)) if nodes else []
 
 
 @contextlib.contextmanager
@@ -277,14 +326,24 @@ class DumpIndex:
     ----------
     root : path
         The index folder (created on first ingest).
+    spill_bytes : int, optional
+        The memory an ingest or a lexicon build may hold in rows before it sorts them into runs
+        on disk (:class:`~kg.dbpedia.extsort.SpillPool`; its default otherwise). Its peak memory
+        is about twice this plus the blocks being read, whatever the dump's size.
 
     Examples
     --------
     See the module.
     """
 
-    def __init__(self, root: str | os.PathLike):
+    def __init__(self, root: str | os.PathLike, *, spill_bytes: int | None = None):
         self.root = Path(root)
+        self.spill_bytes = spill_bytes
+
+    def _pool(self):
+        from kg.dbpedia.extsort import SpillPool
+
+        return SpillPool() if self.spill_bytes is None else SpillPool(self.spill_bytes)
 
     def __repr__(self) -> str:
         return f"DumpIndex({str(self.root)!r})"
@@ -301,15 +360,17 @@ class DumpIndex:
         st = path.stat()
         return [st.st_size, st.st_mtime_ns, st.st_ino]
 
-    def _segment_dir(self, sha256: str) -> Path:
-        return self.root / "segments" / f"{sha256}.v{FORMAT}"
+    def _segment_dir(self, sha256: str, vocabulary: Vocabulary) -> Path:
+        return self.root / "segments" / f"{sha256}.v{FORMAT}.{vocabulary.fingerprint()}"
 
-    def known_segment(self, path: str | os.PathLike) -> Segment | None:
-        """The segment of a file already ingested and unchanged since (by size, mtime and inode), else ``None``.
+    def known_segment(self, path: str | os.PathLike, vocabulary: Vocabulary = DBPEDIA) -> Segment | None:
+        """The segment of a file already ingested with ``vocabulary`` and unchanged since (by size, mtime and
+        inode), else ``None``.
 
         Parameters
         ----------
         path : path
+        vocabulary : Vocabulary
 
         Returns
         -------
@@ -326,7 +387,7 @@ class DumpIndex:
         entry = self._known().get(str(path))
         if entry is None or entry[:3] != self._stat_key(path):
             return None
-        folder = self._segment_dir(entry[3])
+        folder = self._segment_dir(entry[3], vocabulary)
         return Segment(folder) if (folder / "segment.json").is_file() else None
 
     def _remember(self, path: Path, stat_key: list, sha256: str) -> None:
@@ -336,13 +397,15 @@ class DumpIndex:
         atomic_write(self.root / "files.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     # ------------------------------------------------------------------ ingest
-    def _ingest_file(self, path: Path, skip_bad_lines: bool, progress: Callable[[int], None] | None) -> Segment:
+    def _ingest_file(self, path: Path, vocabulary: Vocabulary, skip_bad_lines: bool,
+                     progress: Callable[[int], None] | None) -> Segment:
         stat_key = self._stat_key(path)
         tmp = self.root / "segments" / f".building-{os.getpid()}-{path.name}"
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            info = build_segment(path, tmp, skip_bad_lines=skip_bad_lines, progress=progress)
-            final = self._segment_dir(info["sha256"])
+            info = build_segment(path, tmp, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress,
+                                 pool=self._pool())
+            final = self._segment_dir(info["sha256"], vocabulary)
             if (final / "segment.json").is_file():  # the same content was ingested under another name
                 shutil.rmtree(tmp)
             else:
@@ -354,12 +417,15 @@ class DumpIndex:
         log.info("ingested %s: %d triples in %.1f s", path, info["triples"], info["seconds"])
         return Segment(final)
 
-    def segments(self, paths, *, skip_bad_lines: bool = False, progress: Progress | None = None) -> list[Segment]:
+    def segments(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
+                 progress: Progress | None = None) -> list[Segment]:
         """The segments of dump files and folders (in :func:`~kg.dbpedia.dumps.dump_files` order), ingesting new ones.
 
         Parameters
         ----------
         paths : path or list of paths
+        vocabulary : Vocabulary
+            What the segments keep (a file read with another vocabulary is read again).
         skip_bad_lines : bool
             Skip malformed N-Triples lines while ingesting. A segment that skipped lines is an
             error for a caller that does not pass ``skip_bad_lines`` (as reading the file would be).
@@ -380,11 +446,11 @@ class DumpIndex:
         See the module.
         """
         files = [f.absolute() for f in dump_files(paths)]
-        found = {f: self.known_segment(f) for f in files}
+        found = {f: self.known_segment(f, vocabulary) for f in files}
         todo = [f for f in files if found[f] is None]
         if todo:
             with _locked(self.root / ".lock"):  # another process may have ingested them meanwhile
-                found.update({f: self.known_segment(f) for f in todo})
+                found.update({f: self.known_segment(f, vocabulary) for f in todo})
                 todo = [f for f in todo if found[f] is None]
                 total, done = sum(f.stat().st_size for f in todo), 0
                 for f in todo:
@@ -392,7 +458,7 @@ class DumpIndex:
                     if progress is not None:
                         def report(n, base=done, name=f.name):
                             progress(base + n, total, name)
-                    found[f] = self._ingest_file(f, skip_bad_lines, report)
+                    found[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)
                     done += f.stat().st_size
         out = [found[f] for f in files]
         for seg, f in zip(out, files):
@@ -402,13 +468,15 @@ class DumpIndex:
                                        "skip it", f, line)
         return out
 
-    def lexicon(self, paths, *, skip_bad_lines: bool = False, progress: Progress | None = None,
-                min_length: int = 2, prior: str = "auto"):
+    def lexicon(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
+                progress: Progress | None = None, min_length: int = 2, prior: str = "auto"):
         """The lexicon annotator of dump files (ingesting them, building the lexicon when new).
 
         Parameters
         ----------
         paths : path or list of paths
+        vocabulary : Vocabulary
+            Which labels, redirects and links make the lexicon.
         skip_bad_lines : bool
         progress : callable, optional
             See :meth:`segments`.
@@ -432,17 +500,19 @@ class DumpIndex:
         """
         from kg.dbpedia.lexindex import open_lexicon
 
-        segs = self.segments(paths, skip_bad_lines=skip_bad_lines, progress=progress)
+        segs = self.segments(paths, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress)
         with _locked(self.root / ".lock"):
-            return open_lexicon(segs, self.root / "lexicons", min_length=min_length, prior=prior)
+            return open_lexicon(segs, self.root / "lexicons", vocabulary=vocabulary, min_length=min_length,
+                                prior=prior, pool=self._pool())
 
-    def ingest(self, paths, *, skip_bad_lines: bool = False, progress: Progress | None = None,
-               lexicon: bool = True) -> dict:
+    def ingest(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
+               progress: Progress | None = None, lexicon: bool = True) -> dict:
         """Ingest dump files (the new ones) and build their lexicon: what ``kgfs ingest`` does.
 
         Parameters
         ----------
         paths : path or list of paths
+        vocabulary : Vocabulary
         skip_bad_lines : bool
         progress : callable, optional
             See :meth:`segments`.
@@ -452,24 +522,31 @@ class DumpIndex:
         Returns
         -------
         dict
-            ``files`` (name, sha256, triples, counts per file), ``ingested`` (the files read
-            now), ``lexicon`` (its statistics, or ``None``), ``bytes`` (on disk).
+            ``files`` (name, sha256, triples, lines, counts and cycles per file), ``ingested`` (the
+            files read now), ``lexicon`` (its statistics, or ``None``), ``bytes`` (on disk),
+            ``vocabulary`` (its name).
 
         Examples
         --------
         See the module.
         """
         files = [f.absolute() for f in dump_files(paths)]
-        before = {f for f in files if self.known_segment(f) is not None}
-        segs = self.segments(files, skip_bad_lines=skip_bad_lines, progress=progress)
+        before = {f for f in files if self.known_segment(f, vocabulary) is not None}
+        segs = self.segments(files, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress)
         lex = None
         if lexicon and any(s.has("labels") or s.has("redirects") for s in segs):
             if progress is not None:
                 progress(0, 0, "lexicon")
-            lex = self.lexicon(files, skip_bad_lines=skip_bad_lines).stats
-        return {"files": [{"path": str(f), **{k: s.info[k] for k in ("sha256", "triples", "counts", "n_bad_lines")}}
+            lex = self.lexicon(files, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines).stats
+
+        def cycles(seg: Segment) -> dict:
+            return {role: {**c, "file": str(seg.folder / f"{role}.cycles.tsv")}
+                    for role, c in (seg.info.get("cycles") or {}).items()}
+
+        return {"files": [{"path": str(f), **{k: s.info[k] for k in ("sha256", "triples", "counts", "n_bad_lines")},
+                           "lines": s.info.get("lines", s.info["triples"]), "cycles": cycles(s)}
                           for f, s in zip(files, segs)],
-                "ingested": [str(f) for f in files if f not in before], "lexicon": lex,
+                "ingested": [str(f) for f in files if f not in before], "lexicon": lex, "vocabulary": vocabulary.name,
                 "bytes": sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())}
 
 
@@ -483,8 +560,11 @@ class IndexSource:
         Dump files and/or directories (see :func:`~kg.dbpedia.dumps.dump_files`).
     index : DumpIndex
         Where the files' segments are (or are built, on the first question).
+    vocabulary : Vocabulary, optional
+        The graph's vocabulary (DBpedia's by default).
     type_namespaces : list of str, optional
-        IRI prefixes (or ``dbo``/``yago``/``schema``) of the types to keep (default: DBpedia ontology).
+        IRI prefixes (or the vocabulary's short names: ``dbo``, ``yago``, ``schema``, ``wd``...) of
+        the types to keep (default: the vocabulary's).
     skip_bad_lines : bool
         See :meth:`DumpIndex.segments`.
     progress : callable, optional
@@ -495,13 +575,15 @@ class IndexSource:
     See the module.
     """
 
-    def __init__(self, paths, index: DumpIndex, *, type_namespaces: Sequence[str] | None = None,
-                 skip_bad_lines: bool = False, progress: Progress | None = None):
+    def __init__(self, paths, index: DumpIndex, *, vocabulary: Vocabulary | None = None,
+                 type_namespaces: Sequence[str] | None = None, skip_bad_lines: bool = False,
+                 progress: Progress | None = None):
         self.paths, self.index = paths, index
-        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self.vocabulary = vocabulary or DBPEDIA
+        self.type_namespaces = self.vocabulary.resolve_namespaces(type_namespaces)
         self.skip_bad_lines, self.progress = skip_bad_lines, progress
         self._segments: list[Segment] | None = None
-        self._memo = {kind: MemoCache() for kind in ("types", "categories", "subclass", "broader")}
+        self._memo = {kind: MemoCache() for kind in FACT_ROLES}
 
     def __repr__(self) -> str:
         return f"IndexSource({self.paths!r}, {self.index!r}, type_namespaces={list(self.type_namespaces)!r})"
@@ -519,8 +601,8 @@ class IndexSource:
         See the module.
         """
         if self._segments is None:
-            self._segments = self.index.segments(self.paths, skip_bad_lines=self.skip_bad_lines,
-                                                 progress=self.progress)
+            self._segments = self.index.segments(self.paths, vocabulary=self.vocabulary,
+                                                 skip_bad_lines=self.skip_bad_lines, progress=self.progress)
         return self._segments
 
     def describe(self) -> dict:
@@ -534,23 +616,51 @@ class IndexSource:
         --------
         See the module.
         """
-        return {"kind": "dump", "files": [str(p) for p in dump_files(self.paths)],
-                "type_namespaces": list(self.type_namespaces), "index": [s.info["sha256"] for s in self.segments]}
+        out = {"kind": "dump", "files": [str(p) for p in dump_files(self.paths)],
+               "type_namespaces": list(self.type_namespaces), "index": [s.info["sha256"] for s in self.segments]}
+        if self.vocabulary is not DBPEDIA:
+            out["vocabulary"] = self.vocabulary.name
+        return out
 
     def _ask(self, kind: str, items: Iterable[str]) -> dict[str, set[str]]:
         return self._memo[kind].ask(items, lambda todo: self._fetch(kind, todo))
 
     def _fetch(self, kind: str, todo: list[str]) -> dict[str, set[str]]:
         found: dict[str, set[str]] = {x: set() for x in todo}
-        keys = hash_keys(todo) if kind in ("types", "categories") else None
+        keys = hash_keys(todo)
         for seg in self.segments:
-            pairs = seg.facts(kind, keys) if keys is not None else seg.parents(kind, todo)
-            for q, iri in pairs:
+            for q, iri in seg.facts(kind, keys):
                 found[todo[q]].add(iri)
         return found
 
+    def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The objects of one fact table (``same_as``, ``equivalent_class``, ...) for each subject.
+
+        Parameters
+        ----------
+        kind : str
+            One of :data:`kg.dbpedia.ingest.FACT_ROLES`.
+        entities : iterable of str
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "s.nt").write_text("<http://dbpedia.org/resource/Lyon> <http://www.w3.org/2002/07/owl#sameAs> "
+        ...                             "<http://www.wikidata.org/entity/Q456> .\\n")
+        >>> IndexSource(d / "s.nt", DumpIndex(d / "i")).facts("same_as", ["http://dbpedia.org/resource/Lyon"])
+        {'http://dbpedia.org/resource/Lyon': {'http://www.wikidata.org/entity/Q456'}}
+        """
+        if kind not in self._memo:
+            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(FACT_ROLES)})")
+        return self._ask(kind, entities)
+
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
-        """The ``rdf:type`` objects of each entity in the type namespaces (see the module).
+        """The instance-of objects of each entity in the type namespaces (see the module).
 
         Parameters
         ----------
@@ -568,7 +678,7 @@ class IndexSource:
         return {e: {t for t in ts if t.startswith(ns)} for e, ts in self._ask("types", entities).items()}
 
     def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
-        """The ``dct:subject`` objects of each entity.
+        """The categories (subject objects) of each entity.
 
         Parameters
         ----------
@@ -585,7 +695,7 @@ class IndexSource:
         return self._ask("categories", entities)
 
     def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
-        """Every ``rdfs:subClassOf`` edge above the classes, both ends in the type namespaces.
+        """Every subclass-of edge above the classes, both ends in the type namespaces.
 
         Parameters
         ----------
@@ -603,7 +713,7 @@ class IndexSource:
         return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
-        """``skos:broader`` edges up to ``depth`` levels above the categories (cycles end the walk).
+        """Broader edges up to ``depth`` levels above the categories (cycles end the walk).
 
         Parameters
         ----------

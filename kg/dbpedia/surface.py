@@ -323,7 +323,8 @@ def _link_prior(inlinks, red_keys, red_targets):
 
 def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, prior: Mapping | str = "auto",
                     min_length: int = 2, keep_keys: bool = False,
-                    on_forms: Callable[[list[str]], None] | None = None) -> FormTable:
+                    on_forms: Callable[[list[str]], None] | None = None,
+                    not_entities: Sequence[str] = ("/Category:",)) -> FormTable:
     """The form table of a dump's labels, redirects and in-links (the rules of the module).
 
     Parameters
@@ -342,6 +343,8 @@ def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, 
         Keep the forms' strings (:attr:`FormTable.forms`).
     on_forms : callable, optional
         Called with each block of kept forms (the dump index hashes their token prefixes).
+    not_entities : sequence of str
+        A resource whose IRI holds one of these is no entity (its own labels are no forms).
 
     Returns
     -------
@@ -364,7 +367,7 @@ def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, 
         labelled[pos] = True
         own = np.ones(len(subj), bool)
         own[q] = False  # a redirect page is not an entity; its labels name the target
-        own &= np.fromiter(("/Category:" not in s for s in subj), bool, len(subj))
+        own &= np.fromiter((not any(x in s for x in not_entities) for s in subj), bool, len(subj))
         sel = np.flatnonzero(own)
         pairs.add([text[i] for i in sel.tolist()], keys[sel], 0, rows[sel])
         if redirects and len(q):

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError
+from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
 from kg.formats.csv_io import utf8_error
 from kg.hierarchy import FeatureHierarchy
@@ -44,7 +45,8 @@ __all__ = ["export_file", "export_selected", "export_table", "read_table_folder"
 
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
 NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
-             "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features")
+             "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features",
+             "removed_cycle_edges", "entities_without_link", "types_without_link")
 
 
 def table_summary(table: FeatureTable) -> dict:
@@ -75,8 +77,8 @@ def table_summary(table: FeatureTable) -> dict:
         vals, counts = np.unique(table.y.astype(str), return_counts=True)
         out["classes"] = {str(v): int(c) for v, c in zip(vals.tolist(), counts.tolist())}
     out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in table.meta.items()}
-    examples = {k: [str(x) for x in list(v)[:5]] for k, v in table.meta.items()
-                if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}
+    examples = {k: [" -> ".join(map(str, x)) if isinstance(x, (list, tuple)) else str(x) for x in list(v)[:5]]
+                for k, v in table.meta.items() if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}
     empty = np.flatnonzero(np.diff(table.X.tocsr().indptr) == 0)
     if len(empty) and table.meta.get("instances_without_features"):  # counted by the route: named from the rows
         examples["instances_without_features"] = [str(table.instance_ids[i]) for i in empty[:5]]
@@ -130,6 +132,10 @@ def write_table_folder(table: FeatureTable, out: str | os.PathLike) -> dict:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     table.save(out / "table.npz")
+    removed = table.meta.get("removed_cycle_edges")
+    if removed:  # every edge removed to break a cycle of the hierarchy, beside the table (the note names a few)
+        text = "child\tparent\n" + "".join(f"{c}\t{p}\n" for c, p in removed)
+        atomic_write(out / "removed_cycle_edges.tsv", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     summary = table_summary(table)
     summary["dataset"] = table.meta.get("dataset")
     write_json(out / "summary.json", summary)

@@ -193,5 +193,5 @@ def test_bz2_is_decompressed_beside_the_parser_and_a_corrupt_file_is_named(kg_du
     data = good.read_bytes()
     for name, blob in (("cut", data[:len(data) // 2]), ("garbled", data[:200] + b"x" * 500 + data[700:])):
         (tmp_path / f"{name}.nt.bz2").write_bytes(blob)
-        with pytest.raises(InputFormatError, match=rf"{name}\.nt\.bz2: cannot read dump \(bzip2: "):
+        with pytest.raises(InputFormatError, match=rf"{name}\.nt\.bz2: cannot read dump \(l?bzip2: "):
             sum(1 for _ in DumpReader(tmp_path / f"{name}.nt.bz2", skip_bad_lines=name == "cut"))

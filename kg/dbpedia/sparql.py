@@ -104,6 +104,7 @@ _VIRTUOSO_ERROR = re.compile(r"Virtuoso \w{5} Error (?!CL)")  # CL...: cluster e
 _SERVER_TIMEOUT = re.compile(r"TimeoutException|timed? ?out|SR171|estimated execution time|time limit|"
                              r"query execution time", re.IGNORECASE)
 _GROW_BELOW = 0.25  # a batch answered in under this share of the time allowed lets the next one grow
+_PROBE_AFTER = 10  # fast batches in a row at the size below one that timed out before a larger one is tried
 
 
 def default_user_agent() -> str:
@@ -330,6 +331,8 @@ class SparqlSource:
         self.type_namespaces = self.vocabulary.resolve_namespaces(type_namespaces)
         self.batch_size = int(batch_size)
         self.batch_limit = int(batch_size)
+        self._ceiling, self._fast = int(batch_size), 0
+        self._last_seconds: float | None = None
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
@@ -488,6 +491,7 @@ class SparqlSource:
             self.stats["timeouts"] += 1
             mid = len(values) // 2
             self.batch_limit = max(1, min(self.batch_limit, mid))
+            self._ceiling, self._fast = min(self._ceiling, max(1, mid)), 0  # growth stops below what timed out
             log.info("%s; splitting a batch of %d (batches of %d from now on)", exc.cause, len(values),
                      self.batch_limit)
             return self._complete(build, values[:mid]) + self._complete(build, values[mid:])
@@ -535,13 +539,26 @@ class SparqlSource:
             finally:
                 self._deadline = None
             done += len(chunk)
-            fast = self._last_seconds is not None and self._last_seconds < _GROW_BELOW * self.timeout
-            if fast and len(chunk) == size and size == self.batch_limit and size < self.batch_size:
-                self.batch_limit = min(self.batch_size, 2 * size)
+            self._grow(size, len(chunk))
             batches += 1
             if self.progress is not None:  # batches done, of those done and to come at the present size
                 self.progress(stage, batches, batches + math.ceil((len(values) - done) / self.batch_limit))
         return rows
+
+    def _grow(self, size: int, sent: int) -> None:
+        """After a batch: double the batch size when it was answered fast (under a quarter of the time allowed),
+        up to the size that last timed out; past that only after :data:`_PROBE_AFTER` fast batches in a row."""
+        fast = self._last_seconds is not None and self._last_seconds < _GROW_BELOW * self.timeout
+        if not (fast and sent == size and size == self.batch_limit and size < self.batch_size):
+            self._fast = 0
+            return
+        if 2 * size <= self._ceiling:
+            self.batch_limit = min(self.batch_size, 2 * size)
+            return
+        self._fast += 1
+        if self._fast >= _PROBE_AFTER:  # the service may have room again: try a larger batch
+            self._ceiling, self._fast = min(self.batch_size, 2 * self._ceiling), 0
+            self.batch_limit = min(self._ceiling, 2 * size)
 
     # ------------------------------------------------------------------ queries
     @staticmethod

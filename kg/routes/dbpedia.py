@@ -216,7 +216,8 @@ class CorpusInput(Input):
 
     kind = "dbpedia"
     route = "dbpedia"
-    title = "the RDF route (a corpus of texts or entity IRIs -> types/categories of DBpedia, Wikidata or your graph)"
+    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types/categories of DBpedia, Wikidata or any "
+             "RDF graph)")
     options = (
         Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "
                            "format", metavar="FILE", path=True),

@@ -612,7 +612,7 @@ class PolicyServer:
             self.requests[index] = (t, a, q, status)
         return status, data, headers
 
-    def __enter__(self) -> "PolicyServer":
+    def __enter__(self) -> PolicyServer:
         self.thread.start()
         return self
 

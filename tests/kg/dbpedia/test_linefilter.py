@@ -48,6 +48,7 @@ def test_literal_lines_of_other_languages_are_dropped_before_parsing():
              b'<http://x/s> <http://x/label> "B" .\n<http://x/s> <http://x/q> <http://x/o> .\n'
              b'<http://x/s> <http://x/label> "say \\"hi\\"@de"@en .\n')
     kept, offsets = LineFilter([L], label_predicates=[L], language="en").keep(block)
-    assert kept.decode().splitlines() == ['<http://x/s> <http://x/label> "A"@en .', '<http://x/s> <http://x/label> "B" .',
+    assert kept.decode().splitlines() == ['<http://x/s> <http://x/label> "A"@en .',
+                                          '<http://x/s> <http://x/label> "B" .',
                                           '<http://x/s> <http://x/label> "say \\"hi\\"@de"@en .']
     assert LineFilter([L]).keep(block)[0].count(b"\n") == 4  # no language given: every label

@@ -26,8 +26,10 @@ page; ``user_agent=`` or ``$KGFS_USER_AGENT`` replaces the whole), HTTP 429 is w
 allowed the request fails naming the wait), and each query is kept inside the service's time
 limit (60 s there): a query that times out (the client's ``timeout``, or the server's own timeout
 answer: Blazegraph's ``TimeoutException``, Virtuoso's ``SR171``, QLever's "timed out") is not sent
-again whole but split in two, and later batches start at the size that last worked, growing back
-towards ``batch_size`` while queries answer in under a quarter of the time allowed.
+again whole but split in two, and later batches start at the size that last worked. A batch answered
+in under a quarter of the time allowed lets the next one double, up to half the size that timed out;
+after ten such batches in a row a larger one is tried again (the service's load changes), never more
+than ``batch_size``.
 
 Truncation: Virtuoso cuts every result at ``ResultSetMaxRows`` (10,000 on DBpedia) and says so
 only in the ``X-SPARQL-MaxRows`` response header (and refuses ``ORDER BY`` + ``OFFSET`` past that

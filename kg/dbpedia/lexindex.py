@@ -565,14 +565,25 @@ class IndexedLexicon:
         # spans (text, first token, last token), one token longer per round
         spans = [(t, i, i) for t, b in enumerate(bounds) for i in range(len(b))]
         while spans:
-            keys = hash_keys([low[t][bounds[t][i][0]:bounds[t][j][1]] for t, i, j in spans])
+            # a span's text is hashed and looked up once per round, however many texts hold it
+            distinct: dict[str, int] = {}
+            which = np.fromiter((distinct.setdefault(low[t][bounds[t][i][0]:bounds[t][j][1]], len(distinct))
+                                 for t, i, j in spans), np.int64, len(spans))
+            keys = hash_keys(distinct)
             query, rows = self._forms.find(keys)
             if len(rows):
-                for q, iri, w in zip(query.tolist(), self._iri(rows), np.asarray(self._weight[rows]).tolist()):
-                    t, i, j = spans[q]
+                row_of = np.full(len(keys), -1, np.int64)
+                row_of[query] = rows
+                found = np.flatnonzero(row_of[which] >= 0)
+                hit = row_of[which[found]]
+                for s, iri, w in zip(found.tolist(), self._iri(hit), np.asarray(self._weight[hit]).tolist()):
+                    t, i, j = spans[s]
                     cands[t].append((bounds[t][i][0], bounds[t][j][1], iri, w))
             longer, _ = self._prefixes.find(keys)
-            spans = [(t, i, j + 1) for t, i, j in (spans[q] for q in longer.tolist()) if j + 1 < len(bounds[t])]
+            is_prefix = np.zeros(len(keys), bool)
+            is_prefix[longer] = True
+            spans = [(t, i, j + 1) for t, i, j in (spans[s] for s in np.flatnonzero(is_prefix[which]).tolist())
+                     if j + 1 < len(bounds[t])]
         return [longest_matches(text, c) for text, c in zip(texts, cands)]
 
     def annotate_one(self, text: str) -> list[Annotation]:

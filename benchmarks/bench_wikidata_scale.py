@@ -66,7 +66,7 @@ ABOUT, PART, LANG, NAME = ("<http://schema.org/about>", "<http://schema.org/isPa
                            "<http://schema.org/inLanguage>", "<http://schema.org/name>")
 XSD = "http://www.w3.org/2001/XMLSchema#"
 LANGS = ["de", "fr", "es", "it", "nl", "ru", "ja", "zh", "pt", "pl"]
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 TRIPLES_PER_ITEM = 20.5  # the expected lines per item of the proportions above
 
 
@@ -74,8 +74,26 @@ def lit(s: str, lang: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + f'"@{lang}'
 
 
+def _names(rng, words: list[str], perm, n: int, start: int) -> list[str]:
+    """Item names: 1-4 words (Zipf), capitalised; one in 97 a single word; one in 5 numbered (ambiguity)."""
+    k = rng.choice(np.array([1, 2, 2, 2, 3, 3, 4]), n)
+    w = zipf(rng, len(words), int(k.sum()), 0.9)
+    cap = [words[perm[x]].capitalize() for x in w.tolist()]
+    ends = np.cumsum(k).tolist()
+    out, a = [], 0
+    for i, e in enumerate(ends):
+        j = start + i
+        name = " ".join(cap[a:e]) if j % 97 else words[perm[j % len(words)]].capitalize()
+        out.append(name + f" {j % 1000}" if j % 5 == 0 else name)
+        a = e
+    return out
+
+
 def generate(d: Path, n: int, seed: int = 0) -> dict:
-    """Write ``latest-truthy.nt.bz2`` of about ``n`` triples into ``d``; returns its description."""
+    """Write ``latest-truthy.nt.bz2`` of about ``n`` triples into ``d``; returns its description.
+
+    Items are made in chunks with NumPy; each item's lines are written together, as the dump groups them.
+    """
     d.mkdir(parents=True, exist_ok=True)
     rng, prng = np.random.default_rng(seed), random.Random(seed)
     n_items = max(1000, int(n / TRIPLES_PER_ITEM))
@@ -83,8 +101,6 @@ def generate(d: Path, n: int, seed: int = 0) -> dict:
     words = vocabulary()
     perm = rng.permutation(len(words))
     out = Bz2Out(d / "latest-truthy.nt.bz2")
-    names: list[str] = []
-    popular: list[int] = []
     # the classes: Q1 .. Qc (Q1 the most used: "human"), parents among older classes
     lines = []
     for c in range(1, n_classes + 1):
@@ -102,62 +118,71 @@ def generate(d: Path, n: int, seed: int = 0) -> dict:
             out.write(lines)
             lines = []
     out.write(lines)
-    # the items: Q(c+1) ..
-    base = n_classes + 1
-    n_p31 = rng.poisson(1.2, n_items)
-    cls = zipf(rng, n_classes, int(n_p31.sum()) + 1, 1.1) + 1
-    n_other = rng.poisson(3.0, n_items)
-    n_desc = rng.poisson(3.0, n_items)
-    n_stmt = rng.poisson(7.0, n_items)
-    props = zipf(rng, 3000, int(n_stmt.sum()) + 1, 1.0) + 2
-    props = np.where(props >= 31, props + 1, props)  # never P31
-    props = np.where(props >= 279, props + 1, props)  # never P279
-    targets = rng.integers(base, base + n_items, int(n_stmt.sum()) + 1)
-    sitelinks = np.where(rng.random(n_items) < 0.4, 1 + rng.geometric(0.4, n_items), 0)
-    ci = pi = 0
-    lines = []
-    for i in range(n_items):
-        q = base + i
-        s = f"<{WD}Q{q}>"
-        k = prng.choice([1, 2, 2, 2, 3, 3, 4])
-        name = " ".join(words[perm[w]].capitalize() for w in zipf(rng, len(words), k, 0.9)) if i % 97 else \
-            words[perm[i % len(words)]].capitalize()
-        if i % 5 == 0:
-            name += f" {i % 1000}"
-        names.append(name)
-        for _ in range(n_p31[i]):
-            lines.append(f"{s} <{WDT}P31> <{WD}Q{cls[ci]}> .\n")
-            ci += 1
-        if i % 10:
-            lines.append(f"{s} {LABEL} {lit(name, 'en')} .\n")
-        for lang in prng.sample(LANGS, min(10, int(n_other[i]))):
-            lines.append(f"{s} {LABEL} {lit(name + ' (' + lang + ')', lang)} .\n")
-        if i % 5 == 1:
-            for a in range(prng.choice([1, 1, 2, 3])):
-                lines.append(f"{s} {ALT} {lit(name.split()[0] + ' ' + str(a), 'en')} .\n")
-            lines.append(f"{s} {ALT} {lit(name.lower(), prng.choice(LANGS))} .\n")
-        for lang in ["en", *prng.sample(LANGS, 3)][:n_desc[i]]:
-            lines.append(f"{s} {DESC} {lit('item of some kind ' + str(i % 100), lang)} .\n")
-        for lang in (["en", *LANGS] * 2)[:sitelinks[i]]:
-            page = f"<https://{lang}.wikipedia.org/wiki/{name.replace(' ', '_')}_{i}>"
-            lines += [f"{page} {ABOUT} {s} .\n", f"{page} {PART} <https://{lang}.wikipedia.org/> .\n",
-                      f'{page} {LANG} "{lang}" .\n', f"{page} {NAME} {lit(name, lang)} .\n"]
-        if sitelinks[i]:
-            popular.append(i)
-        for _ in range(n_stmt[i]):
-            p = props[pi]
-            v = pi % 5
-            obj = f"<{WD}Q{targets[pi]}>" if v < 3 else (
-                f'"{1800 + pi % 220}-0{1 + pi % 9}-1{pi % 9}T00:00:00Z"^^<{XSD}dateTime>' if v == 3 else
-                f'"{pi % 10007}"^^<{XSD}decimal>')
-            lines.append(f"{s} <{WDT}P{p}> {obj} .\n")
-            pi += 1
-        if len(lines) > 200_000:
-            out.write(lines)
-            lines = []
-    for p in range(1, 3002):
-        lines.append(f"<{WD}P{p}> {LABEL} {lit('property ' + str(p), 'en')} .\n")
-    out.write(lines)
+    base, names, popular = n_classes + 1, [], []
+    chunk = 100_000
+    for a in range(0, n_items, chunk):
+        m = min(chunk, n_items - a)
+        idx = np.arange(a, a + m)
+        q = base + idx
+        nm = _names(rng, words, perm, m, a)
+        names += nm
+        subj = [f"<{WD}Q{x}>" for x in q.tolist()]
+        parts: list[tuple[np.ndarray, list[str]]] = []  # (item of each line, the lines), merged by item
+
+        def add(items: np.ndarray, made: list[str]) -> None:
+            parts.append((np.asarray(items, np.int64), made))
+
+        n_p31 = rng.poisson(1.2, m)
+        it = np.repeat(np.arange(m), n_p31)
+        cls = zipf(rng, n_classes, len(it), 1.1) + 1
+        add(it, [f"{subj[i]} <{WDT}P31> <{WD}Q{c}> .\n" for i, c in zip(it.tolist(), cls.tolist())])
+        it = np.flatnonzero(idx % 10 != 0)
+        add(it, [f"{subj[i]} {LABEL} {lit(nm[i], 'en')} .\n" for i in it.tolist()])
+        n_other = np.minimum(rng.poisson(3.0, m), 10)
+        it = np.repeat(np.arange(m), n_other)
+        first = np.repeat(rng.integers(0, 10, m), n_other)
+        step = np.arange(len(it)) - np.repeat(np.cumsum(n_other) - n_other, n_other)
+        lang = [LANGS[x] for x in ((first + step) % 10).tolist()]
+        add(it, [f"{subj[i]} {LABEL} {lit(nm[i] + ' (' + g + ')', g)} .\n" for i, g in zip(it.tolist(), lang)])
+        it = np.flatnonzero(idx % 5 == 1)
+        n_alt = rng.choice(np.array([1, 1, 2, 3]), len(it))
+        rep = np.repeat(it, n_alt)
+        k = np.arange(len(rep)) - np.repeat(np.cumsum(n_alt) - n_alt, n_alt)
+        add(rep, [f"{subj[i]} {ALT} {lit(nm[i].split()[0] + ' ' + str(j), 'en')} .\n"
+                  for i, j in zip(rep.tolist(), k.tolist())])
+        other = rng.integers(0, 10, len(it))
+        add(it, [f"{subj[i]} {ALT} {lit(nm[i].lower(), LANGS[g])} .\n" for i, g in zip(it.tolist(), other.tolist())])
+        n_desc = np.minimum(rng.poisson(3.0, m), 4)
+        it = np.repeat(np.arange(m), n_desc)
+        k = np.arange(len(it)) - np.repeat(np.cumsum(n_desc) - n_desc, n_desc)
+        dl = np.where(k == 0, -1, (np.repeat(rng.integers(0, 10, m), n_desc) + k) % 10)
+        add(it, [f"{subj[i]} {DESC} {lit('item of some kind ' + str((a + i) % 100), 'en' if g < 0 else LANGS[g])} .\n"
+                 for i, g in zip(it.tolist(), dl.tolist())])
+        links = np.minimum(np.where(rng.random(m) < 0.4, 1 + rng.geometric(0.4, m), 0), 22)
+        popular += (a + np.flatnonzero(links)).tolist()
+        it = np.repeat(np.arange(m), links)
+        k = np.arange(len(it)) - np.repeat(np.cumsum(links) - links, links)
+        site = ["en", *LANGS] * 2
+        pages = [(i, site[j], f"<https://{site[j]}.wikipedia.org/wiki/{nm[i].replace(' ', '_')}_{a + i}>")
+                 for i, j in zip(it.tolist(), k.tolist())]
+        add(np.repeat(it, 4), [x for i, g, page in pages for x in (
+            f"{page} {ABOUT} {subj[i]} .\n", f"{page} {PART} <https://{g}.wikipedia.org/> .\n",
+            f'{page} {LANG} "{g}" .\n', f"{page} {NAME} {lit(nm[i], g)} .\n")])
+        n_stmt = rng.poisson(7.0, m)
+        it = np.repeat(np.arange(m), n_stmt)
+        props = zipf(rng, 3000, len(it), 1.0) + 2
+        props = np.where(props >= 31, props + 1, props)  # never P31
+        props = np.where(props >= 279, props + 1, props)  # never P279
+        kind = rng.integers(0, 5, len(it))
+        targets = rng.integers(base, base + n_items, len(it))
+        add(it, [f"{subj[i]} <{WDT}P{p}> " + (f"<{WD}Q{t}>" if v < 3 else
+                                                f'"{1800 + t % 220}-0{1 + t % 9}-1{t % 9}T00:00:00Z"^^<{XSD}dateTime>'
+                                                if v == 3 else f'"{t % 10007}"^^<{XSD}decimal>') + " .\n"
+                 for i, p, v, t in zip(it.tolist(), props.tolist(), kind.tolist(), targets.tolist())])
+        items = np.concatenate([p[0] for p in parts])
+        made = [x for p in parts for x in p[1]]
+        out.write([made[k] for k in np.argsort(items, kind="stable").tolist()])
+    out.write([f"<{WD}P{p}> {LABEL} {lit('property ' + str(p), 'en')} .\n" for p in range(1, 3002)])
     triples = out.close()
     (d / "names.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
     np.save(d / "popular.npy", np.asarray(popular, np.int64))

@@ -222,7 +222,8 @@ def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
-        h = FeatureHierarchy.from_edges(sorted(edges), nodes=sorted(set(nodes)), on_cycle="break")
+        # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
+        h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle="break")
     for w in caught:
         if issubclass(w.category, HierarchyCycleWarning):
             log.warning("%s", w.message)

@@ -172,6 +172,15 @@ def _load(record: Record, role: str):
     return json.loads(record.path(role).read_text(encoding="utf-8"))
 
 
+def write_json(path: Path, obj) -> None:
+    """A step's payload as compact JSON with sorted keys (the C encoder: the facts of a corpus are megabytes),
+    written atomically."""
+    from kg.files import atomic_write
+
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
 @dataclass(frozen=True)
 class CorpusInput(Input):
     """A corpus of texts (or of entity IRIs) through DBpedia: its types or its categories as features.
@@ -586,7 +595,6 @@ class _Annotate(BatchedStep):
 
     def compute_batch(self, folder, up, batch):
         from kg.dbpedia.batches import annotate_batch
-        from kg.store import write_json
 
         corpus = self.inp.read_corpus()
         annotator = None if corpus.entities is not None else self.inp.make_annotator(self.ctx)
@@ -599,7 +607,6 @@ class _Annotate(BatchedStep):
 
     def compute(self, folder, up):
         from kg.dbpedia.batches import merge_annotations
-        from kg.store import write_json
 
         payload, summary = merge_annotations(_load(b, "entities") for b in up["batches"])
         write_json(folder / "entities.json", payload)
@@ -628,7 +635,6 @@ class _Fetch(BatchedStep):
 
     def compute_batch(self, folder, up, batch):
         from kg.dbpedia.batches import fetch_features
-        from kg.store import write_json
 
         payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
                                           self.inp.features or "types")
@@ -643,7 +649,6 @@ class _Fetch(BatchedStep):
 
     def compute(self, folder, up):
         from kg.dbpedia.batches import fetch_hierarchy
-        from kg.store import write_json
 
         per: dict[str, list[str]] = {}
         for b in up["batches"]:

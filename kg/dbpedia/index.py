@@ -96,7 +96,7 @@ import numpy as np
 from kg.dbpedia.columns import KeyTable, StringColumn, hash_keys, load_array
 from kg.dbpedia.dumps import dump_files
 from kg.dbpedia.ingest import FACT_ROLES, FORMAT, build_segment
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.sources import MemoCache, edges_within
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import InputFormatError
 from kg.files import atomic_write
@@ -281,6 +281,56 @@ class Segment:
         if not len(rows):
             return []
         return list(zip(query.tolist(), self.term_names(np.asarray(objects[rows]))))
+
+    def parent_terms(self, kind: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The parents of nodes given by their keys along a graph table, as term ids (no string read).
+
+        Parameters
+        ----------
+        kind : {"subclass", "broader"}
+        keys : numpy.ndarray
+            ``(m, 2)`` node keys.
+
+        Returns
+        -------
+        query : numpy.ndarray
+            Index into ``keys`` of each edge's child.
+        terms : numpy.ndarray
+            The parent's term id of each edge (:meth:`term_keys` gives their keys, :meth:`term_names`
+            their IRIs).
+
+        Examples
+        --------
+        See :class:`IndexSource`.
+        """
+        if not self.has(kind) or not len(keys):
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if kind not in self._facts:
+            self._facts[kind] = (KeyTable(self.folder, kind), load_array(self.folder / f"{kind}.objects.npy"))
+        table, objects = self._facts[kind]
+        query, rows = table.find(keys)
+        return query, np.asarray(objects[rows], np.int64)
+
+    def term_keys(self, ids: np.ndarray) -> np.ndarray:
+        """The ``(m, 2)`` keys of term ids.
+
+        Parameters
+        ----------
+        ids : numpy.ndarray
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        See :class:`IndexSource`.
+        """
+        if "terms.keys" not in self._facts:
+            self._facts["terms.keys"] = (load_array(self.folder / "terms.keys.npy"),)
+        (keys,) = self._facts["terms.keys"]
+        ids = np.asarray(ids, np.int64)
+        return np.stack([np.asarray(keys[0][ids]), np.asarray(keys[1][ids])], axis=1)
 
     def parents(self, kind: str, nodes: Sequence[str]) -> list[tuple[int, str]]:
         """The parents of nodes along a graph table (``subclass`` or ``broader``).
@@ -709,8 +759,7 @@ class IndexSource:
         --------
         See the module.
         """
-        edges = breadth_first_edges(classes, lambda xs: self._ask("subclass", xs), None)
-        return edges_within(edges, self.type_namespaces)
+        return edges_within(self._walk("subclass", classes, None), self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         """Broader edges up to ``depth`` levels above the categories (cycles end the walk).
@@ -733,4 +782,51 @@ class IndexSource:
         >>> sorted(IndexSource(d / "s.nt", DumpIndex(d / "i")).broader(["http://c/A"], None))
         [('http://c/A', 'http://c/B'), ('http://c/B', 'http://c/A')]
         """
-        return breadth_first_edges(categories, lambda xs: self._ask("broader", xs), depth)
+        return self._walk("broader", categories, depth)
+
+    def _walk(self, kind: str, start: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        """:func:`~kg.dbpedia.sources.breadth_first_edges` over a graph table, in the space of keys: each level
+        is one batched look-up per segment, and IRIs are read once, for the edges found."""
+        if depth is not None and depth < 0:
+            raise ValueError(f"depth must be >= 0 or None, got {depth}")
+        start = sorted(set(start))
+        if not start:
+            return set()
+        keys = hash_keys(start)
+        name_of: dict[tuple[int, int], str] = {(h, lo): iri for (h, lo), iri in zip(keys.tolist(), start)}
+        seen = set(name_of)
+        where: dict[tuple[int, int], tuple[int, int]] = {}  # a parent's key -> (segment, term id) to name it
+        edge_children, edge_parents = [], []
+        frontier, level = keys, 0
+        segments = [s for s in self.segments if s.has(kind)]
+        while len(frontier) and (depth is None or level < depth):
+            children, parents = [], []
+            for k, seg in enumerate(segments):
+                q, terms = seg.parent_terms(kind, frontier)
+                if not len(q):
+                    continue
+                pk = seg.term_keys(terms)
+                children.append(frontier[q])
+                parents.append(pk)
+                for key, t in zip(map(tuple, pk.tolist()), terms.tolist()):
+                    where.setdefault(key, (k, t))
+            if not children:
+                break
+            c, p = np.concatenate(children), np.concatenate(parents)
+            edge_children.append(c)
+            edge_parents.append(p)
+            nxt = {key for key in map(tuple, p.tolist()) if key not in seen}
+            seen.update(nxt)
+            frontier = np.asarray(sorted(nxt), np.uint64).reshape(-1, 2)
+            level += 1
+        if not edge_children:
+            return set()
+        todo: dict[int, list[tuple[tuple[int, int], int]]] = {}
+        for key, (k, t) in where.items():
+            if key not in name_of:
+                todo.setdefault(k, []).append((key, t))
+        for k, items in todo.items():
+            for (key, _t), iri in zip(items, segments[k].term_names([t for _key, t in items])):
+                name_of[key] = iri
+        c, p = np.concatenate(edge_children).tolist(), np.concatenate(edge_parents).tolist()
+        return {(name_of[tuple(a)], name_of[tuple(b)]) for a, b in zip(c, p)}

@@ -175,11 +175,10 @@ def ingest_summary(report: dict, root) -> str:
     return "\n".join(lines)
 
 
-def _expand(offsets_from: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Positions ``start .. start + length - 1`` of every (start, length), concatenated."""
-    total = int(lengths.sum())
-    base = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return np.arange(total, dtype=np.int64) - base + np.repeat(offsets_from, lengths)
+def _as_void(keys: np.ndarray) -> np.ndarray:
+    """``(n, 2)`` keys as ``n`` 16-byte values (NumPy sorts, joins and compares them whole)."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1, 2)
+    return keys.view(np.dtype((np.void, 16))).ravel()
 
 
 class Segment:
@@ -793,40 +792,38 @@ class IndexSource:
         if not start:
             return set()
         keys = hash_keys(start)
-        name_of: dict[tuple[int, int], str] = {(h, lo): iri for (h, lo), iri in zip(keys.tolist(), start)}
-        seen = set(name_of)
-        where: dict[tuple[int, int], tuple[int, int]] = {}  # a parent's key -> (segment, term id) to name it
-        edge_children, edge_parents = [], []
-        frontier, level = keys, 0
+        seen = _as_void(keys)
+        order = np.argsort(seen)
+        seen = seen[order]
+        names = dict(zip(seen.tolist(), [start[i] for i in order.tolist()]))
         segments = [s for s in self.segments if s.has(kind)]
+        edges_c, edges_p, owner, owner_term = [], [], [], []
+        frontier, level = keys, 0
         while len(frontier) and (depth is None or level < depth):
-            children, parents = [], []
+            found_p = []
             for k, seg in enumerate(segments):
                 q, terms = seg.parent_terms(kind, frontier)
                 if not len(q):
                     continue
-                pk = seg.term_keys(terms)
-                children.append(frontier[q])
-                parents.append(pk)
-                for key, t in zip(map(tuple, pk.tolist()), terms.tolist()):
-                    where.setdefault(key, (k, t))
-            if not children:
+                pk = _as_void(seg.term_keys(terms))
+                edges_c.append(_as_void(frontier[q]))
+                edges_p.append(pk)
+                found_p.append(pk)
+                owner.append(np.full(len(pk), k))
+                owner_term.append(terms)
+            if not found_p:
                 break
-            c, p = np.concatenate(children), np.concatenate(parents)
-            edge_children.append(c)
-            edge_parents.append(p)
-            nxt = {key for key in map(tuple, p.tolist()) if key not in seen}
-            seen.update(nxt)
-            frontier = np.asarray(sorted(nxt), np.uint64).reshape(-1, 2)
+            new = np.setdiff1d(np.concatenate(found_p), seen)  # sorted, distinct
+            seen = np.union1d(seen, new)
+            frontier = np.frombuffer(new.tobytes(), np.uint64).reshape(-1, 2)
             level += 1
-        if not edge_children:
+        if not edges_c:
             return set()
-        todo: dict[int, list[tuple[tuple[int, int], int]]] = {}
-        for key, (k, t) in where.items():
-            if key not in name_of:
-                todo.setdefault(k, []).append((key, t))
-        for k, items in todo.items():
-            for (key, _t), iri in zip(items, segments[k].term_names([t for _key, t in items])):
-                name_of[key] = iri
-        c, p = np.concatenate(edge_children).tolist(), np.concatenate(edge_parents).tolist()
-        return {(name_of[tuple(a)], name_of[tuple(b)]) for a, b in zip(c, p)}
+        # the IRI of every parent that is not a start node, read from one segment that holds it
+        pk, seg_of, term_of = np.concatenate(edges_p), np.concatenate(owner), np.concatenate(owner_term)
+        _, first = np.unique(pk, return_index=True)
+        unnamed = first[~np.isin(pk[first], np.asarray(list(names), dtype=pk.dtype))] if names else first
+        for k in np.unique(seg_of[unnamed]).tolist():
+            sel = unnamed[seg_of[unnamed] == k]
+            names.update(zip(pk[sel].tolist(), segments[k].term_names(term_of[sel])))
+        return {(names[a], names[b]) for a, b in zip(np.concatenate(edges_c).tolist(), pk.tolist())}

@@ -61,12 +61,13 @@ GRAPH_ROLES = ("subclass", "broader")
 
 _BATCH = 1 << 16  # facts hashed at a time
 _PROGRESS_EVERY = 1 << 16  # triples between two progress reports
-_RECENT = 1 << 20  # object IRIs whose key is cached (the cache is emptied when full)
+_RECENT = 1 << 18  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
 _LABEL, _REDIR, _LINK = "label", "redirect", "link"
 
 
 class _Facts:
-    """The facts of one role as they come: subject and object strings, hashed and sorted in batches."""
+    """The facts of one role as they come: subject and object strings (appended by the scan), hashed and sorted
+    in batches."""
 
     def __init__(self, role: str, runs: SortedRuns, terms: _Terms):
         self.role, self.runs, self.terms = role, runs, terms
@@ -74,36 +75,27 @@ class _Facts:
         self.objects: list[str] = []
         self.n = 0
 
-    def add(self, s: str, o: str) -> None:
-        self.subjects.append(s)
-        self.objects.append(o)
-        if len(self.subjects) >= _BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.subjects:
+    def flush(self, at_least: int = 1) -> None:
+        """Hash and hand the gathered facts to the runs (when there are ``at_least`` of them)."""
+        if not self.subjects or len(self.subjects) < at_least:
             return
         sk = _subject_keys(self.subjects)
         ok = self.terms.keys(self.objects)
         self.runs.add(s_hi=sk[:, 0], s_lo=sk[:, 1], o_hi=ok[:, 0], o_lo=ok[:, 1])
         self.n += len(self.subjects)
-        self.subjects, self.objects = [], []
+        self.subjects.clear()  # in place: the scan appends through these lists' bound methods
+        self.objects.clear()
 
 
 def _subject_keys(subjects: list[str]) -> np.ndarray:
     """Keys of subjects, hashing each run of equal consecutive subjects once (dumps group a subject's lines)."""
-    firsts, starts = [], []
-    last = None
-    for i, s in enumerate(subjects):
-        if s != last:
-            firsts.append(s)
-            starts.append(i)
-            last = s
-    keys = hash_keys(firsts)
-    if len(firsts) == len(subjects):
+    arr = np.empty(len(subjects), dtype=object)
+    arr[:] = subjects
+    starts = np.flatnonzero(np.r_[True, arr[1:] != arr[:-1]])
+    keys = hash_keys(arr[starts].tolist())
+    if len(starts) == len(subjects):
         return keys
-    counts = np.diff(np.append(np.asarray(starts, np.int64), len(subjects)))
-    return np.repeat(keys, counts, axis=0)
+    return np.repeat(keys, np.diff(np.append(starts, len(subjects))), axis=0)
 
 
 class _Terms:
@@ -148,7 +140,8 @@ class _Builder:
         self.actions: dict[str, list] = {}
         for role, preds in vocabulary.roles().items():
             for p in preds:
-                self.actions.setdefault(p, []).append(self.facts[role])
+                f = self.facts[role]
+                self.actions.setdefault(p, []).append((f.subjects.append, f.objects.append))
         for kind, preds in ((_LABEL, vocabulary.labels), (_REDIR, vocabulary.redirects),
                             (_LINK, vocabulary.prior_links)):
             for p in preds:
@@ -168,18 +161,22 @@ class _Builder:
         ns = tuple(self.vocabulary.entities)
         lang = self.vocabulary.language
         langs = (lang, None) if lang is not None else None
+        facts = list(self.facts.values())
         n = 0
         for s, p, o, _g in reader:
             n += 1
             if not n & (_PROGRESS_EVERY - 1):
                 tick()
+                for f in facts:  # a batch of each fact table's rows, hashed
+                    f.flush(_BATCH)
             acts = get(p.value)
             if acts is None or type(s) is not named:
                 continue
             for act in acts:
-                if type(act) is _Facts:
+                if type(act) is tuple:  # a fact table's two lists
                     if type(o) is named:
-                        act.add(s.value, o.value)
+                        act[0](s.value)
+                        act[1](o.value)
                 elif act == _LABEL:
                     if type(o) is literal and (langs is None or o.language in langs):
                         sv = s.value

@@ -33,9 +33,8 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import re
+from collections.abc import Iterable
 
 import numpy as np
 

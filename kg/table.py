@@ -186,7 +186,7 @@ class FeatureTable:
         if missing:
             m["unknown_features"] = sorted(missing)
         m["min_support"] = int(min_support)
-        if len(keep) == hierarchy.n_nodes:  # every feature kept: no column to drop (the copies cost seconds at 10M cells)
+        if len(keep) == hierarchy.n_nodes:  # every feature kept: no column to drop (copies cost seconds at 10M cells)
             return cls(x, hierarchy.node_ids, ids, y, hierarchy, meta=m)
         return cls(
             x[:, keep],

@@ -64,6 +64,7 @@ import math
 import os
 import platform
 import re
+import threading
 import time
 import urllib.error
 from collections.abc import Callable, Iterable, Sequence
@@ -334,7 +335,7 @@ class SparqlSource:
         self.batch_size = int(batch_size)
         self.batch_limit = int(batch_size)
         self._ceiling, self._fast = int(batch_size), 0
-        self._last_seconds: float | None = None
+        self._local = threading.local()  # the batch being answered in this thread: its deadline, its last timing
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
@@ -355,7 +356,6 @@ class SparqlSource:
         # superclass edges from path queries: every node seen has its whole upward closure known
         self._sc_edges: dict[str, set[str]] = {}
         self._sc_done: set[str] = set()
-        self._deadline: float | None = None  # of the batch being answered (its retries and splits share it)
 
     def __repr__(self) -> str:
         return f"SparqlSource({self.url!r}, type_namespaces={list(self.type_namespaces)!r})"
@@ -452,7 +452,7 @@ class SparqlSource:
             except (ValueError, OSError):
                 log.warning("ignoring unreadable cache file %s", path)
 
-        deadline = self._deadline
+        deadline = getattr(self._local, "deadline", None)  # the batch's: its retries and splits share it
         if deadline is None and self.max_total is not None:
             deadline = time.monotonic() + self.max_total
 
@@ -466,7 +466,7 @@ class SparqlSource:
                 if splittable:
                     raise _Split(exc) from None
                 raise
-            self._last_seconds = time.monotonic() - t0
+            self._local.seconds = time.monotonic() - t0
             return rows, truncated
 
         def give_up(attempts: int, exc: TransientError) -> SourceUnavailableError:
@@ -534,12 +534,12 @@ class SparqlSource:
         while done < len(values):
             size = self.batch_limit
             chunk = values[done:done + size]
-            self._last_seconds = None
-            self._deadline = None if self.max_total is None else time.monotonic() + self.max_total
+            self._local.seconds = None
+            self._local.deadline = None if self.max_total is None else time.monotonic() + self.max_total
             try:
                 rows.extend(self._complete(build, chunk))
             finally:
-                self._deadline = None
+                self._local.deadline = None
             done += len(chunk)
             self._grow(size, len(chunk))
             batches += 1
@@ -550,7 +550,8 @@ class SparqlSource:
     def _grow(self, size: int, sent: int) -> None:
         """After a batch: double the batch size when it was answered fast (under a quarter of the time allowed),
         up to the size that last timed out; past that only after :data:`_PROBE_AFTER` fast batches in a row."""
-        fast = self._last_seconds is not None and self._last_seconds < _GROW_BELOW * self.timeout
+        seconds = getattr(self._local, "seconds", None)
+        fast = seconds is not None and seconds < _GROW_BELOW * self.timeout
         if not (fast and sent == size and size == self.batch_limit and size < self.batch_size):
             self._fast = 0
             return

@@ -30,6 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from kg.datasets import load_dataset  # noqa: E402
 from selection.evaluation.grid import run_grid  # noqa: E402
+from selection.evaluation.plan import plan_evaluation  # noqa: E402
+from selection.evaluation.report import ReportSettings  # noqa: E402
 from selection.registry import available_selectors  # noqa: E402
 
 GO_DATASETS = [f"rpv/{o}-{h}" for o in ("CE", "DM", "MM", "SC") for h in ("BP", "CC", "MF")]
@@ -56,8 +58,8 @@ def main(argv=None) -> int:
     # start the worker processes (imports: several seconds on a busy machine) before timing, so
     # neither grid pays it: joblib reuses its workers across calls
     t = time.perf_counter()
-    run_grid({GO_DATASETS[1]: tables[GO_DATASETS[1]]}, ["complete"], ["nb"], protocol="rpv2020",
-             out_dir=base / "warmup", n_jobs=args.jobs, n_splits=2, plots=False)
+    run_grid({GO_DATASETS[1]: tables[GO_DATASETS[1]]}, plan_evaluation("rpv2020", ["complete"], ["nb"], n_splits=2),
+             out_dir=base / "warmup", n_jobs=args.jobs, report=ReportSettings(plots=False))
     print(f"worker start-up (not timed below): {time.perf_counter() - t:.1f} s")
     times = {}
     runs = {}
@@ -65,7 +67,7 @@ def main(argv=None) -> int:
         out = base / ("baseline" if label.startswith("no") else "selection")
         shutil.rmtree(out, ignore_errors=True)
         t = time.perf_counter()
-        r = run_grid(tables, selectors, ["nb", "1nn"], protocol="rpv2020", out_dir=out, n_jobs=args.jobs)
+        r = run_grid(tables, plan_evaluation("rpv2020", selectors, ["nb", "1nn"]), out_dir=out, n_jobs=args.jobs)
         times[label] = time.perf_counter() - t
         runs[label] = r
         print(f"{label:>24}: {times[label]:6.1f} s  ({r.n_cells} cells, {r.n_failed} failed) -> {r.report}")

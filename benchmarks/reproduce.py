@@ -49,6 +49,7 @@ from kg.errors import KgfsError  # noqa: E402
 from kg.files import atomic_write  # noqa: E402
 from selection.evaluation import stats  # noqa: E402
 from selection.evaluation.grid import run_grid  # noqa: E402
+from selection.evaluation.plan import plan_evaluation  # noqa: E402
 from selection.evaluation.report import dataset_means  # noqa: E402
 from selection.registry import available_selectors  # noqa: E402
 
@@ -548,8 +549,8 @@ def main(argv=None) -> int:
         tables, dnotes = load_tables(GO + LD, args.mirror, log)
         sels = [m for m in dict.fromkeys(RPV_BASE + RPV_HIER + TABLE10) if m in registered]
         t0 = time.perf_counter()
-        r = run_grid(tables, sels, ["nb", "1nn"], protocol="rpv2020", out_dir=work / "rpv2020", n_jobs=args.jobs,
-                     progress=progress("rpv2020"))
+        r = run_grid(tables, plan_evaluation("rpv2020", sels, ["nb", "1nn"]), out_dir=work / "rpv2020",
+                     n_jobs=args.jobs, progress=progress("rpv2020"))
         timings["rpv2020"] = time.perf_counter() - t0
         res = pd.read_csv(r.results, dtype={"pos_label": str})
         datasets = GO + LD
@@ -628,8 +629,9 @@ def main(argv=None) -> int:
                 if step != 0.01:
                     opts["thresholds"] = grid
                 t0 = time.perf_counter()
-                r = run_grid(tables, sels, clfs, protocol="shsel2014", out_dir=work / f"shsel2014-{choice}-{gname}",
-                             n_jobs=args.jobs, options=opts, progress=progress(f"shsel2014 {choice} {gname}"))
+                r = run_grid(tables, plan_evaluation("shsel2014", sels, clfs, options=opts),
+                             out_dir=work / f"shsel2014-{choice}-{gname}", n_jobs=args.jobs,
+                             progress=progress(f"shsel2014 {choice} {gname}"))
                 key = f"shsel2014 {choice} {gname}"
                 timings[key] = time.perf_counter() - t0
                 res = pd.read_csv(r.results, dtype={"pos_label": str})

@@ -46,7 +46,7 @@ from kg.files import atomic_write  # noqa: E402
 from kg.formats.arff import read_arff  # noqa: E402
 from kg.formats.published import go_completion_edges, read_rpv_arff, write_go_completion  # noqa: E402
 from kg.go import read_obo  # noqa: E402
-from selection.evaluation.cv import evaluate_table  # noqa: E402
+from selection.evaluation.cv import CVOptions, evaluate_table  # noqa: E402
 
 log = logging.getLogger("rpv_go_table")
 
@@ -247,7 +247,7 @@ def run(data: Path, n_splits: int, seed: int, datasets=DATASETS) -> tuple[pd.Dat
         t = time.perf_counter()
         res = evaluate_table(
             table, list(METHODS), CLASSIFIERS, dataset=ds, n_splits=n_splits, random_state=seed,
-            pos_label=1, lazy_classifiers_for_eager=True,
+            options=CVOptions(pos_label=1, lazy_classifiers_for_eager=True),
         )
         frames.append(res)
         y = np.asarray(table.y)

@@ -90,13 +90,13 @@ GRID = tuple(round(i / 100, 2) for i in range(101))  # the paper: 0..1, step 0.0
 def run_dataset(name: str, selectors: list[str], n_splits: int, random_state: int,
                 label: str = "shared") -> pd.DataFrame:
     from kg.datasets import load_dataset
-    from selection.evaluation.cv import evaluate_table
+    from selection.evaluation.cv import CVOptions, evaluate_table
 
     table = load_dataset(f"synthetic/{name}", label=label)
     t0 = time.perf_counter()
     df = evaluate_table(
         table, selectors, ["nb"], dataset=name, n_splits=n_splits, random_state=random_state,
-        threshold="best-on-test", thresholds=GRID,
+        options=CVOptions(threshold="best-on-test", thresholds=GRID),
     )
     df["wall_seconds"] = time.perf_counter() - t0
     df["label"] = label
@@ -202,12 +202,12 @@ def train_size_diagnostic(datasets, sizes=(30, 60, 100, 300, 900), repeats=10, s
 def nested_prune(datasets, label, folds: int = 10, seed: int = 0) -> pd.Series:
     """shsel-ig-prune with NB, the threshold chosen by inner CV on each training part (honest)."""
     from kg.datasets import load_dataset
-    from selection.evaluation.cv import evaluate_table
+    from selection.evaluation.cv import CVOptions, evaluate_table
 
     acc = []
     for d in datasets:
         df = evaluate_table(load_dataset(f"synthetic/{d}", label=label), ["shsel-ig-prune"], ["nb"], dataset=d,
-                            n_splits=folds, random_state=seed, threshold="nested", thresholds=GRID)
+                            n_splits=folds, random_state=seed, options=CVOptions(threshold="nested", thresholds=GRID))
         acc.append(float(df["accuracy"].mean()))
     return pd.Series(acc, index=datasets)
 
@@ -283,7 +283,7 @@ def markdown(summaries: dict, df: pd.DataFrame, datasets, selectors, elapsed: fl
              "classifier `nb` (Bernoulli Naive Bayes, Laplace smoothing).")
     L.append("- Threshold methods (`shsel-*`, `sig`, `sc`): thresholds 0..1 in steps of 0.01, the "
              "threshold with the best mean accuracy over the test folds is reported, as in the paper "
-             "(optimistic; `threshold=\"nested\"` in `evaluate_table` is the honest variant). "
+             "(optimistic; `CVOptions(threshold=\"nested\")` in `evaluate_table` is the honest variant). "
              "Other methods run with their registry defaults (`hill-climbing`: k = 10, as in the paper).")
     L.append("- Accuracy and compression `1 - |selected| / |all|` are means over the folds; the paper's "
              "numbers are typed from its Table 4 (NB columns) in the script, everything else is measured.")

@@ -17,7 +17,7 @@ Examples
 >>> resolve_input({"corpus": "c.csv", "namespaces": "BP"})
 Traceback (most recent call last):
 ...
-kg.errors.KgfsError: --namespaces applies to the GO route (--obo/--annotations or a ... dataset of it), not to --corpus
+kg.errors.KgfsError: --namespaces applies to the ontology route (--ontology/--obo/--annotations or ...), not to --corpus
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def input_options() -> list[tuple[str, list[Option]]]:
     Examples
     --------
     >>> [title.split(" (")[0] for title, _opts in input_options()]
-    ['a registry dataset', 'the GO route', 'the DBpedia route', 'your own table']
+    ['a registry dataset', 'the ontology route', 'the DBpedia route', 'your own table']
     """
     seen: set[str] = set()
     groups = []
@@ -71,7 +71,7 @@ def _given(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _owner_text(field: str, flag: str) -> str:
-    """Where an option belongs: ``the GO route (--obo/--annotations or a GO dataset)``."""
+    """Where an option belongs: ``the ontology route (--ontology/--obo/--annotations or a GO dataset)``."""
     owners = [cls for cls in input_kinds().values() if field in cls.fields()]
     parts = []
     for cls in owners:

@@ -23,6 +23,7 @@ import contextlib
 import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from flows import settings
@@ -189,10 +190,18 @@ def _run_name() -> str:
     return report.run_labels(options.params(from_json(params["source"])))[0]
 
 
-def _tag_run(params: Mapping, runinfo: Mapping) -> str:
-    """Tag the current flow run with its dataset, selector, route and cache outcome; returns its id."""
+def _home_tag(home: str) -> str:
+    """The tag of a run's kgfs home: the user's one server shows the runs of every home."""
+    return f"home:{Path(home).absolute()}"
+
+
+def _tag_run(params: Mapping, runinfo: Mapping, home: str, degenerate: bool = False) -> str:
+    """Tag the current flow run with its dataset, selector, route, cache outcome, kgfs home (and a degenerate
+    selection); returns its id."""
     tags = ["cache:partial" if any(i["reused"] for i in runinfo.values()) else "cache:none",
-            *report.run_labels(params)[1], *flow_run.get_tags()]  # the cache outcome first: the list shows a few
+            *([report.DEGENERATE_TAG] if degenerate else []),
+            *report.run_labels(params)[1], _home_tag(home),
+            *flow_run.get_tags()]  # the cache outcome first: the list shows a few
     with get_client(sync_client=True) as client:
         client.update_flow_run(flow_run.get_id(), tags=list(dict.fromkeys(tags)))
     return str(flow_run.get_id())
@@ -215,6 +224,8 @@ def kgfs_run(source: Any, options: Any, out: str, home: str, no_cache: bool = Fa
         Recompute every stage.
     """
     inp, options = from_json(source), RunOptions.from_json(options)
+    with get_client(sync_client=True) as client:  # from the start: a failed run is found by its home too
+        client.update_flow_run(flow_run.get_id(), tags=list(dict.fromkeys([*flow_run.get_tags(), _home_tag(home)])))
     plan = RunPlan(inp, options, home, progress=lambda stage, done, total: progress.emit(
         "progress", stage, done=done, total=total))
     records: dict[str, Record] = {}
@@ -242,5 +253,6 @@ def kgfs_run(source: Any, options: Any, out: str, home: str, no_cache: bool = Fa
         for kind, key, data, description in report.artifacts(result):
             (create_table_artifact if kind == "table" else create_markdown_artifact)(data, key=key,
                                                                                      description=description)
-    result.flow_run = _tag_run(result.params, runinfo)
-    return Completed(message=report.cache_outcome(runinfo), data=result)
+    degenerate = report.degenerate_note(result.results)
+    result.flow_run = _tag_run(result.params, runinfo, home, bool(degenerate))
+    return Completed(message=report.cache_outcome(runinfo) + (f"; {degenerate}" if degenerate else ""), data=result)

@@ -33,6 +33,9 @@ class RunOptions:
     n_splits, seed, n_jobs : int
     sparse_arff : bool
         Also write the sparse ARFF.
+    dense_exports : bool, optional
+        Write the dense ARFF and CSV (``True``), never (``False``), or only for a small table
+        (``None``: :data:`kg.formats.folder.DENSE_LIMIT` cells; larger ones get sparse files).
     artifacts : bool
         Publish Prefect artifacts.
     dask_address : str, optional
@@ -58,6 +61,7 @@ class RunOptions:
     seed: int = 0
     n_jobs: int = 1
     sparse_arff: bool = True
+    dense_exports: bool | None = None
     artifacts: bool = True
     dask_address: str | None = None
     batch_size: int = 500

@@ -12,13 +12,14 @@ in ``<home>/prefect``, no telemetry, no proxy for 127.0.0.1, INFO flow logs for 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 from pathlib import Path
 
 # Imported where they are used (by configure): the server's module imports urllib, which `kgfs --help` does not need.
 
-__all__ = ["configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
+__all__ = ["OneLine", "configure", "ensure_configured", "kgfs_home", "no_heartbeat", "prefect_imported"]
 
 _configured: Path | None = None
 
@@ -65,3 +66,27 @@ def no_heartbeat():
 
     with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
+
+
+class OneLine(logging.Formatter):
+    """A log record as one line (its first line), without the traceback: the command line's log lines (``--debug``
+    shows tracebacks). A failed run's records go to Prefect's UI whole.
+
+    Parameters
+    ----------
+    fmt : str, optional
+
+    Examples
+    --------
+    >>> try:
+    ...     raise ValueError("bad\\nsecond line")
+    ... except ValueError:
+    ...     rec = logging.LogRecord("x", logging.ERROR, "f", 1, "failed: %s", ("bad\\nmore",), sys.exc_info())
+    >>> OneLine("kgfs: %(levelname)s: %(message)s").format(rec)
+    'kgfs: ERROR: failed: bad'
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None, "stack_info": None})
+        return " ".join(super().format(record).splitlines()[:1])
+

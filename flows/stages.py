@@ -71,13 +71,19 @@ def selector_modules(names: Sequence) -> list[str]:
 
 # --------------------------------------------------------------------------- select, evaluate, export
 class SelectStep(Step):
-    """Fit the selector on the whole table: ``selection.csv`` (all features) and ``selected_features.csv``."""
+    """Fit the selector on the whole table: ``selection.csv`` (all features) and ``selected_features.csv``.
+
+    ``names(features) -> {id: name}`` (the input's :meth:`~kg.routes.base.Input.feature_names`) names the
+    features when the table does not (the DBpedia route's labels are in the dump, not in the table).
+    """
 
     name, needs = "select", ("table",)
 
-    def __init__(self, selector: str, params: Mapping | None = None):
+    def __init__(self, selector: str, params: Mapping | None = None,
+                 names: Callable[[Sequence[str]], Mapping[str, str]] | None = None):
         self.selector, self.params = selector, dict(sorted((params or {}).items()))
         self.modules = tuple(selector_modules([selector]))
+        self.names = names
 
     def key(self, up):
         return {"table": up["table"].hash, "selector": self.selector, "params": self.params}
@@ -86,6 +92,10 @@ class SelectStep(Step):
         from selection.frames import select_features, write_selection  # imports scikit-learn
 
         table = read_table(up["table"])
+        if not table.meta.get("term_names") and self.names is not None:
+            names = dict(self.names(table.feature_names.tolist()))
+            if names:
+                table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
         _sel, frame = select_features(table, self.selector, self.params)
         return write_selection(frame, folder), {"selector": self.selector, "params": self.params,
                                                 "n_features": int(table.n_features),
@@ -119,18 +129,21 @@ class EvaluateStep(Step):
     def compute(self, folder, up):
         import pandas as pd
 
-        from selection.evaluation.grid import run_grid  # imports matplotlib: only when the grid runs
-        from selection.evaluation.plan import fold_policy, write_skipped
+        from selection.evaluation.grid import run_grid, write_skipped  # imports matplotlib: only when the grid runs
+        from selection.evaluation.plan import fold_policy, plan_evaluation
+        from selection.evaluation.report import ReportSettings
 
         o, table = self.options, read_table(up["table"])
         specs = [s if isinstance(s, str) else (s[0], s[1]) for s in self.selectors]
         folds, note = fold_policy(table.y, o.n_splits)  # fewer folds, or none, when a class is too small
-        res = run_grid({self.dataset: table}, specs, list(o.classifiers), protocol=o.protocol,
-                       out_dir=folder / "grid", n_jobs=self.n_jobs, random_state=o.seed, progress=self.progress,
-                       n_splits=folds, plots=self.plots) if folds else \
+        res = run_grid({self.dataset: table}, plan_evaluation(o.protocol, specs, list(o.classifiers), n_splits=folds,
+                                                              random_state=o.seed),
+                       out_dir=folder / "grid", n_jobs=self.n_jobs, progress=self.progress,
+                       report=ReportSettings(plots=self.plots)) if folds else \
             write_skipped(folder / "grid", note, protocol=o.protocol)
         files = {role: str(Path(p).relative_to(folder)) for role, p in
-                 (("evaluation", res.results), ("summary", res.summary), ("report", res.report)) if Path(p).is_file()}
+                 (("evaluation", res.results), ("summary", res.summary), ("report", res.report), ("stats", res.stats),
+                  ("baseline", res.baseline)) if p is not None and Path(p).is_file()}
         files.update({f"plot:{Path(p).name}": str(Path(p).relative_to(folder)) for p in res.plots or []})
         return files, {"n_rows": len(pd.read_csv(res.results)), "n_computed": res.n_computed,
                        "n_reused": res.n_reused, "n_failed": res.n_failed, "report": str(res.report),
@@ -138,21 +151,27 @@ class EvaluateStep(Step):
 
 
 class ExportStep(Step):
-    """The table as ARFF and CSV and its hierarchy as an edges CSV, and the table reduced to the selection."""
+    """The table as ARFF and CSV and its hierarchy as an edges CSV, and the table reduced to the selection.
+
+    Dense files only when ``dense`` or, by default (``None``), when the table is small
+    (:func:`kg.formats.folder.dense_exports`); sparse ones otherwise.
+    """
 
     name, needs = "export", ("table", "select")
 
-    def __init__(self, sparse_arff: bool = True):
+    def __init__(self, sparse_arff: bool = True, dense: bool | None = None):
         self.sparse_arff = bool(sparse_arff)
+        self.dense = None if dense is None else bool(dense)
 
     def key(self, up):
-        return {"table": up["table"].hash, "select": up["select"].hash, "sparse_arff": self.sparse_arff}
+        return {"table": up["table"].hash, "select": up["select"].hash, "sparse_arff": self.sparse_arff,
+                "dense": "auto" if self.dense is None else self.dense}
 
     def compute(self, folder, up):
         from selection.frames import read_selected
 
         table = read_table(up["table"])
-        files = export_table(table, folder, sparse_arff=self.sparse_arff)
+        files = export_table(table, folder, sparse_arff=self.sparse_arff, dense=self.dense)
         summary = {"n_instances": table.n_instances, "n_features": table.n_features}
         chosen = read_selected(up["select"].path("selected"))
         more, summary["n_selected"] = export_selected(table, chosen, folder, sparse_arff=self.sparse_arff)
@@ -180,9 +199,14 @@ class RunPlan:
         self.input, self.options, self.home = from_json(inp), RunOptions.from_json(options), Path(home)
         self.ctx = Context(home=self.home, progress=progress, batch_size=self.options.batch_size)
         self.store = stage_store(self.home)
-        self.steps: list[Step] = [*self.input.steps(self.ctx), SelectStep(self.options.selector,
-                                                                         self.options.selector_params),
-                                  EvaluateStep(self.options, self.input.name), ExportStep(self.options.sparse_arff)]
+        self.steps: list[Step] = [*self.input.steps(self.ctx),
+                                  SelectStep(self.options.selector, self.options.selector_params, self.feature_names),
+                                  EvaluateStep(self.options, self.input.name),
+                                  ExportStep(self.options.sparse_arff, self.options.dense_exports)]
+
+    def feature_names(self, features: Sequence[str]) -> dict[str, str]:
+        """Names of the input's features from its knowledge graph (:meth:`kg.routes.base.Input.feature_names`)."""
+        return self.input.feature_names(features, self.ctx)
 
     def upstream(self, step: Step, records: Mapping[str, Record]) -> dict[str, Record]:
         """The records ``step`` reads (its ``needs``)."""

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from kg.errors import ChecksumError, KgfsError
 from kg.files import atomic_write, sha256_file
@@ -120,7 +121,8 @@ class FileInfo:
     Attributes
     ----------
     role : str
-        ``table``, ``ontology``, ``hierarchy``, ``annotations`` or ``labels``.
+        ``table``, ``ontology``, ``hierarchy``, ``annotations`` or ``labels``; ``ontology`` datasets also
+        ``ontology_terms``, ``ontology_obsolete``, ``gpi``, ``positives``, ``instances``.
     path : str
         Relative to the data mirror (or to the manifest's folder when ``bundled``).
     sha256 : str
@@ -159,8 +161,11 @@ class DatasetInfo:
     name : str
         ``source/dataset``.
     loader : str
-        ``aire``, ``rpv``, ``lod``, ``lod_hierarchy`` or ``go_bundle`` ("" with a generator).
+        ``aire``, ``rpv``, ``lod``, ``lod_hierarchy``, ``go_bundle`` or ``ontology`` (any ontology with an
+        annotation file, :class:`kg.routes.go.OntologyInput`'s options) ("" with a generator).
     description, licence, upstream, derivation : str
+    version : str
+        The upstream release(s) the files are (``HPO 2025-01-16``), when the manifest says.
     files : mapping of role -> FileInfo
     options : mapping
         Default options of the loader.
@@ -188,6 +193,7 @@ class DatasetInfo:
     params: Mapping[str, object] = field(default_factory=dict)
     upstream: str = ""
     derivation: str = ""
+    version: str = ""
     n_instances: int | None = None
     n_features: int | None = None
 
@@ -230,6 +236,7 @@ def _parse_entry(name: str, raw: Mapping) -> DatasetInfo:
         params=dict(raw.get("params", {})),
         upstream=str(raw.get("upstream", "")),
         derivation=str(raw.get("derivation", "")),
+        version=str(raw.get("version", "")),
         n_instances=raw.get("n_instances"),
         n_features=raw.get("n_features"),
     )
@@ -443,8 +450,14 @@ def _download(f: FileInfo, dest: Path, timeout: float) -> None:
                 with open(tmp, "wb") as fh:
                     for chunk in r.iter_content(_CHUNK):
                         fh.write(chunk)
+        except (requests.ConnectionError, requests.Timeout) as exc:  # no network: one line saying what to do
+            host = urlsplit(f.url).hostname or f.url
+            raise KgfsError(f"cannot download {f.path} from {host}: the network is unreachable ({_cause(exc)}); put "
+                            f"the file in a data mirror (--mirror DIR or KGFS_DATA_MIRROR, as DIR/{f.path}) or set "
+                            "KGFS_OFFLINE=1 to never download") from exc
         except requests.RequestException as exc:
-            raise KgfsError(f"cannot download {f.url} ({exc})") from exc
+            raise KgfsError(f"cannot download {f.url} ({_cause(exc)}); put the file in a data mirror (--mirror DIR "
+                            f"or KGFS_DATA_MIRROR, as DIR/{f.path})") from exc
         if f.archive == "zip":
             _unzip_to_gzip(tmp, f)
         if f.sha256 and sha256_file(tmp) == f.sha256:
@@ -461,6 +474,27 @@ def _download(f: FileInfo, dest: Path, timeout: float) -> None:
         )
 
     atomic_write(dest, write)
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a request failure, in a few words (not urllib3's nested reprs).
+
+    Examples
+    --------
+    >>> _cause(OSError("[Errno -2] Name or service not known"))
+    'name or service not known'
+    >>> _cause(TimeoutError("read timed out")), _cause(ValueError("odd"))
+    ('timed out', 'odd')
+    """
+    inner = exc
+    while inner.__cause__ is not None or inner.__context__ is not None:
+        inner = inner.__cause__ or inner.__context__
+    text = str(inner)
+    for known in ("Name or service not known", "Temporary failure in name resolution", "Connection refused",
+                  "Network is unreachable", "timed out", "No route to host"):
+        if known.lower() in str(exc).lower() or known.lower() in text.lower():
+            return known[0].lower() + known[1:]
+    return " ".join(text.split())[:120] or type(inner).__name__
 
 
 def _unzip_to_gzip(tmp: Path, f: FileInfo) -> None:
@@ -537,7 +571,15 @@ def _load_go_bundle(
     return build_table(go, ann, labels, min_support=min_support, unknown=unknown, on_obsolete=on_obsolete)
 
 
-_LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle}
+def _load_ontology(paths, **options):
+    """Any ontology with its annotations (HPO diseases, human genes x GO), as the ontology route builds it."""
+    from kg.go.facts import ontology_table
+
+    return ontology_table(paths, options)
+
+
+_LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle,
+            "ontology": _load_ontology}
 
 
 # ---------------------------------------------------------------------- module-level API
@@ -576,8 +618,8 @@ def list_datasets() -> list[DatasetInfo]:
 
     Examples
     --------
-    >>> sorted({d.source for d in list_datasets()})[:3]
-    ['aire', 'bundled', 'lod']
+    >>> sorted({d.source for d in list_datasets()})[:4]
+    ['aire', 'bundled', 'hpo', 'human']
     """
     return default_registry().list()
 

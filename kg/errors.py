@@ -365,3 +365,34 @@ def few(items, n: int = 5) -> str:
     items = [str(i) for i in items]
     more = f" and {len(items) - n} more" if len(items) > n else ""
     return ", ".join(items[:n]) + more
+
+
+def did_you_mean(name, choices, n: int = 3) -> str:
+    """`` (did you mean X?)`` for the choices closest to a mistyped ``name`` (``""`` when none is close).
+
+    Parameters
+    ----------
+    name : str
+    choices : iterable of str
+    n : int
+        At most this many suggestions.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> did_you_mean("shsel-ig-prun", ["shsel-ig-prune", "shsel-ig", "complete"])
+    ' (did you mean shsel-ig-prune or shsel-ig?)'
+    >>> did_you_mean("--selctor", ["--selector", "--aspects"]), did_you_mean("xyz", ["complete"])
+    (' (did you mean --selector?)', '')
+    """
+    import difflib
+
+    choices = [str(c) for c in choices]
+    bare = {c.lstrip("-"): c for c in choices}
+    close = [bare[c] for c in difflib.get_close_matches(str(name).lstrip("-"), list(bare), n=n, cutoff=0.7)]
+    if not close:
+        return ""
+    return " (did you mean " + (close[0] if len(close) == 1 else ", ".join(close[:-1]) + " or " + close[-1]) + "?)"

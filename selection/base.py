@@ -13,26 +13,46 @@ transformers.
 Features are binary. A value outside {0, 1} raises a ``ValueError`` that names it, unless
 the selector is given ``binarize=t``, in which case values ``> t`` count as 1 (as
 ``sklearn.preprocessing.Binarizer`` does); that makes count data usable directly.
+
+Flat selectors, which ignore the hierarchy, have no ``hierarchy`` parameter (CFS, ReliefF, mRMR,
+the Fisher score, ADHOC): their signature says so, and the registry and the evaluation give
+a hierarchy only to the estimators that take one. The ranking filters among them (the Fisher
+score, mRMR) derive from :class:`TopKSelector`: rank every feature, keep the first ``k``
+(:func:`top_k_mask` is the same cut for a score with ties broken by feature id).
+
+The parameter constraints every family shares (scikit-learn's notation, see
+:mod:`selection.params`) are defined once here: :data:`HIERARCHY`, :data:`BINARIZE`,
+:data:`CHECK_IMPLICATION`.
 """
 
 from __future__ import annotations
 
 import logging
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
 
-__all__ = ["HierarchicalEstimator", "HierarchicalSelector", "SupportMaskMixin", "as_binary_csr", "check_hierarchy",
-           "check_class_labels", "check_feature_names", "implication_violations", "violation_cells"]
+__all__ = ["HierarchicalEstimator", "HierarchicalSelector", "SupportMaskMixin", "TopKSelector", "as_binary_csr",
+           "check_hierarchy", "check_class_labels", "check_feature_names", "implication_violations",
+           "violation_cells", "top_k_mask", "first_k_mask", "HIERARCHY", "BINARIZE", "CHECK_IMPLICATION"]
 
 
 log = logging.getLogger(__name__)
+
+#: ``hierarchy``: the DAG over the columns, or None (a flat one).
+HIERARCHY = [FeatureHierarchy, None]
+#: ``binarize``: None (values must be 0/1) or the threshold above which a value counts as 1.
+BINARIZE = [Interval(Real, None, None, closed="neither"), None]
+#: ``check_implication``: raise on violating rows, use them as they are, or close them upward.
+CHECK_IMPLICATION = ["boolean", StrOptions({"repair"})]
 
 
 def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.csr_matrix:
@@ -346,6 +366,115 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, HierarchicalEstimato
             if h is not None:
                 return np.asarray(h.node_ids[self.get_support()], dtype=object)
         return super().get_feature_names_out(input_features)
+
+
+
+# ---------------------------------------------------------------------------- top-k
+def top_k_mask(scores: np.ndarray, k: int, ids: np.ndarray | None = None,
+               among: np.ndarray | None = None) -> np.ndarray:
+    """The ``k`` best of ``scores`` (restricted to ``among``); ties go to the smaller id (without ids: the lower index).
+
+    Breaking ties by feature id (not column position) keeps the result independent of the
+    column order.
+
+    Parameters
+    ----------
+    scores : array of float, shape (n_features,)
+    k : int
+        How many to keep (at most the number of candidates; ``k <= 0`` keeps none).
+    ids : array of str, shape (n_features,), optional
+        The feature ids that break ties (e.g. ``hierarchy.node_ids``); None: the column index.
+    among : array of bool, shape (n_features,), optional
+        The candidates (default: every feature).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features,)
+
+    Examples
+    --------
+    >>> ids = np.array(["c", "a", "b"])
+    >>> top_k_mask(np.array([0.2, 0.5, 0.5]), 1, ids).tolist()   # tie: "a" before "b"
+    [False, True, False]
+    >>> top_k_mask(np.array([0.2, 0.5, 0.5]), 1, ids, among=np.array([True, False, False])).tolist()
+    [True, False, False]
+    >>> top_k_mask(np.array([0.5, 0.2, 0.5]), 1).tolist()   # no ids: the lower index
+    [True, False, False]
+    """
+    n = scores.size
+    among = np.ones(n, bool) if among is None else among
+    cand = np.flatnonzero(among)
+    tie = cand if ids is None else ids[cand]
+    order = cand[np.lexsort((tie, -scores[cand]))]
+    return first_k_mask(order, n, max(0, int(k)))
+
+
+def first_k_mask(ranking: np.ndarray, n_features: int, k: int | None) -> np.ndarray:
+    """Boolean mask of the first ``k`` features of ``ranking`` (all of them when ``k`` is None).
+
+    Parameters
+    ----------
+    ranking : int array
+        Feature indices, best first.
+    n_features : int
+    k : int or None
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features,)
+
+    Examples
+    --------
+    >>> first_k_mask(np.array([2, 0, 1]), 3, 2).tolist()
+    [True, False, True]
+    """
+    mask = np.zeros(n_features, dtype=bool)
+    mask[np.asarray(ranking)[: (n_features if k is None else k)]] = True
+    return mask
+
+
+class TopKSelector(HierarchicalSelector):
+    """Base of the ranking filters: rank the features on the training data, keep the first ``k``.
+
+    Subclasses implement ``_ranking(X, y, k)``: the feature indices best first (at least the
+    first ``k``), setting ``scores_`` on the way. ``k`` larger than the number of features keeps
+    them all. A ranking filter is flat: it takes no hierarchy.
+
+    Parameters
+    ----------
+    k : int
+        Number of features kept.
+    binarize : float or None
+        Map values ``> binarize`` to 1 first.
+
+    Attributes
+    ----------
+    selected_ : int ndarray
+        The kept features, best first.
+    support_ : ndarray of bool
+
+    Examples
+    --------
+    >>> class FirstColumns(TopKSelector):
+    ...     def _ranking(self, X, y, k):
+    ...         return np.arange(X.shape[1])
+    >>> FirstColumns(k=2).fit(np.array([[1, 0, 1], [0, 1, 1]]), [0, 1]).get_support().tolist()
+    [True, True, False]
+    """
+
+    _parameter_constraints = {"k": [Interval(Integral, 1, None, closed="left")], "binarize": BINARIZE}
+
+    def __init__(self, k=50, *, binarize=None):
+        self.k = k
+        self.binarize = binarize
+
+    def _ranking(self, X: sp.csr_matrix, y, k: int) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _fit(self, X, y, hierarchy):
+        k = max(0, min(int(self.k), X.shape[1]))
+        self.selected_ = np.asarray(self._ranking(X, y, k), dtype=np.int64)[:k]
+        self.support_ = first_k_mask(self.selected_, X.shape[1], k)
 
 
 def violation_cells(X, hierarchy: FeatureHierarchy) -> sp.csr_matrix:

@@ -7,7 +7,7 @@ A method's parameters are declared once, on its estimator class, in scikit-learn
   parameter's type, range or choices, and ``fit`` validates them (``self._validate_params()``);
 - the numpydoc ``Parameters`` section of the class docstring gives each parameter's meaning
   (the first sentence of its entry);
-- the defaults are those of an instance (``get_params()``), so a registered factory's presets
+- the defaults are those of an instance (``get_params()``), so a registry entry's presets
   (``sig`` = ``StandardSelector(measure="ig")``) are the defaults shown.
 
 :func:`declared_parameters` reads these into :class:`Parameter` records; :func:`check_values`
@@ -25,7 +25,7 @@ Examples
 >>> check_values(declared_parameters(BernoulliNB()), {"alpha": -1}, owner="classifier nb")
 Traceback (most recent call last):
 ...
-kg.errors.KgfsError: classifier nb: alpha=-1 is not valid: must be float >= 0 or array-like; parameters: alpha (float >= 0 or array-like, default 1.0), binarize (None or float >= 0, default 0.0), class_prior (array-like or None, default None), fit_prior (bool, default True), force_alpha (bool, default True)
+kg.errors.KgfsError: classifier nb: alpha=-1 is not valid: must be float >= 0 or array-like; parameters: alpha ...
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, did_you_mean
 
 __all__ = ["Parameter", "check_values", "constraint_text", "declared_parameters", "docstring_parameters",
            "parse_assignments"]
@@ -244,7 +244,7 @@ def declared_parameters(estimator, *, exclude: Iterable[str] = (), docs_from=Non
     ----------
     estimator : scikit-learn estimator
         An instance (its ``get_params(deep=False)`` gives names and defaults); for a
-        ``Pipeline``, its final step (a registered factory passes its parameters there).
+        ``Pipeline``, its final step (a registered builder such as ``svm-linear``'s passes its parameters there).
     exclude : iterable of str
         Names left out (e.g. ``hierarchy``, which the table gives).
     docs_from : class, optional
@@ -321,7 +321,7 @@ def check_values(declared: Iterable[Parameter], values: Mapping, *, owner: str, 
     for name, value in values.items():
         p = by_name.get(name)
         if p is None:
-            raise KgfsError(f"{owner} has no {noun} {name!r}{listing}")
+            raise KgfsError(f"{owner} has no {noun} {name!r}{did_you_mean(name, by_name)}{listing}")
         if p.constraints:
             try:  # scikit-learn takes True for a number; a user who typed true meant something else
                 if isinstance(value, bool) and "bool" not in p.allowed.split(" or "):
@@ -342,7 +342,8 @@ _WORDS = {"true": True, "false": False, "none": None, "null": None}
 
 
 def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> dict:
-    """``KEY=VALUE`` items as a dict; values are JSON when they parse (numbers, lists), ``true``/``false``/``none`` in any case, else strings.
+    """``KEY=VALUE`` items as a dict; values are JSON when they parse (numbers, lists), ``true``/``false``/``none``
+    in any case, else strings.
 
     Parameters
     ----------

@@ -1,31 +1,54 @@
-"""Short names for selectors and classifiers, as ``kgfs select`` / ``kgfs evaluate`` accept them.
+"""Short names for selectors and classifiers: the name -> class table of ``kgfs select`` / ``kgfs evaluate``.
 
-Each selector module registers its methods when imported::
-
-    register_selector("shsel-ig-prune", lambda hierarchy, **kw: SHSEL(hierarchy, ...),
-                      kind="eager", description="...")
-
-Lookups import the known selector modules on first use, so the registry is complete without
-importing everything at start-up.
+Each entry names an estimator class and the presets that make the method (``sig`` is
+``StandardSelector`` with ``measure="ig"``); every other parameter keeps the class's default. A
+method's presets are written once, in the tables below; its other defaults once, in the class's
+``__init__``. The tables import the classes they name, and nothing those classes import imports
+the registry back: the selectors, classifiers and the evaluation work without names (the
+evaluation takes estimators; :mod:`selection.evaluation.specs` turns names into them).
 
 Every entry declares its parameters through its estimator class (:mod:`selection.params`:
 ``_parameter_constraints``, the numpydoc ``Parameters`` section, the instance's defaults):
 :meth:`Entry.parameters` lists them and :meth:`Entry.check_params` checks user values against
-them before any work. :func:`method_help` and :func:`methods_overview` are the texts of
-``kgfs methods`` and of the commands' ``--help``.
+them before any work. The texts of ``kgfs methods`` are in :mod:`selection.methods_help`, the
+routing of ``--param`` values to the methods of a command in :mod:`selection.param_routing`.
+
+Examples
+--------
+>>> get_selector("sig")
+StandardSelector()
+>>> get_selector("sc", threshold=0.3)
+StandardSelector(measure='correlation', threshold=0.3)
+>>> get_classifier("knn"), get_classifier("svm", C=10.0)
+(KNeighborsClassifier(n_neighbors=3), SVC(C=10.0, kernel='poly'))
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-import re
-import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
-from kg.errors import KgfsError
+from sklearn.naive_bayes import BernoulliNB
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.svm import SVC
+
+from kg.errors import KgfsError, did_you_mean
+from selection.adhoc import ADHOC, c45_tree
+from selection.class_hierarchy import GATreeSelector, default_node_classifier
+from selection.flat import CFS, MRMR, FisherScore, ReliefF
+from selection.hierarchical import (
+    SHSEL,
+    TSEL,
+    TSELRPV,
+    CompleteFS,
+    GreedyTopDown,
+    GreedyTopDownRPV,
+    HillClimbing,
+    StandardSelector,
+)
+from selection.lazy import HIP, MR, RPV, AllNegative, AllPositive, LazyKNN, LazyNaiveBayes
 from selection.params import Parameter, check_values, declared_parameters
 
 __all__ = [
@@ -38,53 +61,72 @@ __all__ = [
     "classifier_entry",
     "available_selectors",
     "available_classifiers",
-    "find_method",
-    "method_help",
-    "method_params",
-    "whole_table_params",
-    "methods_overview",
+    "selector_kind",
 ]
 
-# The packages whose modules register selectors or classifiers when imported (each package's
-# ``__init__`` imports its registering modules).
-_MODULES = (
-    "selection.hierarchical",
-    "selection.lazy",
-    "selection.flat",
-    "selection.classifiers",
-    "selection.class_hierarchy",
-    "selection.adhoc",
-)
+KINDS = ("eager", "lazy", "flat")
+
+
+@cache
+def _takes_hierarchy(factory) -> bool:
+    try:
+        return "hierarchy" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin without a signature
+        return False
+
+
+def selector_kind(factory) -> str:
+    """The kind of a selector class: ``"lazy"`` (``select_for``), ``"flat"`` (no ``hierarchy``) or ``"eager"``.
+
+    Parameters
+    ----------
+    factory : class or callable
+        A selector class (or a function that builds one).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> selector_kind(RPV), selector_kind(SHSEL), selector_kind(FisherScore)
+    ('lazy', 'eager', 'flat')
+    """
+    if hasattr(factory, "select_for"):
+        return "lazy"
+    return "eager" if _takes_hierarchy(factory) else "flat"
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A registered method: its factory, kind and a one-line description.
+    """A registered method: its estimator class, the presets that make it, its kind and a description.
 
     Parameters
     ----------
     name : str
-    factory : callable
-        ``factory(hierarchy, **params)`` for selectors, ``factory(**params)`` for classifiers.
+    factory : class or callable
+        The estimator class; for a composite estimator (a ``Pipeline``), the named function that
+        builds it. Called with the presets and the user's parameters (and ``hierarchy=`` when it
+        takes one).
     kind : {"eager", "lazy", "flat", "classifier"}
         ``"eager"``: one feature subset for all instances (``get_support``); ``"lazy"``: a
         subset per test instance (``select_for``; not a transformer, see
-        :mod:`selection.lazy.selectors`); ``"flat"``: ignores the hierarchy.
+        :mod:`selection.lazy.selectors`); ``"flat"``: ignores the hierarchy's structure.
     description : str
-    defaults : dict
-        The parameters the factory applies when not given.
-    threshold_grid : tuple or None
-        Set for methods whose threshold the protocols sweep.
+    presets : mapping
+        The parameters the name sets (the class's defaults otherwise); the user's win.
     paper : str
         The paper the method comes from (default: the first citation with a year in the
-        docstring of its class or module).
+        docstring of its class or module, see :func:`selection.methods_help.citation`).
     fixed : tuple of str
-        Parameters the factory sets whatever is given (not the user's to choose).
+        Presets the user may not change (not among :meth:`parameters`).
 
     Examples
     --------
-    >>> selector_entry("rpv").kind, selector_entry("complete").kind
-    ('lazy', 'eager')
+    >>> selector_entry("rpv").kind, selector_entry("complete").kind, selector_entry("fisher").kind
+    ('lazy', 'eager', 'flat')
+    >>> selector_entry("rpv-ig").presets, selector_entry("rpv-ig").estimator()
+    ({'relevance': 'ig'}, RPV(relevance='ig'))
     >>> [p.name for p in classifier_entry("1nn").parameters()][:3]
     ['algorithm', 'leaf_size', 'metric']
     """
@@ -93,8 +135,7 @@ class Entry:
     factory: Callable
     kind: str
     description: str = ""
-    defaults: dict = field(default_factory=dict)
-    threshold_grid: tuple | None = None
+    presets: Mapping = field(default_factory=dict)
     paper: str = ""
     fixed: tuple = ()
 
@@ -103,11 +144,23 @@ class Entry:
         """``"selector"`` or ``"classifier"``."""
         return "classifier" if self.kind == "classifier" else "selector"
 
-    def estimator(self, **params):
-        """A new instance (selectors over no hierarchy: a flat one).
+    @property
+    def takes_hierarchy(self) -> bool:
+        """Whether the estimator takes the feature hierarchy (a ``hierarchy`` parameter)."""
+        return _takes_hierarchy(self.factory)
+
+    @property
+    def threshold_grid(self) -> tuple | None:
+        """The thresholds the protocols sweep, declared by the class (``threshold_grid``); None for other methods."""
+        return getattr(self.factory, "threshold_grid", None)
+
+    def estimator(self, hierarchy=None, **params):
+        """A new, unfitted instance: the presets, then ``params`` (fixed presets win).
 
         Parameters
         ----------
+        hierarchy : FeatureHierarchy or None
+            Given to selectors that take one (a flat one when None); ignored by the others.
         **params
             Constructor parameters.
 
@@ -115,7 +168,10 @@ class Entry:
         -------
         estimator
         """
-        return self.factory(**params) if self.kind == "classifier" else self.factory(None, **params)
+        kw = {**self.presets, **params, **{k: self.presets[k] for k in self.fixed}}
+        if self.takes_hierarchy:
+            kw["hierarchy"] = hierarchy
+        return self.factory(**kw)
 
     def parameters(self) -> list[Parameter]:
         """The parameters a user may set, declared by the estimator class (see :mod:`selection.params`).
@@ -123,7 +179,8 @@ class Entry:
         Returns
         -------
         list of Parameter
-            Sorted by name; ``hierarchy`` (the table's) and :attr:`fixed` ones left out.
+            Sorted by name; ``hierarchy`` (the table's) and :attr:`fixed` ones left out; the
+            defaults are those of :meth:`estimator` (the presets included).
 
         Examples
         --------
@@ -158,134 +215,178 @@ class Entry:
         """
         return check_values(self.parameters(), dict(params or {}), owner=f"{self.role} {self.name}")
 
-    def citation(self) -> str:
-        """:attr:`paper`, or the first sentence citing a year in its class's or module's docstring.
 
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> "2015" in selector_entry("hip").citation()
-        True
-        """
-        if self.paper:
-            return self.paper
-        est = self.estimator()
-        est = est.steps[-1][1] if getattr(est, "steps", None) else est
-        for obj in (type(est), inspect.getmodule(type(est))):
-            found = _cited(inspect.getdoc(obj) or "")
-            if found:
-                return found
-        return ""
-
-
-_SELECTORS: dict[str, Entry] = {}
-_CLASSIFIERS: dict[str, Entry] = {}
 _PARAMETERS: dict[tuple, list[Parameter]] = {}
-_loaded = False
-# "Wan & Freitas 2015", "da Silva et al. 2020", "Ristoski & Paulheim, *Title* (Venue 2014"
-_NAME = r"(?:(?:da|de|van|von|der) )?[A-Z][\w-]+"
-_CITATION = re.compile(rf"({_NAME}(?:(?:, | & | and ){_NAME})*(?: et al\.)?),? (?:\*([^*]+)\* \(([^()]*?) ?)?((?:19|20)\d\d)\b")
+
+_SHSEL_PAPER = "Ristoski & Paulheim, Feature Selection in Hierarchical Feature Spaces (Discovery Science 2014), s.5.3"
+_RPV_PAPER = "da Silva, Plastino & Freitas, Prioritizing Positive Feature Values (Applied Intelligence 2020)"
+#: ``shsel-rpv``'s presets (see :mod:`selection.hierarchical.shsel`).
+_RPV_SHSEL = {"relevance": "ig", "prune": True, "prune_compare": ">", "path_rule": "all", "ig_unit": "bits"}
+
+_SELECTORS: dict[str, Entry] = {e.name: e for e in (
+    # the SHSEL paper (Ristoski & Paulheim 2014) and its baselines
+    Entry("shsel-ig", SHSEL, "eager", "initialSHSEL IG: drop features whose IG is similar to a parent's",
+          {"relevance": "ig", "prune": False}),
+    Entry("shsel-c", SHSEL, "eager", "initialSHSEL C: drop features correlated with a parent",
+          {"relevance": "correlation", "prune": False}),
+    Entry("shsel-ig-prune", SHSEL, "eager", "pruneSHSEL IG: initial selection by IG, then per-path IG pruning",
+          {"relevance": "ig", "prune": True}),
+    Entry("shsel-c-prune", SHSEL, "eager", "pruneSHSEL C: initial selection by correlation, then pruning",
+          {"relevance": "correlation", "prune": True}),
+    Entry("sig", StandardSelector, "flat", "SIG: standard selection by information gain (threshold, k or percentile)",
+          {"measure": "ig"}),
+    Entry("sc", StandardSelector, "flat",
+          "SC: standard selection by correlation with the class (threshold, k or percentile)",
+          {"measure": "correlation"}),
+    Entry("tsel-lift", TSEL, "eager", "TSEL Lift: most representative feature per path by lift, then chi-square",
+          {"measure": "lift"}),
+    Entry("tsel-ig", TSEL, "eager", "TSEL IG: most representative feature per path by IG, then chi-square",
+          {"measure": "ig"}),
+    Entry("greedy-top-down", GreedyTopDown, "eager",
+          "GreedyTopDown (SHSEL paper's reading): best gain ratio first, dropping ancestors and descendants"),
+    Entry("hill-climbing", HillClimbing, "eager",
+          "HillClimbing (Wang et al. 2003): bottom-up generalisation scored by kNN purity, k=10"),
+    Entry("complete", CompleteFS, "eager", "CompleteFS: all features (no selection)"),
+    # the RPV paper (da Silva, Plastino & Freitas 2020): lazy selectors and its readings of GTD, TSEL, SHSEL
+    Entry("rpv", RPV, "lazy", "RPV: relevant positive values, LazyR (da Silva et al. 2020)"),
+    Entry("rpv-ig", RPV, "lazy", "RPV with information gain as relevance", {"relevance": "ig"}),
+    Entry("rpv-r", RPV, "lazy", "RPV with the R measure (Eq. 1) as relevance", {"relevance": "r"}),
+    Entry("hip", HIP, "lazy", "HIP: most specific positive and most general negative values (Wan & Freitas 2015)"),
+    Entry("mr", MR, "lazy", "MR: most relevant value (R) on each path (Wan & Freitas 2015)"),
+    Entry("all-pos", AllPositive, "lazy", "All-Pos: every positive value of the test instance"),
+    Entry("all-neg", AllNegative, "lazy", "All-Neg: every negative value of the test instance"),
+    Entry("gtd-rpv", GreedyTopDownRPV, "eager",
+          "GTD as the RPV paper (da Silva et al. 2020) ran it: the features with the largest gain ratio of each "
+          "leaf-to-root path"),
+    Entry("tsel-rpv", TSELRPV, "eager",
+          "TSEL as the RPV paper (da Silva et al. 2020) ran it: the most specific of the paths' highest-lift "
+          "features (no chi-square step)"),
+    Entry("shsel-rpv", SHSEL, "eager",
+          "SHSEL as the RPV paper (da Silva et al. 2020) ran it: IG similarity t = 0.99, then keep the features "
+          "whose IG is higher than the average of every path they lie on", _RPV_SHSEL),
+    # flat filters
+    Entry("cfs", CFS, "flat", "CFS: correlation-based feature selection, best-first (WEKA defaults)"),
+    Entry("relieff", ReliefF, "flat", "ReliefF: k=10 neighbours, weight > 0.01"),
+    Entry("mrmr", MRMR, "flat", "mRMR (MID), k features"),
+    Entry("fisher", FisherScore, "flat", "Fisher score, top k features",
+          paper="Duda, Hart & Stork, Pattern Classification (2001); a baseline of Zhao et al. 2017"),
+    # other papers
+    Entry("ga-tree", GATreeSelector, "eager",
+          "GA joint feature selection and hierarchical classifier design (Freeman et al. 2011); support = features "
+          "of the best tree (count-based RELIEF by default)",
+          paper="Freeman, Kulic & Basir, Joint Feature Selection and Hierarchical Classifier Design (IEEE SMC 2011)"),
+    Entry("adhoc", ADHOC, "flat",
+          "ADHOC (Richeldi & Lanzi 1996): factors from higher-order correlation, GA with at most one feature per "
+          "factor, entropy decision tree fitness; builds its own hierarchy"),
+)}
+
+_CLASSIFIERS: dict[str, Entry] = {e.name: e for e in (
+    Entry("nb", BernoulliNB, "classifier", "Bernoulli Naive Bayes, Laplace smoothing", {"alpha": 1.0},
+          paper=f"{_SHSEL_PAPER}; {_RPV_PAPER}, s.5.2"),
+    Entry("knn", KNeighborsClassifier, "classifier", "k-NN, k=3, Euclidean", {"n_neighbors": 3}, paper=_SHSEL_PAPER),
+    Entry("1nn", KNeighborsClassifier, "classifier", "1-NN, Euclidean", {"n_neighbors": 1},
+          paper=f"{_RPV_PAPER}, s.5.2"),
+    Entry("svm", SVC, "classifier", "SVM, polynomial kernel", {"kernel": "poly"}, paper=_SHSEL_PAPER),
+    Entry("lazy-nb", LazyNaiveBayes, "classifier", "Bernoulli NB scoring each instance on its selected features (lazy)",
+          paper=_RPV_PAPER),
+    Entry("lazy-1nn", LazyKNN, "classifier", "1-NN, Euclidean over each instance's selected features (lazy)",
+          {"n_neighbors": 1}, paper=_RPV_PAPER, fixed=("n_neighbors",)),
+    Entry("lazy-knn", LazyKNN, "classifier", "k-NN (k=3), Euclidean over each instance's selected features (lazy)",
+          {"n_neighbors": 3}, paper=_RPV_PAPER),
+    Entry("svm-linear", default_node_classifier, "classifier", "linear SVM (LinearSVC, standardised features)",
+          paper="Zhao et al., Hierarchical Feature Selection with Recursive Regularization (IJCAI 2017)"),
+    Entry("tree", c45_tree, "classifier",
+          "decision tree, entropy criterion, cost-complexity pruning (stand-in for C4.5)",
+          paper="Richeldi & Lanzi, Performing Effective Feature Selection by Investigating the Deep Structure of the "
+                "Data (KDD 1996): ADHOC's C4.5 wrapper"),
+)}
 
 
-def _cited(doc: str) -> str:
-    """The first citation (authors, year; title and venue when given) in a docstring."""
-    m = _CITATION.search(" ".join(doc.split()))
-    if m is None:
-        return ""
-    authors, title, venue, year = m.groups()
-    return f"{authors}, {title} ({venue} {year})" if title else f"{authors} {year}"
+def _checked_factory(name: str, factory) -> None:
+    if not callable(factory) or getattr(factory, "__name__", "") == "<lambda>":
+        raise TypeError(f"register {name!r} with its estimator class (and presets=...) or a named function "
+                        f"that builds the estimator, not {factory!r}")
 
 
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for mod in _MODULES:
-        importlib.import_module(mod)
-
-
-def register_selector(
-    name: str,
-    factory: Callable,
-    *,
-    kind: str = "eager",
-    description: str = "",
-    defaults: dict | None = None,
-    threshold_grid: tuple | None = None,
-    paper: str = "",
-    fixed: tuple = (),
-) -> None:
-    """Register ``factory(hierarchy, **params) -> selector`` under ``name``.
+def register_selector(name: str, factory, *, kind: str | None = None, description: str = "",
+                      presets: Mapping | None = None, paper: str = "", fixed: tuple = ()) -> Entry:
+    """Register a selector class under ``name`` (``kgfs select --selector NAME``, names in the evaluation).
 
     Parameters
     ----------
     name : str
-    factory : callable
-    kind : {"eager", "lazy", "flat"}
+    factory : class or callable
+        The selector class, or a named function building the selector (not a lambda: the
+        presets go in ``presets``).
+    kind : {"eager", "lazy", "flat"}, optional
+        Default :func:`selector_kind`.
     description : str
-    defaults : dict, optional
-    threshold_grid : tuple, optional
+    presets : mapping, optional
     paper : str, optional
     fixed : tuple of str, optional
         See :class:`Entry`.
 
     Returns
     -------
-    None
+    Entry
 
     Examples
     --------
     >>> from selection.hierarchical import CompleteFS
-    >>> register_selector("example-all", lambda hierarchy=None, **kw: CompleteFS(hierarchy, **kw))
+    >>> register_selector("example-all", CompleteFS).kind
+    'eager'
     >>> get_selector("example-all")
     CompleteFS()
     >>> del _SELECTORS["example-all"]  # leave the registry as it was
     """
-    if kind not in ("eager", "lazy", "flat"):
+    _checked_factory(name, factory)
+    kind = selector_kind(factory) if kind is None else kind
+    if kind not in KINDS:
         raise ValueError(f"selector kind must be eager, lazy or flat, got {kind!r}")
-    _SELECTORS[name] = Entry(name, factory, kind, description, dict(defaults or {}), threshold_grid, paper, tuple(fixed))
+    entry = Entry(name, factory, kind, description, dict(presets or {}), paper, tuple(fixed))
+    _SELECTORS[name] = entry
+    return entry
 
 
-def register_classifier(name: str, factory: Callable, *, description: str = "", defaults: dict | None = None,
-                        paper: str = "", fixed: tuple = ()) -> None:
-    """Register ``factory(**params) -> classifier`` under ``name``.
+def register_classifier(name: str, factory, *, description: str = "", presets: Mapping | None = None,
+                        paper: str = "", fixed: tuple = ()) -> Entry:
+    """Register a classifier class under ``name``.
 
     Parameters
     ----------
     name : str
-    factory : callable
+    factory : class or callable
+        The classifier class, or a named function building it (e.g. a ``Pipeline``).
     description : str
-    defaults : dict, optional
+    presets : mapping, optional
     paper : str, optional
     fixed : tuple of str, optional
         See :class:`Entry`.
 
     Returns
     -------
-    None
+    Entry
 
     Examples
     --------
     >>> from sklearn.naive_bayes import BernoulliNB
-    >>> register_classifier("example-bnb", lambda **kw: BernoulliNB(**kw))
-    >>> get_classifier("example-bnb", alpha=0.5)
-    BernoulliNB(alpha=0.5)
+    >>> _ = register_classifier("example-bnb", BernoulliNB, presets={"alpha": 0.5})
+    >>> get_classifier("example-bnb"), get_classifier("example-bnb", alpha=2.0)
+    (BernoulliNB(alpha=0.5), BernoulliNB(alpha=2.0))
     >>> del _CLASSIFIERS["example-bnb"]  # leave the registry as it was
     """
-    _CLASSIFIERS[name] = Entry(name, factory, "classifier", description, dict(defaults or {}), None, paper, tuple(fixed))
+    _checked_factory(name, factory)
+    entry = Entry(name, factory, "classifier", description, dict(presets or {}), paper, tuple(fixed))
+    _CLASSIFIERS[name] = entry
+    return entry
 
 
 def _lookup(table: dict[str, Entry], name: str, what: str) -> Entry:
-    _load()
     try:
         return table[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise KgfsError(
-            f"unknown {what} {name!r}; available: {', '.join(sorted(table)) or '(none)'}"
+            f"unknown {what} {name!r}{did_you_mean(name, table)}; available: {', '.join(sorted(table)) or '(none)'}"
         ) from None
 
 
@@ -334,6 +435,7 @@ def get_selector(name: str, hierarchy=None, **params):
     ----------
     name : str
     hierarchy : FeatureHierarchy or None
+        Given to selectors that take one (flat selectors do not).
     **params
         Constructor parameters.
 
@@ -346,7 +448,7 @@ def get_selector(name: str, hierarchy=None, **params):
     >>> get_selector("rpv-ig")
     RPV(relevance='ig')
     """
-    return selector_entry(name).factory(hierarchy, **params)
+    return selector_entry(name).estimator(hierarchy, **params)
 
 
 def get_classifier(name: str, **params):
@@ -367,11 +469,11 @@ def get_classifier(name: str, **params):
     >>> get_classifier("lazy-1nn")
     LazyKNN()
     """
-    return classifier_entry(name).factory(**params)
+    return classifier_entry(name).estimator(**params)
 
 
 def available_selectors() -> dict[str, Entry]:
-    """Every registered selector, by name (the known selector modules imported first).
+    """Every registered selector, by name.
 
     Returns
     -------
@@ -382,7 +484,6 @@ def available_selectors() -> dict[str, Entry]:
     >>> {"rpv", "hip", "mr", "complete"} <= set(available_selectors())
     True
     """
-    _load()
     return dict(sorted(_SELECTORS.items()))
 
 
@@ -398,246 +499,4 @@ def available_classifiers() -> dict[str, Entry]:
     >>> {"nb", "lazy-nb"} <= set(available_classifiers())
     True
     """
-    _load()
     return dict(sorted(_CLASSIFIERS.items()))
-
-
-# ------------------------------------------------------------------ help texts (kgfs methods, --help)
-def _protocols():
-    from selection.evaluation.protocols import available_protocols
-
-    return available_protocols()
-
-
-def find_method(name: str):
-    """The selector, classifier or protocol called ``name``, or a method a protocol resolves itself.
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    (str, object)
-        ``("selector", Entry)``, ``("classifier", Entry)``, ``("protocol", Protocol)`` or
-        ``("protocol method", Protocol)`` (a method only that protocol runs, e.g. ``hifsrr``).
-
-    Raises
-    ------
-    KgfsError
-        Listing every known name.
-
-    Examples
-    --------
-    >>> find_method("nb")[0], find_method("rpv2020")[0], find_method("hifsrr")[0]
-    ('classifier', 'protocol', 'protocol method')
-    """
-    _load()
-    protocols = _protocols()
-    for role, table in (("selector", _SELECTORS), ("classifier", _CLASSIFIERS), ("protocol", protocols)):
-        if name in table:
-            return role, table[name]
-    for p in protocols.values():
-        if p.methods is not None and name in p.methods:
-            return "protocol method", p
-    known = sorted({*_SELECTORS, *_CLASSIFIERS, *protocols})
-    raise KgfsError(f"unknown method {name!r}; known: {', '.join(known)}")
-
-
-def _protocols_of(name: str, role: str) -> str:
-    papers, runs = [], []
-    for p in _protocols().values():
-        if name in p.paper_methods:
-            papers.append(p.name)
-        elif (p.methods is None if role == "selector" else True) or name in (p.methods or ()):
-            runs.append(p.name)
-    text = ", ".join(f"{p} (the paper's experiment)" for p in papers)
-    if runs:
-        text += ("; also " if text else "") + "runs under " + ", ".join(runs)
-    return text
-
-
-def _parameter_lines(params: list[Parameter], width: int = 110) -> list[str]:
-    if not params:
-        return ["  (none)"]
-    rows = [("name", "allowed", "default", "meaning")]
-    rows += [(p.name, p.allowed, repr(p.default) if isinstance(p.default, str) else str(p.default), p.meaning)
-             for p in params]
-    w = [min(max(len(r[i]) for r in rows), cap) for i, cap in ((0, 28), (1, 40), (2, 16))]
-    out = []
-    for name, allowed, default, meaning in rows:
-        allowed = allowed if len(allowed) <= 40 else allowed[:37] + "..."
-        meaning = meaning if len(meaning) <= width else meaning[: width - 3] + "..."
-        out.append(f"  {name:<{w[0]}}  {allowed:<{w[1]}}  {default:<{w[2]}}  {meaning}".rstrip())
-    return out
-
-
-def method_help(name: str) -> str:
-    """The text of ``kgfs methods NAME``: description, kind, paper, protocols, parameters and defaults.
-
-    Parameters
-    ----------
-    name : str
-        A selector, classifier or protocol (see :func:`find_method`).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> print(method_help("fisher").splitlines()[0])
-    fisher: selector (flat): Fisher score, top k features
-    """
-    role, obj = find_method(name)
-    if role == "protocol method":
-        return (f"{name}: a method of protocol {obj.name} (resolved by the protocol, not a registry selector)\n"
-                f"protocol: {obj.description}\nusage: kgfs evaluate --protocol {obj.name} --selectors {name} ...")
-    if role == "protocol":
-        lines = [f"{name}: protocol: {obj.description}",
-                 f"classifiers (default): {', '.join(obj.classifiers)}; folds: {obj.n_splits}"
-                 + (f"; Holm control: {obj.control}" if obj.control else ""),
-                 "methods: " + (", ".join(obj.methods) if obj.methods is not None else "every registered selector"),
-                 "options (--option KEY=VALUE):", *_parameter_lines(obj.parameters())]
-        return "\n".join(lines)
-    kind = "" if role == "classifier" else f" ({obj.kind})"
-    est = obj.estimator()
-    cls = type(est.steps[-1][1] if getattr(est, "steps", None) else est)
-    lines = [f"{name}: {role}{kind}: {obj.description}", f"class: {cls.__module__}.{cls.__qualname__}"]
-    if obj.citation():
-        lines.append(f"paper: {obj.citation()}")
-    lines.append(f"protocols: {_protocols_of(name, role)}")
-    if obj.kind == "lazy":
-        lines.append("lazy: a feature subset per instance; `kgfs select` writes it per instance, "
-                     "`kgfs evaluate`/`kgfs run` score it with the lazy classifiers")
-    lines += ["parameters (--param KEY=VALUE, or --param NAME.KEY=VALUE when several methods are given):",
-              *_parameter_lines(obj.parameters())]
-    return "\n".join(lines)
-
-
-def methods_overview(roles=("selector", "classifier", "protocol"), width: int = 100) -> str:
-    """Every registered selector, classifier and protocol with its description (the commands' ``--help``).
-
-    Parameters
-    ----------
-    roles : sequence of str
-        Which lists, in order.
-    width : int
-        Descriptions are wrapped to this width.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> text = methods_overview(("classifier",))
-    >>> text.splitlines()[0], "  nb " in text
-    ('classifiers (kgfs methods NAME shows the parameters):', True)
-    """
-    _load()
-    tables = {"selector": {n: f"[{e.kind}] {e.description}" for n, e in sorted(_SELECTORS.items())},
-              "classifier": {n: e.description for n, e in sorted(_CLASSIFIERS.items())}}
-    if "protocol" in roles:
-        tables["protocol"] = {n: p.description for n, p in _protocols().items()}
-    out = []
-    for role in roles:
-        items = tables[role]
-        w = max(len(n) for n in items) + 2
-        out.append(f"{role}s (kgfs methods NAME shows the {'options' if role == 'protocol' else 'parameters'}):")
-        for n, desc in items.items():
-            out += textwrap.wrap(desc, width, initial_indent=f"  {n:<{w}}", subsequent_indent=" " * (w + 2)) or [
-                f"  {n}"]
-    return "\n".join(out)
-
-
-def whole_table_params(name: str, assignments: Mapping) -> dict:
-    """The checked ``--param`` values of ``--selector NAME`` fitted on a whole table (``kgfs run``).
-
-    Parameters
-    ----------
-    name : str
-        The registered selector.
-    assignments : mapping
-        ``KEY`` or ``NAME.KEY`` -> value (see :func:`method_params`).
-
-    Returns
-    -------
-    dict
-        Its parameters.
-
-    Raises
-    ------
-    KgfsError
-        An unknown selector or parameter, a value out of range, or a lazy selector (it has no one
-        subset of the table: the message says where lazy selectors are used).
-
-    Examples
-    --------
-    >>> whole_table_params("shsel-ig-prune", {"threshold": 0.9})
-    {'threshold': 0.9}
-    >>> whole_table_params("hip", {})
-    Traceback (most recent call last):
-    ...
-    kg.errors.KgfsError: --selector hip is a lazy selector (a feature subset per instance, no one subset of the table): ...
-    """
-    if selector_entry(name).kind == "lazy":
-        raise KgfsError(f"--selector {name} is a lazy selector (a feature subset per instance, no one subset of the "
-                        f"table): compare it in the cross-validation (--selectors {name} complete --classifiers "
-                        f"lazy-nb, or --protocol rpv2020), or write its selection per instance with `kgfs select "
-                        f"--selector {name}`")
-    return method_params(assignments, [name]).get(name, {})
-
-
-def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -> dict[str, dict]:
-    """``--param`` assignments given to the methods of a command, each checked against its declaration.
-
-    ``NAME.KEY`` goes to method ``NAME``; a plain ``KEY`` to every selector that declares it
-    (else every classifier that does).
-
-    Parameters
-    ----------
-    assignments : mapping
-        ``KEY`` or ``NAME.KEY`` -> value (:func:`selection.params.parse_assignments`).
-    selectors, classifiers : sequence of str
-        The registry names the command runs.
-    free : sequence of str
-        Methods a protocol resolves itself (their parameters are not declared here: passed as given).
-
-    Returns
-    -------
-    dict of str -> dict
-        Method name -> its checked parameters (methods without any are left out).
-
-    Raises
-    ------
-    KgfsError
-        An unknown method or parameter, a value out of range.
-
-    Examples
-    --------
-    >>> method_params({"threshold": 0.5, "knn.n_neighbors": 5}, ["shsel-ig", "complete"], ["knn"])
-    {'shsel-ig': {'threshold': 0.5}, 'knn': {'n_neighbors': 5}}
-    """
-    entries = {n: selector_entry(n) for n in selectors if n not in free}
-    entries.update({n: classifier_entry(n) for n in classifiers})
-    given: dict[str, dict] = {}
-    for key, value in assignments.items():
-        name, dot, pname = key.rpartition(".")
-        if dot:
-            if name not in entries and name not in free:
-                raise KgfsError(f"--param {key}: {name!r} is not among the methods given "
-                                f"({', '.join([*entries, *free])})")
-            given.setdefault(name, {})[pname] = value
-            continue
-        for group in ([n for n in entries if entries[n].role == "selector"], [n for n in entries if n in classifiers]):
-            hits = [n for n in group if pname in {p.name for p in entries[n].parameters()}]
-            if hits:
-                break
-        hits = hits or list(free)
-        if not hits:
-            known = "; ".join(f"{n}: {', '.join(p.name for p in e.parameters()) or '(none)'}" for n, e in entries.items())
-            raise KgfsError(f"--param {pname}: none of the methods given has a parameter {pname!r} ({known})")
-        for n in hits:
-            given.setdefault(n, {})[pname] = value
-    return {n: (entries[n].check_params(p) if n in entries else p) for n, p in given.items()}

@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kg.errors import KgfsError, few
 
-__all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "summary_table",
-           "table_notes_lines"]
+__all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "short_iri",
+           "summary_table", "table_notes_lines"]
 
 
 def make_console(stderr: bool = True):
@@ -187,13 +187,21 @@ def error_line(exc: BaseException) -> tuple[str, str]:
     return "internal error", f"{type(exc).__name__}: {msg}"
 
 
-def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12):
-    """The cross-validation summary of a run (``summary.csv``) as a ``rich`` table.
+def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12, width: int | None = None):
+    """The cross-validation summary (``summary.csv``) as a ``rich`` table, the baseline beside the methods.
+
+    Each method's row gives the mean and sd over the folds; the majority-class baseline's row
+    (selector ``majority class``, classifier ``prior``) is dimmed, and a row whose selection was
+    degenerate is marked ``DEGENERATE`` with why and in how many folds: in a ``note`` column when the
+    table fits ``width``, else by a ``*`` after the selector and a line under the table.
 
     Parameters
     ----------
     summary_csv : path
     n_rows : int
+        At most this many method rows (the baselines are always shown); the caption says how many more.
+    width : int, optional
+        The console's width (default: no limit).
 
     Returns
     -------
@@ -204,29 +212,68 @@ def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12):
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.csv"
-    >>> _ = p.write_text("selector,classifier,n_selected,n_features,accuracy\\ncomplete,nb,10,10,0.9\\n")
-    >>> summary_table(p).row_count
-    1
+    >>> _ = p.write_text("dataset,selector,classifier,degenerate,n_selected,n_features,accuracy,accuracy_sd\\n"
+    ...                  "d,shsel,nb,only roots (10/10 folds),1,699,0.717,0.033\\n"
+    ...                  "d,majority class,prior,,0,699,0.717,0.033\\n")
+    >>> t = summary_table(p)
+    >>> t.row_count, [c.header for c in t.columns][-1]
+    (2, 'note')
+    >>> narrow = summary_table(p, width=60)
+    >>> [c.header for c in narrow.columns][-1], "* shsel / nb: DEGENERATE selection" in narrow.caption
+    ('±sd', True)
     """
     import pandas as pd
     from rich import box
     from rich.table import Table
 
-    columns = {"selector": "selector", "classifier": "clf", "n_selected": "features", "accuracy": "acc",
-               "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM", "compression": "compr"}
-    df = pd.read_csv(summary_csv).head(n_rows)
+    columns = {"dataset": "dataset", "selector": "selector", "classifier": "clf", "n_selected": "features",
+               "accuracy": "acc", "accuracy_sd": "±sd", "auroc": "AUROC", "aucpr": "AUCPR", "gm": "GM",
+               "compression": "compr"}
+    df = pd.read_csv(summary_csv)
     if df.empty:
         return None
+    base = df["selector"].eq("majority class") & df["classifier"].eq("prior")
+    methods = df[~base]
+    more = max(0, len(methods) - n_rows)
+    df = pd.concat([methods.head(n_rows), df[base & df["dataset"].isin(methods.head(n_rows)["dataset"])]])
+    if "dataset" in df and df["dataset"].nunique() > 1:
+        df = df.sort_values("dataset", kind="stable")  # each dataset's baseline under its methods
+    else:
+        df = df.drop(columns=["dataset"], errors="ignore")
     if "n_selected" in df:  # "kept/all"
         df["n_selected"] = [f"{v:.0f}" + (f"/{int(df['n_features'][i])}" if "n_features" in df else "")
                             for i, v in df["n_selected"].items()]
-    t = Table(title="cross-validation, mean over folds", title_justify="left", box=box.SIMPLE_HEAD,
-              pad_edge=False, padding=(0, 1), collapse_padding=True)
     cols = [c for c in columns if c in df]
-    for c in cols:
-        t.add_column(columns[c], justify="left" if c in ("selector", "classifier") else "right", no_wrap=True)
-    for row in df[cols].itertuples(index=False):
-        t.add_row(*(("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row))
+    cells = [[("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row[cols]]
+             for _, row in df.iterrows()]
+    is_base = base.reindex(df.index).tolist()
+    notes = ["baseline" if b else (f"DEGENERATE: {d}" if isinstance(d, str) and d else "")
+             for b, d in zip(is_base, df.get("degenerate", pd.Series("", index=df.index)))]
+    widths = [max(len(columns[c]), *(len(r[k]) for r in cells)) for k, c in enumerate(cols)]
+    with_note = width is None or sum(widths) + max(len(n) for n in notes) + 2 * len(cols) + 4 <= width
+    lines = []
+    if more:
+        lines.append(f"... and {more} more rows in {summary_csv}")
+    t = Table(title="cross-validation, mean (±sd) over the folds", title_justify="left", box=box.SIMPLE_HEAD,
+              pad_edge=False, padding=(0, 1), collapse_padding=True, caption_justify="left")
+    for k, c in enumerate(cols):
+        text = c in ("dataset", "selector", "classifier")
+        t.add_column(columns[c], justify="left" if text else "right", no_wrap=not text,
+                     overflow="fold", min_width=None if text else widths[k])
+    if with_note:
+        t.add_column("note", justify="left", no_wrap=True)
+    for row, b, note in zip(cells, is_base, notes):
+        style = "dim italic" if b else ("bold red" if note else None)
+        if not with_note and note and not b:
+            row = list(row)
+            row[cols.index("selector")] += " *"
+            clf = row[cols.index("classifier")] if "classifier" in cols else ""
+            lines.append(f"* {row[cols.index('selector')][:-2]} / {clf}: DEGENERATE selection ({note[12:]}): "
+                         "compare its scores with the majority-class baseline")
+        t.add_row(*row, *([note] if with_note else []), style=style)
+    if not with_note:
+        lines.append("majority class / prior: the baseline (the most frequent class, no feature)")
+    t.caption = "\n".join(lines) or None
     return t
 
 
@@ -302,14 +349,36 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "instances_without_entities": "instance(s) linked to no entity",
           "instances_without_features": "instance(s) without any feature (empty rows)",
           "unknown_features": "feature(s) unknown to the hierarchy, dropped",
-          "removed_cycle_edges": "hierarchy edge(s) removed to break its cycles (every one in removed_cycle_edges.tsv "
-                                 "beside table.npz, and in its meta)",
+          "hierarchy_unknown_nodes": "node(s) of --hierarchy that are not features, dropped (--hierarchy-drop-unknown)",
+          "removed_cycle_edges": "hierarchy edge(s) removed to break cycles",
+          "entities_without_features": "linked entit(ies) without types/categories in the source",
           "entities_without_link": "entity(ies) without an owl:sameAs link into the graph of the features (--bridge)",
           "types_without_link": "type(s) without an owl:equivalentClass in the graph of the features, dropped "
                                 "(--bridge)"}
 
 
-def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
+#: Namespaces written short in the console's notes (the files under notes/ keep the full IRIs).
+SHORT_NAMESPACES = {"http://dbpedia.org/resource/Category:": "dbc:", "http://dbpedia.org/resource/": "dbr:",
+                    "http://dbpedia.org/ontology/": "dbo:", "http://dbpedia.org/class/yago/": "yago:",
+                    "http://www.w3.org/2002/07/owl#": "owl:", "http://www.wikidata.org/entity/": "wd:"}
+
+
+def short_iri(value) -> str:
+    """An IRI of a well-known namespace as ``prefix:name`` (others unchanged).
+
+    Examples
+    --------
+    >>> short_iri("http://dbpedia.org/resource/Category:Cat_554"), short_iri("GO:0008150")
+    ('dbc:Cat_554', 'GO:0008150')
+    """
+    s = str(value)
+    for ns, prefix in SHORT_NAMESPACES.items():
+        if s.startswith(ns):
+            return prefix + s[len(ns):]
+    return s
+
+
+def table_notes_lines(meta: Mapping, n: int = 5, files: Mapping[str, str] | None = None) -> list[str]:
     """What a table's meta reports about its input, one line each, naming up to ``n`` examples.
 
     Parameters
@@ -318,6 +387,9 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
         ``FeatureTable.meta``, or a summary's ``meta`` with its ``examples``
         (:func:`kg.formats.folder.table_summary`).
     n : int
+    files : mapping, optional
+        Report key -> the file holding its full list (``notes/<key>.csv`` of the output folder):
+        named on the line when the list is longer than what it shows.
 
     Returns
     -------
@@ -327,6 +399,9 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
     --------
     >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
     ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
+    >>> table_notes_lines({"removed_cycle_edges": 7, "examples": {"removed_cycle_edges": ["a -> b"]}}, 1,
+    ...                   {"removed_cycle_edges": "out/notes/removed_cycle_edges.csv"})
+    ['7 hierarchy edge(s) removed to break cycles: a -> b and 6 more (the full list: out/notes/removed_cy...csv)']
     """
     examples = meta.get("examples") or {}
     out = []
@@ -336,7 +411,11 @@ def table_notes_lines(meta: Mapping, n: int = 5) -> list[str]:
             continue
         items = list(v) if isinstance(v, (list, dict)) else examples.get(key, [])
         count = len(v) if isinstance(v, (list, dict)) else int(v)
+        items = [" -> ".join(map(short_iri, x)) if isinstance(x, (list, tuple)) else
+                 " -> ".join(short_iri(p) for p in str(x).split(" -> ")) for x in items]
         shown = few(items, n) if items and count == len(items) else ", ".join(map(str, items[:n])) + (
             f" and {count - len(items[:n])} more" if items and count > len(items[:n]) else "")
-        out.append(f"{count} {what}" + (f": {shown}" if items else ""))
+        full = (files or {}).get(key)
+        out.append(f"{count} {what}" + (f": {shown}" if items else "")
+                   + (f" (the full list: {full})" if full and count > min(n, len(items)) else ""))
     return out

@@ -68,7 +68,7 @@ def _parse_params(items: list[str] | None, option: str = "--param") -> dict:
 
 def _methods_epilog(text: str = "", roles=("selector", "classifier", "protocol")):
     def epilog():
-        from selection.registry import methods_overview
+        from selection.methods_help import methods_overview
 
         return f"{text}\n{methods_overview(roles)}\n" if text else methods_overview(roles) + "\n"
 
@@ -104,16 +104,49 @@ def _add_input_options(p: argparse.ArgumentParser, watch: bool = False) -> None:
             add_input_options(p.add_argument_group(f"input: {title}"), opts)
 
 
-def _note(name: str, meta) -> None:
-    """What a table's meta (or summary meta) reports about its input, naming a few."""
-    for line in table_notes_lines(meta):
+def _note(name: str, meta, files=None) -> None:
+    """What a table's meta (or summary meta) reports about its input, naming a few (the full lists: ``files``)."""
+    for line in table_notes_lines(meta, files=files):
         print(f"kgfs: note: {name}: {line}", file=sys.stderr)
 
 
+def short_iris(text: str) -> str:
+    """``text`` with the IRIs of well-known namespaces written short (``dbc:Cat_554``)."""
+    from flows.cli.console import SHORT_NAMESPACES
+
+    for ns, prefix in SHORT_NAMESPACES.items():
+        text = text.replace(ns, prefix)
+    return text
+
+
+def _check_notes(name: str, report) -> None:
+    """What an input's up-front check says a person should know (the id column it chose, ...)."""
+    for line in (report or {}).get("notes") or []:
+        print(f"kgfs: note: {name}: {line}", file=sys.stderr)
+
+
+def _wall_seconds() -> float:
+    """Seconds since this process started (what "done in" says: the command's wall time, imports included)."""
+    try:
+        import psutil
+
+        return max(0.0, time.time() - psutil.Process().create_time())
+    except Exception:  # noqa: BLE001 - no psutil or no /proc: from the start of main()
+        return time.perf_counter() - _T0
+
+
+_T0 = time.perf_counter()
+
+
 def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    table = summary_table(summary_csv, n_rows)
+    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None)
     if table is not None:
         console.print(table)
+
+
+def _outputs_notes(outputs) -> dict:
+    """Report key -> its full list in the output folder (``notes/<key>.csv``)."""
+    return {Path(k).stem: str(v) for k, v in outputs.items() if str(k).startswith("notes/")}
 
 
 # --------------------------------------------------------------------------- commands
@@ -121,27 +154,30 @@ def cmd_run(args) -> int:
     from flows.cli.display import RunDisplay
     from flows.inputs import check_output, resolve_input
     from flows.server import local as local_server
+    from kg.errors import HierarchyCycleWarning
     from kg.routes.base import Context
 
     out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
     # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
     # with nothing stored (or --no-cache) the home's server boots meanwhile (stopped again if the input is bad)
     cold = (args.no_cache or not (home / "store").is_dir()) and not os.environ.get("PREFECT_API_URL")
-    t0 = time.perf_counter()
     from flows import runner
 
     with local_server.starting(home, cold, _announce):
         with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
             check_output(args.out, "folder")
             inp = resolve_input(_input_values(args))
-            inp.check(Context(home))  # the corpus read here is the one the stages use: kept by the input
+            checked = inp.check(Context(home))  # the corpus read here is the one the stages use: kept by the input
             options = _run_options(args)
+        _check_notes(inp.name, checked)
         _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files into the index
     target, api = str(Path(args.out).absolute()), None
     display = LineProgress(_say) if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
     progress.set_reporter(display)
     try:
-        with display:  # a run whose every stage is stored needs no Prefect: it is published from the store
+        with display, warnings.catch_warnings():  # a run whose every stage is stored needs no Prefect
+            # cycles broken in the hierarchy: one note after the run, their full list in OUT/notes/
+            warnings.filterwarnings("ignore", category=HierarchyCycleWarning)
             result = None if args.no_cache else runner.run_from_store(inp, options, target, home)
             if result is None:
                 api = _prefect_api(home, display)
@@ -151,23 +187,37 @@ def cmd_run(args) -> int:
     finally:
         progress.set_reporter(None)
     for w in result.results["warnings"]:
-        print(f"kgfs: warning: {inp.name}: degenerate selection: {w}", file=sys.stderr)
+        print(f"kgfs: warning: {inp.name}: degenerate selection: {short_iris(w)}", file=sys.stderr)
     if args.quiet:
         return 0
-    recs, seconds = result.records, time.perf_counter() - t0
+    recs = result.records
     tab, sel = recs["table"].summary, recs["select"].summary
     out.print(f"[bold]{inp.name}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
               f"{tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
-    _note(inp.name, tab.get("meta") or {})
+    _note(inp.name, tab.get("meta") or {}, _outputs_notes(result.outputs))
     if recs["evaluate"].summary.get("note"):  # fewer folds than asked, or no evaluation
         print(f"kgfs: note: {inp.name}: {recs['evaluate'].summary['note']}", file=sys.stderr)
     _print_summary(out, recs["evaluate"].path("summary"))
-    out.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} features "
-              "(selected_features.csv)")
-    out.print(f"outputs in [bold]{Path(args.out).absolute()}[/] ({', '.join(sorted(result.outputs))})")
+    kept = result.results["kept"]
+    named = ", ".join(f"{k['feature']} {k.get('name') if isinstance(k.get('name'), str) else ''}".strip()
+                      for k in kept[:3]) if len(kept) <= 3 else ""
+    out.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} features"
+              + (f": {named}" if named else "") + " (selected_features.csv)"
+              + (" -- [bold red]DEGENERATE selection[/]: " + "; ".join(w.split(" (")[0].split(":")[0] for w in
+                                                                       result.results["warnings"])
+                 if result.results["warnings"] else ""))
+    outdir = Path(args.out).absolute()
+    files = sorted(result.outputs)
+    shown = [f for f in files if not f.startswith(("plots/", "notes/"))]
+    more = [f"{sum(f.startswith(d) for f in files)} in {d}" for d in ("plots/", "notes/") if any(
+        f.startswith(d) for f in files)]
+    out.print(f"outputs in [bold]{outdir}[/] ({', '.join(shown)}" + (f"; {', '.join(more)}" if more else "") + ")")
+    if "report.html" in result.outputs:
+        out.print(f"report: [bold]{outdir / 'report.html'}[/] (results, baseline, statistics, the selected hierarchy)")
     if api:
         out.print(f"Prefect UI of the run: {api.ui_url}/runs/flow-run/{result.flow_run}")
-    out.print(f"done in {seconds:.1f} s" + (f"; stages from cache: {', '.join(result.reused)}" if result.reused else "")
+    out.print(f"done in {_wall_seconds():.1f} s"
+              + (f"; stages from cache: {', '.join(result.reused)}" if result.reused else "")
               + ("" if result.flow_run else "; all stages from the store: no Prefect server started"))
     return 0
 
@@ -197,7 +247,7 @@ def _run_options(args) -> RunOptions:
     """The pipeline options of `kgfs run` / `kgfs serve`, checked (names, parameters, folds)."""
     from flows.run_options import RunOptions
     from selection.evaluation.plan import plan_evaluation
-    from selection.registry import whole_table_params
+    from selection.param_routing import whole_table_params
 
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
@@ -208,7 +258,8 @@ def _run_options(args) -> RunOptions:
                       eval_selectors=tuple(dict.fromkeys(eval_selectors)), classifiers=tuple(args.classifiers),
                       protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
                       artifacts=not args.no_artifacts, dask_address=args.dask_address, batch_size=args.batch_size,
-                      external_concurrency=args.external_concurrency)
+                      external_concurrency=args.external_concurrency,
+                      dense_exports=True if getattr(args, "dense_exports", False) else None)
 
 
 def cmd_serve(args) -> int:
@@ -233,7 +284,7 @@ def cmd_serve(args) -> int:
 
     url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
-              "run_options": _run_options(args).to_json(), "home": str(home)}
+              "run_options": _run_options(args).to_json(), "home": str(home), "settle_seconds": args.settle}
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
     ui = url[:-4] if url.endswith("/api") else url
     print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
@@ -245,13 +296,15 @@ def cmd_serve(args) -> int:
 
 
 def cmd_server(args) -> int:
-    """``kgfs server start|status|stop``: the kgfs home's local Prefect server (:mod:`flows.server.local`)."""
+    """``kgfs server start|status|stop``: the user's local Prefect server, shared by every kgfs home
+    (:mod:`flows.server.local`)."""
     from flows.server import local as local_server
 
     _server = local_server
     home = settings.kgfs_home()
     if args.server_command == "stop":
-        print(f"stopped the Prefect server of {home}" if _server.stop_server(home) else _server.status(home)["text"])
+        print(f"stopped your Prefect server ({_server.server_dir(home)})" if _server.stop_server(home)
+              else _server.status(home)["text"])
         return 0
     if args.server_command == "start":
         _server.ensure_server(home, port=args.port, idle_minutes=args.idle_minutes)
@@ -287,24 +340,37 @@ def cmd_datasets_fetch(args) -> int:
 
 def cmd_build(args) -> int:
     from flows.inputs import check_output, resolve_input
+    from kg.errors import HierarchyCycleWarning
     from kg.routes import build_table
     from kg.routes.base import Context
 
-    t0, home = time.perf_counter(), settings.kgfs_home()
+    home = settings.kgfs_home()
     with _console().status("checking the input…"):
         check_output(args.out, "folder")
         inp = resolve_input(_input_values(args))
-        inp.check(Context(home))  # the cheap checks first: a bad option fails before the slow part
+        checked = inp.check(Context(home))  # the cheap checks first: a bad option fails before the slow part
+    _check_notes(inp.name, checked)
     _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files, with a bar
+    from flows.publishing.outcome import note_files
     from flows.stages import stage_store
     from kg.formats.folder import write_table_folder
 
-    with _console().status("building the table…"):
+    with _console().status("building the table…"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=HierarchyCycleWarning)  # a note below, the list in OUT/notes/
         table = build_table(inp, Context(home), stage_store(home))  # the run's steps, stored as `kgfs run` does
+        if not table.meta.get("term_names"):  # names from the knowledge graph (the DBpedia route: the dump's labels)
+            names = inp.feature_names(table.feature_names.tolist(), Context(home))
+            if names:
+                table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
         summary = write_table_folder(table, Path(args.out))
-    _note(inp.name, summary["meta"])  # with a few examples of what each note counts
+        notes = note_files({"removed_cycle_edges": [list(e) for e in table.hierarchy.removed_edges],
+                            **{k: v for k, v in table.meta.items() if v}})
+        for name, text in notes.items():
+            (Path(args.out) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(args.out) / name).write_text(text, encoding="utf-8")
+    _note(inp.name, summary["meta"], {Path(k).stem: str(Path(args.out) / k) for k in notes})
     print(f"{inp.name}: {summary['n_instances']} instances x {summary['n_features']} features, "
-          f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} ({time.perf_counter() - t0:.1f} s)")
+          f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} (done in {_wall_seconds():.1f} s)")
     return 0
 
 
@@ -312,7 +378,8 @@ def cmd_select(args) -> int:
     from flows.inputs import check_output
     from kg.formats.folder import read_table_folder, write_table_folder
     from selection import frames
-    from selection.registry import method_params, selector_entry
+    from selection.param_routing import method_params
+    from selection.registry import selector_entry
 
     params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
     check_output(args.out, "folder")
@@ -335,7 +402,26 @@ def cmd_select(args) -> int:
     write_table_folder(sub, out)
     print(f"{args.selector}: kept {sub.n_features} of {table.n_features} features ({time.perf_counter() - t0:.1f} s) "
           f"-> {out / files['selected']}, reduced table {out / 'table.npz'}")
+    _say_kept(frame, table)
     return 0
+
+
+def _say_kept(frame, table, limit: int = 10) -> None:
+    """A few kept features named, with what makes them useless when they are (score 0, no name), and the
+    warnings of a degenerate selection."""
+    from selection.evaluation.headline import kept_features, selection_warnings
+
+    kept = kept_features(frame, None)
+    if len(kept) <= limit:
+        for r in kept.to_dict("records"):
+            name = r.get("name") if isinstance(r.get("name"), str) and r.get("name") else None
+            unnamed = name is None and "name" in kept
+            flags = [w for w, bad in (("score 0: no information about the class", r.get("score") == 0),
+                                      ("unnamed: the table's ontology does not know it", unnamed)) if bad]
+            print(f"  {r['feature']}" + (f" {name}" if name else "") + f" (support {r.get('support')}, score "
+                  f"{r.get('score')})" + (f" -- {'; '.join(flags)}" if flags else ""))
+    for w in selection_warnings(frame, table.n_instances):
+        print(f"kgfs: warning: degenerate selection: {short_iris(w)}", file=sys.stderr)
 
 
 def cmd_evaluate(args) -> int:
@@ -353,10 +439,11 @@ def cmd_evaluate(args) -> int:
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
+    from selection.evaluation.report import ReportSettings
 
     plan = plan_evaluation(args.protocol, args.selectors, args.classifiers, params=_parse_params(args.param),
                            options=_parse_params(args.option, "--option"), threshold=args.threshold,
-                           n_splits=args.n_splits)
+                           n_splits=args.n_splits, random_state=args.seed)
     check_output(args.out, "folder")
     con = _console()
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
@@ -367,12 +454,14 @@ def cmd_evaluate(args) -> int:
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
         tid = prog.add_task("grid", total=None)
-        res = run_grid(datasets, plan.selectors, plan.classifiers, protocol=args.protocol, out_dir=args.out,
-                       n_jobs=args.n_jobs, random_state=args.seed, n_splits=plan.n_splits, options=plan.options or None,
-                       plots=not args.no_plots, progress=lines.cells if lines else
+        res = run_grid(datasets, plan, out_dir=args.out, n_jobs=args.n_jobs,
+                       report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
                        lambda done, total: prog.update(tid, total=total, completed=done))
+    out = _console(stderr=False)
+    _print_summary(out, res.summary, n_rows=40)
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
-          f"in {res.seconds:.1f} s\nresults: {res.results}\nsummary: {res.summary}\nreport:  {res.report}")
+          f"in {res.seconds:.1f} s; done in {_wall_seconds():.1f} s\nresults: {res.results}\nsummary: {res.summary}"
+          f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else ""))
     if res.n_failed:
         print(f"kgfs: error: {res.n_failed} cell(s) failed; their errors are in the status/error columns of "
               f"{res.results}", file=sys.stderr)
@@ -385,8 +474,29 @@ def cmd_export(args) -> int:
     from kg.formats.folder import export_file, read_table_folder
 
     check_output(args.out, "file")
-    what = export_file(read_table_folder(args.table), args.format, args.out, sparse=args.sparse,
-                       relation=args.relation, id_attribute=args.id_attribute)
+    if args.selection and args.format not in ("graphml", "dot"):
+        raise CliError(f"--selection goes with --format graphml or dot (the hierarchy with selection flags), not "
+                       f"--format {args.format}")
+    table = read_table_folder(args.table)
+    if args.format in ("graphml", "dot"):
+        import numpy as np
+
+        from kg.formats.graph import read_selection, write_graph
+
+        names = {k: v for k, v in (table.meta.get("term_names") or {}).items() if v}
+        attrs = {"support": np.asarray(table.support), "level": np.asarray(table.hierarchy.levels)}
+        selected = None
+        if args.selection:
+            selected, more, sel_attrs = read_selection(args.selection, table.hierarchy)
+            names.update(more)
+            attrs.update(sel_attrs)
+        write_graph(args.format, table.hierarchy, args.out, names=names, selected=selected, attributes=attrs)
+        print(f"wrote the hierarchy ({table.hierarchy.n_nodes} features, {table.hierarchy.n_edges} edges, "
+              f"{len(names)} named" + (f", {int(selected.sum())} selected" if selected is not None else "")
+              + f") as {args.format} -> {args.out}")
+        return 0
+    what = export_file(table, args.format, args.out, sparse=args.sparse, relation=args.relation,
+                       id_attribute=args.id_attribute)
     print(f"wrote {what} -> {args.out}")
     return 0
 
@@ -408,7 +518,7 @@ def cmd_cache_ls(args) -> int:
 
 
 def cmd_methods(args) -> int:
-    from selection.registry import method_help, methods_overview
+    from selection.methods_help import method_help, methods_overview
 
     print(method_help(args.name) if args.name else methods_overview())
     return 0
@@ -416,7 +526,8 @@ def cmd_methods(args) -> int:
 
 def cmd_cache_clear(args) -> int:
     store = _home_store()
-    stages = sorted(d.name for d in store.root.iterdir() if d.is_dir()) if store.root.is_dir() else []
+    stages = sorted(d.name for d in store.root.iterdir() if d.is_dir() and d.name != "blobs") \
+        if store.root.is_dir() else []
     if args.stage and args.stage not in stages:
         raise CliError(f"--stage {args.stage}: no such stage in {store.root} (stored: {', '.join(stages) or 'none'})")
     print(f"removed {store.clear(args.stage)} cached stage folder(s) from {store.root}")
@@ -425,10 +536,23 @@ def cmd_cache_clear(args) -> int:
 
 def cmd_cache_verify(args) -> int:
     problems, text = _home_store().verify_summary(remove=args.remove)
-    for p in problems:
+    folders, damaged = [], []
+    if (settings.kgfs_home() / "dbpedia-cache" / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
+        from kg.dbpedia.index import index_for_cache
+
+        index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+        folders = index.folders()
+        damaged = index.verify(remove=args.remove)  # every file of the dump index hashed against its manifest
+    for p in [*problems, *damaged]:
         print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
     print(text)
-    return 1 if problems and not args.remove else 0
+    if folders:
+        bad = len({p.file.parent if p.file.parent in folders else p.file for p in damaged})
+        print(f"checked {len(folders)} folder(s) of the dump index {index.root}: " + (
+            "ok" if not damaged else f"{bad} damaged" + (", removed (`kgfs ingest` builds them again)" if args.remove
+                                                        else "; `kgfs ingest --dump ...` rebuilds them, --remove "
+                                                             "deletes them")))
+    return 1 if (problems or damaged) and not args.remove else 0
 
 
 def _ingest(ingest, quiet: bool):
@@ -450,7 +574,8 @@ def cmd_ingest(args) -> int:
     vocabulary = vocabulary_of(args.preset, args.language)  # a preset file's errors name it, before any reading
     index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
     print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
-                                                           skip_bad_lines=args.skip_bad_lines, progress=show),
+                                                           skip_bad_lines=args.skip_bad_lines, progress=show,
+                                                           full=True),
                                  args.quiet), index.root))
     return 0
 
@@ -466,6 +591,9 @@ def _add_run_options(r) -> None:
     r.add_argument("--external-concurrency", type=whole_number(), default=4, metavar="N", help="DBpedia route: at "
                    "most N annotation/fetch batches in flight against Spotlight/SPARQL (default 4)")
     r.add_argument("--no-artifacts", action="store_true", help="do not publish Prefect artifacts")
+    r.add_argument("--dense-exports", action="store_true", help="also write the dense table.arff and table.csv of a "
+                   "large table (by default only for tables of at most 2,000,000 cells; larger ones get "
+                   "table.sparse.arff and table.npz; `kgfs export --format csv --sparse` writes a sparse CSV)")
 
 
 def _command(sub, common, name: str, func, raw: bool = True, **kwargs) -> argparse.ArgumentParser:
@@ -506,24 +634,29 @@ def _add_serve(sub, common) -> None:
                     help="deployment name (default kgfs-watch)")
     sv.add_argument("--port", type=int, help="port of the home's Prefect server when it starts (default 4200 when "
                     "free)")
+    sv.add_argument("--settle", type=float, default=60.0, metavar="SECONDS",
+                    help="a corpus is processed once nothing wrote to it for SECONDS (default 60): a file still being "
+                         "copied in is left for a later tick")
     _add_input_options(sv, watch=True)
     _add_run_options(sv)
 
 
 def _add_server(sub, common) -> None:
-    s = sub.add_parser("server", parents=[common], help="the kgfs home's local Prefect server: start, status, stop",
+    s = sub.add_parser("server", parents=[common], help="your local Prefect server: start, status, stop",
                        description="The Prefect server `kgfs run` starts on 127.0.0.1 when a stage has to be "
-                                   "computed (state in the kgfs home), reuses, and stops after an idle time.")
+                                   "computed, one per user, reused by every kgfs home (its runs tagged "
+                                   "home:<path>; state in $KGFS_SERVER_DIR, else ~/.cache/kgfs/server), and stops "
+                                   "after an idle time.")
     ssub = s.add_subparsers(dest="server_command", metavar="ACTION", required=True)
     st = _command(ssub, common, "start", cmd_server, False, help="start it (or find it running)",
-                  description="Start the home's Prefect server in the background and wait until it answers.")
+                  description="Start your Prefect server in the background and wait until it answers.")
     st.add_argument("--port", type=int, help="on 127.0.0.1 (default $KGFS_SERVER_PORT, else 4200 when free, else any)")
     st.add_argument("--idle-minutes", type=float, help="stop after this many minutes without a kgfs run "
                     "(default $KGFS_SERVER_IDLE_MINUTES, else 30; 0: never)")
     _command(ssub, common, "status", cmd_server, False, help="whether it runs, its UI, its idle time",
-             description="Whether the home's Prefect server runs, where its UI is, when it stops.").add_argument(
+             description="Whether your Prefect server runs, where its UI is, who uses it, when it stops.").add_argument(
         "--json", action="store_true", help="machine-readable output")
-    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop the home's Prefect server.")
+    _command(ssub, common, "stop", cmd_server, False, help="stop it", description="Stop your Prefect server.")
 
 
 def _add_datasets(sub, common) -> None:
@@ -553,8 +686,10 @@ def _add_cache(sub, common) -> None:
     cc.add_argument("--stage", metavar="STAGE", help="one stage (a folder of the store: facts, table, select, "
                                                      "evaluate, export, a route's steps and batches, ...)")
     cv = _command(csub, common, "verify", cmd_cache_verify, False, help="check every cached file against its record",
-                  description="Check the content (sha256) of every cached stage file; exit status 1 on a problem.")
-    cv.add_argument("--remove", action="store_true", help="delete the stage folders that do not verify")
+                  description="Check the content (sha256) of every cached stage file and of every file of the dump "
+                              "index against its record or manifest; exit status 1 on a problem.")
+    cv.add_argument("--remove", action="store_true", help="delete the stage (and dump index) folders that do not "
+                                                          "verify")
 
 
 def _add_one_step_commands(sub, common) -> None:
@@ -587,13 +722,21 @@ def _add_one_step_commands(sub, common) -> None:
                                         "shsel-ig-prune complete --classifiers nb --param threshold=0.9 --out E\n"))
     add_options(e, EVALUATE_OPTIONS)
 
-    x = _command(sub, common, "export", cmd_export, help="export a table as ARFF, CSV or hierarchy edges",
+    x = _command(sub, common, "export", cmd_export, help="export a table as ARFF, CSV, or its hierarchy as edges, "
+                                                         "GraphML or DOT",
                  description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
-                             "label) or the hierarchy as a child,parent edges CSV.",
-                 epilog="example:\n  kgfs export --table T --format arff --sparse --out t.arff")
-    x.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build`")
-    x.add_argument("--format", choices=["arff", "csv", "edges"], default="arff")
-    x.add_argument("--sparse", action="store_true", help="ARFF: WEKA sparse format")
+                             "label; or --sparse: long format), or the hierarchy as a child,parent edges CSV, "
+                             "GraphML or Graphviz DOT (with the features' names and, with --selection, which ones a "
+                             "selector kept).",
+                 epilog="examples:\n  kgfs export --table T --format arff --sparse --out t.arff\n"
+                        "  kgfs export --table kgfs-output --format graphml --selection kgfs-output/selection.csv "
+                        "--out hierarchy.graphml")
+    x.add_argument("--table", required=True, metavar="DIR", help="table folder from `kgfs build` (or a run's output)")
+    x.add_argument("--format", choices=["arff", "csv", "edges", "graphml", "dot"], default="arff")
+    x.add_argument("--selection", metavar="CSV", help="graphml/dot: the selection.csv (or selected_features.csv) of "
+                   "`kgfs select` or `kgfs run`: each node says whether it was kept, with its score")
+    x.add_argument("--sparse", action="store_true", help="ARFF: WEKA's sparse format; CSV: one instance_id,label,"
+                   "feature row per feature an instance has (for large tables)")
     x.add_argument("--relation", help="ARFF @relation name")
     x.add_argument("--id-attribute", metavar="NAME", help="ARFF: write the instance ids as a first string "
                    "attribute of this name (WEKA classifiers would otherwise need it removed)")
@@ -611,7 +754,8 @@ def _add_ingest(sub, common) -> None:
                  description="Read each dump file once (the new ones: a file is known by its content) into the "
                              "index of the kgfs home, keeping what the preset reads, and build the lexicon; "
                              "`kgfs run/build/serve --dump` (with the same --preset) then look entities up there "
-                             "(they ingest on first use too).",
+                             "(they ingest on first use too). Every file of the files' index folders is checked "
+                             "against its recorded sha256 first; what does not verify is built again.",
                  epilog="examples:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/\n"
                         "  kgfs ingest --preset wikidata --dump latest-truthy.nt.bz2\n"
                         "  kgfs run --corpus people.csv --entity-columns qid --preset wikidata "
@@ -649,16 +793,88 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for add in (_add_run, _add_datasets, _add_one_step_commands, _add_serve, _add_server, _add_cache, _add_ingest):
         add(sub, common)
+    if command and command in sub.choices:  # a mistyped option of this command: "did you mean"
+        parsers = [sub.choices[command]]
+        for a in sub.choices[command]._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                parsers += list(a.choices.values())
+        p.suggest_from = sorted({o for q in parsers for o in q._option_string_actions})
     return p
 
 
 # --------------------------------------------------------------------------- entry point
+class _StderrHandler(logging.StreamHandler):
+    """A handler writing to ``sys.stderr`` as it is when a record comes (not when the handler was made).
+
+    While a live display runs, ``rich`` replaces ``sys.stderr`` by a proxy that prints above the
+    display; a handler holding the original stream would write through it and leave a copy of the
+    display's rows on the screen each time (issue 27: the "Prefect server" and "annotate" rows
+    three times).
+    """
+
+    def __init__(self):
+        super().__init__(sys.stderr)
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):  # logging sets it; the current sys.stderr is used anyway
+        pass
+
+
+#: Longest warning or log line shown in the terminal (a longer one is cut, with where the rest is).
+LINE_LIMIT = 300
+
+
+def _one_line(text: str) -> str:
+    """A message on one line of at most :data:`LINE_LIMIT` characters (its lists live in the output folder's notes)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= LINE_LIMIT else text[:LINE_LIMIT - 1].rstrip(", ") + "…"
+
+
+class _Quiet(logging.Filter):
+    """What the terminal leaves out: Prefect's and its server's logs (its UI keeps them), a message
+    said already, and the reports a command prints afterwards as notes (with their full lists in files)."""
+
+    # kg.dbpedia.route's reports: the table's notes say them after the run, naming the files of the full lists
+    _AFTER = ("entities have no", "cycle(s); removed")
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record):
+        if record.name.startswith(("prefect", "uvicorn", "httpx")):  # Prefect's UI shows them (--debug here)
+            return False
+        text = record.getMessage()
+        if record.name.startswith("kg.") and any(k in text for k in self._AFTER):
+            return False
+        key = _one_line(text)
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
+class _OneLine(settings.OneLine):
+    """A record's first line, no traceback, well-known namespaces short, at most :data:`LINE_LIMIT` characters."""
+
+    def format(self, record):
+        return _one_line(short_iris(super().format(record)))
+
+
 def _setup_logging(debug: bool) -> None:
     level = logging.DEBUG if debug else logging.WARNING
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setLevel(level)  # propagated INFO lines (Prefect's flow logs, kept for the UI) stay out of the terminal
-    handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s" if debug
-                                           else "kgfs: %(levelname)s: %(message)s"))
+    if debug:
+        handler.setFormatter(logging.Formatter("kgfs: %(levelname)s: %(name)s: %(message)s"))
+    else:  # one line per record, never a traceback; Prefect's records of a failed run go to its UI, and the
+        # error itself is the command's last line (main)
+        handler.setFormatter(_OneLine("kgfs: %(levelname)s: %(message)s"))
+        handler.addFilter(_Quiet())
     handler._kgfs = True  # replace only our own handler when main() is called again (tests)
     root = logging.getLogger()
     root.handlers[:] = [h for h in root.handlers if not getattr(h, "_kgfs", False)] + [handler]
@@ -666,8 +882,13 @@ def _setup_logging(debug: bool) -> None:
     for noisy in ("httpx", "httpcore", "asyncio", "uvicorn", "matplotlib", "numba"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
+    shown: set[str] = set()
+
     def showwarning(message, category, filename, lineno, file=None, line=None):
-        print(f"kgfs: warning: {message}", file=sys.stderr)
+        text = _one_line(short_iris(str(message)))
+        if text not in shown:  # the same warning from several threads or stages: once
+            shown.add(text)
+            print(f"kgfs: warning: {text}", file=sys.stderr)
 
     if not debug:
         warnings.showwarning = showwarning

@@ -47,8 +47,34 @@ class Parser(argparse.ArgumentParser):
             self.epilog = self.epilog()
         return super().format_help()
 
+    #: Option strings a mistyped option is compared with (set for the command being run; default: this parser's).
+    suggest_from: Sequence[str] | None = None
+
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (`{self.prog} --help` lists the options)\n")
+        self.exit(2, f"{self.prog}: error: {message}{self._suggestion(message)} (`{self.prog} --help` lists the "
+                     "options)\n")
+
+    def _suggestion(self, message: str) -> str:
+        """``" (did you mean --selector?)"`` for an unrecognised option close to a known one.
+
+        Examples
+        --------
+        >>> p = Parser(prog="kgfs")
+        >>> _ = p.add_argument("--selector")
+        >>> p._suggestion("unrecognized arguments: --selctor x")
+        ' (did you mean --selector?)'
+        """
+        from kg.errors import did_you_mean
+
+        if not message.startswith("unrecognized arguments:"):
+            return ""
+        known = list(self.suggest_from or self._option_string_actions)
+        for arg in message.split(":", 1)[1].split():
+            if arg.startswith("--"):
+                hint = did_you_mean(arg.split("=")[0], [o for o in known if o.startswith("--")])
+                if hint:
+                    return hint
+        return ""
 
 
 def argparse_type(parse):

@@ -14,7 +14,7 @@ from flows.publishing.publish import publish
 from flows.stages import RunPlan
 from kg.store import Record
 
-__all__ = ["RunResult", "finish"]
+__all__ = ["NOTE_LISTS", "RunResult", "finish", "note_files"]
 
 
 @dataclass
@@ -50,14 +50,54 @@ class RunResult:
         return [k for k, i in self.runinfo.items() if i.get("reused")]
 
 
+#: The long lists of a table's meta written in full under ``notes/`` of the output folder (the console names a few).
+NOTE_LISTS = ("removed_cycle_edges", "entities_without_features", "instances_without_entities", "unannotated_genes",
+              "unlabelled_genes", "unknown_terms", "unknown_features", "obsolete_dropped", "replaced_terms",
+              "skipped_invalid_iris", "not_conflict_instances")
+
+
+def note_files(meta: Mapping) -> dict[str, str]:
+    r"""``notes/<key>.csv`` for each long list a table's meta reports (cycle edges removed, unlinked entities, ...).
+
+    Examples
+    --------
+    >>> note_files({"removed_cycle_edges": [["a", "b"]], "unknown_terms": ["GO:1"], "violations": 3})
+    {'notes/removed_cycle_edges.csv': 'child,parent\na,b\n', 'notes/unknown_terms.csv': 'unknown_terms\nGO:1\n'}
+    """
+    import csv
+    import io
+
+    out = {}
+    for key in NOTE_LISTS:
+        v = meta.get(key)
+        if not v or not isinstance(v, (list, tuple, dict)):
+            continue
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        items = list(v.items()) if isinstance(v, dict) else list(v)
+        pairs = all(isinstance(x, (list, tuple)) and len(x) == 2 for x in items)
+        w.writerow(["child", "parent"] if key == "removed_cycle_edges" else ["item", "value"] if pairs else [key])
+        for x in items:
+            w.writerow(list(x) if pairs else [x])
+        out[f"notes/{key}.csv"] = buf.getvalue()
+    return out
+
+
 def finish(plan: RunPlan, records: Mapping[str, Record], runinfo: Mapping[str, dict], out: str | Path) -> RunResult:
-    """Publish a run's records into ``out`` and read its headline results."""
+    """Publish a run's records into ``out`` with its ``report.html`` and notes, and read its headline results."""
+    from flows.publishing.html import run_html
+    from kg.table import FeatureTable
     from selection.evaluation.headline import run_results
 
     params = plan.options.params(plan.input)
-    outputs = {k: str(v) for k, v in publish(records, out, params, runinfo).items()}
     ev, sel, tab = records.get("evaluate"), records.get("select"), records.get("table")
     results = run_results(summary=ev.path("summary") if ev and "summary" in ev.files else None,
                           selection=sel.path("selection") if sel and "selection" in sel.files else None,
                           n_instances=tab.summary.get("n_instances") if tab else None)
+    table = FeatureTable.load(tab.path("table")) if tab is not None else None
+    extra = {"report.html": run_html(records, runinfo, params, results, table)}
+    if table is not None:
+        extra.update(note_files({"removed_cycle_edges": [list(e) for e in table.hierarchy.removed_edges],
+                                 **{k: v for k, v in table.meta.items() if v}}))
+    outputs = {k: str(v) for k, v in publish(records, out, params, runinfo, extra).items()}
     return RunResult(dict(records), dict(runinfo), outputs, params, results)

@@ -61,8 +61,8 @@ OUTPUTS = {
     "hierarchy.csv": ("export", "edges"), "table.selected.arff": ("export", "arff_selected"),
     "hierarchy.selected.csv": ("export", "edges_selected"), "table.npz": ("table", "table"),
     "selected_features.csv": ("select", "selected"), "selection.csv": ("select", "selection"),
-    "evaluation.csv": ("evaluate", "evaluation"), "summary.csv": ("evaluate", "summary"),
-    "report.md": ("evaluate", "report"),
+    "evaluation.csv": ("evaluate", "evaluation"), "baseline.csv": ("evaluate", "baseline"),
+    "summary.csv": ("evaluate", "summary"), "stats.md": ("evaluate", "stats"), "report.md": ("evaluate", "report"),
 }
 RUN_FILE = "run.json"
 
@@ -70,7 +70,8 @@ _use_exchange = True  # False: the two-rename swap of systems without RENAME_EXC
 
 
 def publish(records: Mapping[str, Record], out_dir: str | os.PathLike, params: Mapping | None = None,
-            runinfo: Mapping[str, Mapping] | None = None) -> dict[str, Path]:
+            runinfo: Mapping[str, Mapping] | None = None,
+            extra: Mapping[str, str | bytes] | None = None) -> dict[str, Path]:
     """Replace ``out_dir`` by a folder of the records' files and ``run.json``, in one swap (module doc).
 
     Parameters
@@ -84,6 +85,9 @@ def publish(records: Mapping[str, Record], out_dir: str | os.PathLike, params: M
         The run's parameters (in ``run.json``).
     runinfo : mapping, optional
         Stage name -> extra fields for ``run.json`` (e.g. ``reused``, ``seconds``).
+    extra : mapping, optional
+        Output name (a relative path: ``report.html``, ``notes/x.csv``) -> content (text or bytes)
+        made for this run, written beside the records' files and listed in ``run.json`` like them.
 
     Returns
     -------
@@ -129,8 +133,16 @@ def publish(records: Mapping[str, Record], out_dir: str | os.PathLike, params: M
                 shutil.copyfile(rec.path(role), new / name)
                 # a byte copy of a stored file whose sha256 the record holds (verified when reused)
                 hashes[name] = rec.sha256.get(role) or sha256_file(new / name)
+        for name, content in sorted((extra or {}).items()):
+            target = new / name
+            if Path(name).is_absolute() or ".." in Path(name).parts:
+                raise ValueError(f"an extra output must be a relative path inside the folder, got {name!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            (target.write_bytes if isinstance(content, bytes) else
+             lambda c, t=target: t.write_text(c, encoding="utf-8"))(content)
+            hashes[name] = sha256_file(target)
         if previous is not None:
-            _carry_over(out, new, previous | set(sources))
+            _carry_over(out, new, previous | set(sources) | {str(n).split("/")[0] for n in (extra or {})})
         run = {"params": dict(params or {}),
                "stages": {k: {"key": v.key, "hash": v.hash, "dir": v.dir, "summary": v.summary,
                               **dict((runinfo or {}).get(k, {}))} for k, v in records.items() if v},

@@ -36,8 +36,11 @@ from kg.routes import input_kinds
 if TYPE_CHECKING:
     from kg.store import Record
 
-__all__ = ["artifact_key", "artifacts", "cache_outcome", "markdown_rows", "run_labels", "run_markdown",
-           "stage_note"]
+__all__ = ["DEGENERATE_TAG", "artifact_key", "artifacts", "cache_outcome", "degenerate_note", "markdown_rows",
+           "run_labels", "run_markdown", "stage_note"]
+
+#: The Prefect tag of a run whose selection is degenerate.
+DEGENERATE_TAG = "degenerate-selection"
 
 _NOTES = {"facts": "{n_genes} genes", "table": "{n_instances} x {n_features}",
           "select": "{n_selected} of {n_features} kept", "annotate": "{n_instances} instances",
@@ -144,6 +147,39 @@ def cache_outcome(runinfo: Mapping[str, Mapping]) -> str:
     return f"{len(reused)} of {len(runinfo)} stages from the store ({', '.join(reused)})"
 
 
+def degenerate_note(results: Mapping) -> str:
+    """One line on a degenerate selection (whole table, or in the cross-validation's folds); ``""`` when none.
+
+    Parameters
+    ----------
+    results : mapping
+        ``warnings`` (the whole-table selection's, :func:`selection.evaluation.headline.selection_warnings`)
+        and ``headline`` rows (their ``note``).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> degenerate_note({"warnings": ["only roots of the hierarchy were kept (1: GO:1 bp): says nothing",
+    ...                               "every kept feature is constant over the instances (GO:1 bp): no use"],
+    ...                  "headline": []})
+    'degenerate selection: only roots of the hierarchy were kept; every kept feature is constant over the instances'
+    >>> degenerate_note({"warnings": [], "headline": [{"selector": "s",
+    ...                                                "note": "DEGENERATE selection: empty (1/10 folds)"}]})
+    'degenerate selection in the cross-validation: s: empty (1/10 folds)'
+    >>> degenerate_note({"warnings": [], "headline": []})
+    ''
+    """
+    whole = [w.split(" (")[0].split(":")[0] for w in results.get("warnings") or []]
+    if whole:
+        return "degenerate selection: " + "; ".join(whole)
+    cv = [f"{r.get('selector')}: {str(r.get('note')).split(': ', 1)[1]}" for r in results.get("headline") or []
+          if str(r.get("note") or "").startswith("DEGENERATE")]
+    return "degenerate selection in the cross-validation: " + "; ".join(cv) if cv else ""
+
+
 def markdown_rows(rows: Sequence[Mapping], columns: Sequence[str] | None = None) -> str:
     """A markdown table of ``rows`` (dicts); text columns left-aligned, numbers right-aligned.
 
@@ -235,8 +271,13 @@ def run_markdown(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], 
     lines += [f"> **Warning:** {w}\n" for w in warnings]
     ev = records.get("evaluate")
     files = ev.files if ev else {}
+    if outputs and outputs.get("report.html"):
+        html = Path(outputs["report.html"])
+        lines += [f"**The full report** (the selected hierarchy, explorable; the statistics; the baseline): "
+                  f"[{html}]({html.as_uri()}) (in the output folder: the next run writing there replaces it).", ""]
     if headline:
-        lines += [f"## Cross-validation ({params.get('n_splits', '?')} folds, mean ± sd over the folds)", "",
+        lines += [f"## Cross-validation ({params.get('n_splits', '?')} folds, mean ± sd over the folds; the "
+                  "majority-class baseline beside the methods)", "",
                   markdown_rows(headline), "",
                   "Every column, per fold and summarised: " + ", ".join(
                       f"`{ev.path(r)}`" for r in ("evaluation", "summary") if r in files), ""]

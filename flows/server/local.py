@@ -1,24 +1,32 @@
-"""The local Prefect server of a kgfs home: started on first need, reused, stopped when idle.
+"""The local Prefect server of a user: started on first need, reused by every kgfs home, stopped when idle.
 
 ``kgfs run`` needs a Prefect API only when a stage has to be computed. Rather than a temporary
-server per run (5-25 s each on 2 cores), :func:`start_server` starts one server per kgfs home in the
-background and later runs reuse it. Everything lives in ``<home>/server/``:
+server per run (5-25 s each on 2 cores), :func:`start_server` starts one server per user in the
+background, and later runs reuse it, from any kgfs home (a project folder's ``.kgfs``): three projects
+make one server, not three (each server is a supervisor, Prefect's API and its services: about 270 MB).
+The runs of each home are told apart in the UI by their ``home:<path>`` tag (:mod:`flows.pipeline`).
+Everything lives in the user's server folder (:func:`server_dir`: ``$KGFS_SERVER_DIR``, else
+``server/`` in ``$KGFS_CACHE`` or ``~/.cache/kgfs``):
 
 - ``server.json``: the *supervisor*'s pid file (:func:`flows.server.processes.write_pidfile`: pid, start
   time, port, idle minutes): a small process (``python -P server.py supervise``) in its own session
   that runs ``python -m prefect server start --host 127.0.0.1 --port PORT`` as its child (which
-  dies with it: :func:`flows.server.processes.start_watchdog`), with the Prefect state in ``<home>/prefect``
-  and no telemetry (``PREFECT_SERVER_ANALYTICS_ENABLED=false``: with it on, an offline server dies
-  after its first attempt);
+  dies with it: :func:`flows.server.processes.start_watchdog`), with the Prefect state (its database)
+  in ``prefect/`` beside it and no telemetry (``PREFECT_SERVER_ANALYTICS_ENABLED=false``: with it on,
+  an offline server dies after its first attempt);
 - ``server.log``: what the supervisor and the server print;
-- ``clients/<pid>``: a lease per kgfs process using the server (:func:`lease`), and ``last-used``.
+- ``clients/<pid>``: a lease per kgfs process using the server (:func:`lease`: its start time and its
+  kgfs home), and ``last-used``.
 
 The supervisor stops the server and exits when no live process holds a lease and ``last-used`` is
 older than the idle time (``KGFS_SERVER_IDLE_MINUTES``, default 30; 0 keeps it), when its pid file
-is gone (:func:`stop_server`, or the home was deleted) or when the server ends. A fresh home's
-Prefect database is a copy of an empty migrated one kept per Prefect version in the user cache
+is gone (:func:`stop_server`, or the folder was deleted) or when the server ends. A fresh server
+folder's Prefect database is a copy of an empty migrated one kept per Prefect version in the user cache
 (``$KGFS_CACHE`` or ``~/.cache/kgfs``, ``prefect-db/<version>/``), made by the first server that
-started without one: Prefect's 114 migrations cost about 4 s of CPU on every new home otherwise.
+started without one: Prefect's 114 migrations cost about 4 s of CPU otherwise.
+
+The functions take the kgfs home that asks (for its lease, and what they say); the server is the
+user's whichever home asks.
 
 This module never imports Prefect; run as a script it imports nothing of the ``kg`` package
 (importing ``kg`` costs ~1 s of numpy/scipy, competing with the server's own start).
@@ -26,12 +34,13 @@ This module never imports Prefect; run as a script it imports nothing of the ``k
 Examples
 --------
 >>> import tempfile
->>> home = tempfile.mkdtemp()
+>>> os.environ["KGFS_SERVER_DIR"], home = tempfile.mkdtemp(), tempfile.mkdtemp()
 >>> find_server(home) is None, stop_server(home)
 (True, False)
 >>> with lease(home):
-...     sorted(p.name for p in (server_dir(home) / "clients").iterdir()) == [str(os.getpid())]
+...     sorted(p.name for p in (server_dir() / "clients").iterdir()) == [str(os.getpid())]
 True
+>>> del os.environ["KGFS_SERVER_DIR"]
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import importlib.util
+import json
 import logging
 import os
 import signal
@@ -57,7 +67,7 @@ log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_IDLE_MINUTES", "DEFAULT_PORT", "ServerInfo", "api_healthy", "ensure_server", "find_server",
            "lease", "prefect_env", "server_dir", "server_env", "start_server", "starting", "status", "stop_server",
-           "wait_until_ready"]
+           "user_dir", "wait_until_ready"]
 
 DEFAULT_PORT = 4200
 DEFAULT_IDLE_MINUTES = 30.0
@@ -67,12 +77,12 @@ _DB_FILES = ("prefect.db", "memo_store.toml")
 
 @dataclass(frozen=True)
 class ServerInfo:
-    """A running kgfs-managed Prefect server.
+    """A running kgfs-managed Prefect server (the user's: every kgfs home uses it).
 
     Parameters
     ----------
-    home : str
-        The kgfs home it belongs to.
+    folder : str
+        Its server folder (:func:`server_dir`).
     pid : int
         The supervisor's pid (the server is its child, in its process group).
     port : int
@@ -84,12 +94,12 @@ class ServerInfo:
 
     Examples
     --------
-    >>> s = ServerInfo("/h", 1, 4200, "2026-01-01T00:00:00Z", 30.0)
+    >>> s = ServerInfo("/u/server", 1, 4200, "2026-01-01T00:00:00Z", 30.0)
     >>> s.ui_url, s.api_url
     ('http://127.0.0.1:4200', 'http://127.0.0.1:4200/api')
     """
 
-    home: str
+    folder: str
     pid: int
     port: int
     started: str
@@ -108,15 +118,11 @@ class ServerInfo:
     @property
     def log(self) -> Path:
         """The supervisor's and server's log file."""
-        return server_dir(self.home) / _LOG
+        return Path(self.folder) / _LOG
 
 
-def server_dir(home: str | os.PathLike) -> Path:
-    """``<home>/server``: the pid file, log and leases of the home's server.
-
-    Parameters
-    ----------
-    home : str or os.PathLike
+def user_dir() -> Path:
+    """The user's kgfs folder: ``$KGFS_CACHE``, else ``~/.cache/kgfs`` (downloads, the template database).
 
     Returns
     -------
@@ -124,10 +130,31 @@ def server_dir(home: str | os.PathLike) -> Path:
 
     Examples
     --------
-    >>> server_dir("/h").as_posix()
-    '/h/server'
+    >>> user_dir().is_absolute()
+    True
     """
-    return Path(home).absolute() / "server"
+    return Path(os.environ.get("KGFS_CACHE") or Path.home() / ".cache" / "kgfs").absolute()
+
+
+def server_dir(home: str | os.PathLike | None = None) -> Path:
+    """The user's server folder (pid file, log, leases, Prefect state): ``$KGFS_SERVER_DIR``, else
+    :func:`user_dir` ``/server``; the same for every kgfs home.
+
+    Parameters
+    ----------
+    home : str or os.PathLike, optional
+        The kgfs home asking (not used: the server is the user's).
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> server_dir("/a/.kgfs") == server_dir("/b/.kgfs")
+    True
+    """
+    return Path(os.environ.get("KGFS_SERVER_DIR") or user_dir() / "server").absolute()
 
 
 def _processes():
@@ -167,12 +194,13 @@ def api_healthy(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def find_server(home: str | os.PathLike) -> ServerInfo | None:
-    """The home's running server, or ``None`` (a pid file of an ended supervisor is removed).
+def find_server(home: str | os.PathLike | None = None) -> ServerInfo | None:
+    """The user's running server, or ``None`` (a pid file of an ended supervisor is removed).
 
     Parameters
     ----------
-    home : str or os.PathLike
+    home : str or os.PathLike, optional
+        The kgfs home asking.
 
     Returns
     -------
@@ -180,8 +208,10 @@ def find_server(home: str | os.PathLike) -> ServerInfo | None:
 
     Examples
     --------
-    >>> find_server("/no/such/home") is None
+    >>> os.environ["KGFS_SERVER_DIR"] = "/no/such/folder"
+    >>> find_server("/my/.kgfs") is None
     True
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
     path = server_dir(home) / _PIDFILE
     rec = _processes().read_pidfile(path)
@@ -189,7 +219,7 @@ def find_server(home: str | os.PathLike) -> ServerInfo | None:
         if path.exists():
             path.unlink(missing_ok=True)
         return None
-    return ServerInfo(str(Path(home).absolute()), int(rec["pid"]), int(rec["port"]), str(rec["started"]),
+    return ServerInfo(str(path.parent), int(rec["pid"]), int(rec["port"]), str(rec["started"]),
                       float(rec.get("idle_minutes", DEFAULT_IDLE_MINUTES)))
 
 
@@ -259,13 +289,14 @@ def prefect_env(home: str | os.PathLike, env=None, *, log_level: str | None = No
     return {**defaults, **{k: env[k] for k in defaults if k in env}, "NO_PROXY": no_proxy, "no_proxy": no_proxy}
 
 
-def server_env(home: str | os.PathLike, env=None) -> dict[str, str]:
-    """The environment of a home's Prefect server: :func:`prefect_env`, state in ``<home>/prefect`` and no
+def server_env(folder: str | os.PathLike, env=None) -> dict[str, str]:
+    """The environment of the user's Prefect server: :func:`prefect_env`, state in ``<folder>/prefect`` and no
     telemetry whatever ``env`` says (an offline server with analytics on dies after its first attempt).
 
     Parameters
     ----------
-    home : str or os.PathLike
+    folder : str or os.PathLike
+        The server folder (:func:`server_dir`).
     env : mapping, optional
         The starting environment (default ``os.environ``); ``PREFECT_API_URL`` is dropped.
 
@@ -275,20 +306,19 @@ def server_env(home: str | os.PathLike, env=None) -> dict[str, str]:
 
     Examples
     --------
-    >>> e = server_env("/h", {"PREFECT_API_URL": "http://x/api", "PREFECT_HOME": "/elsewhere"})
+    >>> e = server_env("/u/server", {"PREFECT_API_URL": "http://x/api", "PREFECT_HOME": "/elsewhere"})
     >>> e["PREFECT_HOME"], e["PREFECT_SERVER_ANALYTICS_ENABLED"], "PREFECT_API_URL" in e
-    ('/h/prefect', 'false', False)
+    ('/u/server/prefect', 'false', False)
     """
     env = {k: v for k, v in (os.environ if env is None else env).items() if k != "PREFECT_API_URL"}
-    return {**env, **prefect_env(home, env), "PREFECT_HOME": str(Path(home).absolute() / "prefect"),
+    return {**env, **prefect_env(folder, env), "PREFECT_HOME": str(Path(folder).absolute() / "prefect"),
             "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
             # `kgfs serve`'s short intervals: the scheduler looks for due runs every 5 s (Prefect: 60)
             "PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS": "5"}
 
 
 def _template_dir() -> Path:
-    cache = Path(os.environ.get("KGFS_CACHE") or Path.home() / ".cache" / "kgfs")
-    return cache / "prefect-db" / version("prefect")
+    return user_dir() / "prefect-db" / version("prefect")
 
 
 def _restore_template(prefect_home: Path) -> None:
@@ -320,16 +350,17 @@ def _save_template(prefect_home: Path) -> None:
     atomic_write(dst / "prefect.db", backup)
 
 
-def start_server(home: str | os.PathLike, *, port: int | None = None,
+def start_server(home: str | os.PathLike | None = None, *, port: int | None = None,
                  idle_minutes: float | None = None) -> tuple[ServerInfo, bool]:
-    """The home's server, started in the background when none runs; returns it and whether it was started.
+    """The user's server, started in the background when none runs; returns it and whether it was started.
 
     It answers a few seconds later (:func:`wait_until_ready`). Two kgfs processes starting one at
     once get the same server (a lock file).
 
     Parameters
     ----------
-    home : str or os.PathLike
+    home : str or os.PathLike, optional
+        The kgfs home asking.
     port : int, optional
         On 127.0.0.1 (0: any free port). Default: ``KGFS_SERVER_PORT`` or 4200 when free, else any.
     idle_minutes : float, optional
@@ -342,6 +373,7 @@ def start_server(home: str | os.PathLike, *, port: int | None = None,
     Examples
     --------
     >>> import socket, tempfile
+    >>> os.environ["KGFS_SERVER_DIR"] = tempfile.mkdtemp()
     >>> with socket.socket() as busy:
     ...     busy.bind(("127.0.0.1", 0))
     ...     try:  # a port that is taken is refused before anything starts
@@ -349,6 +381,7 @@ def start_server(home: str | os.PathLike, *, port: int | None = None,
     ...     except Exception as e:
     ...         print(type(e).__name__, "in use" in str(e))
     KgfsError True
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
     d = server_dir(home)
     d.mkdir(parents=True, exist_ok=True)
@@ -360,7 +393,7 @@ def start_server(home: str | os.PathLike, *, port: int | None = None,
         idle = float(os.environ.get("KGFS_SERVER_IDLE_MINUTES") or DEFAULT_IDLE_MINUTES) if idle_minutes is None \
             else float(idle_minutes)
         port = _choose_port(port)
-        env = server_env(home)
+        env = server_env(d)
         Path(env["PREFECT_HOME"]).mkdir(parents=True, exist_ok=True)
         _restore_template(Path(env["PREFECT_HOME"]))
         (d / _LAST_USED).touch()
@@ -369,7 +402,7 @@ def start_server(home: str | os.PathLike, *, port: int | None = None,
             env=env, log=d / _LOG, cwd=d)
         rec = _processes().write_pidfile(d / _PIDFILE, proc.pid, port=port, idle_minutes=idle,
                                          prefect_home=env["PREFECT_HOME"])
-    return ServerInfo(str(Path(home).absolute()), proc.pid, port, rec["started"], idle), True
+    return ServerInfo(str(d), proc.pid, port, rec["started"], idle), True
 
 
 def _log_tail(info: ServerInfo, n: int = 800) -> str:
@@ -380,8 +413,9 @@ def _log_tail(info: ServerInfo, n: int = 800) -> str:
 
 
 def _listens(info: ServerInfo) -> bool:
-    """Whether the port is held by this home's supervisor or its children: another home's server that took
-    the port first (two homes starting at once) answers the API too, and must not be mistaken for ours."""
+    """Whether the port is held by this supervisor or its children: another server that took the port first
+    (another user's, or of another server folder, starting at once) answers the API too, and must not be
+    mistaken for ours."""
     import psutil
 
     try:
@@ -417,38 +451,40 @@ def wait_until_ready(info: ServerInfo, timeout: float = 180.0) -> ServerInfo:
 
     Examples
     --------
-    >>> gone = ServerInfo("/no/such/home", 1, 9, "2026-01-01T00:00:00Z", 30.0)
+    >>> gone = ServerInfo("/no/such/folder", 1, 9, "2026-01-01T00:00:00Z", 30.0)
+    >>> os.environ["KGFS_SERVER_DIR"] = "/no/such/folder"
     >>> try:
     ...     wait_until_ready(gone)
     ... except Exception as e:
     ...     print(str(e).split(":")[0])
-    the Prefect server of /no/such/home ended while starting
+    the Prefect server in /no/such/folder ended while starting
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
     from kg.errors import KgfsError
 
     deadline = time.monotonic() + timeout
     while not (api_healthy(info.api_url, timeout=1.0) and _listens(info)):
-        if find_server(info.home) is None:
-            raise KgfsError(f"the Prefect server of {info.home} ended while starting: {_log_tail(info)} "
+        if find_server() is None:
+            raise KgfsError(f"the Prefect server in {info.folder} ended while starting: {_log_tail(info)} "
                             f"(log: {info.log})")
         if time.monotonic() > deadline:
             raise KgfsError(f"the Prefect server on {info.ui_url} did not answer within {timeout:.0f} s "
                             f"(log: {info.log}); `kgfs server stop` and try again")
         time.sleep(0.1)
     with contextlib.suppress(OSError, sqlite3.Error):
-        _save_template(Path(info.home) / "prefect")
+        _save_template(Path(info.folder) / "prefect")
     return info
 
 
 def _announcement(info: ServerInfo) -> str:
     stops = f"after {info.idle_minutes:g} min without runs, or" if info.idle_minutes > 0 else "only"
-    return (f"started a Prefect server for {info.home} in the background: UI {info.ui_url}; it stops {stops} "
-            "with `kgfs server stop`")
+    return (f"started your Prefect server in the background (one for every kgfs home of yours; state in "
+            f"{info.folder}): UI {info.ui_url}; it stops {stops} with `kgfs server stop`")
 
 
 @contextlib.contextmanager
 def starting(home: str | os.PathLike, start: bool = True, announce=None):
-    """Start the home's server in the background while the block runs (when ``start`` and none runs), so it
+    """Start the user's server in the background while the block runs (when ``start`` and none runs), so it
     boots while the caller checks its input; stop it again if the block raises (it was never used), else
     announce it.
 
@@ -482,14 +518,15 @@ def starting(home: str | os.PathLike, start: bool = True, announce=None):
         announce(_announcement(info))
 
 
-def ensure_server(home: str | os.PathLike, *, port: int | None = None, idle_minutes: float | None = None,
-                  announce=None, timeout: float = 180.0) -> ServerInfo:
-    """The home's server, answering: found running, or started (then ``announce(text)`` says where its UI
+def ensure_server(home: str | os.PathLike | None = None, *, port: int | None = None,
+                  idle_minutes: float | None = None, announce=None, timeout: float = 180.0) -> ServerInfo:
+    """The user's server, answering: found running, or started (then ``announce(text)`` says where its UI
     is and how it stops) and waited for (:func:`start_server`, :func:`wait_until_ready`).
 
     Parameters
     ----------
-    home : str or os.PathLike
+    home : str or os.PathLike, optional
+        The kgfs home asking.
     port, idle_minutes : optional
         For a server that starts (:func:`start_server`).
     announce : callable, optional
@@ -504,6 +541,7 @@ def ensure_server(home: str | os.PathLike, *, port: int | None = None, idle_minu
     Examples
     --------
     >>> import socket, tempfile
+    >>> os.environ["KGFS_SERVER_DIR"] = tempfile.mkdtemp()
     >>> with socket.socket() as busy:
     ...     busy.bind(("127.0.0.1", 0))
     ...     try:
@@ -511,6 +549,7 @@ def ensure_server(home: str | os.PathLike, *, port: int | None = None, idle_minu
     ...     except Exception as e:
     ...         print(type(e).__name__)
     KgfsError
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
     info, started = start_server(home, port=port, idle_minutes=idle_minutes)
     if started and announce is not None:
@@ -518,12 +557,13 @@ def ensure_server(home: str | os.PathLike, *, port: int | None = None, idle_minu
     return wait_until_ready(info, timeout)
 
 
-def stop_server(home: str | os.PathLike, *, grace: float = 10.0) -> bool:
-    """Stop the home's server (supervisor and server; SIGKILL after ``grace`` s); False when none ran.
+def stop_server(home: str | os.PathLike | None = None, *, grace: float = 10.0) -> bool:
+    """Stop the user's server (supervisor and server; SIGKILL after ``grace`` s); False when none ran.
 
     Parameters
     ----------
-    home : str or os.PathLike
+    home : str or os.PathLike, optional
+        The kgfs home asking.
     grace : float
 
     Returns
@@ -532,15 +572,18 @@ def stop_server(home: str | os.PathLike, *, grace: float = 10.0) -> bool:
 
     Examples
     --------
-    >>> stop_server("/no/such/home")
+    >>> os.environ["KGFS_SERVER_DIR"] = "/no/such/folder"
+    >>> stop_server("/my/.kgfs")
     False
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
     return _processes().stop_pidfile(server_dir(home) / _PIDFILE, grace=grace)
 
 
 @contextlib.contextmanager
 def lease(home: str | os.PathLike):
-    """Mark this process as using the home's server (the idle timer waits for it), and touch ``last-used``.
+    """Mark this process (of kgfs home ``home``) as using the user's server (the idle timer waits for it), and
+    touch ``last-used``.
 
     Parameters
     ----------
@@ -554,16 +597,19 @@ def lease(home: str | os.PathLike):
     Examples
     --------
     >>> import tempfile
-    >>> with lease(tempfile.mkdtemp()) as path:
-    ...     path.name == str(os.getpid())
-    True
+    >>> os.environ["KGFS_SERVER_DIR"] = tempfile.mkdtemp()
+    >>> with lease("/my/project/.kgfs") as path:
+    ...     path.name == str(os.getpid()), _lease_of(path)[1]
+    (True, '/my/project/.kgfs')
     >>> path.exists()
     False
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
     d = server_dir(home)
     (d / _CLIENTS).mkdir(parents=True, exist_ok=True)
     path = d / _CLIENTS / str(os.getpid())
-    path.write_text(repr(_processes().process_start_time(os.getpid())), encoding="utf-8")
+    path.write_text(json.dumps({"start": _processes().process_start_time(os.getpid()),
+                                "home": str(Path(home).absolute())}), encoding="utf-8")
     (d / _LAST_USED).touch()
     try:
         yield path
@@ -573,61 +619,75 @@ def lease(home: str | os.PathLike):
             (d / _LAST_USED).touch()
 
 
-def status(home: str | os.PathLike) -> dict:
-    """The state of the home's server, for ``kgfs server status`` (and tests that clean up after themselves).
+def status(home: str | os.PathLike | None = None) -> dict:
+    """The state of the user's server, for ``kgfs server status`` (and tests that clean up after themselves).
 
     Parameters
     ----------
-    home : str or os.PathLike
+    home : str or os.PathLike, optional
+        The kgfs home asking.
 
     Returns
     -------
     dict
-        ``running``, ``home`` and ``text`` (what to tell a person); when running also ``pid``,
+        ``running``, ``folder`` and ``text`` (what to tell a person); when running also ``pid``,
         ``port``, ``ui``, ``api``, ``started``, ``idle_minutes``, ``clients`` (processes using it),
-        ``idle_seconds``, ``healthy``, ``prefect_home`` and ``log``.
+        ``homes`` (their kgfs homes), ``idle_seconds``, ``healthy``, ``prefect_home`` and ``log``.
 
     Examples
     --------
-    >>> st = status("/no/such/home")
-    >>> st["running"], st["text"].startswith("no Prefect server runs for /no/such/home")
+    >>> os.environ["KGFS_SERVER_DIR"] = "/no/such/folder"
+    >>> st = status("/my/.kgfs")
+    >>> st["running"], st["text"].startswith("no Prefect server of yours runs (/no/such/folder;")
     (False, True)
+    >>> del os.environ["KGFS_SERVER_DIR"]
     """
-    home = Path(home).absolute()
+    d = server_dir(home)
     info = find_server(home)
     if info is None:
-        return {"running": False, "home": str(home), "text": f"no Prefect server runs for {home} (`kgfs run` starts "
-                "one when a stage has to be computed; `kgfs server start` starts one now)"}
-    d = server_dir(home)
-    clients = len(list((d / _CLIENTS).glob("*"))) if _busy(d) else 0
+        return {"running": False, "folder": str(d), "text": f"no Prefect server of yours runs ({d}; `kgfs run` "
+                "starts one when a stage has to be computed, for every kgfs home; `kgfs server start` starts one now)"}
+    homes = _busy(d)
     idle = max(0.0, time.time() - _mtime(d / _LAST_USED))
-    st = {"running": True, "home": str(home), "pid": info.pid, "port": info.port, "ui": info.ui_url,
-          "api": info.api_url, "started": info.started, "idle_minutes": info.idle_minutes, "clients": clients,
-          "idle_seconds": round(idle, 1), "healthy": api_healthy(info.api_url), "prefect_home": str(home / "prefect"),
-          "log": str(info.log)}
+    st = {"running": True, "folder": str(d), "pid": info.pid, "port": info.port, "ui": info.ui_url,
+          "api": info.api_url, "started": info.started, "idle_minutes": info.idle_minutes, "clients": len(homes),
+          "homes": sorted(set(homes)), "idle_seconds": round(idle, 1), "healthy": api_healthy(info.api_url),
+          "prefect_home": str(d / "prefect"), "log": str(info.log)}
     stops = f"stops after {info.idle_minutes:g} min without runs" if info.idle_minutes > 0 else \
         "never stops by itself"
+    using = f" ({', '.join(st['homes'])})" if st["homes"] else ""
     st["text"] = "\n".join([
-        f"Prefect server of {home}: {'running' if st['healthy'] else 'starting'} since {info.started} (pid {info.pid})",
-        f"  UI   {info.ui_url}   (PREFECT_API_URL={info.api_url})",
-        f"  {clients} kgfs process(es) using it, idle for {idle / 60:.1f} min; it {stops}; `kgfs server stop` stops it",
-        f"  state {home / 'prefect'}, log {info.log}"])
+        f"your Prefect server (for every kgfs home): {'running' if st['healthy'] else 'starting'} since "
+        f"{info.started} (pid {info.pid})",
+        f"  UI   {info.ui_url}   (PREFECT_API_URL={info.api_url}; each run is tagged home:<its kgfs home>)",
+        f"  {len(homes)} kgfs process(es) using it{using}, idle for {idle / 60:.1f} min; it {stops}; "
+        "`kgfs server stop` stops it",
+        f"  state {d / 'prefect'}, log {info.log}"])
     return st
 
 
-def _busy(d: Path) -> bool:
-    """True while a live process holds a lease (leases of ended processes are removed)."""
-    busy = False
+def _lease_of(path: Path) -> tuple[float, str]:
+    """A lease's process start time and kgfs home."""
+    text = path.read_text(encoding="utf-8")
+    data = json.loads(text) if text.startswith("{") else {"start": float(text or "nan"), "home": ""}
+    return float(data["start"]), str(data.get("home", ""))
+
+
+def _busy(d: Path) -> list[str]:
+    """The kgfs homes of the live processes holding a lease, one per process (leases of ended processes are
+    removed); empty when none."""
+    homes = []
     for p in (d / _CLIENTS).glob("*"):
         try:
-            alive = _processes().is_alive(int(p.name), float(p.read_text(encoding="utf-8") or "nan"))
-        except (OSError, ValueError):
-            alive = True  # being written
+            start, home = _lease_of(p)
+            alive = _processes().is_alive(int(p.name), start)
+        except (OSError, ValueError, KeyError):
+            alive, home = True, ""  # being written
         if alive:
-            busy = True
+            homes.append(home)
         else:
             p.unlink(missing_ok=True)
-    return busy
+    return homes
 
 
 class _Stop(Exception):

@@ -13,15 +13,19 @@ in ticks (the 2nd attempt on the next tick, the 3rd two ticks later, then four, 
 after ``max_attempts`` attempts (default 3; the ledger says ``gave-up`` and why) until its content
 changes: an edited file has a new hash and starts again, a renamed file with the same content is
 not processed again. Files whose name starts with ``.`` or ends with ``.tmp``/``.part`` are ignored:
-copy a corpus in under such a name and rename it when complete.
+copy a corpus in under such a name and rename it when complete. A corpus written in place is processed
+only once it is complete: nothing wrote to it for ``settle_seconds`` (default :data:`SETTLE_SECONDS`; its
+modification time that old, and its size and time unchanged while it was hashed); until then the tick
+lists it as ``settling``. A corpus that disappears before or while it is processed is listed as ``gone``
+(with its last attempt's entry marked so), and the tick goes on with the others.
 
 Examples
 --------
 >>> import tempfile, pathlib
 >>> watch, out = pathlib.Path(tempfile.mkdtemp()), pathlib.Path(tempfile.mkdtemp())
 >>> _ = (watch / "a.tsv").write_text("g1\\tx\\n")
->>> tick = process_folder(watch, out, lambda path, target: ["facts"])
->>> tick["processed"], process_folder(watch, out, lambda path, target: [])["skipped"]
+>>> tick = process_folder(watch, out, lambda path, target: ["facts"], settle_seconds=0)
+>>> tick["processed"], process_folder(watch, out, lambda path, target: [], settle_seconds=0)["skipped"]
 (['a.tsv'], ['a.tsv'])
 >>> [e["status"] for e in read_ledger(out)["corpora"].values()]
 ['ok']
@@ -32,15 +36,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from kg.files import atomic_write, sha256_file
 
-__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "corpus_files", "process_folder", "read_ledger",
-           "tick_markdown",
-           "write_ledger"]
+__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "SETTLE_SECONDS", "corpus_files", "process_folder",
+           "read_ledger", "tick_markdown", "write_ledger"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +53,11 @@ LEDGER_NAME = "ledger.json"
 LEDGER_FORMAT = 1
 MAX_TICKS_KEPT = 500  # the ledger keeps the last ticks only (corpora are kept forever)
 MAX_ATTEMPTS = 3
+#: Seconds without a write after which a corpus written in place counts as complete.
+SETTLE_SECONDS = 60.0
+# the library's hints name a keyword and, in parentheses, the option (``pass skip_bad_lines=True
+# (--skip-bad-lines)``): the ledger, like the command line, names the option only
+_HINT = re.compile(r"\b\w+=\S+ \((--[\w-]+)\)")
 
 
 def corpus_files(folder: str | os.PathLike) -> list[Path]:
@@ -133,13 +142,29 @@ def _now() -> str:
 
 
 def _one_line(exc: BaseException) -> str:
-    msg = str(exc).strip() or type(exc).__name__
+    msg = _HINT.sub(r"\1", str(exc).strip() or type(exc).__name__)
     return f"{type(exc).__name__}: {' '.join(msg.splitlines()[0].split())}"
+
+
+def _settled(path: Path, settle_seconds: float) -> tuple[str, str | None]:
+    """``("ok", sha256)`` of a complete file, ``("settling", None)`` of one written recently (or while it was
+    hashed), ``("gone", None)`` of one that disappeared."""
+    try:
+        before = path.stat()
+        if time.time() - before.st_mtime < settle_seconds:
+            return "settling", None
+        sha = sha256_file(path)
+        after = path.stat()
+    except FileNotFoundError:
+        return "gone", None
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        return "settling", None
+    return "ok", sha
 
 
 def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
                    run: Callable[[Path, Path], Iterable[str]], logger=None, *,
-                   max_attempts: int = MAX_ATTEMPTS) -> dict:
+                   max_attempts: int = MAX_ATTEMPTS, settle_seconds: float = SETTLE_SECONDS) -> dict:
     """One tick: ``run`` every corpus file not processed yet (failed ones with a back-off); returns the tick's record.
 
     Parameters
@@ -155,12 +180,15 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
         Where processed and failed corpora are reported (default this module's logger).
     max_attempts : int
         Attempts before a failing corpus is given up (until its content changes).
+    settle_seconds : float
+        A corpus written less than this long ago is not complete yet (see the module).
 
     Returns
     -------
     dict
         ``tick`` (its number), ``started``, ``finished``, ``processed``, ``skipped`` (done before),
-        ``failed`` (this tick), ``waiting`` (failed before, retried on a later tick), ``given_up`` (file names).
+        ``failed`` (this tick), ``waiting`` (failed before, retried on a later tick), ``given_up``,
+        ``settling`` (still being written), ``gone`` (disappeared) (file names).
 
     Examples
     --------
@@ -169,7 +197,8 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
     >>> _ = (watch / "bad.csv").write_text("x")
     >>> def fail(path, target):
     ...     raise ValueError("no label column")
-    >>> ticks = [process_folder(watch, out, fail, logging.getLogger("quiet"), max_attempts=2) for _ in range(4)]
+    >>> ticks = [process_folder(watch, out, fail, logging.getLogger("quiet"), max_attempts=2, settle_seconds=0)
+    ...          for _ in range(4)]
     >>> [(t["failed"], t["waiting"], t["given_up"]) for t in ticks]
     [(['bad.csv'], [], []), (['bad.csv'], [], []), ([], [], ['bad.csv']), ([], [], ['bad.csv'])]
     >>> [(e["status"], e["attempts"], e["error"]) for e in read_ledger(out)["corpora"].values()]
@@ -182,9 +211,14 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
     number = int(ledger.get("tick_count", len(ledger["ticks"]))) + 1
     ledger["tick_count"] = number
     tick = {"tick": number, "started": _now(), "processed": [], "skipped": [], "failed": [], "waiting": [],
-            "given_up": []}
+            "given_up": [], "settling": [], "gone": []}
     for path in corpus_files(watch_dir):
-        sha = sha256_file(path)
+        state, sha = _settled(path, settle_seconds)
+        if sha is None:
+            tick[state].append(path.name)
+            logger.info("corpus %s %s", path.name, "disappeared" if state == "gone" else
+                        f"is still being written (changed within {settle_seconds:g} s): processed when complete")
+            continue
         entry = ledger["corpora"].get(sha) or {}
         attempts = int(entry.get("attempts", 0))
         if entry.get("status") == "ok":
@@ -219,6 +253,11 @@ def _attempt(path: Path, sha: str, entry: Mapping, target: Path, run: Callable[[
         return new
     except Exception as exc:  # noqa: BLE001 - one bad corpus must not stop the others
         new.update(status="failed", error=_one_line(exc), finished=_now())
+    if not path.exists():  # it disappeared while it was processed: not its fault, no attempt counted
+        new.update(status="gone", attempts=attempts - 1, note="the file disappeared while it was processed")
+        tick["gone"].append(path.name)
+        logger.warning("corpus %s disappeared while it was processed: %s", path.name, new["error"])
+        return new
     tick["failed"].append(path.name)
     if attempts >= max_attempts:
         new.update(status="gave-up", note=f"gave up after {attempts} failed attempts; processed again when the "
@@ -255,7 +294,8 @@ def tick_markdown(tick: Mapping, ledger: Mapping) -> str:
     """
     counts = (f"processed {len(tick['processed'])}, skipped {len(tick['skipped'])} (already done), failed "
               f"{len(tick['failed'])}, waiting {len(tick.get('waiting', []))} (retried later), given up "
-              f"{len(tick.get('given_up', []))} (until their content changes)")
+              f"{len(tick.get('given_up', []))} (until their content changes), settling "
+              f"{len(tick.get('settling', []))} (still being written), gone {len(tick.get('gone', []))}")
     lines = [f"# kgfs watch tick {tick['started']}", "", counts, "", "| file | status | attempts | output / error |",
              "|---|---|---|---|"]
     for e in sorted(ledger["corpora"].values(), key=lambda e: e["file"]):

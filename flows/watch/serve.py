@@ -50,17 +50,19 @@ def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) ->
 def serve(name: str, parameters: dict, schedule: dict) -> int:
     """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs (blocks)."""
     # limit=1: ticks run one after another, so two ticks never process the same new file
-    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True, **schedule)
+    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True,
+                     tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
     return 0
 
 
 @flow(name="kgfs-watch", persist_result=False, log_prints=False)
 def watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None, run_options: dict | None = None,
-               home: str | None = None, max_attempts: int = 3) -> dict:
+               home: str | None = None, max_attempts: int = 3, settle_seconds: float = ledger.SETTLE_SECONDS) -> dict:
     """Process every new file of ``watch_dir`` (see the module doc); fails when one failed.
 
     ``source_options`` are the input options given to ``kgfs serve`` (:func:`flows.inputs.watch_values`),
-    ``run_options`` a :class:`~flows.run_options.RunOptions` in its JSON form.
+    ``run_options`` a :class:`~flows.run_options.RunOptions` in its JSON form; a corpus is processed once nothing
+    wrote to it for ``settle_seconds``.
     """
     home = str(Path(home).absolute()) if home else str(settings.kgfs_home())
     options = RunOptions.from_json(run_options)
@@ -70,7 +72,8 @@ def watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None,
             watch_input(path, source_options or {}), options, str(target), home)
         return result.reused
 
-    tick = ledger.process_folder(watch_dir, out_dir, run, get_run_logger(), max_attempts=max_attempts)
+    tick = ledger.process_folder(watch_dir, out_dir, run, get_run_logger(), max_attempts=max_attempts,
+                                 settle_seconds=settle_seconds)
     if tick["processed"] or tick["failed"]:
         create_markdown_artifact(ledger.tick_markdown(tick, ledger.read_ledger(out_dir)), key="kgfs-watch-tick",
                                  description=f"corpora processed from {watch_dir}")

@@ -40,10 +40,15 @@ from pathlib import Path
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
-__all__ = ["Corpus", "EntityColumns", "load_corpus", "read_corpus", "read_sports_tweets"]
+__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "EntityColumns", "load_corpus", "read_corpus",
+           "read_sports_tweets"]
 
 log = logging.getLogger(__name__)
 
+#: The largest record (line, or quoted record of several lines) a corpus may hold by default: 8 MiB, a long book
+#: chapter or the longest Wikipedia article several times over. A longer one is an error naming its file and line
+#: (``--skip-bad-lines`` skips it): it is read in pieces up to this size, so a hostile file cannot exhaust memory.
+MAX_RECORD_BYTES = 8 << 20
 _MISSING = {"", "?", "nan", "none", "null"}
 _WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
 
@@ -154,11 +159,37 @@ def _open_binary(path: Path):
     return open(path, "rb")
 
 
-class _Bad:
-    """Records that could not be read: an error naming file and line, or counted and skipped."""
+@dataclass(frozen=True)
+class BadRecords:
+    """What a reader does with records it cannot read: skip (and count) them or fail; and the longest record read.
 
-    def __init__(self, path: Path, skip: bool):
-        self.path, self.skip, self.lines = path, skip, []
+    Attributes
+    ----------
+    skip : bool
+        Skip and count them (``--skip-bad-lines``); else the first is an error naming file and line.
+    max_bytes : int
+        A longer record cannot be read (``--max-record-bytes``; default :data:`MAX_RECORD_BYTES`).
+
+    Examples
+    --------
+    >>> BadRecords(skip=True).max_bytes == MAX_RECORD_BYTES
+    True
+    """
+
+    skip: bool = False
+    max_bytes: int = MAX_RECORD_BYTES
+
+
+class _Bad:
+    """Records that could not be read: an error naming file and line, or counted and skipped; and the size limit."""
+
+    def __init__(self, path: Path, skip: bool | BadRecords, max_bytes: int = MAX_RECORD_BYTES):
+        if isinstance(skip, BadRecords):
+            skip, max_bytes = skip.skip, skip.max_bytes
+        self.path, self.skip, self.lines = path, bool(skip), []
+        self.max_bytes = int(max_bytes)
+        if self.max_bytes < 1:
+            raise ValueError(f"max_record_bytes must be at least 1, got {max_bytes!r}")
 
     def __call__(self, message: str, line: int) -> None:
         if not self.skip:
@@ -168,10 +199,27 @@ class _Bad:
         self.lines.append(line)
 
 
+def _too_long(bad: _Bad, n: int) -> str:
+    return (f"a record of more than {bad.max_bytes:,} bytes (pass max_record_bytes=N (--max-record-bytes) for longer "
+            "ones)")
+
+
 def _lines(path: Path, bad: _Bad):
-    """``(line number, text)`` of each line (without its end), decoded as UTF-8 one at a time."""
+    """``(line number, text)`` of each line (without its end), decoded as UTF-8 one at a time; a line longer than
+    ``bad.max_bytes`` is never held whole (an error, or skipped piece by piece)."""
+    limit = bad.max_bytes
     with _open_binary(path) as fh:
-        for n, raw in enumerate(fh, 1):
+        n = 0
+        while True:
+            raw = fh.readline(limit + 1)
+            if not raw:
+                return
+            n += 1
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                bad(_too_long(bad, n), n)
+                while raw and not raw.endswith(b"\n"):  # skipped: the rest of the line, in pieces
+                    raw = fh.readline(1 << 20)
+                continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -227,7 +275,7 @@ def _delimited(path: Path, delimiter: str, bad: _Bad):
         fields = _quoted(text, delimiter, width) if '"' in text else None
         if fields == "more":
             joined, k = text, 0
-            while fields == "more" and k < _MAX_RECORD_LINES:
+            while fields == "more" and k < _MAX_RECORD_LINES and len(joined) <= bad.max_bytes:
                 if len(ahead) <= k:
                     ahead.extend(itertools.islice(lines, 1))
                     if len(ahead) <= k:
@@ -280,7 +328,7 @@ def read_corpus(
     label_column: str | None = "label",
     format: str | None = None,
     invalid_iri: str = "raise",
-    skip_bad_lines: bool = False,
+    skip_bad_lines: bool | BadRecords = False,
 ) -> Corpus:
     """Read a CSV/TSV/JSONL corpus, streaming (memory grows with the records kept).
 
@@ -307,8 +355,10 @@ def read_corpus(
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
     format : {"csv", "tsv", "jsonl"}, optional
         Default: from the file name.
-    skip_bad_lines : bool
-        Skip (and count) records that cannot be read instead of failing.
+    skip_bad_lines : bool or BadRecords
+        Skip (and count) records that cannot be read instead of failing; a :class:`BadRecords` also
+        sets the longest record read (default :data:`MAX_RECORD_BYTES`): a longer one cannot be read
+        (an error, or skipped and counted), and is never read whole.
 
     Returns
     -------
@@ -339,6 +389,7 @@ def read_corpus(
     labels: list = []
     skipped: list[str] = []
     checked = False
+    numbered = None
     bad = _Bad(path, skip_bad_lines)
     for n, rec in _rows(path, fmt, bad):
         if not checked:
@@ -355,6 +406,8 @@ def read_corpus(
             if not entity_columns and not text_column:
                 raise ValueError("give text_column or entity_columns")
             checked = True
+            if id_column is None or id_column not in cols:  # numbered rows: said (with the columns that look like ids)
+                numbered = [c for c in rec if c not in wanted and re.search(r"(^|[_\W])id$|[a-z]Id$", str(c))]
         rid = rec.get(id_column) if id_column is not None and id_column in rec else len(ids) + 1
         rid = str(rid).strip()
         if rid.endswith(".0") and rid[:-2].isdigit():  # ids written as floats by pandas ("1.0")
@@ -389,6 +442,8 @@ def read_corpus(
     if not ids:
         raise KgfsError(f"{path}: the corpus has no records")
     meta = {"skipped_invalid_iris": skipped} if skipped else {}
+    if numbered is not None:
+        meta["ids_numbered"] = numbered  # no id column: instances are numbered from 1 (these columns look like ids)
     if bad.lines:
         meta["bad_lines"] = bad.lines
         log.warning("%s: skipped %d record(s) that could not be read (lines %s)", path, len(bad.lines),
@@ -420,7 +475,7 @@ def _unquote(body: str, quote: str) -> str:
 
 
 def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
-                       skip_bad_lines: bool = False) -> Corpus:
+                       skip_bad_lines: bool = False, max_record_bytes: int = MAX_RECORD_BYTES) -> Corpus:
     """Read the Sports Tweets files (``<id> <label> '<text>'``; records may span lines).
 
     A record starts at a line ``<digits> [<label>] <quote>`` once the previous record's text is
@@ -435,6 +490,8 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
     skip_bad_lines : bool
         Skip (and log) lines that are not UTF-8, or that start no record where one must start
         (after a closed tweet), instead of failing.
+    max_record_bytes : int
+        As in :func:`read_corpus` (a record of several lines counts whole).
 
     Returns
     -------
@@ -453,7 +510,7 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
     """
     path = Path(path)
     records: list[list] = []  # [id, label, quote, body, line]
-    bad = _Bad(path, skip_bad_lines)
+    bad = _Bad(path, skip_bad_lines, max_record_bytes)
     for n, line in _lines(path, bad):
         m = _START.match(line)
         closed = not records or (
@@ -471,6 +528,9 @@ def read_sports_tweets(path: str | os.PathLike, *, labelled: bool | None = None,
             records.append([m.group(1), label, m.group(3), line[m.start(3):], n])
         elif records and not closed:  # the text goes on
             records[-1][3] += "\n" + line
+            if len(records[-1][3]) > bad.max_bytes:
+                bad(_too_long(bad, records[-1][4]), records[-1][4])
+                records.pop()  # skipped (without skip_bad_lines, bad() raised)
         elif line.strip():  # after a closed tweet (or before the first): starts no record
             bad("expected `<id> <label> '<text>'`", n)
     if not records:
@@ -491,11 +551,11 @@ def load_corpus(
     *,
     id_column: str | None = "id",
     text_column: str | None = "text",
-    entity_columns: Sequence[str] | str | None = None,
+    entity_columns: Sequence[str] | str | EntityColumns | None = None,
     label_column: str | None = "label",
     format: str | None = None,
     skip_bad_lines: bool = False,
-    expand: Callable[[str], str] | None = None,
+    max_record_bytes: int = MAX_RECORD_BYTES,
 ) -> Corpus:
     """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
 
@@ -510,8 +570,8 @@ def load_corpus(
         Default: from the file name; ``"tweets"`` forces :func:`read_sports_tweets`.
     skip_bad_lines : bool
         Skip (and count) records that cannot be read (CSV/TSV/JSONL) instead of failing.
-    expand : callable, optional
-        How values of the entity columns become IRIs (see :class:`EntityColumns`).
+    max_record_bytes : int
+        The largest record (default :data:`MAX_RECORD_BYTES`; see :func:`read_corpus`).
 
     Returns
     -------
@@ -528,9 +588,7 @@ def load_corpus(
     """
     p = Path(path)
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
-        return read_sports_tweets(p, skip_bad_lines=skip_bad_lines)
-    if expand is not None and entity_columns:
-        cols = [entity_columns] if isinstance(entity_columns, str) else entity_columns
-        entity_columns = EntityColumns(tuple(cols), expand)
+        return read_sports_tweets(p, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes)
     return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
-                       label_column=label_column, format=format, skip_bad_lines=skip_bad_lines)
+                       label_column=label_column, format=format,
+                       skip_bad_lines=BadRecords(bool(skip_bad_lines), max_record_bytes))

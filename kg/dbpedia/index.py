@@ -8,8 +8,19 @@ material (labels, redirects, in-link counts). A segment is named by the sha256 o
 hashed during that one read, and by the fingerprint of the vocabulary it was read with (a preset
 reads other predicates): ingesting a file again is a no-op, a copy or a renamed file is recognised,
 a new file adds a segment. Unchanged files are recognised without reading them (``files.json``
-remembers each path's size, modification time and inode with its sha256). The lexicon of a set of
-files (:mod:`kg.dbpedia.lexindex`) is built from their segments once and kept beside them.
+remembers each path's size, modification time and inode with its sha256, under a checksum of its
+own; paths are resolved, so ``d/../d/t.nt`` is ``d/t.nt``). The lexicon of a set of files
+(:mod:`kg.dbpedia.lexindex`) is built from their segments once and kept beside them.
+
+Nothing damaged is used (:mod:`kg.dbpedia.manifest`): each segment and lexicon folder gets a
+``manifest.json`` of its files' sizes and sha256 (every file the builder left in it: arrays, string
+columns, ``segment.json``/``lexicon.json``, the cycle lists), written last. Opening one checks sizes
+and array headers (and hashes a file written since it was built); a damaged folder is an error naming
+the file and the ``kgfs ingest`` command that rebuilds it, and :meth:`DumpIndex.ingest` (``kgfs
+ingest``, and ``kgfs run/build/serve --dump`` before they start) rebuilds it with a warning instead.
+With ``full=True`` (``kgfs ingest``) and in :meth:`DumpIndex.verify` (``kgfs cache verify``) every
+file is hashed. The unfinished ``.building-*`` folders of a killed ingest (with the sorted runs an
+ingest spills into them) are removed by the next one.
 
 :class:`IndexSource` answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource`
 from the segments of a run's dump files with the semantics of the streamed
@@ -23,8 +34,11 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
 
     <index>/
       .lock                             held while files are ingested or a lexicon is built
-      files.json                        absolute path -> [size, mtime_ns, inode, sha256] of every file ingested
+      files.json                        {"files": resolved path -> [size, mtime_ns, inode, sha256] of every file
+                                        ingested, "sha256": of those entries}
       segments/<sha256>.v<F>.<V>/       one ingested file: F = ingest.FORMAT (2), V = Vocabulary.fingerprint()
+        manifest.json                   every other file of the folder: size, mtime, sha256 of its head and of
+                                        its bytes (kg.dbpedia.manifest), written last
         segment.json                    name, size, sha256, format, vocabulary (name, fingerprint, predicates,
                                         language), triples parsed, lines read, counts per table, cycles per
                                         graph role, n_bad_lines, bad_lines (the first 100: [path, line, message]),
@@ -48,6 +62,7 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
         inlinks.count.npy               (m,) int64: how many such links point at each
       lexicons/<hash>/                  the lexicon of some segments (hash of the format, their sha256 and
                                         vocabulary fingerprints, min_length, prior)
+        manifest.json                   as a segment's
         lexicon.json                    format, n_surface_forms, n_entities, ambiguous, prior_source,
                                         min_length, segments (folder names, in the order of `entity` refs)
         forms.keys.npy                  (2, F) uint64: the keys of the normalised surface forms, sorted
@@ -57,7 +72,8 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
         prefixes.keys.npy               (2, P) uint64: the keys of every proper token prefix of a form, sorted
 
 Everything but ``files.json`` is written into a temporary folder first and renamed into place
-whole; a reader opens only folders with their ``segment.json`` / ``lexicon.json``.
+whole (the sorted runs an ingest spills go under it, in ``.runs/``, a lexicon's in ``.work/``, and
+are removed before); a reader opens only folders with their ``manifest.json``.
 
 Measured on DBpedia-shaped dumps (``benchmarks/bench_dbpedia_scale.py``) and Wikidata-shaped ones
 (``benchmarks/bench_wikidata_scale.py``): see the README.
@@ -84,9 +100,11 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
+import shlex
 import shutil
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -96,12 +114,14 @@ import numpy as np
 from kg.dbpedia.columns import KeyTable, StringColumn, hash_keys, load_array
 from kg.dbpedia.dumps import dump_files
 from kg.dbpedia.ingest import FACT_ROLES, FORMAT, build_segment
+from kg.dbpedia.manifest import MANIFEST, IndexDamaged, Problem, check_folder, write_manifest
 from kg.dbpedia.sources import MemoCache, edges_within
-from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
+from kg.dbpedia.vocabulary import DBPEDIA, PRESETS, Vocabulary
 from kg.errors import InputFormatError
 from kg.files import atomic_write
 
-__all__ = ["DumpIndex", "IndexSource", "Segment", "index_for_cache", "ingest_summary"]
+__all__ = ["DumpIndex", "IndexDamaged", "IndexSource", "Segment", "index_for_cache", "ingest_summary",
+           "rebuild_command"]
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +179,10 @@ def ingest_summary(report: dict, root) -> str:
     lines = [f"{len(files)} dump file(s), {size}; " +
              (f"read now: {', '.join(Path(f['path']).name for f in read)}" if read else
               "all were in the index already")]
+    rebuilt = [Path(p).name for p in report.get("rebuilt") or []]
+    if rebuilt or report.get("lexicon_rebuilt"):
+        lines.append("rebuilt (their index files did not verify): " + ", ".join(
+            rebuilt + (["the lexicon"] if report.get("lexicon_rebuilt") else [])))
     skipped = sum(f["n_bad_lines"] for f in files)
     if skipped:
         lines.append(f"{skipped} malformed line(s) skipped (listed in the segments' segment.json)")
@@ -179,6 +203,51 @@ def _as_void(keys: np.ndarray) -> np.ndarray:
     """``(n, 2)`` keys as ``n`` 16-byte values (NumPy sorts, joins and compares them whole)."""
     keys = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1, 2)
     return keys.view(np.dtype((np.void, 16))).ravel()
+
+
+def _digest(entries: dict) -> str:
+    return hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
+
+
+def rebuild_command(paths, vocabulary: Vocabulary = DBPEDIA) -> str:
+    """The command that reads dump files into the index again (named by the errors of damaged index files).
+
+    Parameters
+    ----------
+    paths : path or list of paths
+    vocabulary : Vocabulary
+        The vocabulary the files were read with (``--preset`` unless DBpedia's).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rebuild_command(["/d/a.nt", "/d/b.nt"])
+    'kgfs ingest --dump /d/a.nt /d/b.nt'
+    >>> from kg.dbpedia.vocabulary import WIKIDATA
+    >>> rebuild_command("/d/latest-truthy.nt.bz2", WIKIDATA.with_language("de"))
+    'kgfs ingest --preset wikidata --language de --dump /d/latest-truthy.nt.bz2'
+    """
+    paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    preset = ""
+    if vocabulary != DBPEDIA:  # a preset by its name (a TOML file's path is the user's)
+        base = PRESETS.get(vocabulary.name)
+        preset = f"--preset {vocabulary.name} " if base is not None else "--preset YOUR_PRESET.toml "
+        if base is not None and vocabulary.language != base.language:
+            preset += f"--language {shlex.quote(str(vocabulary.language))} "
+    return f"kgfs ingest {preset}--dump " + " ".join(shlex.quote(str(p)) for p in paths)
+
+
+def _remove_leftovers(folder: Path) -> list[Path]:
+    """The ``.building-<pid>-*`` folders of ingests that were killed (called under the index lock, so no live
+    ingest is writing one), removed."""
+    gone = sorted(folder.glob(".building-*")) if folder.is_dir() else []
+    for d in gone:
+        shutil.rmtree(d, ignore_errors=True)
+        log.info("removed %s, left by an ingest that was killed", d)
+    return gone
 
 
 class Segment:
@@ -399,10 +468,22 @@ class DumpIndex:
 
     # ------------------------------------------------------------------ which files are known
     def _known(self) -> dict:
+        """``files.json``: resolved path -> [size, mtime_ns, inode, sha256]; empty when missing or damaged (then
+        each file is recognised by reading it)."""
+        path = self.root / "files.json"
         try:
-            return json.loads((self.root / "files.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return {}
+        except (OSError, ValueError) as exc:
+            log.warning("%s is unreadable (%s); the dump files will be recognised by their content", path, exc)
+            return {}
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, dict) or data.get("sha256") != _digest(files):
+            log.warning("%s does not have its recorded checksum; the dump files will be recognised by their content",
+                        path)
+            return {}
+        return files
 
     @staticmethod
     def _stat_key(path: Path) -> list:
@@ -432,17 +513,22 @@ class DumpIndex:
         >>> DumpIndex(d / "i").known_segment(p) is None
         True
         """
-        path = Path(path).absolute()
+        folder = self._known_folder(Path(path).resolve(), vocabulary)
+        return None if folder is None else Segment(folder)
+
+    def _known_folder(self, path: Path, vocabulary: Vocabulary) -> Path | None:
+        """The segment folder of a resolved path ingested with ``vocabulary`` and unchanged since (not checked),
+        else ``None``."""
         entry = self._known().get(str(path))
         if entry is None or entry[:3] != self._stat_key(path):
             return None
         folder = self._segment_dir(entry[3], vocabulary)
-        return Segment(folder) if (folder / "segment.json").is_file() else None
+        return folder if (folder / MANIFEST).is_file() else None
 
     def _remember(self, path: Path, stat_key: list, sha256: str) -> None:
         known = self._known()
         known[str(path)] = [*stat_key, sha256]
-        text = json.dumps(known, indent=0)
+        text = json.dumps({"files": known, "sha256": _digest(known)}, indent=0)
         atomic_write(self.root / "files.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     # ------------------------------------------------------------------ ingest
@@ -454,11 +540,12 @@ class DumpIndex:
         try:
             info = build_segment(path, tmp, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress,
                                  pool=self._pool())
+            write_manifest(tmp)  # last: a folder without one is never used
             final = self._segment_dir(info["sha256"], vocabulary)
-            if (final / "segment.json").is_file():  # the same content was ingested under another name
+            if not check_folder(final, full=True):  # the same content was ingested under another name
                 shutil.rmtree(tmp)
             else:
-                shutil.rmtree(final, ignore_errors=True)  # an unfinished folder of a killed ingest
+                shutil.rmtree(final, ignore_errors=True)  # unfinished, damaged, or of a kgfs without manifests
                 os.replace(tmp, final)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -466,9 +553,51 @@ class DumpIndex:
         log.info("ingested %s: %d triples in %.1f s", path, info["triples"], info["seconds"])
         return Segment(final)
 
+    def _open(self, files: list[Path], vocabulary: Vocabulary, skip_bad_lines: bool, progress: Progress | None,
+              repair: bool, full: bool) -> tuple[list[Segment], list[Path]]:
+        """The segments of resolved dump files, ingesting new ones (and, with ``repair``, damaged ones), and the
+        files read now."""
+        found: dict[Path, Segment | None] = {}
+        for f in files:  # each folder checked before anything of it is read (its segment.json too)
+            folder = self._known_folder(f, vocabulary)
+            problems = check_folder(folder, full=full) if folder is not None else []
+            if problems and not repair:
+                raise IndexDamaged(problems, rebuild_command(f, vocabulary))
+            if problems:  # one line: the file under the index folder, the dump file by its name
+                bad = problems[0].file
+                log.warning("dump index file %s: %s; reading %s into the index again",
+                            bad.relative_to(self.root) if bad.is_relative_to(self.root) else bad, problems[0].problem,
+                            f.name)
+            found[f] = Segment(folder) if folder is not None and not problems else None
+        todo = [f for f in files if found[f] is None]
+        if todo or repair:  # ``repair`` (an ingest): also to remove what killed ingests left
+            with _locked(self.root / ".lock"):  # another process may have ingested them meanwhile
+                _remove_leftovers(self.root / "segments")
+                for f in todo:
+                    folder = self._known_folder(f, vocabulary)
+                    found[f] = Segment(folder) if folder is not None and not check_folder(folder, full=full) else None
+                todo = [f for f in todo if found[f] is None]
+                total, done = sum(f.stat().st_size for f in todo), 0
+                for f in todo:
+                    report = None
+                    if progress is not None:
+                        def report(n, base=done, name=f.name):
+                            progress(base + n, total, name)
+                    found[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)
+                    done += f.stat().st_size
+        out = [found[f] for f in files]
+        for seg, f in zip(out, files):
+            if seg.info["n_bad_lines"] and not skip_bad_lines:
+                _path, line, msg = seg.info["bad_lines"][0]
+                raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True (--skip-bad-lines) to "
+                                       "skip it", f, line)
+        return out, todo
+
     def segments(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
                  progress: Progress | None = None) -> list[Segment]:
         """The segments of dump files and folders (in :func:`~kg.dbpedia.dumps.dump_files` order), ingesting new ones.
+
+        Each segment is checked first (sizes and array headers, :func:`kg.dbpedia.manifest.check_folder`).
 
         Parameters
         ----------
@@ -489,37 +618,21 @@ class DumpIndex:
         ------
         InputFormatError
             A malformed line, naming the file and line.
+        IndexDamaged
+            A segment's file is damaged, naming it and the ``kgfs ingest`` command that rebuilds it.
 
         Examples
         --------
         See the module.
         """
-        files = [f.absolute() for f in dump_files(paths)]
-        found = {f: self.known_segment(f, vocabulary) for f in files}
-        todo = [f for f in files if found[f] is None]
-        if todo:
-            with _locked(self.root / ".lock"):  # another process may have ingested them meanwhile
-                found.update({f: self.known_segment(f, vocabulary) for f in todo})
-                todo = [f for f in todo if found[f] is None]
-                total, done = sum(f.stat().st_size for f in todo), 0
-                for f in todo:
-                    report = None
-                    if progress is not None:
-                        def report(n, base=done, name=f.name):
-                            progress(base + n, total, name)
-                    found[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)
-                    done += f.stat().st_size
-        out = [found[f] for f in files]
-        for seg, f in zip(out, files):
-            if seg.info["n_bad_lines"] and not skip_bad_lines:
-                _path, line, msg = seg.info["bad_lines"][0]
-                raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True (--skip-bad-lines) to "
-                                       "skip it", f, line)
-        return out
+        return self._open([f.resolve() for f in dump_files(paths)], vocabulary, skip_bad_lines, progress, False,
+                          False)[0]
 
     def lexicon(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
                 progress: Progress | None = None, min_length: int = 2, prior: str = "auto"):
         """The lexicon annotator of dump files (ingesting them, building the lexicon when new).
+
+        Its folder is checked as the segments are (:meth:`segments`).
 
         Parameters
         ----------
@@ -537,6 +650,11 @@ class DumpIndex:
         -------
         kg.dbpedia.lexindex.IndexedLexicon
 
+        Raises
+        ------
+        IndexDamaged
+            A file of the lexicon (or of a segment) is damaged, naming it and the command that rebuilds it.
+
         Examples
         --------
         >>> import tempfile, pathlib
@@ -547,16 +665,26 @@ class DumpIndex:
         >>> [a.uri for a in lex.annotate_one("Lyon wins")]
         ['http://dbpedia.org/resource/Lyon']
         """
+        files = [f.resolve() for f in dump_files(paths)]
+        segs = self._open(files, vocabulary, skip_bad_lines, progress, False, False)[0]
+        return self._lexicon(files, segs, vocabulary, min_length, prior, None)
+
+    def _lexicon(self, files: list[Path], segs: list[Segment], vocabulary: Vocabulary, min_length: int, prior: str,
+                 repair: dict | None):
+        """The lexicon of segments; ``repair``: rebuild a damaged one (noting it in the dict, with ``full``)."""
         from kg.dbpedia.lexindex import open_lexicon
 
-        segs = self.segments(paths, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress)
         with _locked(self.root / ".lock"):
+            _remove_leftovers(self.root / "lexicons")
             return open_lexicon(segs, self.root / "lexicons", vocabulary=vocabulary, min_length=min_length,
-                                prior=prior, pool=self._pool())
+                                prior=prior, pool=self._pool(), rebuild=rebuild_command(files, vocabulary),
+                                repair=repair)
 
     def ingest(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
-               progress: Progress | None = None, lexicon: bool = True) -> dict:
+               progress: Progress | None = None, lexicon: bool = True, full: bool = False) -> dict:
         """Ingest dump files (the new ones) and build their lexicon: what ``kgfs ingest`` does.
+
+        A segment or lexicon that does not check (:mod:`kg.dbpedia.manifest`) is built again, with a warning.
 
         Parameters
         ----------
@@ -567,26 +695,30 @@ class DumpIndex:
             See :meth:`segments`.
         lexicon : bool
             Also build the lexicon of the files (when they have labels or redirects).
+        full : bool
+            Check the contents of the files' segments and lexicon (hash them: ``kgfs ingest``), not only
+            their sizes and array headers (``kgfs run/build/serve --dump`` before they start).
 
         Returns
         -------
         dict
             ``files`` (name, sha256, triples, lines, counts and cycles per file), ``ingested`` (the
-            files read now), ``lexicon`` (its statistics, or ``None``), ``bytes`` (on disk),
-            ``vocabulary`` (its name).
+            files read now), ``rebuilt`` (those of them whose segment was damaged), ``lexicon`` (its
+            statistics, or ``None``), ``lexicon_rebuilt`` (its damage, or ``None``), ``bytes`` (on
+            disk), ``vocabulary`` (its name).
 
         Examples
         --------
         See the module.
         """
-        files = [f.absolute() for f in dump_files(paths)]
-        before = {f for f in files if self.known_segment(f, vocabulary) is not None}
-        segs = self.segments(files, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress)
-        lex = None
+        files = [f.resolve() for f in dump_files(paths)]
+        known = {f for f in files if self._known_folder(f, vocabulary) is not None}
+        segs, read = self._open(files, vocabulary, skip_bad_lines, progress, True, full)
+        lex, repaired = None, {"full": full}
         if lexicon and any(s.has("labels") or s.has("redirects") for s in segs):
             if progress is not None:
                 progress(0, 0, "lexicon")
-            lex = self.lexicon(files, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines).stats
+            lex = self._lexicon(files, segs, vocabulary, 2, "auto", repaired).stats
 
         def cycles(seg: Segment) -> dict:
             return {role: {**c, "file": str(seg.folder / f"{role}.cycles.tsv")}
@@ -595,8 +727,56 @@ class DumpIndex:
         return {"files": [{"path": str(f), **{k: s.info[k] for k in ("sha256", "triples", "counts", "n_bad_lines")},
                            "lines": s.info.get("lines", s.info["triples"]), "cycles": cycles(s)}
                           for f, s in zip(files, segs)],
-                "ingested": [str(f) for f in files if f not in before], "lexicon": lex, "vocabulary": vocabulary.name,
+                "ingested": [str(f) for f in read], "rebuilt": [str(f) for f in read if f in known],
+                "lexicon": lex, "lexicon_rebuilt": repaired.get("problem"), "vocabulary": vocabulary.name,
                 "bytes": sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())}
+
+    def verify(self, *, remove: bool = False) -> list[Problem]:
+        """Hash every file of every segment and lexicon of the index against its manifest (``kgfs cache verify``).
+
+        Parameters
+        ----------
+        remove : bool
+            Also delete the folders with problems (and unfinished ``.building-*`` folders): the next
+            ``kgfs ingest`` (or run with ``--dump``) builds them again.
+
+        Returns
+        -------
+        list of Problem
+            Empty when every folder checks.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "t.nt").write_text("<http://c/A> <http://www.w3.org/2004/02/skos/core#broader> <http://c/B> .\\n")
+        >>> index = DumpIndex(d / "i"); _ = index.segments(d / "t.nt")
+        >>> index.verify()
+        []
+        """
+        problems: list[Problem] = []
+        for d in self.folders():
+            found = [Problem(d, "unfinished (left by an ingest that was killed)")] if d.name.startswith(".") else \
+                check_folder(d, full=True)
+            if found and remove:
+                shutil.rmtree(d, ignore_errors=True)
+            problems += found
+        return problems
+
+    def folders(self) -> list[Path]:
+        """Every segment and lexicon folder of the index (unfinished ones too).
+
+        Returns
+        -------
+        list of Path
+
+        Examples
+        --------
+        >>> DumpIndex("/no/such/index").folders()
+        []
+        """
+        return sorted(d for sub in ("segments", "lexicons") if (self.root / sub).is_dir()
+                      for d in (self.root / sub).iterdir() if d.is_dir())
 
 
 class IndexSource:

@@ -48,30 +48,57 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import logging
 import os
 import re
 import shutil
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote
 
 import numpy as np
 
-from kg.dbpedia.columns import KeyTable, StringColumn, find_sorted, hash_keys
+from kg.dbpedia.columns import (
+    KeyTable,
+    StringColumn,
+    find_sorted,
+    hash_keys,
+)
 from kg.dbpedia.extsort import ColumnReader, NpyWriter, SortedRuns, SpillPool, write_pair_array
-from kg.dbpedia.lexicon import longest_matches
+from kg.dbpedia.manifest import MANIFEST, IndexDamaged, check_folder, write_manifest
 from kg.dbpedia.sources import Annotation
 from kg.dbpedia.surface import fold, normalize_form
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 
 __all__ = ["IndexedLexicon", "build_lexicon", "open_lexicon"]
 
+log = logging.getLogger(__name__)
+
 LEXICON_FORMAT = 2
 # on folded text (every whitespace character is a space): word runs, and any other non-space character
 _TOKEN = re.compile(r"\w+|[^\w ]")
 _BLOCK = 1 << 16
 _OK, _OWN = 1, 2  # flags of a label row: its form is kept; its subject is an entity (not a category)
+
+
+#: Candidate spans looked up at once (bounds the memory of a long text's look-ups).
+SPAN_WINDOW = 1 << 14
+
+
+def _tokens(low: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every token of folded texts: its text's index, start and end (integer arrays, text order)."""
+    code = "i" if max(map(len, low), default=0) < (1 << 31) else "q"  # 4 bytes a position unless a text is huge
+    which, starts, ends = array("i"), array(code), array(code)
+    for k, x in enumerate(low):
+        before = len(starts)
+        for m in _TOKEN.finditer(x):
+            starts.append(m.start())
+            ends.append(m.end())
+        which.extend(itertools.repeat(k, len(starts) - before))
+    return tuple(np.frombuffer(a, f"i{a.itemsize}") for a in (which, starts, ends))
 
 
 class _Chain:
@@ -454,11 +481,14 @@ def build_lexicon(segments, folder, *, vocabulary: Vocabulary = DBPEDIA, min_len
     return stats
 
 
-def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length: int = 2,
-                 prior: str = "auto", pool: SpillPool | None = None) -> IndexedLexicon:
+def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length: int = 2, prior: str = "auto",
+                 pool: SpillPool | None = None, rebuild: str = "kgfs ingest", repair: dict | None = None
+                 ) -> IndexedLexicon:
     """The lexicon of segments under ``root``, built when missing (named by its inputs).
 
     Only segments with labels, redirects or links take part (adding a file of types keeps the lexicon).
+    Its folder is checked first (:func:`kg.dbpedia.manifest.check_folder`): a damaged lexicon is an
+    error naming the file and ``rebuild``, or with ``repair`` built again.
 
     Parameters
     ----------
@@ -470,10 +500,19 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
     prior : {"auto", "surface-forms"}
     pool : SpillPool, optional
         The memory budget of a build (see :func:`build_lexicon`).
+    rebuild : str
+        The command that rebuilds it (for the error).
+    repair : dict, optional
+        Rebuild a damaged lexicon (its first problem is put in ``repair["problem"]``); ``repair["full"]``:
+        hash its files (else sizes and array headers).
 
     Returns
     -------
     IndexedLexicon
+
+    Raises
+    ------
+    IndexDamaged
 
     Examples
     --------
@@ -486,11 +525,18 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
     used = list(used.values())
     key = json.dumps([LEXICON_FORMAT, [s.folder.name for s in used], vocabulary.fingerprint(), int(min_length), prior])
     folder = Path(root) / hashlib.sha256(key.encode()).hexdigest()[:32]
-    if not (folder / "lexicon.json").is_file():
+    problems = check_folder(folder, full=bool(repair and repair.get("full"))) if folder.is_dir() else []
+    if problems and repair is None:
+        raise IndexDamaged(problems, rebuild)
+    if problems:
+        log.warning("dump index file %s; building the lexicon again", problems[0])
+        repair["problem"] = str(problems[0])
+    if problems or not (folder / MANIFEST).is_file():
         tmp = folder.with_name(f".building-{os.getpid()}-{folder.name}")
         shutil.rmtree(tmp, ignore_errors=True)
         try:
             build_lexicon(used, tmp, vocabulary=vocabulary, min_length=min_length, prior=prior, pool=pool)
+            write_manifest(tmp)  # last: a folder without one is never used
             shutil.rmtree(folder, ignore_errors=True)
             os.replace(tmp, folder)
         finally:
@@ -546,6 +592,10 @@ class IndexedLexicon:
     def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]:
         """The mentions in each text (one list per text), as :meth:`LexiconAnnotator.annotate` finds them.
 
+        Memory is a small multiple of the texts, whatever their length: tokens, candidate spans and
+        candidates are NumPy arrays (a few dozen bytes per token), spans are looked up
+        :data:`SPAN_WINDOW` at a time, and only the mentions kept become objects.
+
         Parameters
         ----------
         texts : sequence of str
@@ -560,31 +610,58 @@ class IndexedLexicon:
         """
         texts = ["" if t is None else str(t) for t in texts]
         low = [fold(t) for t in texts]
-        bounds = [[(m.start(), m.end()) for m in _TOKEN.finditer(x)] for x in low]
-        cands: list[list] = [[] for _ in texts]
-        # spans (text, first token, last token), one token longer per round
-        spans = [(t, i, i) for t, b in enumerate(bounds) for i in range(len(b))]
-        while spans:
-            # a span's text is hashed and looked up once per round, however many texts hold it
-            distinct: dict[str, int] = {}
-            which = np.fromiter((distinct.setdefault(low[t][bounds[t][i][0]:bounds[t][j][1]], len(distinct))
-                                 for t, i, j in spans), np.int64, len(spans))
-            keys = hash_keys(distinct)
-            query, rows = self._forms.find(keys)
-            if len(rows):
-                row_of = np.full(len(keys), -1, np.int64)
-                row_of[query] = rows
-                found = np.flatnonzero(row_of[which] >= 0)
-                hit = row_of[which[found]]
-                for s, iri, w in zip(found.tolist(), self._iri(hit), np.asarray(self._weight[hit]).tolist()):
-                    t, i, j = spans[s]
-                    cands[t].append((bounds[t][i][0], bounds[t][j][1], iri, w))
-            longer, _ = self._prefixes.find(keys)
-            is_prefix = np.zeros(len(keys), bool)
-            is_prefix[longer] = True
-            spans = [(t, i, j + 1) for t, i, j in (spans[s] for s in np.flatnonzero(is_prefix[which]).tolist())
-                     if j + 1 < len(bounds[t])]
-        return [longest_matches(text, c) for text, c in zip(texts, cands)]
+        which, starts, ends = _tokens(low)
+        n = len(starts)
+        # the next token continues a span only within the same text
+        more = np.zeros(n, bool)
+        more[:-1] = which[1:] == which[:-1]
+        found: list[tuple[np.ndarray, ...]] = []
+        for a in range(0, n, SPAN_WINDOW):  # spans starting in this window, one token longer per round
+            first = np.arange(a, min(n, a + SPAN_WINDOW))
+            last = first
+            while len(first):
+                t, lo, hi = which[first], starts[first], ends[last]
+                # a span's text is hashed and looked up once per round, however many texts hold it
+                distinct: dict[str, int] = {}
+                span = np.fromiter((distinct.setdefault(low[x][y:z], len(distinct))
+                                    for x, y, z in zip(t.tolist(), lo.tolist(), hi.tolist())), np.int64, len(t))
+                keys = hash_keys(distinct)
+                del distinct
+                query, rows = self._forms.find(keys)
+                if len(rows):
+                    row_of = np.full(len(keys), -1, np.int64)
+                    row_of[query] = rows
+                    hit = np.flatnonzero(row_of[span] >= 0)
+                    found.append((t[hit], lo[hit], hi[hit], row_of[span[hit]]))
+                prefix = np.zeros(len(keys), bool)
+                prefix[self._prefixes.find(keys)[0]] = True
+                longer = np.flatnonzero(prefix[span])
+                longer = longer[more[last[longer]]]
+                first, last = first[longer], last[longer] + 1
+        out: list[list[Annotation]] = [[] for _ in texts]
+        if not found:
+            return out
+        del which, starts, ends, more, keys  # the candidates alone from here on
+        t, lo, hi, rows = (np.concatenate(c) for c in zip(*found))
+        found.clear()
+        # per text, longest first then leftmost (as longest_matches), non-overlapping
+        order = np.lexsort((lo, lo - hi, t))
+        t, lo, hi, rows = t[order], lo[order], hi[order], rows[order]
+        keep = np.zeros(len(t), bool)
+        bounds = np.flatnonzero(np.diff(t)) + 1
+        for g0, g1 in zip([0, *bounds.tolist()], [*bounds.tolist(), len(t)]):
+            taken = bytearray(len(texts[int(t[g0])]))
+            for i, x, y in zip(range(g0, g1), lo[g0:g1].tolist(), hi[g0:g1].tolist()):
+                if taken.find(1, x, y) == -1:
+                    taken[x:y] = b"\x01" * (y - x)
+                    keep[i] = True
+        t, lo, hi, rows = t[keep], lo[keep], hi[keep], rows[keep]
+        order = np.lexsort((lo, t))
+        t, lo, hi, rows = t[order], lo[order], hi[order], rows[order]
+        for k, iri, w, x, y in zip(t.tolist(), self._iri(rows), np.asarray(self._weight[rows]).tolist(), lo.tolist(),
+                                   hi.tolist()):
+            out[k].append(Annotation(uri=iri, surface_form=texts[k][x:y], offset=x, score=w))
+        return out
 
     def annotate_one(self, text: str) -> list[Annotation]:
         """The mentions in one text, in text order.

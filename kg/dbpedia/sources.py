@@ -306,7 +306,7 @@ class MemoCache:
 
 
 # ---------------------------------------------------------------------------------- annotators
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a long text's mentions are many (a third of the memory)
 class Annotation:
     """One entity mention found in a text.
 

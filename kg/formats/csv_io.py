@@ -2,6 +2,8 @@
 
 - Table CSV: first column the instance id, then one 0/1 column per feature named by its id
   (GO id or IRI), last the label (column ``label``; absent when the table has no labels).
+- Sparse table CSV (:func:`write_sparse_csv`, ``kgfs export --format csv --sparse``):
+  ``instance_id,label,feature``, one row per 1-cell (the size of the data, not of instances x features).
 - Edges CSV: columns ``child,parent``, one row per edge, in node order; a node without
   parents gets one row with an empty parent, so the node set and its order survive the
   round trip (:func:`read_edges_csv`).
@@ -39,7 +41,8 @@ from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 
-__all__ = ["read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv"]
+__all__ = ["first_line_naming", "read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv",
+           "write_sparse_csv"]
 
 _ROWS_PER_CHUNK = 512  # rows densified at a time when writing
 
@@ -141,6 +144,64 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
 
     atomic_write(path, write)
     return path
+
+
+def write_sparse_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
+    """Write ``table`` as ``instance_id,label,feature`` rows, one per instance and feature it has (long format).
+
+    The file grows with the table's 1-cells, not with instances x features. An instance without
+    any feature gets one row with an empty ``feature``, so every instance and its label are in the
+    file; an unlabelled table has no ``label`` column. Instances in table order, features in column order.
+
+    Parameters
+    ----------
+    table : FeatureTable
+    path : path
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> t = FeatureTable.from_facts({"a": ["Athlete"], "b": []}, h, labels={"a": 1, "b": 0})
+    >>> print(write_sparse_csv(t, pathlib.Path(tempfile.mkdtemp()) / "t.csv").read_text(), end="")
+    instance_id,label,feature
+    a,1,Athlete
+    a,1,Person
+    b,0,
+    """
+    path = Path(path)
+    X = sp.csr_matrix(table.X)
+    X.sort_indices()
+    ids = [_field(i) for i in table.instance_ids.tolist()]
+    names = [_field(f) for f in table.feature_names.tolist()] + [""]  # the last: an instance without features
+    labelled = table.y is not None
+    pre = [f"{i},{_field(v)}," for i, v in zip(ids, table.y.tolist())] if labelled else [f"{i}," for i in ids]
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write("instance_id,label,feature\n" if labelled else "instance_id,feature\n")
+            empty = len(names) - 1
+            for start in range(0, X.shape[0], 4096):  # each field quoted once; rows joined a block at a time
+                block = X[start:start + 4096]
+                counts = np.diff(block.indptr)
+                rows = np.repeat(np.arange(block.shape[0]), np.maximum(counts, 1)) + start
+                cols = np.full(len(rows), empty, dtype=np.int64)
+                has = np.repeat(counts > 0, np.maximum(counts, 1))
+                cols[has] = block.indices
+                fh.write("".join(f"{pre[r]}{names[c]}\n" for r, c in zip(rows.tolist(), cols.tolist())))
+
+    atomic_write(path, write)
+    return path
+
+
+def _field(value) -> str:
+    """One CSV field as the ``csv`` module (and :class:`_CsvWriter`) writes it: quoted when it must be."""
+    s = str(value)
+    return '"' + s.replace('"', '""') + '"' if any(ch in s for ch in ',"\n\r') else s
 
 
 def read_csv(path: str | os.PathLike, *, has_label: bool = True):
@@ -309,3 +370,33 @@ def _read_edges(path: Path, on_cycle: str) -> FeatureHierarchy:
     for _, p in edges:
         nodes.setdefault(p)
     return FeatureHierarchy.from_edges(edges, nodes=list(nodes), on_cycle=on_cycle)
+
+
+def first_line_naming(path: str | os.PathLike, nodes: set[str]) -> tuple[int, str]:
+    """The first line of a ``child,parent`` CSV that names one of ``nodes``, and that node (for an error message).
+
+    Parameters
+    ----------
+    path : path
+    nodes : set of str
+
+    Returns
+    -------
+    (int, str)
+        The line number (the header is line 1) and the node; ``(0, min(nodes))`` when none is named.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "e.csv"
+    >>> _ = p.write_text("child,parent\\nA,B\\nD,NOPE\\nZZZ,A\\n")
+    >>> first_line_naming(p, {"ZZZ", "NOPE"})
+    (3, 'NOPE')
+    """
+    with open(path, encoding="utf-8", newline="") as fh:
+        for ln, rec in enumerate(csv.reader(fh), start=1):
+            if ln > 1:
+                for v in rec:
+                    if v in nodes:
+                        return ln, v
+    return 0, min(nodes)

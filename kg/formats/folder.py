@@ -32,21 +32,23 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import ImplicationError, InputFormatError, KgfsError
+from kg.errors import ImplicationError, InputFormatError, KgfsError, few
 from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
-from kg.formats.csv_io import utf8_error
+from kg.formats.csv_io import first_line_naming, utf8_error
 from kg.hierarchy import FeatureHierarchy
 from kg.store.store import write_json
 from kg.table import FeatureTable
 
-__all__ = ["export_file", "export_selected", "export_table", "read_table_folder", "read_user_table", "table_notes",
+__all__ = ["DENSE_LIMIT", "dense_exports", "export_file", "export_selected", "export_table", "read_table_folder",
+           "read_user_table", "table_notes",
            "table_summary", "write_table_folder"]
 
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
 NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
              "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features",
-             "removed_cycle_edges", "entities_without_link", "types_without_link")
+             "hierarchy_unknown_nodes", "removed_cycle_edges", "entities_without_link", "types_without_link",
+             "entities_without_features")
 
 
 def table_summary(table: FeatureTable) -> dict:
@@ -76,9 +78,12 @@ def table_summary(table: FeatureTable) -> dict:
     if table.y is not None:
         vals, counts = np.unique(table.y.astype(str), return_counts=True)
         out["classes"] = {str(v): int(c) for v, c in zip(vals.tolist(), counts.tolist())}
-    out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in table.meta.items()}
+    meta = dict(table.meta)
+    if table.hierarchy.removed_edges and not meta.get("removed_cycle_edges"):  # cycles broken, whatever the route
+        meta["removed_cycle_edges"] = [list(e) for e in table.hierarchy.removed_edges]
+    out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in meta.items()}
     examples = {k: [" -> ".join(map(str, x)) if isinstance(x, (list, tuple)) else str(x) for x in list(v)[:5]]
-                for k, v in table.meta.items() if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}
+                for k, v in meta.items() if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}
     empty = np.flatnonzero(np.diff(table.X.tocsr().indptr) == 0)
     if len(empty) and table.meta.get("instances_without_features"):  # counted by the route: named from the rows
         examples["instances_without_features"] = [str(table.instance_ids[i]) for i in empty[:5]]
@@ -187,7 +192,7 @@ def _csv_has_label(path: Path) -> bool:
 
 
 def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarchy: str | os.PathLike | None = None,
-                    check: str = "repair", name: str | None = None) -> FeatureTable:
+                    check: str = "repair", name: str | None = None, drop_unknown: bool = False) -> FeatureTable:
     """A user's own binary table, ARFF or CSV, over a hierarchy given as a ``child,parent`` edges CSV.
 
     Parameters
@@ -199,13 +204,17 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
     fmt : {"arff", "csv"}, optional
         Default: from the file's suffix (``.arff``, else CSV).
     hierarchy : str or os.PathLike, optional
-        ``child,parent`` edges (:func:`kg.formats.read_edges_csv`); every feature must be a node
-        (nodes that are not columns are left out, ancestry preserved). Default: no edges.
+        ``child,parent`` edges (:func:`kg.formats.read_edges_csv`); every feature must be a node, and
+        every node a feature (see ``drop_unknown``). Default: no edges.
     check : {"repair", "report", "raise"}
         Cells that violate the hierarchy (child 1, parent 0): closed upward, kept (counted in
         the meta) or an error (``--check``).
     name : str, optional
         The dataset name (default: the file name without suffix).
+    drop_unknown : bool
+        A node of the hierarchy that is not a column of the table (a misspelt or missing feature)
+        is an error naming the hierarchy file, its line and the node; with ``drop_unknown`` such
+        nodes are dropped (the ancestry through them kept) and counted (``meta["hierarchy_unknown_nodes"]``).
 
     Returns
     -------
@@ -222,9 +231,14 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
     >>> d = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (d / "t.csv").write_text("id,Athlete,Person,label\\na,1,0,1\\nb,0,1,0\\n")
     >>> _ = (d / "h.csv").write_text("child,parent\\nAthlete,Person\\nPerson,Agent\\n")
-    >>> t = read_user_table(d / "t.csv", hierarchy=d / "h.csv")
-    >>> t.X.toarray().astype(int).tolist(), t.meta["repaired_cells"], t.meta["dataset"]
-    ([[1, 1], [0, 1]], 1, 't')
+    >>> try:
+    ...     read_user_table(d / "t.csv", hierarchy=d / "h.csv")
+    ... except InputFormatError as e:
+    ...     print(str(e).split(str(d) + "/")[1][:53])
+    h.csv:3: 'Agent' is not a feature (a column) of t.csv
+    >>> t = read_user_table(d / "t.csv", hierarchy=d / "h.csv", drop_unknown=True)
+    >>> t.X.toarray().astype(int).tolist(), t.meta["repaired_cells"], t.meta["hierarchy_unknown_nodes"]
+    ([[1, 1], [0, 1]], 1, ['Agent'])
     """
     p = Path(path)
     fmt = fmt or ("arff" if p.suffix.lower() == ".arff" else "csv")
@@ -241,18 +255,56 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
         if missing:
             raise InputFormatError(f"{len(missing)} feature(s) of {p} are not nodes of the hierarchy (--hierarchy), "
                                    f"e.g. {', '.join(repr(m) for m in missing[:3])}", hierarchy)
+        columns = set(names.tolist())
+        unknown = [n for n in h.node_ids.tolist() if n not in columns]
+        if unknown and not drop_unknown:
+            line, node = first_line_naming(hierarchy, set(unknown))
+            more = f" ({len(unknown)} such nodes: {few(sorted(unknown), 5)})" if len(unknown) > 1 else ""
+            raise InputFormatError(f"{node!r} is not a feature (a column) of {p.name}{more}; pass drop_unknown=True "
+                                   "(--hierarchy-drop-unknown) to drop such nodes", hierarchy, line)
         h = h.restrict(names.tolist())
     if check not in _CHECKS:
         raise ValueError(f"check must be one of {sorted(_CHECKS)}, got {check!r}")
     meta = {"dataset": name or p.stem, "source": fmt, "file": p.name}
+    if hierarchy is not None and unknown:
+        meta["hierarchy_unknown_nodes"] = sorted(unknown)
     try:
         return FeatureTable(X, names, ids, y, h, meta=meta, check=_CHECKS[check])
     except ImplicationError as exc:
         raise InputFormatError(str(exc).split("; pass")[0] + " (--check repair closes them upward)", p) from None
 
 
-def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bool = True) -> dict[str, str]:
-    """Write ``table.arff`` (and ``table.sparse.arff``), ``table.csv`` and ``hierarchy.csv`` into ``out``.
+#: Dense exports (``table.arff``, ``table.csv``: one value per instance x feature) are written for tables of at most
+#: this many cells unless asked for (2 million cells: about 4 MB each); larger tables get the sparse forms only.
+DENSE_LIMIT = 2_000_000
+
+
+def dense_exports(table: FeatureTable, dense: bool | None = None) -> bool:
+    """Whether the dense files are written: ``dense`` when given, else for a table of at most :data:`DENSE_LIMIT` cells.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> dense_exports(SimpleNamespace(shape=(127, 699))), dense_exports(SimpleNamespace(shape=(10_000, 4_850)))
+    (True, False)
+    >>> dense_exports(SimpleNamespace(shape=(10_000, 4_850)), dense=True)
+    True
+    """
+    if dense is not None:
+        return bool(dense)
+    n, m = table.shape
+    return n * m <= DENSE_LIMIT
+
+
+def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bool = True,
+                 dense: bool | None = None) -> dict[str, str]:
+    """Write the table's exports and ``hierarchy.csv`` into ``out``: dense files only when the table is small or
+    they are asked for, the sparse ARFF otherwise.
+
+    Dense (:func:`dense_exports`): ``table.arff`` and ``table.csv``, one 0/1 value per instance x feature
+    (a 10,000 x 4,850 table: 97 MB each). ``table.sparse.arff`` (WEKA's sparse ARFF: the 1-cells only) when
+    ``sparse_arff`` or when the dense files are not written. The table itself is ``table.npz``
+    (:func:`write_table_folder`); ``kgfs export --format csv --sparse`` writes a sparse CSV of it.
 
     Parameters
     ----------
@@ -260,7 +312,10 @@ def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bo
     out : str or os.PathLike
         The folder.
     sparse_arff : bool
-        Also write the WEKA sparse ARFF.
+        Write the WEKA sparse ARFF beside the dense files.
+    dense : bool, optional
+        Write the dense files (``True``), never (``False``), or when the table has at most
+        :data:`DENSE_LIMIT` cells (``None``, the default).
 
     Returns
     -------
@@ -274,16 +329,27 @@ def export_table(table: FeatureTable, out: str | os.PathLike, *, sparse_arff: bo
     >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]), labels={"a": 1})
     >>> export_table(t, tempfile.mkdtemp(), sparse_arff=False)
     {'arff': 'table.arff', 'csv': 'table.csv', 'edges': 'hierarchy.csv'}
+    >>> export_table(t, tempfile.mkdtemp(), sparse_arff=False, dense=False)
+    {'arff_sparse': 'table.sparse.arff', 'edges': 'hierarchy.csv'}
     """
     out = Path(out)
-    files = {"arff": "table.arff", "csv": "table.csv", "edges": "hierarchy.csv"}
-    write_arff(table, out / files["arff"], sparse=False)
-    if sparse_arff:
+    files: dict[str, str] = {}
+    small = dense_exports(table, dense)
+    if small:
+        files["arff"] = "table.arff"
+        write_arff(table, out / files["arff"], sparse=False)
+    if sparse_arff or not small:
         files["arff_sparse"] = "table.sparse.arff"
         write_arff(table, out / files["arff_sparse"], sparse=True)
-    write_csv(table, out / files["csv"])
+    if small:
+        files["csv"] = "table.csv"
+        write_csv(table, out / files["csv"])
+    files["edges"] = "hierarchy.csv"
     write_edges_csv(table.hierarchy, out / files["edges"])
     return files
+
+
+
 
 
 def export_selected(table: FeatureTable, features: Sequence[str], out: str | os.PathLike, *,
@@ -325,14 +391,16 @@ def export_selected(table: FeatureTable, features: Sequence[str], out: str | os.
 
 def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, sparse: bool = False,
                 relation: str | None = None, id_attribute: str | None = None) -> str:
-    """Write one export file: ``arff`` (dense or ``sparse``), ``csv``, or the hierarchy's ``edges``.
+    """Write one export file: ``arff`` or ``csv`` (dense or ``sparse``), or the hierarchy's ``edges``.
 
     Parameters
     ----------
     table : FeatureTable
     fmt : {"arff", "csv", "edges"}
     path : str or os.PathLike
-    sparse, relation, id_attribute
+    sparse : bool
+        WEKA's sparse ARFF; a CSV of ``instance_id,label,feature`` rows (:func:`kg.formats.csv_io.write_sparse_csv`).
+    relation, id_attribute
         ARFF options (:func:`kg.formats.write_arff`).
 
     Returns
@@ -351,10 +419,15 @@ def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, spars
     if fmt == "arff":
         write_arff(table, path, sparse=sparse, relation=relation, id_attribute=id_attribute)
     elif fmt == "csv":
-        write_csv(table, path)
+        if sparse:
+            from kg.formats.csv_io import write_sparse_csv
+
+            write_sparse_csv(table, path)
+        else:
+            write_csv(table, path)
     elif fmt == "edges":
         write_edges_csv(table.hierarchy, path)
     else:
         raise ValueError(f"unknown export format {fmt!r} (arff, csv or edges)")
     what = "hierarchy edges" if fmt == "edges" else f"{table.n_instances} x {table.n_features} table"
-    return f"{what} as {fmt}{' (sparse)' if fmt == 'arff' and sparse else ''}"
+    return f"{what} as {fmt}{' (sparse)' if fmt in ('arff', 'csv') and sparse else ''}"

@@ -4,7 +4,12 @@ Genes are instances, GO terms features; a gene has a term when it is annotated w
 one of its descendants (the ``is_a`` closure, optionally more relations).
 
 - :mod:`kg.go.obo`: the ontology (:func:`read_obo`, :class:`GeneOntology`).
-- :mod:`kg.go.annotations`: gene -> direct terms (GAF 2.x or two-column tables) and labels.
+- :mod:`kg.go.ontology`: any ontology (OBO, OWL, GO.db-style tables) and its sub-ontology by roots
+  (:func:`read_ontology`).
+- :mod:`kg.go.annotations`: instance -> direct terms (GAF 2.x, GPAD + GPI, HPO hpoa, two-column tables;
+  ``NOT`` apart) and labels.
+- :mod:`kg.go.facts`: labels first (a table, an aspect, a list of positives), then the labelled
+  instances' annotations (:func:`read_facts`).
 - :mod:`kg.go.table`: the closed, labelled :class:`~kg.table.FeatureTable`.
 - :mod:`kg.routes.go`: the route as a kind of input of a run (:class:`~kg.routes.go.OntologyInput`).
 
@@ -22,10 +27,11 @@ import importlib
 
 _LAZY = {"read_annotations": "kg.go.annotations", "read_labels": "kg.go.annotations", "NAMESPACES": "kg.go.obo",
          "GeneOntology": "kg.go.obo", "normalize_namespaces": "kg.go.obo", "read_obo": "kg.go.obo",
-         "ancestor_closure": "kg.go.table", "build_table": "kg.go.table"}
+         "ancestor_closure": "kg.go.table", "build_table": "kg.go.table",
+         "read_ontology": "kg.go.ontology", "read_annotation_set": "kg.go.annotations", "read_facts": "kg.go.facts"}
 
 __all__ = ["GeneOntology", "NAMESPACES", "ancestor_closure", "build_table", "normalize_namespaces",
-           "read_annotations", "read_labels", "read_obo"]
+           "read_annotation_set", "read_annotations", "read_facts", "read_labels", "read_obo", "read_ontology"]
 
 
 def __getattr__(name):

@@ -183,6 +183,8 @@ class GeneOntology:
         The relations that became edges.
     namespaces : tuple of str or None
         The namespaces kept (``None`` = all).
+    roots : tuple of str or None
+        The roots of the sub-ontology kept (``None`` = all; :func:`kg.go.ontology.restrict_to_roots`).
     path : str
     report : dict
         Counts from parsing: edges per relation, edges dropped because their target is not
@@ -210,11 +212,13 @@ class GeneOntology:
     namespaces: tuple[str, ...] | None = None
     path: str = ""
     report: dict = field(default_factory=dict)
+    roots: tuple[str, ...] | None = None
 
     def __repr__(self) -> str:
+        roots = f", roots={self.roots}" if self.roots else ""
         return (
             f"GeneOntology(version={self.version!r}, n_terms={self.hierarchy.n_nodes}, "
-            f"n_edges={self.hierarchy.n_edges}, relations={self.relations}, namespaces={self.namespaces})"
+            f"n_edges={self.hierarchy.n_edges}, relations={self.relations}, namespaces={self.namespaces}{roots})"
         )
 
     def __contains__(self, term_id: object) -> bool:
@@ -257,7 +261,7 @@ class GeneOntology:
                 elif info.get("consider"):
                     hint = f"; consider {', '.join(info['consider'])}"
                 return "obsolete", (
-                    f"GO term {tid!r} is obsolete in {self._where()}{hint} "
+                    f"term {tid!r} is obsolete in {self._where()}{hint} "
                     "(--on-obsolete replace or drop)"
                 )
             if on_obsolete == "replace" and info.get("replaced_by") and _depth < 10:
@@ -267,6 +271,11 @@ class GeneOntology:
                     return "replaced", value
                 return kind, value
             return "obsolete_dropped", None
+        if tid in self.namespace and self.roots and (self.namespaces is None
+                                                     or self.namespace[tid] in self.namespaces):
+            return "other_namespace", (
+                f"term {tid!r} is not under the root(s) chosen (--root {' '.join(self.roots)})"
+            )
         if tid in self.namespace:
             return "other_namespace", (
                 f"term {tid!r} is in namespace {self.namespace[tid]!r}, which was not selected "

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import KgfsError, UnknownFeatureError
+from kg.go.annotations import AnnotationSet
 from kg.go.obo import _ON_OBSOLETE, GeneOntology
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
@@ -103,9 +104,40 @@ def _resolve(
     }
 
 
+def _not_conflicts(ontology: GeneOntology, facts: Mapping[str, list[str]], negative: Mapping[str, Iterable[str]],
+                   on_obsolete: str) -> dict:
+    """Instances annotated with a term and with ``NOT`` of it or of one of its ancestors (in the chosen hierarchy)."""
+    h = ontology.hierarchy
+    cache: dict[str, str | None] = {}
+    n_instances = 0
+    examples: list[str] = []
+    n_negated = 0
+    for inst, terms in negative.items():
+        n_negated += len(terms)
+        pos = facts.get(inst)
+        if not pos:
+            continue
+        neg = []
+        for t in terms:
+            if t not in cache:
+                kind, value = ontology._classify(str(t).strip(), "replace" if on_obsolete == "replace" else "drop")
+                cache[t] = value if kind in ("ok", "alt", "replaced") else None
+            if cache[t] is not None:
+                neg.append((t, h.index[cache[t]]))
+        if not neg:
+            continue
+        mask = ancestor_closure(h, [h.index[t] for t in pos])
+        hit = [t for t, j in neg if mask[j]]
+        if hit:
+            n_instances += 1
+            if len(examples) < 5:
+                examples.append(f"{inst}: NOT {hit[0]}, yet annotated with it or a descendant")
+    return {"negated_annotations": n_negated, "not_conflict_instances": n_instances, "not_conflict_examples": examples}
+
+
 def build_table(
     ontology: GeneOntology,
-    annotations: Mapping[str, Iterable[str]],
+    annotations: Mapping[str, Iterable[str]] | AnnotationSet,
     labels: Mapping[str, object] | None = None,
     *,
     min_support: int = 1,
@@ -119,8 +151,13 @@ def build_table(
     Parameters
     ----------
     ontology : GeneOntology
-    annotations : mapping of gene -> iterable of term ids
-        The direct annotations (from :func:`read_annotations`).
+    annotations : mapping of gene -> iterable of term ids, or AnnotationSet
+        The direct annotations (from :func:`read_annotations`), or all that
+        :func:`~kg.go.annotations.read_annotation_set` read: then the ``NOT`` annotations are checked
+        against the positive ones (``meta["not_conflict_instances"]``: instances annotated with a term
+        and with ``NOT`` of it or of an ancestor; a warning names one), the reading's counts go into
+        ``meta["annotation_report"]`` (instances skipped while reading count as unlabelled) and its
+        ``label_terms`` never become features.
     labels : mapping of gene -> label, optional
         When given, the table holds the labelled genes (in annotation order); annotated genes
         without a label are left out (counted in ``meta["unlabelled_genes"]``).
@@ -165,10 +202,17 @@ def build_table(
         raise ValueError(f"unknown must be 'raise' or 'drop', got {unknown!r}")
     if on_obsolete not in _ON_OBSOLETE:
         raise ValueError(f"on_obsolete must be one of {_ON_OBSOLETE}, got {on_obsolete!r}")
+    read = annotations if isinstance(annotations, AnnotationSet) else None
+    if read is not None:
+        annotations = read.positive
+        if read.label_terms:
+            drop = set(read.label_terms)
+            annotations = {g: [t for t in ts if t not in drop] for g, ts in annotations.items()}
+    skipped = int(read.report.get("skipped_instances", 0)) if read is not None else 0
     genes = list(annotations)
     if labels is not None:
         labelled = [g for g in genes if g in labels]
-        unlabelled = len(genes) - len(labelled)
+        unlabelled = len(genes) - len(labelled) + skipped
         genes = labelled + [g for g in labels if g not in annotations]
     else:
         unlabelled = 0
@@ -190,12 +234,20 @@ def build_table(
             "ontology_version": ontology.version,
             "relations": list(ontology.relations),
             "namespaces": list(ontology.namespaces) if ontology.namespaces else "all",
-            "n_annotated_genes": len(annotations),
+            "n_annotated_genes": len(annotations) + skipped,
             **resolution,
             "unannotated_genes": [g for g in genes if g not in facts],
             "unlabelled_genes": unlabelled,
         }
     )
+    if read is not None:
+        m["annotation_report"] = dict(read.report)
+        m.update(_not_conflicts(ontology, facts, read.negative, on_obsolete))
+        if m["not_conflict_instances"]:
+            log.warning("%d instance(s) are annotated with a term and with NOT of it or of an ancestor, e.g. %s",
+                        m["not_conflict_instances"], m["not_conflict_examples"][0])
+        if ontology.roots:
+            m["roots"] = list(ontology.roots)
     for key, what in (("unknown_terms", "unknown"), ("obsolete_dropped", "obsolete dropped")):
         if m[key]:
             log.warning("%d %s term(s), e.g. %s", len(m[key]), what, m[key][0])
@@ -207,6 +259,11 @@ def build_table(
         unknown="raise",
         meta=m,
     )
+    if read is not None and read.label_terms:  # a label term that is an ancestor of a feature: still never a feature
+        bad = [f for f in table.feature_names.tolist() if f in set(read.label_terms)]
+        if bad:
+            table = table.select_features(~np.isin(table.feature_names, bad))
+            table.meta["label_terms_dropped"] = bad
     # the terms' names, for reports (selected_features.csv, the Prefect artifacts)
     table.meta["term_names"] = {f: ontology.names.get(f, "") for f in table.feature_names.tolist()}
     return table

@@ -374,6 +374,37 @@ class Input:
         """One line naming the input (for logs and the UI)."""
         return f"{self.name} ({self.route})"
 
+    def feature_names(self, features: Sequence[str], ctx: Context | None = None) -> dict[str, str]:
+        """Readable names of features (id -> name) from the route's knowledge graph; default: none.
+
+        A table's meta may hold names already (``term_names``: the ontology route puts them there);
+        a run asks this hook for the names its table lacks (the DBpedia route's labels are in the
+        dump, not in the table), for ``selection.csv``, the report and the graph exports. Features
+        without a name are left out.
+
+        Parameters
+        ----------
+        features : sequence of str
+            Feature ids (of the route's table).
+        ctx : Context, optional
+            The kgfs home (a route's caches, read only).
+
+        Returns
+        -------
+        dict of str -> str
+
+        Examples
+        --------
+        >>> from dataclasses import dataclass
+        >>> @dataclass(frozen=True)
+        ... class Plain(Input):
+        ...     kind = "plain-example"
+        ...     name: str = "p"
+        >>> Plain().feature_names(["a", "b"])
+        {}
+        """
+        return {}
+
     # ----------------------------------------------------------------- the memo
     def memo(self) -> dict:
         """A private dict for the objects this input builds (a corpus, an annotator), kept for the process."""

@@ -121,7 +121,7 @@ def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
         else:
             raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
     by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
-    return tuple((str(f.absolute()), sha256_file(f) if by_content else
+    return tuple((str(f.resolve()), sha256_file(f) if by_content else
                   f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
 
 
@@ -205,6 +205,8 @@ class CorpusInput(Input):
     entity_columns : tuple of str, optional
     type_namespaces : tuple of str, optional
     skip_bad_lines : bool, optional
+    max_record_bytes : int, optional
+        The longest corpus record read (default :data:`kg.dbpedia.corpus.MAX_RECORD_BYTES`).
     timeout : float, optional
         Seconds per Spotlight/SPARQL request (default :data:`DEFAULT_TIMEOUT`).
     min_support : int, optional
@@ -237,6 +239,9 @@ class CorpusInput(Input):
                                    "already linked: no annotator)", metavar="COL", many=True),
         Option("--skip-bad-lines", "skip (and count) corpus records and dump lines that cannot be read, instead of "
                                    "failing", switch=True),
+        Option("--max-record-bytes", "the longest corpus record read (default 8388608, 8 MiB); a longer one is an "
+                                     "error naming its file and line (or skipped with --skip-bad-lines)", metavar="N",
+               parse=whole_number(1)),
         Option("--annotator", "entity linking: lexicon (offline, from the dump's labels; default) or a DBpedia "
                               "Spotlight server", choices=("lexicon", "spotlight")),
         Option("--spotlight-url", "Spotlight /annotate endpoint", metavar="URL"),
@@ -282,6 +287,7 @@ class CorpusInput(Input):
     entity_columns: tuple[str, ...] | None = None
     type_namespaces: tuple[str, ...] | None = None
     skip_bad_lines: bool | None = None
+    max_record_bytes: int | None = None
     timeout: float | None = None
     min_support: int | None = None
     spotlight: dict | None = None
@@ -313,9 +319,9 @@ class CorpusInput(Input):
             if v.get(k) is not None and (str(v[k]).endswith(".toml") or Path(str(v[k])).is_file()):
                 v[k] = str(Path(v[k]).absolute())
         return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
-                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).absolute()) for d in dumps["dump"]),
+                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dumps["dump"]),
                    dump_files=dump_fingerprint(dumps["dump"]),
-                   bridge_dump=tuple(str(Path(d).absolute()) for d in dumps["bridge_dump"]),
+                   bridge_dump=tuple(str(Path(d).resolve()) for d in dumps["bridge_dump"]),
                    bridge_dump_files=dump_fingerprint(dumps["bridge_dump"]))
 
     # ----------------------------------------------------------------- what decides what
@@ -406,8 +412,10 @@ class CorpusInput(Input):
         return out
 
     def _columns(self) -> dict:
+        # the records read depend on the size limit too (with --skip-bad-lines, longer ones are left out)
         return {"text_column": self.text_column, "id_column": self.id_column, "label_column": self.label_column,
-                "entity_columns": list(self.entity_columns) if self.entity_columns else None}
+                "entity_columns": list(self.entity_columns) if self.entity_columns else None,
+                **({"max_record_bytes": self.max_record_bytes} if self.max_record_bytes else {})}
 
     # ----------------------------------------------------------------- the objects it builds (memo)
     def _memoized(self, key: str, make: Callable[[], Any]):
@@ -419,13 +427,16 @@ class CorpusInput(Input):
 
     def read_corpus(self) -> Corpus:
         """The corpus, read once (:func:`kg.dbpedia.corpus.load_corpus` with the column options)."""
-        from kg.dbpedia.corpus import load_corpus
+        from kg.dbpedia.corpus import MAX_RECORD_BYTES, EntityColumns, load_corpus
 
         v = self.bridge_vocabulary() or self.vocabulary()  # the corpus's entities are of the bridged graph
+        columns = self.entity_columns
+        if columns and v.id_pattern:  # short ids (Wikidata's Q42) expanded by the vocabulary
+            columns = EntityColumns(tuple(columns), v.expand_entity)
         return self._memoized("corpus", lambda: load_corpus(
             self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
-            label_column=self.label_column or "label", entity_columns=self.entity_columns,
-            skip_bad_lines=bool(self.skip_bad_lines), expand=v.expand_entity if v.id_pattern else None))
+            label_column=self.label_column or "label", entity_columns=columns,
+            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES))
 
     def access(self, ctx: Context | None) -> Access:
         """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""
@@ -513,6 +524,12 @@ class CorpusInput(Input):
         out: dict = {"n_instances": len(corpus)}
         if corpus.labels is not None:
             out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))
+        if "ids_numbered" in corpus.meta:  # the id column: chosen explicitly, or said how the rows are named
+            like = corpus.meta["ids_numbered"]
+            out["notes"] = [f"{Path(self.corpus.path).name} has no {self.id_column or 'id'!r} column: its instances "
+                            f"are numbered by row (1 to {len(corpus)})" + (
+                                f"; it has {', '.join(repr(c) for c in like)}: pass --id-column {like[0]} to name "
+                                "them by it" if like else "; --id-column COL names them by a column")]
         return out
 
     def prepare(self, ctx: Context, progress=None) -> dict | None:
@@ -553,6 +570,26 @@ class CorpusInput(Input):
     def prepare_options(cls, values: Mapping[str, Any], ctx: Context, progress=None) -> dict | None:
         """:meth:`prepare` for the options of a watched folder, before any corpus is there."""
         return cls.from_options({**values, "corpus": None}).prepare(ctx, progress)
+
+    def feature_names(self, features, ctx=None) -> dict[str, str]:
+        """The types' and categories' labels in the dump (:func:`kg.dbpedia.labels.dump_labels`; the dump
+        index of the kgfs home is read, never changed); none without a dump (a SPARQL endpoint is not asked).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "o.nt").write_text('<http://dbpedia.org/ontology/Athlete> '
+        ...                             '<http://www.w3.org/2000/01/rdf-schema#label> "athlete"@en .\\n')
+        >>> CorpusInput("c", dump=(str(d),)).feature_names(["http://dbpedia.org/ontology/Athlete"])
+        {'http://dbpedia.org/ontology/Athlete': 'athlete'}
+        """
+        if not self.dump:
+            return {}
+        from kg.dbpedia.labels import dump_labels
+
+        return dump_labels(features, self.dump, cache_dir=ctx.cache_dir(_CACHE) if ctx else None,
+                           vocabulary=self.vocabulary())
 
     def steps(self, ctx: Context):
         return [_Annotate(self, ctx), _Fetch(self, ctx),

@@ -115,6 +115,8 @@ class OwnTable(Input):
     violations : str
         Cells that violate the hierarchy (``--check``): ``repair`` (default), ``report`` or ``raise``.
     min_support : int, optional
+    hierarchy_drop_unknown : bool, optional
+        Drop the hierarchy's nodes that are not features (``--hierarchy-drop-unknown``); default: an error.
 
     Examples
     --------
@@ -136,6 +138,9 @@ class OwnTable(Input):
                       path=True),
                Option("--hierarchy", "the features' hierarchy as a child,parent CSV (default: none)",
                       metavar="EDGES", path=True),
+               Option("--hierarchy-drop-unknown", "drop (and count) the nodes of --hierarchy that are not features "
+                                                  "of the table, keeping the ancestry through them (default: an error "
+                                                  "naming the file, line and node)", switch=True),
                CHECK, MIN_SUPPORT, NAME)
     selected_by = ("arff", "csv")
 
@@ -144,6 +149,7 @@ class OwnTable(Input):
     hierarchy: FileRef | None = None
     violations: str = "repair"
     min_support: int | None = None
+    hierarchy_drop_unknown: bool | None = None
 
     @classmethod
     def from_options(cls, values: Mapping[str, Any]) -> OwnTable:
@@ -154,19 +160,22 @@ class OwnTable(Input):
         return cls(name=values.get("name") or Path(path).stem, table=FileRef.of(path, option),
                    format="arff" if arff is not None else "csv",
                    hierarchy=FileRef.of(values.get("hierarchy"), "--hierarchy"),
-                   violations=values.get("violations") or "repair", min_support=values.get("min_support"))
+                   violations=values.get("violations") or "repair", min_support=values.get("min_support"),
+                   hierarchy_drop_unknown=values.get("hierarchy_drop_unknown") or None)
 
     def load(self) -> FeatureTable:
         """The table (:func:`kg.formats.folder.read_user_table`), ``min_support`` applied."""
         from kg.formats.folder import read_user_table
 
         table = read_user_table(self.table.path, fmt=self.format, check=self.violations,
-                                hierarchy=self.hierarchy.path if self.hierarchy else None, name=self.name)
+                                hierarchy=self.hierarchy.path if self.hierarchy else None, name=self.name,
+                                drop_unknown=bool(self.hierarchy_drop_unknown))
         return _filtered(table, self.min_support)
 
     def steps(self, ctx: Context):
         files = {"table": self.table.sha256, **({"hierarchy": self.hierarchy.sha256} if self.hierarchy else {})}
         options = {"format": self.format, "check": self.violations,
-                   **({"min_support": self.min_support} if self.min_support is not None else {})}
+                   **({"min_support": self.min_support} if self.min_support is not None else {}),
+                   **({"drop_unknown": True} if self.hierarchy_drop_unknown else {})}
         return [table_step(lambda up: {"name": self.name, "files": files, "options": options},
                            lambda up: self.load())]

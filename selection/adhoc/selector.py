@@ -24,8 +24,8 @@ written here, exposed as a parameter of :class:`ADHOC` and tested in
   hash of their content, and the result is mapped back. Exact duplicate columns are one feature:
   they share a factor and are selected or dropped together (test ``"duplicate"`` between them).
 - ``binarize=t`` maps numeric values ``> t`` to 1 first (as the other selectors' parameter does;
-  the project's estimator checks use it). ``hierarchy`` is accepted and ignored: ADHOC builds
-  its own hierarchy of factors (registry kind ``"flat"``).
+  the project's estimator checks use it). ADHOC builds its own hierarchy of factors and takes
+  none (a flat selector: no ``hierarchy`` parameter; registry kind ``"flat"``).
 
 The stages: :mod:`selection.adhoc.dependence` (1), :mod:`selection.adhoc.factors` (2 and 3),
 :mod:`selection.adhoc.search` (4); each module's docstring gives its choices.
@@ -60,9 +60,7 @@ from sklearn.utils.validation import validate_data
 from selection.adhoc.dependence import _T, Dependence, dependence_matrix
 from selection.adhoc.factors import Factor, _factor_graph, _renumber, factor_hierarchy
 from selection.adhoc.search import c45_tree, genetic_search
-from selection.base import HierarchicalSelector, check_hierarchy
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_classifier, register_selector
+from selection.base import BINARIZE, HierarchicalSelector, check_hierarchy
 
 __all__ = ["ADHOC"]
 
@@ -84,8 +82,6 @@ class ADHOC(HierarchicalSelector):
 
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None
-        Ignored (ADHOC builds its own hierarchy); accepted for the uniform selector API.
     numeric_test : {"spearman", "pearson"}
         Correlation of two numeric features in the dependence matrix (stage 1).
     nonlinear : bool
@@ -167,7 +163,7 @@ class ADHOC(HierarchicalSelector):
     """
 
     _parameter_constraints = {
-        "hierarchy": HIERARCHY, "numeric_test": [StrOptions({"spearman", "pearson"})], "nonlinear": ["boolean"],
+        "numeric_test": [StrOptions({"spearman", "pearson"})], "nonlinear": ["boolean"],
         "n_bins": [Interval(Integral, 2, None, closed="left")], "symbolic": [StrOptions({"auto"}), list, tuple, None],
         "missing": [StrOptions({"raise", "impute"})], "unrelated_threshold": [Interval(Real, 0, 1, closed="both")],
         "cluster_threshold": [Interval(Real, 0, 1, closed="both")],
@@ -182,13 +178,12 @@ class ADHOC(HierarchicalSelector):
         "binarize": BINARIZE,
     }
 
-    def __init__(self, hierarchy=None, *, numeric_test="spearman", nonlinear=True, n_bins=3, symbolic="auto",
+    def __init__(self, *, numeric_test="spearman", nonlinear=True, n_bins=3, symbolic="auto",
                  missing="raise", unrelated_threshold=0.3, cluster_threshold=0.5, stop_similarity=0.9,
                  min_order=2, max_order=4, min_profile=4, min_cluster_size=4, split_ratio=0.75, ga_level="leaf",
                  cv=5, ccp_alpha=0.005, min_samples_leaf=2, population_size=30, n_generations=30, patience=8,
                  crossover_rate=0.9, mutation_rate=None, tournament_size=3, exhaustive_limit=256,
                  random_state=0, binarize=None):
-        self.hierarchy = hierarchy
         self.numeric_test = numeric_test
         self.nonlinear = nonlinear
         self.n_bins = n_bins
@@ -363,7 +358,7 @@ class ADHOC(HierarchicalSelector):
         check_classification_targets(y)
         if len(np.unique(y)) < 2:
             raise ValueError(f"y has a single class ({np.unique(y)[0]!r}); feature relevance needs more than one class")
-        self.hierarchy_ = check_hierarchy(self.hierarchy, m)
+        self.hierarchy_ = check_hierarchy(None, m)  # flat: ADHOC builds its own (factor_hierarchy_)
         names = [str(c) for c in getattr(self, "feature_names_in_", [f"x{i}" for i in range(m)])]
         self.symbolic_ = sym
         if sp.issparse(numeric):
@@ -488,16 +483,3 @@ def _ga_factors(res, constant: np.ndarray, ga_level: str) -> list[np.ndarray]:
     ga = [np.sort(g) for g in ga if g.size]
     ga.sort(key=lambda g: int(g[0]))
     return ga
-
-
-register_selector(
-    "adhoc", lambda hierarchy=None, **kw: ADHOC(hierarchy, **kw), kind="flat",
-    description="ADHOC (Richeldi & Lanzi 1996): factors from higher-order correlation, GA with at most one "
-                "feature per factor, entropy decision tree fitness; builds its own hierarchy, ignores the given one",
-)
-register_classifier(
-    "tree", c45_tree,
-    description="decision tree, entropy criterion, cost-complexity pruning (stand-in for C4.5)",
-    paper="Richeldi & Lanzi, Performing Effective Feature Selection by Investigating the Deep Structure of the Data "
-          "(KDD 1996): ADHOC's C4.5 wrapper",
-)

@@ -35,6 +35,9 @@ real values:
 By default features are standardised inside each fold (statistics of the training part) before
 ranking and classification (``scale=True``): the l2,1 methods and ReliefF depend on feature
 scale, and the paper's data (CNN and protein descriptors) are on comparable scales.
+
+The ``hifsrr2017`` protocol (:func:`selection.evaluation.protocols.hifsrr2017`) runs
+:func:`evaluate_class_hierarchy` on a table and writes its rows in the evaluation's columns.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -51,19 +53,19 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from kg.errors import KgfsError
+from selection.class_hierarchy.hifsrr import HiFSRR, fsnm, node_tasks
 from selection.class_hierarchy.tree import (
     ClassHierarchy,
     HierarchicalClassifier,
     as_class_hierarchy,
     default_node_classifier,
 )
-from selection.class_hierarchy.hifsrr import HiFSRR, fsnm, node_tasks
 from selection.flat import fisher_scores, mrmr_ranking, relieff_scores
 
 __all__ = [
+    "ALIASES",
     "METHODS",
     "evaluate_class_hierarchy",
     "summarize",
@@ -74,7 +76,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 METHODS = ("hifsrr", "hifsrr-flat", "fsnm", "fisher", "mrmr", "relieff")
-_ALIASES = {"fisher-score": "fisher", "relief": "relieff", "hifsrr-noreg": "hifsrr-flat"}
+#: Other names of the methods (``kgfs evaluate --protocol hifsrr2017 --selectors relief``).
+ALIASES = {"fisher-score": "fisher", "relief": "relieff", "hifsrr-noreg": "hifsrr-flat"}
 
 #: The paper's parameters for all data sets but CLEF.
 PAPER_PARAMS = {"lam": 10.0, "alpha": 0.1, "beta": 0.1}
@@ -125,7 +128,7 @@ def rank_nodes(
     >>> sorted(r), bool(np.isin(r["g0"][:4], d.relevant["g0"]).all())
     (['g0', 'g1', 'g2', 'root'], True)
     """
-    method = _ALIASES.get(method, method)
+    method = ALIASES.get(method, method)
     params = dict(params or {})
     if method in ("hifsrr", "hifsrr-flat"):
         p = {**PAPER_PARAMS, **params}
@@ -238,7 +241,7 @@ def evaluate_class_hierarchy(
         raise KgfsError(f"numbers of features {bad} out of range 1..{X.shape[1]} (the data has {X.shape[1]} features)")
     specs = [(m, {}) if isinstance(m, str) else (m[0], dict(m[1])) for m in methods]
     for name, _ in specs:
-        if _ALIASES.get(name, name) not in METHODS:
+        if ALIASES.get(name, name) not in METHODS:
             raise KgfsError(f"unknown class-hierarchy method {name!r}; available: {', '.join(METHODS)}")
     clf = classifier if classifier is not None else default_node_classifier()
     skf = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
@@ -307,131 +310,3 @@ def summarize(results: pd.DataFrame, node: str = "mean") -> pd.DataFrame:
     return sub.pivot_table(index="method", columns="k", values="accuracy", aggfunc="mean").sort_index(
         axis=1, ascending=False
     )
-
-
-# ---------------------------------------------------------------------- the protocol
-def _protocol_tree(table, options):
-    spec = options.get("class_tree")
-    if spec is None:
-        meta = getattr(table, "meta", None) or {}
-        spec = meta.get("class_tree") if isinstance(meta, Mapping) else None
-    if spec is not None:
-        return as_class_hierarchy(spec)
-    return ClassHierarchy.from_data(table.X, np.asarray(table.y), n_groups=options.get("n_groups", "sqrt"))
-
-
-def hifsrr2017(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
-    """Protocol ``hifsrr2017`` (see module docstring) in the rows of :data:`selection.evaluation.cv.COLUMNS`.
-
-    ``table`` is anything with ``X`` and ``y`` (a :class:`~kg.table.FeatureTable`). Selector
-    names are methods of :data:`METHODS`; classifier names come from the classifier registry
-    and serve as the per-node classifier (``"svm-linear"``: the paper's linear SVM). For each
-    selector x classifier x fold there is one row per number of features ``k`` (in the
-    ``threshold`` column; ``n_selected = k``, ``compression = 1 - k / n_features``) and measure:
-    ``threshold_choice == "node-average"`` holds the paper's average per-node accuracy,
-    ``"top-down"`` the accuracy of the top-down classifier. Options: ``class_tree`` (edges file
-    or pairs; default ``table.meta["class_tree"]``, else built from the data with ``n_groups``),
-    ``n_features`` (list of k, an int or a string ``"32,16,8"``; default 50%, 40%, ..., 10% of
-    the features), ``scale`` (bool).
-    """
-    from selection.evaluation.cv import COLUMNS, spec_label
-    from selection.evaluation.protocols import get_protocol
-    from selection.registry import get_classifier
-
-    options = get_protocol("hifsrr2017").check_options(options)
-    tree = _protocol_tree(table, options)
-    ks = options.get("n_features")
-    if isinstance(ks, (int, np.integer)):  # `--option n_features=8`
-        ks = [int(ks)]
-    elif isinstance(ks, str):  # `--option n_features=32,16,8`
-        try:
-            ks = [int(v) for v in ks.replace(" ", "").split(",") if v]
-        except ValueError:
-            raise KgfsError(f"option n_features must be integers like 32,16,8, got {ks!r}") from None
-    X, y = table.X, np.asarray(table.y)
-    n = X.shape[1]
-    out = []
-    for cname, cparams in classifiers:
-        clf = default_node_classifier() if cname == "svm-linear" and not cparams else get_classifier(cname, **cparams)
-        res = evaluate_class_hierarchy(
-            X, y, tree, n_features=ks, methods=selectors, n_splits=n_splits,
-            random_state=random_state, folds=folds, classifier=clf, scale=bool(options.get("scale", True)),
-        )
-        res = res[res["node"].isin(["mean", "top-down"])]
-        for r in res.itertuples(index=False):
-            params = json.loads(r.params)
-            k = int(r.k)
-            out.append({
-                "dataset": dataset, "selector": spec_label(r.method, params), "params": r.params,
-                "classifier": cname, "fold": int(r.fold), "n_features": n,
-                "n_train": int(len(y) - r.n_test), "n_test": int(r.n_test), "n_selected": k,
-                "accuracy": r.accuracy, "auroc": np.nan, "aucpr": np.nan, "gm": np.nan,
-                "compression": 1.0 - k / n, "harmonic_mean": np.nan, "select_seconds": r.select_seconds,
-                "classify_seconds": np.nan, "threshold": k,
-                "threshold_choice": "node-average" if r.node == "mean" else "top-down",
-                "kind": "class-hierarchy", "pos_label": None, "status": "ok", "error": "",
-            })
-    return pd.DataFrame(out, columns=COLUMNS)
-
-
-def _hifsrr2017_post(rows: pd.DataFrame, options) -> pd.DataFrame:
-    """For the grid's report: one column per method and ``k``, one table per measure.
-
-    Selector labels become ``"<method> k=<k>"``; top-down rows get the classifier label
-    ``"<classifier> top-down"`` (the node-average rows keep the classifier's name), so the report
-    tables show the paper's measure and the top-down accuracy separately, for every k.
-    """
-    if rows.empty or not rows["kind"].eq("class-hierarchy").any():
-        return rows
-    rows = rows.copy()
-    k = pd.to_numeric(rows["threshold"]).astype(int).astype(str)
-    rows["selector"] = rows["selector"] + " k=" + k
-    td = rows["threshold_choice"].eq("top-down")
-    rows.loc[td, "classifier"] = rows.loc[td, "classifier"] + " top-down"
-    return rows
-
-
-def _register() -> None:
-    try:
-        from selection.evaluation.protocols import ProtocolOptions, register_protocol
-    except ImportError:  # pragma: no cover - the evaluation core is not there
-        return
-
-    class Hifsrr2017Options(ProtocolOptions):
-        """Options of the ``hifsrr2017`` protocol.
-
-        Parameters
-        ----------
-        class_tree : str, list of (child, parent) or None
-            The class tree: a ``child,parent`` edges file or pairs (default: the table's, else built from the data).
-        n_groups : int, "sqrt" or None
-            Groups of classes when the tree is built from the data (see :meth:`ClassHierarchy.from_data`).
-        n_features : int, str, list of int or None
-            Features per node, e.g. ``8`` or ``"32,16,8"`` (default: 50%, 40%, ..., 10% of the features).
-        scale : bool
-            Standardise the features inside each fold before ranking and classification.
-        """
-
-        _parameter_constraints = {"class_tree": [str, list, None], "n_groups": [Interval(Integral, 1, None, closed="left"),
-                                                                              StrOptions({"sqrt"}), None],
-                                  "n_features": [Interval(Integral, 1, None, closed="left"), str, list, None],
-                                  "scale": ["boolean"]}
-
-        def __init__(self, class_tree=None, n_groups="sqrt", n_features=None, scale=True):
-            self.class_tree = class_tree
-            self.n_groups = n_groups
-            self.n_features = n_features
-            self.scale = scale
-
-    register_protocol(
-        "hifsrr2017", hifsrr2017, classifiers=("svm-linear",), metrics=("accuracy", "compression"),
-        rank_metrics=("accuracy",), n_splits=10, control=None, postprocess=_hifsrr2017_post,
-        option_class=Hifsrr2017Options, paper_methods=METHODS + ("svm-linear",),
-        methods=METHODS + tuple(_ALIASES),
-        description="HiFSRR paper (2017) s.3.3: features selected per internal node of a class tree, "
-                    "10-fold CV, average accuracy of the per-node linear SVMs for each number of features "
-                    "per node (threshold column), plus top-down accuracy",
-    )
-
-
-_register()

@@ -64,9 +64,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils import check_random_state
 
 from kg.errors import KgfsError
-from selection.base import SupportMaskMixin
-from selection.class_hierarchy.tree import ClassHierarchy, _check_Xy, as_class_hierarchy, default_node_classifier
-from selection.registry import register_classifier
+from selection.base import SupportMaskMixin, first_k_mask
+from selection.class_hierarchy.tree import ClassHierarchy, _check_Xy, as_class_hierarchy
 
 __all__ = [
     "HiFSRR",
@@ -418,13 +417,6 @@ def _check_k(k, n_features):
 
 
 # ---------------------------------------------------------------------- estimators
-def _top_k_mask(ranking: np.ndarray, n_features: int, k: int | None) -> np.ndarray:
-    """Boolean mask of the first ``k`` features of ``ranking`` (all of them when ``k`` is None)."""
-    mask = np.zeros(n_features, dtype=bool)
-    mask[ranking[: (n_features if k is None else k)]] = True
-    return mask
-
-
 class HiFSRR(SupportMaskMixin, SelectorMixin, BaseEstimator):
     """Hierarchical feature selection with recursive regularisation (per class-tree node).
 
@@ -513,7 +505,7 @@ class HiFSRR(SupportMaskMixin, SelectorMixin, BaseEstimator):
         for t, W in zip(res.tasks, res.W):
             node = tree.node_ids[t.node]
             scores, ranking = _rank(W)
-            mask = _top_k_mask(ranking, X.shape[1], k)
+            mask = first_k_mask(ranking, X.shape[1], k)
             self.coef_[node], self.node_scores_[node] = W, scores
             self.node_ranking_[node], self.node_support_[node] = ranking, mask
         self.support_ = np.logical_or.reduce(list(self.node_support_.values()))
@@ -643,7 +635,7 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
         self.coef_, self.objective_ = fsnm(X, Y, gamma=self.gamma, max_iter=self.max_iter, tol=self.tol)
         self.n_iter_ = len(self.objective_)
         self.scores_, self.ranking_ = _rank(self.coef_)
-        self.support_ = _top_k_mask(self.ranking_, X.shape[1], k)
+        self.support_ = first_k_mask(self.ranking_, X.shape[1], k)
         return self
 
     def __sklearn_tags__(self):
@@ -651,8 +643,3 @@ class FSNM(SupportMaskMixin, SelectorMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-
-# The per-node classifier of the hifsrr2017 protocol (the paper's linear SVM). HiFSRR itself is
-# not registered as a selector: see the module docstring.
-register_classifier("svm-linear", default_node_classifier, description="linear SVM (LinearSVC, standardised features)",
-                    paper="Zhao et al., Hierarchical Feature Selection with Recursive Regularization (IJCAI 2017)")

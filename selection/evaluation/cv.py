@@ -5,6 +5,13 @@ fold the selector is fitted on the training part only, the classifier is fitted 
 columns of the training part and scored on the test part. The result is a tidy
 ``pandas.DataFrame`` with one row per selector x classifier x fold (columns: :data:`COLUMNS`).
 
+Selectors and classifiers are registry names or estimators (a scikit-learn selector such as
+``SelectKBest(chi2, k=50)``, a kgfs selector, a ``Pipeline``, a
+:class:`~selection.lazy.LazySelectionClassifier`, ...), resolved once into
+:class:`~selection.evaluation.specs.MethodSpec` s before any work; every fit clones the
+estimator (see :mod:`selection.evaluation.specs`). How the folds are scored and thresholds
+chosen is one :class:`CVOptions` object.
+
 Choices the papers leave open (documented here, tested in ``tests/selection/evaluation/test_cv.py``):
 
 - **Folds**: ``StratifiedKFold(n_splits, shuffle=True, random_state)``; the same seed gives the
@@ -12,46 +19,49 @@ Choices the papers leave open (documented here, tested in ``tests/selection/eval
 - **Positive class** (AUROC, AUCPR; sensitivity/specificity in GM): ``pos_label`` if given,
   else the minority class of the whole table (see :mod:`selection.evaluation.metrics`).
 - **Eager selectors** (kind ``eager``/``flat``): the selector's ``get_support()`` mask chooses
-  the columns. A mask that selects nothing leaves the classifier nothing to learn from; the
-  fold is then scored with a prior-only classifier (``DummyClassifier(strategy="prior")``:
-  predicts the training majority class), which is what "no features" means, rather than failing.
+  the columns (a ``Pipeline`` of selectors: the composed mask). A mask that selects nothing
+  leaves the classifier nothing to learn from; the fold is then scored with a prior-only
+  classifier (``DummyClassifier(strategy="prior")``: predicts the training majority class),
+  which is what "no features" means, rather than failing.
 - **Lazy selectors** (kind ``lazy``) are scored by
   :class:`~selection.lazy.estimator.LazySelectionClassifier`: the selector fitted on the
   training part gives each test instance its mask (``select_for``, a block of rows at a time)
-  and the lazy classifier (``make_lazy_classifier``) scores it on that mask; with
-  ``lazy_classifiers_for_eager=True`` (the RPV protocol) eager masks go through it too, repeated
-  for every instance. Predictions are the most probable class of ``predict_proba``.
-  ``n_selected`` is the mean number of features selected per test instance, so ``compression``
-  is one minus the mean fraction selected (the RPV paper's Table 10 shows ``100 * (1 - compression)``).
+  and the classifier's per-instance form (:meth:`MethodSpec.build_lazy`: ``nb`` and ``1nn`` are
+  the lazy NB and 1-NN) scores it on that mask; with ``lazy_classifiers_for_eager=True`` (the
+  RPV protocol) eager masks go through it too, repeated for every instance. Predictions are the
+  most probable class of ``predict_proba``. ``n_selected`` is the mean number of features
+  selected per test instance, so ``compression`` is one minus the mean fraction selected (the
+  RPV paper's Table 10 shows ``100 * (1 - compression)``).
 - **Sharing within a fold** (one ``_Fold`` object, dropped with the fold): each lazy classifier
   is fitted once per fold and handed to the estimators frozen, a lazy selector's masks are
   computed once for all classifiers (``SharedSelection``), and a classifier's output on an
   eager mask is kept per distinct mask (a sweep's plateaus, SIG at t=0 and CompleteFS, ...).
+  What is shared is keyed by the classifier spec's label, which includes its parameters.
 - **Scores for AUROC/AUCPR** come from ``predict_proba``; a classifier without it (SVM with
   ``probability=False``) is scored by ``decision_function``.
-- **Threshold methods** (registry ``Entry.threshold_grid`` set): ``threshold=None`` uses the
-  selector's own default; a number fixes it; ``"best-on-test"`` sweeps the grid and reports, per
-  selector and classifier, the threshold with the best mean ``threshold_metric`` over the test
-  folds (the SHSEL paper's choice, optimistic because the test folds choose it); ``"nested"``
-  (the honest one) chooses the threshold per outer fold by an inner stratified
-  ``inner_splits``-fold CV on the training part and then scores it on the outer test part.
-  Ties between thresholds go to the higher compression, then to the lower threshold. A sweep
-  fits the selector once per fold when it offers ``supports_for_thresholds(thresholds)`` (a
-  boolean ``n_thresholds x n_features`` array computed from scores fitted once); otherwise it
-  refits with ``set_params(threshold=t)``. Either way the classifier is fitted once per
-  *distinct* mask, so plateaus of the sweep cost nothing. ``select_seconds`` of a swept method
-  is the time of the whole sweep (including the inner CV for ``nested``): what the user pays.
+- **Threshold methods** (the estimator's class declares ``threshold_grid``: SHSEL, SIG/SC):
+  ``threshold=None`` uses the selector's own threshold; a number fixes it; ``"best-on-test"``
+  sweeps the grid and reports, per selector and classifier, the threshold with the best mean
+  ``threshold_metric`` over the test folds (the SHSEL paper's choice, optimistic because the
+  test folds choose it); ``"nested"`` (the honest one) chooses the threshold per outer fold by
+  an inner stratified ``inner_splits``-fold CV on the training part and then scores it on the
+  outer test part. Ties between thresholds go to the higher compression, then to the lower
+  threshold. A sweep fits the selector once per fold when it offers
+  ``supports_for_thresholds(thresholds)`` (a boolean ``n_thresholds x n_features`` array
+  computed from scores fitted once); otherwise it refits with ``set_params(threshold=t)``.
+  Either way the classifier is fitted once per *distinct* mask, so plateaus of the sweep cost
+  nothing. ``select_seconds`` of a swept method is the time of the whole sweep (including the
+  inner CV for ``nested``): what the user pays.
 - **Failures**: a selector or classifier that raises marks its cells ``status="failed"`` with
   the error text, and the evaluation goes on.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,12 +74,12 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
 
 from kg.errors import KgfsError
-from selection.evaluation.metrics import fold_metrics, positive_label
-from selection.lazy.classifiers import make_lazy_classifier
+from selection.evaluation.metrics import compression, fold_metrics, positive_label
+from selection.evaluation.specs import MethodSpec, method_specs, params_json
 from selection.lazy.estimator import FixedSupport, LazySelectionClassifier, SharedSelection, default_block_size
-from selection.registry import Entry, classifier_entry, get_classifier, get_selector, selector_entry
 
-__all__ = ["COLUMNS", "evaluate_table", "choose_best_on_test", "check_folds", "normalize_specs", "spec_label"]
+__all__ = ["COLUMNS", "DEGENERATE", "CVOptions", "evaluate_table", "choose_best_on_test", "check_folds",
+           "degenerate_selection", "support_of"]
 
 log = logging.getLogger(__name__)
 
@@ -77,73 +87,81 @@ COLUMNS = [
     "dataset", "selector", "params", "classifier", "fold", "n_features", "n_train", "n_test",
     "n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean",
     "select_seconds", "classify_seconds", "threshold", "threshold_choice", "kind", "pos_label",
-    "status", "error",
+    "degenerate", "status", "error",
 ]
+
+#: Why a fold's selection cannot help a classifier (the ``degenerate`` column; several are joined by ``"; "``).
+DEGENERATE = {"empty": "no feature kept", "only roots": "only roots of the hierarchy kept",
+              "constant": "every kept feature is constant over the training instances"}
 
 THRESHOLD_CHOICES = ("best-on-test", "nested")
 
 
-# ------------------------------------------------------------------ specs
-def normalize_specs(specs, what: str) -> list[tuple[str, dict]]:
-    """Method specs as ``(name, params)`` pairs.
+@dataclass(frozen=True)
+class CVOptions:
+    """How :func:`evaluate_table` scores the folds and chooses thresholds (defaults: the ``basic`` protocol's).
 
     Parameters
     ----------
-    specs : str, (name, params) or a list of them
-        Registry names, optionally with parameters.
-    what : str
-        ``"selector"`` or ``"classifier"`` (for error messages).
-
-    Returns
-    -------
-    list of (str, dict)
-
-    Examples
-    --------
-    >>> normalize_specs(["a", ("b", {"k": 1})], "selector")
-    [('a', {}), ('b', {'k': 1})]
-    """
-    if isinstance(specs, str) or (isinstance(specs, tuple) and len(specs) == 2 and isinstance(specs[1], Mapping)):
-        specs = [specs]
-    out = []
-    for s in specs:
-        if isinstance(s, str):
-            out.append((s, {}))
-        elif isinstance(s, (tuple, list)) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], Mapping):
-            out.append((s[0], dict(s[1])))
-        else:
-            raise KgfsError(f"a {what} must be a registry name or a (name, params) pair, got {s!r}")
-    if not out:
-        raise KgfsError(f"no {what}s given")
-    return out
-
-
-def spec_label(name: str, params: Mapping) -> str:
-    """Display name of a method: ``name`` or ``name[k=v,...]`` when parameters are given.
-
-    Parameters
-    ----------
-    name : str
-        Registry name.
-    params : mapping
-        The parameters the user gave.
-
-    Returns
-    -------
-    str
+    threshold : None, float, "best-on-test" or "nested"
+        Threshold handling of the methods whose class declares a ``threshold_grid`` (see the
+        module docstring): their own threshold, a fixed one, or a swept choice.
+    thresholds : sequence of float, optional
+        The sweep grid (default: the class's ``threshold_grid``).
+    threshold_metric : str
+        Column maximised when choosing a threshold (default ``accuracy``, as the SHSEL paper).
+    inner_splits : int
+        Inner folds of ``threshold="nested"`` (reduced to the smallest class count of the
+        training part if needed).
+    keep_sweep : bool
+        With ``threshold="best-on-test"``, return every threshold's rows (before the choice);
+        :func:`choose_best_on_test` makes the choice later (the grid does this across folds).
+    pos_label : optional
+        Positive class for AUROC/AUCPR (default: the minority class of ``table.y``).
+    lazy_classifiers_for_eager : bool
+        Score eager selectors with the classifiers' per-instance forms too (through
+        :class:`~selection.lazy.estimator.LazySelectionClassifier`: the eager mask repeated for
+        every test instance), so eager and lazy methods share one classifier implementation
+        (the RPV protocol).
+    multiclass_average : {"macro", "weighted"}
+        How GM, AUROC and AUCPR average over classes when there are more than two (see
+        :mod:`selection.evaluation.metrics`; ``weighted`` is WEKA's weighted average).
 
     Examples
     --------
-    >>> spec_label("shsel-ig-prune", {"threshold": 0.5})
-    'shsel-ig-prune[threshold=0.5]'
+    >>> CVOptions(threshold="nested").inner_splits
+    5
+    >>> CVOptions(threshold="magic")
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: threshold must be a number, None, or one of ('best-on-test', 'nested'), got 'magic'
     """
-    if not params:
-        return name
-    return name + "[" + ",".join(f"{k}={params[k]}" for k in sorted(params)) + "]"
 
+    threshold: object = None
+    thresholds: Sequence[float] | None = None
+    threshold_metric: str = "accuracy"
+    inner_splits: int = 5
+    keep_sweep: bool = False
+    pos_label: object = None
+    lazy_classifiers_for_eager: bool = False
+    multiclass_average: str = "macro"
 
-def _params_json(params: Mapping) -> str:
-    return json.dumps(params, sort_keys=True, default=str)
+    def __post_init__(self):
+        t = self.threshold
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))) and t not in THRESHOLD_CHOICES:
+            raise KgfsError(f"threshold must be a number, None, or one of {THRESHOLD_CHOICES}, got {t!r}")
+        if self.multiclass_average not in ("macro", "weighted"):
+            raise KgfsError(f"multiclass_average must be 'macro' or 'weighted', got {self.multiclass_average!r}")
+
+    @property
+    def fixed_threshold(self) -> float | None:
+        """The threshold every threshold method runs at, when a number was given."""
+        return float(self.threshold) if isinstance(self.threshold, (int, float)) else None
+
+    @property
+    def sweeps(self) -> bool:
+        """Whether threshold methods are swept (``best-on-test`` or ``nested``)."""
+        return isinstance(self.threshold, str)
 
 
 def check_folds(y, n_splits: int, dataset: str = "") -> None:
@@ -168,7 +186,7 @@ def check_folds(y, n_splits: int, dataset: str = "") -> None:
     >>> check_folds([0, 0, 1], 2, "toy")
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the stratified cross-validation; drop the class
+    kg.errors.KgfsError: dataset 'toy': class 1 has 1 member(s), fewer than the 2 folds of the ...; drop the class
     """
     if y is None:
         raise KgfsError(f"dataset {dataset!r} has no class labels; evaluation needs y")
@@ -186,6 +204,86 @@ def check_folds(y, n_splits: int, dataset: str = "") -> None:
             f"dataset {dataset!r}: class {desc} member(s), fewer than the {n_splits} folds of the "
             "stratified cross-validation; " + (f"use --n-splits {least} or fewer" if least >= 2 else "drop the class")
         )
+
+
+# ------------------------------------------------------------------ selections
+def support_of(selector, n_features: int) -> np.ndarray:
+    """The boolean mask of a fitted eager selector; a ``Pipeline`` of selectors composes its steps' masks.
+
+    Parameters
+    ----------
+    selector : fitted estimator
+        ``get_support()``, or a ``Pipeline`` whose steps all have it.
+    n_features : int
+        Columns of the data it was fitted on.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features,)
+
+    Examples
+    --------
+    >>> from sklearn.feature_selection import SelectKBest, VarianceThreshold, chi2
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X, y = np.array([[1, 0, 1, 1], [0, 0, 1, 0], [1, 0, 0, 1]]), [1, 0, 1]
+    >>> support_of(make_pipeline(VarianceThreshold(), SelectKBest(chi2, k=2)).fit(X, y), 4).tolist()
+    [True, False, False, True]
+    """
+    steps = getattr(selector, "steps", None)
+    if steps is None:
+        return np.asarray(selector.get_support(), dtype=bool)
+    mask = np.ones(n_features, dtype=bool)
+    for _, step in steps:
+        if step is None or step == "passthrough":
+            continue
+        inner = np.flatnonzero(mask)
+        mask[:] = False
+        mask[inner[support_of(step, inner.size)]] = True
+    return mask
+
+
+def degenerate_selection(mask, X_train, is_root=None) -> str:
+    """Why a selection fitted on ``X_train`` cannot help a classifier: ``""`` when it can.
+
+    A selection is *degenerate* when it keeps nothing (``empty``), only roots of the hierarchy
+    (``only roots``: every instance of a closed table has a root, or the root says nothing below
+    the top), or only features with the same value in every training instance (``constant``: no
+    classifier can tell the classes apart with them). A classifier given such a selection can
+    do no better than the majority class, whatever its accuracy looks like.
+
+    Parameters
+    ----------
+    mask : array of bool, shape (n_features,)
+        The kept features.
+    X_train : sparse matrix (n_train x n_features)
+        The training part the selector was fitted on.
+    is_root : array of bool, shape (n_features,), optional
+        Which features are roots of the hierarchy (``hierarchy.n_parents == 0``).
+
+    Returns
+    -------
+    str
+        The reasons of :data:`DEGENERATE` that apply, joined by ``"; "``.
+
+    Examples
+    --------
+    >>> X = sp.csr_matrix([[1, 1, 0], [1, 0, 1], [1, 0, 0]])
+    >>> roots = np.array([True, False, False])
+    >>> degenerate_selection(np.array([True, False, False]), X, roots)
+    'only roots; constant'
+    >>> degenerate_selection(np.array([True, True, False]), X, roots), degenerate_selection(np.zeros(3, bool), X)
+    ('', 'empty')
+    """
+    mask = np.asarray(mask, dtype=bool)
+    if not mask.any():
+        return "empty"
+    out = []
+    if is_root is not None and np.asarray(is_root, dtype=bool)[mask].all():
+        out.append("only roots")
+    support = np.asarray(sp.csr_matrix(X_train)[:, np.flatnonzero(mask)].sum(axis=0)).ravel()
+    if ((support == 0) | (support == X_train.shape[0])).all():
+        out.append("constant")
+    return "; ".join(out)
 
 
 # ------------------------------------------------------------------ classifiers
@@ -247,7 +345,12 @@ def _scores(clf, X):
     return None
 
 
-def _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask):
+def _eager_classify(clf_spec: MethodSpec, X_tr, y_tr, X_te, mask, hierarchy=None):
+    """Predictions, scores and classes of a fresh ``clf_spec`` fitted on the columns of ``mask``.
+
+    A classifier that takes a hierarchy (e.g. a LazySelectionClassifier of a hierarchical selector)
+    gets the table's restricted to those columns (:meth:`FeatureHierarchy.restrict`).
+    """
     idx = np.flatnonzero(mask)
     if len(idx) == 0:  # no features: the training class priors
         prior = DummyClassifier(strategy="prior").fit(np.zeros((len(y_tr), 1)), y_tr)
@@ -255,9 +358,12 @@ def _eager_classify(cname, cparams, X_tr, y_tr, X_te, mask):
         return prior.predict(none), prior.predict_proba(none), prior.classes_
     Xs_tr, Xs_te = X_tr[:, idx], X_te[:, idx]
     with warnings.catch_warnings():
-        # scikit-learn 1.9 deprecates SVC's `probability` argument, which the registry's `svm` passes
+        # scikit-learn 1.9 deprecates SVC's `probability` argument (an SVC built with it warns when cloned)
         warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated", category=FutureWarning)
-        clf = get_classifier(cname, **cparams)
+        over = None
+        if hierarchy is not None and clf_spec.takes_hierarchy:
+            over = hierarchy if len(idx) == hierarchy.n_nodes else hierarchy.restrict(idx)
+        clf = clf_spec.build(over)
         if isinstance(clf, SVC) and clf.kernel in ("poly", "linear") and not clf.probability:
             clf = _GramSVC(clf)
         clf.fit(Xs_tr, y_tr)
@@ -275,34 +381,19 @@ class _Run:
 
     dataset: str
     hierarchy: object
-    clf_specs: list
+    classifiers: list  # MethodSpec
+    options: CVOptions
     pos: object
     labels: np.ndarray
     n_features: int
-    multiclass: str
-    use_lazy: bool  # eager masks scored by the lazy classifiers too (the RPV protocol)
-    threshold: object  # None, a number, "best-on-test" or "nested"
-    thresholds: Sequence | None
-    metric: str
-    inner_splits: int
     random_state: int
-
-
-@dataclass(frozen=True)
-class _Method:
-    """One selector spec resolved against the registry."""
-
-    name: str
-    entry: Entry
-    params: dict  # what the selector is built with (registry defaults included)
-    user_params: dict  # what the user gave (names the method)
-    label: str
+    is_root: np.ndarray | None = None
 
 
 # the columns of a row that the measures fill in
 _BLANK_ROW = {**dict.fromkeys(["n_selected", "accuracy", "auroc", "aucpr", "gm", "compression", "harmonic_mean",
                                "select_seconds", "classify_seconds", "threshold"], np.nan),
-              "threshold_choice": "", "status": "ok", "error": ""}
+              "threshold_choice": "", "degenerate": "", "status": "ok", "error": ""}
 
 
 class _Fold:
@@ -317,7 +408,7 @@ class _Fold:
         self.run, self.index = run, index
         self.X_tr, self.y_tr, self.X_te, self.y_te = X_tr, y_tr, X_te, y_te
         self.block_rows = default_block_size(run.n_features, X_tr.shape[0])
-        self._lazy: dict[tuple, object] = {}
+        self._lazy: dict[str, object] = {}
         self._scored: dict[tuple, tuple] = {}
         self._base = {"dataset": run.dataset, "fold": index, "n_features": run.n_features,
                       "n_train": X_tr.shape[0], "n_test": X_te.shape[0], "pos_label": str(run.pos)}
@@ -326,42 +417,42 @@ class _Fold:
         """The fold of an inner split of this fold's training part."""
         return _Fold(self.run, self.index, self.X_tr[itr], self.y_tr[itr], self.X_tr[iva], self.y_tr[iva])
 
-    def row(self, method: _Method, cname: str, **kw) -> dict:
-        return {**self._base, **_BLANK_ROW, "selector": method.label, "params": _params_json(method.user_params),
-                "classifier": cname, "kind": method.entry.kind, **kw}
+    def row(self, method: MethodSpec, clf: MethodSpec, **kw) -> dict:
+        return {**self._base, **_BLANK_ROW, "selector": method.label, "params": params_json(method.params),
+                "classifier": clf.label, "kind": method.kind, **kw}
 
-    def failed(self, method: _Method, exc: BaseException, **kw) -> list[dict]:
+    def failed(self, method: MethodSpec, exc: BaseException, **kw) -> list[dict]:
         """One failed row per classifier."""
-        return [self.row(method, c, status="failed", error=_error_text(exc), **kw) for c, _ in self.run.clf_specs]
+        return [self.row(method, c, status="failed", error=_error_text(exc), **kw) for c in self.run.classifiers]
 
     def score(self, pred, proba, classes, n_selected) -> dict:
         r = self.run
-        return fold_metrics(self.y_te, pred, proba, classes, pos_label=r.pos, n_selected=n_selected,
-                            n_features=r.n_features, labels=r.labels, multiclass=r.multiclass)
+        return fold_metrics(self.y_te, pred, proba, classes, pos_label=r.pos,
+                            compression=compression(n_selected, r.n_features), labels=r.labels,
+                            multiclass=r.options.multiclass_average)
 
-    def lazy_classifier(self, cname: str, cparams: Mapping):
-        """The lazy classifier ``cname`` fitted on the training part (once per fold)."""
-        key = (cname, _params_json(cparams))
-        if key not in self._lazy:
-            self._lazy[key] = make_lazy_classifier(cname, **cparams).fit(self.X_tr, self.y_tr)
-        return self._lazy[key]
+    def lazy_classifier(self, clf: MethodSpec):
+        """The per-instance form of classifier ``clf`` fitted on the training part (once per fold)."""
+        if clf.label not in self._lazy:
+            self._lazy[clf.label] = clf.build_lazy().fit(self.X_tr, self.y_tr)
+        return self._lazy[clf.label]
 
-    def lazy_scores(self, selector, cname: str, cparams: Mapping):
+    def lazy_scores(self, selector, clf: MethodSpec):
         """``(pred, proba, classes)`` of :class:`LazySelectionClassifier` on the test part."""
         model = LazySelectionClassifier(selector=selector, block_size=self.block_rows,
-                                        classifier=FrozenEstimator(self.lazy_classifier(cname, cparams)))
+                                        classifier=FrozenEstimator(self.lazy_classifier(clf)))
         proba = model.fit(self.X_tr, self.y_tr).predict_proba(self.X_te)
         return model.classes_[np.argmax(proba, axis=1)], proba, model.classes_
 
-    def evaluate_mask(self, cname: str, cparams: Mapping, mask: np.ndarray) -> tuple[dict, float]:
-        """Metrics of ``cname`` on the columns of an eager ``mask``, and the seconds it took."""
-        key = (cname, _params_json(cparams), np.packbits(mask).tobytes())
+    def evaluate_mask(self, clf: MethodSpec, mask: np.ndarray) -> tuple[dict, float]:
+        """Metrics of classifier ``clf`` on the columns of an eager ``mask``, and the seconds it took."""
+        key = (clf.label, np.packbits(mask).tobytes())
         if key not in self._scored:
             t0 = time.perf_counter()
-            if self.run.use_lazy:  # the same mask for every test instance
-                pred, proba, classes = self.lazy_scores(FixedSupport(mask), cname, cparams)
+            if self.run.options.lazy_classifiers_for_eager:  # the same mask for every test instance
+                pred, proba, classes = self.lazy_scores(FixedSupport(mask), clf)
             else:
-                pred, proba, classes = _eager_classify(cname, cparams, self.X_tr, self.y_tr, self.X_te, mask)
+                pred, proba, classes = _eager_classify(clf, self.X_tr, self.y_tr, self.X_te, mask, self.run.hierarchy)
             self._scored[key] = (self.score(pred, proba, classes, int(mask.sum())), time.perf_counter() - t0)
         return self._scored[key]
 
@@ -375,14 +466,13 @@ def _folds(run: _Run, X, y, n_splits: int, folds) -> Iterable[_Fold]:
 
 
 # ------------------------------------------------------------------ threshold sweep
-def _sweep_masks(name, params, hierarchy, X, y, grid) -> np.ndarray:
-    """Boolean masks (len(grid) x n_features), one per threshold, fitted on ``(X, y)``.
+def _sweep_masks(sel, X, y, grid) -> np.ndarray:
+    """Boolean masks (len(grid) x n_features), one per threshold, of the unfitted selector ``sel`` fitted on ``(X, y)``.
 
     Cheap when the selector offers ``supports_for_thresholds`` (scores fitted once, only the
     cut varies; SHSEL, SIG/SC; checked against refits in their tests); otherwise a refit per
     threshold.
     """
-    sel = get_selector(name, hierarchy, **params)
     grid = np.asarray(grid, dtype=float)
     if hasattr(sel, "supports_for_thresholds"):
         sel.fit(X, y)
@@ -395,7 +485,7 @@ def _sweep_masks(name, params, hierarchy, X, y, grid) -> np.ndarray:
     for i, t in enumerate(grid):
         sel.set_params(threshold=float(t))
         sel.fit(X, y)
-        out[i] = np.asarray(sel.get_support(), dtype=bool)
+        out[i] = support_of(sel, X.shape[1])
     return out
 
 
@@ -455,63 +545,27 @@ def choose_best_on_test(sweep: pd.DataFrame, metric: str = "accuracy") -> pd.Dat
 
 
 # ------------------------------------------------------------------ main entry point
-def evaluate_table(
-    table,
-    selectors,
-    classifiers,
-    *,
-    dataset: str,
-    n_splits: int = 10,
-    random_state: int = 0,
-    selector_params: Mapping[str, Mapping] | None = None,
-    threshold=None,
-    thresholds: Sequence[float] | None = None,
-    threshold_metric: str = "accuracy",
-    inner_splits: int = 5,
-    pos_label=None,
-    folds: Iterable[int] | None = None,
-    lazy_classifiers_for_eager: bool = False,
-    keep_sweep: bool = False,
-    multiclass_average: str = "macro",
-) -> pd.DataFrame:
+def evaluate_table(table, selectors, classifiers, *, dataset: str, n_splits: int = 10, random_state: int = 0,
+                   folds: Iterable[int] | None = None, options: CVOptions | None = None) -> pd.DataFrame:
     """Cross-validate ``selectors`` x ``classifiers`` on ``table``.
 
     Parameters
     ----------
     table : kg.table.FeatureTable
-        Binary table with labels ``y``; its hierarchy is given to every selector.
-    selectors, classifiers : list of str or (name, params)
-        Registry names (:mod:`selection.registry`), optionally with parameters.
+        Binary table with labels ``y``; its hierarchy is given to every selector that takes one
+        and has none set.
+    selectors, classifiers : list
+        Registry names, ``(name, params)`` pairs, estimators or ``(label, estimator)`` pairs (see
+        :mod:`selection.evaluation.specs`); each estimator is cloned for every fit.
     dataset : str
         Name written in the ``dataset`` column.
     n_splits, random_state : int
         Stratified k-fold with shuffling, seeded.
-    selector_params : dict, optional
-        Extra parameters per selector name (merged under those of a ``(name, params)`` spec).
-    threshold : None, float, "best-on-test" or "nested"
-        Threshold handling for methods with a ``threshold_grid`` (see the module docstring).
-    thresholds : sequence of float, optional
-        The sweep grid (default: the registry entry's ``threshold_grid``).
-    threshold_metric : str
-        Column maximised when choosing a threshold (default ``accuracy``, as the SHSEL paper).
-    inner_splits : int
-        Inner folds of ``threshold="nested"`` (reduced to the smallest class count of the
-        training part if needed).
-    pos_label : optional
-        Positive class for AUROC/AUCPR (default: the minority class of ``table.y``).
     folds : iterable of int, optional
         Only these fold indices (0-based) -- the grid runs one fold per task.
-    lazy_classifiers_for_eager : bool
-        Score eager selectors with the lazy classifiers too (``make_lazy_classifier``, through
-        :class:`~selection.lazy.estimator.LazySelectionClassifier`: the eager mask repeated for
-        every test instance), so eager and lazy methods share one classifier implementation
-        (the RPV protocol).
-    keep_sweep : bool
-        With ``threshold="best-on-test"``, return every threshold's rows (before the choice);
-        :func:`choose_best_on_test` makes the choice later (the grid does this across folds).
-    multiclass_average : {"macro", "weighted"}
-        How GM, AUROC and AUCPR average over classes when there are more than two (see
-        :mod:`selection.evaluation.metrics`; ``weighted`` is WEKA's weighted average).
+    options : CVOptions, optional
+        Thresholds, the positive class, lazy classifiers for eager selectors, multi-class
+        averaging (default ``CVOptions()``).
 
     Returns
     -------
@@ -521,91 +575,91 @@ def evaluate_table(
     --------
     >>> from kg.hierarchy import FeatureHierarchy
     >>> from kg.table import FeatureTable
+    >>> from sklearn.feature_selection import SelectKBest, chi2
     >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b", "c"])
     >>> facts = {f"i{i}": (["b"] if i % 2 else ["c"]) for i in range(20)}
     >>> t = FeatureTable.from_facts(facts, h, labels={f"i{i}": i % 2 for i in range(20)})
-    >>> df = evaluate_table(t, ["complete"], ["nb"], dataset="toy", n_splits=5)
-    >>> len(df), df["accuracy"].tolist()[:2], int(df["n_selected"].iloc[0])
-    (5, [1.0, 1.0], 3)
+    >>> df = evaluate_table(t, ["complete", SelectKBest(chi2, k=1)], ["nb"], dataset="toy", n_splits=5)
+    >>> len(df), df["accuracy"].tolist()[:2]
+    (10, [1.0, 1.0])
+    >>> df.groupby("selector", sort=False)["n_selected"].mean().to_dict()
+    {'complete': 3.0, 'SelectKBest[k=1,score_func=chi2]': 1.0}
     """
-    if threshold is not None and not isinstance(threshold, (int, float)) and threshold not in THRESHOLD_CHOICES:
-        raise KgfsError(f"threshold must be a number, None, or one of {THRESHOLD_CHOICES}, got {threshold!r}")
-    if multiclass_average not in ("macro", "weighted"):
-        raise KgfsError(f"multiclass_average must be 'macro' or 'weighted', got {multiclass_average!r}")
-    clf_specs = normalize_specs(classifiers, "classifier")
-    methods = _methods(selectors, selector_params, threshold)  # every name resolved before any work
-    for cname, _ in clf_specs:
-        classifier_entry(cname)
+    options = CVOptions() if options is None else options
+    methods = method_specs(selectors, "selector")  # every name resolved before any work
+    clfs = method_specs(classifiers, "classifier")
     y = None if table.y is None else np.asarray(table.y)
     check_folds(y, n_splits, dataset)
     X = sp.csr_matrix(table.X)
-    run = _Run(dataset=dataset, hierarchy=table.hierarchy, clf_specs=clf_specs, pos=positive_label(y, pos_label),
-               labels=np.unique(y), n_features=X.shape[1], multiclass=multiclass_average,
-               use_lazy=bool(lazy_classifiers_for_eager), threshold=threshold, thresholds=thresholds,
-               metric=threshold_metric, inner_splits=inner_splits, random_state=random_state)
+    run = _Run(dataset=dataset, hierarchy=table.hierarchy, classifiers=clfs, options=options,
+               pos=positive_label(y, options.pos_label), labels=np.unique(y), n_features=X.shape[1],
+               random_state=random_state,
+               is_root=_roots(table.hierarchy))
     rows = [r for fold in _folds(run, X, y, n_splits, folds) for method in methods for r in _run_method(fold, method)]
     df = pd.DataFrame(rows, columns=COLUMNS)
-    if threshold == "best-on-test" and not keep_sweep:
-        df = choose_best_on_test(df, threshold_metric)
+    if options.threshold == "best-on-test" and not options.keep_sweep:
+        df = choose_best_on_test(df, options.threshold_metric)
     return df
 
 
-def _methods(selectors, selector_params, threshold) -> list[_Method]:
-    """The selector specs resolved against the registry, with their parameters merged."""
-    extra = {k: dict(v) for k, v in (selector_params or {}).items()}
-    out = []
-    for name, sparams in normalize_specs(selectors, "selector"):
-        entry = selector_entry(name)
-        user_params = {**extra.get(name, {}), **sparams}
-        params = {**entry.defaults, **user_params}
-        if entry.threshold_grid is not None and isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
-            params["threshold"] = float(threshold)
-        out.append(_Method(name, entry, params, user_params, spec_label(name, user_params)))
-    return out
+def _roots(hierarchy) -> np.ndarray | None:
+    """Which features are roots, for :func:`degenerate_selection` (``None`` for a flat table: no edges, no top)."""
+    if hierarchy is None or not hierarchy.n_edges:
+        return None
+    return np.asarray(hierarchy.n_parents) == 0
 
 
-def _run_method(fold: _Fold, method: _Method) -> list[dict]:
-    if method.entry.kind == "lazy":
+def _run_method(fold: _Fold, method: MethodSpec) -> list[dict]:
+    if method.kind == "lazy":
         return _run_lazy(fold, method)
-    if method.entry.threshold_grid is not None and isinstance(fold.run.threshold, str):
-        grid = fold.run.thresholds if fold.run.thresholds is not None else method.entry.threshold_grid
-        return _run_sweep(fold, method, np.asarray(grid, dtype=float))
+    if method.threshold_grid is not None and fold.run.options.sweeps:
+        grid = fold.run.options.thresholds
+        return _run_sweep(fold, method, np.asarray(method.threshold_grid if grid is None else grid, dtype=float))
     return _run_eager(fold, method)
 
 
-def _run_eager(fold: _Fold, method: _Method) -> list[dict]:
-    entry, params = method.entry, method.params
-    thr = params.get("threshold", np.nan) if entry.threshold_grid is not None else np.nan
+def _built(fold: _Fold, method: MethodSpec):
+    """A fresh selector over the table's hierarchy, at the fixed threshold when one is given."""
+    sel = method.build(fold.run.hierarchy)
+    t = fold.run.options.fixed_threshold
+    if t is not None and method.threshold_grid is not None:
+        sel.set_params(threshold=t)
+    return sel
+
+
+def _run_eager(fold: _Fold, method: MethodSpec) -> list[dict]:
+    swept = method.threshold_grid is not None
+    thr = np.nan
     t0 = time.perf_counter()
     try:
-        sel = get_selector(method.name, fold.run.hierarchy, **params)
+        sel = _built(fold, method)
+        thr = sel.get_params()["threshold"] if swept else np.nan
         sel.fit(fold.X_tr, fold.y_tr)
-        mask = np.asarray(sel.get_support(), dtype=bool)
-        if entry.threshold_grid is not None and "threshold" not in params:
-            thr = getattr(sel, "threshold", np.nan)
+        mask = support_of(sel, fold.X_tr.shape[1])
     except Exception as exc:  # noqa: BLE001 - a failing selector must not stop the grid
         log.warning("selector %s failed: %s", method.label, exc)
         return fold.failed(method, exc, threshold=thr)
     secs = time.perf_counter() - t0
-    t = fold.run.threshold
-    choice = "" if entry.threshold_grid is None else (t if isinstance(t, str) else ("" if t is None else "fixed"))
+    t = fold.run.options.threshold
+    choice = "" if not swept else (t if isinstance(t, str) else ("" if t is None else "fixed"))
+    why = degenerate_selection(mask, fold.X_tr, fold.run.is_root)
     out = []
-    for cname, cparams in fold.run.clf_specs:
+    for clf in fold.run.classifiers:
         try:
-            m, csecs = fold.evaluate_mask(cname, cparams, mask)
-            out.append(fold.row(method, cname, n_selected=int(mask.sum()), select_seconds=secs,
-                                classify_seconds=csecs, threshold=thr, threshold_choice=choice, **m))
+            m, csecs = fold.evaluate_mask(clf, mask)
+            out.append(fold.row(method, clf, n_selected=int(mask.sum()), select_seconds=secs,
+                                classify_seconds=csecs, threshold=thr, threshold_choice=choice, degenerate=why, **m))
         except Exception as exc:  # noqa: BLE001
-            log.warning("classifier %s after %s failed: %s", cname, method.label, exc)
-            out.append(fold.row(method, cname, status="failed", error=_error_text(exc),
+            log.warning("classifier %s after %s failed: %s", clf.label, method.label, exc)
+            out.append(fold.row(method, clf, status="failed", error=_error_text(exc),
                                 n_selected=int(mask.sum()), select_seconds=secs, threshold=thr))
     return out
 
 
-def _run_lazy(fold: _Fold, method: _Method) -> list[dict]:
+def _run_lazy(fold: _Fold, method: MethodSpec) -> list[dict]:
     t0 = time.perf_counter()
     try:
-        sel = get_selector(method.name, fold.run.hierarchy, **method.params)
+        sel = _built(fold, method)
         sel.fit(fold.X_tr, fold.y_tr)
         shared = SharedSelection(sel)
         n_sel = shared.mean_selected(fold.X_te, fold.block_rows)
@@ -614,69 +668,72 @@ def _run_lazy(fold: _Fold, method: _Method) -> list[dict]:
         return fold.failed(method, exc)
     secs = time.perf_counter() - t0
     out = []
-    for cname, cparams in fold.run.clf_specs:
+    for clf in fold.run.classifiers:
         try:
             t1 = time.perf_counter()
-            m = fold.score(*fold.lazy_scores(shared, cname, cparams), n_sel)
-            out.append(fold.row(method, cname, n_selected=n_sel, select_seconds=secs,
-                                classify_seconds=time.perf_counter() - t1, **m))
+            m = fold.score(*fold.lazy_scores(shared, clf), n_sel)
+            out.append(fold.row(method, clf, n_selected=n_sel, select_seconds=secs,
+                                classify_seconds=time.perf_counter() - t1, degenerate="" if n_sel else "empty", **m))
         except Exception as exc:  # noqa: BLE001
-            log.warning("lazy classifier %s after %s failed: %s", cname, method.label, exc)
-            out.append(fold.row(method, cname, status="failed", error=_error_text(exc), n_selected=n_sel,
+            log.warning("lazy classifier %s after %s failed: %s", clf.label, method.label, exc)
+            out.append(fold.row(method, clf, status="failed", error=_error_text(exc), n_selected=n_sel,
                                 select_seconds=secs))
     return out
 
 
-def _run_sweep(fold: _Fold, method: _Method, grid: np.ndarray) -> list[dict]:
+def _run_sweep(fold: _Fold, method: MethodSpec, grid: np.ndarray) -> list[dict]:
     """A threshold method under ``best-on-test`` (every threshold scored on the test part; the
     choice comes after all folds) or ``nested`` (the threshold an inner CV chose, per classifier)."""
-    choice = fold.run.threshold
+    choice = fold.run.options.threshold
     t0 = time.perf_counter()
     try:
+        own = method.build(fold.run.hierarchy).get_params()["threshold"]  # the fallback of the nested choice
         chosen = _nested_choice(fold, method, grid) if choice == "nested" else None
-        masks = _sweep_masks(method.name, method.params, fold.run.hierarchy, fold.X_tr, fold.y_tr, grid)
+        masks = _sweep_masks(method.build(fold.run.hierarchy), fold.X_tr, fold.y_tr, grid)
     except Exception as exc:  # noqa: BLE001
         log.warning("threshold sweep of %s failed: %s", method.label, exc)
         return fold.failed(method, exc, threshold_choice=choice)
     secs = time.perf_counter() - t0
     if chosen is None:
-        picks = [(cname, cparams, i) for cname, cparams in fold.run.clf_specs for i in range(len(grid))]
-    else:  # the inner CV's choice per classifier; without one the default threshold, else the last
+        picks = [(clf, i) for clf in fold.run.classifiers for i in range(len(grid))]
+    else:  # the inner CV's choice per classifier; without one the selector's own threshold, else the last
         picks = []
-        for cname, cparams in fold.run.clf_specs:
-            t = chosen.get(cname, method.params.get("threshold"))
-            picks.append((cname, cparams, int(np.argmin(np.abs(grid - float(grid[-1] if t is None else t))))))
+        for clf in fold.run.classifiers:
+            t = chosen.get(clf.label, own)
+            picks.append((clf, int(np.argmin(np.abs(grid - float(grid[-1] if t is None else t))))))
     out = []
-    for cname, cparams, i in picks:
+    for clf, i in picks:
         mask = masks[i]
         try:
-            m, csecs = fold.evaluate_mask(cname, cparams, mask)
-            out.append(fold.row(method, cname, n_selected=int(mask.sum()), select_seconds=secs,
-                                classify_seconds=csecs, threshold=float(grid[i]), threshold_choice=choice, **m))
+            m, csecs = fold.evaluate_mask(clf, mask)
+            out.append(fold.row(method, clf, n_selected=int(mask.sum()), select_seconds=secs,
+                                classify_seconds=csecs, threshold=float(grid[i]), threshold_choice=choice,
+                                degenerate=degenerate_selection(mask, fold.X_tr, fold.run.is_root), **m))
         except Exception as exc:  # noqa: BLE001
-            out.append(fold.row(method, cname, status="failed", error=_error_text(exc), threshold=float(grid[i]),
+            out.append(fold.row(method, clf, status="failed", error=_error_text(exc), threshold=float(grid[i]),
                                 threshold_choice=choice))
     return out
 
 
-def _nested_choice(fold: _Fold, method: _Method, grid: np.ndarray) -> dict[str, float]:
-    """Per classifier name, the threshold an inner stratified CV of the training part chooses
-    (best mean ``metric``, then compression); empty when the training part is too small."""
+def _nested_choice(fold: _Fold, method: MethodSpec, grid: np.ndarray) -> dict[str, float]:
+    """Per classifier label, the threshold an inner stratified CV of the training part chooses
+    (best mean ``threshold_metric``, then compression); empty when the training part is too small."""
     run, y_tr = fold.run, fold.y_tr
     min_count = int(np.unique(y_tr, return_counts=True)[1].min())
-    k_inner = min(run.inner_splits, min_count)
+    k_inner = min(run.options.inner_splits, min_count)
     if k_inner < 2:
         log.warning("%s: no inner CV possible (smallest class has %d training instances); "
                     "using the default threshold", method.label, min_count)
         return {}
+    metric = run.options.threshold_metric
     inner = StratifiedKFold(n_splits=k_inner, shuffle=True, random_state=run.random_state + fold.index)
-    value = {c: np.zeros(len(grid)) for c, _ in run.clf_specs}
-    comp = {c: np.zeros(len(grid)) for c, _ in run.clf_specs}
+    value = {c.label: np.zeros(len(grid)) for c in run.classifiers}
+    comp = {c.label: np.zeros(len(grid)) for c in run.classifiers}
     for itr, iva in inner.split(np.zeros(len(y_tr)), y_tr):
         sub = fold.inner(itr, iva)
-        masks = _sweep_masks(method.name, method.params, run.hierarchy, sub.X_tr, sub.y_tr, grid)
-        for cname, cparams in run.clf_specs:
-            per_t = [sub.evaluate_mask(cname, cparams, mask)[0] for mask in masks]
-            value[cname] += np.array([d[run.metric] for d in per_t]) / k_inner
-            comp[cname] += np.array([d["compression"] for d in per_t]) / k_inner
-    return {c: float(grid[_pick(value[c], comp[c], grid)]) for c, _ in run.clf_specs}
+        masks = _sweep_masks(method.build(run.hierarchy), sub.X_tr, sub.y_tr, grid)
+        for clf in run.classifiers:
+            per_t = [sub.evaluate_mask(clf, mask)[0] for mask in masks]
+            value[clf.label] += np.array([d[metric] for d in per_t]) / k_inner
+            comp[clf.label] += np.array([d["compression"] for d in per_t]) / k_inner
+    return {c.label: float(grid[_pick(value[c.label], comp[c.label], grid)]) for c in run.classifiers}

@@ -1,23 +1,30 @@
 """Run a protocol over datasets x selectors x classifiers x folds, in parallel and resumably.
 
-:func:`run_grid` is what ``kgfs evaluate`` calls. The unit of work is one dataset x fold (all
-pending selectors of that fold, each scored with every classifier); units run in parallel with
-joblib (``n_jobs=-1``: all cores; folds and datasets are independent). Each finished
-dataset x selector x classifier x fold *cell* is written at once, atomically, to
-``out_dir/cells/<key>.json``, where ``key`` hashes (dataset name and content, selector and its
-parameters, classifier and its parameters, fold, protocol and its options, number of folds,
-seed, code version). A grid that is interrupted and started again reuses every finished cell
-and computes only the rest; a change of data, parameters or code gives new keys.
+:func:`run_grid` is what ``kgfs evaluate`` calls, with an
+:class:`~selection.evaluation.plan.EvaluationPlan` (the protocol, the methods as estimators, the
+options, the folds; :func:`~selection.evaluation.plan.plan_evaluation` makes one from names or
+estimators). The unit of work is one dataset x fold (all pending selectors of that fold, each
+scored with every classifier); units run in parallel with joblib (``n_jobs=-1``: all cores; folds
+and datasets are independent). Each finished dataset x selector x classifier x fold *cell* is
+written at once, atomically, to ``out_dir/cells/<key>.json``, where ``key`` hashes (dataset name
+and content, selector and its parameters, classifier and its parameters, fold, protocol and its
+options, number of folds, seed, code version). A grid that is interrupted and started again
+reuses every finished cell and computes only the rest; a change of data, parameters or code
+gives new keys.
 
 The code version covers the source of every kgfs module and the installed versions of the
-numerical dependencies (:func:`kg.store.store.code_digest`), plus the modules of selectors,
-classifiers and protocols registered from outside kgfs: after any code change every cell is
-computed again, never reused from other code. A cell file is reused only when it parses and
-carries its key; a corrupt or truncated one is computed again, with a warning naming it.
+numerical dependencies (:func:`kg.store.store.code_digest`), plus the classes and functions a
+method is made of and the protocol's function when they come from outside kgfs (a user's
+selector, a scikit-learn estimator): after any code change every cell is computed again, never
+reused from other code. A cell file is reused only when it parses, carries its key and the
+sha256 of its rows (:func:`cell_text`); a corrupt, truncated or edited one (a bit flipped in an
+accuracy leaves valid JSON) is computed again, with a warning naming it.
 
 Then the outputs of :func:`selection.evaluation.report.write_outputs` are written: ``results.csv``,
-``summary.csv``, ``stats.md``, ``report.md`` and PNG plots (plus ``sweep.csv`` with every
-threshold of a best-on-test sweep).
+``baseline.csv`` (the majority-class baseline on the same folds, :mod:`selection.evaluation.baseline`),
+``summary.csv``, ``stats.md``, ``report.md``, ``report.html`` and PNG plots under ``plots/`` (plus
+``sweep.csv`` with every threshold of a best-on-test sweep), as
+:class:`~selection.evaluation.report.ReportSettings` say.
 """
 
 from __future__ import annotations
@@ -26,10 +33,9 @@ import hashlib
 import inspect
 import json
 import logging
-import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -40,12 +46,14 @@ import scipy.sparse as sp
 from kg.errors import KgfsError
 from kg.files import atomic_write
 from kg.store.store import SOURCE_PACKAGES, code_digest
-from selection.evaluation.cv import COLUMNS, check_folds, normalize_specs, spec_label
-from selection.evaluation.plan import check_methods
+from selection.evaluation.baseline import majority_baseline
+from selection.evaluation.cv import COLUMNS, check_folds
+from selection.evaluation.plan import EvaluationPlan
 from selection.evaluation.protocols import get_protocol
-from selection.registry import available_selectors, classifier_entry, selector_entry
+from selection.evaluation.report import ReportSettings, write_outputs
+from selection.evaluation.specs import MethodSpec
 
-__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key", "read_cell"]
+__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key", "cell_text", "read_cell", "write_skipped"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +72,10 @@ class GridResult:
         The PNG plots.
     sweep : Path or None
         ``sweep.csv`` (every threshold of a best-on-test sweep), when there is one.
+    baseline : Path or None
+        ``baseline.csv``: the majority-class baseline on the same folds.
+    html : Path or None
+        ``report.html``: the report as one self-contained page.
     n_cells, n_computed, n_reused, n_failed : int
         Cells of the grid, computed now, reused from ``out_dir/cells``, and failed.
     seconds : float
@@ -84,6 +96,8 @@ class GridResult:
     report: Path
     plots: list = field(default_factory=list)
     sweep: Path | None = None
+    baseline: Path | None = None
+    html: Path | None = None
     n_cells: int = 0
     n_computed: int = 0
     n_reused: int = 0
@@ -138,41 +152,36 @@ def _source_of(fn) -> str:
         return getattr(fn, "__qualname__", repr(fn))
 
 
-def _code_version(selector: str, classifier: str, evaluate=None) -> str:
-    """The code a cell depends on: every kgfs module and the numerical dependencies'
-    versions (:func:`kg.store.store.code_digest`), plus the modules that define the selector, the
-    classifier and the protocol's function when they come from outside kgfs (and that
-    function's own source, for one defined in a notebook)."""
-    mods = [classifier_entry(classifier).factory.__module__]
-    if selector in available_selectors():
-        mods.append(selector_entry(selector).factory.__module__)
-    own = ""
-    if evaluate is not None:
-        mods.append(getattr(evaluate, "__module__", None) or "")
-        if mods[-1].split(".")[0] not in SOURCE_PACKAGES:
-            own = _source_of(evaluate)
-    digest = code_digest([m for m in mods if m and m.split(".")[0] not in SOURCE_PACKAGES])
+def _outside(obj) -> bool:
+    return (getattr(obj, "__module__", None) or "").split(".")[0] not in SOURCE_PACKAGES
+
+
+def _code_version(selector: MethodSpec, classifier: MethodSpec, evaluate=None) -> str:
+    """The code a cell depends on: every kgfs module and the numerical dependencies' versions
+    (:func:`kg.store.store.code_digest`), plus the modules and the source of the classes and
+    functions the selector and the classifier are made of and of the protocol's function, when
+    they come from outside kgfs (a class defined in a notebook has no module file: its own
+    source counts)."""
+    objs = [o for o in (*selector.code_objects(), *classifier.code_objects(), evaluate) if o is not None]
+    outside = [o for o in objs if _outside(o)]
+    own = "".join(_source_of(o) for o in outside)
+    digest = code_digest(sorted({o.__module__ for o in outside if getattr(o, "__module__", None)}))
     return hashlib.sha256((digest + own).encode()).hexdigest()[:24]
 
 
-def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fold, protocol, options,
-             n_splits, seed, evaluate=None) -> str:
+def cell_key(plan: EvaluationPlan, dataset: str, fingerprint: str, selector: MethodSpec, classifier: MethodSpec,
+             fold: int) -> str:
     """The hash that names a cell's file (``out_dir/cells/<key>.json``).
 
     Parameters
     ----------
+    plan : EvaluationPlan
+        Its protocol (name, function), options, folds and seed are part of the key.
     dataset, fingerprint : str
         The dataset's name and :func:`table_fingerprint`.
-    selector, classifier : str
-        Registry names.
-    sparams, cparams : mapping
-        Their parameters.
-    fold, n_splits, seed : int
-        The fold and the cross-validation that made it.
-    protocol, options : str
-        The protocol's name and its options as canonical JSON.
-    evaluate : callable, optional
-        The protocol's evaluation function (its source is part of the code version).
+    selector, classifier : MethodSpec
+        Their labels and parameters are part of the key, and the code they are made of.
+    fold : int
 
     Returns
     -------
@@ -182,27 +191,28 @@ def cell_key(*, dataset, fingerprint, selector, sparams, classifier, cparams, fo
 
     Examples
     --------
-    >>> k = cell_key(dataset="d", fingerprint="f", selector="complete", sparams={}, classifier="nb",
-    ...              cparams={}, fold=0, protocol="basic", options="{}", n_splits=10, seed=0)
-    >>> len(k), k == cell_key(dataset="d", fingerprint="f", selector="complete", sparams={}, classifier="nb",
-    ...                       cparams={}, fold=1, protocol="basic", options="{}", n_splits=10, seed=0)
+    >>> from selection.evaluation.plan import plan_evaluation
+    >>> plan = plan_evaluation("basic", ["complete"], ["nb"])
+    >>> k = cell_key(plan, "d", "f", plan.selectors[0], plan.classifiers[0], 0)
+    >>> len(k), k == cell_key(plan, "d", "f", plan.selectors[0], plan.classifiers[0], 1)
     (32, False)
     """
-    payload = {"v": GRID_FORMAT, "dataset": dataset, "data": fingerprint, "selector": selector,
-               "sparams": sparams, "classifier": classifier, "cparams": cparams, "fold": int(fold),
-               "protocol": protocol, "options": options, "n_splits": int(n_splits), "seed": int(seed),
-               "code": _code_version(selector, classifier, evaluate)}
+    payload = {"v": GRID_FORMAT, "dataset": dataset, "data": fingerprint, "selector": selector.label,
+               "sparams": selector.params, "classifier": classifier.label, "cparams": classifier.params,
+               "fold": int(fold), "protocol": plan.protocol.name,
+               "options": json.dumps(plan.options, sort_keys=True, default=str), "n_splits": int(plan.n_splits),
+               "seed": int(plan.random_state), "code": _code_version(selector, classifier, plan.protocol.evaluate)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def _run_unit(evaluate, table, dataset, sel_specs, clf_specs, fold, n_splits, seed, options):
+def _run_unit(plan: EvaluationPlan, table, dataset: str, selectors: list, fold: int):
     """One dataset x fold for the given selectors (runs in a worker).
 
-    The protocol's function itself is sent (joblib pickles it by reference or with cloudpickle),
-    so protocols registered at run time work in worker processes too.
+    The plan is sent whole (joblib pickles the protocol's function by reference or with
+    cloudpickle), so protocols registered at run time work in worker processes too.
     """
-    df = evaluate(table, sel_specs, clf_specs, dataset=dataset, n_splits=n_splits, random_state=seed,
-                        folds=[fold], options=options)
+    df = plan.protocol.evaluate(table, selectors, list(plan.classifiers), dataset=dataset, n_splits=plan.n_splits,
+                                random_state=plan.random_state, folds=[fold], options=plan.options)
     return dataset, fold, df
 
 
@@ -212,61 +222,28 @@ def _load_default(name):
     return load_dataset(name)
 
 
-def run_grid(
-    datasets,
-    selectors,
-    classifiers=None,
-    *,
-    protocol: str = "basic",
-    out_dir,
-    n_jobs: int = -1,
-    random_state: int = 0,
-    progress: Callable[[int, int], None] | None = None,
-    load: Callable | None = None,
-    n_splits: int | None = None,
-    options: Mapping | None = None,
-    control: str | None = None,
-    alpha: float = 0.05,
-    plots: bool = True,
-    title: str | None = None,
-    alternative: str | None = None,
-) -> GridResult:
-    """Evaluate every dataset x selector x classifier x fold under ``protocol``.
+def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
+             progress: Callable[[int, int], None] | None = None, load: Callable | None = None,
+             report: ReportSettings | None = None) -> GridResult:
+    """Evaluate every dataset x selector x classifier x fold of ``plan``.
 
     Parameters
     ----------
     datasets : list of str or mapping name -> FeatureTable
         Registry names are loaded with ``load(name)`` (default ``kg.datasets.load_dataset``).
-    selectors, classifiers : list of str or (name, params)
-        ``classifiers=None`` takes the protocol's (e.g. NB, 3-NN, SVM for ``shsel2014``).
-    protocol : str
-        ``basic``, ``shsel2014``, ``rpv2020`` or one added with
-        :func:`selection.evaluation.protocols.register_protocol`.
+    plan : EvaluationPlan
+        The protocol, the selectors and classifiers (names or estimators, resolved), the
+        protocol's options, the folds and the seed: :func:`~selection.evaluation.plan.plan_evaluation`.
     out_dir : path
         Output folder; finished cells are kept under ``out_dir/cells``.
     n_jobs : int
         joblib workers (-1: every core; 1: in this process).
-    random_state : int
-        Seed of the folds (and of inner CV folds).
     progress : callable, optional
         ``progress(done_cells, total_cells)``, called as cells finish (reused cells count as done).
     load : callable, optional
         ``load(name) -> FeatureTable`` for dataset names (default ``kg.datasets.load_dataset``).
-    n_splits : int, optional
-        Folds (default: the protocol's, 10).
-    options : mapping, optional
-        Protocol options, e.g. ``{"threshold_choice": "best-on-test"}`` for ``shsel2014``.
-    control : str, optional
-        Control method of the Holm test (default: the protocol's, else the first selector).
-    alpha : float
-        Significance level of the tests in the report.
-    plots : bool
-        Write the PNG plots.
-    title : str, optional
-        Title of the report (default: "Evaluation report (<protocol>)").
-    alternative : {"two-sided", "one-sided"}, optional
-        Holm test p-values (default: the protocol's, ``one-sided`` for ``rpv2020`` as the paper,
-        else ``two-sided``).
+    report : ReportSettings, optional
+        Title, Holm control, alpha, one- or two-sided p-values, plots (defaults: the protocol's).
 
     Returns
     -------
@@ -275,63 +252,78 @@ def run_grid(
     Examples
     --------
     >>> import tempfile
+    >>> from sklearn.feature_selection import SelectKBest, chi2
     >>> from kg.hierarchy import FeatureHierarchy
     >>> from kg.table import FeatureTable
+    >>> from selection.evaluation.plan import plan_evaluation
     >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b", "c"])
     >>> facts = {f"i{i}": (["b"] if i % 2 else ["c"]) for i in range(20)}
     >>> t = FeatureTable.from_facts(facts, h, labels={f"i{i}": i % 2 for i in range(20)})
+    >>> plan = plan_evaluation("basic", ["complete", SelectKBest(chi2, k=1)], ["nb"], n_splits=2)
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     r = run_grid({"toy": t}, ["complete"], ["nb"], out_dir=d, n_jobs=1, n_splits=2, plots=False)
-    ...     again = run_grid({"toy": t}, ["complete"], ["nb"], out_dir=d, n_jobs=1, n_splits=2, plots=False)
+    ...     r = run_grid({"toy": t}, plan, out_dir=d, n_jobs=1, report=ReportSettings(plots=False))
+    ...     again = run_grid({"toy": t}, plan, out_dir=d, n_jobs=1, report=ReportSettings(plots=False))
     ...     accuracy = again.frame()["accuracy"].tolist()
     >>> r.n_cells, r.n_computed, again.n_reused, accuracy
-    (2, 2, 2, [1.0, 1.0])
+    (4, 4, 4, [1.0, 1.0, 1.0, 1.0])
     """
     t_start = time.perf_counter()
-    proto = get_protocol(protocol)
-    n_splits = int(n_splits or proto.n_splits)
-    options = dict(options or {})
-    sel_specs, clf_specs = _checked_specs(proto, selectors, classifiers)
-    labels = [spec_label(s, p) for s, p in sel_specs]
-    tables = _load_tables(datasets, load, n_splits)
+    if not isinstance(plan, EvaluationPlan):
+        raise TypeError(f"run_grid takes an EvaluationPlan (selection.evaluation.plan.plan_evaluation(protocol, "
+                        f"selectors, classifiers, ...)), got {type(plan).__name__}")
+    proto = plan.protocol
+    tables = _load_tables(datasets, load, plan.n_splits)
     out = Path(out_dir)
-    plan = _Plan(out / "cells", tables, sel_specs, clf_specs, protocol=protocol, options=options,
-                 n_splits=n_splits, seed=random_state, evaluate=proto.evaluate)
+    cells = _Cells(out / "cells", tables, plan)
     if progress:
-        progress(plan.done, plan.total)
-    _execute(plan, n_jobs, progress)
-    raw = _sort(plan.gather(), tables, labels, clf_specs)
+        progress(cells.done, cells.total)
+    _execute(cells, n_jobs, progress)
+    raw = _sort(cells.gather(), tables, plan)
     sweep = None
     if proto.postprocess is not None:
         if raw["threshold_choice"].eq("best-on-test").any():
             sweep = raw[raw["threshold_choice"].eq("best-on-test")]
-        results = _sort(proto.postprocess(raw, options), tables, labels, clf_specs)
+        results = _sort(proto.postprocess(raw, plan.options), tables, plan)
     else:
         results = raw
-    notes = _notes(proto, options, n_splits, random_state, results)
-    alternative = alternative or proto.options.get("alternative", "two-sided")
-    paths = _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative)
+    report = ReportSettings() if report is None else report
+    report = replace(report, title=report.title or f"Evaluation report ({proto.name})",
+                     alternative=report.alternative or proto.options.get("alternative", "two-sided"))
+    with_baseline = pd.concat([results, _baseline(tables, plan, results)], ignore_index=True)
+    paths = write_outputs(with_baseline, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics, settings=report,
+                          default_control=proto.control, notes=_notes(plan, results), sweep=sweep)
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
-        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), n_cells=plan.total,
-        n_computed=plan.total - plan.n_reused, n_reused=plan.n_reused,
+        report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), baseline=paths.get("baseline"),
+        html=paths.get("html"), n_cells=cells.total,
+        n_computed=cells.total - cells.n_reused, n_reused=cells.n_reused,
         n_failed=int((results["status"] != "ok").sum()), seconds=time.perf_counter() - t_start,
     )
 
 
-def _checked_specs(proto, selectors, classifiers) -> tuple[list, list]:
-    """Selector and classifier specs, every name resolved before any work."""
-    sel_specs = normalize_specs(selectors, "selector")
-    clf_specs = normalize_specs(classifiers if classifiers is not None else list(proto.classifiers), "classifier")
-    check_methods(proto, [s for s, _ in sel_specs], [c for c, _ in clf_specs])
-    labels = [spec_label(s, p) for s, p in sel_specs]
-    if len(set(labels)) != len(labels):
-        raise KgfsError(f"selectors given twice: {labels}")
-    return sel_specs, clf_specs
+def _baseline(tables: Mapping, plan: EvaluationPlan, results: pd.DataFrame) -> pd.DataFrame:
+    """The majority-class baseline of every dataset on the plan's folds, with the positive class the results used."""
+    frames = []
+    for name, t in tables.items():
+        r = results[results["dataset"] == name]
+        pos = r["pos_label"].dropna().iloc[0] if len(r) and r["pos_label"].notna().any() else None
+        frames.append(majority_baseline(np.asarray(t.y), dataset=name, n_splits=plan.n_splits,
+                                        n_features=t.X.shape[1], random_state=plan.random_state,
+                                        pos_label=None if pos in (None, "None", "") else pos,
+                                        multiclass=_multiclass(plan)))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+
+
+def _multiclass(plan: EvaluationPlan) -> str:
+    """How the plan's protocol averages GM, AUROC and AUCPR over more than two classes."""
+    try:
+        return plan.protocol.defaults(plan.options).get("multiclass_average") or "macro"
+    except Exception:  # noqa: BLE001 - a protocol without declared options
+        return "macro"
 
 
 def _load_tables(datasets, load, n_splits: int) -> dict:
-    """Every dataset loaded and checked for the folds before any work."""
+    """Every dataset loaded and its folds checked before any work."""
     if isinstance(datasets, Mapping):
         tables = dict(datasets)
     else:
@@ -346,38 +338,33 @@ def _load_tables(datasets, load, n_splits: int) -> dict:
     return tables
 
 
-class _Plan:
+class _Cells:
     """The cells of a grid: their keys, which dataset x fold units still have work, and the store."""
 
-    def __init__(self, cells_dir: Path, tables, sel_specs, clf_specs, *, protocol, options, n_splits, seed,
-                 evaluate):
-        self.cells_dir, self.tables, self.clf_specs = cells_dir, tables, clf_specs
-        self.n_splits, self.seed, self.options, self.evaluate = n_splits, seed, options, evaluate
+    def __init__(self, cells_dir: Path, tables, plan: EvaluationPlan):
+        self.cells_dir, self.tables, self.plan = cells_dir, tables, plan
         cells_dir.mkdir(parents=True, exist_ok=True)
-        opt_key = json.dumps(options, sort_keys=True, default=str)
         self.keys: dict[tuple, str] = {}
         self.units: dict[tuple, list] = {}
         self.rows: dict[str, list] = {}  # key -> the rows of each finished cell
         for dname, t in tables.items():
             fp = table_fingerprint(t)
-            for fold in range(n_splits):
-                for s, sp_ in sel_specs:
+            for fold in range(plan.n_splits):
+                for s in plan.selectors:
                     pending = False
-                    for c, cp in clf_specs:
-                        k = cell_key(dataset=dname, fingerprint=fp, selector=s, sparams=sp_, classifier=c,
-                                     cparams=cp, fold=fold, protocol=protocol, options=opt_key, n_splits=n_splits,
-                                     seed=seed, evaluate=evaluate)
-                        self.keys[(dname, spec_label(s, sp_), c, fold)] = k
+                    for c in plan.classifiers:
+                        k = cell_key(plan, dname, fp, s, c, fold)
+                        self.keys[(dname, s.label, c.label, fold)] = k
                         rows = read_cell(cells_dir / f"{k}.json", k)
                         if rows is None:
                             pending = True
                         else:
                             self.rows[k] = rows
                     if pending:
-                        self.units.setdefault((dname, fold), []).append((s, sp_))
+                        self.units.setdefault((dname, fold), []).append(s)
         self.total = len(self.keys)
         # a selector with an unusable cell in a fold is run again there with every classifier
-        self.n_reused = self.done = self.total - sum(len(v) * len(clf_specs) for v in self.units.values())
+        self.n_reused = self.done = self.total - sum(len(v) * len(plan.classifiers) for v in self.units.values())
 
     def jobs(self) -> list[tuple]:
         """Pending ``(dataset, fold, selector specs)``, biggest first (a large dataset must not
@@ -387,12 +374,11 @@ class _Plan:
 
     def store(self, dname: str, fold: int, df: pd.DataFrame) -> None:
         """Write each finished cell of a unit at once, atomically."""
-        for s, sp_ in self.units[(dname, fold)]:
-            lab = spec_label(s, sp_)
-            for c, _cp in self.clf_specs:
-                sub = df[(df["selector"] == lab) & (df["classifier"] == c)]
-                k = self.keys[(dname, lab, c, fold)]
-                payload = json.dumps({"key": k, "rows": sub.to_dict("records")}, default=_jsonable)
+        for s in self.units[(dname, fold)]:
+            for c in self.plan.classifiers:
+                sub = df[(df["selector"] == s.label) & (df["classifier"] == c.label)]
+                k = self.keys[(dname, s.label, c.label, fold)]
+                payload = cell_text(k, sub.to_dict("records"))
                 atomic_write(self.cells_dir / f"{k}.json", lambda p, s_=payload: p.write_text(s_, encoding="utf-8"))
                 self.rows[k] = json.loads(payload)["rows"]  # as a later run reads it back
                 self.done += 1
@@ -403,11 +389,39 @@ class _Plan:
         return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def _rows_sha256(rows: list) -> str:
+    return hashlib.sha256(json.dumps(rows, sort_keys=True, default=_jsonable).encode()).hexdigest()
+
+
+def cell_text(key: str, rows: list) -> str:
+    """The JSON text of a cell file: its key, its rows and the sha256 of the rows (as they read back).
+
+    Parameters
+    ----------
+    key : str
+        :func:`cell_key`.
+    rows : list of dict
+        The cell's result rows (numpy values are converted).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> sorted(json.loads(cell_text("k", [{"accuracy": 0.7}])))
+    ['key', 'rows', 'sha256']
+    """
+    rows = json.loads(json.dumps(rows, default=_jsonable))
+    return json.dumps({"key": key, "rows": rows, "sha256": _rows_sha256(rows)})
+
+
 def read_cell(path: Path, key: str) -> list | None:
     """The rows of a finished cell file, or None when it is missing or unusable.
 
-    A cell that does not parse, is truncated or carries another key (a partial copy, a
-    disk error) is not reused: a warning names the file and the cell is computed again.
+    A cell that does not parse, is truncated, carries another key (a partial copy, a disk error)
+    or whose rows do not have its recorded sha256 (an edit that kept it valid JSON) is not
+    reused: a warning names the file and the cell is computed again.
 
     Parameters
     ----------
@@ -425,9 +439,12 @@ def read_cell(path: Path, key: str) -> list | None:
     --------
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "k.json"
-    >>> _ = p.write_text('{"key": "k", "rows": [{"accuracy": 1.0}]}')
+    >>> _ = p.write_text(cell_text("k", [{"accuracy": 1.0}]))
     >>> read_cell(p, "k"), read_cell(p.with_name("missing.json"), "k")
     ([{'accuracy': 1.0}], None)
+    >>> _ = p.write_text(p.read_text().replace("1.0", "0.9"))  # still valid JSON
+    >>> read_cell(p, "k") is None
+    True
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -445,13 +462,16 @@ def read_cell(path: Path, key: str) -> list | None:
             and all(isinstance(r, dict) for r in cell["rows"])):
         log.warning("evaluation cell %s does not hold the result of cell %s; computing it again", path, key)
         return None
+    if cell.get("sha256") != _rows_sha256(cell["rows"]):
+        log.warning("evaluation cell %s was changed since it was written (its rows do not have its recorded sha256); "
+                    "computing it again", path)
+        return None
     return cell["rows"]
 
 
-def _execute(plan: _Plan, n_jobs: int, progress) -> None:
+def _execute(cells: _Cells, n_jobs: int, progress) -> None:
     """Run the pending units, in this process or with joblib workers, storing cells as they finish."""
-    jobs = [(plan.evaluate, plan.tables[d], d, specs, plan.clf_specs, f, plan.n_splits, plan.seed, plan.options)
-            for d, f, specs in plan.jobs()]
+    jobs = [(cells.plan, cells.tables[d], d, specs, f) for d, f, specs in cells.jobs()]
     if n_jobs == 1 or len(jobs) <= 1:
         results = (_run_unit(*job) for job in jobs)
     else:
@@ -459,9 +479,9 @@ def _execute(plan: _Plan, n_jobs: int, progress) -> None:
 
         results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(_run_unit)(*job) for job in jobs)
     for dname, fold, df in results:
-        plan.store(dname, fold, df)
+        cells.store(dname, fold, df)
         if progress:
-            progress(plan.done, plan.total)
+            progress(cells.done, cells.total)
 
 
 def _jsonable(o):
@@ -474,26 +494,27 @@ def _jsonable(o):
     return str(o)
 
 
-def _sort(df, tables, labels, clf_specs):
+def _sort(df, tables, plan: EvaluationPlan):
     if df.empty:
         return df
     dorder = {d: i for i, d in enumerate(tables)}
-    sorder = {s: i for i, s in enumerate(labels)}
-    corder = {c: i for i, (c, _) in enumerate(clf_specs)}
+    sorder = {s.label: i for i, s in enumerate(plan.selectors)}
+    corder = {c.label: i for i, c in enumerate(plan.classifiers)}
     key = (df["dataset"].map(dorder).fillna(1e9) * 1e6 + df["selector"].map(sorder).fillna(1e4) * 1e3
            + df["classifier"].map(corder).fillna(100) * 1e1)
     df = df.assign(_k=key, _t=df["threshold"].astype(float).fillna(-1))
     return df.sort_values(["_k", "fold", "_t"], kind="stable").drop(columns=["_k", "_t"]).reset_index(drop=True)
 
 
-def _notes(proto, options, n_splits, seed, results) -> list[str]:
+def _notes(plan: EvaluationPlan, results) -> list[str]:
+    proto = plan.protocol
     notes = [f"Protocol `{proto.name}`: {proto.description}.",
-             f"Stratified {n_splits}-fold cross-validation, seed {seed}; selection fitted on the training part "
-             "of each fold only. Values are means over folds.",
+             f"Stratified {plan.n_splits}-fold cross-validation, seed {plan.random_state}; selection fitted on the "
+             "training part of each fold only. Values are means over folds.",
              f"Positive class for AUROC / AUCPR / GM: `{results['pos_label'].iloc[0]}`"
              + (" (per dataset; see results.csv)" if results["pos_label"].nunique() > 1 else "") + "."
              if len(results) else "No results."]
-    choice = options.get("threshold_choice")
+    choice = plan.options.get("threshold_choice")
     if proto.name == "shsel2014":
         choice = choice or "nested"
         if choice == "best-on-test":
@@ -510,18 +531,31 @@ def _notes(proto, options, n_splits, seed, results) -> list[str]:
     return notes
 
 
-def _write(results, out, proto, control, alpha, title, notes, sweep, plots, alternative):
-    from selection.evaluation.report import write_outputs
+def write_skipped(out_dir, note: str, *, protocol: str = "basic") -> GridResult:
+    """The outputs of an evaluation that was skipped: empty ``results.csv`` and ``summary.csv``, a report saying why.
 
-    return write_outputs(results, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics,
-                         title=title or f"Evaluation report ({proto.name})", control=control,
-                         default_control=proto.control, alpha=alpha, notes=notes, sweep=sweep, plots=plots,
-                         alternative=alternative)
+    Parameters
+    ----------
+    out_dir : path
+    note : str
+        Why (from :func:`selection.evaluation.plan.fold_policy`).
+    protocol : str
+        The protocol that would have run (its measures head the empty summary).
 
+    Returns
+    -------
+    GridResult
+        With no cells.
 
-def default_jobs() -> int:
-    """Workers for ``n_jobs=-1``: the cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover
-        return os.cpu_count() or 1
+    Examples
+    --------
+    >>> import tempfile
+    >>> res = write_skipped(tempfile.mkdtemp(), "one class only")
+    >>> "Evaluation skipped: one class only." in res.report.read_text(), res.n_cells
+    (True, 0)
+    """
+    proto = get_protocol(protocol)
+    p = write_outputs(pd.DataFrame(columns=COLUMNS), out_dir, metrics=proto.metrics, rank_metrics=proto.rank_metrics,
+                      settings=ReportSettings(title=f"Evaluation report ({proto.name})", plots=False),
+                      notes=[f"Evaluation skipped: {note}."])
+    return GridResult(Path(out_dir), p["results"], p["summary"], p["stats"], p["report"], html=p.get("html"))

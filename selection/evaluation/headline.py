@@ -25,7 +25,7 @@ import math
 
 import pandas as pd
 
-__all__ = ["HEADLINE_MEASURES", "headline", "kept_features", "run_results", "selection_warnings"]
+__all__ = ["HEADLINE_MEASURES", "headline", "kept_features", "row_note", "run_results", "selection_warnings"]
 
 #: Summary measures shown in the headline (column title); the others stay in ``summary.csv``.
 HEADLINE_MEASURES = {"accuracy": "accuracy", "auroc": "AUROC"}
@@ -80,7 +80,38 @@ def headline(summary: pd.DataFrame, *, digits: int = 3) -> pd.DataFrame:
     folds = summary["folds"].astype(int).astype(str)
     failed = summary["failed"].astype(int) if "failed" in summary else 0 * summary["folds"]
     out["folds"] = [f if not n else f"{f} ({n} failed)" for f, n in zip(folds, failed)]
+    notes = [row_note(r) for r in summary.to_dict("records")]
+    if any(notes):
+        out["note"] = notes
     return out.reset_index(drop=True)
+
+
+def row_note(row) -> str:
+    """What a person must know about a summary row before reading its numbers: a degenerate selection, the baseline.
+
+    Parameters
+    ----------
+    row : mapping
+        A row of ``summary.csv``.
+
+    Returns
+    -------
+    str
+        ``"DEGENERATE selection: only roots; constant (10/10 folds)"``, ``"baseline (no feature)"``, or ``""``.
+
+    Examples
+    --------
+    >>> row_note({"selector": "s", "classifier": "nb", "degenerate": "empty (2/10 folds)"})
+    'DEGENERATE selection: empty (2/10 folds)'
+    >>> row_note({"selector": "majority class", "classifier": "prior", "degenerate": float("nan")})
+    'baseline (no feature)'
+    """
+    from selection.evaluation.baseline import BASELINE, BASELINE_CLASSIFIER
+
+    if row.get("selector") == BASELINE and row.get("classifier") == BASELINE_CLASSIFIER:
+        return "baseline (no feature)"
+    d = row.get("degenerate")
+    return f"DEGENERATE selection: {d}" if isinstance(d, str) and d else ""
 
 
 def selection_warnings(frame: pd.DataFrame, n_instances: int | None = None) -> list[str]:
@@ -121,7 +152,8 @@ def selection_warnings(frame: pd.DataFrame, n_instances: int | None = None) -> l
         return ", ".join(labels) + (", ..." if len(rows) > n else "")
 
     out = []
-    if "n_parents" in kept and (kept["n_parents"] == 0).all():
+    # only roots: said when the hierarchy has edges (a flat table's features are all roots, and nothing is wrong)
+    if "n_parents" in kept and (frame["n_parents"] > 0).any() and (kept["n_parents"] == 0).all():
         out.append(f"only roots of the hierarchy were kept ({len(kept)}: {names(kept)}): the selection says nothing "
                    "below the top")
     if "support" in kept:
@@ -185,7 +217,8 @@ def run_results(summary=None, selection=None, n_instances: int | None = None) ->
     --------
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> pd.DataFrame({"feature": ["r"], "n_parents": [0], "support": [4], "selected": [True]}).to_csv(d / "s.csv")
+    >>> pd.DataFrame({"feature": ["r", "c"], "n_parents": [0, 1], "support": [4, 2],
+    ...               "selected": [True, False]}).to_csv(d / "s.csv")
     >>> res = run_results(selection=d / "s.csv")
     >>> res["headline"], [r["feature"] for r in res["kept"]], len(res["warnings"])
     ([], ['r'], 1)

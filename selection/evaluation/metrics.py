@@ -355,8 +355,8 @@ def aucpr(y_true, proba, classes, pos_label, multiclass: str = "macro") -> float
     return _curve_area(average_precision_score, y_true, proba, classes, pos_label, multiclass)
 
 
-def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float, n_features: int,
-                 labels=None, multiclass: str = "macro") -> dict:
+def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, compression: float, labels=None,
+                 multiclass: str = "macro") -> dict:
     """All per-fold measures as a dict (``proba`` may be None: AUROC/AUCPR are then NaN).
 
     ``multiclass`` (``macro`` or ``weighted``) only matters with more than two classes.
@@ -372,10 +372,8 @@ def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float
         The classes of ``proba``'s columns.
     pos_label
         The positive class (see :func:`positive_label`).
-    n_selected : float
-        Features selected.
-    n_features : int
-        Features available.
+    compression : float
+        Feature space compression of the selection (:func:`compression`).
     labels : array-like, optional
         All classes of the task (default: those in ``y_true``).
     multiclass : {"macro", "weighted"}, default "macro"
@@ -389,13 +387,13 @@ def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, n_selected: float
     --------
     >>> import numpy as np
     >>> p = np.array([[0.1, 0.9], [0.8, 0.2], [0.6, 0.4], [0.3, 0.7]])
-    >>> m = fold_metrics([1, 0, 1, 0], [1, 0, 0, 1], p, [0, 1], pos_label=1, n_selected=25, n_features=100)
+    >>> m = fold_metrics([1, 0, 1, 0], [1, 0, 0, 1], p, [0, 1], pos_label=1, compression=compression(25, 100))
     >>> {k: round(v, 4) for k, v in m.items()}
     {'accuracy': 0.5, 'gm': 0.5, 'auroc': 0.75, 'aucpr': 0.8333, 'compression': 0.75, 'harmonic_mean': 0.6}
     """
     y_true = np.asarray(y_true)
     acc = float(np.mean(np.asarray(y_pred) == y_true)) if len(y_true) else float("nan")
-    comp = compression(n_selected, n_features)
+    comp = float(compression)
     n_classes = len(np.unique(y_true)) if labels is None else len(labels)
     if n_classes > 2 and multiclass == "weighted":
         gm = gm_one_vs_rest(y_true, y_pred, "weighted")

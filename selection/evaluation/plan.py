@@ -1,61 +1,69 @@
-"""What a command checks before it evaluates, and what a run does when the table is too small for its folds.
+"""An evaluation's plan, checked before any work, and what a run does when the table is too small for its folds.
 
-- :func:`plan_evaluation`: the protocol, the methods, their ``--param`` values, the protocol's
-  ``--option`` values, ``--threshold`` and ``--n-splits``, every one checked against its
-  declaration (:mod:`selection.params`) before any work; ``kgfs evaluate`` and ``kgfs run``
-  call it before they load anything heavy.
-- :func:`fold_policy` and :func:`write_skipped`: ``kgfs run`` evaluates a table whose smallest
-  class is below the folds asked for with fewer folds, or skips the evaluation (writing empty
-  results and a report saying why), so the table and its exports are still written.
+- :class:`EvaluationPlan`: what :func:`~selection.evaluation.grid.run_grid` runs: the protocol,
+  the methods as :class:`~selection.evaluation.specs.MethodSpec` s (names resolved once), the
+  protocol's options, the folds and the seed.
+- :func:`plan_evaluation`: makes one, checking everything an evaluation is given against its
+  declaration (:mod:`selection.params`): the protocol, the methods, their ``--param`` values,
+  the protocol's ``--option`` values, ``--threshold`` and ``--n-splits``; ``kgfs evaluate`` and
+  ``kgfs run`` call it before they load anything heavy.
+- :func:`fold_policy`: ``kgfs run`` evaluates a table whose smallest class is below the folds
+  asked for with fewer folds, or skips the evaluation
+  (:func:`~selection.evaluation.grid.write_skipped`), so the table and its exports are still
+  written.
 
 Examples
 --------
->>> plan = plan_evaluation("rpv2020", ["rpv", "shsel-ig-prune"], params={"shsel-ig-prune.threshold": 0.9})
->>> plan.selectors, plan.classifiers, plan.n_splits
-(['rpv', ('shsel-ig-prune', {'threshold': 0.9})], ['nb', '1nn'], 10)
+>>> from sklearn.feature_selection import SelectKBest, chi2
+>>> plan = plan_evaluation("rpv2020", ["rpv", SelectKBest(chi2, k=50)], params={"rpv.relevance": "ig"})
+>>> [s.label for s in plan.selectors], [c.label for c in plan.classifiers], plan.n_splits
+(['rpv[relevance=ig]', 'SelectKBest[k=50,score_func=chi2]'], ['nb', '1nn'], 10)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from kg.errors import KgfsError
-from selection.evaluation.cv import COLUMNS, THRESHOLD_CHOICES
+from kg.errors import KgfsError, did_you_mean
+from selection.evaluation.cv import THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
-from selection.registry import classifier_entry, method_params, selector_entry
+from selection.evaluation.specs import MethodSpec, method_specs, protocol_method_spec
+from selection.param_routing import method_params
+from selection.params import check_values, declared_parameters
 
-__all__ = ["EvaluationPlan", "check_methods", "fold_policy", "plan_evaluation", "write_skipped"]
+__all__ = ["EvaluationPlan", "fold_policy", "plan_evaluation"]
 
 
 @dataclass(frozen=True)
 class EvaluationPlan:
-    """An evaluation's protocol, method specs, options and folds, every one checked (:func:`plan_evaluation`).
+    """What an evaluation runs, every part checked (:func:`plan_evaluation` makes one).
 
     Parameters
     ----------
     protocol : Protocol
-    selectors, classifiers : list
-        Registry names, or ``(name, params)`` pairs when parameters were given.
+    selectors, classifiers : tuple of MethodSpec
+        Names already resolved (estimators are templates, cloned for every fit).
     options : dict
         The protocol options given (checked; defaults not filled in).
     n_splits : int
+    random_state : int
+        Seed of the folds (and of inner CV folds).
 
     Examples
     --------
-    >>> plan_evaluation("basic", ["complete"]).classifiers
+    >>> [c.label for c in plan_evaluation("basic", ["complete"]).classifiers]
     ['nb']
     """
 
     protocol: Protocol
-    selectors: list
-    classifiers: list
+    selectors: tuple[MethodSpec, ...]
+    classifiers: tuple[MethodSpec, ...]
     options: dict
     n_splits: int
+    random_state: int = 0
 
 
 def _threshold_option(threshold) -> dict:
@@ -72,50 +80,54 @@ def _threshold_option(threshold) -> dict:
     return {"threshold": value}
 
 
-def check_methods(proto: Protocol, selectors, classifiers) -> None:
-    """Every selector is one of the protocol's methods (any registered one when it lists none), every
-    classifier is registered; else a one-line error naming the valid ones.
+def _is_pair(spec) -> bool:
+    return isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str) and isinstance(spec[1],
+                                                                                                          Mapping)
 
-    Parameters
-    ----------
-    proto : Protocol
-    selectors, classifiers : iterable of str
-        Names.
 
-    Returns
-    -------
-    None
+def _names(specs) -> list[str]:
+    """The registry names among method specs (``--param`` routes to those)."""
+    return [s if isinstance(s, str) else s[0] for s in specs if isinstance(s, str) or _is_pair(s)]
 
-    Examples
-    --------
-    >>> try:
-    ...     check_methods(get_protocol("hifsrr2017"), ["shsel-ig-prune"], ["nb"])
-    ... except KgfsError as e:
-    ...     print(str(e).split(";")[0])
-    protocol 'hifsrr2017' has no method 'shsel-ig-prune'
-    """
+
+def _scoped(spec, scoped: dict):
+    """``spec`` with the ``--param`` values meant for it (a name becomes a ``(name, params)`` pair)."""
+    if isinstance(spec, str) and spec in scoped:
+        return spec, scoped[spec]
+    if _is_pair(spec) and spec[0] in scoped:
+        return spec[0], {**scoped[spec[0]], **spec[1]}
+    return spec
+
+
+def _protocol_methods(proto: Protocol, selectors) -> tuple[MethodSpec, ...]:
+    """A protocol's own methods (``hifsrr2017``'s): names from its list, no estimators."""
+    out = []
     for s in selectors:
-        if proto.methods is None:
-            selector_entry(s)
-        elif s not in proto.methods:
-            raise KgfsError(f"protocol {proto.name!r} has no method {s!r}; available: {', '.join(proto.methods)}")
-    for c in classifiers:
-        classifier_entry(c)
+        spec = protocol_method_spec(s) if not hasattr(s, "fit") else None
+        if spec is None or spec.name not in proto.methods:
+            name = spec.name if spec is not None else repr(s)
+            raise KgfsError(f"protocol {proto.name!r} has no method {name!r}{did_you_mean(name, proto.methods)}; "
+                            f"available: {', '.join(proto.methods)}")
+        out.append(spec)
+    return tuple(out)
 
 
 def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, params: Mapping | None = None,
-                    options: Mapping | None = None, threshold=None, n_splits=None) -> EvaluationPlan:
-    """Check everything an evaluation is given before any work: protocol, methods, parameters, options, folds.
+                    options: Mapping | None = None, threshold=None, n_splits=None, random_state: int = 0
+                    ) -> EvaluationPlan:
+    """Check everything an evaluation is given before any work and resolve its methods once.
 
     Parameters
     ----------
     protocol : str
-    selectors : sequence of str
-        Registry names (or the protocol's own methods, e.g. ``hifsrr2017``'s).
-    classifiers : sequence of str, optional
-        Default: the protocol's.
+    selectors : sequence
+        Registry names, ``(name, params)`` pairs, estimators (see
+        :mod:`selection.evaluation.specs`), or the protocol's own methods (``hifsrr2017``'s).
+    classifiers : sequence, optional
+        Likewise; default: the protocol's.
     params : mapping, optional
-        ``--param`` assignments (``KEY`` or ``NAME.KEY``; see :func:`selection.registry.method_params`).
+        ``--param`` assignments (``KEY`` or ``NAME.KEY``; see
+        :func:`selection.param_routing.method_params`), for the methods given by name.
     options : mapping, optional
         ``--option`` assignments, checked against the protocol's declared options.
     threshold : str or float, optional
@@ -123,6 +135,8 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
         (the ``threshold_choice`` option); checked against each threshold method's own range.
     n_splits : int, optional
         Folds (default: the protocol's); at least 2.
+    random_state : int
+        Seed of the folds.
 
     Returns
     -------
@@ -149,21 +163,26 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     selectors = list(selectors)
     if not selectors:
         raise KgfsError("no selectors given (--selectors)")
-    free = tuple(proto.methods or ())
     classifiers = list(proto.classifiers if classifiers is None else classifiers)
-    check_methods(proto, selectors, classifiers)
+    own = proto.methods is not None
+    if own:
+        _protocol_methods(proto, selectors)
     extra = _threshold_option(threshold)
     both = sorted(set(extra) & set(options or {}))
     if both:
         raise KgfsError(f"--threshold and --option {both[0]}=... both given; give one")
     options = proto.check_options({**dict(options or {}), **extra})
-    if isinstance(options.get("threshold"), (int, float)) and proto.methods is None:
-        for s in selectors:
-            if selector_entry(s).threshold_grid is not None:
-                selector_entry(s).check_params({"threshold": options["threshold"]})
-    scoped = method_params(dict(params or {}), [s for s in selectors], classifiers, free=free)
-    return EvaluationPlan(proto, [(s, scoped[s]) if s in scoped else s for s in selectors],
-                          [(c, scoped[c]) if c in scoped else c for c in classifiers], options, int(n_splits))
+    scoped = method_params(dict(params or {}), [] if own else _names(selectors), _names(classifiers),
+                           free=tuple(proto.methods or ()))
+    sels = _protocol_methods(proto, [_scoped(s, scoped) for s in selectors]) if own else \
+        tuple(method_specs([_scoped(s, scoped) for s in selectors], "selector"))
+    clfs = tuple(method_specs([_scoped(c, scoped) for c in classifiers], "classifier"))
+    if isinstance(options.get("threshold"), (int, float)) and not own:
+        for s in sels:
+            if s.threshold_grid is not None:
+                check_values(declared_parameters(s.estimator, exclude=("hierarchy",)),
+                             {"threshold": options["threshold"]}, owner=f"selector {s.label}")
+    return EvaluationPlan(proto, sels, clfs, options, int(n_splits), int(random_state))
 
 
 def fold_policy(y, n_splits: int) -> tuple[int, str]:
@@ -213,35 +232,3 @@ def fold_policy(y, n_splits: int) -> tuple[int, str]:
         return smallest, (f"class {lab!r} has {smallest} member(s), fewer than {n_splits} folds: {smallest}-fold "
                           "cross-validation instead")
     return int(n_splits), ""
-
-
-def write_skipped(out_dir, note: str, *, protocol: str = "basic") -> dict:
-    """The outputs of an evaluation that was skipped: empty ``results.csv`` and ``summary.csv``, a report saying why.
-
-    Parameters
-    ----------
-    out_dir : path
-    note : str
-        Why (from :func:`fold_policy`).
-    protocol : str
-        The protocol that would have run (its measures head the empty summary).
-
-    Returns
-    -------
-    selection.evaluation.grid.GridResult
-        With no cells.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> res = write_skipped(tempfile.mkdtemp(), "one class only")
-    >>> "Evaluation skipped: one class only." in res.report.read_text(), res.n_cells
-    (True, 0)
-    """
-    from selection.evaluation.grid import GridResult
-    from selection.evaluation.report import write_outputs
-
-    proto = get_protocol(protocol)
-    p = write_outputs(pd.DataFrame(columns=COLUMNS), out_dir, metrics=proto.metrics, rank_metrics=proto.rank_metrics,
-                      title=f"Evaluation report ({proto.name})", notes=[f"Evaluation skipped: {note}."], plots=False)
-    return GridResult(Path(out_dir), p["results"], p["summary"], p["stats"], p["report"])

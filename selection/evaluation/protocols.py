@@ -23,6 +23,12 @@ A protocol bundles an evaluation function and the defaults of a paper's experime
   test instance, through :class:`~selection.lazy.estimator.LazySelectionClassifier`), so the
   classifier is identical across all methods (option ``lazy_classifiers_for_eager=False``
   turns that off).
+- ``hifsrr2017`` (Zhao et al. 2017, section 3.3): features selected per internal node of a
+  class tree (:mod:`selection.class_hierarchy.evaluation`); its selectors are that module's
+  methods by name (``hifsrr``, ``fsnm``, ``fisher``, ...), its classifier the per-node one.
+
+Every protocol takes selectors and classifiers as names or estimators (see
+:mod:`selection.evaluation.specs`; ``hifsrr2017``'s selectors are names only).
 
 Other engineers add protocols with :func:`register_protocol`. A protocol declares its options
 (``kgfs evaluate --option KEY=VALUE``) as a :class:`ProtocolOptions` class, the way estimators
@@ -38,22 +44,25 @@ Examples
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from kg.errors import KgfsError
-from selection.evaluation.cv import choose_best_on_test, evaluate_table
+from kg.errors import KgfsError, did_you_mean
+from selection.class_hierarchy.evaluation import ALIASES, METHODS, evaluate_class_hierarchy
+from selection.class_hierarchy.tree import ClassHierarchy, as_class_hierarchy
+from selection.evaluation.cv import COLUMNS, CVOptions, choose_best_on_test, evaluate_table
+from selection.evaluation.specs import method_specs, protocol_method_spec, spec_label
 from selection.params import Parameter, check_values, declared_parameters
 
 __all__ = ["Protocol", "ProtocolOptions", "register_protocol", "get_protocol", "available_protocols",
-           "SHSEL_THRESHOLDS"]
+           "SHSEL_THRESHOLDS", "hifsrr2017", "rpv_pos_label"]
 
 #: The SHSEL paper's sweep: 0, 0.01, ..., 1.
 SHSEL_THRESHOLDS = tuple(np.round(np.arange(0, 101) / 100.0, 2).tolist())
@@ -70,7 +79,9 @@ class Protocol:
         ``evaluate(table, selectors, classifiers, *, dataset, n_splits, random_state, folds,
         options) -> pandas.DataFrame`` with the columns of
         :data:`selection.evaluation.cv.COLUMNS` (one row per selector x classifier x fold; a
-        threshold sweep may return one row per threshold, see ``postprocess``).
+        threshold sweep may return one row per threshold, see ``postprocess``). Selectors and
+        classifiers are names, estimators or :class:`~selection.evaluation.specs.MethodSpec` s
+        (what :func:`~selection.evaluation.grid.run_grid` passes: resolved once).
     classifiers : tuple of str
         Default classifiers.
     metrics : tuple of str
@@ -151,7 +162,7 @@ class Protocol:
         >>> get_protocol("basic").check_options({"foo": 1})
         Traceback (most recent call last):
         ...
-        kg.errors.KgfsError: protocol basic has no option 'foo'; options: pos_label (str or int or None, default None), threshold (float or None, default None)
+        kg.errors.KgfsError: protocol basic has no option 'foo'; options: pos_label (...), threshold ...
         """
         return check_values(self.parameters(), dict(options or {}), owner=f"protocol {self.name}", noun="option")
 
@@ -214,19 +225,6 @@ class BasicOptions(ProtocolOptions):
 
 
 _PROTOCOLS: dict[str, Protocol] = {}
-# Modules that register further protocols when imported (loaded on the first lookup).
-_PROTOCOL_MODULES = ("selection.class_hierarchy.evaluation",)
-_plugins_loaded = False
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for mod in _PROTOCOL_MODULES:
-        if importlib.util.find_spec(mod) is not None:
-            importlib.import_module(mod)
 
 
 def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
@@ -235,7 +233,7 @@ def register_protocol(name: str, fn: Callable, **kw) -> Protocol:
     Parameters
     ----------
     name : str
-        The name ``run_grid(protocol=...)`` and ``kgfs evaluate --protocol`` take.
+        The name ``plan_evaluation(protocol, ...)`` and ``kgfs evaluate --protocol`` take.
     fn : callable
         The evaluation function (see :class:`Protocol`).
     **kw
@@ -275,16 +273,15 @@ def get_protocol(name: str) -> Protocol:
     >>> get_protocol("rpv2020").control
     'rpv'
     """
-    if name not in _PROTOCOLS:
-        _load_plugins()
     try:
         return _PROTOCOLS[name]
     except KeyError:
-        raise KgfsError(f"unknown protocol {name!r}; available: {', '.join(sorted(_PROTOCOLS))}") from None
+        raise KgfsError(f"unknown protocol {name!r}{did_you_mean(name, _PROTOCOLS)}; available: "
+                        f"{', '.join(sorted(_PROTOCOLS))}") from None
 
 
 def available_protocols() -> dict[str, Protocol]:
-    """Every registered protocol, by name (those of plug-in modules included).
+    """Every registered protocol, by name.
 
     Returns
     -------
@@ -292,10 +289,9 @@ def available_protocols() -> dict[str, Protocol]:
 
     Examples
     --------
-    >>> {"basic", "rpv2020", "shsel2014"} <= set(available_protocols())
+    >>> {"basic", "rpv2020", "shsel2014", "hifsrr2017"} <= set(available_protocols())
     True
     """
-    _load_plugins()
     return dict(sorted(_PROTOCOLS.items()))
 
 
@@ -304,8 +300,8 @@ def _basic(table, selectors, classifiers, *, dataset, n_splits=10, random_state=
     proto = _PROTOCOLS["basic"]
     options = proto.defaults(proto.check_options(options))
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
-                          random_state=random_state, folds=folds, threshold=options["threshold"],
-                          pos_label=options["pos_label"])
+                          random_state=random_state, folds=folds,
+                          options=CVOptions(threshold=options["threshold"], pos_label=options["pos_label"]))
 
 
 _METRICS = ("accuracy", "gm", "auroc", "aucpr", "harmonic_mean")
@@ -319,7 +315,8 @@ class Shsel2014Options(ProtocolOptions):
     threshold : float or None
         A fixed threshold of the threshold methods (no sweep, no choice).
     threshold_choice : {"nested", "best-on-test"}
-        How the swept threshold is chosen: nested CV on the training part (honest) or the best mean over the test folds (the paper's, optimistic).
+        How the swept threshold is chosen: nested CV on the training part (honest) or the best mean over the
+        test folds (the paper's, optimistic).
     thresholds : list of float or None
         The thresholds swept (default: 0, 0.01, ..., 1, the paper's).
     threshold_metric : {"accuracy", "gm", "auroc", "aucpr", "harmonic_mean"}
@@ -353,11 +350,12 @@ def _shsel2014(table, selectors, classifiers, *, dataset, n_splits=10, random_st
     # a fixed threshold (``threshold=0.99``) turns the sweep off; otherwise nested / best-on-test
     fixed = options["threshold"]
     choice = options["threshold_choice"] if fixed is None or "threshold_choice" in given else float(fixed)
+    cv = CVOptions(threshold=choice,
+                   thresholds=options["thresholds"] if options["thresholds"] is not None else SHSEL_THRESHOLDS,
+                   threshold_metric=options["threshold_metric"], inner_splits=int(options["inner_splits"]),
+                   pos_label=options["pos_label"], keep_sweep=True)
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
-                          random_state=random_state, folds=folds, threshold=choice,
-                          thresholds=options["thresholds"] if options["thresholds"] is not None else SHSEL_THRESHOLDS,
-                          threshold_metric=options["threshold_metric"], inner_splits=int(options["inner_splits"]),
-                          pos_label=options["pos_label"], keep_sweep=True)
+                          random_state=random_state, folds=folds, options=cv)
 
 
 def _shsel_post(rows, options):
@@ -429,10 +427,119 @@ def _rpv2020(table, selectors, classifiers, *, dataset, n_splits=10, random_stat
     given = proto.check_options(options)
     options = proto.defaults(given)
     pos = given["pos_label"] if "pos_label" in given else rpv_pos_label(table.y)
+    cv = CVOptions(threshold=options["threshold"], pos_label=pos,
+                   lazy_classifiers_for_eager=bool(options["lazy_classifiers_for_eager"]),
+                   multiclass_average=options["multiclass_average"])
     return evaluate_table(table, selectors, classifiers, dataset=dataset, n_splits=n_splits,
-                          random_state=random_state, folds=folds, threshold=options["threshold"],
-                          pos_label=pos, lazy_classifiers_for_eager=bool(options["lazy_classifiers_for_eager"]),
-                          multiclass_average=options["multiclass_average"])
+                          random_state=random_state, folds=folds, options=cv)
+
+
+# ------------------------------------------------------------------ hifsrr2017 (per class-tree node)
+class Hifsrr2017Options(ProtocolOptions):
+    """Options of the ``hifsrr2017`` protocol.
+
+    Parameters
+    ----------
+    class_tree : str, list of (child, parent) or None
+        The class tree: a ``child,parent`` edges file or pairs (default: the table's, else built from the data).
+    n_groups : int, "sqrt" or None
+        Groups of classes when the tree is built from the data (see :meth:`ClassHierarchy.from_data`).
+    n_features : int, str, list of int or None
+        Features per node, e.g. ``8`` or ``"32,16,8"`` (default: 50%, 40%, ..., 10% of the features).
+    scale : bool
+        Standardise the features inside each fold before ranking and classification.
+    """
+
+    _parameter_constraints = {"class_tree": [str, list, None],
+                              "n_groups": [Interval(Integral, 1, None, closed="left"), StrOptions({"sqrt"}), None],
+                              "n_features": [Interval(Integral, 1, None, closed="left"), str, list, None],
+                              "scale": ["boolean"]}
+
+    def __init__(self, class_tree=None, n_groups="sqrt", n_features=None, scale=True):
+        self.class_tree = class_tree
+        self.n_groups = n_groups
+        self.n_features = n_features
+        self.scale = scale
+
+
+def _class_tree(table, options) -> ClassHierarchy:
+    spec = options.get("class_tree")
+    if spec is None:
+        meta = getattr(table, "meta", None) or {}
+        spec = meta.get("class_tree") if isinstance(meta, Mapping) else None
+    if spec is not None:
+        return as_class_hierarchy(spec)
+    return ClassHierarchy.from_data(table.X, np.asarray(table.y), n_groups=options.get("n_groups", "sqrt"))
+
+
+def _feature_counts(ks):
+    if isinstance(ks, (int, np.integer)):  # `--option n_features=8`
+        return [int(ks)]
+    if isinstance(ks, str):  # `--option n_features=32,16,8`
+        try:
+            return [int(v) for v in ks.replace(" ", "").split(",") if v]
+        except ValueError:
+            raise KgfsError(f"option n_features must be integers like 32,16,8, got {ks!r}") from None
+    return ks
+
+
+def hifsrr2017(table, selectors, classifiers, *, dataset, n_splits=10, random_state=0, folds=None, options=None):
+    """Protocol ``hifsrr2017`` (:mod:`selection.class_hierarchy.evaluation`) in the rows of :data:`COLUMNS`.
+
+    ``table`` is anything with ``X`` and ``y`` (a :class:`~kg.table.FeatureTable`). Selectors
+    are methods of :data:`selection.class_hierarchy.evaluation.METHODS` by name (with
+    parameters: ``("hifsrr", {"lam": 5.0})``); classifiers are names or estimators and serve as
+    the per-node classifier (``"svm-linear"``: the paper's linear SVM). For each selector x
+    classifier x fold there is one row per number of features ``k`` (in the ``threshold``
+    column; ``n_selected = k``, ``compression = 1 - k / n_features``) and measure:
+    ``threshold_choice == "node-average"`` holds the paper's average per-node accuracy,
+    ``"top-down"`` the accuracy of the top-down classifier. Options: see
+    :class:`Hifsrr2017Options`.
+    """
+    options = _PROTOCOLS["hifsrr2017"].check_options(options)
+    tree = _class_tree(table, options)
+    ks = _feature_counts(options.get("n_features"))
+    methods = [protocol_method_spec(s) for s in (selectors if isinstance(selectors, (list, tuple)) else [selectors])]
+    X, y = table.X, np.asarray(table.y)
+    n = X.shape[1]
+    out = []
+    for clf in method_specs(classifiers, "classifier"):
+        res = evaluate_class_hierarchy(
+            X, y, tree, n_features=ks, methods=[(m.name, m.params) for m in methods], n_splits=n_splits,
+            random_state=random_state, folds=folds, classifier=clf.build(), scale=bool(options.get("scale", True)),
+        )
+        res = res[res["node"].isin(["mean", "top-down"])]
+        for r in res.itertuples(index=False):
+            k = int(r.k)
+            out.append({
+                "dataset": dataset, "selector": spec_label(r.method, json.loads(r.params)), "params": r.params,
+                "classifier": clf.label, "fold": int(r.fold), "n_features": n,
+                "n_train": int(len(y) - r.n_test), "n_test": int(r.n_test), "n_selected": k,
+                "accuracy": r.accuracy, "auroc": np.nan, "aucpr": np.nan, "gm": np.nan,
+                "compression": 1.0 - k / n, "harmonic_mean": np.nan, "select_seconds": r.select_seconds,
+                "classify_seconds": np.nan, "threshold": k,
+                "threshold_choice": "node-average" if r.node == "mean" else "top-down",
+                "kind": "class-hierarchy", "pos_label": None, "status": "ok", "error": "",
+            })
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def _hifsrr2017_post(rows: pd.DataFrame, options) -> pd.DataFrame:
+    """For the grid's report: one column per method and ``k``, one table per measure.
+
+    Selector labels become ``"<method> k=<k>"``; top-down rows get the classifier label
+    ``"<classifier> top-down"`` (the node-average rows keep the classifier's name), so the report
+    tables show the paper's measure and the top-down accuracy separately, for every k.
+    """
+    if rows.empty or not rows["kind"].eq("class-hierarchy").any():
+        return rows
+    rows = rows.copy()
+    k = pd.to_numeric(rows["threshold"]).astype(int).astype(str)
+    rows["selector"] = rows["selector"] + " k=" + k
+    td = rows["threshold_choice"].eq("top-down")
+    rows.loc[td, "classifier"] = rows.loc[td, "classifier"] + " top-down"
+    return rows
+
 
 
 _SHSEL_PAPER = ("shsel-ig", "shsel-ig-prune", "shsel-c", "shsel-c-prune", "sig", "sc", "tsel-lift", "tsel-ig",
@@ -464,4 +571,11 @@ register_protocol(
     description="RPV paper (2020) s.5.2: 10-fold CV, lazy NB and 1-NN, GM / AUROC / AUCPR, ranks, wins, "
                 "Friedman + Holm vs a control at alpha 0.05, % features selected per instance",
 )
-
+register_protocol(
+    "hifsrr2017", hifsrr2017, classifiers=("svm-linear",), metrics=("accuracy", "compression"),
+    rank_metrics=("accuracy",), n_splits=10, control=None, postprocess=_hifsrr2017_post,
+    option_class=Hifsrr2017Options, paper_methods=METHODS + ("svm-linear",), methods=METHODS + tuple(ALIASES),
+    description="HiFSRR paper (2017) s.3.3: features selected per internal node of a class tree, "
+                "10-fold CV, average accuracy of the per-node linear SVMs for each number of features "
+                "per node (threshold column), plus top-down accuracy",
+)

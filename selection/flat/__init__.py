@@ -15,7 +15,7 @@ protocol per class-tree node (:mod:`selection.class_hierarchy.evaluation`). The 
 Python versions take a minute or more on a 1,000 x 2,000 binary table (``../shared/GUIDE.md``
 section 4); these take well under a second there (``benchmarks/bench_flat.py``). The selectors
 ignore the hierarchy (registry kind ``"flat"``) and are eager: ``get_support()`` is the subset.
-Importing the package registers ``cfs``, ``relieff``, ``mrmr`` and ``fisher``.
+The registry (:mod:`selection.registry`) names them ``cfs``, ``relieff``, ``mrmr`` and ``fisher``.
 """
 
 from selection.flat.cfs import CFS, pairwise_entropies, symmetrical_uncertainty_row

@@ -18,10 +18,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.base import BINARIZE, HierarchicalSelector
 from selection.measures.relevance import ClassCounts, entropy
-from selection.registry import register_selector
 
 __all__ = ["CFS", "pairwise_entropies", "symmetrical_uncertainty_row"]
 
@@ -205,12 +203,10 @@ class CFS(HierarchicalSelector):
 
     Merit of a subset ``S``: ``sum_{f in S} SU(f, C) / sqrt(|S| + 2 sum_{f<g in S} SU(f, g))``.
     The search expands the best open subset by every feature not in it (see the module
-    docstring for WEKA's details).
+    docstring for WEKA's details). A flat filter: it takes no hierarchy.
 
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None
-        Accepted for the uniform selector API and ignored (a flat method).
     search_termination : int
         Non-improving expansions before stopping (WEKA: 5); also the open list's length.
     locally_predictive : bool
@@ -240,11 +236,10 @@ class CFS(HierarchicalSelector):
     [True, True, False]
     """
 
-    _parameter_constraints = {"hierarchy": HIERARCHY, "search_termination": [Interval(Integral, 1, None, closed="left")],
+    _parameter_constraints = {"search_termination": [Interval(Integral, 1, None, closed="left")],
                               "locally_predictive": ["boolean"], "binarize": BINARIZE}
 
-    def __init__(self, hierarchy=None, *, search_termination=5, locally_predictive=True, binarize=None):
-        self.hierarchy = hierarchy
+    def __init__(self, *, search_termination=5, locally_predictive=True, binarize=None):
         self.search_termination = search_termination
         self.locally_predictive = locally_predictive
         self.binarize = binarize
@@ -260,7 +255,3 @@ class CFS(HierarchicalSelector):
         self.search_subset_ = np.array(best, dtype=np.int64)
         self.class_correlation_ = self.scores_ = rcf
         self.support_ = group
-
-
-register_selector("cfs", lambda hierarchy=None, **kw: CFS(hierarchy, **kw), kind="flat",
-                  description="CFS: correlation-based feature selection, best-first (WEKA defaults)")

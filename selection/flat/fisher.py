@@ -11,15 +11,10 @@ real-valued data (:mod:`selection.class_hierarchy.evaluation`).
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
+from selection.base import TopKSelector
 
 __all__ = ["fisher_scores", "FisherScore"]
 
@@ -80,13 +75,13 @@ def fisher_scores(X, y) -> np.ndarray:
         return np.where(den > 0, num / den, np.where(num > 0, np.inf, 0.0))
 
 
-class FisherScore(HierarchicalSelector):
+class FisherScore(TopKSelector):
     """Fisher score of each binary feature; the top ``k`` are selected (ties: lower index).
+
+    A flat filter (:class:`~selection.base.TopKSelector`): it takes no hierarchy.
 
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None
-        Accepted for the uniform selector API and ignored (a flat method).
     k : int
         Number of features kept.
     binarize : float or None
@@ -96,6 +91,8 @@ class FisherScore(HierarchicalSelector):
     ----------
     scores_ : ndarray
         The Fisher score of every feature (:func:`fisher_scores`).
+    selected_ : int ndarray
+        The kept features, best first.
 
     Examples
     --------
@@ -105,21 +102,6 @@ class FisherScore(HierarchicalSelector):
     [True, False, False]
     """
 
-    _parameter_constraints = {"hierarchy": HIERARCHY, "k": [Interval(Integral, 1, None, closed="left")],
-                              "binarize": BINARIZE}
-
-    def __init__(self, hierarchy=None, *, k=50, binarize=None):
-        self.hierarchy = hierarchy
-        self.k = k
-        self.binarize = binarize
-
-    def _fit(self, X, y, hierarchy):
+    def _ranking(self, X, y, k):
         self.scores_ = fisher_scores(X, y)
-        top = np.argsort(-self.scores_, kind="stable")[: max(0, int(self.k))]
-        self.support_ = np.zeros(self.scores_.size, dtype=bool)
-        self.support_[top] = True
-
-
-register_selector("fisher", lambda hierarchy=None, **kw: FisherScore(hierarchy, **kw), kind="flat",
-                  description="Fisher score, top k features", defaults={"k": 50},
-                  paper="Duda, Hart & Stork, Pattern Classification (2001); a baseline of Zhao et al. 2017")
+        return np.argsort(-self.scores_, kind="stable")

@@ -17,16 +17,11 @@ comparison, which the ``hifsrr2017`` protocol also applies per class-tree node
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.base import TopKSelector
 from selection.measures.relevance import entropy
-from selection.registry import register_selector
 
 __all__ = ["mean_std_states", "mrmr_ranking", "MRMR"]
 
@@ -155,15 +150,14 @@ def mrmr_ranking(X, y, k: int | None = None, *, discretize: str | None = "mean-s
     return (order, relevance) if return_relevance else order
 
 
-class MRMR(HierarchicalSelector):
+class MRMR(TopKSelector):
     """minimum Redundancy Maximum Relevance (Peng, Long & Ding 2005), MID form, ``k`` features.
 
-    The first ``k`` features of :func:`mrmr_ranking` on the binary table.
+    The first ``k`` features of :func:`mrmr_ranking` on the binary table. A flat filter
+    (:class:`~selection.base.TopKSelector`): it takes no hierarchy.
 
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None
-        Accepted for the uniform selector API and ignored (a flat method).
     k : int
         Number of features chosen.
     binarize : float or None
@@ -184,21 +178,6 @@ class MRMR(HierarchicalSelector):
     [2, 0]
     """
 
-    _parameter_constraints = {"hierarchy": HIERARCHY, "k": [Interval(Integral, 1, None, closed="left")],
-                              "binarize": BINARIZE}
-
-    def __init__(self, hierarchy=None, *, k=50, binarize=None):
-        self.hierarchy = hierarchy
-        self.k = k
-        self.binarize = binarize
-
-    def _fit(self, X, y, hierarchy):
-        k = max(0, min(int(self.k), X.shape[1]))
+    def _ranking(self, X, y, k):
         order, self.scores_ = mrmr_ranking(X, y, k, discretize=None, return_relevance=True)
-        self.selected_ = order[:k]
-        self.support_ = np.zeros(X.shape[1], dtype=bool)
-        self.support_[self.selected_] = True
-
-
-register_selector("mrmr", lambda hierarchy=None, **kw: MRMR(hierarchy, **kw), kind="flat",
-                  description="mRMR (MID), k features", defaults={"k": 50})
+        return order

@@ -31,9 +31,7 @@ import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
 from sklearn.utils._param_validation import Interval
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
+from selection.base import BINARIZE, HierarchicalSelector
 
 __all__ = ["relieff_scores", "neighbour_weights", "ReliefF"]
 
@@ -207,12 +205,10 @@ class ReliefF(HierarchicalSelector):
     """ReliefF with WEKA's defaults and the RPV paper's threshold: features with weight > 0.01.
 
     Every instance is sampled, ``n_neighbors=10`` nearest hits and misses, no distance weighting
-    (:func:`relieff_scores`).
+    (:func:`relieff_scores`). A flat filter: it takes no hierarchy.
 
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None
-        Accepted for the uniform selector API and ignored (a flat method).
     n_neighbors : int
         Nearest hits, and nearest misses per other class.
     threshold : float
@@ -235,12 +231,11 @@ class ReliefF(HierarchicalSelector):
     [True, True, False]
     """
 
-    _parameter_constraints = {"hierarchy": HIERARCHY, "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    _parameter_constraints = {"n_neighbors": [Interval(Integral, 1, None, closed="left")],
                               "threshold": [Interval(Real, None, None, closed="neither")],
                               "block_size": [Interval(Integral, 1, None, closed="left")], "binarize": BINARIZE}
 
-    def __init__(self, hierarchy=None, *, n_neighbors=10, threshold=0.01, block_size=2048, binarize=None):
-        self.hierarchy = hierarchy
+    def __init__(self, *, n_neighbors=10, threshold=0.01, block_size=2048, binarize=None):
         self.n_neighbors = n_neighbors
         self.threshold = threshold
         self.block_size = block_size
@@ -249,7 +244,3 @@ class ReliefF(HierarchicalSelector):
     def _fit(self, X, y, hierarchy):
         self.scores_ = relieff_scores(X, y, n_neighbors=self.n_neighbors, block_size=self.block_size)
         self.support_ = self.scores_ > float(self.threshold)
-
-
-register_selector("relieff", lambda hierarchy=None, **kw: ReliefF(hierarchy, **kw), kind="flat",
-                  description="ReliefF: k=10 neighbours, weight > 0.01", defaults={"n_neighbors": 10, "threshold": 0.01})

@@ -17,7 +17,7 @@ one module per method:
 
 Each is a scikit-learn selector (:class:`selection.base.HierarchicalSelector`) that chooses one
 feature subset for all instances and declares its parameters (``_parameter_constraints``, shared
-entries in :mod:`selection.hierarchical.constraints`).
+entries in :mod:`selection.base`).
 """
 
 from selection.hierarchical.complete import CompleteFS
@@ -29,8 +29,8 @@ from selection.hierarchical.shsel import (
     initial_selection,
     prune_selection,
 )
-from selection.hierarchical.standard import StandardSelector, top_k_mask
+from selection.hierarchical.standard import StandardSelector
 from selection.hierarchical.tsel import TSEL, TSELRPV
 
 __all__ = ["SHSEL", "THRESHOLD_GRID", "initial_selection", "prune_selection", "StandardSelector", "TSEL", "TSELRPV",
-           "GreedyTopDown", "GreedyTopDownRPV", "top_k_mask", "HillClimbing", "knn_purity", "CompleteFS"]
+           "GreedyTopDown", "GreedyTopDownRPV", "HillClimbing", "knn_purity", "CompleteFS"]

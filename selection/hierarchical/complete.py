@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 
 __all__ = ["CompleteFS"]
 
@@ -41,11 +39,3 @@ class CompleteFS(HierarchicalSelector):
 
     def _fit(self, X, y, hierarchy):
         self.support_ = np.ones(X.shape[1], dtype=bool)
-
-
-register_selector(
-    "complete",
-    lambda hierarchy=None, **kw: CompleteFS(hierarchy, **kw),
-    kind="eager",
-    description="CompleteFS: all features (no selection)",
-)

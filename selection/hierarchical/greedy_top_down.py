@@ -18,11 +18,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, CHECK_IMPLICATION, HIERARCHY
+from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector
 from selection.measures.paths import greedy_antichain, path_maxima, preference_ranks
 from selection.measures.relevance import ClassCounts, feature_relevance
-from selection.registry import register_selector
 
 __all__ = ["GreedyTopDown", "GreedyTopDownRPV"]
 
@@ -153,13 +151,3 @@ class GreedyTopDownRPV(GreedyTopDown):
 
     def _fit(self, X, y, hierarchy):
         self.support_ = path_maxima(hierarchy, self._scores(X, y, hierarchy))
-
-
-register_selector("greedy-top-down", lambda hierarchy=None, **kw: GreedyTopDown(hierarchy, **kw), kind="eager",
-                  description="GreedyTopDown (SHSEL paper's reading): best gain ratio first, dropping ancestors "
-                              "and descendants",
-                  defaults={"measure": "gain_ratio"})
-register_selector("gtd-rpv", lambda hierarchy=None, **kw: GreedyTopDownRPV(hierarchy, **kw), kind="eager",
-                  description="GTD as the RPV paper (da Silva et al. 2020) ran it: the features with the largest "
-                              "gain ratio of each leaf-to-root path",
-                  defaults={"measure": "gain_ratio"})

@@ -75,9 +75,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 
 __all__ = ["HillClimbing", "knn_purity"]
 
@@ -563,12 +561,3 @@ class HillClimbing(HierarchicalSelector):
         self.support_ = in_set
         self.purity_ = int(state.row_purity.sum())
         self.fitness_ = float(current)
-
-
-register_selector(
-    "hill-climbing",
-    lambda hierarchy=None, **kw: HillClimbing(hierarchy, **kw),
-    kind="eager",
-    description="HillClimbing (Wang et al. 2003): bottom-up generalisation scored by kNN purity, k=10",
-    defaults={"k": 10, "beta": 0.05},
-)

@@ -52,11 +52,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
-from selection.base import HierarchicalSelector, violation_cells
-from selection.hierarchical.constraints import BINARIZE, CHECK_IMPLICATION, HIERARCHY
+from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector, violation_cells
 from selection.measures.paths import path_mean_rule
 from selection.measures.relevance import ClassCounts, edge_correlation, information_gain
-from selection.registry import register_selector
 
 __all__ = ["SHSEL", "initial_selection", "prune_selection", "edge_cooccurrence_via_violations", "THRESHOLD_GRID"]
 
@@ -267,6 +265,9 @@ class SHSEL(HierarchicalSelector):
     ['Athlete', 'Person']
     """
 
+    #: The thresholds the protocols sweep (``shsel2014``); see :meth:`supports_for_thresholds`.
+    threshold_grid = THRESHOLD_GRID
+
     _parameter_constraints = {
         "hierarchy": HIERARCHY,
         "relevance": [StrOptions({"ig", "correlation"})],
@@ -357,37 +358,3 @@ class SHSEL(HierarchicalSelector):
                 pruned[key] = self._prune(h, self.scores_, init)
             out[i] = pruned[key]
         return out
-
-
-def _factory(relevance: str, prune: bool):
-    def make(hierarchy=None, **params):
-        return SHSEL(hierarchy, **{"relevance": relevance, "prune": prune, **params})
-
-    return make
-
-
-for _name, _rel, _prune, _desc in (
-    ("shsel-ig", "ig", False, "initialSHSEL IG: drop features whose IG is similar to a parent's"),
-    ("shsel-c", "correlation", False, "initialSHSEL C: drop features correlated with a parent"),
-    ("shsel-ig-prune", "ig", True, "pruneSHSEL IG: initial selection by IG, then per-path IG pruning"),
-    ("shsel-c-prune", "correlation", True, "pruneSHSEL C: initial selection by correlation, then pruning"),
-):
-    register_selector(
-        _name,
-        _factory(_rel, _prune),
-        kind="eager",
-        description=_desc,
-        defaults={"relevance": _rel, "prune": _prune, "threshold": 0.99},
-        threshold_grid=THRESHOLD_GRID,
-    )
-#: ``shsel-rpv``'s presets (see the module docstring).
-_RPV_SHSEL = {"relevance": "ig", "prune": True, "prune_compare": ">", "path_rule": "all", "ig_unit": "bits"}
-register_selector(
-    "shsel-rpv",
-    lambda hierarchy=None, **kw: SHSEL(hierarchy, **{**_RPV_SHSEL, **kw}),
-    kind="eager",
-    description="SHSEL as the RPV paper (da Silva et al. 2020) ran it: IG similarity t = 0.99, then keep the "
-                "features whose IG is higher than the average of every path they lie on",
-    defaults={**_RPV_SHSEL, "threshold": 0.99},
-    threshold_grid=THRESHOLD_GRID,
-)

@@ -6,8 +6,8 @@ and by correlation with the class (SC), each with a threshold swept over 0..1.
 
 * ``sig``, ``sc`` - :class:`StandardSelector`: the features whose normalised score reaches a
   threshold, or the best ``k`` / ``percentile``.
-* :func:`top_k_mask` - the ``k`` best of a score with ties broken by feature id; TSEL's
-  chi-square step (:mod:`selection.hierarchical.tsel`) is the same standard selection
+* the ``k`` best of a score with ties broken by feature id is :func:`selection.base.top_k_mask`;
+  TSEL's chi-square step (:mod:`selection.hierarchical.tsel`) is the same standard selection
   restricted to its representatives.
 """
 
@@ -21,51 +21,11 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector, top_k_mask
 from selection.hierarchical.shsel import THRESHOLD_GRID
 from selection.measures.relevance import ClassCounts, feature_relevance
-from selection.registry import register_selector
 
-__all__ = ["StandardSelector", "top_k_mask"]
-
-
-def top_k_mask(scores: np.ndarray, k: int, ids: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
-    """The ``k`` best of ``scores`` (restricted to ``among``); ties go to the smaller id.
-
-    Breaking ties by feature id (not column position) keeps the result independent of the
-    column order.
-
-    Parameters
-    ----------
-    scores : array of float, shape (n_features,)
-    k : int
-        How many to keep (at most the number of candidates; ``k <= 0`` keeps none).
-    ids : array of str, shape (n_features,)
-        The feature ids that break ties (e.g. ``hierarchy.node_ids``).
-    among : array of bool, shape (n_features,), optional
-        The candidates (default: every feature).
-
-    Returns
-    -------
-    ndarray of bool, shape (n_features,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> ids = np.array(["c", "a", "b"])
-    >>> top_k_mask(np.array([0.2, 0.5, 0.5]), 1, ids).tolist()   # tie: "a" before "b"
-    [False, True, False]
-    >>> top_k_mask(np.array([0.2, 0.5, 0.5]), 1, ids, among=np.array([True, False, False])).tolist()
-    [True, False, False]
-    """
-    n = scores.size
-    among = np.ones(n, bool) if among is None else among
-    cand = np.flatnonzero(among)
-    order = cand[np.lexsort((ids[cand], -scores[cand]))]
-    out = np.zeros(n, bool)
-    out[order[: max(0, int(k))]] = True
-    return out
+__all__ = ["StandardSelector"]
 
 
 def _check_k(k, percentile, n: int, what: str = "") -> int | None:
@@ -131,6 +91,9 @@ class StandardSelector(HierarchicalSelector):
     [True, False, False]
     """
 
+    #: The thresholds the protocols sweep (``shsel2014``); see :meth:`supports_for_thresholds`.
+    threshold_grid = THRESHOLD_GRID
+
     _parameter_constraints = {
         "hierarchy": HIERARCHY,
         "measure": [StrOptions({"ig", "correlation"})],
@@ -184,13 +147,3 @@ class StandardSelector(HierarchicalSelector):
         if self.k is not None or self.percentile is not None:
             return np.repeat(self.support_[None, :], t.size, axis=0)
         return self.normalized_scores_[None, :] >= t[:, None]
-
-
-register_selector("sig", lambda hierarchy=None, **kw: StandardSelector(hierarchy, **{"measure": "ig", **kw}),
-                  kind="flat",
-                  description="SIG: standard selection by information gain (threshold, k or percentile)",
-                  defaults={"measure": "ig", "threshold": 0.5}, threshold_grid=THRESHOLD_GRID)
-register_selector("sc", lambda hierarchy=None, **kw: StandardSelector(hierarchy, **{"measure": "correlation", **kw}),
-                  kind="flat",
-                  description="SC: standard selection by correlation with the class (threshold, k or percentile)",
-                  defaults={"measure": "correlation", "threshold": 0.5}, threshold_grid=THRESHOLD_GRID)

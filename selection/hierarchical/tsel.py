@@ -21,12 +21,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from selection.base import HierarchicalSelector
-from selection.hierarchical.constraints import BINARIZE, CHECK_IMPLICATION, HIERARCHY
-from selection.hierarchical.standard import _check_k, top_k_mask
+from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector, top_k_mask
+from selection.hierarchical.standard import _check_k
 from selection.measures.paths import most_specific, path_argmax, preference_ranks
 from selection.measures.relevance import ClassCounts, chi_square, chi_square_pvalue, feature_relevance
-from selection.registry import register_selector
 
 __all__ = ["TSEL", "TSELRPV"]
 
@@ -206,17 +204,3 @@ class TSELRPV(HierarchicalSelector):
         X, _ = self._check_table(X, hierarchy)
         self.scores_, self.representatives_ = _representatives(X, y, hierarchy, self.measure, ClassCounts(X, y))
         self.support_ = most_specific(hierarchy, self.representatives_)
-
-
-register_selector("tsel-lift", lambda hierarchy=None, **kw: TSEL(hierarchy, **{"measure": "lift", **kw}),
-                  kind="eager",
-                  description="TSEL Lift: most representative feature per path by lift, then chi-square",
-                  defaults={"measure": "lift", "chi2_alpha": 0.05})
-register_selector("tsel-ig", lambda hierarchy=None, **kw: TSEL(hierarchy, **{"measure": "ig", **kw}),
-                  kind="eager",
-                  description="TSEL IG: most representative feature per path by IG, then chi-square",
-                  defaults={"measure": "ig", "chi2_alpha": 0.05})
-register_selector("tsel-rpv", lambda hierarchy=None, **kw: TSELRPV(hierarchy, **kw), kind="eager",
-                  description="TSEL as the RPV paper (da Silva et al. 2020) ran it: the most specific of the "
-                              "paths' highest-lift features (no chi-square step)",
-                  defaults={"measure": "lift"})

@@ -23,12 +23,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from selection.base import as_binary_csr, check_class_labels
-from selection.hierarchical.constraints import BINARIZE
-from selection.lazy.selectors import as_mask
-from selection.registry import register_classifier
+from selection.base import BINARIZE, as_binary_csr, check_class_labels
+from selection.lazy.masks import as_mask
 
-__all__ = ["LazyNaiveBayes", "LazyKNN", "make_lazy_classifier"]
+__all__ = ["LazyNaiveBayes", "LazyKNN", "make_lazy_classifier", "LAZY_CLASSIFIER_NAMES"]
 
 
 def _fit_xy(est, X, y):
@@ -230,6 +228,8 @@ _LAZY_CLASSIFIERS = {
     "1nn": lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}),
     "knn": lambda **kw: LazyKNN(**{"n_neighbors": kw.pop("k", kw.pop("n_neighbors", 3)), **kw}),
 }
+#: The names :func:`make_lazy_classifier` takes.
+LAZY_CLASSIFIER_NAMES = tuple(_LAZY_CLASSIFIERS)
 
 
 def make_lazy_classifier(name: str, **params):
@@ -266,11 +266,3 @@ def make_lazy_classifier(name: str, **params):
     params.pop("k", None) if name == "1nn" else None
     return factory(**params)
 
-
-_RPV_PAPER = "da Silva, Plastino & Freitas, Prioritizing Positive Feature Values (Applied Intelligence 2020)"
-register_classifier("lazy-nb", lambda **kw: LazyNaiveBayes(**kw),
-                    description="Bernoulli NB scoring each instance on its selected features (lazy)", paper=_RPV_PAPER)
-register_classifier("lazy-1nn", lambda **kw: LazyKNN(**{**kw, "n_neighbors": 1}), fixed=("n_neighbors",),
-                    description="1-NN, Euclidean over each instance's selected features (lazy)", paper=_RPV_PAPER)
-register_classifier("lazy-knn", lambda **kw: LazyKNN(**{"n_neighbors": 3, **kw}),
-                    description="k-NN (k=3), Euclidean over each instance's selected features (lazy)", paper=_RPV_PAPER)

@@ -51,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from selection.base import check_feature_names
 from selection.lazy.classifiers import LazyNaiveBayes
 
-__all__ = ["LazySelectionClassifier", "FixedSupport", "SharedSelection", "default_block_size"]
+__all__ = ["LazySelectionClassifier", "FixedSupport", "SharedSelection", "default_block_size", "takes_mask"]
 
 #: Cells of ``rows x max(n_features, n_training_rows)`` per block when ``block_size=None``.
 BLOCK_CELLS = 4_000_000
@@ -85,7 +85,23 @@ def default_block_size(n_features: int, n_train: int, cells: int = BLOCK_CELLS) 
     return max(1, int(cells) // max(1, int(n_features), int(n_train)))
 
 
-def _takes_mask(classifier) -> bool:
+def takes_mask(classifier) -> bool:
+    """Whether a classifier scores per-instance masks: its ``predict_proba`` takes a ``mask``.
+
+    Parameters
+    ----------
+    classifier : estimator
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import BernoulliNB
+    >>> takes_mask(LazyNaiveBayes()), takes_mask(BernoulliNB())
+    (True, False)
+    """
     try:
         return "mask" in inspect.signature(classifier.predict_proba).parameters
     except (AttributeError, TypeError, ValueError):
@@ -167,7 +183,7 @@ class LazySelectionClassifier(ClassifierMixin, BaseEstimator):
         # the classifier's fit checks that y holds class labels (a frozen one was checked when fitted)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         classifier = clone(LazyNaiveBayes() if self.classifier is None else self.classifier)
-        if not _takes_mask(classifier):
+        if not takes_mask(classifier):
             raise ValueError(
                 f"classifier must be a lazy classifier with predict_proba(X, mask) (LazyNaiveBayes, LazyKNN), "
                 f"got {classifier!r}; for an eager selector and an ordinary classifier use a Pipeline"

@@ -62,17 +62,14 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sklearn.utils._param_validation import StrOptions
-
 from kg.hierarchy import binary_csr
-from selection.base import HierarchicalEstimator, as_binary_csr
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
+from selection.base import BINARIZE, HIERARCHY, HierarchicalEstimator, as_binary_csr
 from selection.lazy.masks import as_mask, mean_fraction_selected
 from selection.measures.relevance import ClassCounts
 from selection.measures.values import value_relevance
-from selection.registry import register_selector
 
 __all__ = [
     "LazySelector",
@@ -681,20 +678,3 @@ class AllNegative(LazySelector):
     def _select(self, X):
         return _dense_blocks(X, lambda xb, xd, start: ~xd)
 
-
-# ---------------------------------------------------------------------------- registry
-register_selector("rpv", lambda hierarchy=None, **kw: RPV(hierarchy, **kw), kind="lazy",
-                  description="RPV: relevant positive values, LazyR (da Silva et al. 2020)")
-register_selector("rpv-ig", lambda hierarchy=None, **kw: RPV(hierarchy, **{"relevance": "ig", **kw}),
-                  kind="lazy", description="RPV with information gain as relevance")
-register_selector("rpv-r", lambda hierarchy=None, **kw: RPV(hierarchy, **{"relevance": "r", **kw}),
-                  kind="lazy", description="RPV with the R measure (Eq. 1) as relevance",
-                  defaults={"relevance": "r"})
-register_selector("hip", lambda hierarchy=None, **kw: HIP(hierarchy, **kw), kind="lazy",
-                  description="HIP: most specific positive and most general negative values (Wan & Freitas 2015)")
-register_selector("mr", lambda hierarchy=None, **kw: MR(hierarchy, **kw), kind="lazy",
-                  description="MR: most relevant value (R) on each path (Wan & Freitas 2015)")
-register_selector("all-pos", lambda hierarchy=None, **kw: AllPositive(hierarchy, **kw), kind="lazy",
-                  description="All-Pos: every positive value of the test instance")
-register_selector("all-neg", lambda hierarchy=None, **kw: AllNegative(hierarchy, **kw), kind="lazy",
-                  description="All-Neg: every negative value of the test instance")

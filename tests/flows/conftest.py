@@ -31,8 +31,13 @@ def _stop_managed_servers(tmp_path_factory):
     yield
     from flows.server import local as server
 
-    for info in tmp_path_factory.getbasetemp().rglob("server/server.json"):
-        server.stop_server(info.parent.parent)
+    for info in tmp_path_factory.getbasetemp().rglob("server.json"):  # the servers of tests with a folder of their own
+        old = os.environ.get("KGFS_SERVER_DIR")
+        os.environ["KGFS_SERVER_DIR"] = str(info.parent)
+        try:
+            server.stop_server()
+        finally:
+            os.environ["KGFS_SERVER_DIR"] = old if old is not None else os.environ.pop("KGFS_SERVER_DIR")
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,9 @@ def inputs(tmp_path_factory) -> Path:
     (d / "ok.csv").write_text("id,a,b,label\nx,1,0,1\ny,0,1,0\n")
     (d / "latin1.csv").write_bytes(b"id,a,label\nx\xe9,1,1\n")
     (d / "edges.csv").write_text("child,parent\na,z\n")
+    (d / "abcd.csv").write_text("id,A,B,C,D,label\n" + "".join(
+        f"i{i},1,{i % 3 == 0:d},{i % 5 == 0:d},{i % 7 == 0:d},{i % 2}\n" for i in range(40)))
+    (d / "unknown_edges.csv").write_text("child,parent\nB,A\nC,A\nZZZ,A\nD,NOPE\n")
     (d / "corpus.csv").write_text("id,text,label\n1,Chris Gayle scores,1\n2,Obama signs,0\n")
     (d / "a_file").write_text("I am in the way\n")
     (d / "one_class.tsv").write_text("gene\tlabel\n31957\tx\n38058\tx\n")
@@ -130,10 +133,10 @@ CASES = [
      "GO:9999999"),
     ("two-inputs", _build("--dataset", "bundled/DM-BP", "--obo", str(OBO)), "give one input"),
     ("labels-without-go-files", _build("--dataset", "bundled/DM-BP", "--labels", str(LAB)),
-     "--labels applies to the GO route (--obo/--annotations), not to dataset 'bundled/DM-BP'"),
+     "--labels applies to the ontology route (--ontology/--obo/--annotations), not to dataset 'bundled/DM-BP'"),
     ("corpus-option-without-corpus", _build("--text-column", "tweet"), "--text-column applies to the DBpedia route"),
     ("go-option-with-corpus", _build("--corpus", _f("corpus.csv"), "--namespaces", "BP"),
-     "--namespaces applies to the GO route"),
+     "--namespaces applies to the ontology route"),
     ("hierarchy-without-table", _build("--hierarchy", _f("edges.csv")),
      "--hierarchy applies to your own table (--arff/--csv), not to dataset 'bundled/DM-BP'"),
     ("unknown-dataset", _build("--dataset", "rpv/XX-BP"), "rpv/XX-BP"),
@@ -194,6 +197,10 @@ CASES = [
     ("shsel-threshold-above-one", _select("--param", "threshold=2"), "threshold=2 is not valid"),
     ("shsel-threshold-negative", _select("--param", "threshold=-0.5"), "threshold=-0.5 is not valid"),
     ("tweets-junk-line", _build("--corpus", _f("junk_tweets.txt"), "--dump", _f("a_folder")), "junk_tweets.txt:2:"),
+    # issue 30: a hierarchy naming features the table does not have (ZZZ,A and D,NOPE) was dropped without a word
+    ("hierarchy-names-unknown-features", _build("--csv", _f("abcd.csv"), "--hierarchy", _f("unknown_edges.csv")),
+     "unknown_edges.csv:4: 'ZZZ' is not a feature (a column) of abcd.csv (2 such nodes: NOPE, ZZZ); pass "
+     "--hierarchy-drop-unknown to drop such nodes"),
 ]
 
 
@@ -240,3 +247,12 @@ def test_run_fails_on_bad_input_before_prefect_is_imported(inputs, tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "unknown relation 'foo'" in proc.stderr, proc.stderr
     assert seconds < 30, seconds  # about a second on a quiet machine; the bound only catches a Prefect start
     assert not (tmp_path / "out").exists()
+
+
+def test_hierarchy_drop_unknown_drops_and_counts(inputs, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    assert main(["build", "--csv", str(inputs / "abcd.csv"), "--hierarchy", str(inputs / "unknown_edges.csv"),
+                 "--hierarchy-drop-unknown", "--out", str(tmp_path / "T")]) == 0
+    cap = capsys.readouterr()
+    assert "40 instances x 4 features, 2 edges" in cap.out
+    assert "2 node(s) of --hierarchy that are not features, dropped (--hierarchy-drop-unknown): NOPE, ZZZ" in cap.err

@@ -57,6 +57,8 @@ def two_runs(tmp_path_factory):
     d = tmp_path_factory.mktemp("ui")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
     env["KGFS_SERVER_PORT"] = "0"
+    session_server = os.environ["KGFS_SERVER_DIR"]
+    env["KGFS_SERVER_DIR"] = os.environ["KGFS_SERVER_DIR"] = str(d / "server")  # its own: only these two runs
     try:
         for args in ([], ["--param", "threshold=0.9"]):
             proc = subprocess.run([sys.executable, "-m", "flows.cli", "run", *args], cwd=d, env=env,
@@ -69,6 +71,7 @@ def two_runs(tmp_path_factory):
         yield info.ui_url, runs, d
     finally:
         server.stop_server(d / ".kgfs")
+        os.environ["KGFS_SERVER_DIR"] = session_server
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +84,10 @@ def page(two_runs):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         pg = browser.new_page(viewport={"width": 1400, "height": 1000})
 
-        def visit(url: str, name: str, tab: str | None = None) -> str:
+        def visit(url: str, name: str, tab: str | None = None, until: str | None = None) -> str:
             pg.goto(url, wait_until="networkidle")
+            if until:  # the UI renders its lists after its API calls: on a loaded machine that takes a while
+                pg.get_by_text(until).first.wait_for(timeout=60_000)
             pg.wait_for_timeout(1500)
             if tab:
                 pg.get_by_text(tab, exact=True).last.click()
@@ -101,7 +106,7 @@ def test_runs_are_named_and_tagged_by_dataset_selector_route_and_cache(two_runs,
     assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:partial"} <= set(runs[0]["tags"])
     assert "cache:none" in runs[1]["tags"] and runs[0]["state"]["message"] == "2 of 5 stages from the store (facts, table)"
     assert runs[0]["tags"][0] == "cache:partial" and runs[1]["tags"][0] == "cache:none"  # shown first in the list
-    text = page.visit(f"{ui}/runs", "runs")
+    text = page.visit(f"{ui}/runs", "runs", until="dataset:bundled/DM-BP")
     for expected in ("bundled/DM-BP · shsel-ig-prune threshold=0.9", "bundled/DM-BP · shsel-ig-prune", "cache:partial",
                      "cache:none", "dataset:bundled/DM-BP"):
         assert expected in text, expected
@@ -109,9 +114,9 @@ def test_runs_are_named_and_tagged_by_dataset_selector_route_and_cache(two_runs,
 
 def test_run_page_shows_stage_names_and_the_flows_info_logs(two_runs, page):
     ui, runs, _ = two_runs
-    first = page.visit(f"{ui}/runs/flow-run/{runs[1]['id']}", "run-first")
+    first = page.visit(f"{ui}/runs/flow-run/{runs[1]['id']}", "run-first", until="outputs in")
     assert "select: computed in" in first and "105 of 699 kept" in first and "outputs in" in first
-    second = page.visit(f"{ui}/runs/flow-run/{runs[0]['id']}", "run-second")
+    second = page.visit(f"{ui}/runs/flow-run/{runs[0]['id']}", "run-second", until="degenerate selection")
     assert "facts: from the store" in second and "table: from the store" in second
     assert "degenerate selection: only roots of the hierarchy were kept" in second
     # task runs carry the report's stage names
@@ -124,14 +129,16 @@ def test_report_has_results_warnings_and_plots_that_load(two_runs, page):
     arts = {a["key"]: a for a in _api(ui, "artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [runs[0]["id"]]}}})}
     assert set(arts) == {"kgfs-run-report-bundled-dm-bp", "evaluation-summary-bundled-dm-bp",
                          "selected-features-bundled-dm-bp"}
-    text = page.visit(f"{ui}/artifacts/artifact/{arts['kgfs-run-report-bundled-dm-bp']['id']}", "report")
+    text = page.visit(f"{ui}/artifacts/artifact/{arts['kgfs-run-report-bundled-dm-bp']['id']}", "report",
+                      until="features kept")
     assert "kgfs run: bundled/DM-BP · shsel-ig-prune threshold=0.9" in text
     assert "1 of 699 features kept" in text and "Warning: only roots of the hierarchy were kept" in text
     assert "GO:0008150 biological_process" in text and "2 of 5 stages from the store" in text
     assert "Cross-validation (10 folds, mean ± sd over the folds)" in text and "/.kgfs/store/evaluate/" in text
     images = page.eval_on_selector_all("img[src^='data:image/png']", "els => els.map(e => e.naturalWidth)")
     assert len(images) >= 2 and min(images) > 100, images  # the plots are shown, not local paths
-    table = page.visit(f"{ui}/artifacts/artifact/{arts['evaluation-summary-bundled-dm-bp']['id']}", "evaluation")
+    table = page.visit(f"{ui}/artifacts/artifact/{arts['evaluation-summary-bundled-dm-bp']['id']}", "evaluation",
+                       until="features kept (CV mean)")
     assert re.search(r"\b0\.\d{3} ± 0\.\d{3}\b", table) and "features kept (CV mean)" in table
     # the columns read first fit a 1400 px window: the last header is on the page
     right = page.eval_on_selector_all("th", "els => Math.max(...els.map(e => e.getBoundingClientRect().right))")

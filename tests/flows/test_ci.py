@@ -35,10 +35,12 @@ def test_ci_smoke_test_asserts_the_cached_run_started_no_server_and_leaves_no_se
     smoke = text[text.index('step "kgfs run (smoke test'):text.index('step "wheel install')]
     # cold, the announced server stopped, then cached: that run must say and show that no server started
     assert smoke.count('"${KGFS[@]}" run --out') == 2
-    assert "started a Prefect server for $SCRATCH/.kgfs in the background: UI http://127.0.0.1:" in smoke
+    assert ("started your Prefect server in the background (one for every kgfs home of yours; state in "
+            "$SCRATCH/server): UI http://127.0.0.1:") in smoke
     assert '"${KGFS[@]}" server stop' in smoke and "no Prefect server started" in smoke
     assert '"${KGFS[@]}" server status --json' in smoke and '"running": false' in smoke
     # every server a test or the smoke test started is stopped (after each suite, at the end, on failure)
     assert 'export PYTEST_ADDOPTS="--basetemp=$PYTEST_TMP/pytest' in text
+    assert 'export KGFS_SERVER_DIR="$PYTEST_TMP/server"' in text  # the one server of the tests' runs
     assert text.count('stop_servers "$PYTEST_TMP"') == 2 and 'stop_servers "$SCRATCH"' in text
     assert 'cleanup() { for d in ${TMPDIRS[@]+"${TMPDIRS[@]}"}; do stop_servers "$d"' in text

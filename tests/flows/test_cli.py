@@ -301,7 +301,8 @@ def test_methods_shows_parameters_defaults_paper_and_protocols(capsys):
     assert "0.99" in threshold and "Similarity" in threshold
     assert main(["methods", "fisher"]) == 0
     fisher = capsys.readouterr().out
-    assert "k " in fisher and "int >= 1" in fisher and "50" in fisher and "hifsrr2017 (the paper's experiment)" in fisher
+    assert "k " in fisher and "int >= 1" in fisher and "50" in fisher
+    assert "hifsrr2017 (the paper's experiment)" in fisher
     assert main(["methods", "rpv2020"]) == 0
     proto = capsys.readouterr().out
     assert "options (--option KEY=VALUE)" in proto and "multiclass_average" in proto and "'weighted'" in proto
@@ -501,3 +502,65 @@ def test_run_with_too_few_texts_for_the_folds_still_writes_the_table(prefect_har
                  "--selectors", "complete", "--no-artifacts", "--out", str(tmp_path / "own")]) == 0
     own = FeatureTable.load(tmp_path / "own" / "table.npz")
     assert (own.X != FeatureTable.load(out / "table.npz").X).nnz == 0
+
+
+# --------------------------------------------------------------------------- issue 27
+def test_evaluate_prints_its_summary_with_the_baseline(tmp_path, home, capsys):
+    E = tmp_path / "E"
+    assert main(["evaluate", "--datasets", "bundled/DM-BP", "--selectors", "complete", "--classifiers", "nb",
+                 "--n-splits", "3", "--n-jobs", "1", "--no-plots", "--out", str(E)]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0] + " " + line.split()[1]: line for line in out.splitlines() if line.startswith(" ")
+            and len(line.split()) > 3}
+    assert "complete nb" in rows and "majority class" in rows and rows["majority class"].rstrip().endswith("baseline")
+    base = pd.read_csv(E / "baseline.csv")
+    assert f"{base['accuracy'].mean():.3f}" in rows["majority class"]
+    assert f"report.html: {E / 'report.html'}" in out and f"stats:   {E / 'stats.md'}" in out
+    assert "done in " in out
+
+
+def test_select_says_what_a_degenerate_selection_kept(tmp_path, bundled, home, capsys):
+    T, S = tmp_path / "T", tmp_path / "S"
+    assert main(["build", *_go_args(bundled), "--out", str(T)]) == 0
+    capsys.readouterr()
+    assert main(["select", "--table", str(T), "--param", "threshold=0.9", "--out", str(S)]) == 0
+    out, err = capsys.readouterr()
+    assert "  GO:0008150 biological_process (support 127, score 0.0) -- score 0: no information about the class" in out
+    assert "kgfs: warning: degenerate selection: only roots of the hierarchy were kept" in err
+
+
+def test_export_the_hierarchy_as_graphml_and_dot_with_names_and_selection(tmp_path, bundled, home, capsys):
+    import networkx as nx
+
+    T, S = tmp_path / "T", tmp_path / "S"
+    assert main(["build", *_go_args(bundled), "--out", str(T)]) == 0
+    assert main(["select", "--table", str(T), "--out", str(S)]) == 0
+    kept = set(pd.read_csv(S / "selected_features.csv")["feature"])
+    assert main(["export", "--table", str(T), "--format", "graphml", "--selection", str(S / "selection.csv"),
+                 "--out", str(tmp_path / "h.graphml")]) == 0
+    assert f"699 features, 1209 edges, 699 named, {len(kept)} selected) as graphml" in capsys.readouterr().out
+    g = nx.read_graphml(tmp_path / "h.graphml")
+    assert g.number_of_nodes() == 699 and g.number_of_edges() == 1209
+    assert {n for n, d in g.nodes(data=True) if d["selected"]} == kept
+    assert g.nodes["GO:0008150"]["name"] == "biological_process" and g.nodes["GO:0008150"]["support"] == 127
+    assert main(["export", "--table", str(T), "--format", "dot", "--out", str(tmp_path / "h.dot")]) == 0
+    assert (tmp_path / "h.dot").read_text().count(" -> ") == 1209
+    assert main(["export", "--table", str(T), "--format", "arff", "--selection", str(S / "selection.csv"),
+                 "--out", str(tmp_path / "x.arff")]) == 1
+    assert "--selection goes with --format graphml or dot" in capsys.readouterr().err
+
+
+def test_build_names_dbpedia_features_and_announces_the_id_column(tmp_path, dbpedia_dump, home, capsys):
+    corpus = tmp_path / "c.csv"
+    corpus.write_text("tweet_id,text,entity,label\n" "11,a,http://dbpedia.org/resource/Chris_Gayle,1\n"
+                      "12,c,http://dbpedia.org/resource/Barack_Obama,0\n")
+    assert main(["build", "--corpus", str(corpus), "--entity-columns", "entity", "--dump", str(dbpedia_dump),
+                 "--out", str(tmp_path / "T")]) == 0
+    err = capsys.readouterr().err
+    assert ("kgfs: note: c: c.csv has no 'id' column: its instances are numbered by row (1 to 2); it has "
+            "'tweet_id': pass --id-column tweet_id to name them by it") in err
+    t = FeatureTable.load(tmp_path / "T" / "table.npz")
+    assert t.instance_ids.tolist() == ["1", "2"]
+    names = t.meta["term_names"]  # the labels of the real DBpedia ontology, from the dump
+    assert names["http://dbpedia.org/ontology/Cricketer"] == "cricketer"
+    assert names["http://dbpedia.org/ontology/Person"] == "person"

@@ -6,8 +6,8 @@
 - SIGKILL of `kgfs run` (loky workers), `kgfs run --dask-address local` (Dask workers), `kgfs
   evaluate --n-jobs 2` and of a Python program calling :func:`flows.runner.run_pipeline`
   (Prefect's temporary server): no process they started is left 10 s later, but for the home's
-  managed Prefect server that `kgfs run` starts on purpose, announces and lists in
-  ``<home>/server/server.json`` (its session is spared; the test stops it).
+  managed Prefect server that `kgfs run` starts on purpose, announces and lists in the user's
+  ``server/server.json`` (its session is spared; the test stops it).
 - Pickles planted as Prefect result files (metadata naming the pickle serializer) in the kgfs
   home's Prefect folders: a cold and a partly cached `kgfs run` never read them (and persist none).
 - A truncated store file: `kgfs cache verify` names it; `--remove` deletes the folder.
@@ -43,7 +43,8 @@ TAG_ENV = "KGFS_TEST_PROCESS_TAG"
 
 
 def kgfs_env(**extra: str) -> dict:
-    """The environment of a kgfs child process: this checkout, no Prefect or kgfs settings of the session."""
+    """The environment of a kgfs child process: this checkout, no Prefect or kgfs settings of the session (the
+    caller gives its user server folder, ``KGFS_SERVER_DIR``: never the user's own)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PREFECT_", "KGFS_HOME", "KGFS_SERVER", processes.MARKER_ENV))}
     # KGFS_SERVER_PORT=0: a free port, not 4200, for the home's server: concurrent tests (xdist) racing for 4200
@@ -55,6 +56,7 @@ def kgfs_env(**extra: str) -> dict:
 
 def kgfs(args: list[str], cwd: Path, **extra: str) -> subprocess.Popen:
     """`kgfs ARGS` (or, when ``args`` starts with ``-c``, a Python program) in a session of its own."""
+    extra.setdefault("KGFS_SERVER_DIR", str(cwd / "server"))  # the user's server of this test (see _managed)
     cmd = [sys.executable, *args] if args[0] == "-c" else [sys.executable, "-m", "flows.cli", *args]
     return subprocess.Popen(cmd, cwd=cwd, env=kgfs_env(**extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, start_new_session=True)
@@ -192,9 +194,10 @@ def test_children_of_a_kgfs_process_end_with_it_on_sigkill(tmp_path):
 
 
 def _managed(home: Path) -> set[int]:
-    """The processes of the home's announced managed server (``server/server.json``), if one runs: its
-    supervisor and the processes of the supervisor's session and tree (its watchdog has a session of its own)."""
-    rec = processes.read_pidfile(home / "server" / "server.json")
+    """The processes of the announced managed server of the test whose kgfs home is ``home`` (its user server
+    folder is beside it: :func:`kgfs`), if one runs: its supervisor and the processes of the supervisor's session
+    and tree (its watchdog has a session of its own)."""
+    rec = processes.read_pidfile(home.parent / "server" / "server.json")
     if not rec:
         return set()
     tree = {int(rec["pid"])} | {p.pid for p in psutil.Process(int(rec["pid"])).children(recursive=True)}
@@ -263,7 +266,7 @@ def test_sigkill_leaves_no_process_behind(tmp_path, case):
         watcher.stop()
         for line in watcher.alive(set()):
             psutil.Process(int(line.split(":")[0])).kill()
-        processes.stop_pidfile(home / "server" / "server.json", grace=5)
+        processes.stop_pidfile(home.parent / "server" / "server.json", grace=5)
 
 
 @pytest.mark.slow

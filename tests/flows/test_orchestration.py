@@ -22,7 +22,8 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
 
     from flows.publishing.report import artifacts, run_markdown
 
-    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJ"
+                           "RU5ErkJggg==")
     (tmp_path / "grid").mkdir()
     (tmp_path / "grid" / "bars.png").write_bytes(png)
     records = {"table": Record("table", "k", "/s/table/k", {}, "h",
@@ -40,7 +41,7 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
     assert md.startswith("# kgfs run: bundled/DM-BP · shsel-ig-prune threshold=0.9\n")
     assert "127 instances × 699 features, 1209 hierarchy edges." in md and "**3 of 699 features kept**" in md
     assert "> **Warning:** only roots of the hierarchy were kept" in md
-    assert "| shsel-ig-prune | nb | 0.712 ± 0.041 |" in md and "(10 folds, mean ± sd over the folds)" in md
+    assert "| shsel-ig-prune | nb | 0.712 ± 0.041 |" in md and "(10 folds, mean ± sd over the folds;" in md
     assert "| selector | `shsel-ig-prune` |" in md and "| n_splits | `10` |" in md and "big" not in md
     # every folder named is a stage folder of the store; the output folder is named as replaceable
     assert "| table | yes | 0.01 | 127 x 699 | `/s/table/k` |" in md and "| evaluate | no | 2.5 |" in md
@@ -107,8 +108,8 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
             artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))}
     assert {"selected-features-bundled-dm-bp", "evaluation-summary-bundled-dm-bp",
             "kgfs-run-report-bundled-dm-bp"} <= set(arts)
-    sel = json.loads(arts["selected-features-bundled-dm-bp"].data) \
-        if isinstance(arts["selected-features-bundled-dm-bp"].data, str) else arts["selected-features-bundled-dm-bp"].data
+    sel = arts["selected-features-bundled-dm-bp"].data
+    sel = json.loads(sel) if isinstance(sel, str) else sel
     expected = pd.read_csv(tmp_path / "out" / "selected_features.csv")
     assert len(sel) == len(expected) == r.records["select"].summary["n_selected"]
     assert {"feature", "score", "support"} <= set(sel[0]) and sel[0]["feature"] == expected["feature"][0]
@@ -119,8 +120,13 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
     md = arts["kgfs-run-report-bundled-dm-bp"].data
     assert "| selector_params | `{'threshold': 0.8}` |" in md and "## Plots" in md and "data:image/png;base64," in md
     # the run is named and tagged after its dataset, selector and route, and its cache outcome
-    assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == "no stage from the store"
-    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none"} <= set(run.tags)
+    # threshold 0.8 keeps only the GO root (issue 27): the state message and a tag say so
+    assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == (
+        "no stage from the store; degenerate selection: only roots of the hierarchy were kept; every kept feature is "
+        "constant over the instances")
+    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none",
+            "degenerate-selection"} <= set(run.tags)
+    assert summ[-1]["selector"] == "majority class" and summ[0]["note"].startswith("DEGENERATE selection: only roots")
     assert r.flow_run == str(run.id)
 
 

@@ -86,9 +86,9 @@ def test_the_zoo_is_a_kind_of_input_and_goes_back(zoo):
     assert inp == ZooInput(name="zoo", animals=tuple(ANIMALS)) and from_json(inp.to_json()) == inp
     with pytest.raises(KgfsError, match="give one input: --dataset or --zoo"):
         resolve_input({"zoo": "all", "dataset": "bundled/DM-BP"})
-    with pytest.raises(KgfsError, match="give one input: --obo/--annotations or --zoo, not several"):
+    with pytest.raises(KgfsError, match="give one input: --ontology/--obo/--annotations or --zoo, not several"):
         resolve_input({"zoo": "all", "obo": "go.obo"})
-    with pytest.raises(KgfsError, match=r"--namespaces applies to the GO route \(.*\), not to --zoo"):
+    with pytest.raises(KgfsError, match=r"--namespaces applies to the ontology route \(.*\), not to --zoo"):
         resolve_input({"zoo": "all", "namespaces": "BP"})
 
 

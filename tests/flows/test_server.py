@@ -1,7 +1,8 @@
-"""The kgfs home's local Prefect server (flows.server.local, `kgfs server`): start once, reuse, stop, idle stop, no orphans.
+"""The user's local Prefect server (flows.server.local, `kgfs server`): start once, reuse from every kgfs home, stop,
+idle stop, no orphans.
 
 The tests that start a real server (5-30 s each on this machine) are marked ``integration``; each
-uses its own home and a free port, and stops what it started.
+uses its own server folder (``KGFS_SERVER_DIR``, as a user of its own) and a free port, and stops what it started.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import psutil
@@ -23,7 +25,7 @@ from kg.errors import KgfsError
 
 
 def _processes_of(home: Path) -> list[psutil.Process]:
-    """The supervisor and the Prefect server of ``home`` (by command line and environment)."""
+    """The supervisor and the Prefect server whose folder is under ``home`` (by command line and environment)."""
     out = []
     for p in psutil.process_iter(["cmdline"]):
         try:
@@ -42,8 +44,15 @@ def _wait_gone(home: Path, timeout: float = 20.0) -> list:
     return left
 
 
+@pytest.fixture(autouse=True)
+def user(tmp_path, monkeypatch) -> Path:
+    """This test's user server folder (``KGFS_SERVER_DIR``; the children it starts inherit it)."""
+    monkeypatch.setenv("KGFS_SERVER_DIR", str(tmp_path / "server"))
+    return tmp_path / "server"
+
+
 @pytest.fixture
-def kgfs_home(tmp_path):
+def kgfs_home(tmp_path, user):
     home = tmp_path / "home"
     yield home
     server.stop_server(home, grace=5)
@@ -52,7 +61,8 @@ def kgfs_home(tmp_path):
 # --------------------------------------------------------------------------- without a server
 def test_no_server_is_reported_and_stopping_none_is_harmless(tmp_path):
     st = server.status(tmp_path)
-    assert st["running"] is False and "no Prefect server runs for" in st["text"] and "kgfs server start" in st["text"]
+    assert st["running"] is False and "no Prefect server of yours runs" in st["text"]
+    assert "kgfs server start" in st["text"]
     assert server.find_server(tmp_path) is None and server.stop_server(tmp_path) is False
     # a pid file of a process that ended is not a server (and is removed)
     (tmp_path / "server").mkdir()
@@ -107,10 +117,10 @@ def test_server_starts_once_answers_offline_is_reused_and_stops(kgfs_home):
     # the telemetry that kills an offline server after ~6 s is off: it still answers later
     time.sleep(8)
     assert server.api_healthy(info.api_url)
-    assert (kgfs_home / "prefect" / "prefect.db").is_file()
+    assert (server.server_dir() / "prefect" / "prefect.db").is_file()  # the user's, not the home's
     st = server.status(kgfs_home)
     assert st["running"] and st["healthy"] and st["ui"] == f"http://127.0.0.1:{info.port}" and st["clients"] == 0
-    procs = _processes_of(kgfs_home)
+    procs = _processes_of(server.server_dir())
     assert any("supervise" in " ".join(p.cmdline()) for p in procs)
     assert any("prefect" in " ".join(p.cmdline()) and "server" in p.cmdline() for p in procs)
     # the CLI sees the same server, and its UI page is served with the right API address
@@ -119,7 +129,7 @@ def test_server_starts_once_answers_offline_is_reused_and_stops(kgfs_home):
                          capture_output=True, text=True, timeout=120)
     assert json.loads(out.stdout)["pid"] == info.pid
     assert server.stop_server(kgfs_home)
-    assert _wait_gone(kgfs_home) == [] and server.find_server(kgfs_home) is None
+    assert _wait_gone(server.server_dir()) == [] and server.find_server(kgfs_home) is None
     assert not server.api_healthy(info.api_url)
 
 
@@ -130,21 +140,21 @@ def test_idle_server_stops_itself_but_not_while_a_run_holds_it(kgfs_home):
         server.wait_until_ready(info)
         time.sleep(6)
         assert server.api_healthy(info.api_url)  # held by this process: not idle
-    assert _wait_gone(kgfs_home, timeout=30) == []
+    assert _wait_gone(server.server_dir(), timeout=30) == []
     assert server.find_server(kgfs_home) is None
-    assert "stopping (idle for 0.05 min)" in (kgfs_home / "server" / "server.log").read_text()
+    assert "stopping (idle for 0.05 min)" in (server.server_dir() / "server.log").read_text()
 
 
 @pytest.mark.integration
-def test_killing_the_supervisor_or_deleting_the_home_leaves_no_server(kgfs_home):
+def test_killing_the_supervisor_or_deleting_its_folder_leaves_no_server(kgfs_home):
     info, _ = server.start_server(kgfs_home, port=0)
     server.wait_until_ready(info)
     os.kill(info.pid, signal.SIGKILL)  # the Prefect server is ended by the supervisor's watchdog
-    assert _wait_gone(kgfs_home) == []
-    info, _ = server.start_server(kgfs_home, port=0)  # a new one on the same home (its database is kept)
+    assert _wait_gone(server.server_dir()) == []
+    info, _ = server.start_server(kgfs_home, port=0)  # a new one in the same folder (its database is kept)
     server.wait_until_ready(info)
-    (kgfs_home / "server" / "server.json").unlink()  # e.g. the home was removed
-    assert _wait_gone(kgfs_home) == []
+    (server.server_dir() / "server.json").unlink()  # e.g. the folder was removed
+    assert _wait_gone(server.server_dir()) == []
 
 
 @pytest.mark.integration
@@ -157,10 +167,44 @@ def test_cli_server_start_status_stop(kgfs_home):
 
     started = kgfs("start", "--idle-minutes", "5")
     assert started.returncode == 0, started.stderr
-    assert f"Prefect server of {kgfs_home}: running" in started.stdout and "stops after 5 min" in started.stdout
+    assert "your Prefect server (for every kgfs home): running" in started.stdout
+    assert "stops after 5 min" in started.stdout
     status = json.loads(kgfs("status", "--json").stdout)
     assert status["running"] and status["healthy"] and status["idle_minutes"] == 5
     stopped = kgfs("stop")
-    assert stopped.stdout.strip() == f"stopped the Prefect server of {kgfs_home}"
-    assert _wait_gone(kgfs_home) == [] and "no Prefect server runs" in kgfs("status").stdout
-    assert "no Prefect server runs" in kgfs("stop").stdout
+    assert stopped.stdout.strip() == f"stopped your Prefect server ({server.server_dir()})"
+    assert _wait_gone(server.server_dir()) == [] and "no Prefect server of yours runs" in kgfs("status").stdout
+    assert "no Prefect server of yours runs" in kgfs("stop").stdout
+
+
+@pytest.mark.integration
+def test_kgfs_run_in_three_folders_leaves_one_server_and_tags_each_run_with_its_home(tmp_path, user):
+    """issue 30: each folder where `kgfs run` ran kept its own Prefect server for 30 minutes (three folders: three
+    servers, nine processes, 824 MB). One server per user now, its runs tagged with their kgfs home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "KGFS_HOME"))}
+    env.update(KGFS_SERVER_PORT="0")
+    folders = [tmp_path / name for name in ("alpha", "beta", "gamma")]
+    said = []
+    for f in folders:
+        f.mkdir()
+        proc = subprocess.run([sys.executable, "-m", "flows.cli", "run", "--selectors", "complete", "--n-splits", "3",
+                               "--no-artifacts", "--out", "out"], cwd=f, env=env, capture_output=True, text=True,
+                              timeout=900, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        said.append(proc.stderr)
+    procs = _processes_of(tmp_path)  # every supervisor and server of this test, wherever its folder
+    supervisors = [p for p in procs if "supervise" in " ".join(p.cmdline())]
+    servers = [p for p in procs if "prefect" in " ".join(p.cmdline()) and "server" in p.cmdline()]
+    assert len(supervisors) == 1 and len(servers) == 1, [p.cmdline() for p in procs]
+    print(f"one server for three homes: {sum(p.memory_info().rss for p in procs) / 1e6:.0f} MB in {len(procs)} "
+          "processes")
+    assert ["started your Prefect server" in text for text in said] == [True, False, False]  # the first starts it
+    assert not [f for f in folders if (f / ".kgfs" / "server").exists()]  # no server of a home
+    info = server.find_server()
+    req = urllib.request.Request(info.api_url + "/flow_runs/filter", data=b'{"limit": 50}',
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:  # noqa: S310 - 127.0.0.1
+        runs = [run for run in json.loads(r.read()) if run["name"] and run.get("parent_task_run_id") is None]
+    tagged = {t for run in runs for t in run["tags"] if t.startswith("home:")}
+    assert tagged == {f"home:{f / '.kgfs'}" for f in folders}, tagged
+    assert server.stop_server() and _wait_gone(user) == []

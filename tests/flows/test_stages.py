@@ -195,8 +195,10 @@ def test_verified_record_detects_changed_content(source, tmp_path):
 
 
 #: Every module of flows/ but the two that define Prefect flows (they configure Prefect before importing it).
-_PLAIN = ["flows", "flows.cli", "flows.cli.main", "flows.publishing", "flows.server", "flows.watch", "flows.cli.console", "flows.cli.display", "flows.cli.options",
-          "flows.inputs", "flows.progress", "flows.publishing.outcome", "flows.publishing.publish",
+_PLAIN = ["flows", "flows.cli", "flows.cli.main", "flows.publishing", "flows.server", "flows.watch",
+          "flows.cli.console", "flows.cli.display", "flows.cli.options",
+          "flows.inputs", "flows.progress", "flows.publishing.html", "flows.publishing.outcome",
+          "flows.publishing.publish",
           "flows.publishing.report", "flows.run_options", "flows.runner", "flows.server.local",
           "flows.server.processes", "flows.settings", "flows.stages", "flows.watch.ledger"]
 
@@ -303,7 +305,7 @@ def test_a_stored_run_is_published_without_prefect_or_matplotlib(source, tmp_pat
     n_kept = recs["select"].summary["n_selected"]
     assert (out / "table.arff").is_file() and len(pd.read_csv(out / "selected_features.csv")) == n_kept
     assert json.loads((out / "run.json").read_text())["stages"]["select"]["hash"] == recs["select"].hash
-    assert [h["selector"] for h in r["results"]["headline"]] == ["shsel-ig-prune", "complete"]
+    assert [h["selector"] for h in r["results"]["headline"]] == ["shsel-ig-prune", "complete", "majority class"]
 
 
 def test_a_missing_or_corrupt_stage_means_no_stored_run_and_nothing_computed(source, tmp_path):

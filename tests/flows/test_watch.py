@@ -115,7 +115,8 @@ def test_watch_folder_deployment(tmp_path, bundled):
         log = open(tmp_path / "serve.log", "w")
         serve = subprocess.Popen(
             [sys.executable, "-m", "flows.cli", "--home", str(home), "serve", "--watch", str(watch),
-             "--interval", "15", "--out", str(out), "--obo", str(bundled / "go-2014-06-13-subset.obo.gz"),
+             "--interval", "15", "--settle", "1", "--out", str(out), "--obo",
+             str(bundled / "go-2014-06-13-subset.obo.gz"),
              "--annotations", str(bundled / "annotations.tsv"), "--selector", "complete", "--selectors", "complete",
              "--n-splits", "3"],
             env={**env, "PREFECT_API_URL": url, "PREFECT_HOME": str(home / "prefect")}, cwd=tmp_path,
@@ -186,6 +187,8 @@ def test_watch_folder_deployment(tmp_path, bundled):
         with urllib.request.urlopen(req, timeout=10) as r:
             names = [d["name"] for d in json.loads(r.read())]
         assert "kgfs-watch" in names
+        # issue 30: whatever failed (here a corpus, three times, and its ticks), kgfs serve's console shows no traceback
+        assert "Traceback" not in (tmp_path / "serve.log").read_text()
     finally:
         if serve is not None:
             _stop(serve)
@@ -219,12 +222,13 @@ def test_serve_uses_the_homes_managed_server(tmp_path, monkeypatch):
 
     for var in ("PREFECT_API_URL", "PREFECT_RUNNER_POLL_FREQUENCY", "PREFECT_LOGGING_LEVEL"):
         monkeypatch.delenv(var, raising=False)  # restored after the test (api_for_serving sets them)
+    monkeypatch.setenv("KGFS_SERVER_DIR", str(tmp_path / "server"))  # a user of its own: the server starts here
     home, port = tmp_path / "home", _free_port()
     try:
         url = api_for_serving(home, port, 5)
         assert url == f"http://127.0.0.1:{port}/api" and _healthy(url) and os.environ["PREFECT_API_URL"] == url
         found = server.find_server(home)
-        assert found is not None and found.api_url == url  # announced: listed in the home (`kgfs server status`)
+        assert found is not None and found.api_url == url  # announced: listed (`kgfs server status`)
         monkeypatch.delenv("PREFECT_API_URL")
         t0 = time.monotonic()
         assert api_for_serving(home, port, 5) == url and time.monotonic() - t0 < 5  # reused

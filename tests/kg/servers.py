@@ -70,7 +70,7 @@ class OxigraphServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/query"
 
-    def start(self) -> "OxigraphServer":
+    def start(self) -> OxigraphServer:
         self.proc = subprocess.Popen(
             ["oxigraph", "serve-read-only", "--location", str(self.location), "--bind", f"{HOST}:{self.port}"],
             stdout=subprocess.DEVNULL,
@@ -164,7 +164,7 @@ class VirtuosoServer:
     def url(self) -> str:
         return f"http://{HOST}:{self.http_port}/sparql"
 
-    def start(self, timeout: float = 120) -> "VirtuosoServer":
+    def start(self, timeout: float = 120) -> VirtuosoServer:
         self.proc = subprocess.Popen(
             [VIRTUOSO_BIN, "+foreground", "+configfile", str(self.ini)],
             cwd=self.dir,
@@ -336,7 +336,7 @@ class SpotlightServer:
             out["Resources"] = sorted(found, key=lambda r: int(r["@offset"]))
         return out
 
-    def __enter__(self) -> "SpotlightServer":
+    def __enter__(self) -> SpotlightServer:
         self.thread.start()
         return self
 
@@ -424,7 +424,7 @@ class FaultyProxy:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}/sparql"
 
-    def __enter__(self) -> "FaultyProxy":
+    def __enter__(self) -> FaultyProxy:
         self.thread.start()
         return self
 
@@ -494,7 +494,7 @@ class HangingServer:
                      b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(self.EMPTY), self.EMPTY))
         return 1
 
-    def __enter__(self) -> "HangingServer":
+    def __enter__(self) -> HangingServer:
         self.thread.start()
         return self
 
@@ -574,8 +574,8 @@ class PolicyServer:
         with self.lock:
             if not self.UA.match(agent):
                 status, data, headers = 403, (
-                    "Please set a user-agent and respect our robot policy "
-                    "https://meta.wikimedia.org/wiki/User-Agent_policy").encode(), text
+                    b"Please set a user-agent and respect our robot policy "
+                    b"https://meta.wikimedia.org/wiki/User-Agent_policy"), text
             elif self.limit_every is not None and self._last is not None and now - self._last < self.limit_every:
                 if self.date_retry_after:
                     from email.utils import formatdate
@@ -599,8 +599,8 @@ class PolicyServer:
         if self.max_values is not None and n_values > self.max_values:
             time.sleep(self.timeout_delay)
             status, data, headers = 500, (
-                "SPARQL-QUERY: queryStr=...\njava.util.concurrent.ExecutionException: "
-                "java.util.concurrent.TimeoutException").encode(), text
+                b"SPARQL-QUERY: queryStr=...\njava.util.concurrent.ExecutionException: "
+                b"java.util.concurrent.TimeoutException"), text
         else:
             req = urllib.request.Request(self.upstream, data=body, method="POST", headers={
                 "Content-Type": ctype or "application/x-www-form-urlencoded",

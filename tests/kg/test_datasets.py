@@ -61,7 +61,11 @@ def test_manifest_names_every_published_dataset():
     for d in list_datasets():
         assert d.licence and (d.generator or d.files), d.name
         for f in d.files.values():
-            assert len(f.sha256) == 64 and (f.bundled or f.url.startswith("https://raw.githubusercontent.com/")), (d.name, f)
+            # bundled, or downloadable from its upstream, or a format conversion the mirror holds (then the
+            # dataset's derivation names the upstream release it was converted from)
+            assert len(f.sha256) == 64 and (f.bundled or f.url.startswith(("https://raw.githubusercontent.com/",
+                                                                            "https://github.com/"))
+                                            or (not f.url and "https://" in d.derivation)), (d.name, f)
     info = dataset_info("rpv/CE-BP")
     assert info.files["table"].path == "ageing/rpv/CE-BP-threshold-3.arff"
     assert info.files["ontology"].path == "go/gene_ontology_ext_13062014.obo.gz"
@@ -296,3 +300,16 @@ def test_fetch_never_reads_or_writes_outside_its_folders(tmp_path, http_root, mo
     (cache / "real").mkdir()
     (cache / "go").symlink_to(cache / "real")
     assert linked.fetch("test/tiny", cache_dir=cache, offline=False)["table"].read_bytes() == b"data"
+
+
+def test_a_network_error_is_one_line_naming_the_mirror_and_offline(tmp_path, monkeypatch):
+    """Issue 27: fetching without a mirror, offline, printed urllib3's NameResolutionError."""
+    monkeypatch.delenv("KGFS_DATA_MIRROR", raising=False)
+    f = FileInfo("table", "ageing/x.arff", "0" * 64, url="http://kgfs-no-such-host.invalid/x.arff")
+    reg = _registry({"table": f}, tmp_path / "root")
+    with pytest.raises(KgfsError) as err:
+        reg.fetch("test/tiny", cache_dir=tmp_path / "cache", offline=False, timeout=5)
+    msg = str(err.value)
+    assert "\n" not in msg and "NameResolutionError" not in msg and "HTTPConnectionPool" not in msg
+    assert msg.startswith("cannot download ageing/x.arff from kgfs-no-such-host.invalid: the network is unreachable")
+    assert "--mirror DIR or KGFS_DATA_MIRROR, as DIR/ageing/x.arff" in msg and "KGFS_OFFLINE=1" in msg

@@ -2,9 +2,10 @@
 
 1. scikit-learn's estimator checks, with ``hierarchy=None`` (flat) and ``binarize=0.0`` so the
    checks' random float data becomes binary (values > 0 count as 1).
-2. The same checks over a real DAG, for every eager and flat selector (see
-   :func:`test_sklearn_compatible_with_hierarchy`).
-3. One naming rule: a selector fitted with a hierarchy names its features by the hierarchy's ids.
+2. The same checks over a real DAG, for every eager selector that takes a hierarchy (see
+   :func:`test_sklearn_compatible_with_hierarchy`); flat selectors take none.
+3. One naming rule: a selector fitted with a hierarchy names its features by the hierarchy's ids;
+   a flat one by ``X``'s column names.
 4. Properties over every non-lazy selector on random closed tables over random DAGs:
    selection inside the feature set, ``transform`` width equal to the support size, no
    dependence on column order, sparse input equal to dense input.
@@ -34,6 +35,8 @@ SELECTORS = available_selectors()
 SLOW = {"hill-climbing", "ga-tree"}
 # The selectors that choose one subset for all instances: every kind but "lazy".
 NON_LAZY = [n for n, e in SELECTORS.items() if e.kind != "lazy"]
+# Those that take the hierarchy (flat selectors say in their signature that they do not).
+OVER_A_DAG = [n for n in NON_LAZY if SELECTORS[n].takes_hierarchy]
 
 
 def _instances():
@@ -88,8 +91,8 @@ def _check_id(check) -> str:
 
 
 def _checks_over_a_dag():
-    """One ``pytest.param(estimator, check)`` per eager/flat selector and estimator check."""
-    for name in NON_LAZY:
+    """One ``pytest.param(estimator, check)`` per selector over a DAG and estimator check."""
+    for name in OVER_A_DAG:
         est = get_selector(name, ladder_dag(3), binarize=0.0)
         if "check_implication" in est.get_params():
             # the checks' random data is not closed under the DAG: select on its upward closure
@@ -113,7 +116,7 @@ def _width_of_x(exc: BaseException | None) -> int | None:
 
 @pytest.mark.parametrize("estimator, check", list(_checks_over_a_dag()))
 def test_sklearn_compatible_with_hierarchy(estimator, check):
-    """scikit-learn's estimator checks for every eager and flat selector over a real DAG."""
+    """scikit-learn's estimator checks for every selector that takes a hierarchy, over a real DAG."""
     try:
         check(estimator)
     except Exception as exc:
@@ -127,7 +130,8 @@ def test_sklearn_compatible_with_hierarchy(estimator, check):
 @pytest.mark.parametrize("name", NON_LAZY)
 def test_feature_names_are_the_hierarchy_ids(name):
     """Fitted with a hierarchy, every selector names the selected features by the node ids;
-    given a DataFrame whose columns are those ids, by its columns (the same names)."""
+    given a DataFrame whose columns are those ids, by its columns (the same names). A flat
+    selector (no hierarchy) names them ``x0, x1, ...`` without column names."""
     h = coach_hierarchy()
     rng = np.random.default_rng(0)
     X = h.close(sp.csr_matrix(rng.random((40, h.n_nodes)) < 0.3)).astype(np.float64)
@@ -135,9 +139,11 @@ def test_feature_names_are_the_hierarchy_ids(name):
     y[:3] = 1 - y[:3]  # not a perfect predictor: leaves the selectors something to weigh
     s = get_selector(name, h).fit(X, y)
     names = s.get_feature_names_out()
-    assert names.size > 0 and names.tolist() == h.node_ids[s.get_support()].tolist()
+    ids = h.node_ids if name in OVER_A_DAG else np.array([f"x{i}" for i in range(h.n_nodes)])
+    assert names.size > 0 and names.tolist() == ids[s.get_support()].tolist()
     frame = pd.DataFrame(X.toarray(), columns=h.node_ids)
-    assert get_selector(name, h).fit(frame, y).get_feature_names_out().tolist() == names.tolist()
+    named = get_selector(name, h).fit(frame, y).get_feature_names_out().tolist()
+    assert named == h.node_ids[s.get_support()].tolist()
 
 
 # ----------------------------------------------------------------------------- properties
@@ -169,7 +175,8 @@ def test_properties(name, table, seed):
     assert sup.dtype == bool and sup.shape == (h.n_nodes,)
     assert s.transform(X).shape == (X.shape[0], int(sup.sum()))
     assert set(s.get_support(indices=True)) <= set(range(h.n_nodes))
-    assert s.get_feature_names_out().tolist() == h.node_ids[sup].tolist()
+    if name in OVER_A_DAG:
+        assert s.get_feature_names_out().tolist() == h.node_ids[sup].tolist()
     # sparse and dense input give the same selection
     assert _fit(name, h, X.toarray(), y).get_support().tolist() == sup.tolist()
     # permuting the columns and the hierarchy together permutes the selection
@@ -260,8 +267,9 @@ NUMERIC_OK = {
 def test_bad_input(name):
     with pytest.raises(ValueError, match="single class"):
         get_selector(name, H3).fit(X3, np.ones(4))
-    with pytest.raises(ValueError, match="hierarchy has 3 nodes but X has 2"):
-        get_selector(name, H3).fit(X3[:, :2], Y3)
+    if name in OVER_A_DAG:
+        with pytest.raises(ValueError, match="hierarchy has 3 nodes but X has 2"):
+            get_selector(name, H3).fit(X3[:, :2], Y3)
     with pytest.raises(ValueError, match="0 feature"):
         get_selector(name, None).fit(np.zeros((4, 0)), Y3)
     if name not in NUMERIC_OK:

@@ -13,16 +13,20 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from kg.errors import KgfsError
 from kg.hierarchy import FeatureHierarchy
 from selection import registry
-from selection.params import Parameter, check_values, constraint_text, declared_parameters, docstring_parameters, \
-    parse_assignments
+from selection.methods_help import citation, find_method, method_help, methods_overview
+from selection.param_routing import method_params
+from selection.params import (
+    Parameter,
+    check_values,
+    constraint_text,
+    declared_parameters,
+    docstring_parameters,
+    parse_assignments,
+)
 from selection.registry import (
     available_classifiers,
     available_selectors,
     classifier_entry,
-    find_method,
-    method_help,
-    method_params,
-    methods_overview,
     register_selector,
     selector_entry,
 )
@@ -43,7 +47,7 @@ def test_every_registered_method_declares_every_parameter(name):
         assert p.meaning, f"{name}: {p.name} has no numpydoc entry"
         assert p.allowed != "any"
         assert p.default == est.get_params(deep=False)[p.name]
-    assert entry.citation(), f"{name} names no paper"
+    assert citation(entry), f"{name} names no paper"
 
 
 # a tiny table over a small DAG (a root with two children): every registered selector fits on it
@@ -56,10 +60,10 @@ _Y = np.array([0, 1, 0, 1, 1, 0])
 def test_fit_refuses_a_value_outside_the_declaration(name):
     """What the CLI checks up front, the estimator checks again in ``fit``: no declared parameter takes anything."""
     entry = selector_entry(name)
-    assert entry.factory(_H).fit(_X, _Y) is not None
+    assert entry.estimator(_H).fit(_X, _Y) is not None
     for p in entry.parameters():
         with pytest.raises((ValueError, TypeError)):
-            entry.factory(_H, **{p.name: object()}).fit(_X, _Y)
+            entry.estimator(_H, **{p.name: object()}).fit(_X, _Y)
 
 
 def test_check_params_names_the_parameter_and_lists_the_valid_ones():
@@ -101,7 +105,7 @@ class _Plain(BaseEstimator):
 
 
 def test_a_class_without_constraints_lists_its_get_params_names():
-    register_selector("example-plain", lambda hierarchy=None, **kw: _Plain(hierarchy, **kw))
+    register_selector("example-plain", _Plain)
     try:
         entry = selector_entry("example-plain")
         assert entry.parameters() == [Parameter("depth", "any", 2, "How deep.")]

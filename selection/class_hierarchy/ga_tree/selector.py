@@ -7,10 +7,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from selection.base import HierarchicalSelector
+from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 from selection.class_hierarchy.ga_tree.classifier import SCORINGS, GATreeClassifier, _check_numeric
-from selection.hierarchical.constraints import BINARIZE, HIERARCHY
-from selection.registry import register_selector
 
 __all__ = ["GATreeSelector"]
 
@@ -113,11 +111,3 @@ class GATreeSelector(HierarchicalSelector):
         self.tree_ = clf.tree_
         self.scores_ = clf.support_.astype(np.float64)
         self.support_ = clf.support_.copy()
-
-
-register_selector(
-    "ga-tree", lambda hierarchy=None, **kw: GATreeSelector(hierarchy, **kw), kind="eager",
-    description="GA joint feature selection and hierarchical classifier design (Freeman et al. 2011); "
-                "support = features of the best tree (count-based RELIEF by default)",
-    paper="Freeman, Kulic & Basir, Joint Feature Selection and Hierarchical Classifier Design (IEEE SMC 2011)",
-)

@@ -199,3 +199,19 @@ def test_sigkill_at_random_moments_while_publishing(tmp_path, exchange):
     print(f"{kills} SIGKILLs while publishing ({'exchange' if exchange else 'two renames'}): {mid_publish} "
           f"left hidden folders, every output folder whole ({sorted(seen)}); {time.monotonic() - t0:.0f} s")
     assert mid_publish >= 5 and seen == {"A", "B"}
+
+
+# ---------------------------------------------------------------- issue 27: report.html and notes/ of a run
+def test_extra_outputs_are_the_runs_and_replaced_with_it(tmp_path):
+    out = tmp_path / "out"
+    extra = {"report.html": "<!DOCTYPE html><p>one</p>", "notes/removed_cycle_edges.csv": "child,parent\na,b\n"}
+    paths = publish(make_records(tmp_path / "r1", "one", svm=False), out, {"tag": "one"}, extra=extra)
+    run = json.loads((out / "run.json").read_text())
+    assert {"report.html", "notes/removed_cycle_edges.csv"} <= set(run["outputs"]) and paths["report.html"].is_file()
+    assert run["files"]["report.html"] == sha256_file(out / "report.html")
+    (out / "mine.txt").write_text("a person's file")
+    publish(make_records(tmp_path / "r2", "two", svm=False), out, {"tag": "two"}, extra={"report.html": "two"})
+    assert (out / "report.html").read_text() == "two" and not (out / "notes").exists()  # the earlier run's notes go
+    assert (out / "mine.txt").read_text() == "a person's file"
+    with pytest.raises(ValueError, match="relative path inside"):
+        publish({}, out, {"tag": "x"}, extra={"../escape.txt": "x"})

@@ -38,7 +38,7 @@ def folders(tmp_path):
 def test_a_failing_corpus_backs_off_then_is_given_up(folders):
     watch, out = folders
     run = Runner()
-    ticks = [process_folder(watch, out, run, QUIET) for _ in range(8)]
+    ticks = [process_folder(watch, out, run, QUIET, settle_seconds=0) for _ in range(8)]
     assert run.calls.count("broken.tsv") == 3 and run.calls.count("good.tsv") == 1
     # attempts on ticks 1, 2 and 4 (back-off 1, 2 ticks), then given up: later ticks do not fail
     assert [t["tick"] for t in ticks] == list(range(1, 9))
@@ -58,11 +58,11 @@ def test_new_content_is_tried_again_a_renamed_file_is_not(folders):
     watch, out = folders
     run = Runner()
     for _ in range(5):
-        process_folder(watch, out, run, QUIET)
+        process_folder(watch, out, run, QUIET, settle_seconds=0)
     (watch / "broken.tsv").rename(watch / "renamed.tsv")  # same content: still given up
-    assert process_folder(watch, out, run, QUIET)["given_up"] == ["renamed.tsv"]
+    assert process_folder(watch, out, run, QUIET, settle_seconds=0)["given_up"] == ["renamed.tsv"]
     (watch / "renamed.tsv").write_text("bad corpus, edited\n")  # new content: a new entry, attempts from 1
-    tick = process_folder(watch, out, run, QUIET)
+    tick = process_folder(watch, out, run, QUIET, settle_seconds=0)
     assert tick["failed"] == ["renamed.tsv"]
     by_sha = read_ledger(out)["corpora"]
     assert sorted((e["file"], e["status"], e["attempts"]) for e in by_sha.values()) == [
@@ -73,10 +73,10 @@ def test_max_attempts_is_an_option(folders):
     watch, out = folders
     run = Runner()
     for _ in range(20):
-        process_folder(watch, out, run, QUIET, max_attempts=5)
+        process_folder(watch, out, run, QUIET, max_attempts=5, settle_seconds=0)
     assert run.calls.count("broken.tsv") == 5  # ticks 1, 2, 4, 8, 16
     # raising the number later gives a given-up corpus its further attempts
-    process_folder(watch, out, run, QUIET, max_attempts=6)
+    process_folder(watch, out, run, QUIET, max_attempts=6, settle_seconds=0)
     assert run.calls.count("broken.tsv") == 6
 
 
@@ -86,5 +86,81 @@ def test_a_ledger_of_an_earlier_version_is_read(folders):
     old = {"format": 1, "ticks": [{"started": "t"}] * 3,
            "corpora": {"x": {"file": "gone.tsv", "status": "failed", "attempts": 1, "error": "E", "out": "o"}}}
     write_ledger(out, old)
-    tick = process_folder(watch, out, Runner(), QUIET)
+    tick = process_folder(watch, out, Runner(), QUIET, settle_seconds=0)
     assert tick["tick"] == 4 and json.loads((out / "ledger.json").read_text())["tick_count"] == 4
+
+
+# --------------------------------------------------------------------------- issue 30: incomplete and vanishing corpora
+def test_a_corpus_written_in_two_halves_is_processed_once_whole(tmp_path):
+    """issue 30: a corpus written in place in two halves 20 s apart was processed and published "ok" at its first
+    half, then again whole (two ledger entries). A file written within the settle time is left for a later tick."""
+    import os
+    import threading
+    import time
+
+    watch, out = tmp_path / "watch", tmp_path / "out"
+    watch.mkdir()
+    seen: list[str] = []
+
+    def run(path, target):
+        seen.append(path.read_text())
+        return []
+
+    corpus = watch / "c.tsv"
+    with open(corpus, "w") as fh:  # a writer that pauses half-way, as a slow copy does
+        fh.write("gene\tlabel\n" + "".join(f"g{i}\t{i % 2}\n" for i in range(50)))
+        fh.flush()
+        first = process_folder(watch, out, run, QUIET)  # the default settle time (60 s)
+        done = threading.Event()
+        threading.Thread(target=lambda: (time.sleep(0.3), fh.write("g50\t0\n"), fh.flush(), done.set())).start()
+        assert first["settling"] == ["c.tsv"] and first["processed"] == [] and seen == []
+        assert process_folder(watch, out, run, QUIET, settle_seconds=2)["settling"] == ["c.tsv"]
+        done.wait(5)
+    assert process_folder(watch, out, run, QUIET, settle_seconds=2)["settling"] == ["c.tsv"]  # just written
+    old = time.time() - 3
+    os.utime(corpus, (old, old))  # nothing wrote to it for 3 s
+    tick = process_folder(watch, out, run, QUIET, settle_seconds=2)
+    assert tick["processed"] == ["c.tsv"] and len(seen) == 1 and seen[0].endswith("g50\t0\n")
+    assert [e["status"] for e in read_ledger(out)["corpora"].values()] == ["ok"]  # one entry: the whole file
+
+
+def test_a_corpus_that_disappears_is_recorded_as_gone_and_the_tick_goes_on(tmp_path):
+    """issue 30: a corpus deleted while another one was processed failed the whole tick (FileNotFoundError), the
+    tick was missing from the ledger and a third corpus waited a tick."""
+    import os
+    import time
+
+    watch, out = tmp_path / "watch", tmp_path / "out"
+    watch.mkdir()
+    for name in ("a.tsv", "b.tsv", "c.tsv", "d.tsv"):
+        (watch / name).write_text(f"gene\tlabel\n{name}\t1\n")
+        os.utime(watch / name, (time.time() - 120, time.time() - 120))
+
+    def run(path, target):
+        if path.name == "a.tsv":
+            (watch / "b.tsv").unlink()  # deleted while a.tsv is processed
+        if path.name == "c.tsv":
+            text = path.read_text()
+            path.unlink()  # deleted while it is processed
+            raise FileNotFoundError(2, "No such file or directory", str(path) + text[:0])
+        return []
+
+    tick = process_folder(watch, out, run, QUIET)
+    assert tick["processed"] == ["a.tsv", "d.tsv"] and tick["gone"] == ["b.tsv", "c.tsv"] and tick["failed"] == []
+    ledger = read_ledger(out)
+    assert ledger["ticks"][-1]["gone"] == ["b.tsv", "c.tsv"]
+    assert sorted((e["file"], e["status"]) for e in ledger["corpora"].values()) == [
+        ("a.tsv", "ok"), ("c.tsv", "gone"), ("d.tsv", "ok")]
+
+
+def test_ledger_errors_name_options_not_python_keywords(tmp_path):
+    watch, out = tmp_path / "watch", tmp_path / "out"
+    watch.mkdir()
+    (watch / "a.tsv").write_text("x")
+
+    def run(path, target):
+        raise ValueError(f"{path}:3: malformed; pass skip_bad_lines=True (--skip-bad-lines) to skip such records")
+
+    process_folder(watch, out, run, QUIET, settle_seconds=0)
+    error = next(iter(read_ledger(out)["corpora"].values()))["error"]
+    assert error.endswith("malformed; pass --skip-bad-lines to skip such records") and "skip_bad_lines" not in error

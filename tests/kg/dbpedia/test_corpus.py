@@ -148,3 +148,67 @@ def test_a_junk_line_after_a_closed_tweet_is_named_or_skipped(tmp_path):
         read_sports_tweets(p)
     c = read_sports_tweets(p, skip_bad_lines=True)
     assert c.ids == ["1", "2"] and c.texts == ["Chris Gayle is out", "Obama speaks"]  # nothing joined to a tweet
+
+
+# --------------------------------------------------------------------------- hostile input: one huge record (issue 30)
+def _huge_jsonl(path, size: int, n: int = 200) -> int:
+    """``n`` normal records and, in the middle, one whose text has ``size`` characters; returns its line."""
+    line = n // 2 + 1
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(n):
+            if i == line - 1:
+                fh.write('{"id": "huge", "label": 1, "text": "')
+                chunk = "Lyon beat Chelsea F.C. in London " * 32_768  # 1 MiB
+                for _ in range(size // len(chunk)):
+                    fh.write(chunk)
+                fh.write('"}\n')
+            fh.write(json.dumps({"id": i, "text": f"Lyon wins game {i}", "label": i % 2}) + "\n")
+    return line
+
+
+def _peak(fn):
+    import time
+    import tracemalloc
+
+    tracemalloc.start()
+    t = time.perf_counter()
+    try:
+        out = fn()
+    except Exception as exc:  # noqa: BLE001 - returned for the caller to check
+        out = exc
+    seconds = time.perf_counter() - t
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, peak, seconds
+
+
+def test_a_200_mb_record_is_an_error_naming_file_and_line_within_seconds(tmp_path):
+    """issue 30: a 200 MB JSON Lines record ran 208 s and peaked at 20.9 GB; now it is never read whole."""
+    p = tmp_path / "big.jsonl"
+    line = _huge_jsonl(p, 200 << 20)
+    err, peak, seconds = _peak(lambda: read_corpus(p))
+    assert isinstance(err, InputFormatError), err
+    assert f"big.jsonl:{line}: a record of more than 8,388,608 bytes" in str(err)
+    assert "(--max-record-bytes)" in str(err) and "(--skip-bad-lines)" in str(err)
+    assert peak < 40 << 20 and seconds < 10, (peak, seconds)
+    corpus, peak, seconds = _peak(lambda: read_corpus(p, skip_bad_lines=True))  # skipped piece by piece, counted
+    assert len(corpus) == 200 and corpus.meta["bad_lines"] == [line] and "huge" not in corpus.ids
+    assert peak < 40 << 20, peak
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "csv", "tweets"])
+def test_the_record_limit_holds_for_every_format(tmp_path, fmt):
+    long = "word " * 300
+    if fmt == "tweets":
+        p = tmp_path / "t.txt"
+        p.write_text(f"1 Sports 'short one'\n2 Sports 'a tweet\n{long}\n{long}'\n3 Politics 'short'\n")
+        read = read_sports_tweets
+    else:
+        sep = "\t" if fmt == "tsv" else ","
+        p = tmp_path / f"c.{fmt}"
+        p.write_text(f"id{sep}text{sep}label\n1{sep}short{sep}a\n2{sep}\"{long}\n{long}\"{sep}b\n3{sep}x{sep}a\n")
+        read = load_corpus
+    assert len(read(p, max_record_bytes=4000)) == 3  # under the limit: read as before
+    with pytest.raises(InputFormatError, match=r":3: .*more than 1,000 bytes|:3: .*fields"):
+        read(p, max_record_bytes=1000)
+    assert len(read(p, max_record_bytes=1000, skip_bad_lines=True)) >= 2

@@ -121,3 +121,34 @@ def test_a_sparql_server_that_never_answers_fails_kgfs_run_within_two_minutes(tm
     assert last.startswith("kgfs: error: gave up after ") and "(the time allowed)" in last, last
     assert "timed out" in last and "rerun the same command to resume" in last
     assert not (tmp_path / "out").exists()
+
+
+_PEAK = ("import sys\nfrom flows.cli import main\nrc = main(sys.argv[1:])\n"
+         "print(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1], file=sys.stderr)\n"
+         "sys.exit(rc)\n")
+
+
+def test_a_200_mb_corpus_record_is_one_line_within_seconds_and_skipped_on_request(kg_dump_dir, tmp_path):
+    """issue 30: `kgfs build --corpus` on 200 normal records and one of 200 MB ran 208 s and peaked at 20.9 GB."""
+    from tests.kg.dbpedia.test_corpus import _huge_jsonl
+
+    corpus = tmp_path / "big.jsonl"
+    line = _huge_jsonl(corpus, 200 << 20)
+    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+
+    def build(*extra):
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", _PEAK, "build", "--corpus", str(corpus), "--dump",
+                               str(kg_dump_dir), "--out", str(tmp_path / "T"), *extra], env=env, capture_output=True,
+                              text=True, timeout=600, stdin=subprocess.DEVNULL)
+        *lines, peak_kb = proc.stderr.strip().splitlines()
+        return proc.returncode, lines, int(peak_kb) << 10, time.perf_counter() - t
+
+    rc, lines, peak, seconds = build()
+    assert rc == 1 and len(lines) == 1, lines
+    assert lines[0] == (f"kgfs: error: {corpus}:{line}: a record of more than 8,388,608 bytes (pass --max-record-bytes "
+                        "for longer ones); pass --skip-bad-lines to skip such records")
+    assert seconds < 60 and peak < 1 << 30, (seconds, peak)
+    rc, lines, peak, seconds = build("--skip-bad-lines")
+    assert rc == 0, lines
+    assert read_table_folder(tmp_path / "T").n_instances == 200 and peak < 1 << 30, peak

@@ -31,11 +31,27 @@ def test_round_trip_through_the_export_files(table, tmp_path, fmt):
     assert back.meta["dataset"] == "mine" and back.meta["source"] == fmt
 
 
-def test_hierarchy_nodes_that_are_not_columns_are_left_out_with_ancestry(tmp_path):
+def test_hierarchy_nodes_that_are_not_columns_are_an_error_or_dropped_with_ancestry(tmp_path):
     (tmp_path / "t.csv").write_text("id,Athlete,Agent,class\na,1,1,x\nb,0,1,y\n")
     (tmp_path / "h.csv").write_text("child,parent\nAthlete,Person\nPerson,Agent\n")
-    t = read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "h.csv")
+    with pytest.raises(InputFormatError, match=r"h\.csv:2: 'Person' is not a feature \(a column\) of t\.csv"):
+        read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "h.csv")
+    t = read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "h.csv", drop_unknown=True)
     assert t.hierarchy.edge_list() == [("Athlete", "Agent")] and t.y.tolist() == ["x", "y"]
+    assert t.meta["hierarchy_unknown_nodes"] == ["Person"]
+
+
+def test_a_hierarchy_naming_unknown_features_is_an_error_naming_file_line_and_feature(tmp_path):
+    """issue 30: edges `ZZZ,A` and `D,NOPE` over a table of A..D were dropped without a word (rc 0, 2 edges)."""
+    rows = "".join(f"i{i},{i % 2},{i % 3 == 0:d},{i % 5 == 0:d},{i % 7 == 0:d},{i % 2}\n" for i in range(40))
+    (tmp_path / "t.csv").write_text("id,A,B,C,D,label\n" + rows)
+    (tmp_path / "edges.csv").write_text("child,parent\nB,A\nC,A\nZZZ,A\nD,NOPE\n")
+    with pytest.raises(InputFormatError, match=r"edges\.csv:4: 'ZZZ' is not a feature \(a column\) of t\.csv \(2 such "
+                                               r"nodes: NOPE, ZZZ\); pass drop_unknown=True "
+                                               r"\(--hierarchy-drop-unknown\)"):
+        read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "edges.csv")
+    t = read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "edges.csv", drop_unknown=True, check="report")
+    assert t.n_features == 4 and t.hierarchy.n_edges == 2 and t.meta["hierarchy_unknown_nodes"] == ["NOPE", "ZZZ"]
 
 
 def test_csv_without_a_label_column_is_unlabelled(tmp_path):

@@ -75,6 +75,23 @@ def test_an_unreadable_record_is_recomputed(tmp_path, table, caplog):
     assert any(str(rec_path) in m for m in _warnings(caplog))
 
 
+def test_an_edited_record_that_stays_valid_json_is_recomputed(tmp_path, table, caplog):
+    """issue 30: `n_selected` 105 -> 104 in a record.json (valid JSON, its files untouched) was reused, so the
+    console said one thing and the CSV another. The record carries its own sha256."""
+    store, calls = Store(tmp_path / "store"), []
+    first = _table_stage(store, table, calls)
+    rec_path = Path(first.dir) / "record.json"
+    data = json.loads(rec_path.read_text())
+    data["summary"]["n"] -= 1  # as n_selected 105 -> 104
+    rec_path.write_text(json.dumps(data, indent=1, sort_keys=True))
+    assert [p.file.name for p in store.verify()] == ["record.json"]
+    with caplog.at_level(logging.WARNING, logger="kg.store.store"):
+        again = _table_stage(store, table, calls)
+    assert not again.reused and len(calls) == 2 and again.summary == first.summary
+    assert any(str(rec_path) in m and "changed since it was written" in m for m in _warnings(caplog))
+    assert store.verify() == [] and _table_stage(store, table, calls).reused  # whole again
+
+
 def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
     store, calls = Store(tmp_path / "store"), []
     rec = _table_stage(store, table, calls)
@@ -116,13 +133,12 @@ def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
         "import flows.stages as s\n"
         "from kg.store import code_version\n"
         "from selection.evaluation.grid import cell_key\n"
-        "from selection.evaluation.protocols import get_protocol\n"
+        "from selection.evaluation.plan import plan_evaluation\n"
         f"assert s.__file__.startswith({str(tree)!r}), s.__file__\n"
         "print(code_version('select', s.selector_modules(['shsel-ig-prune'])))\n"
         "print(code_version('evaluate', s.selector_modules(['shsel-ig-prune', 'complete'])))\n"
-        "print(cell_key(dataset='d', fingerprint='f', selector='shsel-ig-prune', sparams={}, classifier='nb',\n"
-        "               cparams={}, fold=0, protocol='basic', options='{}', n_splits=10, seed=0,\n"
-        "               evaluate=get_protocol('basic').evaluate))\n"
+        "plan = plan_evaluation('basic', ['shsel-ig-prune'], ['nb'])\n"
+        "print(cell_key(plan, 'd', 'f', plan.selectors[0], plan.classifiers[0], 0))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(tree)}
 
@@ -138,3 +154,50 @@ def test_a_code_edit_anywhere_changes_stage_and_cell_keys(tmp_path):
     paths.write_text(paths.read_text().replace("def ", "def _unused_edit():\n    pass\n\n\ndef ", 1))
     after = keys()
     assert all(a != b for a, b in zip(after, before)), (before, after)
+
+
+# ---------------------------------------------------------------- issue 27: one copy of identical content
+def _write(name: str, text: str):
+    def compute(d: Path):
+        (d / name).write_text(text)
+        return {"f": name}, {}
+    return compute
+
+
+def test_identical_content_is_stored_once(tmp_path):
+    store = Store(tmp_path / "store")
+    a = store.run("export", {"threshold": 0.9}, _write("table.arff", "x" * 10_000))
+    b = store.run("export", {"threshold": 0.8}, _write("table.arff", "x" * 10_000))  # another key, the same bytes
+    c = store.run("export", {"threshold": 0.7}, _write("table.arff", "y" * 10_000))
+    fa, fb, fc = a.path("f"), b.path("f"), c.path("f")
+    assert a.dir != b.dir and fa.stat().st_ino == fb.stat().st_ino != fc.stat().st_ino
+    assert store.blob(a.sha256["f"]).stat().st_ino == fa.stat().st_ino and fa.stat().st_nlink == 3
+    blocks = sum(p.stat().st_size for p in {p.stat().st_ino: p for p in (tmp_path / "store").rglob("*.arff")}.values())
+    assert blocks == 20_000  # two contents, each once
+    assert store.verify() == [] and store.lookup("export", {"threshold": 0.8}).reused
+
+
+def test_a_recomputed_stage_never_writes_into_a_shared_blob(tmp_path):
+    store = Store(tmp_path / "store")
+    a = store.run("s", {"k": 1}, _write("f.txt", "same"))
+    b = store.run("s", {"k": 2}, _write("f.txt", "same"))
+    assert a.path("f").stat().st_ino == b.path("f").stat().st_ino
+    # computed again in its folder by a writer that opens the file in place: the other stage keeps its content
+    again = store.run("s", {"k": 1}, _write("f.txt", "other"), force=True)
+    assert again.path("f").read_text() == "other" and b.path("f").read_text() == "same"
+    assert store.verify() == []
+
+
+def test_clear_and_verify_remove_blobs_nothing_uses(tmp_path):
+    store = Store(tmp_path / "store")
+    a = store.run("s", {"k": 1}, _write("f.txt", "one"))
+    store.run("t", {"k": 1}, _write("g.txt", "two"))
+    assert len(list((tmp_path / "store" / "blobs").rglob("*"))) == 4  # 2 folders, 2 blobs
+    store.clear("t")
+    assert [p.name for p in (tmp_path / "store" / "blobs").rglob("*") if p.is_file()] == [a.sha256["f"]]
+    a.path("f").write_text("ONE")  # damaged in place: the stage's file and its blob are one
+    assert [p.file.name for p in store.verify()] == ["f.txt"]
+    store.verify(remove=True)
+    assert not [p for p in (tmp_path / "store" / "blobs").rglob("*") if p.is_file()] and store.records() == []
+    again = store.run("s", {"k": 1}, _write("f.txt", "one"))
+    assert not again.reused and again.path("f").read_text() == "one" and store.verify() == []

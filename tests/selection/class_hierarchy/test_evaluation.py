@@ -1,4 +1,4 @@
-"""Tests of selection/class_hierarchy/evaluation.py: per-node rankings and the hifsrr2017 protocol."""
+"""Tests of selection/class_hierarchy/evaluation.py: per-node rankings, and the hifsrr2017 protocol that runs them."""
 
 from types import SimpleNamespace
 
@@ -98,8 +98,11 @@ def test_protocol_through_the_grid(tmp_path):
     table = SimpleNamespace(X=sp.csr_matrix((d.X > 0.5).astype(float)), y=d.y,
                             feature_names=[f"f{i}" for i in range(d.X.shape[1])],
                             meta={"class_tree": d.tree.edges()})
-    r = grid.run_grid({"syn": table}, ["fisher"], protocol="hifsrr2017", out_dir=tmp_path, n_jobs=1, n_splits=3,
-                      options={"n_features": [6, 3]}, plots=False)
+    from selection.evaluation.plan import plan_evaluation
+    from selection.evaluation.report import ReportSettings
+
+    plan = plan_evaluation("hifsrr2017", ["fisher"], n_splits=3, options={"n_features": [6, 3]})
+    r = grid.run_grid({"syn": table}, plan, out_dir=tmp_path, n_jobs=1, report=ReportSettings(plots=False))
     res = pd.read_csv(r.results)
     assert set(res.selector) == {"fisher k=6", "fisher k=3"}
     assert set(res.classifier) == {"svm-linear", "svm-linear top-down"}

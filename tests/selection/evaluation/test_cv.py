@@ -10,7 +10,8 @@ from sklearn.naive_bayes import BernoulliNB
 from kg.errors import KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
-from selection.evaluation.cv import COLUMNS, choose_best_on_test, evaluate_table
+from selection.evaluation.cv import COLUMNS, CVOptions, choose_best_on_test, evaluate_table
+from selection.evaluation.specs import method_spec
 from selection.registry import available_selectors, get_selector
 
 
@@ -81,7 +82,8 @@ def test_positive_class_default_minority_and_explicit(dmbp):
     df = evaluate_table(dmbp, ["complete"], ["nb"], dataset="dm", n_splits=3)
     labels, counts = np.unique(dmbp.y, return_counts=True)
     assert df["pos_label"].iloc[0] == str(labels[np.argmin(counts)])
-    df1 = evaluate_table(dmbp, ["complete"], ["nb"], dataset="dm", n_splits=3, pos_label=labels[np.argmax(counts)])
+    df1 = evaluate_table(dmbp, ["complete"], ["nb"], dataset="dm", n_splits=3,
+                         options=CVOptions(pos_label=labels[np.argmax(counts)]))
     assert df1["pos_label"].iloc[0] == str(labels[np.argmax(counts)])
     # GM and accuracy do not depend on the positive class; AUCPR does
     assert df["gm"].tolist() == pytest.approx(df1["gm"].tolist())
@@ -122,7 +124,8 @@ def test_empty_selection_falls_back_to_the_prior(cities):
     from selection.evaluation.cv import _eager_classify
 
     X, y = cities.X, np.asarray(cities.y)
-    pred, proba, classes = _eager_classify("nb", {}, X[:150], y[:150], X[150:], np.zeros(X.shape[1], bool))
+    pred, proba, classes = _eager_classify(method_spec("nb", "classifier"), X[:150], y[:150], X[150:],
+                                           np.zeros(X.shape[1], bool))
     labels, counts = np.unique(y[:150], return_counts=True)
     assert set(pred.tolist()) == {labels[np.argmax(counts)]}
     assert proba[0].tolist() == pytest.approx((counts / counts.sum()).tolist())
@@ -139,26 +142,26 @@ def test_parameters_name_the_method(cities):
 def test_threshold_sweep_best_on_test_and_nested(dmbp):
     sel = _eager("shsel-ig-prune")
     grid = (0.0, 0.9, 0.99, 1.0)
-    sweep = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3, threshold="best-on-test",
-                           thresholds=grid, keep_sweep=True)
+    sweep = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3,
+                           options=CVOptions(threshold="best-on-test", thresholds=grid, keep_sweep=True))
     assert len(sweep) == 3 * len(grid)
     best = choose_best_on_test(sweep)
     means = sweep.groupby("threshold")["accuracy"].mean()
     assert len(best) == 3 and best["threshold"].nunique() == 1
     assert means[best["threshold"].iloc[0]] == pytest.approx(means.max())
     assert (best["threshold_choice"] == "best-on-test").all()
-    direct = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3, threshold="best-on-test",
-                            thresholds=grid)
+    direct = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3,
+                            options=CVOptions(threshold="best-on-test", thresholds=grid))
     timing = ["select_seconds", "classify_seconds"]
     pd.testing.assert_frame_equal(direct.drop(columns=timing).reset_index(drop=True),
                                   best.drop(columns=timing).reset_index(drop=True))
     # a fixed threshold reproduces the sweep's row for that threshold
-    fixed = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3, threshold=0.9)
+    fixed = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3, options=CVOptions(threshold=0.9))
     at = sweep[sweep["threshold"] == 0.9].reset_index(drop=True)
     assert fixed["accuracy"].tolist() == pytest.approx(at["accuracy"].tolist())
     assert fixed["n_selected"].tolist() == at["n_selected"].tolist()
-    nested = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3, threshold="nested",
-                            thresholds=grid, inner_splits=3)
+    nested = evaluate_table(dmbp, [sel], ["nb"], dataset="dm", n_splits=3,
+                            options=CVOptions(threshold="nested", thresholds=grid, inner_splits=3))
     assert len(nested) == 3 and (nested["status"] == "ok").all()
     assert nested["threshold"].isin(grid).all()
     assert (nested["threshold_choice"] == "nested").all()
@@ -168,7 +171,7 @@ def test_lazy_selectors_report_mean_features_per_instance(dmbp):
     if "all-pos" not in available_selectors():
         pytest.skip("selection.lazy.selectors not available")
     df = evaluate_table(dmbp, ["all-pos", "rpv", "complete"], ["nb", "1nn"], dataset="dm", n_splits=4,
-                        lazy_classifiers_for_eager=True)
+                        options=CVOptions(lazy_classifiers_for_eager=True))
     assert (df["status"] == "ok").all(), df["error"].unique()
     y = np.asarray(dmbp.y)
     folds = list(StratifiedKFold(4, shuffle=True, random_state=0).split(np.zeros(len(y)), y))
@@ -193,7 +196,7 @@ def test_fast_threshold_sweep_equals_refitting(cities, name):
     _eager(name)
     X, y = cities.X[:160], np.asarray(cities.y)[:160]
     grid = np.round(np.arange(0, 101, 7) / 100, 2)
-    masks = _sweep_masks(name, {}, cities.hierarchy, X, y, grid)
+    masks = _sweep_masks(get_selector(name, cities.hierarchy), X, y, grid)
     for t, m in zip(grid, masks):
         ref = get_selector(name, cities.hierarchy, threshold=float(t)).fit(X, y).get_support()
         assert (m == ref).all(), t
@@ -212,7 +215,8 @@ def test_gram_svm_is_the_same_model_as_the_svc(cities, params):
     mask = np.asarray(cities.X.sum(axis=0)).ravel() > 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        pred, dec, classes = _eager_classify("svm", params, X[:160], y[:160], X[160:], mask)
+        pred, dec, classes = _eager_classify(method_spec(("svm", params), "classifier"), X[:160], y[:160], X[160:],
+                                             mask)
         ref = SVC(**{"kernel": "poly", **params}).fit(X[:160][:, mask], y[:160])
     assert (ref.predict(X[160:][:, mask]) == pred).all()
     assert np.allclose(ref.decision_function(X[160:][:, mask]), dec, atol=1e-8)
@@ -225,8 +229,8 @@ def test_lazy_rows_are_the_selector_and_classifier_by_hand(dmbp):
     from selection.evaluation.metrics import aucpr, auroc, geometric_mean
     from selection.lazy import LazyKNN, LazyNaiveBayes
 
-    df = evaluate_table(dmbp, ["rpv", "complete"], ["nb", "1nn"], dataset="dm", n_splits=4, pos_label=1,
-                        lazy_classifiers_for_eager=True)
+    df = evaluate_table(dmbp, ["rpv", "complete"], ["nb", "1nn"], dataset="dm", n_splits=4,
+                        options=CVOptions(pos_label=1, lazy_classifiers_for_eager=True))
     X, y = dmbp.X, np.asarray(dmbp.y)
     folds = StratifiedKFold(4, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
     for k, (tr, te) in enumerate(folds):
@@ -247,23 +251,25 @@ def test_lazy_rows_are_the_selector_and_classifier_by_hand(dmbp):
 def test_a_fold_shares_fits_and_outputs_only_within_itself(dmbp):
     """What the selectors of a fold share lives in the fold object; the module keeps no caches."""
     import selection.evaluation.cv as cv
+    from selection.evaluation.specs import method_specs
     from selection.lazy import SharedSelection
 
     assert not hasattr(cv, "_CLS_CACHE") and not hasattr(cv, "_LAZY_FITTED")
-    methods = cv._methods(["rpv", "complete"], None, None)
-    run = cv._Run(dataset="dm", hierarchy=dmbp.hierarchy, clf_specs=[("nb", {}), ("1nn", {})], pos=1,
-                  labels=np.unique(dmbp.y), n_features=dmbp.n_features, multiclass="macro", use_lazy=True,
-                  threshold=None, thresholds=None, metric="accuracy", inner_splits=5, random_state=0)
+    methods = method_specs(["rpv", "complete"], "selector")
+    nb, nn = method_specs(["nb", "1nn"], "classifier")
+    run = cv._Run(dataset="dm", hierarchy=dmbp.hierarchy, classifiers=[nb, nn], options=CVOptions(
+                  lazy_classifiers_for_eager=True), pos=1, labels=np.unique(dmbp.y), n_features=dmbp.n_features,
+                  random_state=0)
     X, y = sp.csr_matrix(dmbp.X), np.asarray(dmbp.y)
     a, b = list(cv._folds(run, X, y, 3, [0, 1]))
-    assert a.lazy_classifier("nb", {}) is a.lazy_classifier("nb", {})
-    assert a.lazy_classifier("nb", {}) is not b.lazy_classifier("nb", {})
+    assert a.lazy_classifier(nb) is a.lazy_classifier(nb)
+    assert a.lazy_classifier(nb) is not b.lazy_classifier(nb)
     mask = np.ones(X.shape[1], dtype=bool)
-    assert a.evaluate_mask("nb", {}, mask) is a.evaluate_mask("nb", {}, mask.copy())  # same mask, same output
+    assert a.evaluate_mask(nb, mask) is a.evaluate_mask(nb, mask.copy())  # same mask, same output
     shared = SharedSelection(get_selector("rpv", dmbp.hierarchy).fit(a.X_tr, a.y_tr))
     n_sel = shared.mean_selected(a.X_te, a.block_rows)
-    for c in ("nb", "1nn"):
-        a.lazy_scores(shared, c, {})
+    for c in (nb, nn):
+        a.lazy_scores(shared, c)
     assert shared.n_computed == 1  # the test part is one block: selected once for both classifiers
     rows = cv._run_method(a, methods[0])
     assert [r["n_selected"] for r in rows] == [n_sel, n_sel]

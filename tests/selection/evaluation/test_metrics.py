@@ -87,13 +87,13 @@ def test_auroc_aucpr_use_the_positive_class_column():
 def test_fold_metrics_with_decision_function_scores():
     y = np.array([0, 0, 1, 1])
     m = fold_metrics(y, np.array([0, 1, 1, 1]), np.array([-2.0, 0.5, 1.0, 3.0]), np.array([0, 1]),
-                     pos_label=1, n_selected=3, n_features=12)
+                     pos_label=1, compression=compression(3, 12))
     assert m["accuracy"] == 0.75
     assert m["auroc"] == 1.0
     assert m["compression"] == 0.75
     assert m["harmonic_mean"] == pytest.approx(0.75)
     assert m["gm"] == pytest.approx(math.sqrt(0.5))
-    m2 = fold_metrics(y, y, None, np.array([0, 1]), pos_label=1, n_selected=1, n_features=2)
+    m2 = fold_metrics(y, y, None, np.array([0, 1]), pos_label=1, compression=compression(1, 2))
     assert math.isnan(m2["auroc"]) and m2["accuracy"] == 1.0
 
 
@@ -102,15 +102,15 @@ def test_weighted_multiclass_measures_are_frequency_weighted_one_vs_rest():
     p = np.array([0, 0, 0, 1, 1, 2, 2, 2])
     # one-vs-rest: class 0 sens 3/4 spec 4/4; class 1 sens 1/2 spec 5/6; class 2 sens 1 spec 5/6
     expect = 0.5 * np.sqrt(0.75) + 0.25 * np.sqrt(0.5 * 5 / 6) + 0.25 * np.sqrt(5 / 6)
-    m = fold_metrics(y, p, np.eye(3)[p], np.array([0, 1, 2]), pos_label=0, n_selected=1, n_features=2,
+    m = fold_metrics(y, p, np.eye(3)[p], np.array([0, 1, 2]), pos_label=0, compression=compression(1, 2),
                      multiclass="weighted")
     assert m["gm"] == pytest.approx(expect)
     per = [skm.roc_auc_score(y == c, np.eye(3)[p][:, c]) for c in range(3)]
     assert m["auroc"] == pytest.approx(np.dot([0.5, 0.25, 0.25], per))
-    macro = fold_metrics(y, p, np.eye(3)[p], np.array([0, 1, 2]), pos_label=0, n_selected=1, n_features=2)
+    macro = fold_metrics(y, p, np.eye(3)[p], np.array([0, 1, 2]), pos_label=0, compression=compression(1, 2))
     assert macro["gm"] == pytest.approx((0.75 * 0.5 * 1.0) ** (1 / 3))
     assert macro["auroc"] == pytest.approx(np.mean(per))
     # two classes: both forms are sqrt(sens * spec) of the positive class
     y2, p2 = np.array([1, 1, 0, 0]), np.array([1, 0, 0, 0])
-    assert fold_metrics(y2, p2, None, [0, 1], pos_label=1, n_selected=1, n_features=1,
+    assert fold_metrics(y2, p2, None, [0, 1], pos_label=1, compression=compression(1, 1),
                         multiclass="weighted")["gm"] == pytest.approx(np.sqrt(0.5))

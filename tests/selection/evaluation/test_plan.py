@@ -10,15 +10,17 @@ from kg.errors import KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 from selection.evaluation.cv import check_folds
-from selection.evaluation.plan import fold_policy, plan_evaluation, write_skipped
+from selection.evaluation.grid import write_skipped
+from selection.evaluation.plan import fold_policy, plan_evaluation
 from selection.evaluation.protocols import available_protocols, get_protocol
 
 
 def test_plan_checks_every_part_and_scopes_parameters():
     plan = plan_evaluation("shsel2014", ["shsel-ig-prune", "sig"], None, params={"sig.k": 4, "svm.C": 2.0},
                            options={"threshold_metric": "gm"}, threshold="best-on-test", n_splits=5)
-    assert plan.selectors == ["shsel-ig-prune", ("sig", {"k": 4})]
-    assert plan.classifiers == ["nb", "knn", ("svm", {"C": 2.0})]
+    assert [s.label for s in plan.selectors] == ["shsel-ig-prune", "sig[k=4]"]
+    assert [(c.label, c.params) for c in plan.classifiers] == [("nb", {}), ("knn", {}), ("svm[C=2.0]", {"C": 2.0})]
+    assert plan.selectors[1].estimator.get_params()["k"] == 4 and plan.random_state == 0
     assert plan.options == {"threshold_metric": "gm", "threshold_choice": "best-on-test"} and plan.n_splits == 5
     assert plan_evaluation("rpv2020", ["rpv"]).n_splits == 10
 
@@ -44,7 +46,9 @@ def test_plan_refuses_bad_values_in_one_line(kwargs, message):
 def test_plan_on_a_protocol_with_its_own_methods():
     plan = plan_evaluation("hifsrr2017", ["hifsrr", "fisher"], params={"hifsrr.lam": 5.0},
                            options={"n_features": "8,4"})
-    assert plan.selectors == [("hifsrr", {"lam": 5.0}), "fisher"] and plan.classifiers == ["svm-linear"]
+    assert [(s.label, s.name, s.params) for s in plan.selectors] == [("hifsrr[lam=5.0]", "hifsrr", {"lam": 5.0}),
+                                                                      ("fisher", "fisher", {})]
+    assert [c.label for c in plan.classifiers] == ["svm-linear"]
     with pytest.raises(KgfsError, match="protocol 'hifsrr2017' has no method 'shsel-ig'"):
         plan_evaluation("hifsrr2017", ["shsel-ig"])
     with pytest.raises(KgfsError, match="n_features=0 is not valid"):

@@ -8,6 +8,7 @@ from kg.errors import KgfsError
 from selection.evaluation import protocols
 from selection.evaluation.cv import evaluate_table
 from selection.evaluation.grid import run_grid
+from selection.evaluation.plan import plan_evaluation
 from selection.evaluation.protocols import (
     SHSEL_THRESHOLDS,
     available_protocols,
@@ -15,6 +16,7 @@ from selection.evaluation.protocols import (
     register_protocol,
     rpv_pos_label,
 )
+from selection.evaluation.report import ReportSettings
 from selection.registry import available_selectors
 
 
@@ -52,8 +54,8 @@ def test_register_protocol_runs_in_a_grid(dmcc, tmp_path):
     register_protocol("test-shifted-seed", holdout5, classifiers=("nb",), metrics=("accuracy",),
                       rank_metrics=("accuracy",), n_splits=4)
     try:  # leave the registry as it was: later tests (the CLI's help) list every registered protocol
-        r = run_grid({"dm": dmcc}, ["complete"], None, protocol="test-shifted-seed", out_dir=tmp_path, n_jobs=1,
-                     plots=False)
+        r = run_grid({"dm": dmcc}, plan_evaluation("test-shifted-seed", ["complete"]), out_dir=tmp_path, n_jobs=1,
+                     report=ReportSettings(plots=False))
     finally:
         del protocols._PROTOCOLS["test-shifted-seed"]
     df = pd.read_csv(r.results)
@@ -66,8 +68,8 @@ def test_shsel2014_best_on_test_writes_the_sweep(dmcc, tmp_path):
     if "shsel-ig-prune" not in available_selectors():
         pytest.skip("shsel-ig-prune not registered yet")
     opts = {"threshold_choice": "best-on-test", "thresholds": (0.5, 0.9, 0.99)}
-    r = run_grid({"dm": dmcc}, ["shsel-ig-prune", "complete"], ["nb"], protocol="shsel2014", out_dir=tmp_path,
-                 n_jobs=1, n_splits=3, options=opts, plots=False)
+    plan = plan_evaluation("shsel2014", ["shsel-ig-prune", "complete"], ["nb"], n_splits=3, options=opts)
+    r = run_grid({"dm": dmcc}, plan, out_dir=tmp_path, n_jobs=1, report=ReportSettings(plots=False))
     df = pd.read_csv(r.results)
     assert len(df) == 2 * 3
     sw = pd.read_csv(r.sweep)
@@ -86,8 +88,8 @@ def test_rpv2020_uses_lazy_classifiers_and_one_sided_holm(dmcc, shared_data, tmp
     from kg.datasets import load_dataset
 
     other = load_dataset("rpv/MM-CC", mirror=shared_data, check="repair")
-    r = run_grid({"DM-CC": dmcc, "MM-CC": other}, ["rpv", "all-pos", "complete"], None, protocol="rpv2020",
-                 out_dir=tmp_path, n_jobs=1, plots=False)
+    r = run_grid({"DM-CC": dmcc, "MM-CC": other}, plan_evaluation("rpv2020", ["rpv", "all-pos", "complete"]),
+                 out_dir=tmp_path, n_jobs=1, report=ReportSettings(plots=False))
     df = pd.read_csv(r.results)
     assert set(df["classifier"]) == {"nb", "1nn"} and (df["status"] == "ok").all()
     assert (df["pos_label"].astype(str) == "1").all()

@@ -6,6 +6,7 @@ import pytest
 
 from selection.evaluation import stats
 from selection.evaluation.report import (
+    ReportSettings,
     dataset_means,
     markdown_table,
     plot_accuracy_vs_compression,
@@ -31,7 +32,8 @@ def _rows():
                 rows.append({"dataset": d, "selector": m, "classifier": "nb", "fold": f,
                              "accuracy": np.nan if v is None else v, "gm": np.nan if v is None else v,
                              "compression": {"A": 0.0, "B": 0.5, "C": 0.9}[m], "select_seconds": 0.01,
-                             "status": "failed" if v is None else "ok", "error": "ValueError: boom" if v is None else "",
+                             "status": "failed" if v is None else "ok",
+                             "error": "ValueError: boom" if v is None else "",
                              "pos_label": "1", "threshold": np.nan})
     return pd.DataFrame(rows)
 
@@ -127,12 +129,12 @@ def test_plots_leave_matplotlib_global_state_alone(tmp_path):
 
 def test_write_outputs(tmp_path):
     paths = write_outputs(_rows(), tmp_path, metrics=("accuracy", "gm"), rank_metrics=("accuracy",),
-                          title="T", notes=["a note"])
+                          settings=ReportSettings(title="T"), notes=["a note"])
     rep = paths["report"].read_text()
     assert rep.startswith("# T") and "- a note" in rep and "failed" in rep
     assert "## % of features selected" in rep
-    for p in paths["plots"]:
-        assert f"]({p.name})" in rep and p.read_bytes()[:8] == PNG
+    for p in paths["plots"]:  # under plots/, and linked there (issue 27: the links of report.md were dead)
+        assert p.parent == tmp_path / "plots" and f"](plots/{p.name})" in rep and p.read_bytes()[:8] == PNG
     assert pd.read_csv(paths["results"]).shape[0] == len(_rows())
 
 
@@ -174,25 +176,133 @@ def test_degenerate_selections_are_named():
     assert const == ["every kept feature is constant over the instances (GO:0 t0, GO:1 t1): no classifier can "
                      "use them"]
     # the MM-BPMFCC case of issue 17: three GO roots kept, one of them in every gene
-    both = selection_warnings(_frame([True] * 3, [0, 0, 0], [102, 102, 102]), 102)
+    both = selection_warnings(_frame([True] * 3 + [False], [0, 0, 0, 1], [102, 102, 102, 5]), 102)
     assert len(both) == 2
+    # a flat table (no edges: every feature a root) is not "only roots"
+    assert selection_warnings(_frame([True, False], [0, 0], [5, 3]), 10) == []
 
 
 def test_kept_features_by_score_rounded_and_limited():
     f = _frame([True, False, True, True], [0, 1, 1, 2], [9, 8, 7, 6])
     k = kept_features(f, limit=2)
-    assert list(k.columns) == ["feature", "name", "support", "score", "level"] and list(k["feature"]) == ["GO:3", "GO:2"]
+    assert list(k.columns) == ["feature", "name", "support", "score", "level"]
+    assert list(k["feature"]) == ["GO:3", "GO:2"]
     assert k["score"].tolist() == [0.9, 0.6333]
 
 
-def test_run_results_read_the_records_files(tmp_path):
+def test_run_results_read_the_runs_files(tmp_path):
     _frame([True, False], [0, 1], [5, 3]).to_csv(tmp_path / "selection.csv", index=False)
     pd.DataFrame({"dataset": "d", "selector": ["A"], "classifier": "nb", "folds": [3], "failed": [0],
                   "accuracy": [0.5], "accuracy_sd": [0.1]}).to_csv(tmp_path / "summary.csv", index=False)
-    records = {"table": {"summary": {"n_instances": 5}},
-               "select": {"dir": str(tmp_path), "files": {"selection": "selection.csv"}},
-               "evaluate": {"dir": str(tmp_path), "files": {"summary": "summary.csv"}}}
-    res = run_results(records)
+    res = run_results(summary=tmp_path / "summary.csv", selection=tmp_path / "selection.csv", n_instances=5)
     assert res["headline"] == [{"selector": "A", "classifier": "nb", "accuracy": "0.500 ± 0.100", "folds": "3"}]
     assert [r["feature"] for r in res["kept"]] == ["GO:0"] and len(res["warnings"]) == 2  # a root, in every instance
-    assert run_results({}) == {"headline": [], "kept": [], "warnings": []}
+    assert run_results() == {"headline": [], "kept": [], "warnings": []}
+
+
+# ---------------------------------------------------------------- issue 27: baseline, spread, statistics, plots
+from selection.evaluation.baseline import BASELINE, majority_baseline  # noqa: E402
+from selection.evaluation.plots import metric_vs_compression_figure, per_dataset_figure  # noqa: E402
+from selection.evaluation.report import report_markdown, stats_blocks  # noqa: E402
+
+
+def _grid(n_datasets, effect, seed=0, folds=5):
+    """n datasets x methods A, B, C x nb x folds; B is better than A by ``effect`` on every dataset."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(n_datasets):
+        for m, shift in (("A", 0.0), ("B", effect), ("C", effect / 2)):
+            for f in range(folds):
+                acc = float(np.clip(0.6 + shift + rng.normal(0, 0.02), 0, 1))
+                rows.append({"dataset": f"d{d}", "selector": m, "classifier": "nb", "fold": f, "accuracy": acc,
+                             "compression": 0.5, "n_train": 80, "n_test": 20, "status": "ok", "error": "",
+                             "degenerate": ""})
+    return pd.DataFrame(rows)
+
+
+def test_post_hoc_verdicts_only_when_the_omnibus_test_rejects_with_enough_datasets():
+    strong = stats_blocks(_grid(12, 0.2), ["accuracy"], control="A")[0]
+    assert strong["kind"] == "ranks" and strong["friedman"].rejects() and not strong["exploratory"] and strong["cd"]
+    assert {r["verdict"] for r in strong["rows"][1:]} == {"Yes"} and strong["warnings"][0].startswith("k = 3 methods")
+    # no effect: the omnibus test does not reject, and no "Sig? Yes" may appear
+    none = stats_blocks(_grid(12, 0.0, seed=1), ["accuracy"], control="A")[0]
+    assert not none["friedman"].rejects() and none["exploratory"] and not none["cd"]
+    assert {r["verdict"] for r in none["rows"][1:]} == {"exploratory"}
+    assert any("does not reject" in w for w in none["warnings"])
+    md = stats_markdown(_grid(12, 0.0, seed=1), ["accuracy"], control="A")
+    assert "| Yes |" not in md and "Sig? = differs" not in md and "*Exploratory*" in md
+    # the issue's case: 2 datasets, 3 methods: a warning, exploratory, no CD verdict, even when it would reject
+    two = stats_blocks(_grid(2, 0.3), ["accuracy"], control="A")[0]
+    assert two["exploratory"] and not two["cd"] and "only 2 datasets" in two["warnings"][0]
+
+
+def test_one_dataset_is_compared_over_its_folds_against_the_control_and_the_baseline():
+    r = _grid(1, 0.2, folds=10)
+    base = majority_baseline(np.array([0] * 70 + [1] * 30), dataset="d0", n_splits=10, n_features=5)
+    b = stats_blocks(r, ["accuracy"], control="A", baseline=base)[0]
+    assert b["kind"] == "paired" and b["control"] == "A"
+    pairs = [(x["method"], x["against"]) for x in b["rows"]]
+    assert pairs == [("B", "A"), ("C", "A"), ("A", "majority class (prior)"), ("B", "majority class (prior)"),
+                     ("C", "majority class (prior)")]
+    ba = b["rows"][0]
+    assert ba["mean_difference"] == pytest.approx(0.2, abs=0.03) and ba["verdict"] == "B better than A"
+    assert ba["ci_low"] < ba["mean_difference"] < ba["ci_high"] and ba["p_holm"] >= ba["p_value"]
+    md = report_markdown(r, ["accuracy"], ["accuracy"], title="T", baseline=base)
+    assert "Avg. Rank" not in md and "#Win" not in md  # ranks over one dataset say nothing
+    assert "| Dataset | A | B | C | *majority class (prior)* |" in md and "| d0 | 0.6" in md and " ± 0.0" in md
+    assert "*0.700*" in md  # the baseline: 70% majority
+
+
+def test_summary_has_the_baseline_row_and_the_report_marks_degenerate_cells():
+    r = _grid(1, 0.1, folds=4)
+    r.loc[r["selector"] == "C", "degenerate"] = "only roots"
+    base = majority_baseline(np.array([0] * 6 + [1] * 2), dataset="d0", n_splits=4, n_features=5)
+    s = summarize(r, ["accuracy"], ["accuracy"], baseline=base)
+    assert s["selector"].tolist() == ["A", "B", "C", BASELINE]
+    assert s["degenerate"].tolist() == ["", "", "only roots (4/4 folds)", ""]
+    md = report_markdown(r, ["accuracy"], ["accuracy"], title="T", baseline=base)
+    assert "† Degenerate selection" in md and "- d0 / C / nb: only roots (4/4 folds)" in md
+    assert md.count(" †") == 2  # accuracy and % selected
+
+
+def test_plots_show_the_spread_the_baseline_and_the_whole_axis():
+    r = _grid(1, 0.1, folds=5)
+    base = majority_baseline(np.array([0] * 7 + [1] * 3), dataset="d0", n_splits=5, n_features=5)
+    fig = metric_vs_compression_figure(r, metric="accuracy", baseline=base)
+    ax = fig.axes[0]
+    assert ax.get_ylim() == (-0.02, 1.02) and ax.get_xlim() == (-0.02, 1.02)
+    assert "axis from 0 to 1" in ax.get_ylabel()
+    assert len(ax.containers) == 3  # one error bar per method
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any(lab.startswith("majority class (prior) 0.700") for lab in labels)
+    bars = per_dataset_figure(r, "accuracy", "nb", baseline=base).axes[0]
+    assert bars.get_ylim() == (-0.02, 1.02)
+    assert sum(type(c).__name__ == "ErrorbarContainer" for c in bars.containers) == 3  # ± sd on every bar group
+    # a degenerate method is said so in the legend
+    r.loc[r["selector"] == "C", "degenerate"] = "empty"
+    ax = metric_vs_compression_figure(r, metric="accuracy").axes[0]
+    assert "C / nb (degenerate selection)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_every_ranked_measure_is_plotted_and_only_allowed_cd_diagrams(tmp_path):
+    from selection.evaluation.report import write_plots
+
+    r = _grid(2, 0.2).assign(gm=lambda d: d["accuracy"])
+    names = [p.name for p in write_plots(r, tmp_path, rank_metrics=["gm", "accuracy"],
+                                         blocks=stats_blocks(r, ["gm", "accuracy"]))]
+    assert names == ["bars_gm_nb.png", "gm_vs_compression.png", "bars_accuracy_nb.png", "accuracy_vs_compression.png"]
+    r12 = _grid(12, 0.2)
+    names = [p.name for p in write_plots(r12, tmp_path, rank_metrics=["accuracy"],
+                                         blocks=stats_blocks(r12, ["accuracy"]))]
+    assert names[0] == "cd_accuracy_nb.png"
+
+
+def test_write_outputs_splits_the_baseline_rows_and_writes_report_html(tmp_path):
+    r = _grid(1, 0.1, folds=4)
+    base = majority_baseline(np.array([0] * 6 + [1] * 2), dataset="d0", n_splits=4, n_features=5)
+    paths = write_outputs(pd.concat([r, base], ignore_index=True), tmp_path, metrics=["accuracy"],
+                          rank_metrics=["accuracy"], settings=ReportSettings(plots=False))
+    assert len(pd.read_csv(paths["results"])) == len(r) and len(pd.read_csv(paths["baseline"])) == 4
+    assert pd.read_csv(paths["summary"])["selector"].tolist()[-1] == BASELINE
+    html = paths["html"].read_text()
+    assert html.startswith("<!DOCTYPE html>") and 'class="baseline"' in html and "corrected resampled t-test" in html

@@ -136,3 +136,60 @@ def test_bad_input():
     t = HAND.copy().astype(float)
     t.loc["extra"] = [np.nan, 1, 2]
     assert friedman(t).n_datasets == 4
+
+
+# ---------------------------------------------------------------- issue 27: one dataset; what a verdict needs
+from selection.evaluation.stats import (  # noqa: E402
+    MIN_DATASETS,
+    corrected_resampled_ttest,
+    verdict_allowed,
+)
+
+
+def test_corrected_resampled_ttest_by_hand():
+    # d = (0.1, 0.2, 0.3): mean 0.2, s^2 = 0.01; corrected variance (1/3 + 10/20) * 0.01 = 0.008333
+    r = corrected_resampled_ttest([0.9, 0.8, 0.7], [0.8, 0.6, 0.4], n_train=20, n_test=10)
+    se = np.sqrt((1 / 3 + 0.5) * 0.01)
+    assert r.mean_difference == pytest.approx(0.2) and r.t == pytest.approx(0.2 / se) and r.df == 2
+    assert r.pvalue == pytest.approx(2 * sst.t.sf(0.2 / se, 2))
+    q = sst.t.ppf(0.975, 2)
+    assert (r.ci_low, r.ci_high) == pytest.approx((0.2 - q * se, 0.2 + q * se))
+
+
+@given(st.lists(st.floats(0, 1), min_size=3, max_size=15), st.integers(0, 10_000))
+def test_corrected_ttest_is_the_paired_ttest_widened(a, seed):
+    rng = np.random.default_rng(seed)
+    a = np.array(a)
+    b = np.clip(a + rng.normal(0, 0.1, len(a)), 0, 1)
+    if np.allclose(a - b, (a - b)[0]):
+        return
+    r = corrected_resampled_ttest(a, b, n_train=90, n_test=10)
+    plain = corrected_resampled_ttest(a, b, n_train=1e12, n_test=1e-12)  # no overlap term: the plain paired test
+    assert plain.pvalue == pytest.approx(float(sst.ttest_rel(a, b).pvalue), rel=1e-6)
+    assert r.pvalue >= plain.pvalue - 1e-12 and (r.ci_high - r.ci_low) >= (plain.ci_high - plain.ci_low)
+    assert r.ci_low <= r.mean_difference <= r.ci_high
+    swapped = corrected_resampled_ttest(b, a, n_train=90, n_test=10)  # antisymmetric
+    assert swapped.mean_difference == pytest.approx(-r.mean_difference) and swapped.pvalue == pytest.approx(r.pvalue)
+
+
+def test_corrected_ttest_edge_cases():
+    same = corrected_resampled_ttest([0.7, 0.8], [0.7, 0.8], n_train=9, n_test=1)
+    assert (same.mean_difference, same.pvalue, same.differs()) == (0.0, 1.0, False)
+    constant = corrected_resampled_ttest([0.8, 0.8], [0.7, 0.7], n_train=9, n_test=1)
+    assert constant.pvalue == 0.0 and constant.ci_low == constant.ci_high == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="two folds"):
+        corrected_resampled_ttest([0.8], [0.7], n_train=9, n_test=1)
+
+
+def test_verdicts_need_enough_datasets_and_a_rejecting_omnibus_test():
+    assert MIN_DATASETS == 11 and not verdict_allowed(10) and verdict_allowed(11)
+    # Iman-Davenport is the omnibus verdict: here Friedman does not reject at 0.05 but Iman-Davenport does
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        t = rng.random((6, 4))
+        r = friedman(t)
+        if r.pvalue >= 0.05 > r.iman_davenport_pvalue:
+            assert r.rejects() and not r.significant()
+            break
+    else:
+        pytest.fail("no table where the two tests disagree")

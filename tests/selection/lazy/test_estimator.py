@@ -224,11 +224,11 @@ def _scorers(pos):
 def test_grid_search_reproduces_the_rpv_protocol_per_fold():
     """Pipeline + GridSearchCV over the relevance (RPV, RPV-IG) and the classifier (NB, 1-NN) on
     the protocol's folds gives exactly the per-fold AUROC, AUCPR and GM of ``run_grid`` under
-    ``protocol="rpv2020"`` (what ``kgfs evaluate --protocol rpv2020`` runs)."""
+    the ``rpv2020`` protocol (what ``kgfs evaluate --protocol rpv2020`` runs)."""
     import tempfile
 
     from kg.datasets import load_dataset
-    from selection.evaluation import run_grid
+    from selection.evaluation import ReportSettings, plan_evaluation, run_grid
     from selection.evaluation.metrics import positive_label
     from selection.evaluation.protocols import rpv_pos_label
 
@@ -242,8 +242,8 @@ def test_grid_search_reproduces_the_rpv_protocol_per_fold():
                         cv=cv, scoring=_scorers(pos), refit=False,
                         error_score="raise").fit(X, y)
     with tempfile.TemporaryDirectory() as d:
-        res = run_grid({"DM-BP": table}, ["rpv", "rpv-ig"], None, protocol="rpv2020", out_dir=d, n_jobs=1,
-                       plots=False).frame()
+        res = run_grid({"DM-BP": table}, plan_evaluation("rpv2020", ["rpv", "rpv-ig"]), out_dir=d, n_jobs=1,
+                       report=ReportSettings(plots=False)).frame()
     names = {"lazyr": "rpv", "ig": "rpv-ig"}
     for i, params in enumerate(grid.cv_results_["params"]):
         sel = names[params["lazy__selector__relevance"]]

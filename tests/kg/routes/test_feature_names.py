@@ -1,0 +1,26 @@
+"""The feature-names hook of a route input (issue 27): names from the knowledge graph, none by default."""
+
+from dataclasses import dataclass
+
+from kg.routes import resolve_dataset
+from kg.routes.base import Input
+from kg.routes.tables import OwnTable
+
+
+def test_the_ontology_route_names_its_terms_from_the_ontology():
+    inp = resolve_dataset({})  # the bundled GO input
+    names = inp.feature_names(["GO:0008150", "GO:0008340", "GO:nope"])
+    assert names == {"GO:0008150": "biological_process", "GO:0008340": "determination of adult lifespan"}
+    table = inp.build()
+    assert {f: table.meta["term_names"][f] for f in names} == names  # what the table's meta says
+
+
+def test_by_default_no_names(tmp_path):
+    @dataclass(frozen=True)
+    class Plain(Input):
+        kind = "plain-test"
+        name: str = "p"
+
+    assert Plain().feature_names(["a"]) == {}
+    (tmp_path / "t.csv").write_text("id,x,label\na,1,1\nb,0,0\n")
+    assert OwnTable.from_options({"csv": tmp_path / "t.csv"}).feature_names(["x"]) == {}

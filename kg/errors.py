@@ -152,6 +152,45 @@ class DeadlineError(KgfsError):
     """
 
 
+#: The longest ``Retry-After`` waited for (seconds); a server asking for more makes the request fail, naming it.
+MAX_RETRY_AFTER = 900.0
+
+
+def parse_retry_after(value) -> float | None:
+    """Seconds from a ``Retry-After`` header: a number of seconds or an HTTP date (``None`` if neither).
+
+    Parameters
+    ----------
+    value : str, float or None
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> parse_retry_after("5"), parse_retry_after(None), parse_retry_after("soon")
+    (5.0, None, None)
+    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT")  # in the past: no wait
+    0.0
+    """
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(str(value))
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
 class TransientError(Exception):
     """A request failure worth retrying (HTTP 5xx or 429, a timeout, a dropped connection).
 
@@ -164,22 +203,19 @@ class TransientError(Exception):
     reason : str
         What went wrong (``"HTTP 503"``), for the log and the final error.
     retry_after : str or float, optional
-        The server's ``Retry-After`` header in seconds; anything unparsable (an HTTP date)
-        counts as absent.
+        The server's ``Retry-After`` header: seconds or an HTTP date (:func:`parse_retry_after`);
+        anything unparsable counts as absent. It is named in the message.
 
     Examples
     --------
     >>> e = TransientError("HTTP 429", retry_after="5")
-    >>> e.retry_after, e.wait(0, backoff=1.0), e.wait(4, backoff=1.0)
-    (5.0, 5.0, 16.0)
+    >>> e.retry_after, e.wait(0, backoff=1.0), e.wait(4, backoff=1.0), str(e)
+    (5.0, 5.0, 16.0, 'HTTP 429 (Retry-After: 5 s)')
     """
 
     def __init__(self, reason: str, retry_after=None):
-        super().__init__(reason)
-        try:
-            self.retry_after = None if retry_after is None else float(retry_after)
-        except (TypeError, ValueError):
-            self.retry_after = None
+        self.retry_after = parse_retry_after(retry_after)
+        super().__init__(reason if self.retry_after is None else f"{reason} (Retry-After: {self.retry_after:.0f} s)")
 
     def wait(self, attempt: int, backoff: float, cap: float = 60.0) -> float:
         """Seconds to wait before retry ``attempt + 1``.
@@ -196,15 +232,16 @@ class TransientError(Exception):
         Returns
         -------
         float
-            ``backoff * 2**attempt``, at least ``Retry-After``, at most ``cap``.
+            ``backoff * 2**attempt`` (at most ``cap``), or ``Retry-After`` when the server asks for longer
+            (honoured whatever ``cap``: :func:`retry` refuses one above :data:`MAX_RETRY_AFTER`).
 
         Examples
         --------
-        >>> TransientError("HTTP 503").wait(2, backoff=0.5)
-        2.0
+        >>> TransientError("HTTP 503").wait(2, backoff=0.5), TransientError("HTTP 429", "120").wait(0, 1.0)
+        (2.0, 120.0)
         """
         w = min(cap, backoff * 2**attempt)
-        return w if self.retry_after is None else min(cap, max(w, self.retry_after))
+        return w if self.retry_after is None else max(w, self.retry_after)
 
 
 class RetryPolicy(NamedTuple):
@@ -294,6 +331,8 @@ def retry(call: Callable[[], T], policy: RetryPolicy, *, what: str,
             return call()
         except TransientError as exc:
             wait = exc.wait(attempt, policy.backoff)
+            if wait > MAX_RETRY_AFTER:
+                raise give_up(attempt + 1, exc) from None
             if deadline is not None and clock() + wait >= deadline:
                 msg = str(give_up(attempt + 1, exc))
                 raise DeadlineError(f"gave up after {clock() - start:.0f} s (the time allowed): {msg}") from None

@@ -369,16 +369,17 @@ class FeatureHierarchy:
         starts = np.concatenate([[0], bounds])
         ends = np.concatenate([bounds, [n]])
         blocks: list[sp.csr_matrix] = []
-        done = sp.csr_matrix((0, n), dtype=np.int32)
+        reach_blocks: list[sp.csr_matrix] = []  # the rows of I + A of the levels done (each level adds its own I)
         for s, e in zip(starts, ends):
             if s == 0:
                 block = sp.csr_matrix((e - s, n), dtype=np.int32)
             else:
-                reach = (done + sp.eye(s, n, dtype=np.int32, format="csr")).tocsr()
+                reach = sp.vstack(reach_blocks, format="csr")
                 block = (pm[s:e, :s].astype(np.int32) @ reach).tocsr()
                 block.data[:] = 1
             blocks.append(block)
-            done = sp.vstack(blocks, format="csr")
+            reach_blocks.append((block + sp.eye(e - s, n, k=int(s), dtype=np.int32, format="csr")).tocsr())
+        done = sp.vstack(blocks, format="csr") if blocks else sp.csr_matrix((0, n), dtype=np.int32)
         a_perm = binary_csr(done) if n else sp.csr_matrix((0, 0), dtype=np.int8)
         # back to the original node order
         return a_perm[perm_pos][:, perm_pos].tocsr()
@@ -410,8 +411,12 @@ class FeatureHierarchy:
                 f"matrix has {direct.shape[1]} columns but the hierarchy has {self.n_nodes} nodes"
             )
         # int32 products: int8 path counts wrap to 0 at 256 present descendants and drop the ancestor
-        direct = direct.astype(np.int32)
-        return binary_csr(direct + direct @ self.ancestor_matrix.astype(np.int32))
+        return binary_csr(direct.astype(np.int32) @ self._self_and_ancestors)
+
+    @cached_property
+    def _self_and_ancestors(self) -> sp.csr_matrix:
+        """``I + A`` (int32): row ``i`` holds ``i`` and its ancestors (one product closes a table)."""
+        return (self.ancestor_matrix.astype(np.int32) + sp.identity(self.n_nodes, dtype=np.int32, format="csr")).tocsr()
 
     @cached_property
     def _self_and_parents(self) -> sp.csr_matrix:
@@ -503,11 +508,29 @@ def _cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> list[np.ndarray
     return [np.flatnonzero(labels == k) for k in np.flatnonzero(cyclic)]
 
 
-def _dfs_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comp: np.ndarray):
-    """Deterministic DFS inside one component; yields (edge index, stack path) for back edges."""
+def _component_edges(n: int, ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> list[np.ndarray]:
+    """The indices of the edges inside each component (both ends in it), found in one pass over the edges."""
+    label = np.full(n, -1, np.int64)
+    for k, comp in enumerate(comps):
+        label[comp] = k
+    lc = label[ci]
+    inside = np.flatnonzero((lc >= 0) & (lc == label[pi]))
+    order = inside[np.argsort(lc[inside], kind="stable")]
+    bounds = np.searchsorted(lc[order], np.arange(len(comps) + 1))
+    return [order[bounds[k]:bounds[k + 1]] for k in range(len(comps))]
+
+
+def _dfs_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comp: np.ndarray,
+                    edges: np.ndarray | None = None):
+    """Deterministic DFS inside one component; yields (edge index, stack path) for back edges.
+
+    ``edges``: the indices of the edges inside the component (:func:`_component_edges`), when known.
+    """
     inside = set(comp.tolist())
     out: dict[int, list[tuple[str, int, int]]] = {}
-    for k in np.flatnonzero(np.isin(ci, comp) & np.isin(pi, comp)):
+    if edges is None:
+        edges = np.flatnonzero(np.isin(ci, comp) & np.isin(pi, comp))
+    for k in edges.tolist():
         out.setdefault(int(ci[k]), []).append((ids[pi[k]], int(pi[k]), int(k)))
     for v in out.values():
         v.sort()
@@ -542,8 +565,8 @@ def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> np.ndar
     if not comps:
         return None
     keep = np.ones(ci.size, dtype=bool)
-    for comp in comps:
-        for k, _ in _dfs_back_edges(ids, ci, pi, comp):
+    for comp, edges in zip(comps, _component_edges(len(ids), ci, pi, comps)):
+        for k, _ in _dfs_back_edges(ids, ci, pi, comp, edges):
             keep[k] = False
     return keep
 
@@ -551,7 +574,8 @@ def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> np.ndar
 def _describe_cycles(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> list[list[str]]:
     """One cycle (as a list of ids, child first) per cyclic strongly connected component."""
     cycles = []
-    for comp in _cycle_components(len(ids), ci, pi):
-        _, path = next(_dfs_back_edges(ids, ci, pi, comp))
+    comps = _cycle_components(len(ids), ci, pi)
+    for comp, edges in zip(comps, _component_edges(len(ids), ci, pi, comps)):
+        _, path = next(_dfs_back_edges(ids, ci, pi, comp, edges))
         cycles.append([ids[i] for i in path])
     return sorted(cycles)

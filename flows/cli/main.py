@@ -569,10 +569,14 @@ def _ingest(ingest, quiet: bool):
 
 def cmd_ingest(args) -> int:
     from kg.dbpedia.index import index_for_cache, ingest_summary
+    from kg.dbpedia.vocabulary import vocabulary_of
 
+    vocabulary = vocabulary_of(args.preset, args.language)  # a preset file's errors name it, before any reading
     index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
-    print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, skip_bad_lines=args.skip_bad_lines,
-                                                           progress=show, full=True), args.quiet), index.root))
+    print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
+                                                           skip_bad_lines=args.skip_bad_lines, progress=show,
+                                                           full=True),
+                                 args.quiet), index.root))
     return 0
 
 
@@ -745,14 +749,22 @@ def _add_one_step_commands(sub, common) -> None:
 
 
 def _add_ingest(sub, common) -> None:
-    g = _command(sub, common, "ingest", cmd_ingest, help="read DBpedia dumps once into the index of the kgfs home",
+    g = _command(sub, common, "ingest", cmd_ingest, help="read RDF dumps (DBpedia, Wikidata, yours) once into the "
+                                                         "index of the kgfs home",
                  description="Read each dump file once (the new ones: a file is known by its content) into the "
-                             "index of the kgfs home, and build the lexicon; `kgfs run/build/serve --dump` then "
-                             "look entities up there (they ingest on first use too). Every file of the files' "
-                             "index folders is checked against its recorded sha256 first; what does not verify "
-                             "is built again.",
-                 epilog="example:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/")
+                             "index of the kgfs home, keeping what the preset reads, and build the lexicon; "
+                             "`kgfs run/build/serve --dump` (with the same --preset) then look entities up there "
+                             "(they ingest on first use too). Every file of the files' index folders is checked "
+                             "against its recorded sha256 first; what does not verify is built again.",
+                 epilog="examples:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/\n"
+                        "  kgfs ingest --preset wikidata --dump latest-truthy.nt.bz2\n"
+                        "  kgfs run --corpus people.csv --entity-columns qid --preset wikidata "
+                        "--dump latest-truthy.nt.bz2")
     g.add_argument("--dump", nargs="+", required=True, metavar="PATH", help="dump files or folders")
+    g.add_argument("--preset", metavar="NAME|FILE", help="the graph's vocabulary: dbpedia (default), wikidata, or a "
+                   ".toml file describing your graph")
+    g.add_argument("--language", metavar="TAG", help="language of the labels kept for the lexicon (default: the "
+                   "preset's, en)")
     g.add_argument("--skip-bad-lines", action="store_true", help="skip (and count) malformed N-Triples lines")
 
 

@@ -159,6 +159,8 @@ def fetch_features(source, entities: Sequence[str], features: str = "types") -> 
     payload : dict
         Entity -> sorted feature ids (every entity, possibly with none).
     summary : dict
+        With a bridge (:mod:`kg.dbpedia.bridge`), ``entities_without_link``: the entities with no
+        link into the graph of the features.
 
     Examples
     --------
@@ -168,7 +170,11 @@ def fetch_features(source, entities: Sequence[str], features: str = "types") -> 
     """
     per = source.categories(entities) if features == "categories" else source.types(entities)
     payload = {e: sorted(per.get(e, ())) for e in entities}
-    return payload, {"n_entities": len(entities), "n_with_features": sum(1 for e in entities if per.get(e))}
+    summary = {"n_entities": len(entities), "n_with_features": sum(1 for e in entities if per.get(e))}
+    if hasattr(source, "mapped"):  # entities of another graph, through owl:sameAs
+        links = source.mapped(entities)
+        summary["entities_without_link"] = [e for e in entities if not links.get(e)]
+    return payload, summary
 
 
 def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]], features: str = "types",
@@ -186,7 +192,9 @@ def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]], features: s
     Returns
     -------
     payload : dict
-        ``per_entity``, ``edges`` (sorted ``[child, parent]``), ``source`` (its description).
+        ``per_entity``, ``edges`` (sorted ``[child, parent]``), ``source`` (its description); with an
+        ``owl:equivalentClass`` bridge, ``types_without_link`` (the entities' own types that had no
+        equivalent class in the graph of the features, dropped).
     summary : dict
 
     Examples
@@ -199,6 +207,8 @@ def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]], features: s
     edges = source.broader(nodes, category_depth) if features == "categories" else source.class_edges(nodes)
     desc = source.describe() if hasattr(source, "describe") else repr(source)
     payload = {"per_entity": dict(per_entity), "edges": sorted(map(list, edges)), "source": desc}
+    if "types_without_link" in (getattr(source, "report", None) or {}):
+        payload["types_without_link"] = sorted(source.report["types_without_link"])
     return payload, {"n_entities": len(per_entity), "n_direct_features": len(nodes), "n_edges": len(edges)}
 
 
@@ -342,4 +352,7 @@ def table_from_records(corpus: Corpus, annotations: Mapping, facts: Mapping, *, 
                         meta={"dataset": name})
     table.meta["annotator"] = annotator
     table.meta.update(annotations["report"])
+    for k in ("entities_without_link", "types_without_link"):  # a bridge between graphs
+        if k in facts:
+            table.meta[k] = facts[k]
     return table

@@ -33,14 +33,15 @@ import logging
 import os
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
-__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "load_corpus", "read_corpus", "read_sports_tweets"]
+__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "EntityColumns", "load_corpus", "read_corpus",
+           "read_sports_tweets"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,32 @@ log = logging.getLogger(__name__)
 MAX_RECORD_BYTES = 8 << 20
 _MISSING = {"", "?", "nan", "none", "null"}
 _WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
+
+
+@dataclass(frozen=True)
+class EntityColumns:
+    """The entity columns of a corpus, and how their values become IRIs.
+
+    Parameters
+    ----------
+    columns : tuple of str
+        The columns (each cell: values separated by whitespace, or a JSON list).
+    expand : callable, optional
+        Applied to each value before it is read as an IRI (a preset's short ids: ``Q42`` ->
+        ``http://www.wikidata.org/entity/Q42``; :meth:`kg.dbpedia.vocabulary.Vocabulary.expand_entity`).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from kg.dbpedia.vocabulary import WIKIDATA
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.csv"
+    >>> _ = p.write_text("id,qid,label\\n1,Q42,writer\\n", encoding="utf-8")
+    >>> read_corpus(p, entity_columns=EntityColumns(("qid",), WIKIDATA.expand_entity)).entities
+    [['http://www.wikidata.org/entity/Q42']]
+    """
+
+    columns: tuple[str, ...]
+    expand: Callable[[str], str] | None = None
 
 
 @dataclass
@@ -318,8 +345,9 @@ def read_corpus(
         Column of instance ids; ``None`` (or a missing ``"id"`` column) numbers rows from 1.
     text_column : str or None
         Column of texts to annotate; ignored when ``entity_columns`` is given.
-    entity_columns : str or list of str, optional
-        Column(s) holding entity IRIs (whitespace-separated; ``?``/empty = none).
+    entity_columns : str, list of str or EntityColumns, optional
+        Column(s) holding entity IRIs (whitespace-separated; ``?``/empty = none); an
+        :class:`EntityColumns` also says how short ids are expanded.
     label_column : str or None
         Column of class labels; ``None`` for an unlabelled corpus.
     invalid_iri : {"raise", "skip"}
@@ -348,6 +376,9 @@ def read_corpus(
     """
     path = Path(path)
     fmt = _sniff_format(path, format)
+    expand = None
+    if isinstance(entity_columns, EntityColumns):
+        entity_columns, expand = list(entity_columns.columns), entity_columns.expand
     if isinstance(entity_columns, str):
         entity_columns = [entity_columns]
     if invalid_iri not in ("raise", "skip"):
@@ -396,7 +427,7 @@ def read_corpus(
                     if str(v).strip().lower() in _MISSING:
                         continue
                     try:
-                        iri = normalize_iri(str(v), where=f"{path}:{n}, column {col!r}")
+                        iri = normalize_iri(expand(str(v)) if expand else str(v), where=f"{path}:{n}, column {col!r}")
                     except InputFormatError:
                         if invalid_iri == "raise":
                             raise
@@ -520,7 +551,7 @@ def load_corpus(
     *,
     id_column: str | None = "id",
     text_column: str | None = "text",
-    entity_columns: Sequence[str] | str | None = None,
+    entity_columns: Sequence[str] | str | EntityColumns | None = None,
     label_column: str | None = "label",
     format: str | None = None,
     skip_bad_lines: bool = False,

@@ -37,27 +37,18 @@ import gzip
 import hashlib
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pyoxigraph as ox
 
-from kg.dbpedia.sources import (
-    DBO_REDIRECTS,
-    DBO_WIKILINK,
-    DCT_SUBJECT,
-    RDF_TYPE,
-    RDFS_LABEL,
-    RDFS_SUBCLASSOF,
-    SKOS_BROADER,
-    MemoCache,
-    breadth_first_edges,
-    edges_within,
-    resolve_namespaces,
-)
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import check_iri
 
@@ -75,6 +66,7 @@ _FORMATS = {
     ".xml": ox.RdfFormat.RDF_XML,
 }
 _LINE_BASED = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS)
+_BLOCK = 8 << 20  # bytes of decompressed lines filtered and parsed at a time (with a line filter)
 
 
 def _split_name(path: Path) -> tuple[str, str | None]:
@@ -171,10 +163,10 @@ class _HashingFile:
         return self._raw.closed
 
 
-class _PipedBz2:
-    """A ``.bz2`` stream decompressed by ``lbzip2``/``bzip2 -dc`` in a child process, so that
-    decompression (13 of the 24 s of streaming 5M triples with Python's ``bz2``) runs on another
-    core beside the parser; a thread feeds it the file's bytes (read, hashed and counted there)."""
+class _Piped:
+    """A compressed stream decompressed by a tool (``lbzip2 -dc``, ``gzip -dc``) in a child process, so that
+    decompression (13 of the 24 s of streaming 5M triples with Python's ``bz2``) runs on another core beside
+    the parser; a thread feeds it the file's bytes (read, hashed and counted there)."""
 
     def __init__(self, raw, tool: str):
         self._raw, self.eof = raw, False
@@ -240,18 +232,19 @@ class _PipedBz2:
             f.close()
 
 
-def _open_binary(raw, comp: str | None):
+def _open_binary(raw, comp: str | None, piped_gzip: bool = False):
     if comp == ".gz":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+        tool = shutil.which("pigz") or shutil.which("gzip") if piped_gzip else None
+        return _Piped(raw, tool) if tool else gzip.GzipFile(fileobj=raw, mode="rb")
     if comp == ".bz2":
         tool = shutil.which("lbzip2") or shutil.which("bzip2")
-        return _PipedBz2(raw, tool) if tool else bz2.BZ2File(raw, "rb")
+        return _Piped(raw, tool) if tool else bz2.BZ2File(raw, "rb")
     return raw
 
 
 def _finish(fh, raw: _HashingFile) -> None:
     """Read what the parser left (a parser may stop before the end): the whole file is hashed."""
-    if isinstance(fh, _PipedBz2):
+    if isinstance(fh, _Piped):
         fh.finish()
     while raw.read(1 << 20):
         pass
@@ -297,6 +290,9 @@ class DumpReader:
     lenient : bool
         pyoxigraph's lenient mode: IRIs and language tags are not validated (faster; accepts
         dumps with slightly invalid IRIs, as some Wikidata/DBpedia releases have).
+    line_filter : kg.dbpedia.linefilter.LineFilter, optional
+        For N-Triples/N-Quads: only the lines it keeps are parsed (the others are skipped unparsed:
+        a malformed one among them is not seen); the file is read in blocks of lines.
 
     Attributes
     ----------
@@ -304,6 +300,8 @@ class DumpReader:
         The file's size in bytes (compressed, as on disk).
     sha256 : str or None
         The sha256 of the file's bytes, once it was read to the end (the one read that parses it).
+    lines : int
+        The lines read so far (with a ``line_filter``; ``0`` otherwise).
 
     Examples
     --------
@@ -316,13 +314,15 @@ class DumpReader:
     """
 
     def __init__(self, path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
-                 lenient: bool = False):
+                 lenient: bool = False, line_filter=None):
         self.path = Path(path)
         self.format = dump_format(self.path)
         self.skip_bad_lines, self.lenient = skip_bad_lines, lenient
         self.bad_lines = [] if bad_lines is None else bad_lines
+        self.line_filter = line_filter if self.format in _LINE_BASED else None
         self.size = self.path.stat().st_size
         self.sha256: str | None = None
+        self.lines = 0
         self._raw: _HashingFile | None = None
 
     @property
@@ -340,6 +340,9 @@ class DumpReader:
         return 0 if self._raw is None else self._raw.count
 
     def __iter__(self) -> Iterator[ox.Quad]:
+        if self.line_filter is not None:
+            yield from self._filtered()
+            return
         path, fmt = self.path, self.format
         comp = _split_name(path)[1]
         # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
@@ -356,7 +359,7 @@ class DumpReader:
                         try:
                             yield from ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient)
                         except SyntaxError:
-                            if isinstance(fh, _PipedBz2):  # a corrupt file gives garbage or a cut line: say so
+                            if isinstance(fh, _Piped):  # a corrupt file gives garbage or a cut line: say so
                                 fh.check(drain=0 if self.skip_bad_lines else 2 << 20)
                             raise
                         _finish(fh, self._raw)
@@ -371,6 +374,72 @@ class DumpReader:
                 if isinstance(exc, FileNotFoundError):
                     raise
                 raise InputFormatError(f"cannot read dump ({exc})", path) from None
+
+    def _filtered(self) -> Iterator[ox.Quad]:
+        """The triples of the lines the filter keeps, parsed a block of lines at a time."""
+        comp = _split_name(self.path)[1]
+        keep, fmt, lenient = self.line_filter.keep, self.format, self.lenient
+        with open(self.path, "rb") as raw:
+            self._raw = _HashingFile(raw)
+            fh = _open_binary(self._raw, comp, piped_gzip=True)
+            try:
+                rest, done = b"", 0  # the unfinished last line of the previous block; lines before this block
+                while True:
+                    try:
+                        data = fh.read(_BLOCK)
+                    except (OSError, EOFError) as exc:
+                        raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
+                    if not data:
+                        block, rest = rest, b""
+                    else:
+                        cut = data.rfind(b"\n") + 1
+                        if not cut:
+                            rest += data
+                            continue
+                        block, rest = rest + data[:cut], data[cut:]
+                    if block:
+                        kept, offsets = keep(block)
+                        if kept:
+                            yield from self._parse_block(block, kept, offsets, done, fmt, lenient)
+                        done += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+                        self.lines = done
+                    if not data:
+                        break
+                try:
+                    _finish(fh, self._raw)
+                except OSError as exc:
+                    raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
+            finally:
+                if fh is not self._raw:
+                    fh.close()
+        self.sha256 = self._raw.hash.hexdigest()
+
+    def _parse_block(self, block: bytes, kept: bytes, offsets, done: int, fmt, lenient) -> Iterator[ox.Quad]:
+        """Parse the kept lines of a block; a malformed one is named by its line in the file."""
+        start, lines = 0, None  # kept lines parsed already (a bad one skipped); where each kept line starts
+        while True:
+            body = kept if not start else kept[int(lines[start - 1]) + 1:]
+            try:
+                yield from ox.parse(input=body, format=fmt, lenient=lenient)
+                return
+            except SyntaxError as exc:
+                if lines is None:
+                    lines = np.flatnonzero(np.frombuffer(kept, np.uint8) == 10)  # the newline ending each kept line
+                k = min(start + (exc.lineno or 1) - 1, len(offsets) - 1)
+                self._bad_line_at(exc, done + block.count(b"\n", 0, int(offsets[k])) + 1)
+                start = k + 1
+                if start >= len(offsets):
+                    return
+
+    def _bad_line_at(self, exc: SyntaxError, line: int) -> None:
+        """Raise on a malformed line (its number in the file), or record it."""
+        msg = re.sub(r"^Parser error at line \d+ between columns \d+ and \d+: ", "",
+                     str(exc.msg if hasattr(exc, "msg") else exc))
+        if not self.skip_bad_lines:
+            raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True (--skip-bad-lines) to skip it",
+                                   self.path, line) from None
+        log.warning("%s:%d: skipping malformed line: %s", self.path, line, msg)
+        self.bad_lines.append((str(self.path), line, msg))
 
     def _bad_line(self, exc: SyntaxError, start: int) -> int:
         """Raise on a malformed statement, or record it and return the lines to skip on reopening."""
@@ -423,9 +492,13 @@ class DumpSource:
     paths : path or list of paths
         Dump files and/or directories (see :func:`dump_files`). Typical DBpedia set: the ontology
         (``dbpedia_*.owl``), ``instance_types_en.nt.bz2``, ``article_categories_en.nt.bz2``,
-        ``skos_categories_en.nt.bz2``.
+        ``skos_categories_en.nt.bz2``; Wikidata: ``latest-truthy.nt.bz2``.
+    vocabulary : Vocabulary, optional
+        The graph's predicates (:mod:`kg.dbpedia.vocabulary`; DBpedia's by default). With one
+        that skips unused lines (Wikidata's), the lines of other predicates are not parsed.
     type_namespaces : list of str, optional
-        IRI prefixes (or ``dbo``/``yago``/``schema``) of the types to keep (default: DBpedia ontology).
+        IRI prefixes (or the vocabulary's short names: ``dbo``/``yago``/``schema``, ``wd``) of the
+        types to keep (default: the vocabulary's, the DBpedia ontology for DBpedia).
     skip_bad_lines : bool
         Skip (and report) malformed N-Triples lines instead of failing.
     lenient : bool
@@ -434,8 +507,8 @@ class DumpSource:
     Notes
     -----
     Nothing is read until the first question. The first ``types``/``categories`` call reads
-    every file once, keeping the facts of the requested entities and all ``rdfs:subClassOf`` /
-    ``skos:broader`` edges; asking about new entities later reads the files again for those only.
+    every file once, keeping the facts of the requested entities and all subclass-of /
+    broader edges; asking about new entities later reads the files again for those only.
 
     Examples
     --------
@@ -448,34 +521,46 @@ class DumpSource:
         self,
         paths,
         *,
+        vocabulary: Vocabulary | None = None,
         type_namespaces: Sequence[str] | None = None,
         skip_bad_lines: bool = False,
         lenient: bool = False,
     ):
         self.paths = paths
         self.lenient = lenient
-        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self.vocabulary = vocabulary or DBPEDIA
+        self.type_namespaces = self.vocabulary.resolve_namespaces(type_namespaces)
         self.skip_bad_lines = skip_bad_lines
         self.report: dict = {"bad_lines": [], "scans": 0, "triples": 0}
         self._types = MemoCache()
         self._cats = MemoCache()
         self._subclass: dict[str, set[str]] | None = None
         self._broader: dict[str, set[str]] | None = None
+        self._links: dict[str, MemoCache] = {}
 
     def __repr__(self) -> str:
         return f"DumpSource({self.paths!r}, type_namespaces={list(self.type_namespaces)!r})"
 
     def describe(self) -> dict:
         """Provenance for table metadata."""
-        return {"kind": "dump", "files": [str(p) for p in dump_files(self.paths)],
-                "type_namespaces": list(self.type_namespaces)}
+        out = {"kind": "dump", "files": [str(p) for p in dump_files(self.paths)],
+               "type_namespaces": list(self.type_namespaces)}
+        if self.vocabulary is not DBPEDIA:
+            out["vocabulary"] = self.vocabulary.name
+        return out
 
     # ------------------------------------------------------------------ reading
     def _scan(self, entities: Sequence[str]) -> None:
         files = dump_files(self.paths)
         want = {ox.NamedNode(check_iri(e)) for e in entities}
-        p_type, p_subj = ox.NamedNode(RDF_TYPE), ox.NamedNode(DCT_SUBJECT)
-        p_sub, p_broad = ox.NamedNode(RDFS_SUBCLASSOF), ox.NamedNode(SKOS_BROADER)
+        v = self.vocabulary
+        p_type, p_subj = {ox.NamedNode(p) for p in v.instance_of}, {ox.NamedNode(p) for p in v.subject}
+        p_sub, p_broad = {ox.NamedNode(p) for p in v.subclass_of}, {ox.NamedNode(p) for p in v.broader}
+        filt = None
+        if v.skip_unused_lines:
+            from kg.dbpedia.linefilter import LineFilter
+
+            filt = LineFilter({p.value for p in p_type | p_subj | p_sub | p_broad})
         types: dict[str, set[str]] = {e: set() for e in entities}
         cats: dict[str, set[str]] = {e: set() for e in entities}
         keep_schema = self._subclass is None
@@ -487,31 +572,36 @@ class DumpSource:
         bad = self.report["bad_lines"]
         for f in files:
             # hot loop: touch only what is needed (every attribute access builds a Python object)
-            for q in iter_triples(f, skip_bad_lines=self.skip_bad_lines, bad_lines=bad, lenient=self.lenient):
+            reader = DumpReader(f, skip_bad_lines=self.skip_bad_lines, bad_lines=bad, lenient=self.lenient,
+                                line_filter=filt)
+            for q in reader:
                 n += 1
                 s = q.subject
                 if s in want:
                     p = q.predicate
-                    if p == p_type:
+                    if p in p_type:
                         o = q.object
                         if type(o) is named:
                             types[s.value].add(o.value)
-                        continue
-                    if p == p_subj:
+                        if p not in p_sub and p not in p_broad:
+                            continue
+                    if p in p_subj:
                         o = q.object
                         if type(o) is named:
                             cats[s.value].add(o.value)
-                        continue
+                        if p not in p_sub and p not in p_broad:
+                            continue
                 elif not keep_schema:
                     continue
                 else:
                     p = q.predicate
-                if keep_schema and (p == p_sub or p == p_broad):
+                if keep_schema and (p in p_sub or p in p_broad):
                     o = q.object
                     if type(o) is named and type(s) is named:
                         sv, ov = s.value, o.value
-                        edges = subclass if p == p_sub else broader
-                        edges.setdefault(canon.setdefault(sv, sv), set()).add(canon.setdefault(ov, ov))
+                        for edges, preds in ((subclass, p_sub), (broader, p_broad)):
+                            if p in preds:
+                                edges.setdefault(canon.setdefault(sv, sv), set()).add(canon.setdefault(ov, ov))
         self.report["scans"] += 1
         self.report["triples"] += n
         if keep_schema:
@@ -520,6 +610,53 @@ class DumpSource:
         self._types.put({e: {t for t in ts if t.startswith(ns)} for e, ts in types.items()})
         self._cats.put(cats)
         log.info("read %d triples from %d dump file(s) for %d entities", n, len(files), len(entities))
+
+    def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject
+        (one more read of the files for the subjects not asked about yet).
+
+        Parameters
+        ----------
+        kind : str
+            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
+        entities : iterable of str
+
+        Returns
+        -------
+        dict of str -> set of str
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "s.nt"
+        >>> _ = p.write_text("<http://dbpedia.org/resource/Lyon> <http://www.w3.org/2002/07/owl#sameAs> "
+        ...                  "<http://www.wikidata.org/entity/Q456> .\\n")
+        >>> DumpSource(p).facts("same_as", ["http://dbpedia.org/resource/Lyon"])
+        {'http://dbpedia.org/resource/Lyon': {'http://www.wikidata.org/entity/Q456'}}
+        """
+        roles = self.vocabulary.roles()
+        if kind not in roles:
+            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
+        memo = self._links.setdefault(kind, MemoCache())
+        return memo.ask(entities, lambda todo: self._scan_role(roles[kind], todo))
+
+    def _scan_role(self, preds: Sequence[str], todo: list[str]) -> dict[str, set[str]]:
+        want = {ox.NamedNode(check_iri(e)) for e in todo}
+        p_set = {ox.NamedNode(p) for p in preds}
+        found: dict[str, set[str]] = {e: set() for e in todo}
+        filt = None
+        if self.vocabulary.skip_unused_lines:
+            from kg.dbpedia.linefilter import LineFilter
+
+            filt = LineFilter(preds)
+        for f in dump_files(self.paths):
+            reader = DumpReader(f, skip_bad_lines=self.skip_bad_lines, bad_lines=self.report["bad_lines"],
+                                lenient=self.lenient, line_filter=filt)
+            for q in reader:
+                if q.predicate in p_set and q.subject in want and type(q.object) is ox.NamedNode:
+                    found[q.subject.value].add(q.object.value)
+        self.report["scans"] += 1
+        return found
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
@@ -554,8 +691,9 @@ class DumpSource:
 def read_lexicon_entries(
     paths,
     *,
+    vocabulary: Vocabulary | None = None,
     lang: str | None = "en",
-    namespaces: Sequence[str] = ("http://dbpedia.org/resource/",),
+    namespaces: Sequence[str] | None = None,
     skip_bad_lines: bool = False,
 ) -> tuple[dict[str, set[str]], dict[str, str], dict[str, int]]:
     """Labels, redirects and in-link counts of the resources of a dump, for the lexicon annotator.
@@ -564,10 +702,15 @@ def read_lexicon_entries(
     ----------
     paths : path or list of paths
         Dump files and/or directories (see :func:`dump_files`).
+    vocabulary : Vocabulary, optional
+        Its label, redirect and link predicates (DBpedia's by default); its language and entity
+        namespaces when ``lang`` / ``namespaces`` are not given.
     lang : str or None
         Language of the labels to keep (untagged labels are always kept); ``None`` keeps all.
-    namespaces : sequence of str
-        IRI prefixes of the resources whose labels and redirects are read.
+        With a ``vocabulary``, its language.
+    namespaces : sequence of str, optional
+        IRI prefixes of the resources whose labels and redirects are read (default: the
+        vocabulary's ``entities``).
     skip_bad_lines : bool
         Skip (and log) malformed N-Triples lines.
 
@@ -596,27 +739,37 @@ def read_lexicon_entries(
     >>> redirects
     {'http://dbpedia.org/resource/Lyons': 'http://dbpedia.org/resource/Lyon'}
     """
-    ns = tuple(namespaces)
-    p_label, p_redir = ox.NamedNode(RDFS_LABEL), ox.NamedNode(DBO_REDIRECTS)
-    p_link = ox.NamedNode(DBO_WIKILINK)
+    if vocabulary is not None:
+        lang = vocabulary.language
+    v = vocabulary or DBPEDIA
+    ns = tuple(v.entities if namespaces is None else namespaces)
+    p_label = {ox.NamedNode(p) for p in v.labels}
+    p_redir = {ox.NamedNode(p) for p in v.redirects}
+    p_link = {ox.NamedNode(p) for p in v.prior_links}
     labels: dict[str, set[str]] = {}
     redirects: dict[str, str] = {}
     inlinks: dict[str, int] = {}
+    filt = None
+    if v.skip_unused_lines:
+        from kg.dbpedia.linefilter import LineFilter
+
+        filt = LineFilter(v.labels + v.redirects + v.prior_links, label_predicates=v.labels, language=lang)
     for f in dump_files(paths):
-        for q in iter_triples(f, skip_bad_lines=skip_bad_lines):
+        for q in DumpReader(f, skip_bad_lines=skip_bad_lines, line_filter=filt):
             p = q.predicate
-            if p == p_label:
+            if type(q.subject) is not ox.NamedNode:
+                continue
+            if p in p_label:
                 o = q.object
-                if type(o) is not ox.Literal or (lang is not None and o.language not in (lang, None)):
-                    continue
-                s = q.subject.value
-                if s.startswith(ns):
-                    labels.setdefault(s, set()).add(o.value)
-            elif p == p_redir and type(q.object) is ox.NamedNode:
+                if type(o) is ox.Literal and (lang is None or o.language in (lang, None)):
+                    s = q.subject.value
+                    if s.startswith(ns):
+                        labels.setdefault(s, set()).add(o.value)
+            if p in p_redir and type(q.object) is ox.NamedNode:
                 s = q.subject.value
                 if s.startswith(ns):
                     redirects[s] = q.object.value
-            elif p == p_link and type(q.object) is ox.NamedNode:
+            if p in p_link and type(q.object) is ox.NamedNode:
                 o = q.object.value
                 if o.startswith(ns):
                     inlinks[o] = inlinks.get(o, 0) + 1

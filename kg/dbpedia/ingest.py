@@ -1,23 +1,27 @@
-"""One pass over one dump file into a *segment* of the dump index (see :mod:`kg.dbpedia.index`).
+"""One pass over one dump file into a *segment* of the dump index (the layout: :mod:`kg.dbpedia.index`).
 
-A segment holds what the DBpedia route asks of a file, in the forms of :mod:`kg.dbpedia.columns`:
+A segment holds what a :class:`~kg.dbpedia.vocabulary.Vocabulary` asks of a file:
 
-- ``types`` and ``categories``: for each subject IRI (by its hashed key) the ``rdf:type``
-  (``dct:subject``) objects, as runs ``[start, stop)`` into an array of term ids. DBpedia's
-  files list a subject's triples together, so a subject is usually one run; a subject seen in
-  several places of a file has several runs, and a lookup reads them all;
-- ``subclass`` and ``broader``: the ``rdfs:subClassOf`` / ``skos:broader`` edges as pairs of
-  term ids, sorted by child;
-- ``terms``: every IRI these point at (classes, categories), a string column and a key table;
-- the lexicon's raw material: ``rdfs:label`` literals (English or untagged) and
-  ``dbo:wikiPageRedirects`` of resources (``http://dbpedia.org/resource/``), in-link counts of
-  ``dbo:wikiPageWikiLink`` (string columns; :mod:`kg.dbpedia.lexindex` builds the lexicon);
-- ``segment.json``: the file's name, size and sha256, triple counts and the malformed lines
-  skipped (with ``skip_bad_lines``).
+- its *fact tables*, one per role of the vocabulary (``types``, ``categories``, ``subclass``,
+  ``broader``, ``same_as``, ``equivalent_class``): every ``subject predicate object`` triple of
+  the role's predicates whose object is an IRI, as the subject's 128-bit key and the object's
+  term id, sorted by subject key;
+- the *terms*: every object IRI of those facts, by key, with its string;
+- the lexicon's raw material: labels (in the vocabulary's language, or untagged) and redirects
+  of the resources under its ``entities`` namespaces (string columns, in file order), and the
+  in-link counts of its ``prior_links`` predicates (keys and counts);
+- the strongly connected components of the ``subclass`` and ``broader`` graphs of the file
+  (their cycles), listed one per line.
 
-Memory grows with the terms and the number of subject runs, not with the file: facts, labels and
-redirects go to disk as they come. Types are kept whatever their namespace (the namespaces are
-chosen per query), and every term is kept: the index answers what the file says.
+Memory does not grow with the file: facts are hashed and gathered in bounded blocks, spilled as
+sorted runs (:mod:`kg.dbpedia.extsort`) and merged into the tables at the end; labels and redirects
+go to disk as they come; the strings of terms are written once each (a bounded cache of the
+recent ones; the term table keeps the first copy of a repeated one). With a vocabulary that skips
+unused lines (Wikidata's), the lines of other predicates are not parsed at all
+(:mod:`kg.dbpedia.linefilter`).
+
+Types are kept whatever their namespace (the namespaces are chosen per query), and every term is
+kept: the index answers what the file says.
 
 Examples
 --------
@@ -35,158 +39,300 @@ from __future__ import annotations
 
 import json
 import time
-from array import array
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pyoxigraph as ox
 
-from kg.dbpedia.columns import StringColumnWriter, hash_keys, save_array, write_key_table
+from kg.dbpedia.columns import StringColumn, StringColumnWriter, find_sorted, hash_keys, load_array, save_array
 from kg.dbpedia.dumps import DumpReader
-from kg.dbpedia.sources import (
-    DBO_REDIRECTS,
-    DBO_WIKILINK,
-    DCT_SUBJECT,
-    RDF_TYPE,
-    RDFS_LABEL,
-    RDFS_SUBCLASSOF,
-    SKOS_BROADER,
-)
+from kg.dbpedia.extsort import NpyWriter, SortedRuns, SpillPool, write_pair_array
+from kg.dbpedia.linefilter import LineFilter
+from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 
-__all__ = ["FORMAT", "LEXICON_LANG", "LEXICON_NAMESPACE", "build_segment"]
+__all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "build_segment"]
 
 #: The version of the segment layout (part of a segment's folder name).
-FORMAT = 1
-#: The label language the lexicon keeps (untagged labels too) and the namespace of its resources.
-LEXICON_LANG = "en"
-LEXICON_NAMESPACE = "http://dbpedia.org/resource/"
+FORMAT = 2
+#: The fact tables of a segment, and those that are graphs (whose cycles are listed).
+FACT_ROLES = ("types", "categories", "subclass", "broader", "same_as", "equivalent_class")
+GRAPH_ROLES = ("subclass", "broader")
 
-_TYPES, _CATS, _SUB, _BROAD, _LABEL, _REDIR, _LINK = range(7)
-_PREDICATES = {RDF_TYPE: _TYPES, DCT_SUBJECT: _CATS, RDFS_SUBCLASSOF: _SUB, SKOS_BROADER: _BROAD,
-               RDFS_LABEL: _LABEL, DBO_REDIRECTS: _REDIR, DBO_WIKILINK: _LINK}
-_HASH_BATCH = 1 << 16
+_BATCH = 1 << 16  # facts hashed at a time
 _PROGRESS_EVERY = 1 << 16  # triples between two progress reports
+_RECENT = 1 << 18  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
+_LABEL, _REDIR, _LINK = "label", "redirect", "link"
 
 
-class _Runs:
-    """Facts of one predicate: subject runs (hashed in batches) and the term id of every fact."""
+class _Facts:
+    """The facts of one role as they come: subject and object strings (appended by the scan), hashed and sorted
+    in batches."""
 
-    def __init__(self) -> None:
-        self.terms = array("I")
-        self.starts = array("q")
-        self.keys: list[np.ndarray] = []
-        self.pending: list[str] = []
-        self.current: str | None = None
+    def __init__(self, role: str, runs: SortedRuns, terms: _Terms):
+        self.role, self.runs, self.terms = role, runs, terms
+        self.subjects: list[str] = []
+        self.objects: list[str] = []
+        self.n = 0
 
-    def new_run(self, subject: str) -> None:
-        self.current = subject
-        self.starts.append(len(self.terms))
-        self.pending.append(subject)
-        if len(self.pending) >= _HASH_BATCH:
-            self.keys.append(hash_keys(self.pending))
-            self.pending = []
-
-    def write(self, folder: Path, name: str) -> int:
-        if self.pending:
-            self.keys.append(hash_keys(self.pending))
-        keys = np.concatenate(self.keys) if self.keys else np.zeros((0, 2), np.uint64)
-        starts = np.frombuffer(self.starts, dtype=np.int64)
-        stops = np.append(starts[1:], len(self.terms)).astype(np.int64)
-        write_key_table(folder, name, keys, {"start": starts, "stop": stops})
-        save_array(folder / f"{name}.terms.npy", np.frombuffer(self.terms, dtype=np.uint32))
-        return len(self.terms)
+    def flush(self, at_least: int = 1) -> None:
+        """Hash and hand the gathered facts to the runs (when there are ``at_least`` of them)."""
+        if not self.subjects or len(self.subjects) < at_least:
+            return
+        sk = _subject_keys(self.subjects)
+        ok = self.terms.keys(self.objects)
+        self.runs.add(s_hi=sk[:, 0], s_lo=sk[:, 1], o_hi=ok[:, 0], o_lo=ok[:, 1])
+        self.n += len(self.subjects)
+        self.subjects.clear()  # in place: the scan appends through these lists' bound methods
+        self.objects.clear()
 
 
-class _Segment:
-    """What one file contributes, gathered while it is parsed."""
+def _subject_keys(subjects: list[str]) -> np.ndarray:
+    """Keys of subjects, hashing each run of equal consecutive subjects once (dumps group a subject's lines)."""
+    arr = np.empty(len(subjects), dtype=object)
+    arr[:] = subjects
+    starts = np.flatnonzero(np.r_[True, arr[1:] != arr[:-1]])
+    keys = hash_keys(arr[starts].tolist())
+    if len(starts) == len(subjects):
+        return keys
+    return np.repeat(keys, np.diff(np.append(starts, len(subjects))), axis=0)
 
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.term_ids: dict[str, int] = {}
-        self.terms = StringColumnWriter(folder, "terms")
-        self.runs = {_TYPES: _Runs(), _CATS: _Runs()}
-        self.edges = {_SUB: (array("I"), array("I")), _BROAD: (array("I"), array("I"))}
+
+class _Terms:
+    """Object IRIs: each string written once per epoch of the recent-keys cache, its key run-sorted."""
+
+    def __init__(self, folder: Path, runs: SortedRuns):
+        self.column = StringColumnWriter(folder, "terms")
+        self.runs = runs
+        self.recent: dict[str, tuple[int, int]] = {}
+        self.new: list[str] = []
+
+    def keys(self, objects: list[str]) -> np.ndarray:
+        recent, new = self.recent, []
+        for o in objects:
+            if o not in recent:
+                new.append(o)
+                recent[o] = None
+        if new:
+            new = list(dict.fromkeys(new))
+            keys = hash_keys(new)
+            rows = np.arange(len(self.column), len(self.column) + len(new), dtype=np.int64)
+            for o, k in zip(new, keys.tolist()):
+                recent[o] = k
+                self.column.add(o)
+            self.runs.add(hi=keys[:, 0], lo=keys[:, 1], row=rows)
+        out = np.asarray([recent[o] for o in objects], np.uint64).reshape(-1, 2)
+        if len(recent) > _RECENT:
+            self.recent = {}
+        return out
+
+
+class _Builder:
+    """What one file contributes, gathered while it is read."""
+
+    def __init__(self, folder: Path, vocabulary: Vocabulary, pool: SpillPool):
+        self.folder, self.vocabulary = folder, vocabulary
+        self.tmp = folder / ".runs"
+        self.tmp.mkdir()
+        self.terms = _Terms(folder, SortedRuns(self.tmp, "terms", ("hi", "lo", "row"), pool=pool))
+        self.facts = {role: _Facts(role, SortedRuns(self.tmp, role, ("s_hi", "s_lo"), pool=pool), self.terms)
+                      for role, preds in vocabulary.roles().items() if preds}
+        self.actions: dict[str, list] = {}
+        for role, preds in vocabulary.roles().items():
+            for p in preds:
+                f = self.facts[role]
+                self.actions.setdefault(p, []).append((f.subjects.append, f.objects.append))
+        for kind, preds in ((_LABEL, vocabulary.labels), (_REDIR, vocabulary.redirects),
+                            (_LINK, vocabulary.prior_links)):
+            for p in preds:
+                self.actions.setdefault(p, []).append(kind)
         self.columns = {name: StringColumnWriter(folder, name) for name in
                         ("labels.subject", "labels.text", "redirects.source", "redirects.target")}
-        self.inlinks: dict[str, int] = {}
-
-    def term(self, iri: str) -> int:
-        t = self.term_ids.get(iri)
-        if t is None:
-            t = self.term_ids[iri] = len(self.term_ids)
-            self.terms.add(iri)
-        return t
+        self.links = SortedRuns(self.tmp, "inlinks", ("hi", "lo"), pool=pool)
+        self.link_objects: list[str] = []
 
     def scan(self, reader: DumpReader, tick: Callable[[], None]) -> int:
         """The hot loop: one dictionary look-up per triple, the rest only for the predicates kept."""
         named, literal = ox.NamedNode, ox.Literal
-        get, term, runs, edges = _PREDICATES.get, self.term, self.runs, self.edges
+        get = self.actions.get
         lab_s, lab_t = self.columns["labels.subject"].add, self.columns["labels.text"].add
         red_s, red_t = self.columns["redirects.source"].add, self.columns["redirects.target"].add
-        inlinks, ns, langs = self.inlinks, LEXICON_NAMESPACE, (LEXICON_LANG, None)
+        links = self.link_objects
+        ns = tuple(self.vocabulary.entities)
+        lang = self.vocabulary.language
+        langs = (lang, None) if lang is not None else None
+        facts = list(self.facts.values())
         n = 0
         for s, p, o, _g in reader:
             n += 1
             if not n & (_PROGRESS_EVERY - 1):
                 tick()
-            k = get(p.value)
-            if k is None or type(s) is not named:
+                for f in facts:  # a batch of each fact table's rows, hashed
+                    f.flush(_BATCH)
+            acts = get(p.value)
+            if acts is None or type(s) is not named:
                 continue
-            if k <= _CATS:
-                if type(o) is named:
-                    r, sv = runs[k], s.value
-                    if sv != r.current:
-                        r.new_run(sv)
-                    r.terms.append(term(o.value))
-            elif k <= _BROAD:
-                if type(o) is named:
-                    child, parent = edges[k]
-                    child.append(term(s.value))
-                    parent.append(term(o.value))
-            elif k == _LABEL:
-                if type(o) is literal and o.language in langs:
-                    sv = s.value
-                    if sv.startswith(ns):
-                        lab_s(sv)
-                        lab_t(o.value)
-            elif type(o) is named:
-                if k == _REDIR:
-                    sv = s.value
-                    if sv.startswith(ns):
-                        red_s(sv)
-                        red_t(o.value)
-                else:
-                    ov = o.value
-                    if ov.startswith(ns):
-                        inlinks[ov] = inlinks.get(ov, 0) + 1
+            for act in acts:
+                if type(act) is tuple:  # a fact table's two lists
+                    if type(o) is named:
+                        act[0](s.value)
+                        act[1](o.value)
+                elif act == _LABEL:
+                    if type(o) is literal and (langs is None or o.language in langs):
+                        sv = s.value
+                        if sv.startswith(ns):
+                            lab_s(sv)
+                            lab_t(o.value)
+                elif type(o) is named:
+                    if act == _REDIR:
+                        sv = s.value
+                        if sv.startswith(ns):
+                            red_s(sv)
+                            red_t(o.value)
+                    else:
+                        ov = o.value
+                        if ov.startswith(ns):
+                            links.append(ov)
+                            if len(links) >= _BATCH:
+                                self._flush_links()
         return n
 
+    def _flush_links(self) -> None:
+        if self.link_objects:
+            keys, counts = np.unique(hash_keys(self.link_objects), axis=0, return_counts=True)
+            self.links.add(hi=keys[:, 0], lo=keys[:, 1], count=counts.astype(np.int64))
+            self.link_objects = []
+
+    # ------------------------------------------------------------------ the tables
     def write(self) -> dict:
-        counts = {"types": self.runs[_TYPES].write(self.folder, "types"),
-                  "categories": self.runs[_CATS].write(self.folder, "categories")}
-        for k, name in ((_SUB, "subclass"), (_BROAD, "broader")):
-            child, parent = (np.frombuffer(a, dtype=np.uint32) for a in self.edges[k])
-            order = np.lexsort((parent, child))
-            save_array(self.folder / f"{name}.child.npy", child[order])
-            save_array(self.folder / f"{name}.parent.npy", parent[order])
-            counts[name] = len(child)
-        self.terms.close()
-        iris = list(self.term_ids)
-        write_key_table(self.folder, "terms", hash_keys(iris), {"id": np.arange(len(iris), dtype=np.uint32)})
+        for f in self.facts.values():
+            f.flush()
+        self._flush_links()
+        counts = {}
+        self.terms.column.close()
+        term_hi, term_lo = self._write_terms()
+        counts["terms"] = len(term_hi)
+        cycles = {}
+        for role in FACT_ROLES:
+            facts = self.facts.get(role)
+            counts[role] = self._write_facts(role, facts, term_hi, term_lo)
+            if role in GRAPH_ROLES and counts[role]:
+                cycles[role] = self._write_cycles(role, term_hi, term_lo)
         for name, col in self.columns.items():
             counts[name.split(".")[0]] = col.close()
-        links = StringColumnWriter(self.folder, "inlinks.iri")
-        for iri in self.inlinks:
-            links.add(iri)
-        links.close()
-        save_array(self.folder / "inlinks.count.npy", np.fromiter(self.inlinks.values(), np.int64, len(self.inlinks)))
-        counts.update(terms=len(iris), inlinks=len(self.inlinks))
-        return counts
+        counts["inlinks"] = self._write_links()
+        for runs in [self.terms.runs, self.links, *(f.runs for f in self.facts.values())]:
+            runs.close()
+        self.tmp.rmdir()
+        return {"counts": counts, "cycles": cycles}
+
+    def _write_terms(self) -> tuple[np.ndarray, np.ndarray]:
+        """``terms.keys.npy`` (distinct keys, sorted) and ``terms.row.npy`` (the row of each one's string)."""
+        his, los, rows = [], [], []
+        last = None
+        for b in self.terms.runs.merged():
+            hi, lo, row = b["hi"], b["lo"], b["row"]
+            new = np.ones(len(hi), bool)
+            new[1:] = (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])
+            if last is not None and len(hi) and hi[0] == last[0] and lo[0] == last[1]:
+                new[0] = False
+            if len(hi):
+                last = (hi[-1], lo[-1])
+            his.append(hi[new])
+            los.append(lo[new])
+            rows.append(row[new])
+        hi = np.concatenate(his) if his else np.zeros(0, np.uint64)
+        lo = np.concatenate(los) if los else np.zeros(0, np.uint64)
+        save_array(self.folder / "terms.keys.npy", np.stack([hi, lo]))
+        save_array(self.folder / "terms.row.npy", np.concatenate(rows) if rows else np.zeros(0, np.int64))
+        return hi, lo
+
+    def _write_facts(self, role: str, facts: _Facts | None, term_hi, term_lo) -> int:
+        """``<role>.keys.npy`` (subject keys, sorted, one row per fact) and ``<role>.objects.npy`` (term ids)."""
+        hi_raw, lo_raw = self.tmp / f"{role}.hi", self.tmp / f"{role}.lo"
+        n = 0
+        with open(hi_raw, "wb") as fh, open(lo_raw, "wb") as fl, \
+                NpyWriter(self.folder / f"{role}.objects.npy", np.uint32) as objects:
+            for b in ([] if facts is None else facts.runs.merged()):
+                q, rows = find_sorted(term_hi, term_lo, np.stack([b["o_hi"], b["o_lo"]], axis=1))
+                ids = np.empty(len(b["s_hi"]), np.uint32)
+                ids[q] = rows
+                fh.write(np.ascontiguousarray(b["s_hi"], "<u8").tobytes())
+                fl.write(np.ascontiguousarray(b["s_lo"], "<u8").tobytes())
+                objects.write(ids)
+                n += len(ids)
+        write_pair_array(self.folder / f"{role}.keys.npy", hi_raw, lo_raw, np.uint64, n)
+        return n
+
+    def _write_cycles(self, role: str, term_hi, term_lo) -> dict:
+        """The strongly connected components of a graph role (its cycles), one per line of ``<role>.cycles.tsv``."""
+        from scipy.sparse import csr_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        keys = load_array(self.folder / f"{role}.keys.npy")
+        parent = np.asarray(load_array(self.folder / f"{role}.objects.npy"), np.int64)
+        q, rows = find_sorted(term_hi, term_lo, np.asarray(keys).T)
+        child = np.full(len(parent), -1, np.int64)
+        child[q] = rows
+        ok = child >= 0  # a subject that is no term is no one's parent: in no cycle
+        child, parent = child[ok], parent[ok]
+        n = len(term_hi)
+        loops = np.unique(child[child == parent])
+        m = csr_matrix((np.ones(len(child), np.int8), (child, parent)), shape=(n, n))
+        _, label = connected_components(m, directed=True, connection="strong")
+        sizes = np.bincount(label)
+        big = np.flatnonzero(sizes > 1)
+        members = np.flatnonzero(np.isin(label, big))
+        column = StringColumn(self.folder, "terms")
+        rows_of = np.asarray(load_array(self.folder / "terms.row.npy"))
+        groups: dict[int, list[str]] = {}
+        for t, name in zip(members.tolist(), column.take(rows_of[members].tolist())):
+            groups.setdefault(int(label[t]), []).append(name)
+        lines = sorted("\t".join(sorted(g)) for g in groups.values())
+        lines += sorted(column.take(rows_of[loops].tolist()))  # a self-loop is a cycle of one
+        (self.folder / f"{role}.cycles.tsv").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+        return {"cycles": len(lines), "nodes": int(len(members) + len(np.setdiff1d(loops, members)))}
+
+    def _write_links(self) -> int:
+        """``inlinks.keys.npy`` (distinct linked resources, sorted) and ``inlinks.count.npy``."""
+        his, los, counts = [], [], []
+        for b in self.links.merged(group=2):
+            hi, lo, c = b["hi"], b["lo"], b["count"]
+            start = np.flatnonzero(np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])])
+            his.append(hi[start])
+            los.append(lo[start])
+            counts.append(np.add.reduceat(c, start))
+        hi = np.concatenate(his) if his else np.zeros(0, np.uint64)
+        lo = np.concatenate(los) if los else np.zeros(0, np.uint64)
+        save_array(self.folder / "inlinks.keys.npy", np.stack([hi, lo]))
+        save_array(self.folder / "inlinks.count.npy", np.concatenate(counts) if counts else np.zeros(0, np.int64))
+        return len(hi)
 
 
-def build_segment(path, folder, *, skip_bad_lines: bool = False,
-                  progress: Callable[[int], None] | None = None) -> dict:
+def line_filter(vocabulary: Vocabulary) -> LineFilter | None:
+    """The filter of the N-Triples lines a vocabulary reads (``None`` when it parses every line).
+
+    Parameters
+    ----------
+    vocabulary : Vocabulary
+
+    Returns
+    -------
+    LineFilter or None
+
+    Examples
+    --------
+    >>> from kg.dbpedia.vocabulary import WIKIDATA
+    >>> line_filter(WIKIDATA), line_filter(DBPEDIA)
+    (LineFilter(7 predicates, language=b'en'), None)
+    """
+    if not vocabulary.skip_unused_lines:
+        return None
+    return LineFilter(vocabulary.predicates(), label_predicates=vocabulary.labels, language=vocabulary.language)
+
+
+def build_segment(path, folder, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
+                  progress: Callable[[int], None] | None = None, pool: SpillPool | None = None) -> dict:
     """Parse one dump file once and write its segment into ``folder`` (created; must not exist).
 
     Parameters
@@ -195,10 +341,14 @@ def build_segment(path, folder, *, skip_bad_lines: bool = False,
         A dump file (see :func:`kg.dbpedia.dumps.dump_files`).
     folder : path
         Where the segment is written.
+    vocabulary : Vocabulary
+        What to keep (the DBpedia preset by default).
     skip_bad_lines : bool
         Skip malformed N-Triples lines (recorded in the segment) instead of failing.
     progress : callable, optional
         ``progress(bytes_read)`` every 65,536 triples and at the end (bytes of the file as on disk).
+    pool : SpillPool, optional
+        The memory budget of the rows gathered before they are sorted (the default budget otherwise).
 
     Returns
     -------
@@ -218,14 +368,17 @@ def build_segment(path, folder, *, skip_bad_lines: bool = False,
     path, folder = Path(path), Path(folder)
     folder.mkdir(parents=True)
     t0 = time.perf_counter()
-    reader = DumpReader(path, skip_bad_lines=skip_bad_lines)
-    seg = _Segment(folder)
-    n = seg.scan(reader, (lambda: progress(reader.bytes_read)) if progress else (lambda: None))
-    counts = seg.write()
+    reader = DumpReader(path, skip_bad_lines=skip_bad_lines, line_filter=line_filter(vocabulary))
+    builder = _Builder(folder, vocabulary, pool or SpillPool())
+    n = builder.scan(reader, (lambda: progress(reader.bytes_read)) if progress else (lambda: None))
+    tables = builder.write()
     if progress is not None:
         progress(reader.size)
     info = {"format": FORMAT, "name": path.name, "size": reader.size, "sha256": reader.sha256, "triples": n,
-            "counts": counts, "n_bad_lines": len(reader.bad_lines),
+            "lines": reader.lines if reader.line_filter is not None else n,
+            "vocabulary": {"name": vocabulary.name, "fingerprint": vocabulary.fingerprint(),
+                           "predicates": list(vocabulary.predicates()), "language": vocabulary.language},
+            **tables, "n_bad_lines": len(reader.bad_lines),
             "bad_lines": [list(b) for b in reader.bad_lines[:100]], "seconds": round(time.perf_counter() - t0, 3)}
     (folder / "segment.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
     return info

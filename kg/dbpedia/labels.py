@@ -49,14 +49,14 @@ INDEX_SCAN_LIMIT = 5_000_000
 LABEL_PREDICATES = ("http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#prefLabel")
 
 
-def _from_index(wanted: set[str], files: Sequence[Path], index) -> tuple[dict[str, str], list[Path]]:
+def _from_index(wanted: set[str], files: Sequence[Path], index, vocabulary) -> tuple[dict[str, str], list[Path]]:
     """Labels of ``wanted`` kept by the index's segments; and the files that describe classes or categories."""
     from kg.dbpedia.columns import StringColumn
 
     found: dict[str, str] = {}
     describe: list[Path] = []
     for f in files:
-        seg = index.known_segment(f)
+        seg = index.known_segment(f, vocabulary)  # the labels it keeps: the vocabulary's, in its language
         if seg is None:
             describe.append(f)  # not ingested: its labels are only in the file
             continue
@@ -72,13 +72,15 @@ def _from_index(wanted: set[str], files: Sequence[Path], index) -> tuple[dict[st
     return found, describe
 
 
-def _from_files(wanted: set[str], files: Iterable[Path]) -> dict[str, str]:
-    """``rdfs:label`` / ``skos:prefLabel`` of ``wanted`` in small dump files (English first, then untagged)."""
+def _from_files(wanted: set[str], files: Iterable[Path], predicates: Sequence[str] = LABEL_PREDICATES,
+                language: str | None = "en") -> dict[str, str]:
+    """Labels (``predicates``, in order of preference) of ``wanted`` in small dump files (``language`` first, then
+    untagged)."""
     import pyoxigraph as ox
 
     from kg.dbpedia.dumps import DumpReader
 
-    rank = {p: i for i, p in enumerate(LABEL_PREDICATES)}
+    rank = {p: i for i, p in enumerate(predicates)}
     best: dict[str, tuple[tuple[int, int], str]] = {}
     for f in files:
         if f.stat().st_size > FILE_SCAN_LIMIT:
@@ -89,9 +91,9 @@ def _from_files(wanted: set[str], files: Iterable[Path]) -> dict[str, str]:
                 if r is None or type(o) is not ox.Literal or s.value not in wanted:
                     continue
                 lang = o.language
-                if lang not in ("en", None):
+                if lang not in (language, None):
                     continue
-                key = (r, 0 if lang == "en" else 1)
+                key = (r, 0 if lang == language else 1)
                 if s.value not in best or key < best[s.value][0]:
                     best[s.value] = (key, o.value)
         except (OSError, SyntaxError, ValueError) as exc:  # a file that cannot be read names nothing
@@ -99,7 +101,8 @@ def _from_files(wanted: set[str], files: Iterable[Path]) -> dict[str, str]:
     return {s: v for s, (_k, v) in best.items()}
 
 
-def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache_dir=None) -> dict[str, str]:
+def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache_dir=None,
+                vocabulary=None) -> dict[str, str]:
     """The labels of ``iris`` found in the dump files (see the module): IRI -> label, unnamed IRIs left out.
 
     Parameters
@@ -110,6 +113,8 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
         The dump's files and folders (as ``--dump`` gives them).
     cache_dir : path, optional
         The route's cache folder (``<kgfs home>/dbpedia-cache``): its dump index is read, never written.
+    vocabulary : kg.dbpedia.vocabulary.Vocabulary, optional
+        The graph's (DBpedia's by default): the segments read with it, its label predicates and language.
 
     Returns
     -------
@@ -120,7 +125,9 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     See the module.
     """
     from kg.dbpedia.dumps import dump_files
+    from kg.dbpedia.vocabulary import DBPEDIA
 
+    vocabulary = vocabulary or DBPEDIA
     wanted = {str(i) for i in iris}
     if not wanted or not dump:
         return {}
@@ -130,8 +137,9 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     if cache_dir is not None and (Path(cache_dir) / "index").is_dir():
         from kg.dbpedia.index import index_for_cache
 
-        found, describe = _from_index(wanted, files, index_for_cache(cache_dir))
+        found, describe = _from_index(wanted, files, index_for_cache(cache_dir), vocabulary)
     rest = wanted - found.keys()
     if rest:
-        found.update(_from_files(rest, describe))
+        predicates = tuple(dict.fromkeys([*vocabulary.labels, *LABEL_PREDICATES]))
+        found.update(_from_files(rest, describe, predicates, vocabulary.language or "en"))
     return found

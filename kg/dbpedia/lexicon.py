@@ -149,32 +149,38 @@ class LexiconAnnotator:
         cls,
         paths,
         *,
+        vocabulary=None,
         lang: str | None = "en",
         redirects: bool = True,
         prior: Mapping[str, float] | str = "auto",
         min_length: int = 2,
-        namespaces: Sequence[str] = ("http://dbpedia.org/resource/",),
+        namespaces: Sequence[str] | None = None,
         skip_bad_lines: bool = False,
     ) -> LexiconAnnotator:
-        """Build the annotator from the ``rdfs:label`` and ``dbo:wikiPageRedirects`` triples of dumps.
+        """Build the annotator from the label and redirect triples of dumps (``rdfs:label`` and
+        ``dbo:wikiPageRedirects`` for DBpedia; a :class:`~kg.dbpedia.vocabulary.Vocabulary` says which).
 
         A redirect page's label (or, without one, its IRI's local name with ``_`` as spaces)
-        becomes a surface form of the redirect's target. Categories (``Category:``) are skipped.
+        becomes a surface form of the redirect's target. Categories (``Category:``; a
+        vocabulary's ``not_entities``) are skipped.
 
         ``prior="auto"`` uses in-link counts (``dbo:wikiPageWikiLink`` triples pointing at an
-        entity or at one of its redirects) when the dump has them, else each entity's number of
-        surface forms; ``"surface-forms"`` forces the latter; a mapping is used as given.
+        entity or at one of its redirects; a vocabulary's ``prior_links``) when the dump has them,
+        else each entity's number of surface forms; ``"surface-forms"`` forces the latter; a
+        mapping is used as given. With a ``vocabulary``, its language replaces ``lang``.
         """
         from kg.dbpedia.dumps import read_lexicon_entries
+        from kg.dbpedia.vocabulary import DBPEDIA
 
         labels, redirect_map, inlinks = read_lexicon_entries(
-            paths, lang=lang, namespaces=namespaces, skip_bad_lines=skip_bad_lines
+            paths, vocabulary=vocabulary, lang=lang, namespaces=namespaces, skip_bad_lines=skip_bad_lines
         )
         pairs = [(s, name) for s, names in labels.items() for name in sorted(names)]
         table = dump_form_table(([s for s, _ in pairs], [n for _, n in pairs]),
                                 (list(redirect_map), list(redirect_map.values())),
                                 (list(inlinks), list(inlinks.values())), redirects=redirects, prior=prior,
-                                min_length=min_length, keep_keys=True)
+                                min_length=min_length, keep_keys=True,
+                                not_entities=(vocabulary or DBPEDIA).not_entities)
         log.info("lexicon: %d entities from %s", table.stats["n_entities"], paths)
         lex = cls.__new__(cls)
         lex._set_table(table)

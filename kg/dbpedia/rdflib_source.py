@@ -34,17 +34,8 @@ from collections.abc import Iterable, Sequence
 
 import rdflib
 
-from kg.dbpedia.sources import (
-    DCT_SUBJECT,
-    RDF_TYPE,
-    RDFS_SUBCLASSOF,
-    SKOS_BROADER,
-    MemoCache,
-    breadth_first_edges,
-    edges_within,
-    in_namespaces,
-    resolve_namespaces,
-)
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, in_namespaces
+from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.iri import check_iri
 
 __all__ = ["RdflibSource"]
@@ -59,8 +50,11 @@ class RdflibSource:
         Instance data and schema (any rdflib graph or dataset; its default graph is read).
         It is not copied: triples added later are seen by questions asked later, except
         those already answered (the answers are memoised, as in the other sources).
+    vocabulary : Vocabulary, optional
+        The graph's predicates (:mod:`kg.dbpedia.vocabulary`; DBpedia's by default).
     type_namespaces : list of str, optional
-        IRI prefixes (or ``dbo``/``yago``/``schema``) of the types to keep (default: DBpedia ontology).
+        IRI prefixes (or the vocabulary's short names: ``dbo``/``yago``/``schema``, ``wd``) of the
+        types to keep (default: the vocabulary's).
 
     Examples
     --------
@@ -81,15 +75,18 @@ class RdflibSource:
     ('rdflib', 3)
     """
 
-    def __init__(self, graph: rdflib.Graph, *, type_namespaces: Sequence[str] | None = None):
+    def __init__(self, graph: rdflib.Graph, *, vocabulary: Vocabulary | None = None,
+                 type_namespaces: Sequence[str] | None = None):
         if not isinstance(graph, rdflib.Graph):
             raise TypeError(f"graph must be an rdflib.Graph, got {type(graph).__name__}")
         self.graph = graph
-        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self.vocabulary = vocabulary or DBPEDIA
+        self.type_namespaces = self.vocabulary.resolve_namespaces(type_namespaces)
         self._types = MemoCache()
         self._cats = MemoCache()
         self._sub = MemoCache()
         self._broader = MemoCache()
+        self._links: dict[str, MemoCache] = {}
 
     def __repr__(self) -> str:
         return f"RdflibSource({len(self.graph)} triples, type_namespaces={list(self.type_namespaces)!r})"
@@ -108,17 +105,47 @@ class RdflibSource:
         >>> RdflibSource(rdflib.Graph(identifier="urn:x:g")).describe()
         {'kind': 'rdflib', 'identifier': 'urn:x:g', 'triples': 0, 'type_namespaces': ['http://dbpedia.org/ontology/']}
         """
-        return {"kind": "rdflib", "identifier": str(self.graph.identifier), "triples": len(self.graph),
-                "type_namespaces": list(self.type_namespaces)}
+        out = {"kind": "rdflib", "identifier": str(self.graph.identifier), "triples": len(self.graph),
+               "type_namespaces": list(self.type_namespaces)}
+        if self.vocabulary is not DBPEDIA:
+            out["vocabulary"] = self.vocabulary.name
+        return out
 
     # ------------------------------------------------------------------ lookups
-    def _objects(self, cache: MemoCache, predicate: str, subjects: Iterable[str]) -> dict[str, set[str]]:
-        """``{subject: {IRI object, ...}}`` of one predicate (memoised per subject)."""
-        p = rdflib.URIRef(predicate)
+    def _objects(self, cache: MemoCache, predicates: Sequence[str], subjects: Iterable[str]) -> dict[str, set[str]]:
+        """``{subject: {IRI object, ...}}`` of some predicates (memoised per subject)."""
+        preds = [rdflib.URIRef(p) for p in predicates]
         return cache.ask(subjects, lambda todo: {
-            s: {str(o) for o in self.graph.objects(rdflib.URIRef(check_iri(s)), p) if isinstance(o, rdflib.URIRef)}
+            s: {str(o) for p in preds for o in self.graph.objects(rdflib.URIRef(check_iri(s)), p)
+                if isinstance(o, rdflib.URIRef)}
             for s in todo
         })
+
+    def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject.
+
+        Parameters
+        ----------
+        kind : str
+            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
+        entities : iterable of str
+
+        Returns
+        -------
+        dict of str -> set of str
+
+        Examples
+        --------
+        >>> g = rdflib.Graph()
+        >>> _ = g.add((rdflib.URIRef("http://dbpedia.org/resource/Lyon"), rdflib.OWL.sameAs,
+        ...            rdflib.URIRef("http://www.wikidata.org/entity/Q456")))
+        >>> RdflibSource(g).facts("same_as", ["http://dbpedia.org/resource/Lyon"])
+        {'http://dbpedia.org/resource/Lyon': {'http://www.wikidata.org/entity/Q456'}}
+        """
+        roles = self.vocabulary.roles()
+        if kind not in roles:
+            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
+        return self._objects(self._links.setdefault(kind, MemoCache()), roles[kind], entities)
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
@@ -141,7 +168,7 @@ class RdflibSource:
         """
         ns = self.type_namespaces
         return {e: {t for t in ts if in_namespaces(t, ns)}
-                for e, ts in self._objects(self._types, RDF_TYPE, entities).items()}
+                for e, ts in self._objects(self._types, self.vocabulary.instance_of, entities).items()}
 
     def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
         """The ``dct:subject`` categories of each entity.
@@ -161,7 +188,7 @@ class RdflibSource:
         >>> RdflibSource(rdflib.Graph()).categories([])
         {}
         """
-        return self._objects(self._cats, DCT_SUBJECT, entities)
+        return self._objects(self._cats, self.vocabulary.subject, entities)
 
     def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
         """Every ``rdfs:subClassOf`` edge reachable upward from ``classes``, both ends in the type namespaces.
@@ -180,7 +207,7 @@ class RdflibSource:
         >>> RdflibSource(rdflib.Graph()).class_edges(["http://dbpedia.org/ontology/Athlete"])
         set()
         """
-        edges = breadth_first_edges(classes, lambda xs: self._objects(self._sub, RDFS_SUBCLASSOF, xs), None)
+        edges = breadth_first_edges(classes, lambda xs: self._objects(self._sub, self.vocabulary.subclass_of, xs), None)
         return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
@@ -203,4 +230,5 @@ class RdflibSource:
         >>> RdflibSource(rdflib.Graph()).broader(["http://dbpedia.org/resource/Category:Sports"], 2)
         set()
         """
-        return breadth_first_edges(categories, lambda xs: self._objects(self._broader, SKOS_BROADER, xs), depth)
+        return breadth_first_edges(categories, lambda xs: self._objects(self._broader, self.vocabulary.broader, xs),
+                                   depth)

@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kg.dbpedia.corpus import Corpus
 from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
+from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
@@ -61,7 +62,8 @@ log = logging.getLogger(__name__)
 
 
 def link_entities(
-    corpus: Corpus, annotator: Annotator | None = None, *, invalid_iri: str = "skip"
+    corpus: Corpus, annotator: Annotator | None = None, *, invalid_iri: str = "skip",
+    expand: Callable[[str], str] | None = None,
 ) -> tuple[dict[str, list[str]], dict]:
     """Instance id -> entity IRIs (from the corpus's entity column, or by annotating its texts).
 
@@ -75,6 +77,9 @@ def link_entities(
     invalid_iri : {"skip", "raise"}
         A value that is not an absolute IRI is skipped and listed in the report, or an error
         naming the instance.
+    expand : callable, optional
+        Applied to each entity value first (:meth:`Vocabulary.expand_entity
+        <kg.dbpedia.vocabulary.Vocabulary.expand_entity>`: ``Q42`` -> its IRI).
 
     Returns
     -------
@@ -108,7 +113,8 @@ def link_entities(
             iri = known.get(e) if isinstance(e, str) else None
             if iri is None:
                 try:
-                    iri = normalize_iri(e, where=f"instance {rid!r}")
+                    iri = normalize_iri(expand(e) if expand is not None and isinstance(e, str) else e,
+                                        where=f"instance {rid!r}")
                 except InputFormatError:
                     if invalid_iri == "raise":
                         raise
@@ -216,7 +222,8 @@ def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
-        h = FeatureHierarchy.from_edges(sorted(edges), nodes=sorted(set(nodes)), on_cycle="break")
+        # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
+        h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle="break")
     for w in caught:
         if issubclass(w.category, HierarchyCycleWarning):
             log.warning("%s", w.message)
@@ -318,7 +325,7 @@ def _ingest_progress(progress: Callable | None):
 
 
 def make_annotator(kind: str, *, spotlight_url: str | None = None, dump=None, access: Access | None = None,
-                   spotlight: Mapping | None = None) -> Annotator:
+                   spotlight: Mapping | None = None, vocabulary: Vocabulary | None = None) -> Annotator:
     """An annotator by name: ``"spotlight"`` (needs ``spotlight_url``) or ``"lexicon"`` (needs ``dump``).
 
     Parameters
@@ -328,6 +335,8 @@ def make_annotator(kind: str, *, spotlight_url: str | None = None, dump=None, ac
         The Spotlight REST endpoint.
     dump : path or list of paths, optional
         Label and redirect dumps for the lexicon.
+    vocabulary : Vocabulary, optional
+        For the lexicon: which labels (and language), redirects and links (DBpedia's by default).
     access : Access, optional
         Spotlight's answer cache, or for the lexicon the folder of the dump index (the dump is
         read once into it, later runs open the lexicon from it; without it the lexicon is built
@@ -359,17 +368,18 @@ def make_annotator(kind: str, *, spotlight_url: str | None = None, dump=None, ac
         if access.cache_dir is not None:
             from kg.dbpedia.index import index_for_cache
 
-            return index_for_cache(access.cache_dir).lexicon(dump, skip_bad_lines=access.skip_bad_lines,
+            return index_for_cache(access.cache_dir).lexicon(dump, vocabulary=vocabulary or DBPEDIA,
+                                                             skip_bad_lines=access.skip_bad_lines,
                                                              progress=_ingest_progress(access.progress))
         from kg.dbpedia.lexicon import LexiconAnnotator
 
-        return LexiconAnnotator.from_dump(dump, skip_bad_lines=access.skip_bad_lines)
+        return LexiconAnnotator.from_dump(dump, vocabulary=vocabulary, skip_bad_lines=access.skip_bad_lines)
     raise KgfsError(f"unknown annotator {kind!r} (choose 'spotlight' or 'lexicon')")
 
 
 def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=None,
-                type_namespaces: Sequence[str] | None = None, access: Access | None = None, graph: str | None = None,
-                batch_size: int = 100, lenient: bool = False) -> KnowledgeSource:
+                vocabulary: Vocabulary | None = None, type_namespaces: Sequence[str] | None = None,
+                access: Access | None = None, graph: str | None = None, batch_size: int = 100) -> KnowledgeSource:
     """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump.
 
     Parameters
@@ -377,19 +387,19 @@ def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=
     kind : {"sparql", "dump"}, optional
     sparql_url : str, optional
     dump : path or list of paths, optional
+    vocabulary : Vocabulary, optional
+        The graph's predicates (DBpedia's by default; :mod:`kg.dbpedia.vocabulary`).
     type_namespaces : list of str, optional
-        Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep.
+        Prefixes (or the vocabulary's short names: ``dbo``, ``yago``, ``schema``, ``wd``) of the types to keep.
     access : Access, optional
         The SPARQL source's query cache, or for a dump the folder of the dump index: the source is
         then an :class:`~kg.dbpedia.index.IndexSource` (each file read once into the index, every
-        question a look-up); without it (or with ``lenient``) the dump is streamed
+        question a look-up); without it (or with ``access.lenient``) the dump is streamed
         (:class:`~kg.dbpedia.dumps.DumpSource`). Time limits, bad lines, progress.
     graph : str, optional
         The SPARQL default graph.
     batch_size : int
         Values per SPARQL query.
-    lenient : bool
-        Dump parsing (see :class:`~kg.dbpedia.dumps.DumpSource`).
 
     Returns
     -------
@@ -412,19 +422,20 @@ def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=
             raise KgfsError("--kg sparql needs --sparql-url")
         from kg.dbpedia.sparql import SparqlSource
 
-        return SparqlSource(sparql_url, type_namespaces=type_namespaces, cache_dir=access.cache_dir, graph=graph,
-                            batch_size=batch_size, progress=access.progress, max_total=access.max_total,
-                            **access.limits())
+        return SparqlSource(sparql_url, vocabulary=vocabulary, type_namespaces=type_namespaces,
+                            cache_dir=access.cache_dir, graph=graph, batch_size=batch_size, progress=access.progress,
+                            max_total=access.max_total, **access.limits())
     if kind == "dump":
         if dump is None:
             raise KgfsError("--kg dump needs --dump (dump files or a directory)")
-        if access.cache_dir is not None and not lenient:
+        if access.cache_dir is not None and not access.lenient:
             from kg.dbpedia.index import IndexSource, index_for_cache
 
-            return IndexSource(dump, index_for_cache(access.cache_dir), type_namespaces=type_namespaces,
-                               skip_bad_lines=access.skip_bad_lines, progress=_ingest_progress(access.progress))
+            return IndexSource(dump, index_for_cache(access.cache_dir), vocabulary=vocabulary,
+                               type_namespaces=type_namespaces, skip_bad_lines=access.skip_bad_lines,
+                               progress=_ingest_progress(access.progress))
         from kg.dbpedia.dumps import DumpSource
 
-        return DumpSource(dump, type_namespaces=type_namespaces, skip_bad_lines=access.skip_bad_lines,
-                          lenient=lenient)
+        return DumpSource(dump, vocabulary=vocabulary, type_namespaces=type_namespaces,
+                          skip_bad_lines=access.skip_bad_lines, lenient=access.lenient)
     raise KgfsError(f"unknown knowledge source {kind!r} (choose 'sparql' or 'dump')")

@@ -1,22 +1,26 @@
 """The narrow interface between kgfs and a knowledge graph, and what every source shares.
 
-Three implementations: :class:`kg.dbpedia.sparql.SparqlSource` (a SPARQL endpoint such as DBpedia's
-Virtuoso), :class:`kg.dbpedia.dumps.DumpSource` (local N-Triples/Turtle/RDF-XML dumps, the offline
-default) and :class:`kg.dbpedia.rdflib_source.RdflibSource` (an in-memory :class:`rdflib.Graph`).
-All answer the same four questions with the same semantics, so that the same data gives the
-same facts and the same :class:`~kg.table.FeatureTable` online and offline:
+Four implementations: :class:`kg.dbpedia.sparql.SparqlSource` (a SPARQL endpoint such as DBpedia's
+Virtuoso or the Wikidata Query Service), :class:`kg.dbpedia.index.IndexSource` (the dump index,
+the offline default), :class:`kg.dbpedia.dumps.DumpSource` (local N-Triples/Turtle/RDF-XML dumps,
+streamed) and :class:`kg.dbpedia.rdflib_source.RdflibSource` (an in-memory :class:`rdflib.Graph`).
+Each reads the predicates of a :class:`~kg.dbpedia.vocabulary.Vocabulary` (DBpedia's by default:
+``rdf:type``, ``rdfs:subClassOf``, ``dct:subject``, ``skos:broader``; Wikidata's: ``wdt:P31``,
+``wdt:P279``). All answer the same four questions with the same semantics, so that the same data
+gives the same facts and the same :class:`~kg.table.FeatureTable` online and offline:
 
 ``types(entities)``
-    ``{entity: {class, ...}}``: the ``rdf:type`` objects of each entity that lie in one of the
-    source's type namespaces (DBpedia ontology by default). Entities without such a type map to
-    an empty set; every requested entity is a key.
+    ``{entity: {class, ...}}``: the instance-of objects (``rdf:type``) of each entity that lie in
+    one of the source's type namespaces (DBpedia ontology by default). Entities without such a
+    type map to an empty set; every requested entity is a key.
 ``class_edges(classes)``
-    ``{(child, parent), ...}``: every ``rdfs:subClassOf`` edge reachable upward from the given
-    classes (the traversal follows every edge), kept when both ends lie in the type namespaces.
+    ``{(child, parent), ...}``: every subclass-of (``rdfs:subClassOf``) edge reachable upward from
+    the given classes (the traversal follows every edge), kept when both ends lie in the type
+    namespaces.
 ``categories(entities)``
-    ``{entity: {category, ...}}`` from ``dct:subject``.
+    ``{entity: {category, ...}}`` from the subject predicates (``dct:subject``).
 ``broader(categories, depth)``
-    ``{(child, parent), ...}``: ``skos:broader`` edges met by a breadth-first walk upward from
+    ``{(child, parent), ...}``: broader (``skos:broader``) edges met by a breadth-first walk upward from
     ``categories`` for at most ``depth`` steps (``depth=0``: none; ``depth=None``: unbounded).
     The walk visits each category once, so cycles of the category graph end it; the cycles
     stay in the edge set and are broken later by
@@ -42,6 +46,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+from kg.dbpedia.vocabulary import DBPEDIA
 
 __all__ = [
     "Access",
@@ -80,6 +86,9 @@ class Access:
         Seconds a request may take with its retries (unbounded otherwise).
     skip_bad_lines : bool
         Skip (and count) malformed dump lines instead of failing.
+    lenient : bool
+        Read dumps without validating IRIs (pyoxigraph's lenient mode; the dump is then streamed,
+        not indexed).
     progress : callable, optional
         ``progress(stage, done, total)``: a service's batches, or the bytes of a dump being indexed
         (stage ``"ingest"``).
@@ -95,43 +104,31 @@ class Access:
     max_total: float | None = None
     skip_bad_lines: bool = False
     progress: Callable | None = None
+    lenient: bool = False
 
     def limits(self) -> dict:
         """The time limits that are set, as keyword arguments of a client."""
         return {k: v for k, v in (("timeout", self.timeout),) if v is not None}
 
+# The DBpedia preset's predicates (:data:`kg.dbpedia.vocabulary.DBPEDIA`), by their usual names.
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 RDFS_SUBCLASSOF = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-DCT_SUBJECT = "http://purl.org/dc/terms/subject"
-SKOS_BROADER = "http://www.w3.org/2004/02/skos/core#broader"
-DBO_REDIRECTS = "http://dbpedia.org/ontology/wikiPageRedirects"
-DBO_WIKILINK = "http://dbpedia.org/ontology/wikiPageWikiLink"
+DCT_SUBJECT = DBPEDIA.subject[0]
+SKOS_BROADER = DBPEDIA.broader[0]
+DBO_REDIRECTS = DBPEDIA.redirects[0]
+DBO_WIKILINK = DBPEDIA.prior_links[0]
 DBO = "http://dbpedia.org/ontology/"
 
-#: Type namespaces by short name (``--type-namespaces dbo,yago``).
-NAMESPACES = {
-    "dbo": DBO,
-    "yago": "http://dbpedia.org/class/yago/",
-    "schema": "http://schema.org/",
-    "owl": "http://www.w3.org/2002/07/owl#",
-}
-DEFAULT_TYPE_NAMESPACES: tuple[str, ...] = (DBO,)
+#: Type namespaces by short name (``--type-namespaces dbo,yago``), DBpedia's.
+NAMESPACES = dict(DBPEDIA.namespaces)
+DEFAULT_TYPE_NAMESPACES: tuple[str, ...] = DBPEDIA.type_namespaces
 
 
 def resolve_namespaces(namespaces: Iterable[str] | None) -> tuple[str, ...]:
-    """Expand short names (``dbo``, ``yago``, ``schema``) and return a sorted tuple."""
-    if namespaces is None:
-        return DEFAULT_TYPE_NAMESPACES
-    out = []
-    for ns in namespaces:
-        ns = NAMESPACES.get(ns, ns)
-        if ":" not in ns:
-            raise ValueError(f"unknown namespace {ns!r}; use a full IRI prefix or one of {sorted(NAMESPACES)}")
-        out.append(ns)
-    if not out:
-        raise ValueError("at least one type namespace is needed")
-    return tuple(sorted(set(out)))
+    """Expand DBpedia's short names (``dbo``, ``yago``, ``schema``) and return a sorted tuple
+    (:meth:`Vocabulary.resolve_namespaces <kg.dbpedia.vocabulary.Vocabulary.resolve_namespaces>` of the preset)."""
+    return DBPEDIA.resolve_namespaces(namespaces)
 
 
 def in_namespaces(iri: str, namespaces: Sequence[str]) -> bool:

@@ -1,17 +1,35 @@
-"""The online knowledge source: a SPARQL endpoint (shaped for DBpedia's Virtuoso) over SPARQLWrapper.
+"""The online knowledge source: any SPARQL endpoint (Virtuoso, the Wikidata Query Service, QLever, Oxigraph).
 
-Every question of :class:`~kg.dbpedia.sources.KnowledgeSource` becomes a few batched ``SELECT`` queries:
+The predicates come from a :class:`~kg.dbpedia.vocabulary.Vocabulary` (DBpedia's by default; ``wdt:P31``
+and ``wdt:P279`` for Wikidata; several predicates of a role are asked as a path alternative
+``(<p1>|<p2>)``). Every question of :class:`~kg.dbpedia.sources.KnowledgeSource` becomes a few
+batched ``SELECT`` queries:
 
 - entity facts: ``VALUES ?e { <e1> <e2> ... } ?e rdf:type ?t`` (``dct:subject`` for categories),
   ``batch_size`` entities per query;
 - superclasses: *anchored* property paths, one ``UNION`` branch per class of a batch,
-  ``{ <C> rdfs:subClassOf* ?x . ?x rdfs:subClassOf ?p }``. Virtuoso refuses an open-ended
-  ``?c rdfs:subClassOf+ ?p`` ("transitive start not given") and gives wrong answers for a path
-  whose start comes from ``VALUES``, so the start is always a constant. If a server still refuses
-  the path (:class:`TransitiveStartError`), ``superclasses="auto"`` falls back to walking
-  ``rdfs:subClassOf`` one level per query, which every SPARQL 1.0 server answers;
+  ``{ <C> rdfs:subClassOf* ?x . ?x rdfs:subClassOf ?p }`` (``wdt:P279`` for Wikidata). Virtuoso
+  refuses an open-ended ``?c rdfs:subClassOf+ ?p`` ("transitive start not given") and gives wrong
+  answers for a path whose start comes from ``VALUES``, and open ``wdt:P279*`` closures time out
+  on the Wikidata Query Service, so the start is always a constant class and the walk goes upward
+  only. If a server still refuses the path (:class:`TransitiveStartError`), ``superclasses="auto"``
+  falls back to walking the subclass predicate one level per query, which every SPARQL 1.0
+  server answers;
 - categories' ancestors: ``skos:broader`` one level per query up to ``depth`` (the category graph
   has cycles, so the walk expands each category once; see :func:`kg.dbpedia.sources.breadth_first_edges`).
+
+Public services' rules (the Wikidata Query Service's, which others share): every request sends a
+descriptive User-Agent (``kgfs/<version> (<contact>) SPARQLWrapper/<version> Python/<version>``;
+the contact is ``$KGFS_CONTACT`` when set, an e-mail address or URL that names you, else kgfs's
+page; ``user_agent=`` or ``$KGFS_USER_AGENT`` replaces the whole), HTTP 429 is waited out as its
+``Retry-After`` says (seconds or an HTTP date; at most :data:`MAX_RETRY_AFTER`, past the time
+allowed the request fails naming the wait), and each query is kept inside the service's time
+limit (60 s there): a query that times out (the client's ``timeout``, or the server's own timeout
+answer: Blazegraph's ``TimeoutException``, Virtuoso's ``SR171``, QLever's "timed out") is not sent
+again whole but split in two, and later batches start at the size that last worked. A batch answered
+in under a quarter of the time allowed lets the next one double, up to half the size that timed out;
+after ten such batches in a row a larger one is tried again (the service's load changes), never more
+than ``batch_size``.
 
 Truncation: Virtuoso cuts every result at ``ResultSetMaxRows`` (10,000 on DBpedia) and says so
 only in the ``X-SPARQL-MaxRows`` response header (and refuses ``ORDER BY`` + ``OFFSET`` past that
@@ -43,7 +61,10 @@ import http.client
 import json
 import logging
 import math
+import os
+import platform
 import re
+import threading
 import time
 import urllib.error
 from collections.abc import Callable, Iterable, Sequence
@@ -59,32 +80,103 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.dbpedia.sources import (
-    DCT_SUBJECT,
-    RDF_TYPE,
-    RDFS_SUBCLASSOF,
-    SKOS_BROADER,
-    MemoCache,
-    breadth_first_edges,
-    edges_within,
-    resolve_namespaces,
-)
-from kg.errors import KgfsError, RetryPolicy, TransientError, retry
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
+from kg.errors import MAX_RETRY_AFTER, KgfsError, RetryPolicy, TransientError, retry
 from kg.files import atomic_write
 from kg.iri import sparql_iri, sparql_string
 
 __all__ = [
+    "MAX_RETRY_AFTER",
+    "QueryTimeoutError",
     "SparqlError",
     "SourceUnavailableError",
     "SparqlSource",
     "TransitiveStartError",
     "TruncatedResultError",
+    "default_user_agent",
+    "parse_results",
 ]
 
 log = logging.getLogger(__name__)
 
 _CACHE_VERSION = 1
 _VIRTUOSO_ERROR = re.compile(r"Virtuoso \w{5} Error (?!CL)")  # CL...: cluster errors are transient
+# a server's own answer that a query ran out of its time: Blazegraph (WDQS), Virtuoso (SR171, the estimated time
+# above its limit), QLever, Oxigraph
+_SERVER_TIMEOUT = re.compile(r"TimeoutException|timed? ?out|SR171|estimated execution time|time limit|"
+                             r"query execution time", re.IGNORECASE)
+_GROW_BELOW = 0.25  # a batch answered in under this share of the time allowed lets the next one grow
+_PROBE_AFTER = 10  # fast batches in a row at the size below one that timed out before a larger one is tried
+
+
+def default_user_agent() -> str:
+    """The User-Agent of kgfs's SPARQL requests (the Wikimedia policy's form: name/version (contact) library).
+
+    ``$KGFS_USER_AGENT`` replaces it; ``$KGFS_CONTACT`` (an e-mail address or a URL that names
+    you) replaces the contact.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> default_user_agent().startswith("kgfs/")
+    True
+    """
+    if os.environ.get("KGFS_USER_AGENT"):
+        return os.environ["KGFS_USER_AGENT"]
+    from importlib.metadata import PackageNotFoundError, version
+
+    def v(dist: str) -> str:
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "0"
+
+    contact = os.environ.get("KGFS_CONTACT") or "+https://pypi.org/project/kgfs/"
+    return f"kgfs/{v('kgfs')} ({contact}) SPARQLWrapper/{v('SPARQLWrapper')} Python/{platform.python_version()}"
+
+
+def parse_results(data: bytes | str | dict) -> tuple[list[str], list[list]]:
+    """The variables and rows of a SPARQL JSON result: an IRI as its string, a literal as
+    ``{"literal": value}``, a blank node or an unbound variable as ``None``.
+
+    Parameters
+    ----------
+    data : bytes, str or dict
+        The ``application/sparql-results+json`` document.
+
+    Returns
+    -------
+    vars : list of str
+    rows : list of list
+
+    Raises
+    ------
+    ValueError, KeyError, TypeError
+        When it is not a SPARQL JSON result.
+
+    Examples
+    --------
+    >>> parse_results('{"head": {"vars": ["a", "b"]}, "results": {"bindings": ['
+    ...               '{"a": {"type": "uri", "value": "http://x/1"}, "b": {"type": "literal", "value": "1"}},'
+    ...               '{"a": {"type": "bnode", "value": "t1"}}]}}')
+    (['a', 'b'], [['http://x/1', {'literal': '1'}], [None, None]])
+    """
+    doc = json.loads(data) if isinstance(data, (bytes, str)) else data
+    vars_ = list(doc["head"]["vars"])
+    rows = []
+    for b in doc["results"]["bindings"]:
+        row = []
+        for v in vars_:
+            cell = b.get(v)
+            kind = None if cell is None else cell.get("type")
+            row.append(cell.get("value") if kind in ("uri", "iri") else
+                       {"literal": cell.get("value")} if kind in ("literal", "typed-literal") else None)
+        rows.append(row)
+    return vars_, rows
 
 
 class SparqlError(KgfsError):
@@ -119,6 +211,25 @@ class TruncatedResultError(SparqlError):
     """
 
 
+class QueryTimeoutError(TransientError):
+    """A query ran out of time (the client's ``timeout``, or the server said so): split its batch, or retry
+    a single value.
+
+    Examples
+    --------
+    >>> issubclass(QueryTimeoutError, TransientError)
+    True
+    """
+
+
+class _Split(Exception):
+    """Internal: a batch's query timed out; its batch is split (not a :class:`TransientError`: not retried)."""
+
+    def __init__(self, cause: QueryTimeoutError):
+        super().__init__(str(cause))
+        self.cause = cause
+
+
 class SourceUnavailableError(KgfsError):
     """The endpoint could not be reached (or kept failing) after all retries.
 
@@ -138,20 +249,26 @@ class SparqlSource:
     Parameters
     ----------
     url : str
-        The endpoint (``https://dbpedia.org/sparql``, ``http://127.0.0.1:7878/query``).
+        The endpoint (``https://dbpedia.org/sparql``, ``https://query.wikidata.org/sparql``,
+        ``http://127.0.0.1:7878/query``).
+    vocabulary : Vocabulary, optional
+        The graph's predicates (:mod:`kg.dbpedia.vocabulary`; DBpedia's by default).
     type_namespaces : list of str, optional
-        Prefixes (or ``dbo``, ``yago``, ``schema``) of the types to keep; DBpedia ontology by default.
+        Prefixes (or the vocabulary's short names: ``dbo``, ``yago``, ``schema``, ``wd``) of the types
+        to keep; the vocabulary's by default (the DBpedia ontology for DBpedia).
     batch_size : int
-        Values per ``VALUES``/``UNION`` query.
+        Values per ``VALUES``/``UNION`` query (the most; smaller after a query timed out).
     timeout : float
-        Seconds per HTTP request (rounded up to whole seconds, as SPARQLWrapper keeps an int).
+        Seconds per HTTP request (rounded up to whole seconds, as SPARQLWrapper keeps an int); a
+        query that takes longer counts as timed out (keep it at or below the service's limit:
+        60 s at the Wikidata Query Service).
     retries : int
         Further attempts after a retryable failure (5xx, 429, timeout, connection refused).
     max_total : float, optional
-        Seconds one query may take with all its retries; then :class:`~kg.errors.DeadlineError`
+        Seconds one batch may take with all its retries and splits; then :class:`~kg.errors.DeadlineError`
         (``None``: bounded by ``retries`` only).
     backoff : float
-        First wait in seconds; doubled on each retry (capped at 60 s).
+        First wait in seconds; doubled on each retry (capped at 60 s; a longer ``Retry-After`` is honoured).
     cache_dir : path, optional
         Where each query's rows are cached (one JSON file per query). ``None``: memory only.
     max_rows : int, optional
@@ -162,11 +279,16 @@ class SparqlSource:
         Default graph IRI sent with each query (DBpedia: ``http://dbpedia.org``).
     progress : callable, optional
         ``progress(stage, done, total)`` after each batch (for the CLI's progress bar).
+    user_agent : str, optional
+        The User-Agent header (default :func:`default_user_agent`).
 
     Attributes
     ----------
     stats : dict
-        ``queries`` sent, ``cache_hits``, ``retries``, ``splits``, ``pages``.
+        ``queries`` sent, ``cache_hits``, ``retries``, ``splits`` (a cut result), ``pages``,
+        ``timeouts`` (a query split after it timed out).
+    batch_limit : int
+        The batch size queries are sent at now (adapted; at most ``batch_size``).
 
     Examples
     --------
@@ -175,12 +297,21 @@ class SparqlSource:
     ('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/')
     >>> src.types(["http://dbpedia.org/resource/Chris_Gayle"])  # doctest: +SKIP
     {'http://dbpedia.org/resource/Chris_Gayle': {'http://dbpedia.org/ontology/Cricketer'}}
+    >>> from kg.dbpedia.vocabulary import WIKIDATA
+    >>> wd = SparqlSource("https://query.wikidata.org/sparql", vocabulary=WIKIDATA, timeout=55)
+    >>> print(wd._superclass_path_query(["http://www.wikidata.org/entity/Q5"]))
+    SELECT DISTINCT ?a ?b WHERE {
+      { <http://www.wikidata.org/entity/Q5> <http://www.wikidata.org/prop/direct/P279>* ?a . \
+?a <http://www.wikidata.org/prop/direct/P279> ?b . }
+      FILTER(isIRI(?a) && isIRI(?b))
+    }
     """
 
     def __init__(
         self,
         url: str,
         *,
+        vocabulary: Vocabulary | None = None,
         type_namespaces: Sequence[str] | None = None,
         batch_size: int = 100,
         timeout: float = 60.0,
@@ -192,15 +323,19 @@ class SparqlSource:
         superclasses: str = "auto",
         graph: str | None = None,
         progress: Callable[[str, int, int], None] | None = None,
-        user_agent: str = "kgfs (https://github.com/; SPARQLWrapper)",
+        user_agent: str | None = None,
     ):
         if superclasses not in ("auto", "path", "levels"):
             raise ValueError(f"superclasses must be 'auto', 'path' or 'levels', got {superclasses!r}")
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         self.url = url
-        self.type_namespaces = resolve_namespaces(type_namespaces)
+        self.vocabulary = vocabulary or DBPEDIA
+        self.type_namespaces = self.vocabulary.resolve_namespaces(type_namespaces)
         self.batch_size = int(batch_size)
+        self.batch_limit = int(batch_size)
+        self._ceiling, self._fast = int(batch_size), 0
+        self._local = threading.local()  # the batch being answered in this thread: its deadline, its last timing
         self.timeout = float(timeout)
         self.retries = int(retries)
         self.backoff = float(backoff)
@@ -210,12 +345,13 @@ class SparqlSource:
         self.superclasses = superclasses
         self.graph = graph
         self.progress = progress
-        self.user_agent = user_agent
-        self.stats = {"queries": 0, "cache_hits": 0, "retries": 0, "splits": 0, "pages": 0}
+        self.user_agent = user_agent or default_user_agent()
+        self.stats = {"queries": 0, "cache_hits": 0, "retries": 0, "splits": 0, "pages": 0, "timeouts": 0}
         self._types = MemoCache()
         self._cats = MemoCache()
         self._sub = MemoCache()
         self._broader = MemoCache()
+        self._links: dict[str, MemoCache] = {}
         self._path_ok: bool | None = None if superclasses == "auto" else superclasses == "path"
         # superclass edges from path queries: every node seen has its whole upward closure known
         self._sc_edges: dict[str, set[str]] = {}
@@ -225,7 +361,10 @@ class SparqlSource:
         return f"SparqlSource({self.url!r}, type_namespaces={list(self.type_namespaces)!r})"
 
     def describe(self) -> dict:
-        return {"kind": "sparql", "url": self.url, "type_namespaces": list(self.type_namespaces)}
+        out = {"kind": "sparql", "url": self.url, "type_namespaces": list(self.type_namespaces)}
+        if self.vocabulary is not DBPEDIA:
+            out["vocabulary"] = self.vocabulary.name
+        return out
 
     # ------------------------------------------------------------------ HTTP
     def _cache_path(self, query: str) -> Path | None:
@@ -235,7 +374,7 @@ class SparqlSource:
         return self.cache_dir / "sparql" / key[:2] / f"{key}.json"
 
     def _http(self, query: str, timeout: float | None = None) -> tuple[list[str], list[list], bool]:
-        """One request: (vars, rows, truncated). Raises TransientError or SparqlError."""
+        """One request: (vars, rows, truncated). Raises TransientError (QueryTimeoutError) or SparqlError."""
         sw = SPARQLWrapper(self.url, agent=self.user_agent)
         sw.setMethod(POST)
         sw.setReturnFormat(JSON)
@@ -252,28 +391,40 @@ class SparqlSource:
             msg = str(exc)
             if "transitive start not given" in msg.lower():
                 raise TransitiveStartError(f"{self.url}: {_first_line(msg)}") from None
+            if _SERVER_TIMEOUT.search(msg):
+                raise QueryTimeoutError(f"the server timed out the query (HTTP 500: {_first_line(msg)[:120]})") \
+                    from None
             if _VIRTUOSO_ERROR.search(msg):
                 # Virtuoso understood the query and refused it (e.g. SR353, paging past the row
                 # cap): asking again gives the same answer
                 raise SparqlError(f"{self.url} refused the query: {_first_line(msg)}") from None
             raise TransientError(f"HTTP 500: {_first_line(msg)}") from None
         except (QueryBadFormed, EndPointNotFound, Unauthorized, URITooLong) as exc:
+            if isinstance(exc, QueryBadFormed) and _SERVER_TIMEOUT.search(str(exc)):  # QLever says 400
+                raise QueryTimeoutError(f"the server timed out the query ({_first_line(str(exc))[:120]})") from None
             raise SparqlError(f"{self.url} rejected the query: {_first_line(str(exc))}") from None
         except urllib.error.HTTPError as exc:
+            text = _error_body(exc)
+            if exc.code in (500, 502, 503, 504) and _SERVER_TIMEOUT.search(text + " " + str(exc.reason)):
+                raise QueryTimeoutError(f"the server timed out the query (HTTP {exc.code})") from None
             if exc.code == 429 or exc.code >= 500:
                 ra = exc.headers.get("Retry-After") if exc.headers else None
                 raise TransientError(f"HTTP {exc.code}", ra) from None
+            if exc.code == 403 and "user-agent" in text.lower():
+                raise SparqlError(f"{self.url} refused the request for its User-Agent ({self.user_agent!r}): "
+                                  f"{_first_line(text)}; set KGFS_CONTACT to an e-mail address or URL that names "
+                                  "you (or KGFS_USER_AGENT)") from None
             raise SparqlError(f"{self.url} answered HTTP {exc.code}: {exc.reason}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-            raise TransientError(f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}") from None
+        except (TimeoutError, OSError, http.client.HTTPException) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError) or "timed out" in str(reason):
+                raise QueryTimeoutError(f"timed out after {self.timeout if timeout is None else timeout:.0f} s") \
+                    from None
+            raise TransientError(f"{type(exc).__name__}: {reason}") from None
         except SPARQLWrapperException as exc:
             raise SparqlError(f"{self.url}: {_first_line(str(exc))}") from None
         try:
-            data = json.loads(body)
-            vars_ = list(data["head"]["vars"])
-            rows = [[b.get(v, {}).get("value") if b.get(v, {}).get("type") in ("uri", "iri") else
-                     (None if v not in b else {"literal": b[v].get("value")}) for v in vars_]
-                    for b in data["results"]["bindings"]]
+            _vars, rows = parse_results(body)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise TransientError(f"malformed SPARQL JSON result ({exc})") from None
         cut = headers.get("X-SPARQL-MaxRows") or headers.get("x-sparql-maxrows")
@@ -283,10 +434,14 @@ class SparqlSource:
                 self.max_rows = int(cut)
             except ValueError:
                 pass
-        return vars_, rows, truncated
+        return _vars, rows, truncated
 
-    def _fetch(self, query: str) -> tuple[list[list], bool]:
-        """Rows of a query (cached when complete), with retries; returns (rows, truncated)."""
+    def _fetch(self, query: str, splittable: bool = False) -> tuple[list[list], bool]:
+        """Rows of a query (cached when complete), with retries; returns (rows, truncated).
+
+        With ``splittable``, a query that times out raises :class:`_Split` at once (its batch is
+        split) instead of being sent again whole.
+        """
         path = self._cache_path(query)
         if path is not None and path.is_file():
             try:
@@ -297,12 +452,21 @@ class SparqlSource:
             except (ValueError, OSError):
                 log.warning("ignoring unreadable cache file %s", path)
 
-        deadline = None if self.max_total is None else time.monotonic() + self.max_total
+        deadline = getattr(self._local, "deadline", None)  # the batch's: its retries and splits share it
+        if deadline is None and self.max_total is not None:
+            deadline = time.monotonic() + self.max_total
 
         def attempt() -> tuple[list[list], bool]:
             self.stats["queries"] += 1
             left = None if deadline is None else min(self.timeout, deadline - time.monotonic())
-            _, rows, truncated = self._http(query, left)
+            t0 = time.monotonic()
+            try:
+                _, rows, truncated = self._http(query, left)
+            except QueryTimeoutError as exc:
+                if splittable:
+                    raise _Split(exc) from None
+                raise
+            self._local.seconds = time.monotonic() - t0
             return rows, truncated
 
         def give_up(attempts: int, exc: TransientError) -> SourceUnavailableError:
@@ -322,8 +486,17 @@ class SparqlSource:
         self.stats["retries"] += 1
 
     def _complete(self, build: Callable[[list[str]], str], values: list[str]) -> list[list]:
-        """All rows of ``build(values)``: split on truncation, page a single value."""
-        rows, truncated = self._fetch(build(values))
+        """All rows of ``build(values)``: split on truncation or a timeout, page a single value."""
+        try:
+            rows, truncated = self._fetch(build(values), splittable=len(values) > 1)
+        except _Split as exc:
+            self.stats["timeouts"] += 1
+            mid = len(values) // 2
+            self.batch_limit = max(1, min(self.batch_limit, mid))
+            self._ceiling, self._fast = min(self._ceiling, max(1, mid)), 0  # growth stops below what timed out
+            log.info("%s; splitting a batch of %d (batches of %d from now on)", exc.cause, len(values),
+                     self.batch_limit)
+            return self._complete(build, values[:mid]) + self._complete(build, values[mid:])
         if not truncated:
             return rows
         if len(values) > 1:
@@ -355,36 +528,67 @@ class SparqlSource:
             offset += page
 
     def _batches(self, stage: str, values: list[str], build) -> list[list]:
+        """Rows of every batch of values, at the adapted batch size (see the module)."""
         rows: list[list] = []
-        total = (len(values) + self.batch_size - 1) // self.batch_size
-        for k in range(total):
-            chunk = values[k * self.batch_size:(k + 1) * self.batch_size]
-            rows.extend(self._complete(build, chunk))
-            if self.progress is not None:
-                self.progress(stage, k + 1, total)
+        done = batches = 0
+        while done < len(values):
+            size = self.batch_limit
+            chunk = values[done:done + size]
+            self._local.seconds = None
+            self._local.deadline = None if self.max_total is None else time.monotonic() + self.max_total
+            try:
+                rows.extend(self._complete(build, chunk))
+            finally:
+                self._local.deadline = None
+            done += len(chunk)
+            self._grow(size, len(chunk))
+            batches += 1
+            if self.progress is not None:  # batches done, of those done and to come at the present size
+                self.progress(stage, batches, batches + math.ceil((len(values) - done) / self.batch_limit))
         return rows
+
+    def _grow(self, size: int, sent: int) -> None:
+        """After a batch: double the batch size when it was answered fast (under a quarter of the time allowed),
+        up to the size that last timed out; past that only after :data:`_PROBE_AFTER` fast batches in a row."""
+        seconds = getattr(self._local, "seconds", None)
+        fast = seconds is not None and seconds < _GROW_BELOW * self.timeout
+        if not (fast and sent == size and size == self.batch_limit and size < self.batch_size):
+            self._fast = 0
+            return
+        if 2 * size <= self._ceiling:
+            self.batch_limit = min(self.batch_size, 2 * size)
+            return
+        self._fast += 1
+        if self._fast >= _PROBE_AFTER:  # the service may have room again: try a larger batch
+            self._ceiling, self._fast = min(self.batch_size, 2 * self._ceiling), 0
+            self.batch_limit = min(self._ceiling, 2 * size)
 
     # ------------------------------------------------------------------ queries
     @staticmethod
     def _values(values: Sequence[str]) -> str:
         return " ".join(sparql_iri(v) for v in values)
 
-    def _pairs_query(self, pred: str, values: Sequence[str], condition: str | None = None) -> str:
+    @staticmethod
+    def _path(preds: Sequence[str]) -> str:
+        """One predicate as ``<p>``; several as the alternative path ``(<p1>|<p2>)``."""
+        return sparql_iri(preds[0]) if len(preds) == 1 else "(" + "|".join(sparql_iri(p) for p in preds) + ")"
+
+    def _pairs_query(self, preds: Sequence[str], values: Sequence[str], condition: str | None = None) -> str:
         # ?a ?b are the variable names every query uses, so that paging can ORDER BY them.
         keep = "isIRI(?b)" if condition is None else f"isIRI(?b) && ({condition})"
         return (
             "SELECT DISTINCT ?a ?b WHERE {\n"
             f"  VALUES ?a {{ {self._values(values)} }}\n"
-            f"  ?a {sparql_iri(pred)} ?b .\n"
+            f"  ?a {self._path(preds)} ?b .\n"
             f"  FILTER({keep})\n}}"
         )
 
     def _types_query(self, values: Sequence[str]) -> str:
         ns = " || ".join(f"STRSTARTS(STR(?b), {sparql_string(n)})" for n in self.type_namespaces)
-        return self._pairs_query(RDF_TYPE, values, ns)
+        return self._pairs_query(self.vocabulary.instance_of, values, ns)
 
     def _superclass_path_query(self, values: Sequence[str]) -> str:
-        sc = sparql_iri(RDFS_SUBCLASSOF)
+        sc = self._path(self.vocabulary.subclass_of)
         branches = "\n  UNION\n".join(
             f"  {{ {sparql_iri(c)} {sc}* ?a . ?a {sc} ?b . }}" for c in values
         )
@@ -407,20 +611,52 @@ class SparqlSource:
                         "server?)", self.url, stray, stage)
         return found
 
-    def _one_hop(self, cache: MemoCache, stage: str, pred: str, nodes: list[str]) -> dict[str, set[str]]:
-        return self._facts(cache, stage, nodes, lambda vs: self._pairs_query(pred, vs))
+    def _one_hop(self, cache: MemoCache, stage: str, preds: Sequence[str], nodes: list[str]) -> dict[str, set[str]]:
+        return self._facts(cache, stage, nodes, lambda vs: self._pairs_query(preds, vs))
+
+    def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject.
+
+        Parameters
+        ----------
+        kind : str
+            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
+        entities : iterable of str
+
+        Returns
+        -------
+        dict of str -> set of str
+
+        Examples
+        --------
+        >>> SparqlSource("http://127.0.0.1:1/sparql").facts("nope", [])
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown fact table 'nope' (one of types, categories, subclass, broader, same_as, equivalent_class)
+        """
+        roles = self.vocabulary.roles()
+        if kind not in roles:
+            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
+        if not roles[kind]:
+            return {e: set() for e in entities}
+        return self._facts(self._links.setdefault(kind, MemoCache()), kind, entities,
+                           lambda vs: self._pairs_query(roles[kind], vs))
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
         return self._facts(self._types, "types", entities, self._types_query)
 
     def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        if not self.vocabulary.subject:
+            return {e: set() for e in entities}
         return self._facts(self._cats, "categories", entities,
-                           lambda vs: self._pairs_query(DCT_SUBJECT, vs))
+                           lambda vs: self._pairs_query(self.vocabulary.subject, vs))
 
     def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
         classes = sorted(set(classes))
         edges: set[tuple[str, str]] | None = None
+        if not self.vocabulary.subclass_of:
+            return set()
         if self._path_ok is not False and classes:
             try:
                 todo = [c for c in classes if c not in self._sc_done]
@@ -439,18 +675,28 @@ class SparqlSource:
             except TransitiveStartError as exc:
                 if self.superclasses == "path":
                     raise
-                log.warning("%s; walking rdfs:subClassOf one level per query instead", exc)
+                log.warning("%s; walking the subclass predicate one level per query instead", exc)
                 self._path_ok = False
         if edges is None:
             edges = breadth_first_edges(
-                classes, lambda xs: self._one_hop(self._sub, "superclasses", RDFS_SUBCLASSOF, xs), None
+                classes, lambda xs: self._one_hop(self._sub, "superclasses", self.vocabulary.subclass_of, xs), None
             )
         return edges_within(edges, self.type_namespaces)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        if not self.vocabulary.broader:
+            return set()
         return breadth_first_edges(
-            categories, lambda xs: self._one_hop(self._broader, "broader", SKOS_BROADER, xs), depth
+            categories, lambda xs: self._one_hop(self._broader, "broader", self.vocabulary.broader, xs), depth
         )
+
+
+def _error_body(exc: urllib.error.HTTPError) -> str:
+    """The start of an HTTP error's body (a server says why there)."""
+    try:
+        return exc.read(2000).decode("utf-8", "replace")
+    except Exception:  # noqa: BLE001 - a body that cannot be read says nothing
+        return ""
 
 
 def _first_line(msg: str) -> str:

@@ -328,7 +328,7 @@ def _link_prior(inlinks, red_keys, red_targets):
 
 def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, prior: Mapping | str = "auto",
                     min_length: int = 2, keep_keys: bool = False,
-                    on_forms: Callable[[list[str]], None] | None = None) -> FormTable:
+                    not_entities: Sequence[str] = ("/Category:",)) -> FormTable:
     """The form table of a dump's labels, redirects and in-links (the rules of the module).
 
     Parameters
@@ -345,8 +345,8 @@ def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, 
     min_length : int
     keep_keys : bool
         Keep the forms' strings (:attr:`FormTable.forms`).
-    on_forms : callable, optional
-        Called with each block of kept forms (the dump index hashes their token prefixes).
+    not_entities : sequence of str
+        A resource whose IRI holds one of these is no entity (its own labels are no forms).
 
     Returns
     -------
@@ -361,7 +361,7 @@ def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, 
     subjects, texts = labels
     red_keys, red_rows, red_targets = _redirect_map(*redirect_pairs)
     labelled = np.zeros(len(red_keys), bool)
-    pairs = _Pairs(min_length, keep_keys, on_forms)
+    pairs = _Pairs(min_length, keep_keys, None)
     for start, (subj, text) in _batches(subjects, texts):
         keys = hash_keys(subj)
         rows = np.arange(start, start + len(subj))
@@ -369,7 +369,7 @@ def dump_form_table(labels, redirect_pairs, inlinks, *, redirects: bool = True, 
         labelled[pos] = True
         own = np.ones(len(subj), bool)
         own[q] = False  # a redirect page is not an entity; its labels name the target
-        own &= np.fromiter(("/Category:" not in s for s in subj), bool, len(subj))
+        own &= np.fromiter((not any(x in s for x in not_entities) for s in subj), bool, len(subj))
         sel = np.flatnonzero(own)
         pairs.add([text[i] for i in sel.tolist()], keys[sel], 0, rows[sel])
         if redirects and len(q):

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError, few
+from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
 from kg.formats.csv_io import first_line_naming, utf8_error
 from kg.hierarchy import FeatureHierarchy
@@ -46,8 +47,8 @@ __all__ = ["DENSE_LIMIT", "dense_exports", "export_file", "export_selected", "ex
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
 NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
              "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features",
-             "hierarchy_unknown_nodes",
-             "removed_cycle_edges", "entities_without_features")
+             "hierarchy_unknown_nodes", "removed_cycle_edges", "entities_without_link", "types_without_link",
+             "entities_without_features")
 
 
 def table_summary(table: FeatureTable) -> dict:
@@ -136,6 +137,10 @@ def write_table_folder(table: FeatureTable, out: str | os.PathLike) -> dict:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     table.save(out / "table.npz")
+    removed = table.meta.get("removed_cycle_edges")
+    if removed:  # every edge removed to break a cycle of the hierarchy, beside the table (the note names a few)
+        text = "child\tparent\n" + "".join(f"{c}\t{p}\n" for c, p in removed)
+        atomic_write(out / "removed_cycle_edges.tsv", lambda tmp: tmp.write_text(text, encoding="utf-8"))
     summary = table_summary(table)
     summary["dataset"] = table.meta.get("dataset")
     write_json(out / "summary.json", summary)

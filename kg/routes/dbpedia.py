@@ -1,4 +1,11 @@
-"""The DBpedia route as an input of a run: a corpus -> entities -> types or categories -> the closed table.
+"""The RDF route as an input of a run: a corpus -> entities -> types or categories -> the closed table.
+
+The route serves any RDF knowledge graph: its vocabulary is data (``--preset dbpedia``, the default
+and the route's first graph, hence its kind's name ``dbpedia``; ``--preset wikidata``; or a TOML
+file describing your graph: :mod:`kg.dbpedia.vocabulary`), read from dumps (the dump index), any
+SPARQL endpoint, or an ``rdflib.Graph`` from Python. ``--bridge same-as`` / ``equivalent-class``
+takes the features from the preset's graph for a corpus linked to another graph (DBpedia
+Spotlight, the DBpedia lexicon): :mod:`kg.dbpedia.bridge`.
 
 Three steps, each stored: ``annotate`` (entity linking in batches of texts, ``annotate-batch``:
 Spotlight or the dump's lexicon; or the corpus's entity columns), ``fetch`` (the entities' direct
@@ -41,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg.dbpedia.bridge import BRIDGES
 from kg.dbpedia.sources import Access
 from kg.errors import KgfsError
 from kg.files import sha256_file
@@ -76,7 +84,7 @@ TOTAL_TIMEOUTS = 3
 #: them would cost more than the run).
 DUMP_HASH_LIMIT = 256 << 20
 _CACHE = "dbpedia-cache"
-_LOCK = threading.Lock()  # inputs' memos are filled by batches running in threads
+_LOCK = threading.RLock()  # inputs' memos are filled by batches running in threads
 
 
 def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
@@ -164,6 +172,15 @@ def _load(record: Record, role: str):
     return json.loads(record.path(role).read_text(encoding="utf-8"))
 
 
+def write_json(path: Path, obj) -> None:
+    """A step's payload as compact JSON with sorted keys (the C encoder: the facts of a corpus are megabytes),
+    written atomically."""
+    from kg.files import atomic_write
+
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
 @dataclass(frozen=True)
 class CorpusInput(Input):
     """A corpus of texts (or of entity IRIs) through DBpedia: its types or its categories as features.
@@ -196,19 +213,30 @@ class CorpusInput(Input):
     spotlight : dict, optional
         More of Spotlight's parameters (``confidence``, ``support``, ``types``, ``policy``, ``max_workers``:
         :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`), from Python (no command-line option).
+    preset : str, optional
+        The graph's vocabulary: ``dbpedia`` (default), ``wikidata``, or the absolute path of a TOML file.
+    language : str, optional
+        The lexicon's label language (default: the preset's).
+    bridge : {"same-as", "equivalent-class"}, optional
+        The corpus's entities are of the graph of ``bridge_dump`` (:mod:`kg.dbpedia.bridge`).
+    bridge_dump : tuple of str
+        Dump files or folders of that graph (absolute paths), and ``bridge_dump_files`` their fingerprint.
+    bridge_preset : str, optional
+        Its vocabulary (default ``dbpedia``).
     """
 
     kind = "dbpedia"
     route = "dbpedia"
-    title = "the DBpedia route (a corpus of texts or entity IRIs -> DBpedia types/categories)"
+    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types/categories of DBpedia, Wikidata or any "
+             "RDF graph)")
     options = (
         Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "
                            "format", metavar="FILE", path=True),
         Option("--text-column", "corpus column with the text (default text)", metavar="COL"),
         Option("--label-column", "corpus column with the class (default label)", metavar="COL"),
         Option("--id-column", "corpus column with the instance id (default id)", metavar="COL"),
-        Option("--entity-columns", "columns holding DBpedia IRIs (the corpus is already linked: no annotator)",
-               metavar="COL", many=True),
+        Option("--entity-columns", "columns holding entity IRIs, or short ids such as Wikidata's Q42 (the corpus is "
+                                   "already linked: no annotator)", metavar="COL", many=True),
         Option("--skip-bad-lines", "skip (and count) corpus records and dump lines that cannot be read, instead of "
                                    "failing", switch=True),
         Option("--max-record-bytes", "the longest corpus record read (default 8388608, 8 MiB); a longer one is an "
@@ -222,10 +250,22 @@ class CorpusInput(Input):
         Option("--sparql-url", "SPARQL endpoint (e.g. your Virtuoso, QLever or Oxigraph)", metavar="URL"),
         Option("--timeout", "Spotlight/SPARQL: seconds per request (default 20); a request with its retries gives "
                             "up after 3x that", metavar="SECONDS", parse=positive_number),
-        Option("--dump", "DBpedia dump files or folders (N-Triples, ontology OWL; read once into the index of the "
-                         "kgfs home, see `kgfs ingest`)", metavar="PATH", many=True, path=True),
-        Option("--features", "rdf:type + subClassOf (default) or dct:subject + skos:broader",
+        Option("--dump", "dump files or folders of the graph (N-Triples, Turtle, OWL; plain, .gz, .bz2; read once "
+                         "into the index of the kgfs home, see `kgfs ingest`)", metavar="PATH", many=True, path=True),
+        Option("--preset", "the graph's vocabulary: dbpedia (default), wikidata, or a .toml file describing your "
+                           "graph (its predicates: instance of, subclass of, labels, ...)", metavar="NAME|FILE"),
+        Option("--language", "language of the labels the lexicon reads (default: the preset's, en)", metavar="TAG"),
+        Option("--features", "instance of + subclass of (default; DBpedia: rdf:type + rdfs:subClassOf, Wikidata: "
+                             "P31 + P279) or categories (DBpedia: dct:subject + skos:broader)",
                choices=("types", "categories")),
+        Option("--bridge", "the corpus's entities are of another graph (--bridge-dump): same-as takes the features "
+                           "of the entities their owl:sameAs links name in --preset's graph; equivalent-class takes "
+                           "their own types, mapped by owl:equivalentClass to --preset's classes",
+               choices=BRIDGES),
+        Option("--bridge-dump", "dump files or folders of the entities' graph: its owl:sameAs or owl:equivalentClass "
+                                "links (and rdf:type for equivalent-class; labels for the lexicon)", metavar="PATH",
+               many=True, path=True),
+        Option("--bridge-preset", "the vocabulary of --bridge-dump (default dbpedia)", metavar="NAME|FILE"),
         Option("--category-depth", "skos:broader levels to follow (default 2)", metavar="N", parse=whole_number(0)),
         MIN_SUPPORT, NAME,
     )
@@ -251,6 +291,12 @@ class CorpusInput(Input):
     timeout: float | None = None
     min_support: int | None = None
     spotlight: dict | None = None
+    preset: str | None = None
+    language: str | None = None
+    bridge: str | None = None
+    bridge_dump: tuple[str, ...] = ()
+    bridge_dump_files: tuple[tuple[str, str], ...] = ()
+    bridge_preset: str | None = None
 
     # ----------------------------------------------------------------- making one
     @classmethod
@@ -260,22 +306,70 @@ class CorpusInput(Input):
         Without ``corpus`` the input has no corpus: it can only :meth:`prepare` its dump (``kgfs serve``
         reads the dump once before any corpus arrives).
         """
-        v = {f.name: values.get(f.name) for f in dataclasses.fields(cls) if f.name != "dump_files"}
-        dump = v.pop("dump") or ()
-        dump = (dump,) if isinstance(dump, str | Path) else tuple(dump)
+        v = {f.name: values.get(f.name) for f in dataclasses.fields(cls)
+             if f.name not in ("dump_files", "bridge_dump_files")}
+        dumps = {}
+        for k in ("dump", "bridge_dump"):
+            d = v.pop(k) or ()
+            dumps[k] = (d,) if isinstance(d, str | Path) else tuple(d)
         corpus = v.pop("corpus")
         for k in ("entity_columns", "type_namespaces"):  # lists from the command line, tuples in a frozen input
             v[k] = tuple(v[k]) if v.get(k) else None
+        for k in ("preset", "bridge_preset"):  # a preset file is kept by its absolute path
+            if v.get(k) is not None and (str(v[k]).endswith(".toml") or Path(str(v[k])).is_file()):
+                v[k] = str(Path(v[k]).absolute())
         return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
-                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dump),
-                   dump_files=dump_fingerprint(dump))
+                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dumps["dump"]),
+                   dump_files=dump_fingerprint(dumps["dump"]),
+                   bridge_dump=tuple(str(Path(d).resolve()) for d in dumps["bridge_dump"]),
+                   bridge_dump_files=dump_fingerprint(dumps["bridge_dump"]))
 
     # ----------------------------------------------------------------- what decides what
-    def _dump_arg(self):
-        return None if not self.dump else (self.dump[0] if len(self.dump) == 1 else list(self.dump))
+    def _dump_arg(self, bridge: bool = False):
+        d = self.bridge_dump if bridge else self.dump
+        return None if not d else (d[0] if len(d) == 1 else list(d))
+
+    def vocabulary(self):
+        """The graph's vocabulary (``--preset``, ``--language``; DBpedia's by default), read once.
+
+        Examples
+        --------
+        >>> CorpusInput("c", preset="wikidata", language="de").vocabulary().language
+        'de'
+        """
+        from kg.dbpedia.vocabulary import vocabulary_of
+
+        lexicon_here = not self.bridge  # --language is the lexicon's: of the bridged graph with --bridge
+        return self._memoized("vocabulary", lambda: vocabulary_of(self.preset, self.language if lexicon_here
+                                                                  else None))
+
+    def bridge_vocabulary(self):
+        """The vocabulary of the bridged graph (``--bridge-preset``, default DBpedia's), or ``None`` without a bridge.
+
+        Examples
+        --------
+        >>> CorpusInput("c").bridge_vocabulary() is None
+        True
+        """
+        from kg.dbpedia.vocabulary import vocabulary_of
+
+        if not self.bridge:
+            return None
+        return self._memoized("bridge_vocabulary", lambda: vocabulary_of(self.bridge_preset or "dbpedia",
+                                                                         self.language))
+
+    def _lexicon_vocabulary(self):
+        return self.bridge_vocabulary() or self.vocabulary()
+
+    @staticmethod
+    def _vocabulary_key(v) -> dict | None:
+        """A vocabulary in a store key: ``None`` for the DBpedia preset (the keys of earlier runs stay)."""
+        from kg.dbpedia.vocabulary import DBPEDIA
+
+        return None if v == DBPEDIA else v.to_json()
 
     def annotator_inputs(self) -> dict:
-        """What decides the entity linking: the annotator, and its Spotlight URL or the dump.
+        """What decides the entity linking: the annotator, and its Spotlight URL or the dump (and vocabulary).
 
         Examples
         --------
@@ -283,14 +377,21 @@ class CorpusInput(Input):
         {'annotator': 'spotlight', 'spotlight_url': 'http://s/annotate', 'dump': None}
         """
         kind = self.annotator or "lexicon"
+        files = self.bridge_dump_files if self.bridge else self.dump_files
         out = {"annotator": kind, "spotlight_url": self.spotlight_url if kind == "spotlight" else None,
-               "dump": [list(f) for f in self.dump_files] if kind == "lexicon" else None}
+               "dump": [list(f) for f in files] if kind == "lexicon" else None}
         if kind == "spotlight" and self.spotlight:
             out["spotlight"] = dict(sorted(self.spotlight.items()))  # only when given: the keys of others stay
+        vocab = self._vocabulary_key(self._lexicon_vocabulary()) if kind == "lexicon" else None
+        if vocab is not None:
+            out["vocabulary"] = vocab
+        if self.vocabulary().id_pattern:  # short ids in entity columns are expanded by it
+            out["expand"] = [self.vocabulary().id_pattern, self.vocabulary().id_namespace]
         return out
 
     def source_inputs(self) -> dict:
-        """What decides the facts: SPARQL endpoint or dump, type namespaces, types or categories.
+        """What decides the facts: SPARQL endpoint or dump, vocabulary, type namespaces, types or categories,
+        the bridge.
 
         Examples
         --------
@@ -298,10 +399,17 @@ class CorpusInput(Input):
         'sparql'
         """
         kind = self.kg or ("sparql" if self.sparql_url else "dump")
-        return {"kg": kind, "sparql_url": self.sparql_url if kind == "sparql" else None,
-                "dump": [list(f) for f in self.dump_files] if kind == "dump" else None,
-                "type_namespaces": list(self.type_namespaces) if self.type_namespaces else None,
-                "features": self.features or "types"}
+        out = {"kg": kind, "sparql_url": self.sparql_url if kind == "sparql" else None,
+               "dump": [list(f) for f in self.dump_files] if kind == "dump" else None,
+               "type_namespaces": list(self.type_namespaces) if self.type_namespaces else None,
+               "features": self.features or "types"}
+        vocab = self._vocabulary_key(self.vocabulary())
+        if vocab is not None:
+            out["vocabulary"] = vocab
+        if self.bridge:
+            out["bridge"] = {"kind": self.bridge, "dump": [list(f) for f in self.bridge_dump_files],
+                             "vocabulary": self.bridge_vocabulary().to_json()}
+        return out
 
     def _columns(self) -> dict:
         # the records read depend on the size limit too (with --skip-bad-lines, longer ones are left out)
@@ -319,11 +427,15 @@ class CorpusInput(Input):
 
     def read_corpus(self) -> Corpus:
         """The corpus, read once (:func:`kg.dbpedia.corpus.load_corpus` with the column options)."""
-        from kg.dbpedia.corpus import MAX_RECORD_BYTES, load_corpus
+        from kg.dbpedia.corpus import MAX_RECORD_BYTES, EntityColumns, load_corpus
 
+        v = self.bridge_vocabulary() or self.vocabulary()  # the corpus's entities are of the bridged graph
+        columns = self.entity_columns
+        if columns and v.id_pattern:  # short ids (Wikidata's Q42) expanded by the vocabulary
+            columns = EntityColumns(tuple(columns), v.expand_entity)
         return self._memoized("corpus", lambda: load_corpus(
             self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
-            label_column=self.label_column or "label", entity_columns=self.entity_columns,
+            label_column=self.label_column or "label", entity_columns=columns,
             skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES))
 
     def access(self, ctx: Context | None) -> Access:
@@ -339,35 +451,70 @@ class CorpusInput(Input):
 
         access = self.access(ctx)
         return self._memoized(f"annotator:{access.cache_dir}", lambda: make_annotator(
-            self.annotator_inputs()["annotator"], spotlight_url=self.spotlight_url, dump=self._dump_arg(),
-            access=access, spotlight=self.spotlight))
+            self.annotator_inputs()["annotator"], spotlight_url=self.spotlight_url,
+            dump=self._dump_arg(bridge=bool(self.bridge)), access=access, spotlight=self.spotlight,
+            vocabulary=self._lexicon_vocabulary()))
 
     def make_source(self, ctx: Context | None):
-        """The knowledge source (:func:`kg.dbpedia.route.make_source`), built once per cache folder."""
+        """The knowledge source (:func:`kg.dbpedia.route.make_source`; wrapped by the bridge), built once per
+        cache folder."""
         from kg.dbpedia.route import make_source
 
         access = self.access(ctx)
-        return self._memoized(f"source:{access.cache_dir}", lambda: make_source(
-            self.source_inputs()["kg"], sparql_url=self.sparql_url, dump=self._dump_arg(),
-            type_namespaces=self.type_namespaces, access=access))
+
+        def make():
+            src = make_source(self.source_inputs()["kg"], sparql_url=self.sparql_url, dump=self._dump_arg(),
+                              vocabulary=self.vocabulary(), type_namespaces=self.type_namespaces, access=access)
+            if not self.bridge:
+                return src
+            from kg.dbpedia.bridge import EquivalentClassSource, SameAsSource
+
+            own = make_source("dump", dump=self._dump_arg(bridge=True), vocabulary=self.bridge_vocabulary(),
+                              access=access)
+            return SameAsSource(src, own) if self.bridge == "same-as" else EquivalentClassSource(src, own)
+
+        return self._memoized(f"source:{access.cache_dir}", make)
 
     # ----------------------------------------------------------------- a run
     def _links(self) -> bool:
         """Whether the corpus needs an annotator (it has texts, not entity columns)."""
         return not self.entity_columns
 
+    def _check_vocabulary(self) -> None:
+        """The presets load (a TOML file's errors name it and --preset), and go with --features and --bridge."""
+        v = self.vocabulary()
+        bv = self.bridge_vocabulary()
+        features = self.features or "types"
+        if features == "categories" and not v.subject:
+            raise KgfsError(f"--features categories: the {v.name} preset has no category predicates (subject); "
+                            "use --features types, or describe them in a preset file (--preset)")
+        if features == "types" and not v.instance_of:
+            raise KgfsError(f"--features types: the {v.name} preset has no instance-of predicates")
+        if self.bridge and not self.bridge_dump:
+            raise KgfsError(f"--bridge {self.bridge} needs --bridge-dump (the dump files of the corpus's graph with "
+                            "its owl:sameAs or owl:equivalentClass links)")
+        if not self.bridge and (self.bridge_dump or self.bridge_preset):
+            raise KgfsError(f"{'--bridge-dump' if self.bridge_dump else '--bridge-preset'} needs --bridge "
+                            "(same-as or equivalent-class)")
+        if self.bridge == "equivalent-class" and features != "types":
+            raise KgfsError("--bridge equivalent-class maps types, not categories (use --features types)")
+        if bv is not None and bv == v:
+            raise KgfsError(f"--bridge: the corpus's graph (--bridge-preset {bv.name}) is the graph of the features "
+                            f"(--preset {v.name}); give the other graph's preset")
+
     def check(self, ctx: Context | None) -> dict:
         from kg.dbpedia.route import make_annotator, make_source
         from kg.dbpedia.services import check_service, check_url
 
+        self._check_vocabulary()
         corpus = self.read_corpus()
         if len(corpus) == 0:
             raise KgfsError(f"{self.corpus.path}: the corpus has no instances (--corpus)")
         ann = self.annotator_inputs()["annotator"] if corpus.entities is None else None
         src = self.source_inputs()["kg"]
         # what is missing first (cheap to build when it raises: no dump is read), then the services
-        if ann is not None and (ann == "spotlight" or not self.dump):
-            make_annotator(ann, spotlight_url=self.spotlight_url, dump=self._dump_arg())
+        if ann is not None and (ann == "spotlight" or not (self.bridge_dump if self.bridge else self.dump)):
+            make_annotator(ann, spotlight_url=self.spotlight_url, dump=self._dump_arg(bridge=bool(self.bridge)))
         if src == "sparql" or not self.dump:
             make_source(src, sparql_url=self.sparql_url, dump=self._dump_arg())
         for url, option in ((self.spotlight_url, "--spotlight-url"), (self.sparql_url, "--sparql-url")):
@@ -403,12 +550,21 @@ class CorpusInput(Input):
         True
         """
         lexicon = self.annotator_inputs()["annotator"] == "lexicon" and self._links()
-        if not self.dump or not (lexicon or self.source_inputs()["kg"] == "dump") or ctx.cache_dir(_CACHE) is None:
+        if ctx.cache_dir(_CACHE) is None:
             return None
         from kg.dbpedia.index import index_for_cache
 
-        return index_for_cache(ctx.cache_dir(_CACHE)).ingest(self._dump_arg(), skip_bad_lines=bool(self.skip_bad_lines),
-                                                             progress=progress, lexicon=lexicon)
+        index, report = index_for_cache(ctx.cache_dir(_CACHE)), None
+        if self.dump and ((lexicon and not self.bridge) or self.source_inputs()["kg"] == "dump"):
+            report = index.ingest(self._dump_arg(), vocabulary=self.vocabulary(), progress=progress,
+                                  skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon and not self.bridge)
+        if self.bridge and self.bridge_dump:  # the links (and the lexicon) of the corpus's own graph
+            bridged = index.ingest(self._dump_arg(bridge=True), vocabulary=self.bridge_vocabulary(), progress=progress,
+                                   skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon)
+            report = bridged if report is None else {**report, "files": report["files"] + bridged["files"],
+                                                     "ingested": report["ingested"] + bridged["ingested"],
+                                                     "lexicon": bridged["lexicon"], "bytes": bridged["bytes"]}
+        return report
 
     @classmethod
     def prepare_options(cls, values: Mapping[str, Any], ctx: Context, progress=None) -> dict | None:
@@ -432,7 +588,8 @@ class CorpusInput(Input):
             return {}
         from kg.dbpedia.labels import dump_labels
 
-        return dump_labels(features, self.dump, cache_dir=ctx.cache_dir(_CACHE) if ctx else None)
+        return dump_labels(features, self.dump, cache_dir=ctx.cache_dir(_CACHE) if ctx else None,
+                           vocabulary=self.vocabulary())
 
     def steps(self, ctx: Context):
         return [_Annotate(self, ctx), _Fetch(self, ctx),
@@ -475,7 +632,6 @@ class _Annotate(BatchedStep):
 
     def compute_batch(self, folder, up, batch):
         from kg.dbpedia.batches import annotate_batch
-        from kg.store import write_json
 
         corpus = self.inp.read_corpus()
         annotator = None if corpus.entities is not None else self.inp.make_annotator(self.ctx)
@@ -488,7 +644,6 @@ class _Annotate(BatchedStep):
 
     def compute(self, folder, up):
         from kg.dbpedia.batches import merge_annotations
-        from kg.store import write_json
 
         payload, summary = merge_annotations(_load(b, "entities") for b in up["batches"])
         write_json(folder / "entities.json", payload)
@@ -517,7 +672,6 @@ class _Fetch(BatchedStep):
 
     def compute_batch(self, folder, up, batch):
         from kg.dbpedia.batches import fetch_features
-        from kg.store import write_json
 
         payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
                                           self.inp.features or "types")
@@ -532,13 +686,15 @@ class _Fetch(BatchedStep):
 
     def compute(self, folder, up):
         from kg.dbpedia.batches import fetch_hierarchy
-        from kg.store import write_json
 
         per: dict[str, list[str]] = {}
         for b in up["batches"]:
             per.update(_load(b, "facts"))
         payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.features or "types",
                                            self._depth())
+        if self.inp.bridge == "same-as":
+            payload["entities_without_link"] = sorted(e for b in up["batches"]
+                                                      for e in b.summary.get("entities_without_link", ()))
         write_json(folder / "facts.json", payload)
         return {"facts": "facts.json"}, summary
 

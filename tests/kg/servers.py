@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -501,3 +502,120 @@ class HangingServer:
         self.sock.close()
         for c in self.held:
             c.close()
+
+
+# ---------------------------------------------------------------------------------- a public service's rules
+class PolicyServer:
+    """A loopback HTTP server with the Wikidata Query Service's rules, in front of a real SPARQL server.
+
+    Real sockets and real answers (forwarded to ``upstream``, e.g. Oxigraph), with the service's rules:
+
+    - the User-Agent: a request whose User-Agent does not look like the Wikimedia policy's
+      ``name/version (contact) library/version`` (a contact: an e-mail address or a URL) is refused
+      with HTTP 403 and a text naming the policy, as the service refuses generic clients;
+    - the rate: with ``limit_every`` set, every request arriving less than ``limit_every`` seconds
+      after the previous accepted one is answered HTTP 429 with ``Retry-After`` (``retry_after``
+      seconds, or as an HTTP date with ``date_retry_after``);
+    - the time limit: a query with more than ``max_values`` values (``VALUES`` entries or ``UNION``
+      branches) is answered HTTP 500 with Blazegraph's ``java.util.concurrent.TimeoutException``
+      body after ``timeout_delay`` seconds, as the service answers a query that ran out of its 60 s;
+    - ``responses``: when given, each request is answered with the next of these bodies (real
+      query-service JSON files) instead of forwarding.
+
+    ``requests`` records ``(time, user agent, query, status)`` of every request.
+    """
+
+    UA = re.compile(r"^[\w.\-]+/[\w.\-]+ \((?:[^()]*@[^()]*|[^()]*https?://[^()]*)\)( [\w.\-]+/[\w.\-]+)*$")
+
+    def __init__(self, upstream: str | None = None, *, limit_every: float | None = None, retry_after: int = 1,
+                 date_retry_after: bool = False, max_values: int | None = None, timeout_delay: float = 0.0,
+                 responses: list[bytes] | None = None):
+        self.upstream, self.limit_every, self.retry_after = upstream, limit_every, retry_after
+        self.date_retry_after, self.max_values, self.timeout_delay = date_retry_after, max_values, timeout_delay
+        self.responses = list(responses or [])
+        self.requests: list[tuple[float, str, str, int]] = []
+        self.lock = threading.Lock()
+        self._last: float | None = None
+        srv = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _send(self, status, body: bytes, headers: dict):
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                query = dict(urllib.parse.parse_qsl(body.decode("utf-8"), keep_blank_values=True)).get("query", "")
+                status, data, headers = srv._answer(self.headers.get("User-Agent", ""), query, body,
+                                                    self.headers.get("Content-Type"))
+                self._send(status, data, headers)
+
+        self.httpd = ThreadingHTTPServer((HOST, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}/sparql"
+
+    def _answer(self, agent: str, query: str, body: bytes, ctype) -> tuple[int, bytes, dict]:
+        text = {"Content-Type": "text/plain; charset=utf-8"}
+        now = time.monotonic()
+        with self.lock:
+            if not self.UA.match(agent):
+                status, data, headers = 403, (
+                    b"Please set a user-agent and respect our robot policy "
+                    b"https://meta.wikimedia.org/wiki/User-Agent_policy"), text
+            elif self.limit_every is not None and self._last is not None and now - self._last < self.limit_every:
+                if self.date_retry_after:
+                    from email.utils import formatdate
+
+                    after = formatdate(time.time() + self.retry_after + 1, usegmt=True)
+                else:
+                    after = str(self.retry_after)
+                status, data, headers = 429, b"Too Many Requests", {**text, "Retry-After": after}
+            else:
+                status = None
+                self._last = now
+            if status is None and self.responses:
+                status, data, headers = 200, self.responses.pop(0), {"Content-Type": "application/sparql-results+json"}
+            self.requests.append((now, agent, query, status or 0))
+            index = len(self.requests) - 1
+        if status is not None:
+            return status, data, headers
+        n_values = max(query.count("UNION") + 1 if "UNION" in query else 0,
+                       len(re.findall(r"<[^>]+>", query.split("VALUES", 1)[1].split("}", 1)[0]))
+                       if "VALUES" in query else 0)
+        if self.max_values is not None and n_values > self.max_values:
+            time.sleep(self.timeout_delay)
+            status, data, headers = 500, (
+                b"SPARQL-QUERY: queryStr=...\njava.util.concurrent.ExecutionException: "
+                b"java.util.concurrent.TimeoutException"), text
+        else:
+            req = urllib.request.Request(self.upstream, data=body, method="POST", headers={
+                "Content-Type": ctype or "application/x-www-form-urlencoded",
+                "Accept": "application/sparql-results+json"})
+            with urllib.request.urlopen(req, timeout=30) as r:  # noqa: S310 - 127.0.0.1
+                status, data, headers = r.status, r.read(), {"Content-Type": r.headers.get("Content-Type", "")}
+        with self.lock:
+            t, a, q, _ = self.requests[index]
+            self.requests[index] = (t, a, q, status)
+        return status, data, headers
+
+    def __enter__(self) -> PolicyServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -13,8 +13,8 @@ from kg.errors import TransientError
         (None, 10, 60.0),      # capped
         ("7", 0, 7.0),         # the server's Retry-After wins when longer
         ("0.1", 3, 4.0),       # ... but never shortens the backoff
-        ("3600", 0, 60.0),     # capped too
-        ("Wed, 21 Oct 2026 07:28:00 GMT", 1, 1.0),  # an HTTP-date is not parsed: absent
+        ("3600", 0, 3600.0),   # honoured past the cap (retry refuses one above MAX_RETRY_AFTER: the error names it)
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 1, 1.0),  # an HTTP date in the past: no longer than the backoff
         (2.5, 0, 2.5),
     ],
 )
@@ -26,7 +26,8 @@ def test_is_internal_not_a_user_error():
     from kg.errors import KgfsError
 
     assert not issubclass(TransientError, KgfsError)
-    assert str(TransientError("HTTP 429", "1")) == "HTTP 429"
+    assert str(TransientError("HTTP 429", "1")) == "HTTP 429 (Retry-After: 1 s)"  # the message names the wait
+    assert str(TransientError("HTTP 503")) == "HTTP 503"
 
 
 def test_retry_gives_up_with_the_clients_error_and_passes_other_errors_through():

@@ -168,10 +168,8 @@ def test_invalid_entities_are_refused_like_the_sparql_source(src):
 
 def test_lenient_mode_reads_slightly_invalid_iris(tmp_path):
     p = tmp_path / "d.nt"
-    p.write_text("<http://x/a b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
-                 "<http://dbpedia.org/ontology/City> .\n"
-                 "<http://x/c> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
-                 "<http://dbpedia.org/ontology/City> .\n")
+    rdf_type, city = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", "<http://dbpedia.org/ontology/City>"
+    p.write_text(f"<http://x/a b> {rdf_type} {city} .\n<http://x/c> {rdf_type} {city} .\n")
     with pytest.raises(InputFormatError, match=":1:"):
         DumpSource([p]).types(["http://x/c"])
     assert DumpSource([p], lenient=True).types(["http://x/c"]) == {"http://x/c": {"http://dbpedia.org/ontology/City"}}

@@ -47,8 +47,8 @@ def test_labels_from_the_index_and_the_small_files_without_changing_the_index(du
     before = {p: p.stat().st_mtime_ns for p in (cache / "index").rglob("*") if p.is_file()}
     read = []
     real = labels_mod._from_files
-    monkeypatch.setattr(labels_mod, "_from_files", lambda wanted, files: read.append(
-        sorted(Path(f).name for f in files)) or real(wanted, files))
+    monkeypatch.setattr(labels_mod, "_from_files", lambda wanted, files, *how: read.append(
+        sorted(Path(f).name for f in files)) or real(wanted, files, *how))
     assert dump_labels(WANTED, [dump], cache_dir=cache) == EXPECTED
     # the categories' labels came from the index; only the files describing classes or categories were read
     assert read == [["ontology.nt", "skos.nt"]]

@@ -141,31 +141,31 @@ def _verify(capsys) -> tuple[int, str]:
 # --------------------------------------------------------------------------- the cases of issue 30
 def test_a_truncated_lexicon_file_is_named_and_rebuilt(kit, baseline, capsys):
     lexicon = next((kit["index"].root / "lexicons").iterdir())
-    _truncate_half(lexicon / "entities.bin")
+    _truncate_half(lexicon / "forms.entity.npy")
     # opened by a run's annotate step: an error naming the file and the command that rebuilds it
-    with pytest.raises(KgfsError, match=r"entities\.bin: .*truncated.*`kgfs ingest --dump .*rebuilds it"):
+    with pytest.raises(KgfsError, match=r"forms\.entity\.npy: .*truncated.*`kgfs ingest --dump .*rebuilds it"):
         kit["index"].lexicon(kit["dump"])
     # the command line reads the dump index up front: it rebuilds the lexicon, says so, and the table is whole
     shape, err = _build(kit, capsys, "T")
     assert shape == baseline
-    assert "entities.bin" in err and "building the lexicon again" in err
+    assert "forms.entity.npy" in err and "building the lexicon again" in err
 
 
 def test_a_zeroed_block_in_a_segment_array_is_caught_on_open(kit, baseline, capsys):
-    terms = _segment(kit, "article_categories_en.nt.bz2") / "categories.terms.npy"
+    terms = _segment(kit, "article_categories_en.nt.bz2") / "categories.objects.npy"
     _zero_block(terms)  # same size, valid header: only the contents changed (and the file's time)
-    with pytest.raises(KgfsError, match=r"categories\.terms\.npy: content differs.*kgfs ingest --dump "
+    with pytest.raises(KgfsError, match=r"categories\.objects\.npy: content differs.*kgfs ingest --dump "
                                         r"\S*article_categories_en\.nt\.bz2"):
         IndexSource(kit["dump"], kit["index"]).categories(["http://dbpedia.org/resource/X"])
     shape, err = _build(kit, capsys, "T")
-    assert shape == baseline and "categories.terms.npy" in err and "into the index again" in err
+    assert shape == baseline and "categories.objects.npy" in err and "into the index again" in err
 
 
 def test_a_zeroed_block_with_its_time_kept_is_caught_by_verify_and_rebuilt_by_ingest(kit, baseline, capsys):
-    terms = _segment(kit, "article_categories_en.nt.bz2") / "categories.terms.npy"
+    terms = _segment(kit, "article_categories_en.nt.bz2") / "categories.objects.npy"
     _keep_time(terms, _zero_block)
     rc, text = _verify(capsys)
-    assert rc == 1 and "categories.terms.npy: content differs" in text and "1 damaged" in text
+    assert rc == 1 and "categories.objects.npy: content differs" in text and "1 damaged" in text
     assert main(["ingest", "--dump", str(kit["dump"])]) == 0
     assert "rebuilt (their index files did not verify): article_categories_en.nt.bz2" in capsys.readouterr().out
     assert _verify(capsys)[0] == 0
@@ -173,22 +173,22 @@ def test_a_zeroed_block_with_its_time_kept_is_caught_by_verify_and_rebuilt_by_in
 
 
 def test_a_flipped_bit_is_caught_by_verify_and_rebuilt_by_ingest(kit, baseline, capsys):
-    terms = _segment(kit, "article_categories_en.nt.bz2") / "categories.terms.npy"
+    terms = _segment(kit, "article_categories_en.nt.bz2") / "categories.objects.npy"
     _keep_time(terms, lambda p: _flip_bit(p, p.stat().st_size // 2))
     rc, text = _verify(capsys)
-    assert rc == 1 and "categories.terms.npy: content differs" in text
+    assert rc == 1 and "categories.objects.npy: content differs" in text
     assert main(["ingest", "--dump", str(kit["dump"])]) == 0
     assert "rebuilt" in capsys.readouterr().out
     assert _build(kit, capsys, "T")[0] == baseline
 
 
 def test_a_truncated_segment_array_is_one_line_naming_it_then_ingest_rebuilds_it(kit, baseline, capsys):
-    keys = _segment(kit, "article_categories_en.nt.bz2") / "categories.start.npy"
+    keys = _segment(kit, "article_categories_en.nt.bz2") / "categories.keys.npy"
     _keep_time(keys, _truncate_half)
-    with pytest.raises(KgfsError, match=r"categories\.start\.npy: .*(truncated|header).*kgfs ingest --dump"):
+    with pytest.raises(KgfsError, match=r"categories\.keys\.npy: .*(truncated|header).*kgfs ingest --dump"):
         IndexSource(kit["dump"], kit["index"]).categories(["http://dbpedia.org/resource/X"])
     rc, text = _verify(capsys)
-    assert rc == 1 and "categories.start.npy" in text
+    assert rc == 1 and "categories.keys.npy" in text
     assert main(["ingest", "--dump", str(kit["dump"])]) == 0
     assert "rebuilt" in capsys.readouterr().out
     assert _build(kit, capsys, "T")[0] == baseline
@@ -197,7 +197,7 @@ def test_a_truncated_segment_array_is_one_line_naming_it_then_ingest_rebuilds_it
 def test_an_edited_manifest_is_not_trusted(kit, capsys):
     seg = _segment(kit, "instance_types_en.nt.bz2")
     m = json.loads((seg / "manifest.json").read_text())
-    m["files"]["types.terms.npy"]["size"] += 4
+    m["files"]["types.objects.npy"]["size"] += 4
     (seg / "manifest.json").write_text(json.dumps(m))
     rc, text = _verify(capsys)
     assert rc == 1 and "the manifest was edited" in text
@@ -261,3 +261,34 @@ def test_a_damaged_segment_json_is_named_not_parsed(kit, capsys):
         kit["index"].segments(kit["dump"] / "labels_en.nt.bz2")
     assert main(["ingest", "--dump", str(kit["dump"])]) == 0
     assert "rebuilt (their index files did not verify): labels_en.nt.bz2" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- segment format 2 (issue 24)
+def test_every_file_of_a_wikidata_segment_and_lexicon_is_in_its_manifest_cycle_lists_too(tmp_path):
+    from kg.dbpedia.manifest import check_folder
+    from kg.dbpedia.vocabulary import WIKIDATA
+
+    wd, wdt = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+    label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+    lines = [f"<{wd}Q1> <{wdt}P31> <{wd}Q5> .", f"<{wd}Q5> <{wdt}P279> <{wd}Q6> .", f"<{wd}Q6> <{wdt}P279> <{wd}Q5> .",
+             f'<{wd}Q1> {label} "Ada"@en .', f'<{wd}Q5> {label} "human"@en .', f"<{wd}Q1> <{wdt}P9> <{wd}Q2> ."]
+    dump = tmp_path / "truthy.nt"
+    dump.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = DumpIndex(tmp_path / "index", spill_bytes=64)  # runs spilled to disk: none of them may remain
+    report = index.ingest(dump, vocabulary=WIKIDATA, full=True)
+    assert report["files"][0]["cycles"]["subclass"]["cycles"] == 1
+    folders = index.folders()
+    assert len(folders) == 2 and not any(d.name.startswith(".") for d in folders)
+    listed = {}
+    for d in folders:
+        listed[d.parent.name] = set(json.loads((d / "manifest.json").read_text())["files"])
+        on_disk = {p.relative_to(d).as_posix() for p in d.rglob("*") if p.is_file() and p.name != "manifest.json"}
+        assert listed[d.parent.name] == on_disk
+    assert {"subclass.cycles.tsv", "segment.json", "types.keys.npy", "terms.bin"} <= listed["segments"]
+    assert {"lexicon.json", "forms.keys.npy", "prefixes.keys.npy"} <= listed["lexicons"]
+    seg = next(d for d in folders if d.parent.name == "segments")
+    _keep_time(seg / "subclass.cycles.tsv", lambda p: _flip_bit(p, 3))  # a list of cycles changed: seen too
+    assert [p.file.name for p in check_folder(seg, full=True)] == ["subclass.cycles.tsv"]
+    assert [p.file.name for p in index.verify()] == ["subclass.cycles.tsv"]
+    assert index.ingest(dump, vocabulary=WIKIDATA, full=True)["rebuilt"] == [str(dump.resolve())]
+    assert index.verify() == []

@@ -1,0 +1,363 @@
+"""Wikidata at dump scale: the ingest against pyoxigraph's bare parse and ``lbzip2 -dc``, and the cost per corpus.
+
+Generates (seeded, cached in ``--data``) a Wikidata-truthy-shaped dump of about N triples, one
+``latest-truthy.nt.bz2`` like the real file, in the proportions of the real truthy dump per item:
+
+- classes (one item in 30) ordered by ``wdt:P279``: a layered graph where a class has 1-3 parents
+  among older classes (about 1.7 on average, as the real graph's 5M edges over 3M classes), and for
+  0.5% of the classes one parent is also made its subclass (cycles, as the real graph has), every
+  class with an English label;
+- ``wdt:P31``: 1.2 classes per item on average, Zipf-distributed (one class, "human", takes a large
+  share, as Q5 does);
+- labels in 11 languages (English for 90% of the items, 3 others on average), English aliases
+  (``skos:altLabel``) for 20% of the items, aliases in other languages, ``schema:description``
+  in 3 languages on average;
+- sitelinks: 40% of the items have Wikipedia articles (Zipf-distributed counts), each written as
+  the dump writes it, four triples (``schema:about``, ``schema:isPartOf``, ``schema:inLanguage``,
+  ``schema:name``);
+- 7 other statements per item over 3,000 properties (Zipf), objects items (60%) or literals
+  (strings, dates, quantities).
+
+About 17% of the lines hold a predicate the ``wikidata`` preset reads in English (``P31``,
+``P279``, English ``rdfs:label``/``skos:altLabel``, ``schema:about``): more than in the real dump
+(about 5%), so the filter has more to parse here than there. Each measurement runs in a fresh child
+process (wall time, peak RSS from ``VmHWM``):
+
+- ``lbzip2 -dc`` of the file to ``/dev/null``: the decompression floor;
+- pyoxigraph's bare parse of the same file, decompressed by ``lbzip2 -dc`` beside it, every quad
+  touched once: the baseline (goal: the ingest within 2x of it);
+- the ingest with the ``wikidata`` preset (``DumpIndex.ingest``: one pass into a segment, then the
+  lexicon of English labels and aliases with the sitelink prior): time, peak RSS (goal <= 2 GB at
+  every size, flat from 20M to 100M triples), index size;
+- a new corpus of 10,000 real tweets (``../shared/data/tweets``) with English labels of items
+  injected (Zipf over the items with sitelinks), through the route's steps (``kg.routes.build_table``:
+  lexicon annotation, then P31 + P279 types from the index): time (goal < 10 s at 100M) and peak RSS.
+
+Results are kept in ``--results`` (one entry per size), so sizes can be run one at a time; the
+load average is printed with each size (timings on a loaded machine are noisy).
+
+    python benchmarks/bench_wikidata_scale.py --sizes 20M [50M 100M] [--data DIR] [--results FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_dbpedia_scale import Bz2Out, vocabulary, zipf  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("KGFS_SHARED_DATA", ROOT.parent / "shared" / "data"))
+WD, WDT = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+LABEL, ALT = "<http://www.w3.org/2000/01/rdf-schema#label>", "<http://www.w3.org/2004/02/skos/core#altLabel>"
+DESC = "<http://schema.org/description>"
+ABOUT, PART, LANG, NAME = ("<http://schema.org/about>", "<http://schema.org/isPartOf>",
+                           "<http://schema.org/inLanguage>", "<http://schema.org/name>")
+XSD = "http://www.w3.org/2001/XMLSchema#"
+LANGS = ["de", "fr", "es", "it", "nl", "ru", "ja", "zh", "pt", "pl"]
+GENERATOR_VERSION = 3
+TRIPLES_PER_ITEM = 20.5  # the expected lines per item of the proportions above
+
+
+def lit(s: str, lang: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + f'"@{lang}'
+
+
+def _names(rng, words: list[str], perm, n: int, start: int) -> list[str]:
+    """Item names: 1-4 words (Zipf), capitalised; one in 97 a single word; one in 5 numbered (ambiguity)."""
+    k = rng.choice(np.array([1, 2, 2, 2, 3, 3, 4]), n)
+    w = zipf(rng, len(words), int(k.sum()), 0.9)
+    cap = [words[perm[x]].capitalize() for x in w.tolist()]
+    ends = np.cumsum(k).tolist()
+    out, a = [], 0
+    for i, e in enumerate(ends):
+        j = start + i
+        name = " ".join(cap[a:e]) if j % 97 else words[perm[j % len(words)]].capitalize()
+        out.append(name + f" {j % 1000}" if j % 5 == 0 else name)
+        a = e
+    return out
+
+
+def generate(d: Path, n: int, seed: int = 0) -> dict:
+    """Write ``latest-truthy.nt.bz2`` of about ``n`` triples into ``d``; returns its description.
+
+    Items are made in chunks with NumPy; each item's lines are written together, as the dump groups them.
+    """
+    d.mkdir(parents=True, exist_ok=True)
+    rng, prng = np.random.default_rng(seed), random.Random(seed)
+    n_items = max(1000, int(n / TRIPLES_PER_ITEM))
+    n_classes = max(200, n_items // 30)
+    words = vocabulary()
+    perm = rng.permutation(len(words))
+    out = Bz2Out(d / "latest-truthy.nt.bz2")
+    # the classes: Q1 .. Qc (Q1 the most used: "human"), parents among older classes
+    lines = []
+    for c in range(1, n_classes + 1):
+        s = f"<{WD}Q{c}>"
+        name = " ".join(words[perm[w]] for w in zipf(rng, len(words), prng.choice([1, 2, 2, 3]), 0.9)) + " class"
+        lines.append(f"{s} {LABEL} {lit(name, 'en')} .\n")
+        lines.append(f"{s} {LABEL} {lit(name + ' ' + LANGS[c % 10], LANGS[c % 10])} .\n")
+        if c > 1:
+            parents = sorted({1 + int((c - 1) * prng.random() ** 2) for _ in range(prng.choice([1, 1, 2, 2, 3]))})
+            for p in parents:
+                lines.append(f"{s} <{WDT}P279> <{WD}Q{p}> .\n")
+            if prng.random() < 0.005:  # a cycle: a parent also made a subclass of this class
+                lines.append(f"<{WD}Q{parents[-1]}> <{WDT}P279> {s} .\n")
+        if len(lines) > 100_000:
+            out.write(lines)
+            lines = []
+    out.write(lines)
+    base, names, popular = n_classes + 1, [], []
+    chunk = 100_000
+    for a in range(0, n_items, chunk):
+        m = min(chunk, n_items - a)
+        idx = np.arange(a, a + m)
+        q = base + idx
+        nm = _names(rng, words, perm, m, a)
+        names += nm
+        subj = [f"<{WD}Q{x}>" for x in q.tolist()]
+        parts: list[tuple[np.ndarray, list[str]]] = []  # (item of each line, the lines), merged by item
+
+        def add(items: np.ndarray, made: list[str]) -> None:
+            parts.append((np.asarray(items, np.int64), made))
+
+        n_p31 = rng.poisson(1.2, m)
+        it = np.repeat(np.arange(m), n_p31)
+        cls = zipf(rng, n_classes, len(it), 1.1) + 1
+        add(it, [f"{subj[i]} <{WDT}P31> <{WD}Q{c}> .\n" for i, c in zip(it.tolist(), cls.tolist())])
+        it = np.flatnonzero(idx % 10 != 0)
+        add(it, [f"{subj[i]} {LABEL} {lit(nm[i], 'en')} .\n" for i in it.tolist()])
+        n_other = np.minimum(rng.poisson(3.0, m), 10)
+        it = np.repeat(np.arange(m), n_other)
+        first = np.repeat(rng.integers(0, 10, m), n_other)
+        step = np.arange(len(it)) - np.repeat(np.cumsum(n_other) - n_other, n_other)
+        lang = [LANGS[x] for x in ((first + step) % 10).tolist()]
+        add(it, [f"{subj[i]} {LABEL} {lit(nm[i] + ' (' + g + ')', g)} .\n" for i, g in zip(it.tolist(), lang)])
+        it = np.flatnonzero(idx % 5 == 1)
+        n_alt = rng.choice(np.array([1, 1, 2, 3]), len(it))
+        rep = np.repeat(it, n_alt)
+        k = np.arange(len(rep)) - np.repeat(np.cumsum(n_alt) - n_alt, n_alt)
+        add(rep, [f"{subj[i]} {ALT} {lit(nm[i].split()[0] + ' ' + str(j), 'en')} .\n"
+                  for i, j in zip(rep.tolist(), k.tolist())])
+        other = rng.integers(0, 10, len(it))
+        add(it, [f"{subj[i]} {ALT} {lit(nm[i].lower(), LANGS[g])} .\n" for i, g in zip(it.tolist(), other.tolist())])
+        n_desc = np.minimum(rng.poisson(3.0, m), 4)
+        it = np.repeat(np.arange(m), n_desc)
+        k = np.arange(len(it)) - np.repeat(np.cumsum(n_desc) - n_desc, n_desc)
+        dl = np.where(k == 0, -1, (np.repeat(rng.integers(0, 10, m), n_desc) + k) % 10)
+        add(it, [f"{subj[i]} {DESC} {lit('item of some kind ' + str((a + i) % 100), 'en' if g < 0 else LANGS[g])} .\n"
+                 for i, g in zip(it.tolist(), dl.tolist())])
+        links = np.minimum(np.where(rng.random(m) < 0.4, 1 + rng.geometric(0.4, m), 0), 22)
+        popular += (a + np.flatnonzero(links)).tolist()
+        it = np.repeat(np.arange(m), links)
+        k = np.arange(len(it)) - np.repeat(np.cumsum(links) - links, links)
+        site = ["en", *LANGS] * 2
+        pages = [(i, site[j], f"<https://{site[j]}.wikipedia.org/wiki/{nm[i].replace(' ', '_')}_{a + i}>")
+                 for i, j in zip(it.tolist(), k.tolist())]
+        add(np.repeat(it, 4), [x for i, g, page in pages for x in (
+            f"{page} {ABOUT} {subj[i]} .\n", f"{page} {PART} <https://{g}.wikipedia.org/> .\n",
+            f'{page} {LANG} "{g}" .\n', f"{page} {NAME} {lit(nm[i], g)} .\n")])
+        n_stmt = rng.poisson(7.0, m)
+        it = np.repeat(np.arange(m), n_stmt)
+        props = zipf(rng, 3000, len(it), 1.0) + 2
+        props = np.where(props >= 31, props + 1, props)  # never P31
+        props = np.where(props >= 279, props + 1, props)  # never P279
+        kind = rng.integers(0, 5, len(it))
+        targets = rng.integers(base, base + n_items, len(it))
+        add(it, [f"{subj[i]} <{WDT}P{p}> " + (f"<{WD}Q{t}>" if v < 3 else
+                                                f'"{1800 + t % 220}-0{1 + t % 9}-1{t % 9}T00:00:00Z"^^<{XSD}dateTime>'
+                                                if v == 3 else f'"{t % 10007}"^^<{XSD}decimal>') + " .\n"
+                 for i, p, v, t in zip(it.tolist(), props.tolist(), kind.tolist(), targets.tolist())])
+        items = np.concatenate([p[0] for p in parts])
+        made = [x for p in parts for x in p[1]]
+        out.write([made[k] for k in np.argsort(items, kind="stable").tolist()])
+    out.write([f"<{WD}P{p}> {LABEL} {lit('property ' + str(p), 'en')} .\n" for p in range(1, 3002)])
+    triples = out.close()
+    (d / "names.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
+    np.save(d / "popular.npy", np.asarray(popular, np.int64))
+    meta = {"version": GENERATOR_VERSION, "n": n, "seed": seed, "triples": triples, "items": n_items,
+            "classes": n_classes, "bytes": (d / "latest-truthy.nt.bz2").stat().st_size}
+    (d / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    return meta
+
+
+def dumps_for(data: Path, n: int) -> Path:
+    d = data / f"wikidata-{n}"
+    meta = d / "meta.json"
+    if not (meta.is_file() and json.loads(meta.read_text())["version"] == GENERATOR_VERSION):
+        shutil.rmtree(d, ignore_errors=True)
+        t = time.perf_counter()
+        info = generate(d, n)
+        print(f"generated {info['triples']:,} triples ({info['bytes'] / 1e6:.0f} MB bz2) in "
+              f"{time.perf_counter() - t:.0f} s -> {d}", flush=True)
+    return d
+
+
+def corpus(d: Path) -> Path:
+    """10,000 real tweets with English labels of items injected (Zipf over the items with sitelinks)."""
+    sys.path.insert(0, str(ROOT))
+    from kg.dbpedia.corpus import read_sports_tweets
+
+    path = d / "corpus.tsv"
+    if path.is_file():
+        return path
+    train = read_sports_tweets(SHARED / "tweets" / "training.txt")
+    texts = train.texts + read_sports_tweets(SHARED / "tweets" / "test.txt").texts
+    labels = train.labels + ["Unknown"] * (len(texts) - len(train))
+    names = (d / "names.txt").read_text(encoding="utf-8").splitlines()
+    popular = np.load(d / "popular.npy")
+    popular = popular[np.asarray([i % 10 != 0 for i in popular.tolist()], bool)]  # those with an English label
+    rng, prng = np.random.default_rng(7), random.Random(7)
+    pick = rng.permutation(len(texts))[:10_000]
+    mention = popular[zipf(rng, len(popular), 30_000, 0.9)]
+    rows = []
+    for i, t in enumerate(pick.tolist()):
+        words = " ".join(texts[t].split()).split(" ")
+        for j in range(prng.choice([1, 1, 2, 3])):
+            words.insert(prng.randint(0, len(words)), names[mention[(3 * i + j) % len(mention)]])
+        rows.append((f"t{i}", " ".join(words), labels[t]))
+    path.write_text("id\ttext\tlabel\n" + "".join(f"{a}\t{b}\t{c}\n" for a, b, c in rows), encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------- measurements (child processes)
+CHILD = r"""
+import json, resource, subprocess, sys, time
+sys.path.insert(0, {root!r})
+mode, args = sys.argv[1], json.loads(sys.argv[2])
+out = {{}}
+t = time.perf_counter()
+if mode == "lbzip2":
+    subprocess.run(["lbzip2", "-dc", args["dump"]], stdout=subprocess.DEVNULL, check=True)
+    out = {{"seconds": time.perf_counter() - t}}
+elif mode == "parse":
+    import pyoxigraph as ox
+    proc = subprocess.Popen(["lbzip2", "-dc", args["dump"]], stdout=subprocess.PIPE)
+    n = 0
+    for q in ox.parse(input=proc.stdout, format=ox.RdfFormat.N_TRIPLES):
+        n += 1
+    proc.wait()
+    out = {{"triples": n, "seconds": time.perf_counter() - t}}
+elif mode == "ingest":
+    from kg.dbpedia.index import DumpIndex
+    from kg.dbpedia.vocabulary import WIKIDATA
+    index = DumpIndex(args["index"])
+    segs = index.segments(args["dump"], vocabulary=WIKIDATA)
+    t1 = time.perf_counter()
+    report = index.ingest(args["dump"], vocabulary=WIKIDATA)
+    f = report["files"][0]
+    out = {{"seconds": time.perf_counter() - t, "segments_seconds": t1 - t, "lexicon_seconds": time.perf_counter() - t1,
+           "bytes": report["bytes"], "lexicon": report["lexicon"], "lines": f["lines"], "parsed": f["triples"],
+           "counts": f["counts"], "cycles": f["cycles"]}}
+else:
+    from kg.routes import build_table
+    from kg.routes.base import Context
+    from kg.routes.dbpedia import CorpusInput
+    imports = time.perf_counter() - t
+    t = time.perf_counter()
+    inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "preset": "wikidata"}})
+    table = build_table(inp, Context(home=args["home"]))  # a temporary store: a new corpus, the index built
+    out = {{"seconds": time.perf_counter() - t, "imports": imports, "shape": [table.n_instances, table.n_features],
+           "mentions": table.meta.get("n_mentions"), "entities": table.meta.get("n_entities"),
+           "empty": table.meta.get("instances_without_features")}}
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+out["peak_rss_mb"] = int(hwm.split()[1]) / 1024
+print(json.dumps(out))
+"""
+
+
+def child(mode: str, **args) -> dict:
+    t = time.perf_counter()
+    res = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), mode, json.dumps(args, default=str)],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise RuntimeError(f"{mode} failed:\n{res.stderr[-3000:]}")
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["wall"] = time.perf_counter() - t
+    return out
+
+
+def measure(n: int, data: Path, keep_index: bool = False) -> dict:
+    d = dumps_for(data, n)
+    dump, meta = d / "latest-truthy.nt.bz2", json.loads((d / "meta.json").read_text())
+    load = os.getloadavg()[0]
+    print(f"\n== {meta['triples']:,} triples ({meta['bytes'] / 1e6:.0f} MB bz2, {meta['items']:,} items, "
+          f"{meta['classes']:,} classes), load average {load:.1f}", flush=True)
+    res = {"n": n, "triples": meta["triples"], "load": load, "meta": meta}
+    res["lbzip2"] = child("lbzip2", dump=dump)
+    print(f"lbzip2 -dc              : {res['lbzip2']['seconds']:7.1f} s", flush=True)
+    res["parse"] = child("parse", dump=dump)
+    print(f"pyoxigraph bare parse   : {res['parse']['seconds']:7.1f} s   peak RSS {res['parse']['peak_rss_mb']:6.0f} MB"
+          f"   ({res['parse']['triples']:,} triples)", flush=True)
+    home = Path(tempfile.mkdtemp(prefix="kgfs-bench-wd-", dir=data))
+    try:
+        ing = res["ingest"] = child("ingest", dump=dump, index=home / "dbpedia-cache" / "index")
+        base, floor = res["parse"]["seconds"], res["lbzip2"]["seconds"]
+        print(f"ingest (kgfs ingest)    : {ing['seconds']:7.1f} s = {ing['seconds'] / base:.2f}x the bare parse "
+              f"(goal <= 2x), {ing['seconds'] / floor:.2f}x lbzip2 -dc; peak RSS {ing['peak_rss_mb']:6.0f} MB "
+              f"(goal <= 2048)", flush=True)
+        print(f"                          segment {ing['segments_seconds']:.1f} s "
+              f"({ing['parsed']:,} of {ing['lines']:,} lines parsed) + lexicon {ing['lexicon_seconds']:.1f} s "
+              f"({ing['lexicon']['n_surface_forms']:,} forms of {ing['lexicon']['n_entities']:,} items); "
+              f"index {ing['bytes'] / 1e6:.0f} MB on disk; P279 cycles: {ing['cycles']['subclass']['cycles']}",
+              flush=True)
+        r = res["corpus"] = child("corpus", corpus=corpus(d), dump=dump, home=home)
+        print(f"new corpus (10,000 texts): {r['seconds']:6.1f} s (goal < 10 s at 100M; + {r['imports']:.1f} s of "
+              f"imports)   peak RSS "
+              f"{r['peak_rss_mb']:6.0f} MB   {r['shape'][0]} x {r['shape'][1]}, {r['mentions']} mentions, "
+              f"{r['entities']} items, {r['empty']} empty rows", flush=True)
+    finally:
+        if not keep_index:
+            shutil.rmtree(home, ignore_errors=True)
+    return res
+
+
+def summary(results: dict) -> None:
+    runs = sorted(results.values(), key=lambda r: r["triples"])
+    print("\n== summary (each size measured in its own run; ratios against baselines of the same run)")
+    print(f"{'triples':>12} {'load':>5} {'lbzip2 s':>9} {'parse s':>8} {'ingest s':>9} {'x parse':>8} {'x lbzip2':>9} "
+          f"{'peak MB':>8} {'index MB':>9} {'corpus s':>9} {'corpus MB':>10}")
+    for r in runs:
+        i, c = r["ingest"], r["corpus"]
+        print(f"{r['triples']:>12,} {r['load']:>5.1f} {r['lbzip2']['seconds']:>9.1f} {r['parse']['seconds']:>8.1f} "
+              f"{i['seconds']:>9.1f} {i['seconds'] / r['parse']['seconds']:>8.2f} "
+              f"{i['seconds'] / r['lbzip2']['seconds']:>9.2f} {i['peak_rss_mb']:>8.0f} {i['bytes'] / 1e6:>9.0f} "
+              f"{c['seconds']:>9.1f} {c['peak_rss_mb']:>10.0f}")
+    if len(runs) > 1:
+        peaks = [r["ingest"]["peak_rss_mb"] for r in runs]
+        print(f"ingest peak RSS from {runs[0]['triples'] / 1e6:.0f}M to {runs[-1]['triples'] / 1e6:.0f}M triples: "
+              f"{min(peaks):.0f}-{max(peaks):.0f} MB (x{max(peaks) / min(peaks):.2f})")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", nargs="+", default=["20M"], help="dump sizes, e.g. 20M 50M 100M")
+    ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "kgfs-bench-wikidata"),
+                    help="where generated dumps are kept (reused by later runs)")
+    ap.add_argument("--results", help="JSON file of results, extended by this run (default: in --data)")
+    ap.add_argument("--keep-index", action="store_true", help="keep the index built (to look at it)")
+    args = ap.parse_args()
+    data = Path(args.data)
+    data.mkdir(parents=True, exist_ok=True)
+    path = Path(args.results or data / "results.json")
+    results = json.loads(path.read_text()) if path.is_file() else {}
+    for size in args.sizes:
+        n = int(float(size[:-1]) * {"K": 1e3, "M": 1e6}[size[-1].upper()]) if size[-1].isalpha() else int(size)
+        results[str(n)] = measure(n, data, args.keep_index)
+        path.write_text(json.dumps(results, indent=1))
+    summary(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""External sorting (kg.dbpedia.extsort): whatever the memory budget, the merge gives every row in key order,
+groups whole, and the files it writes read back as NumPy's own."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kg.dbpedia.extsort import ColumnReader, NpyWriter, SortedRuns, SpillPool, lex_le, sort_order, write_pair_array
+
+rows = st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(-5, 5)), max_size=120)
+
+
+@settings(max_examples=60, deadline=None)
+@given(batches=st.lists(rows, max_size=8), budget=st.sampled_from([0, 40, 400, 1 << 30]),
+       block=st.integers(1, 50), group=st.integers(0, 2))
+def test_merged_rows_are_every_row_in_key_order_with_groups_whole(tmp_path_factory, batches, budget, block, group):
+    d = tmp_path_factory.mktemp("runs")
+    with SortedRuns(d, "t", ("a", "b"), pool=SpillPool(budget)) as runs:
+        for b in batches:
+            a = np.array([r[0] for r in b], np.uint64)
+            runs.add(a=a, b=np.array([r[1] for r in b], np.uint64), v=np.array([r[2] for r in b], np.int64))
+        blocks = list(runs.merged(block_rows=block, group=group))
+        got = [(int(x), int(y), int(z)) for bl in blocks for x, y, z in zip(bl["a"], bl["b"], bl["v"])]
+        want = [r for b in batches for r in b]
+        assert sorted(got) == sorted(want) and len(runs) == len(want)
+        assert [g[:2] for g in got] == sorted(g[:2] for g in want)
+        if group:
+            keys = [tuple(int(bl[k][i]) for k in ("a", "b")[:group]) for bl in blocks for i in (0, -1)]
+            assert all(keys[2 * i + 1] != keys[2 * i + 2] for i in range(len(blocks) - 1))
+        assert list(runs.merged(block_rows=block)) or not want  # it can be read again
+    assert not list(d.iterdir())  # closing removed the runs
+
+
+def test_a_small_budget_spills_runs_and_a_large_one_none(tmp_path):
+    small, large = SortedRuns(tmp_path, "s", ("k",), pool=SpillPool(100)), SortedRuns(tmp_path, "l", ("k",))
+    for _ in range(10):
+        for r in (small, large):
+            r.add(k=np.arange(20, 0, -1, dtype=np.uint64))
+    assert small.n_runs >= 5 and large.n_runs == 0
+    assert [b["k"].tolist() for b in small.merged()] == [b["k"].tolist() for b in large.merged()]
+    small.close()
+    large.close()
+
+
+def test_one_pool_spills_its_largest_member(tmp_path):
+    pool = SpillPool(1000)
+    big, little = SortedRuns(tmp_path, "b", ("k",), pool=pool), SortedRuns(tmp_path, "l", ("k",), pool=pool)
+    little.add(k=np.arange(10, dtype=np.uint64))
+    big.add(k=np.arange(200, dtype=np.uint64))
+    assert big.n_runs == 1 and little.n_runs == 0 and pool.held() == 80
+
+
+def test_sort_order_and_lex_le_on_literal_rows():
+    a, b = np.array([3, 1, 3, 1], np.uint64), np.array([0, 9, 0, 2], np.uint64)
+    assert sort_order([a, b]).tolist() == [3, 1, 0, 2]
+    assert sort_order([np.array([2, 2, 1]), np.array([5, 4, 9])]).tolist() == [2, 1, 0]  # ties out of order
+    assert lex_le([a, b], (1, 9)).tolist() == [False, True, False, True]
+
+
+def test_npy_files_written_in_blocks_are_numpys(tmp_path):
+    with NpyWriter(tmp_path / "a.npy", np.uint32) as w:
+        for k in range(5):
+            w.write(np.arange(k, dtype=np.int64))
+    assert np.load(tmp_path / "a.npy").tolist() == [0, 0, 1, 0, 1, 2, 0, 1, 2, 3]
+    assert np.load(tmp_path / "a.npy").dtype == np.uint32
+    (tmp_path / "hi").write_bytes(np.arange(3, dtype="<u8").tobytes())
+    (tmp_path / "lo").write_bytes(np.arange(3, 6, dtype="<u8").tobytes())
+    write_pair_array(tmp_path / "k.npy", tmp_path / "hi", tmp_path / "lo", np.uint64, 3)
+    assert np.load(tmp_path / "k.npy", mmap_mode="r").tolist() == [[0, 1, 2], [3, 4, 5]]
+    r = ColumnReader(tmp_path / "k.npy", row=1)
+    assert r.read(1, 2).tolist() == [4, 5] and len(r) == 3
+    r.close()

@@ -145,8 +145,9 @@ class SpillPool:
         See the module.
         """
         while self.members and self.held() > self.budget_bytes:
-            largest = max(self.members, key=lambda m: m.held_bytes)
-            if not largest.held_bytes:
+            # a member being read from memory is not spilled: its rows stay alive for its reader anyway
+            largest = max((m for m in self.members if not m._reading), key=lambda m: m.held_bytes, default=None)
+            if largest is None or not largest.held_bytes:
                 return
             largest.spill()
 
@@ -180,6 +181,7 @@ class SortedRuns:
         self._lengths: list[int] = []
         self._columns: dict[str, np.dtype] | None = None
         self._n = 0
+        self._reading = 0  # readers of the rows held in memory (while any, the pool does not spill them)
 
     def __len__(self) -> int:
         return self._n
@@ -229,10 +231,16 @@ class SortedRuns:
         self.pool.check()
 
     def _sorted_held(self) -> dict[str, np.ndarray]:
-        cols = {k: np.concatenate([p[k] for p in self._pieces]) for k in self._columns}
-        self._pieces, self.held_bytes = [], 0
-        order = sort_order([cols[k] for k in self.key])
-        return {k: v[order] for k, v in cols.items()}
+        """The rows held, sorted; one column at a time, each piece freed when copied (not two copies of all)."""
+        pieces, self._pieces, self.held_bytes = self._pieces, [], 0
+        keys = {k: np.concatenate([p.pop(k) for p in pieces]) for k in self.key}
+        order = sort_order(list(keys.values()))
+        out = {}
+        for k in self._columns:
+            v = keys.pop(k) if k in keys else np.concatenate([p.pop(k) for p in pieces])
+            out[k] = v[order]
+            del v
+        return out
 
     def spill(self) -> None:
         """Sort the rows held in memory and write them as a run.
@@ -277,8 +285,12 @@ class SortedRuns:
             if not self._pieces:
                 return
             cols = self._sorted_held()
-            self._pieces, self.held_bytes = [cols], sum(v.nbytes for v in cols.values())  # it may be read again
-            yield from _blocks(cols, self.key[:group], block_rows)
+            self._pieces, self.held_bytes = [dict(cols)], sum(v.nbytes for v in cols.values())  # it may be read again
+            self._reading += 1
+            try:
+                yield from _blocks(cols, self.key[:group], block_rows)
+            finally:
+                self._reading -= 1
             return
         self.spill()
         yield from _merge(self._runs, self._lengths, self.key, block_rows, group, self._columns)

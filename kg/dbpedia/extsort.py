@@ -16,6 +16,13 @@ sizes, never on the table.
 Files are read and written with ``read``/``write``, not memory-mapped: mapped pages would count in
 the process's resident memory while an ingest streams gigabytes through them.
 
+Freed blocks go back to the system: glibc's ``malloc`` serves a block under its *mmap threshold*
+from its heap, which keeps freed memory, and raises that threshold (up to 32 MB) each time a larger
+block is freed; the blocks of a sort (megabytes each) would then pile up in the heap, resident
+after they are freed (hundreds of megabytes after a segment's pass). A :class:`SpillPool` fixes
+the threshold at :data:`MMAP_THRESHOLD` (:func:`return_freed_memory`), so such blocks are mapped
+and unmapped when freed.
+
 Examples
 --------
 >>> import tempfile, pathlib
@@ -31,15 +38,49 @@ Examples
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ColumnReader", "NpyWriter", "SortedRuns", "SpillPool", "lex_le", "sort_order", "write_pair_array"]
+__all__ = ["ColumnReader", "NpyWriter", "SortedRuns", "SpillPool", "lex_le", "return_freed_memory", "sort_order",
+           "write_pair_array"]
 
 _HEADER = 128  # bytes reserved for an .npy header written before the data's length is known
+#: Bytes from which glibc's malloc maps a block by itself (returned to the system when freed).
+MMAP_THRESHOLD = 256 << 10
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
+_malloc_set: list[bool] = []
+
+
+def return_freed_memory() -> bool:
+    """Make glibc's ``malloc`` give freed blocks of :data:`MMAP_THRESHOLD` bytes or more back to the system.
+
+    Sets its mmap threshold once per process (which also stops glibc from raising it); does
+    nothing without glibc.
+
+    Returns
+    -------
+    bool
+        Whether the threshold is set.
+
+    Examples
+    --------
+    >>> return_freed_memory() in (True, False)
+    True
+    """
+    if not _malloc_set:
+        ok = False
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            ok = bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+        except (OSError, AttributeError):  # no glibc (another C library, or another system)
+            pass
+        _malloc_set.append(ok)
+    return _malloc_set[0]
 
 
 def sort_order(columns: Sequence[np.ndarray]) -> np.ndarray:
@@ -122,6 +163,7 @@ class SpillPool:
     def __init__(self, budget_bytes: int = 384 << 20):
         self.budget_bytes = int(budget_bytes)
         self.members: list[SortedRuns] = []
+        return_freed_memory()  # else the freed blocks of sorts stay resident (see the module)
 
     def held(self) -> int:
         """Bytes of rows held in memory by the members.

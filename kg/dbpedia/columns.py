@@ -27,11 +27,14 @@ Examples
 from __future__ import annotations
 
 import hashlib
+import os
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from kg.dbpedia.extsort import ColumnReader
 
 __all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array",
            "save_array",
@@ -357,7 +360,8 @@ class StringColumn:
     """
 
     def __init__(self, folder: Path, name: str):
-        self._offsets = load_array(Path(folder) / f"{name}.offsets.npy")
+        self._offsets_path = Path(folder) / f"{name}.offsets.npy"
+        self._offsets = load_array(self._offsets_path)
         self._path = path = Path(folder) / f"{name}.bin"
         blob = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
         self._blob = memoryview(blob)  # slices of a memoryview cost a tenth of a memmap's
@@ -389,15 +393,58 @@ class StringColumn:
         blob, starts, stops = self._blob, self._offsets[rows].tolist(), self._offsets[rows + 1].tolist()
         return [str(blob[a:b], "utf-8", "surrogatepass") for a, b in zip(starts, stops)]
 
+    def read(self, rows: Sequence[int]) -> list[str]:
+        """The strings of several rows, as :meth:`take`, read with ``pread`` (no mapped page stays resident).
+
+        For a long pass that reads rows all over the column: :meth:`take` maps their pages into
+        the process, up to the whole column.
+
+        Parameters
+        ----------
+        rows : sequence of int
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> w = StringColumnWriter(d, "s")
+        >>> w.add("Lyon"); w.add("Zürich"); w.close()
+        2
+        >>> StringColumn(d, "s").read([1, 0])
+        ['Zürich', 'Lyon']
+        """
+        rows = np.asarray(rows, dtype=np.int64).tolist()
+        if not rows:
+            return []
+        offsets = ColumnReader(self._offsets_path)
+        fd = os.open(self._path, os.O_RDONLY)
+        try:
+            out = []
+            for r in rows:
+                a, b = offsets.read(r, 2).tolist()
+                out.append(os.pread(fd, b - a, a).decode("utf-8", "surrogatepass"))
+            return out
+        finally:
+            os.close(fd)
+            offsets.close()
+
     def __iter__(self):
         """All strings in order, read in blocks with plain reads (the pages stay out of the process)."""
-        off = np.asarray(self._offsets)
         step = 1 << 16
-        with open(self._path, "rb") as fh:
+        with open(self._path, "rb") as fh, open(self._offsets_path, "rb") as fo:
+            version = np.lib.format.read_magic(fo)  # the offsets are read too, not mapped
+            (np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0)(fo)
+            first = np.fromfile(fo, self._offsets.dtype, 1)
             for a in range(0, len(self), step):
                 b = min(len(self), a + step)
-                chunk = fh.read(int(off[b] - off[a]))
-                ends = (off[a + 1:b + 1] - off[a]).tolist()
+                off = np.concatenate([first, np.fromfile(fo, self._offsets.dtype, b - a)])
+                first = off[-1:]
+                chunk = fh.read(int(off[-1] - off[0]))
+                ends = (off[1:] - off[0]).tolist()
                 start = 0
                 for e in ends:
                     yield chunk[start:e].decode("utf-8", "surrogatepass")

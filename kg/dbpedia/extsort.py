@@ -16,6 +16,13 @@ sizes, never on the table.
 Files are read and written with ``read``/``write``, not memory-mapped: mapped pages would count in
 the process's resident memory while an ingest streams gigabytes through them.
 
+Freed blocks go back to the system: glibc's ``malloc`` serves a block under its *mmap threshold*
+from its heap, which keeps freed memory, and raises that threshold (up to 32 MB) each time a larger
+block is freed; the blocks of a sort (megabytes each) would then pile up in the heap, resident
+after they are freed (hundreds of megabytes after a segment's pass). A :class:`SpillPool` fixes
+the threshold at :data:`MMAP_THRESHOLD` (:func:`return_freed_memory`), so such blocks are mapped
+and unmapped when freed.
+
 Examples
 --------
 >>> import tempfile, pathlib
@@ -31,15 +38,49 @@ Examples
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ColumnReader", "NpyWriter", "SortedRuns", "SpillPool", "lex_le", "sort_order", "write_pair_array"]
+__all__ = ["ColumnReader", "NpyWriter", "SortedRuns", "SpillPool", "lex_le", "return_freed_memory", "sort_order",
+           "write_pair_array"]
 
 _HEADER = 128  # bytes reserved for an .npy header written before the data's length is known
+#: Bytes from which glibc's malloc maps a block by itself (returned to the system when freed).
+MMAP_THRESHOLD = 256 << 10
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
+_malloc_set: list[bool] = []
+
+
+def return_freed_memory() -> bool:
+    """Make glibc's ``malloc`` give freed blocks of :data:`MMAP_THRESHOLD` bytes or more back to the system.
+
+    Sets its mmap threshold once per process (which also stops glibc from raising it); does
+    nothing without glibc.
+
+    Returns
+    -------
+    bool
+        Whether the threshold is set.
+
+    Examples
+    --------
+    >>> return_freed_memory() in (True, False)
+    True
+    """
+    if not _malloc_set:
+        ok = False
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            ok = bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+        except (OSError, AttributeError):  # no glibc (another C library, or another system)
+            pass
+        _malloc_set.append(ok)
+    return _malloc_set[0]
 
 
 def sort_order(columns: Sequence[np.ndarray]) -> np.ndarray:
@@ -122,6 +163,7 @@ class SpillPool:
     def __init__(self, budget_bytes: int = 384 << 20):
         self.budget_bytes = int(budget_bytes)
         self.members: list[SortedRuns] = []
+        return_freed_memory()  # else the freed blocks of sorts stay resident (see the module)
 
     def held(self) -> int:
         """Bytes of rows held in memory by the members.
@@ -145,8 +187,9 @@ class SpillPool:
         See the module.
         """
         while self.members and self.held() > self.budget_bytes:
-            largest = max(self.members, key=lambda m: m.held_bytes)
-            if not largest.held_bytes:
+            # a member being read from memory is not spilled: its rows stay alive for its reader anyway
+            largest = max((m for m in self.members if not m._reading), key=lambda m: m.held_bytes, default=None)
+            if largest is None or not largest.held_bytes:
                 return
             largest.spill()
 
@@ -180,6 +223,7 @@ class SortedRuns:
         self._lengths: list[int] = []
         self._columns: dict[str, np.dtype] | None = None
         self._n = 0
+        self._reading = 0  # readers of the rows held in memory (while any, the pool does not spill them)
 
     def __len__(self) -> int:
         return self._n
@@ -229,10 +273,16 @@ class SortedRuns:
         self.pool.check()
 
     def _sorted_held(self) -> dict[str, np.ndarray]:
-        cols = {k: np.concatenate([p[k] for p in self._pieces]) for k in self._columns}
-        self._pieces, self.held_bytes = [], 0
-        order = sort_order([cols[k] for k in self.key])
-        return {k: v[order] for k, v in cols.items()}
+        """The rows held, sorted; one column at a time, each piece freed when copied (not two copies of all)."""
+        pieces, self._pieces, self.held_bytes = self._pieces, [], 0
+        keys = {k: np.concatenate([p.pop(k) for p in pieces]) for k in self.key}
+        order = sort_order(list(keys.values()))
+        out = {}
+        for k in self._columns:
+            v = keys.pop(k) if k in keys else np.concatenate([p.pop(k) for p in pieces])
+            out[k] = v[order]
+            del v
+        return out
 
     def spill(self) -> None:
         """Sort the rows held in memory and write them as a run.
@@ -277,8 +327,12 @@ class SortedRuns:
             if not self._pieces:
                 return
             cols = self._sorted_held()
-            self._pieces, self.held_bytes = [cols], sum(v.nbytes for v in cols.values())  # it may be read again
-            yield from _blocks(cols, self.key[:group], block_rows)
+            self._pieces, self.held_bytes = [dict(cols)], sum(v.nbytes for v in cols.values())  # it may be read again
+            self._reading += 1
+            try:
+                yield from _blocks(cols, self.key[:group], block_rows)
+            finally:
+                self._reading -= 1
             return
         self.spill()
         yield from _merge(self._runs, self._lengths, self.key, block_rows, group, self._columns)

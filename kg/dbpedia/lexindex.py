@@ -115,6 +115,17 @@ class _Chain:
         for c in self.columns:
             yield from c
 
+    def read(self, rows: Sequence[int]) -> list[str]:
+        """As :meth:`take`, with plain reads (:meth:`StringColumn.read`: no mapped page stays resident)."""
+        rows = np.asarray(rows, np.int64)
+        part = np.searchsorted(self.starts, rows, "right") - 1
+        out = [""] * len(rows)
+        for k in np.unique(part).tolist():
+            sel = np.flatnonzero(part == k)
+            for i, v in zip(sel.tolist(), self.columns[k].read(rows[sel] - self.starts[k])):
+                out[i] = v
+        return out
+
     def take(self, rows: Sequence[int]) -> list[str]:
         rows = np.asarray(rows, np.int64)
         part = np.searchsorted(self.starts, rows, "right") - 1
@@ -254,7 +265,7 @@ class _Builder:
         own = refs < self.n_labels
         for sel, column, base in ((np.flatnonzero(own), self.subjects, 0),
                                   (np.flatnonzero(~own), self.targets, self.n_labels)):
-            for i, v in zip(sel.tolist(), column.take((refs[sel] - base).tolist())):
+            for i, v in zip(sel.tolist(), column.read(refs[sel] - base)):  # pread: the build reads all over
                 out[i] = v
         return out
 

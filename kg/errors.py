@@ -155,6 +155,10 @@ class DeadlineError(KgfsError):
 #: The longest ``Retry-After`` waited for (seconds); a server asking for more makes the request fail, naming it.
 MAX_RETRY_AFTER = 900.0
 
+#: ``extra=`` of a log record whose content the table's notes give again, with the full list in a file: an
+#: application that prints those notes may leave the record out of its terminal (``record.kgfs_noted``).
+NOTED = {"kgfs_noted": True}
+
 
 def parse_retry_after(value) -> float | None:
     """Seconds from a ``Retry-After`` header: a number of seconds or an HTTP date (``None`` if neither).

@@ -850,9 +850,6 @@ class _Quiet(logging.Filter):
     """What the terminal leaves out: Prefect's and its server's logs (its UI keeps them), a message
     said already, and the reports a command prints afterwards as notes (with their full lists in files)."""
 
-    # kg.dbpedia.route's reports: the table's notes say them after the run, naming the files of the full lists
-    _AFTER = ("entities have no", "cycle(s); removed")
-
     def __init__(self):
         super().__init__()
         self.seen: set[str] = set()
@@ -860,10 +857,9 @@ class _Quiet(logging.Filter):
     def filter(self, record):
         if record.name.startswith(("prefect", "uvicorn", "httpx")):  # Prefect's UI shows them (--debug here)
             return False
-        text = record.getMessage()
-        if record.name.startswith("kg.") and any(k in text for k in self._AFTER):
+        if getattr(record, "kgfs_noted", False):  # the table's notes say it after the run (kg.errors.NOTED)
             return False
-        key = _one_line(text)
+        key = _one_line(record.getMessage())
         if key in self.seen:
             return False
         self.seen.add(key)

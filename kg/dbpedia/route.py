@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from kg.dbpedia.corpus import Corpus
 from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
-from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError
+from kg.errors import NOTED, HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
 from kg.table import FeatureTable
@@ -187,7 +187,7 @@ def fetch_facts(
     empty = sorted(e for e in all_entities if not per_entity.get(e))
     if empty:
         log.warning("%d of %d entities have no %s in the source, e.g. %s", len(empty), len(all_entities),
-                    features, ", ".join(empty[:3]))
+                    features, ", ".join(empty[:3]), extra=NOTED)
     report = {
         "n_entities": len(all_entities),
         "entities_without_features": empty,
@@ -226,7 +226,7 @@ def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str
         h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle="break")
     for w in caught:
         if issubclass(w.category, HierarchyCycleWarning):
-            log.warning("%s", w.message)
+            log.warning("%s", w.message, extra=NOTED)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return h, [tuple(e) for e in h.removed_edges]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from flows.cli.console import LineProgress, error_line, make_console, table_notes_lines
-from kg.errors import KgfsError
+from kg.errors import NOTED, KgfsError
 
 
 def test_error_lines():
@@ -114,7 +114,8 @@ def test_log_lines_go_to_the_current_stderr_once_and_on_one_line(monkeypatch):
     log.warning("said once")
     log.warning("said once")
     logging.getLogger("prefect.flow_runs").warning("a Prefect run log: for its UI")
-    logging.getLogger("kg.dbpedia.route").warning("%d of %d entities have no %s in the source", 3, 9, "types")
+    logging.getLogger("kg.dbpedia.route").warning("%d of %d entities have no %s in the source", 3, 9, "types",
+                                                  extra=NOTED)
     (line,) = first.getvalue().splitlines()
     assert line.startswith("kgfs: WARNING: a list: dbc:C0, dbc:C1") and len(line) <= LINE_LIMIT
     assert " … " in line and line.endswith("dbc:C199")  # cut in the middle: the end says what is done

@@ -451,7 +451,7 @@ def build_lexicon(segments, folder, *, vocabulary: Vocabulary = DBPEDIA, min_len
 
     Parameters
     ----------
-    segments : list of kg.dbpedia.index.Segment
+    segments : list of kg.dbpedia.segment.Segment
         In the order of the dump files (a later redirect of the same page wins, as when streaming).
     folder : path
     vocabulary : Vocabulary
@@ -503,7 +503,7 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
 
     Parameters
     ----------
-    segments : list of kg.dbpedia.index.Segment
+    segments : list of kg.dbpedia.segment.Segment
     root : path
         The index's ``lexicons`` folder.
     vocabulary : Vocabulary

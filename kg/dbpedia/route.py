@@ -393,7 +393,7 @@ def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=
         Prefixes (or the vocabulary's short names: ``dbo``, ``yago``, ``schema``, ``wd``) of the types to keep.
     access : Access, optional
         The SPARQL source's query cache, or for a dump the folder of the dump index: the source is
-        then an :class:`~kg.dbpedia.index.IndexSource` (each file read once into the index, every
+        then an :class:`~kg.dbpedia.index_source.IndexSource` (each file read once into the index, every
         question a look-up); without it (or with ``access.lenient``) the dump is streamed
         (:class:`~kg.dbpedia.dumps.DumpSource`). Time limits, bad lines, progress.
     graph : str, optional
@@ -404,7 +404,7 @@ def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=
     Returns
     -------
     KnowledgeSource
-        A :class:`~kg.dbpedia.sparql.SparqlSource`, :class:`~kg.dbpedia.index.IndexSource` or
+        A :class:`~kg.dbpedia.sparql.SparqlSource`, :class:`~kg.dbpedia.index_source.IndexSource` or
         :class:`~kg.dbpedia.dumps.DumpSource`
         (an rdflib graph is wrapped by :class:`~kg.dbpedia.rdflib_source.RdflibSource` directly).
 
@@ -429,7 +429,8 @@ def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=
         if dump is None:
             raise KgfsError("--kg dump needs --dump (dump files or a directory)")
         if access.cache_dir is not None and not access.lenient:
-            from kg.dbpedia.index import IndexSource, index_for_cache
+            from kg.dbpedia.index import index_for_cache
+            from kg.dbpedia.index_source import IndexSource
 
             return IndexSource(dump, index_for_cache(access.cache_dir), vocabulary=vocabulary,
                                type_namespaces=type_namespaces, skip_bad_lines=access.skip_bad_lines,

@@ -1,7 +1,7 @@
 """The narrow interface between kgfs and a knowledge graph, and what every source shares.
 
 Four implementations: :class:`kg.dbpedia.sparql.SparqlSource` (a SPARQL endpoint such as DBpedia's
-Virtuoso or the Wikidata Query Service), :class:`kg.dbpedia.index.IndexSource` (the dump index,
+Virtuoso or the Wikidata Query Service), :class:`kg.dbpedia.index_source.IndexSource` (the dump index,
 the offline default), :class:`kg.dbpedia.dumps.DumpSource` (local N-Triples/Turtle/RDF-XML dumps,
 streamed) and :class:`kg.dbpedia.rdflib_source.RdflibSource` (an in-memory :class:`rdflib.Graph`).
 Each reads the predicates of a :class:`~kg.dbpedia.vocabulary.Vocabulary` (DBpedia's by default:

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from kg.dbpedia.corpus import Corpus, read_sports_tweets
 from kg.dbpedia.dumps import DumpSource
-from kg.dbpedia.index import DumpIndex, IndexSource, index_for_cache
+from kg.dbpedia.index import DumpIndex, index_for_cache
+from kg.dbpedia.index_source import IndexSource
 from kg.dbpedia.lexicon import LexiconAnnotator
 from kg.dbpedia.lexindex import IndexedLexicon
 from kg.dbpedia.route import build_table, make_annotator, make_source

@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 from flows.cli import main
-from kg.dbpedia.index import DumpIndex, IndexSource
+from kg.dbpedia.index import DumpIndex
+from kg.dbpedia.index_source import IndexSource
 from kg.errors import KgfsError
 from kg.formats.folder import read_table_folder
 

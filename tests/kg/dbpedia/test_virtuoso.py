@@ -98,7 +98,8 @@ def test_superclasses_with_anchored_paths_and_the_fallback(virtuoso, dump):
 
 @pytest.mark.parametrize("features", ["types", "categories"])
 def test_same_table_as_the_dump_and_the_index(virtuoso, dump, load_dir, tweets10, features, tmp_path):
-    from kg.dbpedia.index import DumpIndex, IndexSource
+    from kg.dbpedia.index import DumpIndex
+    from kg.dbpedia.index_source import IndexSource
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HierarchyCycleWarning)

@@ -20,7 +20,8 @@ import pytest
 from kg.dbpedia.bridge import EquivalentClassSource, SameAsSource
 from kg.dbpedia.corpus import Corpus
 from kg.dbpedia.dumps import DumpSource
-from kg.dbpedia.index import DumpIndex, IndexSource
+from kg.dbpedia.index import DumpIndex
+from kg.dbpedia.index_source import IndexSource
 from kg.dbpedia.lexicon import LexiconAnnotator
 from kg.dbpedia.rdflib_source import RdflibSource
 from kg.dbpedia.route import build_table

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pyoxigraph as ox
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, role_predicates
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import check_iri
@@ -612,18 +612,9 @@ class DumpSource:
         log.info("read %d triples from %d dump file(s) for %d entities", n, len(files), len(entities))
 
     def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
-        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject
-        (one more read of the files for the subjects not asked about yet).
-
-        Parameters
-        ----------
-        kind : str
-            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
-        entities : iterable of str
-
-        Returns
-        -------
-        dict of str -> set of str
+        """``{subject: {IRI object, ...}}`` of the role ``kind`` (see
+        :func:`~kg.dbpedia.sources.role_predicates`): one more read of the files for the subjects
+        not asked about yet.
 
         Examples
         --------
@@ -634,11 +625,9 @@ class DumpSource:
         >>> DumpSource(p).facts("same_as", ["http://dbpedia.org/resource/Lyon"])
         {'http://dbpedia.org/resource/Lyon': {'http://www.wikidata.org/entity/Q456'}}
         """
-        roles = self.vocabulary.roles()
-        if kind not in roles:
-            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
+        preds = role_predicates(self.vocabulary, kind)
         memo = self._links.setdefault(kind, MemoCache())
-        return memo.ask(entities, lambda todo: self._scan_role(roles[kind], todo))
+        return memo.ask(entities, lambda todo: self._scan_role(preds, todo))
 
     def _scan_role(self, preds: Sequence[str], todo: list[str]) -> dict[str, set[str]]:
         want = {ox.NamedNode(check_iri(e)) for e in todo}

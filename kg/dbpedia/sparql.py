@@ -80,7 +80,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, role_predicates
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import MAX_RETRY_AFTER, KgfsError, RetryPolicy, TransientError, retry
 from kg.files import atomic_write
@@ -615,17 +615,8 @@ class SparqlSource:
         return self._facts(cache, stage, nodes, lambda vs: self._pairs_query(preds, vs))
 
     def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
-        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject.
-
-        Parameters
-        ----------
-        kind : str
-            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
-        entities : iterable of str
-
-        Returns
-        -------
-        dict of str -> set of str
+        """``{subject: {IRI object, ...}}`` of the role ``kind`` (see
+        :func:`~kg.dbpedia.sources.role_predicates`): one query per batch of subjects not asked about yet.
 
         Examples
         --------
@@ -634,13 +625,11 @@ class SparqlSource:
         ...
         ValueError: unknown fact table 'nope' (one of types, categories, subclass, broader, same_as, equivalent_class)
         """
-        roles = self.vocabulary.roles()
-        if kind not in roles:
-            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
-        if not roles[kind]:
+        preds = role_predicates(self.vocabulary, kind)
+        if not preds:
             return {e: set() for e in entities}
         return self._facts(self._links.setdefault(kind, MemoCache()), kind, entities,
-                           lambda vs: self._pairs_query(roles[kind], vs))
+                           lambda vs: self._pairs_query(preds, vs))
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:

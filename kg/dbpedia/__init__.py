@@ -11,7 +11,8 @@ types or categories -> table, for any RDF knowledge graph.
 - knowledge sources: :mod:`kg.dbpedia.sparql` (a SPARQL endpoint), :mod:`kg.dbpedia.index` (the
   dump index, built by :mod:`kg.dbpedia.ingest` with :mod:`kg.dbpedia.linefilter` and
   :mod:`kg.dbpedia.extsort`; its lexicon :mod:`kg.dbpedia.lexindex`), :mod:`kg.dbpedia.dumps`
-  (RDF dump files, streamed) and :mod:`kg.dbpedia.rdflib_source` (an in-memory :class:`rdflib.Graph`);
+  (RDF dump files, streamed by :mod:`kg.dbpedia.dumpfiles`) and :mod:`kg.dbpedia.rdflib_source` (an in-memory
+  :class:`rdflib.Graph`);
   :mod:`kg.dbpedia.bridge` between two graphs (``owl:sameAs``, ``owl:equivalentClass``).
 - :mod:`kg.dbpedia.route`: linking, fetching and building the DAG and the table.
 - :mod:`kg.dbpedia.batches`: the route in batches over stored results (``kgfs run --corpus``).

@@ -5,7 +5,8 @@ import shutil
 import pyoxigraph as ox
 import pytest
 
-from kg.dbpedia.dumps import DumpSource, dump_files, iter_triples, read_lexicon_entries
+from kg.dbpedia.dumpfiles import dump_files, iter_triples
+from kg.dbpedia.dumps import DumpSource, read_lexicon_entries
 from kg.dbpedia.sources import KnowledgeSource
 from kg.errors import InputFormatError, KgfsError
 from tests.kg.conftest import BROADER_EDGES, DBO, DEJA_VU, ENTITIES, C, R
@@ -181,7 +182,7 @@ def test_bz2_is_decompressed_beside_the_parser_and_a_corrupt_file_is_named(kg_du
 
     import psutil
 
-    from kg.dbpedia.dumps import DumpReader
+    from kg.dbpedia.dumpfiles import DumpReader
 
     plain = (kg_dump_dir / "instances.nt").read_bytes()
     good = tmp_path / "i.nt.bz2"

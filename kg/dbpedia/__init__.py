@@ -8,7 +8,8 @@ types or categories -> table, for any RDF knowledge graph.
   ``KnowledgeSource`` (entities -> direct types/categories, and the class/category graph).
 - annotators: :mod:`kg.dbpedia.lexicon` (offline, from a labels dump) and
   :mod:`kg.dbpedia.spotlight` (a DBpedia Spotlight REST client).
-- knowledge sources: :mod:`kg.dbpedia.sparql` (a SPARQL endpoint), :mod:`kg.dbpedia.index` (the
+- knowledge sources: :mod:`kg.dbpedia.sparql` (a SPARQL endpoint; its
+  requests, answers and errors :mod:`kg.dbpedia.sparql_protocol`), :mod:`kg.dbpedia.index` (the
   dump index, built by :mod:`kg.dbpedia.ingest` with :mod:`kg.dbpedia.linefilter` and
   :mod:`kg.dbpedia.extsort`; its lexicon :mod:`kg.dbpedia.lexindex`), :mod:`kg.dbpedia.dumps`
   (RDF dump files, streamed by :mod:`kg.dbpedia.dumpfiles`) and :mod:`kg.dbpedia.rdflib_source` (an in-memory

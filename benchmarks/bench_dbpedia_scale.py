@@ -255,7 +255,7 @@ out = {{}}
 if mode == "parse":
     import bz2, glob
     import pyoxigraph as ox
-    from kg.dbpedia.dumps import dump_files, dump_format
+    from kg.dbpedia.dumpfiles import dump_files, dump_format
     n = 0
     t = time.perf_counter()
     for f in dump_files(args["dump"]):

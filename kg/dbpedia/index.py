@@ -108,7 +108,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from kg.dbpedia.dumps import dump_files
+from kg.dbpedia.dumpfiles import dump_files
 from kg.dbpedia.ingest import FORMAT, build_segment
 from kg.dbpedia.manifest import MANIFEST, IndexDamaged, Problem, check_folder, write_manifest
 from kg.dbpedia.segment import Segment
@@ -414,7 +414,7 @@ class DumpIndex:
 
     def segments(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
                  progress: Progress | None = None) -> list[Segment]:
-        """The segments of dump files and folders (in :func:`~kg.dbpedia.dumps.dump_files` order), ingesting new ones.
+        """The segments of dump files and folders (in :func:`~kg.dbpedia.dumpfiles.dump_files` order), ingested if new.
 
         Each segment is checked first (sizes and array headers, :func:`kg.dbpedia.manifest.check_folder`).
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from kg.dbpedia.columns import hash_keys
-from kg.dbpedia.dumps import dump_files
+from kg.dbpedia.dumpfiles import dump_files
 from kg.dbpedia.index import DumpIndex, Progress
 from kg.dbpedia.ingest import FACT_ROLES
 from kg.dbpedia.segment import Segment
@@ -56,7 +56,7 @@ class IndexSource:
     Parameters
     ----------
     paths : path or list of paths
-        Dump files and/or directories (see :func:`~kg.dbpedia.dumps.dump_files`).
+        Dump files and/or directories (see :func:`~kg.dbpedia.dumpfiles.dump_files`).
     index : DumpIndex
         Where the files' segments are (or are built, on the first question).
     vocabulary : Vocabulary, optional

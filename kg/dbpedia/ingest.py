@@ -46,7 +46,7 @@ import numpy as np
 import pyoxigraph as ox
 
 from kg.dbpedia.columns import StringColumn, StringColumnWriter, find_sorted, hash_keys, load_array, save_array
-from kg.dbpedia.dumps import DumpReader
+from kg.dbpedia.dumpfiles import DumpReader
 from kg.dbpedia.extsort import NpyWriter, SortedRuns, SpillPool, write_pair_array
 from kg.dbpedia.linefilter import LineFilter
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
@@ -338,7 +338,7 @@ def build_segment(path, folder, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_li
     Parameters
     ----------
     path : path
-        A dump file (see :func:`kg.dbpedia.dumps.dump_files`).
+        A dump file (see :func:`kg.dbpedia.dumpfiles.dump_files`).
     folder : path
         Where the segment is written.
     vocabulary : Vocabulary

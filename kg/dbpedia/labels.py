@@ -78,7 +78,7 @@ def _from_files(wanted: set[str], files: Iterable[Path], predicates: Sequence[st
     untagged)."""
     import pyoxigraph as ox
 
-    from kg.dbpedia.dumps import DumpReader
+    from kg.dbpedia.dumpfiles import DumpReader
 
     rank = {p: i for i, p in enumerate(predicates)}
     best: dict[str, tuple[tuple[int, int], str]] = {}
@@ -124,7 +124,7 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     --------
     See the module.
     """
-    from kg.dbpedia.dumps import dump_files
+    from kg.dbpedia.dumpfiles import dump_files
     from kg.dbpedia.vocabulary import DBPEDIA
 
     vocabulary = vocabulary or DBPEDIA

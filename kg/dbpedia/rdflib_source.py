@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 
 import rdflib
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, in_namespaces
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, in_namespaces, role_predicates
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.iri import check_iri
 
@@ -122,17 +122,8 @@ class RdflibSource:
         })
 
     def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
-        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject.
-
-        Parameters
-        ----------
-        kind : str
-            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
-        entities : iterable of str
-
-        Returns
-        -------
-        dict of str -> set of str
+        """``{subject: {IRI object, ...}}`` of the role ``kind`` (see
+        :func:`~kg.dbpedia.sources.role_predicates`), read from the graph.
 
         Examples
         --------
@@ -142,10 +133,8 @@ class RdflibSource:
         >>> RdflibSource(g).facts("same_as", ["http://dbpedia.org/resource/Lyon"])
         {'http://dbpedia.org/resource/Lyon': {'http://www.wikidata.org/entity/Q456'}}
         """
-        roles = self.vocabulary.roles()
-        if kind not in roles:
-            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
-        return self._objects(self._links.setdefault(kind, MemoCache()), roles[kind], entities)
+        preds = role_predicates(self.vocabulary, kind)
+        return self._objects(self._links.setdefault(kind, MemoCache()), preds, entities)
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:

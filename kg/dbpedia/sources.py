@@ -68,6 +68,7 @@ __all__ = [
     "breadth_first_edges",
     "edges_within",
     "in_namespaces",
+    "role_predicates",
 ]
 
 
@@ -173,6 +174,41 @@ def edges_within(edges: Iterable[tuple[str, str]], namespaces: Sequence[str]) ->
     [('http://dbpedia.org/ontology/A', 'http://dbpedia.org/ontology/B')]
     """
     return {(c, p) for c, p in edges if in_namespaces(c, namespaces) and in_namespaces(p, namespaces)}
+
+
+def role_predicates(vocabulary, kind: str) -> tuple[str, ...]:
+    """The predicates of one role of a vocabulary: what ``facts(kind, entities)`` of a source reads.
+
+    Every source's ``facts(kind, entities)`` answers ``{subject: {IRI object, ...}}`` for the
+    predicates of this role.
+
+    Parameters
+    ----------
+    vocabulary : Vocabulary
+        The source's :class:`~kg.dbpedia.vocabulary.Vocabulary`.
+    kind : str
+        A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>` (``same_as``,
+        ``equivalent_class``, ...).
+
+    Returns
+    -------
+    tuple of str
+        The role's predicates (empty when the vocabulary has none for it).
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not a role of the vocabulary.
+
+    Examples
+    --------
+    >>> role_predicates(DBPEDIA, "same_as")
+    ('http://www.w3.org/2002/07/owl#sameAs',)
+    """
+    roles = vocabulary.roles()
+    if kind not in roles:
+        raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
+    return roles[kind]
 
 
 @runtime_checkable

@@ -12,8 +12,8 @@ batched ``SELECT`` queries:
   refuses an open-ended ``?c rdfs:subClassOf+ ?p`` ("transitive start not given") and gives wrong
   answers for a path whose start comes from ``VALUES``, and open ``wdt:P279*`` closures time out
   on the Wikidata Query Service, so the start is always a constant class and the walk goes upward
-  only. If a server still refuses the path (:class:`TransitiveStartError`), ``superclasses="auto"``
-  falls back to walking the subclass predicate one level per query, which every SPARQL 1.0
+  only. If a server still refuses the path (:class:`~kg.dbpedia.sparql_protocol.TransitiveStartError`),
+  ``superclasses="auto"`` falls back to walking the subclass predicate one level per query, which every SPARQL 1.0
   server answers;
 - categories' ancestors: ``skos:broader`` one level per query up to ``depth`` (the category graph
   has cycles, so the walk expands each category once; see :func:`kg.dbpedia.sources.breadth_first_edges`).
@@ -36,7 +36,7 @@ only in the ``X-SPARQL-MaxRows`` response header (and refuses ``ORDER BY`` + ``O
 many rows, error SR353). A cut result is never used: a batch whose answer was cut (header
 present, or as many rows as the known ``max_rows``) is split in two and each half asked again;
 a single value whose answer is still cut is paged with ``ORDER BY``/``LIMIT``/``OFFSET``, and if
-the server refuses that too, :class:`TruncatedResultError` is raised.
+the server refuses that too, :class:`~kg.dbpedia.sparql_protocol.TruncatedResultError` is raised.
 
 Reliability: timeouts, retries with exponential backoff on 5xx, 429, timeouts and refused
 connections (honouring ``Retry-After``), none on other 4xx or on a query the server rejects
@@ -61,8 +61,6 @@ import http.client
 import json
 import logging
 import math
-import os
-import platform
 import re
 import threading
 import time
@@ -80,23 +78,22 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, role_predicates
+from kg.dbpedia.sparql_protocol import (
+    QueryTimeoutError,
+    SourceUnavailableError,
+    SparqlError,
+    TransitiveStartError,
+    TruncatedResultError,
+    default_user_agent,
+    parse_results,
+)
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
-from kg.errors import MAX_RETRY_AFTER, KgfsError, RetryPolicy, TransientError, retry
+from kg.errors import MAX_RETRY_AFTER, RetryPolicy, TransientError, retry
 from kg.files import atomic_write
 from kg.iri import sparql_iri, sparql_string
 
-__all__ = [
-    "MAX_RETRY_AFTER",
-    "QueryTimeoutError",
-    "SparqlError",
-    "SourceUnavailableError",
-    "SparqlSource",
-    "TransitiveStartError",
-    "TruncatedResultError",
-    "default_user_agent",
-    "parse_results",
-]
+__all__ = ["MAX_RETRY_AFTER", "SparqlSource"]
 
 log = logging.getLogger(__name__)
 
@@ -110,137 +107,12 @@ _GROW_BELOW = 0.25  # a batch answered in under this share of the time allowed l
 _PROBE_AFTER = 10  # fast batches in a row at the size below one that timed out before a larger one is tried
 
 
-def default_user_agent() -> str:
-    """The User-Agent of kgfs's SPARQL requests (the Wikimedia policy's form: name/version (contact) library).
-
-    ``$KGFS_USER_AGENT`` replaces it; ``$KGFS_CONTACT`` (an e-mail address or a URL that names
-    you) replaces the contact.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> default_user_agent().startswith("kgfs/")
-    True
-    """
-    if os.environ.get("KGFS_USER_AGENT"):
-        return os.environ["KGFS_USER_AGENT"]
-    from importlib.metadata import PackageNotFoundError, version
-
-    def v(dist: str) -> str:
-        try:
-            return version(dist)
-        except PackageNotFoundError:
-            return "0"
-
-    contact = os.environ.get("KGFS_CONTACT") or "+https://pypi.org/project/kgfs/"
-    return f"kgfs/{v('kgfs')} ({contact}) SPARQLWrapper/{v('SPARQLWrapper')} Python/{platform.python_version()}"
-
-
-def parse_results(data: bytes | str | dict) -> tuple[list[str], list[list]]:
-    """The variables and rows of a SPARQL JSON result: an IRI as its string, a literal as
-    ``{"literal": value}``, a blank node or an unbound variable as ``None``.
-
-    Parameters
-    ----------
-    data : bytes, str or dict
-        The ``application/sparql-results+json`` document.
-
-    Returns
-    -------
-    vars : list of str
-    rows : list of list
-
-    Raises
-    ------
-    ValueError, KeyError, TypeError
-        When it is not a SPARQL JSON result.
-
-    Examples
-    --------
-    >>> parse_results('{"head": {"vars": ["a", "b"]}, "results": {"bindings": ['
-    ...               '{"a": {"type": "uri", "value": "http://x/1"}, "b": {"type": "literal", "value": "1"}},'
-    ...               '{"a": {"type": "bnode", "value": "t1"}}]}}')
-    (['a', 'b'], [['http://x/1', {'literal': '1'}], [None, None]])
-    """
-    doc = json.loads(data) if isinstance(data, (bytes, str)) else data
-    vars_ = list(doc["head"]["vars"])
-    rows = []
-    for b in doc["results"]["bindings"]:
-        row = []
-        for v in vars_:
-            cell = b.get(v)
-            kind = None if cell is None else cell.get("type")
-            row.append(cell.get("value") if kind in ("uri", "iri") else
-                       {"literal": cell.get("value")} if kind in ("literal", "typed-literal") else None)
-        rows.append(row)
-    return vars_, rows
-
-
-class SparqlError(KgfsError):
-    """The endpoint rejected a query (not retried).
-
-    Examples
-    --------
-    >>> issubclass(TransitiveStartError, SparqlError), issubclass(SparqlError, KgfsError)
-    (True, True)
-    """
-
-
-class TransitiveStartError(SparqlError):
-    """Virtuoso's "transitive start not given": a property path without a constant start.
-
-    ``superclasses="auto"`` catches it and walks ``rdfs:subClassOf`` one level per query.
-
-    Examples
-    --------
-    >>> SparqlSource("http://127.0.0.1:8890/sparql", superclasses="levels").superclasses
-    'levels'
-    """
-
-
-class TruncatedResultError(SparqlError):
-    """A result was cut by the server and could not be completed by splitting or paging.
-
-    Examples
-    --------
-    >>> str(TruncatedResultError("http://127.0.0.1:8890/sparql cut a page at 10000 rows"))
-    'http://127.0.0.1:8890/sparql cut a page at 10000 rows'
-    """
-
-
-class QueryTimeoutError(TransientError):
-    """A query ran out of time (the client's ``timeout``, or the server said so): split its batch, or retry
-    a single value.
-
-    Examples
-    --------
-    >>> issubclass(QueryTimeoutError, TransientError)
-    True
-    """
-
-
 class _Split(Exception):
     """Internal: a batch's query timed out; its batch is split (not a :class:`TransientError`: not retried)."""
 
     def __init__(self, cause: QueryTimeoutError):
         super().__init__(str(cause))
         self.cause = cause
-
-
-class SourceUnavailableError(KgfsError):
-    """The endpoint could not be reached (or kept failing) after all retries.
-
-    Examples
-    --------
-    >>> src = SparqlSource("http://127.0.0.1:9/sparql", retries=0, timeout=1)
-    >>> src.types(["http://dbpedia.org/resource/Lyon"])  # doctest: +IGNORE_EXCEPTION_DETAIL
-    Traceback (most recent call last):
-    kg.dbpedia.sparql.SourceUnavailableError: SPARQL endpoint http://127.0.0.1:9/sparql failed 1 time(s), ...
-    """
-
 
 
 class SparqlSource:
@@ -280,7 +152,7 @@ class SparqlSource:
     progress : callable, optional
         ``progress(stage, done, total)`` after each batch (for the CLI's progress bar).
     user_agent : str, optional
-        The User-Agent header (default :func:`default_user_agent`).
+        The User-Agent header (default :func:`~kg.dbpedia.sparql_protocol.default_user_agent`).
 
     Attributes
     ----------
@@ -615,17 +487,8 @@ class SparqlSource:
         return self._facts(cache, stage, nodes, lambda vs: self._pairs_query(preds, vs))
 
     def facts(self, kind: str, entities: Iterable[str]) -> dict[str, set[str]]:
-        """The IRI objects of one role of the vocabulary (``same_as``, ``equivalent_class``, ...) per subject.
-
-        Parameters
-        ----------
-        kind : str
-            A key of :meth:`Vocabulary.roles <kg.dbpedia.vocabulary.Vocabulary.roles>`.
-        entities : iterable of str
-
-        Returns
-        -------
-        dict of str -> set of str
+        """``{subject: {IRI object, ...}}`` of the role ``kind`` (see
+        :func:`~kg.dbpedia.sources.role_predicates`): one query per batch of subjects not asked about yet.
 
         Examples
         --------
@@ -634,13 +497,11 @@ class SparqlSource:
         ...
         ValueError: unknown fact table 'nope' (one of types, categories, subclass, broader, same_as, equivalent_class)
         """
-        roles = self.vocabulary.roles()
-        if kind not in roles:
-            raise ValueError(f"unknown fact table {kind!r} (one of {', '.join(roles)})")
-        if not roles[kind]:
+        preds = role_predicates(self.vocabulary, kind)
+        if not preds:
             return {e: set() for e in entities}
         return self._facts(self._links.setdefault(kind, MemoCache()), kind, entities,
-                           lambda vs: self._pairs_query(roles[kind], vs))
+                           lambda vs: self._pairs_query(preds, vs))
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:

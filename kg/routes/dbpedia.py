@@ -154,7 +154,7 @@ def is_transient(exc: BaseException | None) -> bool:
     """
     import requests
 
-    from kg.dbpedia.sparql import SourceUnavailableError
+    from kg.dbpedia.sparql_protocol import SourceUnavailableError
     from kg.dbpedia.spotlight import SpotlightError
     from kg.errors import DeadlineError
 

@@ -59,7 +59,7 @@ def test_transient_errors_are_retried_bad_input_is_not():
     from prefect.states import Failed
 
     from flows.pipeline import _guarded, _transient, merge_batches, run_batch
-    from kg.dbpedia.sparql import SourceUnavailableError
+    from kg.dbpedia.sparql_protocol import SourceUnavailableError
     from kg.dbpedia.spotlight import SpotlightError
     from kg.errors import InputFormatError
     from kg.routes.base import BatchedStep, Context

@@ -6,7 +6,8 @@ import pytest
 
 from kg.dbpedia.dumps import DumpSource
 from kg.dbpedia.sources import KnowledgeSource
-from kg.dbpedia.sparql import SourceUnavailableError, SparqlError, SparqlSource
+from kg.dbpedia.sparql import SparqlSource
+from kg.dbpedia.sparql_protocol import SourceUnavailableError, SparqlError
 from kg.iri import InvalidIRIError
 from tests.kg.conftest import DBO, DEJA_VU, ENTITIES, R
 from tests.kg.servers import FaultyProxy, OxigraphServer, free_port

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from kg.dbpedia.sparql import SparqlError, SparqlSource, default_user_agent, parse_results
+from kg.dbpedia.sparql import SparqlSource
+from kg.dbpedia.sparql_protocol import SparqlError, default_user_agent, parse_results
 from kg.errors import DeadlineError, TransientError
 from tests.kg.conftest import DBO, ENTITIES, R
 from tests.kg.servers import PolicyServer

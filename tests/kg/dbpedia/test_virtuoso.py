@@ -12,7 +12,8 @@ import pytest
 
 from kg.dbpedia.dumps import DumpSource
 from kg.dbpedia.route import build_table
-from kg.dbpedia.sparql import SparqlSource, TransitiveStartError, TruncatedResultError
+from kg.dbpedia.sparql import SparqlSource
+from kg.dbpedia.sparql_protocol import TransitiveStartError, TruncatedResultError
 from kg.errors import HierarchyCycleWarning
 from tests.kg.conftest import DBO, ENTITIES, RDF_TYPE, R
 from tests.kg.servers import ISQL_BIN, VIRTUOSO_BIN, VirtuosoServer

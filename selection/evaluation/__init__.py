@@ -14,6 +14,8 @@ every fit (:mod:`selection.evaluation.specs`).
   folds of a plan in parallel and resumably (what ``kgfs evaluate`` runs).
 - :mod:`selection.evaluation.metrics`: accuracy, GM, AUROC, AUCPR, compression, harmonic mean.
 - :mod:`selection.evaluation.stats`: average ranks, wins, Friedman, Holm (Demsar 2006).
+- :mod:`selection.evaluation.significance`: what the statistical tests say, per ranked measure
+  and classifier (``stats.md``).
 - :mod:`selection.evaluation.report`: summary tables, statistics and plots a person reads
   (:class:`ReportSettings`).
 """

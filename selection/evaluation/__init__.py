@@ -6,6 +6,7 @@ every fit (:mod:`selection.evaluation.specs`).
 
 - :mod:`selection.evaluation.cv`: :func:`evaluate_table`, a seeded stratified k-fold CV of
   selectors x classifiers on one table (selection fitted inside each fold); :class:`CVOptions`.
+- :mod:`selection.evaluation.classify`: a classifier fitted on the columns an eager selection kept.
 - :mod:`selection.evaluation.protocols`: the papers' experiments by name (``basic``,
   ``shsel2014``, ``rpv2020``, ``hifsrr2017``).
 - :mod:`selection.evaluation.plan`: :func:`plan_evaluation`, an :class:`EvaluationPlan` checked

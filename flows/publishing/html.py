@@ -81,7 +81,7 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
         summary_section,
     )
     from selection.evaluation.protocols import get_protocol
-    from selection.evaluation.report import stats_blocks
+    from selection.evaluation.significance import stats_blocks
 
     name, _tags = run_labels(params)
     tab, sel, ev = records.get("table"), records.get("select"), records.get("evaluate")

@@ -6,6 +6,7 @@ every fit (:mod:`selection.evaluation.specs`).
 
 - :mod:`selection.evaluation.cv`: :func:`evaluate_table`, a seeded stratified k-fold CV of
   selectors x classifiers on one table (selection fitted inside each fold); :class:`CVOptions`.
+- :mod:`selection.evaluation.classify`: a classifier fitted on the columns an eager selection kept.
 - :mod:`selection.evaluation.protocols`: the papers' experiments by name (``basic``,
   ``shsel2014``, ``rpv2020``, ``hifsrr2017``).
 - :mod:`selection.evaluation.plan`: :func:`plan_evaluation`, an :class:`EvaluationPlan` checked
@@ -14,6 +15,8 @@ every fit (:mod:`selection.evaluation.specs`).
   folds of a plan in parallel and resumably (what ``kgfs evaluate`` runs).
 - :mod:`selection.evaluation.metrics`: accuracy, GM, AUROC, AUCPR, compression, harmonic mean.
 - :mod:`selection.evaluation.stats`: average ranks, wins, Friedman, Holm (Demsar 2006).
+- :mod:`selection.evaluation.significance`: what the statistical tests say, per ranked measure
+  and classifier (``stats.md``).
 - :mod:`selection.evaluation.report`: summary tables, statistics and plots a person reads
   (:class:`ReportSettings`).
 """

@@ -22,7 +22,8 @@ Choices the papers leave open (documented here, tested in ``tests/selection/eval
   the columns (a ``Pipeline`` of selectors: the composed mask). A mask that selects nothing
   leaves the classifier nothing to learn from; the fold is then scored with a prior-only
   classifier (``DummyClassifier(strategy="prior")``: predicts the training majority class),
-  which is what "no features" means, rather than failing.
+  which is what "no features" means, rather than failing
+  (:func:`selection.evaluation.classify.eager_classify`).
 - **Lazy selectors** (kind ``lazy``) are scored by
   :class:`~selection.lazy.estimator.LazySelectionClassifier`: the selector fitted on the
   training part gives each test instance its mask (``select_for``, a block of rows at a time)
@@ -60,20 +61,17 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.base import clone
-from sklearn.dummy import DummyClassifier
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
-from sklearn.svm import SVC
 
 from kg.errors import KgfsError
+from selection.evaluation.classify import eager_classify
 from selection.evaluation.metrics import compression, fold_metrics, positive_label
 from selection.evaluation.specs import MethodSpec, method_specs, params_json
 from selection.lazy.estimator import FixedSupport, LazySelectionClassifier, SharedSelection, default_block_size
@@ -286,90 +284,6 @@ def degenerate_selection(mask, X_train, is_root=None) -> str:
     return "; ".join(out)
 
 
-# ------------------------------------------------------------------ classifiers
-class _GramSVC:
-    """An ``SVC`` with a polynomial or linear kernel, fitted on its Gram matrix.
-
-    libsvm evaluates kernels on sparse rows slowly (a 900 x 1,000 table at 50% density took
-    30 s per fit here); the Gram matrix ``X X^T`` is one sparse product (instances x instances,
-    never instances x features dense), and ``SVC(kernel="precomputed")`` on
-    ``(gamma <x, x'> + coef0) ** degree`` is the same model (same dual problem, same
-    predictions; checked in the tests).
-    """
-
-    def __init__(self, svc):
-        self.svc = svc
-
-    def _gamma(self, X):
-        g = self.svc.gamma
-        n, m = X.shape
-        if g == "scale":
-            mean = X.sum() / (n * m)
-            var = X.multiply(X).sum() / (n * m) - mean * mean
-            return 1.0 / (m * var) if var > 0 else 1.0
-        if g == "auto":
-            return 1.0 / m
-        return float(g)
-
-    def _kernel(self, A):
-        dot = (A @ self._Xt.T)
-        dot = dot.toarray() if sp.issparse(dot) else np.asarray(dot)
-        if self.svc.kernel == "linear":
-            return dot
-        return (self.gamma_ * dot + self.svc.coef0) ** self.svc.degree
-
-    def fit(self, X, y):
-        X = sp.csr_matrix(X)
-        self._Xt = X
-        self.gamma_ = self._gamma(X)
-        self.model_ = clone(self.svc).set_params(kernel="precomputed")
-        self.model_.fit(self._kernel(X), y)
-        self.classes_ = self.model_.classes_
-        return self
-
-    def predict(self, X):
-        return self.model_.predict(self._kernel(sp.csr_matrix(X)))
-
-    def decision_function(self, X):
-        return self.model_.decision_function(self._kernel(sp.csr_matrix(X)))
-
-
-def _scores(clf, X):
-    """Class scores: ``predict_proba`` if the classifier has it, else ``decision_function``."""
-    try:
-        return clf.predict_proba(X)
-    except (AttributeError, NotImplementedError):
-        pass
-    if hasattr(clf, "decision_function"):
-        return clf.decision_function(X)
-    return None
-
-
-def _eager_classify(clf_spec: MethodSpec, X_tr, y_tr, X_te, mask, hierarchy=None):
-    """Predictions, scores and classes of a fresh ``clf_spec`` fitted on the columns of ``mask``.
-
-    A classifier that takes a hierarchy (e.g. a LazySelectionClassifier of a hierarchical selector)
-    gets the table's restricted to those columns (:meth:`FeatureHierarchy.restrict`).
-    """
-    idx = np.flatnonzero(mask)
-    if len(idx) == 0:  # no features: the training class priors
-        prior = DummyClassifier(strategy="prior").fit(np.zeros((len(y_tr), 1)), y_tr)
-        none = np.zeros((X_te.shape[0], 1))
-        return prior.predict(none), prior.predict_proba(none), prior.classes_
-    Xs_tr, Xs_te = X_tr[:, idx], X_te[:, idx]
-    with warnings.catch_warnings():
-        # scikit-learn 1.9 deprecates SVC's `probability` argument (an SVC built with it warns when cloned)
-        warnings.filterwarnings("ignore", message="The `probability` parameter was deprecated", category=FutureWarning)
-        over = None
-        if hierarchy is not None and clf_spec.takes_hierarchy:
-            over = hierarchy if len(idx) == hierarchy.n_nodes else hierarchy.restrict(idx)
-        clf = clf_spec.build(over)
-        if isinstance(clf, SVC) and clf.kernel in ("poly", "linear") and not clf.probability:
-            clf = _GramSVC(clf)
-        clf.fit(Xs_tr, y_tr)
-    return clf.predict(Xs_te), _scores(clf, Xs_te), clf.classes_
-
-
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:2000]
 
@@ -452,7 +366,7 @@ class _Fold:
             if self.run.options.lazy_classifiers_for_eager:  # the same mask for every test instance
                 pred, proba, classes = self.lazy_scores(FixedSupport(mask), clf)
             else:
-                pred, proba, classes = _eager_classify(clf, self.X_tr, self.y_tr, self.X_te, mask, self.run.hierarchy)
+                pred, proba, classes = eager_classify(clf, self.X_tr, self.y_tr, self.X_te, mask, self.run.hierarchy)
             self._scored[key] = (self.score(pred, proba, classes, int(mask.sum())), time.perf_counter() - t0)
         return self._scored[key]
 

@@ -3,7 +3,7 @@
 The page says first what a person must know (the headline with the majority-class baseline
 beside the methods and degenerate selections marked), then the results per measure (mean ± sd
 over the folds, the baseline in its own column), what the statistical tests say (and what they
-cannot say: :func:`selection.evaluation.report.stats_blocks`), and the plots. ``kgfs evaluate``
+cannot say: :func:`selection.evaluation.significance.stats_blocks`), and the plots. ``kgfs evaluate``
 writes it (:func:`selection.evaluation.report.write_outputs`); the report of a ``kgfs run``
 (:mod:`flows.publishing.html`) is made of the same sections plus the selected hierarchy
 (:mod:`kg.formats.tree_html`).
@@ -14,7 +14,8 @@ The building blocks are public: :func:`page` (a whole document around sections),
 
 Examples
 --------
->>> from selection.evaluation.report import _example_results, stats_blocks, summarize
+>>> from selection.evaluation.report import _example_results, summarize
+>>> from selection.evaluation.significance import stats_blocks
 >>> r = _example_results()
 >>> doc = evaluation_html(r, summarize(r, ["accuracy"], ["accuracy"]), stats_blocks(r, ["accuracy"]), title="T",
 ...                       metrics=["accuracy"])
@@ -294,11 +295,11 @@ def _p(v) -> str:
 
 
 def stats_section(blocks: Sequence[Mapping]) -> str:
-    """What the tests say (:func:`selection.evaluation.report.stats_blocks`), with their warnings and how to read them.
+    """What the tests say (:func:`~selection.evaluation.significance.stats_blocks`), with warnings and how to read them.
 
     Examples
     --------
-    >>> from selection.evaluation.report import _example_results, stats_blocks
+    >>> from selection.evaluation.significance import _example_results, stats_blocks
     >>> "exploratory" in stats_section(stats_blocks(_example_results(), ["accuracy"]))
     True
     """
@@ -362,7 +363,7 @@ def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequen
     results : pandas.DataFrame
     summary : pandas.DataFrame
     blocks : sequence of dict
-        :func:`selection.evaluation.report.stats_blocks`.
+        :func:`selection.evaluation.significance.stats_blocks`.
     title : str
     notes : sequence of str
     plots : sequence of path

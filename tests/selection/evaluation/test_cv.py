@@ -121,10 +121,10 @@ def test_a_selector_that_raises_on_some_folds_marks_them_failed(dmbp):
 
 
 def test_empty_selection_falls_back_to_the_prior(cities):
-    from selection.evaluation.cv import _eager_classify
+    from selection.evaluation.classify import eager_classify
 
     X, y = cities.X, np.asarray(cities.y)
-    pred, proba, classes = _eager_classify(method_spec("nb", "classifier"), X[:150], y[:150], X[150:],
+    pred, proba, classes = eager_classify(method_spec("nb", "classifier"), X[:150], y[:150], X[150:],
                                            np.zeros(X.shape[1], bool))
     labels, counts = np.unique(y[:150], return_counts=True)
     assert set(pred.tolist()) == {labels[np.argmax(counts)]}
@@ -209,13 +209,13 @@ def test_gram_svm_is_the_same_model_as_the_svc(cities, params):
 
     from sklearn.svm import SVC
 
-    from selection.evaluation.cv import _eager_classify
+    from selection.evaluation.classify import eager_classify
 
     X, y = cities.X, np.asarray(cities.y)
     mask = np.asarray(cities.X.sum(axis=0)).ravel() > 5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        pred, dec, classes = _eager_classify(method_spec(("svm", params), "classifier"), X[:160], y[:160], X[160:],
+        pred, dec, classes = eager_classify(method_spec(("svm", params), "classifier"), X[:160], y[:160], X[160:],
                                              mask)
         ref = SVC(**{"kernel": "poly", **params}).fit(X[:160][:, mask], y[:160])
     assert (ref.predict(X[160:][:, mask]) == pred).all()

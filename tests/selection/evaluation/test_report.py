@@ -12,10 +12,10 @@ from selection.evaluation.report import (
     plot_accuracy_vs_compression,
     plot_cd_diagram,
     plot_per_dataset,
-    stats_markdown,
     summarize,
     write_outputs,
 )
+from selection.evaluation.significance import stats_markdown
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -203,7 +203,8 @@ def test_run_results_read_the_runs_files(tmp_path):
 # ---------------------------------------------------------------- issue 27: baseline, spread, statistics, plots
 from selection.evaluation.baseline import BASELINE, majority_baseline  # noqa: E402
 from selection.evaluation.plots import metric_vs_compression_figure, per_dataset_figure  # noqa: E402
-from selection.evaluation.report import report_markdown, stats_blocks  # noqa: E402
+from selection.evaluation.report import report_markdown  # noqa: E402
+from selection.evaluation.significance import stats_blocks  # noqa: E402
 
 
 def _grid(n_datasets, effect, seed=0, folds=5):

@@ -42,8 +42,9 @@ def main() -> None:
     args = ap.parse_args()
     from flows.run_options import RunOptions
     from flows.stages import ExportStep, SelectStep, stage_store
+    from kg.files import sha256_file
     from kg.store import Record
-    from kg.store.store import files_hash, sha256_file
+    from kg.store.records import files_hash
 
     home = Path(args.home)
     shutil.rmtree(home, ignore_errors=True)

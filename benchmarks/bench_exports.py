@@ -41,7 +41,7 @@ def measure(table: Path, home: Path, thresholds) -> dict:
     """Select and export ``table`` at each threshold in a fresh kgfs home; prints a line per threshold."""
     from flows.run_options import RunOptions
     from flows.stages import ExportStep, SelectStep, stage_store
-    from kg.store.store import sha256_file
+    from kg.files import sha256_file
 
     shutil.rmtree(home, ignore_errors=True)
     store = stage_store(home)

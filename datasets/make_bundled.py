@@ -37,7 +37,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from kg.datasets import Registry, _parse_entry, sha256_file  # noqa: E402
+from kg.datasets import Registry, _parse_entry  # noqa: E402
+from kg.files import sha256_file  # noqa: E402
 from kg.formats.published import hierarchy_for_terms, read_aire_matrix  # noqa: E402
 from kg.go import read_obo  # noqa: E402
 

@@ -24,6 +24,8 @@ Files are looked up in this order, each copy's sha256 verified (a mismatch raise
 4. a download with ``requests`` into the user cache (atomically: verified before it is moved
    into place), unless ``offline`` (or ``$KGFS_OFFLINE=1``).
 
+(The lookup, the checks and the download are :func:`kg.dataset_files.locate_file`.)
+
 Examples
 --------
 >>> [d.name for d in list_datasets()][:1]
@@ -39,24 +41,19 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import gzip
 import importlib
 import importlib.resources
 import logging
 import os
-import shutil
-import tempfile
 import tomllib
-import zipfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
-from kg.errors import ChecksumError, KgfsError
-from kg.files import atomic_write, sha256_file
+from kg.dataset_files import FileInfo, escapes_folder, locate_file, stat_key
+from kg.errors import KgfsError
 
 if TYPE_CHECKING:  # numpy/scipy load with the first table, not with `kgfs datasets list`
     from kg.table import FeatureTable
@@ -79,8 +76,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-_CHUNK = 1 << 20
 
 
 def datasets_dir() -> Path:
@@ -107,49 +102,6 @@ def datasets_dir() -> Path:
     if (installed / "manifest.toml").is_file():
         return installed
     return Path(__file__).resolve().parents[1] / "datasets"
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    """One file of a dataset.
-
-    ``archive = "zip"`` with ``member`` means the upstream URL serves a zip archive whose
-    member is stored gzip-compressed at ``path``; such a download is verified by
-    ``content_sha256`` (the sha256 of the uncompressed member), since re-compression does not
-    reproduce the mirror's bytes.
-
-    Attributes
-    ----------
-    role : str
-        ``table``, ``ontology``, ``hierarchy``, ``annotations`` or ``labels``; ``ontology`` datasets also
-        ``ontology_terms``, ``ontology_obsolete``, ``gpi``, ``positives``, ``instances``.
-    path : str
-        Relative to the data mirror (or to the manifest's folder when ``bundled``).
-    sha256 : str
-    url : str
-        The upstream copy ("" when there is none).
-    size : int, optional
-    bundled : bool
-        The file lives in the repository's ``datasets/`` folder.
-    archive, member, content_sha256 : str
-        See above.
-
-    Examples
-    --------
-    >>> f = dataset_info("bundled/DM-BP").files["labels"]
-    >>> f.role, f.path, f.bundled
-    ('labels', 'bundled/DM-BP/labels.tsv', True)
-    """
-
-    role: str
-    path: str
-    sha256: str
-    url: str = ""
-    size: int | None = None
-    bundled: bool = False
-    archive: str = ""
-    member: str = ""
-    content_sha256: str = ""
 
 
 @dataclass(frozen=True)
@@ -215,7 +167,7 @@ def _parse_entry(name: str, raw: Mapping) -> DatasetInfo:
     for role, f in dict(raw.get("files", {})).items():
         if "path" not in f or ("sha256" not in f and "content_sha256" not in f):
             raise KgfsError(f"manifest: file {role!r} of {name!r} needs 'path' and 'sha256'")
-        if _escapes(str(f["path"])):
+        if escapes_folder(str(f["path"])):
             raise KgfsError(f"manifest: file {role!r} of {name!r} has path {str(f['path'])!r}, which leaves its "
                             "folder (paths are relative to the data folder, without '..')")
         files[role] = FileInfo(
@@ -323,39 +275,9 @@ class Registry:
         if offline is None:
             offline = os.environ.get("KGFS_OFFLINE", "").lower() in ("1", "true", "yes")
         return {
-            role: self._fetch_file(info, f, mirror, cache, offline, timeout)
+            role: locate_file(self.root, info.name, f, mirror=mirror, cache=cache, offline=offline, timeout=timeout)
             for role, f in info.files.items()
         }
-
-    def _fetch_file(self, info, f: FileInfo, mirror, cache: Path, offline: bool, timeout: float) -> Path:
-        looked: list[str] = []
-        if f.bundled:
-            p = _inside(self.root, info, f)
-            if p.is_file():
-                _verify(p, f)
-                return p
-            looked.append(str(p))
-        if mirror:
-            p = _inside(Path(mirror), info, f)
-            if p.is_file():
-                _verify(p, f)
-                return p
-            looked.append(str(p))
-        p = _inside(cache, info, f)
-        if p.is_file():
-            _verify(p, f)
-            return p
-        looked.append(str(p))
-        if offline or not f.url:
-            why = "offline" if offline else "no upstream URL"
-            raise KgfsError(
-                f"dataset {info.name!r}: file {f.path!r} not found ({why}); looked in "
-                + ", ".join(looked)
-                + (f"; upstream {f.url}" if f.url else "")
-                + "; pass --mirror/KGFS_DATA_MIRROR or go online"
-            )
-        _download(f, p, timeout)
-        return p
 
     # ------------------------------------------------------------------ loading
     def load(self, name: str, *, mirror=None, cache_dir=None, offline=None, **options) -> FeatureTable:
@@ -392,128 +314,6 @@ class Registry:
         return self.load(name, mirror=mirror, cache_dir=cache_dir, offline=offline, **options).hierarchy
 
 
-def _escapes(path: str) -> bool:
-    """Whether a manifest path could lead outside its folder: empty, absolute, or with ``..``."""
-    p = PurePosixPath(path.replace("\\", "/"))
-    return not path.strip() or p.is_absolute() or ".." in p.parts or bool(PureWindowsPath(path).drive)
-
-
-def _inside(root: Path, info: DatasetInfo, f: FileInfo) -> Path:
-    """``root / f.path``; an error naming the dataset when it leads outside ``root`` (an absolute
-    path, ``..``, or a symbolic link to elsewhere), so no file is read or written there."""
-    p = root / f.path
-    if _escapes(f.path) or not p.resolve().is_relative_to(root.resolve()):
-        raise KgfsError(f"dataset {info.name!r}: file {f.role!r} has path {f.path!r}, which leads outside "
-                        f"{root} (to {p.resolve()}); refusing to use it")
-    return p
-
-
-def _verify(path: Path, f: FileInfo) -> None:
-    if f.sha256:
-        actual = _cached_sha(str(path), *_stat_key(path))
-        if actual == f.sha256:
-            return
-        if f.content_sha256 and path.suffix == ".gz":
-            if sha256_file(path, gunzip=True) == f.content_sha256:
-                return
-        raise ChecksumError(
-            f"checksum mismatch for {path}: expected sha256 {f.sha256}, got {actual} "
-            "(a corrupted or different file; delete it to download it again)"
-        )
-    actual = sha256_file(path, gunzip=True) if path.suffix == ".gz" else sha256_file(path)
-    if actual != f.content_sha256:
-        raise ChecksumError(
-            f"checksum mismatch for {path}: expected content sha256 {f.content_sha256}, got {actual}"
-        )
-
-
-def _stat_key(path: Path) -> tuple[int, int]:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns
-
-
-@lru_cache(maxsize=256)
-def _cached_sha(path: str, size: int, mtime_ns: int) -> str:  # key includes size and mtime
-    return sha256_file(path)
-
-
-def _download(f: FileInfo, dest: Path, timeout: float) -> None:
-    """Download ``f.url`` to ``dest`` atomically; verified before it is moved into place."""
-    import requests
-
-    log.info("downloading %s", f.url)
-
-    def write(tmp: Path) -> None:
-        try:
-            with requests.get(f.url, stream=True, timeout=timeout) as r:
-                r.raise_for_status()
-                with open(tmp, "wb") as fh:
-                    for chunk in r.iter_content(_CHUNK):
-                        fh.write(chunk)
-        except (requests.ConnectionError, requests.Timeout) as exc:  # no network: one line saying what to do
-            host = urlsplit(f.url).hostname or f.url
-            raise KgfsError(f"cannot download {f.path} from {host}: the network is unreachable ({_cause(exc)}); put "
-                            f"the file in a data mirror (--mirror DIR or KGFS_DATA_MIRROR, as DIR/{f.path}) or set "
-                            "KGFS_OFFLINE=1 to never download") from exc
-        except requests.RequestException as exc:
-            raise KgfsError(f"cannot download {f.url} ({_cause(exc)}); put the file in a data mirror (--mirror DIR "
-                            f"or KGFS_DATA_MIRROR, as DIR/{f.path})") from exc
-        if f.archive == "zip":
-            _unzip_to_gzip(tmp, f)
-        if f.sha256 and sha256_file(tmp) == f.sha256:
-            return
-        if f.content_sha256:
-            actual = sha256_file(tmp, gunzip=True) if f.path.endswith(".gz") else sha256_file(tmp)
-            if actual == f.content_sha256:
-                return
-            raise ChecksumError(
-                f"checksum mismatch for {f.url}: expected content sha256 {f.content_sha256}, got {actual}"
-            )
-        raise ChecksumError(
-            f"checksum mismatch for {f.url}: expected sha256 {f.sha256}, got {sha256_file(tmp)}"
-        )
-
-    atomic_write(dest, write)
-
-
-def _cause(exc: BaseException) -> str:
-    """The innermost reason of a request failure, in a few words (not urllib3's nested reprs).
-
-    Examples
-    --------
-    >>> _cause(OSError("[Errno -2] Name or service not known"))
-    'name or service not known'
-    >>> _cause(TimeoutError("read timed out")), _cause(ValueError("odd"))
-    ('timed out', 'odd')
-    """
-    inner = exc
-    while inner.__cause__ is not None or inner.__context__ is not None:
-        inner = inner.__cause__ or inner.__context__
-    text = str(inner)
-    for known in ("Name or service not known", "Temporary failure in name resolution", "Connection refused",
-                  "Network is unreachable", "timed out", "No route to host"):
-        if known.lower() in str(exc).lower() or known.lower() in text.lower():
-            return known[0].lower() + known[1:]
-    return " ".join(text.split())[:120] or type(inner).__name__
-
-
-def _unzip_to_gzip(tmp: Path, f: FileInfo) -> None:
-    """Replace the downloaded zip at ``tmp`` by its member, gzip-compressed when ``path`` ends in .gz."""
-    try:
-        with zipfile.ZipFile(tmp) as z:
-            names = z.namelist()
-            member = f.member if f.member in names else (names[0] if len(names) == 1 else f.member)
-            with tempfile.TemporaryFile() as raw:
-                with z.open(member) as src:
-                    shutil.copyfileobj(src, raw, _CHUNK)
-                raw.seek(0)
-                opener = gzip.GzipFile(tmp, "wb", mtime=0) if f.path.endswith(".gz") else open(tmp, "wb")
-                with opener as out:
-                    shutil.copyfileobj(raw, out, _CHUNK)
-    except (zipfile.BadZipFile, KeyError) as exc:
-        raise KgfsError(f"{f.url}: not the expected zip archive ({exc})") from exc
-
-
 def _import_generator(spec: str, name: str):
     mod, _, fn = spec.partition(":")
     if not mod or not fn:
@@ -536,7 +336,7 @@ def _read_ontology(path: Path, relations=("is_a",), namespaces=None):
     from kg.go import normalize_namespaces
 
     rel = (relations,) if isinstance(relations, str) else tuple(relations)
-    return _ontology(str(path), *_stat_key(path), rel, normalize_namespaces(namespaces))
+    return _ontology(str(path), *stat_key(path), rel, normalize_namespaces(namespaces))
 
 
 def _load_aire(paths, *, check="report", relations=("is_a",)):

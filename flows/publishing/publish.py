@@ -1,6 +1,6 @@
 """What a pipeline run leaves for a person: its output folder and ``run.json``.
 
-A run is a set of stage *records* (:mod:`kg.store.store`), one per stage name (``facts``, ``table``,
+A run is a set of stage *records* (:mod:`kg.store.records`), one per stage name (``facts``, ``table``,
 ``select``, ``evaluate``, ``export``, ...), plus per stage whether it was reused and how long it
 took (*runinfo*). :func:`publish` copies the records' files into the output folder under the
 names of :data:`OUTPUTS` (the evaluation's PNG plots under ``plots/``) and writes ``run.json``;
@@ -46,7 +46,7 @@ from pathlib import Path
 
 from kg.errors import KgfsError
 from kg.files import sha256_file
-from kg.store.store import Record, to_json
+from kg.store.records import Record, to_json
 
 try:
     import fcntl

@@ -1,6 +1,6 @@
 """What a pipeline run tells a person: its name and tags, a note per stage, the cache outcome, the report.
 
-A run is a set of stage records (:mod:`kg.store.store`) with, per stage, whether it came from the
+A run is a set of stage records (:mod:`kg.store.records`) with, per stage, whether it came from the
 store and how long it took (*runinfo*), and its parameters (``dataset``, ``selector``,
 ``selector_params``, ``source``, ...). This module turns them into text, with no Prefect and no
 selection code (the evaluation's headline rows and the selection's warnings are given by the caller):

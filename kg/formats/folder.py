@@ -37,7 +37,7 @@ from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
 from kg.formats.csv_io import first_line_naming, utf8_error
 from kg.hierarchy import FeatureHierarchy
-from kg.store.store import write_json
+from kg.store.records import write_json
 from kg.table import FeatureTable
 
 __all__ = ["DENSE_LIMIT", "dense_exports", "export_file", "export_selected", "export_table", "read_table_folder",

@@ -13,9 +13,9 @@ types or categories in batches, ``fetch-batch``, then the hierarchy above them) 
 (the DAG with cycles broken and reported, and the closed table, from the stored answers:
 :func:`kg.dbpedia.batches.table_from_records`). Calls to Spotlight and SPARQL happen only in the
 batches, which the pipeline runs a few at a time and retries on transient errors
-(:meth:`CorpusInput.transient`). With a kgfs home, a dump is read once into the dump index
-(:mod:`kg.dbpedia.index`; :meth:`CorpusInput.prepare` does it up front, with a bar) and every
-question is a look-up there.
+(:func:`kg.routes.dbpedia_steps.is_transient`; the steps are :mod:`kg.routes.dbpedia_steps`). With a
+kgfs home, a dump is read once into the dump index (:mod:`kg.dbpedia.index`;
+:meth:`CorpusInput.prepare` does it up front, with a bar) and every question is a look-up there.
 
 The corpus, annotator and knowledge source are built once per input object and process (its
 memo), so the up-front check and the steps read the corpus once.
@@ -39,8 +39,6 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -55,7 +53,6 @@ from kg.files import sha256_file
 from kg.routes.base import (
     MIN_SUPPORT,
     NAME,
-    BatchedStep,
     Context,
     FileRef,
     Input,
@@ -65,6 +62,7 @@ from kg.routes.base import (
     table_step,
     whole_number,
 )
+from kg.routes.dbpedia_steps import AnnotateStep, FetchStep, read_payload
 
 if TYPE_CHECKING:
     from kg.dbpedia.corpus import Corpus
@@ -123,62 +121,6 @@ def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
     by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
     return tuple((str(f.resolve()), sha256_file(f) if by_content else
                   f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
-
-
-def is_transient(exc: BaseException | None) -> bool:
-    """Whether a failed batch may succeed later: the service unreachable, a timeout, HTTP 5xx/429.
-
-    The Spotlight and SPARQL clients already retry each request a few times; this decides whether
-    the whole batch is worth retrying after a longer wait. Bad input is not, nor a request that
-    ran out of its time allowed (:class:`~kg.errors.DeadlineError`: the time a batch may take is
-    bounded, and the pipeline's retries would multiply it).
-
-    Parameters
-    ----------
-    exc : exception or None
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from kg.dbpedia.spotlight import SpotlightError
-    >>> is_transient(TimeoutError()), is_transient(SpotlightError("Spotlight unavailable: HTTP 503"))
-    (True, True)
-    >>> is_transient(SpotlightError("HTTP 400 Bad Request")), is_transient(ValueError("x"))
-    (False, False)
-    >>> from kg.errors import DeadlineError
-    >>> is_transient(DeadlineError("SPARQL endpoint timed out 3 time(s)"))
-    False
-    """
-    import requests
-
-    from kg.dbpedia.sparql_protocol import SourceUnavailableError
-    from kg.dbpedia.spotlight import SpotlightError
-    from kg.errors import DeadlineError
-
-    if isinstance(exc, DeadlineError):
-        return False
-    if isinstance(exc, (SourceUnavailableError, ConnectionError, TimeoutError, requests.ConnectionError,
-                        requests.Timeout)):
-        return True
-    msg = str(exc).lower()
-    return isinstance(exc, SpotlightError) and any(w in msg for w in ("unavailable", "timed out", "timeout",
-                                                                      "connection", "429", " 5"))
-
-
-def _load(record: Record, role: str):
-    return json.loads(record.path(role).read_text(encoding="utf-8"))
-
-
-def write_json(path: Path, obj) -> None:
-    """A step's payload as compact JSON with sorted keys (the C encoder: the facts of a corpus are megabytes),
-    written atomically."""
-    from kg.files import atomic_write
-
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -592,7 +534,7 @@ class CorpusInput(Input):
                            vocabulary=self.vocabulary())
 
     def steps(self, ctx: Context):
-        return [_Annotate(self, ctx), _Fetch(self, ctx),
+        return [AnnotateStep(self, ctx), FetchStep(self, ctx),
                 table_step(lambda up: {"annotate": up["annotate"].hash, "fetch": up["fetch"].hash, "name": self.name,
                                        "features": self.features or "types", "min_support": self.min_support or 1,
                                        "category_depth": 2 if self.category_depth is None else self.category_depth},
@@ -602,101 +544,10 @@ class CorpusInput(Input):
         from kg.dbpedia.batches import table_from_records
 
         corpus = self.read_corpus()
-        table = table_from_records(corpus, _load(up["annotate"], "entities"), _load(up["fetch"], "facts"),
+        table = table_from_records(corpus, read_payload(up["annotate"], "entities"),
+                                   read_payload(up["fetch"], "facts"),
                                    name=self.name, features=self.features or "types",
                                    min_support=self.min_support or 1,
                                    category_depth=2 if self.category_depth is None else self.category_depth,
                                    annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
         return check_nonempty(table, self.min_support)
-
-
-class _Annotate(BatchedStep):
-    """Entity linking in batches of ``ctx.batch_size`` texts, merged in corpus order (``entities.json``)."""
-
-    name, batch_name = "annotate", "annotate-batch"
-
-    def __init__(self, inp: CorpusInput, ctx: Context):
-        self.inp, self.ctx = inp, ctx
-
-    def batches(self, up):
-        from kg.dbpedia.batches import corpus_batches
-
-        return [{"start": a, "stop": b} for a, b in corpus_batches(len(self.inp.read_corpus()), self.ctx.batch_size)]
-
-    def batch_label(self, batch):
-        return f"annotate {batch['start']}-{batch['stop']}"
-
-    def batch_key(self, up, batch):
-        return {"corpus": self.inp.corpus.sha256, "range": [int(batch["start"]), int(batch["stop"])],
-                **self.inp.annotator_inputs(), "columns": self.inp._columns()}
-
-    def compute_batch(self, folder, up, batch):
-        from kg.dbpedia.batches import annotate_batch
-
-        corpus = self.inp.read_corpus()
-        annotator = None if corpus.entities is not None else self.inp.make_annotator(self.ctx)
-        payload, summary = annotate_batch(corpus, batch["start"], batch["stop"], annotator)
-        write_json(folder / "entities.json", payload)
-        return {"entities": "entities.json"}, summary
-
-    def key(self, up):
-        return {"batches": [b.hash for b in up["batches"]], "corpus": self.inp.corpus.sha256}
-
-    def compute(self, folder, up):
-        from kg.dbpedia.batches import merge_annotations
-
-        payload, summary = merge_annotations(_load(b, "entities") for b in up["batches"])
-        write_json(folder / "entities.json", payload)
-        return {"entities": "entities.json"}, summary
-
-    def transient(self, exc):
-        return is_transient(exc)
-
-
-class _Fetch(BatchedStep):
-    """The entities' direct types or categories in batches, then the hierarchy above them (``facts.json``)."""
-
-    name, batch_name, needs = "fetch", "fetch-batch", ("annotate",)
-
-    def __init__(self, inp: CorpusInput, ctx: Context):
-        self.inp, self.ctx = inp, ctx
-
-    def batches(self, up):
-        from kg.dbpedia.batches import entity_batches
-
-        return [{"entities": b} for b in entity_batches(_load(up["annotate"], "entities"), self.ctx.batch_size)]
-
-    def batch_key(self, up, batch):
-        entities = sorted(batch["entities"])
-        return {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **self.inp.source_inputs()}
-
-    def compute_batch(self, folder, up, batch):
-        from kg.dbpedia.batches import fetch_features
-
-        payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
-                                          self.inp.features or "types")
-        write_json(folder / "facts.json", payload)
-        return {"facts": "facts.json"}, summary
-
-    def _depth(self):
-        return 2 if self.inp.category_depth is None else self.inp.category_depth
-
-    def key(self, up):
-        return {"batches": [b.hash for b in up["batches"]], **self.inp.source_inputs(), "category_depth": self._depth()}
-
-    def compute(self, folder, up):
-        from kg.dbpedia.batches import fetch_hierarchy
-
-        per: dict[str, list[str]] = {}
-        for b in up["batches"]:
-            per.update(_load(b, "facts"))
-        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.features or "types",
-                                           self._depth())
-        if self.inp.bridge == "same-as":
-            payload["entities_without_link"] = sorted(e for b in up["batches"]
-                                                      for e in b.summary.get("entities_without_link", ()))
-        write_json(folder / "facts.json", payload)
-        return {"facts": "facts.json"}, summary
-
-    def transient(self, exc):
-        return is_transient(exc)

@@ -1,4 +1,5 @@
-"""The content-addressed stage store (:mod:`kg.store.store`) and what its keys are made of (:mod:`kg.store.keys`).
+"""The content-addressed stage store (:mod:`kg.store.store`), its records (:mod:`kg.store.records`) and what its
+keys are made of (:mod:`kg.store.keys`).
 
 A result worth keeping (a route's step, a selection, an evaluation) lives in a folder named by a
 hash of its inputs' contents, its parameters and the source of the code that computes it, with a
@@ -9,9 +10,8 @@ the application (:func:`kg.routes.build_table`); ``kgfs run`` keeps its stages i
 """
 
 from kg.store.keys import code_digest, code_version
-from kg.store.store import (
+from kg.store.records import (
            Record,
-           Store,
            StoreProblem,
            content_sha256,
            record_problems,
@@ -20,6 +20,7 @@ from kg.store.store import (
            to_json,
            write_json,
 )
+from kg.store.store import Store
 
 __all__ = ["Record", "Store", "StoreProblem", "code_digest", "code_version", "content_sha256", "record_problems",
            "record_valid", "stage_key", "to_json", "write_json"]

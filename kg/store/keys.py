@@ -3,7 +3,7 @@
 A stage or evaluation cell can execute any module of ``kg/``, ``selection/`` and ``flows/``, so
 :func:`code_version` hashes all of their sources (read once per process) and the installed versions
 of the libraries that compute results: no edit and no upgrade can leave a stale result in use.
-:mod:`kg.store.store` names its folders with these keys.
+:mod:`kg.store.store` names its folders with keys (:func:`kg.store.records.stage_key`) made of these.
 
 Examples
 --------

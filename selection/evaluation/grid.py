@@ -13,7 +13,7 @@ reuses every finished cell and computes only the rest; a change of data, paramet
 gives new keys.
 
 The code version covers the source of every kgfs module and the installed versions of the
-numerical dependencies (:func:`kg.store.store.code_digest`), plus the classes and functions a
+numerical dependencies (:func:`kg.store.keys.code_digest`), plus the classes and functions a
 method is made of and the protocol's function when they come from outside kgfs (a user's
 selector, a scikit-learn estimator): after any code change every cell is computed again, never
 reused from other code. A cell file is reused only when it parses, carries its key and the
@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from kg.errors import KgfsError
 from kg.files import atomic_write
-from kg.store.store import SOURCE_PACKAGES, code_digest
+from kg.store.keys import SOURCE_PACKAGES, code_digest
 from selection.evaluation.baseline import majority_baseline
 from selection.evaluation.cv import COLUMNS, check_folds
 from selection.evaluation.plan import EvaluationPlan
@@ -158,7 +158,7 @@ def _outside(obj) -> bool:
 
 def _code_version(selector: MethodSpec, classifier: MethodSpec, evaluate=None) -> str:
     """The code a cell depends on: every kgfs module and the numerical dependencies' versions
-    (:func:`kg.store.store.code_digest`), plus the modules and the source of the classes and
+    (:func:`kg.store.keys.code_digest`), plus the modules and the source of the classes and
     functions the selector and the classifier are made of and of the protocol's function, when
     they come from outside kgfs (a class defined in a notebook has no module file: its own
     source counts)."""

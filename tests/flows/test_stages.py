@@ -17,7 +17,7 @@ from kg.datasets import dataset_info
 from kg.formats import read_arff, read_csv, read_edges_csv
 from kg.routes import from_json
 from kg.store import record_valid
-from kg.store.store import content_sha256
+from kg.store.records import content_sha256
 from kg.table import FeatureTable
 
 #: What `kgfs run` runs by default (so the keys are those `run_from_store` looks up).

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from kg.datasets import load_dataset
-from kg.store import store as store_mod
-from kg.store.store import Record, Store, record_valid
+from kg.store import records as records_mod
+from kg.store.records import Record, record_valid
+from kg.store.store import Store
 from kg.table import FeatureTable
 
 
@@ -105,7 +106,7 @@ def test_verify_lists_what_is_bad_and_can_remove_it(tmp_path, table):
     problems = store.verify()
     assert {(p.folder.name, p.file.name) for p in problems} == {
         (Path(rec.dir).name, "table.npz"), (Path(other.dir).name, "record.json")}
-    assert all(isinstance(p, store_mod.StoreProblem) and str(p.file) in str(p) for p in problems)
+    assert all(isinstance(p, records_mod.StoreProblem) and str(p.file) in str(p) for p in problems)
     assert not record_valid(rec, verify=True) and record_valid(rec)  # the files are there, one changed
 
     assert len(store.verify(remove=True)) == 2

@@ -148,8 +148,7 @@ class FetchStep(BatchedStep):
     def compute_batch(self, folder, up, batch):
         from kg.dbpedia.batches import fetch_features
 
-        payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
-                                          self.inp.features or "types")
+        payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]), self.inp.spec())
         write_json(folder / "facts.json", payload)
         return {"facts": "facts.json"}, summary
 
@@ -161,12 +160,14 @@ class FetchStep(BatchedStep):
 
     def compute(self, folder, up):
         from kg.dbpedia.batches import fetch_hierarchy
+        from kg.dbpedia.kinds import merge_reports
 
         per: dict[str, list[str]] = {}
         for b in up["batches"]:
             per.update(read_payload(b, "facts"))
-        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.features or "types",
-                                           self._depth())
+        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.spec())
+        if self.inp.spec().uses_relations:
+            payload["relations"] = merge_reports(b.summary.get("relations", {}) for b in up["batches"])
         if self.inp.bridge == "same-as":
             payload["entities_without_link"] = sorted(e for b in up["batches"]
                                                       for e in b.summary.get("entities_without_link", ()))

@@ -1,0 +1,159 @@
+"""Relations as hierarchical features, worked by hand on a tiny literal graph, from every source.
+
+The graph: alice was born in Lyon (a City), works for Acme (a Company), knows bob (a Person); bob was
+born in Paris (a Capital). Capital < City < Place; birthPlace is a subproperty of place. A literal
+(``name``) and the typing predicate are not relations. The same table must come out of an
+``rdflib.Graph``, the streamed dump, the dump index and an Oxigraph SPARQL server on 127.0.0.1.
+"""
+
+import shutil
+
+import pytest
+import rdflib
+
+from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.dumps import DumpSource
+from kg.dbpedia.kinds import FeatureSpec, parse_kinds
+from kg.dbpedia.rdflib_source import RdflibSource
+from kg.dbpedia.relations import (
+    RelationOptions,
+    kind_of,
+    parse_relation_id,
+    relation_facts,
+    relation_id,
+    short,
+)
+from kg.dbpedia.route import build_table
+from kg.dbpedia.sparql import SparqlSource
+from kg.dbpedia.vocabulary import RDF, RDFS, Vocabulary
+from kg.errors import KgfsError
+from tests.kg.servers import OxigraphServer
+
+EX, O = "http://ex.org/", "http://ex.org/o/"
+VOCAB = Vocabulary("ex", type_namespaces=(O,), relations=(O,), entities=(EX,))
+
+TRIPLES = [
+    ("alice", "birthPlace", "lyon"), ("alice", "worksFor", "acme"), ("alice", "knows", "bob"),
+    ("bob", "birthPlace", "paris"),
+]
+TYPES = [("alice", "Person"), ("bob", "Person"), ("lyon", "City"), ("paris", "Capital"), ("acme", "Company")]
+SUBCLASS = [("Capital", "City"), ("City", "Place")]
+
+
+def _nt() -> str:
+    lines = [f"<{EX}{s}> <{O}{p}> <{EX}{o}> ." for s, p, o in TRIPLES]
+    lines += [f"<{EX}{s}> <{RDF}type> <{O}{c}> ." for s, c in TYPES]
+    lines += [f"<{O}{c}> <{RDFS}subClassOf> <{O}{p}> ." for c, p in SUBCLASS]
+    lines += [f"<{O}birthPlace> <{RDFS}subPropertyOf> <{O}place> .",
+              f'<{EX}alice> <{O}name> "Alice" .']
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def nt_file(tmp_path_factory):
+    p = tmp_path_factory.mktemp("rel") / "tiny.nt"
+    p.write_text(_nt(), encoding="utf-8")
+    return p
+
+
+@pytest.fixture(scope="module")
+def tiny_server(tmp_path_factory, nt_file):
+    if shutil.which("oxigraph") is None:
+        pytest.skip("the oxigraph server binary (pip install oxigraph) is not installed")
+    srv = OxigraphServer([nt_file], tmp_path_factory.mktemp("rel-oxi")).start()
+    yield srv
+    srv.stop()
+
+
+def _sources(nt_file, server=None, tmp_path=None):
+    out = {"rdflib": RdflibSource(rdflib.Graph().parse(data=_nt(), format="nt"), vocabulary=VOCAB),
+           "streamed": DumpSource(nt_file, vocabulary=VOCAB)}
+    if server is not None:
+        out["sparql"] = SparqlSource(server.url, vocabulary=VOCAB, batch_size=1)
+    if tmp_path is not None:
+        try:
+            from kg.dbpedia.index import DumpIndex
+            from kg.dbpedia.index_source import IndexSource
+
+            index = DumpIndex(tmp_path / "index")
+            src = IndexSource(nt_file, index, vocabulary=VOCAB.with_relations())
+            if hasattr(src, "relations"):
+                out["index"] = src
+        except ImportError:  # pragma: no cover
+            pass
+    return out
+
+
+def _rows(table) -> dict[str, list[str]]:
+    names = [short(f) for f in table.feature_names]
+    return {i: sorted(names[j] for j in table.X[r].indices) for r, i in enumerate(table.instance_ids)}
+
+
+CORPUS = Corpus(ids=["a", "b"], entities=[[EX + "alice"], [EX + "bob"]], labels=[1, 0])
+
+QUALIFIED_OUT = {
+    "a": ["out:birthPlace", "out:birthPlace|City", "out:birthPlace|Place", "out:knows", "out:knows|Person",
+          "out:place", "out:place|City", "out:place|Place", "out:worksFor", "out:worksFor|Company"],
+    "b": ["out:birthPlace", "out:birthPlace|Capital", "out:birthPlace|City", "out:birthPlace|Place", "out:place",
+          "out:place|Capital", "out:place|City", "out:place|Place"],
+}
+
+
+def test_qualified_relations_by_hand_from_every_source(nt_file, tiny_server, tmp_path):
+    for name, src in _sources(nt_file, tiny_server, tmp_path).items():
+        t = build_table(CORPUS, None, src, features="qualified-relations")
+        assert _rows(t) == QUALIFIED_OUT, name
+        h = t.hierarchy
+        assert set(h.parents(relation_id("out", O + "birthPlace", O + "Capital"))) == {
+            relation_id("out", O + "birthPlace", O + "City"), relation_id("out", O + "place", O + "Capital")}, name
+        assert set(h.parents(relation_id("out", O + "birthPlace"))) == {relation_id("out", O + "place")}, name
+        assert t.meta["relations"]["direction"] == "out"
+
+
+def test_unqualified_relations_in_each_direction():
+    src = _sources_rdflib()
+    out = build_table(CORPUS, None, src, features="relations")
+    assert _rows(out) == {"a": ["out:birthPlace", "out:knows", "out:place", "out:worksFor"],
+                          "b": ["out:birthPlace", "out:place"]}
+    into = build_table(CORPUS, None, src, features=FeatureSpec.of("relations", direction="in"))
+    assert _rows(into) == {"a": [], "b": ["in:knows"]}
+    both = build_table(CORPUS, None, src, features=FeatureSpec.of("qualified-relations", direction="both"))
+    assert _rows(both) == {"a": QUALIFIED_OUT["a"], "b": ["in:knows", "in:knows|Person", *QUALIFIED_OUT["b"]]}
+
+
+def _sources_rdflib():
+    return RdflibSource(rdflib.Graph().parse(data=_nt(), format="nt"), vocabulary=VOCAB)
+
+
+def test_an_excluded_property_takes_its_subproperties_with_it():
+    spec = FeatureSpec.of("qualified-relations", exclude=[O + "place"])
+    t = build_table(CORPUS, None, _sources_rdflib(), features=spec)
+    assert _rows(t)["a"] == ["out:knows", "out:knows|Person", "out:worksFor", "out:worksFor|Company"]
+    assert not any("place" in f.lower() for f in t.feature_names)
+    assert t.meta["relations"]["excluded_predicates"] == [O + "birthPlace"]
+
+
+def test_several_kinds_make_one_closed_table_whose_ids_say_their_kind():
+    t = build_table(CORPUS, None, _sources_rdflib(), features=["types", "relations"])
+    kinds = {kind_of(f) for f in t.feature_names}
+    assert kinds == {"types", "relations"}
+    assert "type:" + O + "Person" in t.feature_names and "out:" + O + "knows" in t.feature_names
+    assert t.meta["features"] == ["types", "relations"]
+    single = build_table(CORPUS, None, _sources_rdflib(), features="types")
+    assert list(single.feature_names) == [O + "Person"]  # one kind: the ids as they always were
+
+
+def test_feature_ids_read_back():
+    fid = relation_id("in", O + "p", O + "C")
+    assert parse_relation_id(fid) == ("in", O + "p", O + "C")
+    assert parse_relation_id(O + "C") is None and kind_of("category:" + O + "C") == "categories"
+    assert parse_kinds(["relations", "qualified-relations"]) == ("qualified-relations",)
+
+
+def test_bad_options_are_named():
+    with pytest.raises(KgfsError, match="--direction must be out, in or both"):
+        RelationOptions("sideways")
+    with pytest.raises(KgfsError, match="does not answer relation questions"):
+        relation_facts(["x"], object(), qualified=False)
+    with pytest.raises(KgfsError, match="names no relation predicates"):
+        Vocabulary("x").with_relations()

@@ -22,6 +22,9 @@ Choices (documented and tested):
   subproperty of an excluded one, contributes nothing: a task whose label is a property of the
   entities (a person's occupation) must not see that property among its features.
 - An other end without a class in the type namespaces gives the unqualified feature only.
+- The cycles of the class graph (real in Wikidata's P279) are broken once, as in the types' hierarchy
+  (:meth:`FeatureHierarchy.from_edges <kg.hierarchy.FeatureHierarchy.from_edges>`), before the
+  graph is copied under each predicate.
 - A qualified node ``(p, C)`` exists for the classes reached upward from the classes met with
   ``p`` or with one of its subproperties; a class without a parent is linked to ``p`` itself.
 - With ``direction="both"`` the two directions are separate features (``out:p`` and ``in:p``).
@@ -284,7 +287,7 @@ def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
     preds = sorted({p for per in met.values() for p in per})
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
-    cedges = source.class_edges(direct) if direct else set()
+    cedges = _acyclic(source.class_edges(direct)) if direct else set()
     edges: set[tuple[str, str]] = set()
     for d, per in met.items():
         above = breadth_first_edges(per, _parents_in(pedges), None)
@@ -316,6 +319,24 @@ def relation_facts(
     facts, report = relation_features(entities, source, qualified=qualified, options=options)
     edges = relation_edges(sorted({f for fs in facts.values() for f in fs}), source)
     return facts, edges, report
+
+
+def _acyclic(edges: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The class graph with its cycles broken once (as the types' hierarchy breaks them), before it is copied
+    under every predicate: each copy then loses the same edges, and the cycles are reported once."""
+    import warnings
+
+    from kg.errors import HierarchyCycleWarning
+    from kg.hierarchy import FeatureHierarchy
+
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always", HierarchyCycleWarning)
+        h = FeatureHierarchy.from_edges(sorted(edges), on_cycle="break")
+    if h.removed_edges:
+        log.warning("the classes of the relations' other ends have %d cycle edge(s); removed once for every "
+                    "predicate: %s", len(h.removed_edges),
+                    ", ".join(f"{short(c)} -> {short(p)}" for c, p in list(h.removed_edges)[:5]))
+    return set(map(tuple, h.edge_list()))
 
 
 def _parents_in(edges: Iterable[tuple[str, str]]):

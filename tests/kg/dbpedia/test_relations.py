@@ -157,3 +157,76 @@ def test_bad_options_are_named():
         relation_facts(["x"], object(), qualified=False)
     with pytest.raises(KgfsError, match="names no relation predicates"):
         Vocabulary("x").with_relations()
+
+
+# ------------------------------------------------------------------ property-based: the definition, brute force
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+N_ENT, N_CLS, N_PROP = 5, 5, 4
+
+
+@st.composite
+def graphs(draw):
+    """Entities e0.., classes c0.. (acyclic: a class's parents have larger numbers), properties p0.. (acyclic
+    subPropertyOf likewise), relation triples, types of the entities, and maybe an excluded property."""
+    sub = {(i, j) for i in range(N_CLS) for j in range(i + 1, N_CLS) if draw(st.booleans()) and draw(st.booleans())}
+    subp = {(i, j) for i in range(N_PROP) for j in range(i + 1, N_PROP) if draw(st.integers(0, 3)) == 0}
+    types = {(e, c) for e in range(N_ENT) for c in range(N_CLS) if draw(st.integers(0, 3)) == 0}
+    triples = draw(st.sets(st.tuples(st.integers(0, N_ENT - 1), st.integers(0, N_PROP - 1),
+                                     st.integers(0, N_ENT - 1)), max_size=10))
+    exclude = draw(st.sampled_from([None, *range(N_PROP)]))
+    direction = draw(st.sampled_from(["out", "in", "both"]))
+    return sub, subp, types, triples, exclude, direction
+
+
+def _up(edges, start):
+    """start and every node above it (reflexive-transitive closure, brute force)."""
+    seen, todo = {start}, [start]
+    while todo:
+        x = todo.pop()
+        for c, p in edges:
+            if c == x and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs())
+def test_qualified_relations_follow_their_definition(g):
+    sub, subp, types, triples, exclude, direction = g
+    e, c, p = (lambda i: f"{EX}e{i}"), (lambda i: f"{O}c{i}"), (lambda i: f"{O}p{i}")
+    graph = rdflib.Graph()
+    U = rdflib.URIRef
+    for a, b in sub:
+        graph.add((U(c(a)), U(RDFS + "subClassOf"), U(c(b))))
+    for a, b in subp:
+        graph.add((U(p(a)), U(RDFS + "subPropertyOf"), U(p(b))))
+    for a, b in types:
+        graph.add((U(e(a)), U(RDF + "type"), U(c(b))))
+    for s, q, o in triples:
+        graph.add((U(e(s)), U(p(q)), U(e(o))))
+    excluded = set() if exclude is None else {q for q in range(N_PROP) if exclude in _up(subp, q)}
+    spec = FeatureSpec.of("qualified-relations", direction=direction, exclude=[] if exclude is None else [p(exclude)])
+    corpus = Corpus(ids=[str(i) for i in range(N_ENT)], entities=[[e(i)] for i in range(N_ENT)], labels=[0] * N_ENT)
+    want = {str(i): set() for i in range(N_ENT)}
+    for s, q, o in triples:
+        if q in excluded:
+            continue
+        for d, me, other in (("out", s, o), ("in", o, s)):
+            if direction not in (d, "both"):
+                continue
+            for q2 in _up(subp, q):
+                want[str(me)].add(relation_id(d, p(q2)))
+                for t in {b for a, b in types if a == other}:
+                    for t2 in _up(sub, t):
+                        want[str(me)].add(relation_id(d, p(q2), c(t2)))
+    if not any(want.values()):
+        with pytest.raises(KgfsError, match="no qualified-relations found"):
+            build_table(corpus, None, RdflibSource(graph, vocabulary=VOCAB), features=spec)
+        return
+    t = build_table(corpus, None, RdflibSource(graph, vocabulary=VOCAB), features=spec)  # raises unless closed
+    names = list(t.feature_names)
+    got = {i: {names[j] for j in t.X[r].indices} for r, i in enumerate(t.instance_ids)}
+    assert got == want

@@ -223,6 +223,7 @@ class CorpusInput(Input):
     )
     selected_by = ("corpus",)
     watch_field = "corpus"
+    dataset_loaders = ("rdf",)
 
     corpus: FileRef | None = None
     dump: tuple[str, ...] = ()
@@ -281,6 +282,22 @@ class CorpusInput(Input):
                    dump_files=dump_fingerprint(dumps["dump"]),
                    bridge_dump=tuple(str(Path(d).resolve()) for d in dumps["bridge_dump"]),
                    bridge_dump_files=dump_fingerprint(dumps["bridge_dump"]))
+
+    @classmethod
+    def from_dataset(cls, name, paths, options, values) -> CorpusInput:
+        """A registry dataset of loader ``rdf``: its ``corpus`` and ``dump`` files, its options (``preset``,
+        ``entity_columns``, ``features``, ``exclude_properties``, ``label_property``, ...), the command line's
+        values over them.
+
+        Examples
+        --------
+        >>> from kg.datasets import dataset_info
+        >>> dict(dataset_info("wikidata/codex-people").options)["label_property"]
+        'P27'
+        """
+        given = {k: v for k, v in values.items() if v is not None}
+        return cls.from_options({**dict(options), **given, "name": given.get("name") or name,
+                                 "corpus": paths["corpus"], "dump": [paths["dump"]]})
 
     # ----------------------------------------------------------------- what decides what
     def _dump_arg(self, bridge: bool = False):

@@ -7,6 +7,7 @@ born in Paris (a Capital). Capital < City < Place; birthPlace is a subproperty o
 """
 
 import shutil
+from pathlib import Path
 
 import pytest
 import rdflib
@@ -27,6 +28,7 @@ from kg.dbpedia.route import build_table
 from kg.dbpedia.sparql import SparqlSource
 from kg.dbpedia.vocabulary import RDF, RDFS, Vocabulary
 from kg.errors import KgfsError
+from tests.kg.conftest import assert_same_table
 from tests.kg.servers import OxigraphServer
 
 EX, O = "http://ex.org/", "http://ex.org/o/"
@@ -230,3 +232,58 @@ def test_qualified_relations_follow_their_definition(g):
     names = list(t.feature_names)
     got = {i: {names[j] for j in t.X[r].indices} for r, i in enumerate(t.instance_ids)}
     assert got == want
+
+
+# ------------------------------------------------------------------ real Wikidata: CoDEx people, four sources
+@pytest.fixture(scope="module")
+def codex(shared_data):
+    return shared_data / "wikidata" / "codex_truthy.nt.gz"
+
+
+@pytest.fixture(scope="module")
+def people(shared_data):
+    import csv
+
+    from kg.dbpedia.vocabulary import WIKIDATA
+
+    rows = list(csv.DictReader(open(Path(__file__).parents[3] / "datasets" / "bundled" / "codex-people" / "people.csv",
+                                    encoding="utf-8")))
+    return Corpus(ids=[r["id"] for r in rows], entities=[[WIKIDATA.expand_entity(r["entity"])] for r in rows],
+                  labels=[r["label"] for r in rows])
+
+
+@pytest.mark.slow  # 45 s: rdflib parses the 329,625 triples, Oxigraph loads them
+def test_the_codex_relation_tables_are_the_same_from_every_source(tmp_path_factory, codex, people):
+    import gzip
+
+    from kg.dbpedia.index import DumpIndex
+    from kg.dbpedia.index_source import IndexSource
+    from kg.dbpedia.vocabulary import WDT, WIKIDATA
+
+    graph = rdflib.Graph()
+    with gzip.open(codex, "rt", encoding="utf-8") as fh:
+        graph.parse(data=fh.read(), format="nt")
+    sources = {"rdflib": RdflibSource(graph, vocabulary=WIKIDATA), "streamed": DumpSource(codex, vocabulary=WIKIDATA)}
+    if hasattr(IndexSource, "relations"):
+        sources["index"] = IndexSource(codex, DumpIndex(tmp_path_factory.mktemp("rel-index")),
+                                       vocabulary=WIKIDATA.with_relations())
+    server = None
+    if shutil.which("oxigraph") is not None:
+        d = tmp_path_factory.mktemp("rel-codex-oxi")
+        (d / "codex.nt").write_bytes(gzip.decompress(codex.read_bytes()))
+        server = OxigraphServer([d / "codex.nt"], d).start()
+        sources["sparql"] = SparqlSource(server.url, vocabulary=WIKIDATA, batch_size=400)
+    try:
+        spec = FeatureSpec.of(["types", "qualified-relations"], direction="both", exclude=[WDT + "P27"])
+        tables = {name: build_table(people, None, src, features=spec) for name, src in sources.items()}
+    finally:
+        if server is not None:
+            server.stop()
+    first = tables["rdflib"]
+    assert first.n_features > 5000 and first.meta["relations"]["n_relations"] > 80000
+    assert not any(WDT + "P27" in f for f in first.feature_names)  # the label's property is out
+    kinds = {kind_of(f) for f in first.feature_names}
+    assert kinds == {"types", "relations", "qualified-relations"}
+    for name, t in tables.items():
+        assert_same_table(first, t)
+        assert t.meta["relations"]["n_relations"] == first.meta["relations"]["n_relations"], name

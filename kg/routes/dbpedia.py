@@ -295,9 +295,16 @@ class CorpusInput(Input):
         >>> dict(dataset_info("wikidata/codex-people").options)["label_property"]
         'P27'
         """
+        from kg.dbpedia.kinds import FeatureSpec
+
         given = {k: v for k, v in values.items() if v is not None}
-        return cls.from_options({**dict(options), **given, "name": given.get("name") or name,
-                                 "corpus": paths["corpus"], "dump": [paths["dump"]]})
+        merged = {**dict(options), **given, "name": given.get("name") or name, "corpus": paths["corpus"],
+                  "dump": [paths["dump"]]}
+        if not FeatureSpec.of(merged.get("features")).uses_relations:  # the dataset's relation options do not
+            for k in ("direction", "exclude_properties"):               # apply to a run without relations
+                if k not in given:
+                    merged.pop(k, None)
+        return cls.from_options(merged)
 
     # ----------------------------------------------------------------- what decides what
     def _dump_arg(self, bridge: bool = False):

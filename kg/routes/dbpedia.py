@@ -170,7 +170,7 @@ class CorpusInput(Input):
 
     kind = "dbpedia"
     route = "dbpedia"
-    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types/categories of DBpedia, Wikidata or any "
+    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types, categories, relations of DBpedia, Wikidata or any "
              "RDF graph)")
     options = (
         Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "

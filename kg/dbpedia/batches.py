@@ -245,10 +245,16 @@ class StoredSource:
     #: Its answers are a run's stored direct features and edges, of any kind (:mod:`kg.dbpedia.kinds`).
     stored = True
 
-    def __init__(self, per_entity: Mapping[str, Iterable[str]], edges: Iterable[Sequence[str]], desc: str):
+    def __init__(self, per_entity: Mapping[str, Iterable[str]], edges: Iterable[Sequence[str]], desc: str, *,
+                 groups: Mapping[str, Sequence[Sequence[str]]] | None = None):
         self._per = {e: set(v) for e, v in per_entity.items()}
         self._edges = {tuple(e) for e in edges}
         self._desc = desc
+        self._groups = dict(groups or {})
+
+    def groups(self, entities: Iterable[str]) -> dict[str, list[list[str]]]:
+        """The stored relations of each entity, one id list per relation (``--values count``)."""
+        return {e: [list(g) for g in self._groups.get(e, ())] for e in entities}
 
     def describe(self) -> str:
         """Where the stored answers came from.
@@ -360,7 +366,8 @@ def table_from_records(corpus: Corpus, annotations: Mapping, facts: Mapping, *, 
     linked = Corpus(ids=annotations["ids"], entities=annotations["entities"], labels=corpus.labels,
                     source=corpus.source)
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
-    table = build_table(linked, None, StoredSource(facts["per_entity"], facts["edges"], facts["source"]),
+    table = build_table(linked, None, StoredSource(facts["per_entity"], facts["edges"], facts["source"],
+                                                   groups=facts.get("groups")),
                         features=spec, min_support=int(min_support), meta={"dataset": name})
     table.meta["annotator"] = annotator
     table.meta.update(annotations["report"])

@@ -39,10 +39,11 @@ from kg.dbpedia.relations import (
     kind_of,
     relation_edges,
     relation_features,
+    relation_groups,
 )
 from kg.errors import KgfsError
 
-__all__ = ["FeatureSpec", "merge_reports", "parse_kinds"]
+__all__ = ["FeatureSpec", "count_values", "merge_reports", "parse_kinds"]
 
 
 def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -102,21 +103,29 @@ class FeatureSpec:
 
     @classmethod
     def of(cls, features: str | Sequence[str] | None = None, *, category_depth: int | None = 2,
-           direction: str | None = None, exclude: Iterable[str] = ()) -> FeatureSpec:
+           direction: str | None = None, exclude: Iterable[str] = (), values: str | None = None) -> FeatureSpec:
         """A spec from command-line-like values (``None``: the defaults).
 
         Examples
         --------
-        >>> FeatureSpec.of().kinds
-        ('types',)
+        >>> FeatureSpec.of().kinds, FeatureSpec.of("relations", values="count").counts
+        (('types',), True)
         """
-        return cls(parse_kinds(features), category_depth,
-                   RelationOptions(direction or "out", tuple(exclude or ())))
+        spec = cls(parse_kinds(features), category_depth,
+                   RelationOptions(direction or "out", tuple(exclude or ()), values or "binary"))
+        if spec.counts and not spec.uses_relations:
+            raise KgfsError("--values count counts relations: give --features relations or qualified-relations")
+        return spec
 
     @property
     def multi(self) -> bool:
         """Whether the table holds several kinds (its ids then say their kind)."""
         return len(self.kinds) > 1
+
+    @property
+    def counts(self) -> bool:
+        """Whether the table also holds the relations' counts (``--values count``)."""
+        return self.relations.values == "count"
 
     @property
     def uses_relations(self) -> bool:
@@ -193,6 +202,23 @@ class FeatureSpec:
                 out[e].update(per.get(e, ()))
         return out, report
 
+    def groups(self, source, entities: Sequence[str]) -> dict[str, list[list[str]]]:
+        """Each entity's relations one by one (:func:`~kg.dbpedia.relations.relation_groups`), of the relation
+        kind asked: what :meth:`count_values` counts. A source of stored answers gives the stored groups.
+
+        Examples
+        --------
+        >>> from kg.dbpedia.batches import StoredSource
+        >>> FeatureSpec.of("relations").groups(StoredSource({}, [], "memory", groups={"E": [["out:p"]]}), ["E"])
+        {'E': [['out:p']]}
+        """
+        if getattr(source, "stored", False):
+            return source.groups(entities)
+        kind = next((k for k in self.kinds if k in RELATION_KINDS), None)
+        if kind is None:
+            return {e: [] for e in entities}
+        return relation_groups(entities, source, qualified=kind == "qualified-relations", options=self.relations)
+
     def edges(self, source, nodes: Iterable[str]) -> set[tuple[str, str]]:
         """The hierarchy edges above direct features (ids as :meth:`direct` gives them).
 
@@ -220,6 +246,65 @@ class FeatureSpec:
                 found = source.broader(raw, self.category_depth)
             edges.update((self.tag(kind, c), self.tag(kind, p)) for c, p in found)
         return edges
+
+
+def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
+                 groups: Mapping[str, Sequence[Sequence[str]]]):
+    """The counts behind a table's cells: each instance's relations, each counted once for every feature it implies.
+
+    Parameters
+    ----------
+    table : FeatureTable
+        Built from ``hierarchy`` (maybe restricted to its frequent features).
+    hierarchy : FeatureHierarchy
+        The whole hierarchy the table was closed under (the counts are closed under it too).
+    entities : mapping of instance id -> entity IRIs
+    groups : mapping of entity -> list of id lists
+        :meth:`FeatureSpec.groups`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Laid out as ``table.X``: the count where a relation feature is, 1 for every other feature
+        (a type, a category) the instance has.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> h = FeatureHierarchy.from_edges([("out:p|C", "out:p")])
+    >>> t = FeatureTable.from_facts({"i": ["out:p|C", "out:p"]}, h)
+    >>> count_values(t, h, {"i": ["e"]}, {"e": [["out:p", "out:p|C"], ["out:p"]]}).toarray().tolist()
+    [[2.0, 1.0]]
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    index = hierarchy.index
+    rows, cols, owner = [], [], {}
+    g = 0
+    for e, gs in groups.items():
+        first = g
+        for ids in gs:
+            for f in ids:
+                j = index.get(f)
+                if j is not None:
+                    rows.append(g)
+                    cols.append(j)
+            g += 1
+        owner[e] = (first, g)
+    closed = hierarchy.close(sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(g, hierarchy.n_nodes)))
+    a_rows, a_cols = [], []
+    for r, inst in enumerate(table.instance_ids.tolist()):
+        for e in dict.fromkeys(entities.get(inst, ())):
+            first, last = owner.get(e, (0, 0))
+            a_rows.extend([r] * (last - first))
+            a_cols.extend(range(first, last))
+    a = sp.csr_matrix((np.ones(len(a_rows)), (a_rows, a_cols)), shape=(table.n_instances, g))
+    idx = np.asarray([index[f] for f in table.feature_names.tolist()], dtype=np.int64)
+    counts = sp.csr_matrix((a @ closed.astype(np.float64))[:, idx])
+    x = table.X
+    return sp.csr_matrix(counts + x - x.multiply(counts > 0))
 
 
 def merge_reports(reports: Iterable[Mapping]) -> dict:

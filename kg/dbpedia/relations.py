@@ -63,6 +63,7 @@ __all__ = [
     "relation_edges",
     "relation_facts",
     "relation_features",
+    "relation_groups",
     "relation_id",
     "short",
 ]
@@ -86,6 +87,9 @@ class RelationOptions:
         The entity as subject (``out``), as object (``in``), or both (``--direction``).
     exclude : tuple of str
         Predicate IRIs kept out of the features, with their subproperties (``--exclude-properties``).
+    values : {"binary", "count"}
+        Whether the table also holds how many relations of each feature an instance has
+        (``--values count``: :meth:`FeatureTable.with_values <kg.table.FeatureTable.with_values>`).
 
     Examples
     --------
@@ -95,10 +99,13 @@ class RelationOptions:
 
     direction: str = "out"
     exclude: tuple[str, ...] = ()
+    values: str = "binary"
 
     def __post_init__(self):
         if self.direction not in (*DIRECTIONS, "both"):
             raise KgfsError(f"--direction must be out, in or both, got {self.direction!r}")
+        if self.values not in ("binary", "count"):
+            raise KgfsError(f"--values must be binary or count, got {self.values!r}")
         object.__setattr__(self, "exclude", tuple(sorted(set(self.exclude))))
 
     @property
@@ -107,8 +114,11 @@ class RelationOptions:
         return DIRECTIONS if self.direction == "both" else (self.direction,)
 
     def to_json(self) -> dict:
-        """The options as JSON (part of a table's provenance)."""
-        return {"direction": self.direction, "exclude": list(self.exclude)}
+        """The options as JSON (part of a table's provenance and of the store's keys)."""
+        out = {"direction": self.direction, "exclude": list(self.exclude)}
+        if self.values != "binary":  # only when asked: the keys of binary runs stay
+            out["values"] = self.values
+        return out
 
 
 def relation_id(direction: str, predicate: str, cls: str | None = None) -> str:
@@ -218,42 +228,81 @@ def relation_features(
     --------
     See the module.
     """
+    facts: dict[str, set[str]] = {e: set() for e in entities}
+    rows, report = _each_relation(entities, source, qualified, options or RelationOptions())
+    for e, ids in rows:
+        facts[e].update(ids)
+    return facts, report
+
+
+def relation_groups(entities: Sequence[str], source, *, qualified: bool,
+                    options: RelationOptions | None = None) -> dict[str, list[list[str]]]:
+    """Each entity's relations one by one, each as the direct feature ids it gives: what counts are made of.
+
+    A relation ``(p, other)`` counts once for every feature its ids imply (``out:p|City`` and,
+    above it, ``out:p|Place``, ``out:p``): an entity born in a City has a ``birthPlace`` count of 1,
+    one with three ``child`` relations a ``child`` count of 3.
+
+    Parameters
+    ----------
+    entities : sequence of str
+    source : RelationSource
+    qualified : bool
+    options : RelationOptions, optional
+
+    Returns
+    -------
+    dict of entity -> list of list of str
+        Every entity is a key; each relation's ids sorted, the relations in a stable order.
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> g = rdflib.Graph().parse(format="turtle", data='''@prefix dbo: <http://dbpedia.org/ontology/> .
+    ... @prefix dbr: <http://dbpedia.org/resource/> . dbr:A dbo:child dbr:B , dbr:C .''')
+    >>> relation_groups(["http://dbpedia.org/resource/A"], RdflibSource(g), qualified=False)
+    {'http://dbpedia.org/resource/A': [['out:http://dbpedia.org/ontology/child'], ['out:http://dbpedia.org/ontology/child']]}
+    """
+    out: dict[str, list[list[str]]] = {e: [] for e in entities}
+    rows, _ = _each_relation(entities, source, qualified, options or RelationOptions())
+    for e, ids in rows:
+        out[e].append(sorted(ids))
+    return out
+
+
+def _each_relation(entities, source, qualified: bool, options: RelationOptions) -> tuple[list, dict]:
+    """``[(entity, {direct ids of one relation}), ...]`` in a stable order, and the report."""
     if not hasattr(source, "relations"):
         raise KgfsError(f"{type(source).__name__} does not answer relation questions (it is no RelationSource)")
-    options = options or RelationOptions()
     entities = sorted(set(entities))
     pairs = {d: source.relations(entities, d) for d in options.directions}
     preds = {p for per in pairs.values() for ps in per.values() for p, _ in ps}
     excluded: set[str] = set()
     if options.exclude and preds:
-        pedges = source.property_edges(sorted(preds))
-        excluded = _excluded(pedges, options.exclude)
+        excluded = _excluded(source.property_edges(sorted(preds)), options.exclude)
     met_excluded = sorted(preds & excluded)
     if met_excluded:
-        log.info("left out %d excluded predicate(s): %s", len(met_excluded), ", ".join(met_excluded[:5]),
-                 extra=NOTED)
+        log.info("left out %d excluded predicate(s): %s", len(met_excluded), ", ".join(met_excluded[:5]))
     classes: dict[str, set[str]] = {}
     if qualified:
         others = sorted({o for per in pairs.values() for ps in per.values() for p, o in ps if p not in excluded})
         classes = source.types(others) if others else {}
-    facts: dict[str, set[str]] = {e: set() for e in entities}
-    n_relations, used = 0, set()
+    wanted = set(entities)
+    rows, used = [], set()
     for d, per in pairs.items():
-        for e, ps in per.items():
-            if e not in facts:
+        for e in sorted(per):
+            if e not in wanted:
                 continue
-            for p, o in ps:
+            for p, o in sorted(per[e]):
                 if p in excluded:
                     continue
-                n_relations += 1
                 used.add(p)
-                facts[e].add(relation_id(d, p))
-                for c in classes.get(o, ()):
-                    facts[e].add(relation_id(d, p, c))
-    report = {"n_relations": n_relations, "n_predicates": len(used), "excluded_predicates": met_excluded}
+                rows.append((e, {relation_id(d, p), *(relation_id(d, p, c) for c in classes.get(o, ()))}))
+    report = {"n_relations": len(rows), "n_predicates": len(used), "excluded_predicates": met_excluded}
     if qualified:
         report["n_classes"] = len({c for cs in classes.values() for c in cs})
-    return facts, report
+    return rows, report
 
 
 def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:

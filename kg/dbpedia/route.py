@@ -317,9 +317,13 @@ def build_table(
             f"no {kinds} found for any of the {fact_report['n_entities']} entities of {corpus.source}; "
             "check the annotator, the source and the type namespaces"
         )
-    return FeatureTable.from_facts(
-        facts, h, corpus.label_map, min_support=min_support, instances=corpus.ids, meta=m
-    )
+    table = FeatureTable.from_facts(facts, h, corpus.label_map, min_support=min_support, instances=corpus.ids, meta=m)
+    if spec.counts:  # the relations' counts behind the cells (the hierarchical selectors read their presence)
+        from kg.dbpedia.kinds import count_values
+
+        groups = spec.groups(source, sorted({e for ents in entities.values() for e in ents}))
+        table = table.with_values(count_values(table, h, entities, groups))
+    return table
 
 
 # ---------------------------------------------------------------------------------- factories

@@ -207,6 +207,9 @@ class CorpusInput(Input):
         Option("--exclude-properties", "relations: predicates kept out of the features, with their subproperties "
                                        "(IRIs, prefixed names such as dbo:occupation or wdt:P106, or Wikidata's P106)",
                metavar="P", many=True),
+        Option("--values", "relations: binary (default) or count (how many relations of each feature an instance "
+                           "has; the flat selectors and the exports read the counts, the hierarchical selectors "
+                           "their presence)", choices=("binary", "count")),
         Option("--label-property", "the predicate the labels come from (the task is a property of the entities): a "
                                    "run with relations refuses to start unless it is excluded (--exclude-properties)",
                metavar="P"),
@@ -253,6 +256,7 @@ class CorpusInput(Input):
     direction: str | None = None
     exclude_properties: tuple[str, ...] | None = None
     label_property: str | None = None
+    values: str | None = None
 
     # ----------------------------------------------------------------- making one
     @classmethod
@@ -301,7 +305,7 @@ class CorpusInput(Input):
         merged = {**dict(options), **given, "name": given.get("name") or name, "corpus": paths["corpus"],
                   "dump": [paths["dump"]]}
         if not FeatureSpec.of(merged.get("features")).uses_relations:  # the dataset's relation options do not
-            for k in ("direction", "exclude_properties"):               # apply to a run without relations
+            for k in ("direction", "exclude_properties", "values"):     # apply to a run without relations
                 if k not in given:
                     merged.pop(k, None)
         return cls.from_options(merged)
@@ -341,7 +345,7 @@ class CorpusInput(Input):
         return self._memoized("spec", lambda: FeatureSpec.of(
             self.features, category_depth=2 if self.category_depth is None else self.category_depth,
             direction=self.direction, exclude=[v.expand_property(p, "--exclude-properties")
-                                               for p in self.exclude_properties or ()]))
+                                               for p in self.exclude_properties or ()], values=self.values))
 
     def source_vocabulary(self):
         """The vocabulary the knowledge source reads with: :meth:`vocabulary`, indexing relations when asked."""
@@ -503,7 +507,8 @@ class CorpusInput(Input):
             raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset names no relation predicates; give "
                             "their namespaces as `relations` in a preset file (--preset)")
         if not spec.uses_relations:
-            for flag, value in (("--direction", self.direction), ("--exclude-properties", self.exclude_properties)):
+            for flag, value in (("--direction", self.direction), ("--exclude-properties", self.exclude_properties),
+                                ("--values", self.values if self.values != "binary" else None)):
                 if value:
                     raise KgfsError(f"{flag} needs --features relations or qualified-relations")
         if self.label_property is not None:

@@ -36,9 +36,10 @@ VOCAB = Vocabulary("ex", type_namespaces=(O,), relations=(O,), entities=(EX,))
 
 TRIPLES = [
     ("alice", "birthPlace", "lyon"), ("alice", "worksFor", "acme"), ("alice", "knows", "bob"),
-    ("bob", "birthPlace", "paris"),
+    ("alice", "knows", "carol"), ("bob", "birthPlace", "paris"),
 ]
-TYPES = [("alice", "Person"), ("bob", "Person"), ("lyon", "City"), ("paris", "Capital"), ("acme", "Company")]
+TYPES = [("alice", "Person"), ("bob", "Person"), ("carol", "Person"), ("lyon", "City"), ("paris", "Capital"),
+         ("acme", "Company")]
 SUBCLASS = [("Capital", "City"), ("City", "Place")]
 
 
@@ -112,6 +113,45 @@ def test_qualified_relations_by_hand_from_every_source(nt_file, tiny_server, tmp
         assert t.meta["relations"]["direction"] == "out"
 
 
+COUNTS_OUT = {"a": {"out:birthPlace": 1, "out:birthPlace|City": 1, "out:birthPlace|Place": 1, "out:knows": 2,
+                     "out:knows|Person": 2, "out:place": 1, "out:place|City": 1, "out:place|Place": 1,
+                     "out:worksFor": 1, "out:worksFor|Company": 1},
+              "b": {f: 1 for f in QUALIFIED_OUT["b"]}}
+
+
+def _counts(table) -> dict[str, dict[str, int]]:
+    names = [short(f) for f in table.feature_names]
+    v = table.values
+    return {i: {names[j]: int(x) for j, x in zip(v[r].indices, v[r].data)} for r, i in enumerate(table.instance_ids)}
+
+
+def test_counts_by_hand_from_every_source(nt_file, tiny_server, tmp_path):
+    spec = FeatureSpec.of("qualified-relations", values="count")
+    for name, src in _sources(nt_file, tiny_server, tmp_path).items():
+        t = build_table(CORPUS, None, src, features=spec)
+        assert _counts(t) == COUNTS_OUT, name
+        assert _rows(t) == QUALIFIED_OUT, name  # X: their presence
+    two = Corpus(ids=["ab"], entities=[[EX + "alice", EX + "bob"]], labels=[1])  # an instance's entities add up
+    t = build_table(two, None, _sources_rdflib(), features=FeatureSpec.of(["types", "relations"], values="count"))
+    assert _counts(t) == {"ab": {"Person": 1, "out:birthPlace": 2, "out:knows": 2, "out:place": 2,
+                                 "out:worksFor": 1}}
+
+
+def test_counts_through_the_stored_steps(nt_file, tmp_path):
+    from kg.routes import build_table as route_table
+    from kg.routes.base import Context
+    from kg.routes.dbpedia import CorpusInput
+
+    preset = tmp_path / "ex.toml"
+    preset.write_text(f'type_namespaces = ["{O}"]\nrelations = ["{O}"]\nentities = ["{EX}"]\n', encoding="utf-8")
+    corpus = tmp_path / "c.csv"
+    corpus.write_text(f"id,e,label\na,{EX}alice,1\nb,{EX}bob,0\n", encoding="utf-8")
+    inp = CorpusInput.from_options({"corpus": corpus, "dump": [nt_file], "preset": str(preset),
+                                    "entity_columns": ["e"], "features": ["qualified-relations"], "values": "count"})
+    t = route_table(inp, Context(tmp_path / "home", batch_size=1))  # one entity per batch: the groups are merged
+    assert _counts(t) == COUNTS_OUT and t.meta["relations"]["values"] == "count"
+
+
 def test_unqualified_relations_in_each_direction():
     src = _sources_rdflib()
     out = build_table(CORPUS, None, src, features="relations")
@@ -119,6 +159,8 @@ def test_unqualified_relations_in_each_direction():
                           "b": ["out:birthPlace", "out:place"]}
     into = build_table(CORPUS, None, src, features=FeatureSpec.of("relations", direction="in"))
     assert _rows(into) == {"a": [], "b": ["in:knows"]}
+    assert _counts(build_table(CORPUS, None, src, features=FeatureSpec.of("relations", values="count")))["a"] == {
+        "out:birthPlace": 1, "out:knows": 2, "out:place": 1, "out:worksFor": 1}
     both = build_table(CORPUS, None, src, features=FeatureSpec.of("qualified-relations", direction="both"))
     assert _rows(both) == {"a": QUALIFIED_OUT["a"], "b": ["in:knows", "in:knows|Person", *QUALIFIED_OUT["b"]]}
 
@@ -159,6 +201,10 @@ def test_bad_options_are_named():
         relation_facts(["x"], object(), qualified=False)
     with pytest.raises(KgfsError, match="names no relation predicates"):
         Vocabulary("x").with_relations()
+    with pytest.raises(KgfsError, match="--values count counts relations"):
+        FeatureSpec.of("types", values="count")
+    with pytest.raises(KgfsError, match="--values must be binary or count"):
+        RelationOptions(values="some")
 
 
 # ------------------------------------------------------------------ property-based: the definition, brute force

@@ -97,6 +97,7 @@ def select_features(table, selector: str, params: Mapping | None = None):
 
 
 def _fitted(table, selector: str, params):
+    from selection.base import reads_counts
     from selection.registry import get_selector
 
     if table.y is None:
@@ -104,7 +105,9 @@ def _fitted(table, selector: str, params):
     if len(np.unique(np.asarray(table.y))) < 2:
         raise KgfsError(
             f"the table has a single class ({np.asarray(table.y)[0].item()!r}); selection needs two or more")
-    return get_selector(selector, table.hierarchy, **dict(params or {})).fit(table.X, table.y)
+    sel = get_selector(selector, table.hierarchy, **dict(params or {}))
+    counts = getattr(table, "values", None)
+    return sel.fit(counts if counts is not None and reads_counts(sel) else table.X, table.y)
 
 
 def select_per_instance(table, selector: str, params: Mapping | None = None):

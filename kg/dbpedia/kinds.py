@@ -65,7 +65,7 @@ def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:
     >>> parse_kinds("colours")
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --features: unknown kind 'colours' (choose from types, categories, relations, qualified-relations)
+    kg.errors.KgfsError: --features: unknown kind 'colours' (choose from types, categories, ...)
     """
     asked = ["types"] if features is None else [features] if isinstance(features, str) else list(features)
     if not asked:

@@ -51,7 +51,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kg.dbpedia.sources import DIRECTIONS, breadth_first_edges
-from kg.errors import NOTED, KgfsError
+from kg.errors import KgfsError
 
 __all__ = [
     "FEATURE_KINDS",

@@ -170,8 +170,8 @@ class CorpusInput(Input):
 
     kind = "dbpedia"
     route = "dbpedia"
-    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types, categories, relations of DBpedia, Wikidata or any "
-             "RDF graph)")
+    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types, categories, relations of DBpedia, "
+             "Wikidata or any RDF graph)")
     options = (
         Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "
                            "format", metavar="FILE", path=True),
@@ -335,7 +335,8 @@ class CorpusInput(Input):
 
         Examples
         --------
-        >>> s = CorpusInput("c", preset="wikidata", features=("types", "relations"), exclude_properties=("P106",)).spec()
+        >>> s = CorpusInput("c", preset="wikidata", features=("types", "relations"),
+        ...                 exclude_properties=("P106",)).spec()
         >>> s.kinds, s.relations.exclude
         (('types', 'relations'), ('http://www.wikidata.org/prop/direct/P106',))
         """
@@ -585,8 +586,9 @@ class CorpusInput(Input):
 
         index, report = index_for_cache(ctx.cache_dir(_CACHE)), None
         if self.dump and ((lexicon and not self.bridge) or self.source_inputs()["kg"] == "dump"):
-            report = index.ingest(self._dump_arg(), vocabulary=self.source_vocabulary() if not lexicon or
-                                  self.source_inputs()["kg"] == "dump" else self.vocabulary(), progress=progress,
+            # the source's vocabulary (its relation-indexing segments serve the lexicon too), else the lexicon's
+            vocab = self.source_vocabulary() if self.source_inputs()["kg"] == "dump" else self.vocabulary()
+            report = index.ingest(self._dump_arg(), vocabulary=vocab, progress=progress,
                                   skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon and not self.bridge)
         if self.bridge and self.bridge_dump:  # the links (and the lexicon) of the corpus's own graph
             bridged = index.ingest(self._dump_arg(bridge=True), vocabulary=self.bridge_vocabulary(), progress=progress,

@@ -31,8 +31,8 @@ from kg.errors import KgfsError
 from tests.kg.conftest import assert_same_table
 from tests.kg.servers import OxigraphServer
 
-EX, O = "http://ex.org/", "http://ex.org/o/"
-VOCAB = Vocabulary("ex", type_namespaces=(O,), relations=(O,), entities=(EX,))
+EX, ONT = "http://ex.org/", "http://ex.org/o/"
+VOCAB = Vocabulary("ex", type_namespaces=(ONT,), relations=(ONT,), entities=(EX,))
 
 TRIPLES = [
     ("alice", "birthPlace", "lyon"), ("alice", "worksFor", "acme"), ("alice", "knows", "bob"),
@@ -44,11 +44,11 @@ SUBCLASS = [("Capital", "City"), ("City", "Place")]
 
 
 def _nt() -> str:
-    lines = [f"<{EX}{s}> <{O}{p}> <{EX}{o}> ." for s, p, o in TRIPLES]
-    lines += [f"<{EX}{s}> <{RDF}type> <{O}{c}> ." for s, c in TYPES]
-    lines += [f"<{O}{c}> <{RDFS}subClassOf> <{O}{p}> ." for c, p in SUBCLASS]
-    lines += [f"<{O}birthPlace> <{RDFS}subPropertyOf> <{O}place> .",
-              f'<{EX}alice> <{O}name> "Alice" .']
+    lines = [f"<{EX}{s}> <{ONT}{p}> <{EX}{o}> ." for s, p, o in TRIPLES]
+    lines += [f"<{EX}{s}> <{RDF}type> <{ONT}{c}> ." for s, c in TYPES]
+    lines += [f"<{ONT}{c}> <{RDFS}subClassOf> <{ONT}{p}> ." for c, p in SUBCLASS]
+    lines += [f"<{ONT}birthPlace> <{RDFS}subPropertyOf> <{ONT}place> .",
+              f'<{EX}alice> <{ONT}name> "Alice" .']
     return "\n".join(lines) + "\n"
 
 
@@ -107,9 +107,10 @@ def test_qualified_relations_by_hand_from_every_source(nt_file, tiny_server, tmp
         t = build_table(CORPUS, None, src, features="qualified-relations")
         assert _rows(t) == QUALIFIED_OUT, name
         h = t.hierarchy
-        assert set(h.parents(relation_id("out", O + "birthPlace", O + "Capital"))) == {
-            relation_id("out", O + "birthPlace", O + "City"), relation_id("out", O + "place", O + "Capital")}, name
-        assert set(h.parents(relation_id("out", O + "birthPlace"))) == {relation_id("out", O + "place")}, name
+        assert set(h.parents(relation_id("out", ONT + "birthPlace", ONT + "Capital"))) == {
+            relation_id("out", ONT + "birthPlace", ONT + "City"),
+            relation_id("out", ONT + "place", ONT + "Capital")}, name
+        assert set(h.parents(relation_id("out", ONT + "birthPlace"))) == {relation_id("out", ONT + "place")}, name
         assert t.meta["relations"]["direction"] == "out"
 
 
@@ -143,7 +144,7 @@ def test_counts_through_the_stored_steps(nt_file, tmp_path):
     from kg.routes.dbpedia import CorpusInput
 
     preset = tmp_path / "ex.toml"
-    preset.write_text(f'type_namespaces = ["{O}"]\nrelations = ["{O}"]\nentities = ["{EX}"]\n', encoding="utf-8")
+    preset.write_text(f'type_namespaces = ["{ONT}"]\nrelations = ["{ONT}"]\nentities = ["{EX}"]\n', encoding="utf-8")
     corpus = tmp_path / "c.csv"
     corpus.write_text(f"id,e,label\na,{EX}alice,1\nb,{EX}bob,0\n", encoding="utf-8")
     inp = CorpusInput.from_options({"corpus": corpus, "dump": [nt_file], "preset": str(preset),
@@ -170,27 +171,27 @@ def _sources_rdflib():
 
 
 def test_an_excluded_property_takes_its_subproperties_with_it():
-    spec = FeatureSpec.of("qualified-relations", exclude=[O + "place"])
+    spec = FeatureSpec.of("qualified-relations", exclude=[ONT + "place"])
     t = build_table(CORPUS, None, _sources_rdflib(), features=spec)
     assert _rows(t)["a"] == ["out:knows", "out:knows|Person", "out:worksFor", "out:worksFor|Company"]
     assert not any("place" in f.lower() for f in t.feature_names)
-    assert t.meta["relations"]["excluded_predicates"] == [O + "birthPlace"]
+    assert t.meta["relations"]["excluded_predicates"] == [ONT + "birthPlace"]
 
 
 def test_several_kinds_make_one_closed_table_whose_ids_say_their_kind():
     t = build_table(CORPUS, None, _sources_rdflib(), features=["types", "relations"])
     kinds = {kind_of(f) for f in t.feature_names}
     assert kinds == {"types", "relations"}
-    assert "type:" + O + "Person" in t.feature_names and "out:" + O + "knows" in t.feature_names
+    assert "type:" + ONT + "Person" in t.feature_names and "out:" + ONT + "knows" in t.feature_names
     assert t.meta["features"] == ["types", "relations"]
     single = build_table(CORPUS, None, _sources_rdflib(), features="types")
-    assert list(single.feature_names) == [O + "Person"]  # one kind: the ids as they always were
+    assert list(single.feature_names) == [ONT + "Person"]  # one kind: the ids as they always were
 
 
 def test_feature_ids_read_back():
-    fid = relation_id("in", O + "p", O + "C")
-    assert parse_relation_id(fid) == ("in", O + "p", O + "C")
-    assert parse_relation_id(O + "C") is None and kind_of("category:" + O + "C") == "categories"
+    fid = relation_id("in", ONT + "p", ONT + "C")
+    assert parse_relation_id(fid) == ("in", ONT + "p", ONT + "C")
+    assert parse_relation_id(ONT + "C") is None and kind_of("category:" + ONT + "C") == "categories"
     assert parse_kinds(["relations", "qualified-relations"]) == ("qualified-relations",)
 
 
@@ -244,7 +245,7 @@ def _up(edges, start):
 @given(graphs())
 def test_qualified_relations_follow_their_definition(g):
     sub, subp, types, triples, exclude, direction = g
-    e, c, p = (lambda i: f"{EX}e{i}"), (lambda i: f"{O}c{i}"), (lambda i: f"{O}p{i}")
+    e, c, p = (lambda i: f"{EX}e{i}"), (lambda i: f"{ONT}c{i}"), (lambda i: f"{ONT}p{i}")
     graph = rdflib.Graph()
     U = rdflib.URIRef
     for a, b in sub:

@@ -22,7 +22,7 @@ from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeat
 from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy, _as_str_array
 
-__all__ = ["FeatureTable"]
+__all__ = ["FeatureTable", "HierarchicalCSR", "carried_hierarchy"]
 
 _FORMAT_VERSION = 1
 
@@ -336,3 +336,70 @@ class FeatureTable:
                 check="ignore" if str(z["check"]) == "ignore" else "raise",
             )
 
+
+
+class HierarchicalCSR(sp.csr_matrix):
+    """A csr matrix that carries the hierarchy over its columns (what :class:`kg.features.KGFeatures` returns).
+
+    An ordinary ``scipy.sparse.csr_matrix`` in every respect (scikit-learn estimators take it as it is),
+    plus two attributes: ``hierarchy`` (the :class:`~kg.hierarchy.FeatureHierarchy` over the columns,
+    in column order) and ``feature_names`` (the column ids). A selector built with
+    ``hierarchy="from_input"`` reads them (:func:`carried_hierarchy`). Matrices derived from it
+    (slices, products, ``astype``) are plain: their columns may differ, so they carry nothing.
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> x = HierarchicalCSR.wrap(sp.csr_matrix([[1.0, 1.0], [0.0, 1.0]]), h)
+    >>> x.feature_names.tolist(), carried_hierarchy(x) is h, carried_hierarchy(x[:1]) is None
+    (['Athlete', 'Person'], True, True)
+    """
+
+    hierarchy: FeatureHierarchy | None = None
+    feature_names: np.ndarray | None = None
+
+    @classmethod
+    def wrap(cls, X, hierarchy: FeatureHierarchy) -> HierarchicalCSR:
+        """``X`` (any sparse matrix over ``hierarchy``'s nodes, in order) as a matrix that carries ``hierarchy``."""
+        X = sp.csr_matrix(X)
+        if X.shape[1] != hierarchy.n_nodes:
+            raise ValueError(f"X has {X.shape[1]} columns but the hierarchy {hierarchy.n_nodes} nodes")
+        out = cls((X.data, X.indices, X.indptr), shape=X.shape)
+        out.hierarchy = hierarchy
+        out.feature_names = hierarchy.node_ids
+        return out
+
+
+def carried_hierarchy(X) -> FeatureHierarchy | None:
+    """The hierarchy ``X`` carries: a :class:`HierarchicalCSR`'s, or a DataFrame's ``attrs["hierarchy"]``.
+
+    Parameters
+    ----------
+    X : object
+        Any input of an estimator.
+
+    Returns
+    -------
+    FeatureHierarchy or None
+        None when ``X`` carries none (or one whose size is not ``X``'s number of columns).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> df = pd.DataFrame([[1, 1]], columns=["a", "b"])
+    >>> df.attrs["hierarchy"] = h
+    >>> carried_hierarchy(df) is h, carried_hierarchy([[1, 1]])
+    (True, None)
+    """
+    if isinstance(X, HierarchicalCSR):
+        h = X.hierarchy
+    else:
+        attrs = getattr(X, "attrs", None)
+        h = attrs.get("hierarchy") if isinstance(attrs, dict) else None
+    if not isinstance(h, FeatureHierarchy):
+        return None
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or shape[1] != h.n_nodes:
+        return None
+    return h

@@ -74,7 +74,7 @@ __all__ = ["KGFeatures", "SharedLookups", "shared_lookups"]
 
 log = logging.getLogger(__name__)
 
-_WHITESPACE = re.compile(r"\s")
+_WHITESPACE = re.compile(r"[ \t\n\r\f\v]")  # ASCII: an IRI may hold a no-break space
 
 
 # ------------------------------------------------------------------------------------------- look-ups
@@ -218,10 +218,12 @@ class SharedLookups:
         known = self._class_known
         with self._lock:
             todo = [c for c in classes if c not in known]
-            if todo and self._disk is not None:
-                stored = self._disk.get("subclass", todo)
+            need = todo if self._disk is not None else []
+            while need:  # a class on disk was stored with its ancestors: read them level by level
+                stored = self._disk.get("subclass", need)
                 known.update((k, frozenset(v)) for k, v in stored.items())
-                todo = [c for c in todo if c not in known]
+                need = sorted({p for ps in stored.values() for p in ps if p not in known})
+            todo = [c for c in todo if c not in known]
             if todo:
                 self.asked["subclass"] += len(todo)
                 # every class of the answer was expanded by the source's walk: known, with its parents
@@ -316,6 +318,9 @@ def _column(X) -> tuple[list, object]:
         if sp.issparse(X):
             raise TypeError("KGFeatures takes a column of entities or texts, got a sparse matrix")
         arr = np.asarray(X, dtype=object)
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: KGFeatures takes "
+                             "one column of entities or texts")
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.ndim != 1:
@@ -325,6 +330,9 @@ def _column(X) -> tuple[list, object]:
         index = None
     if not values:
         raise ValueError("KGFeatures got no values (0 rows)")
+    bad = next((v for v in values if isinstance(v, complex | np.complexfloating)), None)
+    if bad is not None:
+        raise ValueError(f"Complex data not supported: {bad!r} is neither an entity nor a text")
     return values, index
 
 
@@ -466,7 +474,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
+        tags.input_tags.two_d_array = True  # a one-column array or DataFrame
         tags.input_tags.one_d_array = True
         tags.input_tags.string = True
         tags.requires_fit = True

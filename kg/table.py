@@ -337,22 +337,24 @@ class FeatureTable:
             )
 
 
-
 class HierarchicalCSR(sp.csr_matrix):
     """A csr matrix that carries the hierarchy over its columns (what :class:`kg.features.KGFeatures` returns).
 
     An ordinary ``scipy.sparse.csr_matrix`` in every respect (scikit-learn estimators take it as it is),
     plus two attributes: ``hierarchy`` (the :class:`~kg.hierarchy.FeatureHierarchy` over the columns,
     in column order) and ``feature_names`` (the column ids). A selector built with
-    ``hierarchy="from_input"`` reads them (:func:`carried_hierarchy`). Matrices derived from it
-    (slices, products, ``astype``) are plain: their columns may differ, so they carry nothing.
+    ``hierarchy="from_input"`` reads them (:func:`carried_hierarchy`). A selection of rows (``X[rows]``,
+    ``X[rows, :]``, ``X[rows, ...]``: what cross-validation takes of it) carries the hierarchy too; other matrices
+    derived from it (column slices, products, ``astype``) carry nothing, as their columns may differ.
 
     Examples
     --------
     >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
     >>> x = HierarchicalCSR.wrap(sp.csr_matrix([[1.0, 1.0], [0.0, 1.0]]), h)
-    >>> x.feature_names.tolist(), carried_hierarchy(x) is h, carried_hierarchy(x[:1]) is None
+    >>> x.feature_names.tolist(), carried_hierarchy(x) is h, carried_hierarchy(x[[1]]) is h
     (['Athlete', 'Person'], True, True)
+    >>> carried_hierarchy(x[:, [1, 0]]) is None
+    True
     """
 
     hierarchy: FeatureHierarchy | None = None
@@ -367,6 +369,15 @@ class HierarchicalCSR(sp.csr_matrix):
         out = cls((X.data, X.indices, X.indptr), shape=X.shape)
         out.hierarchy = hierarchy
         out.feature_names = hierarchy.node_ids
+        return out
+
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        rows_only = not isinstance(key, tuple) or (len(key) == 2 and (key[1] is Ellipsis or (
+            isinstance(key[1], slice) and key[1] == slice(None))))
+        if (rows_only and self.hierarchy is not None and isinstance(out, HierarchicalCSR) and out.ndim == 2
+                and out.shape[1] == self.shape[1]):
+            out.hierarchy, out.feature_names = self.hierarchy, self.feature_names
         return out
 
 

@@ -504,7 +504,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """Row position (as str) -> entity ids."""
         ids = [str(i) for i in range(len(values))]
         kind = self._kind(values)
-        source = lookups.source
+        source = lookups.source if isinstance(lookups, SharedLookups) else lookups
         if kind == "entities" and not getattr(source, "entity_iris", True):
             return {i: ([] if _missing(v) else [str(v).strip()]) for i, v in zip(ids, values)}
         if kind == "texts":
@@ -584,7 +584,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return type(self.source).__name__
 
     def _labels(self, names: list[str]) -> np.ndarray:
-        labels_of = getattr(self._lookups().source, "labels", None)
+        lookups = self._lookups()
+        labels_of = getattr(lookups.source if isinstance(lookups, SharedLookups) else lookups, "labels", None)
         found = labels_of(names) if callable(labels_of) else {}
         out = []
         for n in names:

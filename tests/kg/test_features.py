@@ -9,6 +9,7 @@ saw is checked to be the transformer's; look-ups are counted.
 from __future__ import annotations
 
 import math
+import pickle
 import warnings
 from pathlib import Path
 
@@ -17,6 +18,8 @@ import pandas as pd
 import pytest
 import rdflib
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
@@ -252,6 +255,29 @@ def test_every_source_gives_the_same_table(kind, kg_dump_dir, tweets10, tmp_path
     assert types.hierarchy_ == KGFeatures(make_source("dump", dump=kg_dump_dir)).fit(entities).hierarchy_
 
 
+def test_grid_search_in_worker_processes_over_the_dump_index(dbpedia, tmp_path):
+    source, X, y = dbpedia
+    pipe = Pipeline([("kg", KGFeatures(source, features="categories", memory=tmp_path)),
+                     ("select", SHSEL(hierarchy="from_input")), ("clf", BernoulliNB())])
+    grid = {"kg__category_depth": [1, 3], "select__threshold": [0.99]}
+    parallel = GridSearchCV(pipe, grid, cv=CV, n_jobs=2).fit(X, y)
+    serial = GridSearchCV(pipe, grid, cv=CV).fit(X, y)
+    np.testing.assert_array_equal(parallel.cv_results_["mean_test_score"], serial.cv_results_["mean_test_score"])
+
+
+@pytest.mark.parametrize("kind", ["index", "sparql"])
+def test_sources_travel_to_worker_processes(kind, kg_dump_dir, tweets10, tmp_path, request):
+    """GridSearchCV(n_jobs=2) pickles the estimator with its source: the copy answers as the original."""
+    if kind == "index":
+        source = make_source("dump", dump=kg_dump_dir, access=Access(cache_dir=tmp_path))
+    else:
+        source = make_source("sparql", sparql_url=request.getfixturevalue("oxigraph_server").url)
+    entities = [e for ents in tweets10.entities for e in ents]
+    want = source.categories(entities)  # asked first: the copy is made of a source in use
+    copy = pickle.loads(pickle.dumps(source))
+    assert copy.categories(entities) == want and copy.broader({"http://dbpedia.org/resource/Category:Cricket"}, None)
+
+
 # ------------------------------------------------------------------------------- inputs and outputs
 def test_lists_arrays_series_and_one_column_frames_give_the_same_table(graph):
     values = [KOBE, MESSI, LYON]
@@ -425,6 +451,22 @@ def test_number_line_source():
     x = kg.fit_transform([0.2, -1.7, 0.4, float("inf")])
     assert kg.get_feature_names_out().tolist() == ["bin:-4", "bin:0", "number", "sign:+", "sign:-"]
     assert x.toarray().astype(int).tolist() == [[0, 1, 1, 1, 0], [1, 0, 1, 0, 1], [0, 1, 1, 1, 0], [0, 0, 0, 0, 0]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-4, 4, allow_nan=False), min_size=2, max_size=30),
+       st.lists(st.floats(-6, 6, allow_nan=False), min_size=1, max_size=10), st.integers(1, 4))
+def test_tables_are_closed_and_keep_the_features_of_min_support_training_rows(train, test, min_support):
+    kg = KGFeatures(NumberLine(), min_support=min_support)
+    try:
+        x = kg.fit_transform(train)
+    except ValueError as exc:  # only when no feature reaches min_support
+        assert "keeps none" in str(exc)
+        return
+    assert (x.sum(axis=0) >= min_support).all()
+    for rows in (x, kg.transform(test)):
+        assert rows.hierarchy is kg.hierarchy_ and kg.hierarchy_.violations(rows).nnz == 0
+    assert (kg.transform(train) != x).nnz == 0
 
 
 # the checks reduce X to the one column this estimator takes (its one_d_array tag), then index it as 2-D themselves

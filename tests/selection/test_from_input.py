@@ -94,3 +94,16 @@ def test_lazy_selection_classifier_gives_its_selector_the_carried_hierarchy():
 def test_resolve_hierarchy_passes_other_values_through():
     assert resolve_hierarchy(H, X) is H and resolve_hierarchy(None, X) is None
     assert resolve_hierarchy("from_input", carried()) is H
+
+
+def test_the_evaluation_gives_a_from_input_selector_the_tables_hierarchy():
+    from kg.datasets import load_dataset
+    from selection.evaluation import evaluate_table
+    from selection.hierarchical import SHSEL
+
+    table = load_dataset("bundled/DM-BP")
+    rows = evaluate_table(table, [("from-input", SHSEL(hierarchy="from_input")), ("given", SHSEL())], ["nb"],
+                          dataset="DM-BP", n_splits=3, random_state=0)
+    assert (rows["status"] == "ok").all()
+    by = rows.set_index(["selector", "fold"])
+    np.testing.assert_array_equal(by.loc["from-input", "n_selected"], by.loc["given", "n_selected"])

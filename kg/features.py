@@ -45,7 +45,9 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import hashlib
 import json
 import logging
 import re
@@ -81,18 +83,24 @@ _WHITESPACE = re.compile(r"[ \t\n\r\f\v]")  # ASCII: an IRI may hold a no-break 
 class _DiskMemo:
     """``(kind, key) -> set`` answers of one source, as JSON rows of an SQLite file (shared by processes)."""
 
-    def __init__(self, folder: Path, fingerprint: str):
+    def __init__(self, folder: Path, describe: str):
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "kgfs-lookups.sqlite"
-        self.fingerprint = fingerprint
+        self.fingerprint = hashlib.sha256(describe.encode("utf-8")).hexdigest()
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS answers (source TEXT, kind TEXT, key TEXT, value TEXT, "
                        "PRIMARY KEY (source, kind, key))")
 
-    def _connect(self) -> sqlite3.Connection:
+    @contextlib.contextmanager
+    def _connect(self):
+        """A connection for one read or one write (committed), closed after it; WAL lets processes share the file."""
         db = sqlite3.connect(self.path, timeout=120)
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            with db:
+                yield db
+        finally:
+            db.close()
 
     def get(self, kind: str, keys: list[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}

@@ -121,6 +121,22 @@ class _DiskMemo:
             db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", rows)
 
 
+def _describe(source) -> str:
+    describe = source.describe() if hasattr(source, "describe") else repr(source)
+    return json.dumps(describe, sort_keys=True, default=str)
+
+
+class _Answers:
+    """What :class:`SharedLookups` remembers of one source: answers per question, counts, the disk memo."""
+
+    def __init__(self, disk: _DiskMemo | None):
+        self.memo = {kind: MemoCache() for kind in ("types", "categories", "broader")}
+        self.class_known: dict[str, frozenset] = {}
+        self.asked = {"types": 0, "categories": 0, "broader": 0, "subclass": 0}
+        self.lock = threading.RLock()
+        self.disk = disk
+
+
 class SharedLookups:
     """A knowledge source's answers, remembered per entity and per node (one per source and process).
 
@@ -161,16 +177,14 @@ class SharedLookups:
     1
     """
 
-    def __init__(self, source, disk: Path | None = None):
+    def __init__(self, source, disk: Path | None = None, *, state: _Answers | None = None):
         self.source = source
-        self._memo = {kind: MemoCache() for kind in ("types", "categories", "broader")}
-        self._class_known: dict[str, frozenset] = {}
-        self.asked = {"types": 0, "categories": 0, "broader": 0, "subclass": 0}
-        self._lock = threading.RLock()
-        self._disk = None
-        if disk is not None:
-            describe = source.describe() if hasattr(source, "describe") else repr(source)
-            self._disk = _DiskMemo(Path(disk), json.dumps(describe, sort_keys=True, default=str))
+        if state is None:
+            state = _Answers(_DiskMemo(Path(disk), _describe(source)) if disk is not None else None)
+        self._state = state
+        # the answers live in the state (which holds no reference to the source: see shared_lookups)
+        self._memo, self._class_known, self.asked = state.memo, state.class_known, state.asked
+        self._lock, self._disk = state.lock, state.disk
 
     def __repr__(self) -> str:
         return f"SharedLookups({self.source!r})"
@@ -242,8 +256,31 @@ class SharedLookups:
             return breadth_first_edges(classes, lambda xs: {x: set(known.get(x, ())) for x in xs}, None)
 
 
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_SHARED_BY_ID: dict[int, tuple[object, dict]] = {}  # sources that cannot be weakly referenced (kept alive)
+# source object's id -> (a weak reference to it, {settings: _Answers}). By identity, not equality (two rdflib graphs
+# with the same identifier are equal, yet hold different triples). The answers hold no reference to the source, so
+# an entry goes when its source goes; a source that cannot be weakly referenced is kept alive with its answers.
+_SHARED: dict[int, tuple[object, dict]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _answers_of(source) -> dict:
+    key = id(source)
+    entry = _SHARED.get(key)
+    if entry is not None and entry[0]() is source:
+        return entry[1]
+
+    def forget(ref, k=key):
+        if _SHARED.get(k, (None,))[0] is ref:
+            del _SHARED[k]
+
+    try:
+        ref = weakref.ref(source, forget)
+    except TypeError:
+
+        def ref(s=source):
+            return s
+    _SHARED[key] = (ref, {})
+    return _SHARED[key][1]
 
 
 def _memory_folder(memory) -> Path | None:
@@ -256,7 +293,10 @@ def _memory_folder(memory) -> Path | None:
 
 
 def shared_lookups(source, *, vocabulary=None, type_namespaces=None, memory=None) -> SharedLookups:
-    """The one :class:`SharedLookups` of ``source`` (and these settings) in this process.
+    """A :class:`SharedLookups` over the answers this process remembers of ``source`` (with these settings).
+
+    Every call for the same source object (by identity) shares one set of answers; they are forgotten when
+    the source is.
 
     Parameters
     ----------
@@ -278,21 +318,23 @@ def shared_lookups(source, *, vocabulary=None, type_namespaces=None, memory=None
     --------
     >>> import rdflib
     >>> g = rdflib.Graph()
-    >>> shared_lookups(g) is shared_lookups(g), shared_lookups(g) is shared_lookups(rdflib.Graph())
+    >>> asked = shared_lookups(g).asked
+    >>> shared_lookups(g).asked is asked, shared_lookups(rdflib.Graph()).asked is asked
     (True, False)
+    >>> shared_lookups(g).asked is shared_lookups(rdflib.Graph(identifier=g.identifier)).asked  # equal, not the same
+    False
     """
     folder = _memory_folder(memory)
     vocab_key = getattr(vocabulary, "name", vocabulary)
     key = (vocab_key, None if type_namespaces is None else tuple(type_namespaces), None if folder is None
            else str(folder.resolve()))
-    try:
-        per_source = _SHARED.setdefault(source, {})
-    except TypeError:
-        per_source = _SHARED_BY_ID.setdefault(id(source), (source, {}))[1]
-    found = per_source.get(key)
-    if found is None:
-        found = per_source[key] = SharedLookups(_as_source(source, vocabulary, type_namespaces), folder)
-    return found
+    inner = _as_source(source, vocabulary, type_namespaces)
+    with _SHARED_LOCK:
+        per_source = _answers_of(source)
+        state = per_source.get(key)
+        if state is None:
+            state = per_source[key] = _Answers(None if folder is None else _DiskMemo(folder, _describe(inner)))
+    return SharedLookups(inner, state=state)
 
 
 def _as_source(source, vocabulary, type_namespaces):

@@ -20,7 +20,8 @@ Look-ups are paid once. scikit-learn's ``clone`` deep-copies the parameters that
 estimators, which would copy a source and its in-memory answers at every fold and parameter
 setting of a grid. :class:`KGFeatures` therefore clones itself sharing ``source``, ``annotator``
 and ``memory`` (``__sklearn_clone__``: a source is a handle on a graph, not a value), and asks the
-source through :class:`SharedLookups`, one per source object and process, which remembers each
+source through :class:`SharedLookups` (:func:`shared_lookups`), whose answers this process keeps per
+source object (by identity, forgotten with it): each
 entity's types (categories) and each class's (category's) parents: a category walk of depth 3
 reuses the parents a walk of depth 2 fetched. ``memory`` (a folder or a :class:`joblib.Memory`) also
 keeps the answers on disk, as JSON rows of an SQLite file keyed by the source's ``describe()``, for
@@ -138,7 +139,7 @@ class _Answers:
 
 
 class SharedLookups:
-    """A knowledge source's answers, remembered per entity and per node (one per source and process).
+    """A knowledge source's answers, remembered per entity and per node (shared per source: :func:`shared_lookups`).
 
     Answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource` with the source's
     semantics, asking it only for what it was not asked before:

@@ -77,6 +77,9 @@ __all__ = ["KGFeatures", "SharedLookups", "shared_lookups"]
 
 log = logging.getLogger(__name__)
 
+#: The kinds of features a source gives (``features=``), one or several.
+FEATURE_KINDS = ("types", "categories")
+
 _WHITESPACE = re.compile(r"[ \t\n\r\f\v]")  # ASCII: an IRI may hold a no-break space
 
 
@@ -402,9 +405,10 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         :class:`~kg.dbpedia.dumps.DumpSource`, :class:`~kg.dbpedia.rdflib_source.RdflibSource` (or an
         ``rdflib.Graph``, wrapped in one), :class:`~kg.go.annotated.OntologyAnnotations` (genes), or
         any object with the same four methods. Shared, not copied, by :func:`sklearn.base.clone`.
-    features : {"types", "categories"}
-        Instance-of classes (``rdf:type`` + ``rdfs:subClassOf``; GO terms + ``is_a``) or categories
-        (``dct:subject`` + ``skos:broader``, followed ``category_depth`` levels up).
+    features : {"types", "categories"} or list of them
+        Instance-of classes (``rdf:type`` + ``rdfs:subClassOf``; GO terms + ``is_a``), categories
+        (``dct:subject`` + ``skos:broader``, followed ``category_depth`` levels up), or both
+        (``["types", "categories"]``: one table over the union, each kind under its own hierarchy).
     input : {"auto", "entities", "texts"}
         What the values are. ``"auto"``: entities (IRIs, short ids such as ``Q42``, gene ids) when no
         value contains whitespace, texts otherwise (texts need ``annotator``). Missing values (None,
@@ -472,7 +476,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """
 
     _parameter_constraints = {
-        "features": [StrOptions({"types", "categories"})],
+        "features": [StrOptions(set(FEATURE_KINDS)), list, tuple],
         "input": [StrOptions({"auto", "entities", "texts"})],
         "min_support": [Interval(Integral, 1, None, closed="left")],
         "category_depth": [Interval(Integral, 0, None, closed="left"), None],
@@ -532,6 +536,17 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return tags
 
     # ------------------------------------------------------------------ the work
+    def _kinds(self) -> tuple[str, ...]:
+        kinds = (self.features,) if isinstance(self.features, str) else tuple(self.features)
+        bad = [k for k in kinds if k not in FEATURE_KINDS]
+        if not kinds or bad or len(set(kinds)) != len(kinds):
+            raise ValueError(f"features must be one of {', '.join(FEATURE_KINDS)} or a list of them without repeats, "
+                             f"got {self.features!r}")
+        return kinds
+
+    def _what(self) -> str:
+        return " or ".join(self._kinds())
+
     def _lookups(self) -> SharedLookups:
         if self.source is None:
             raise ValueError("KGFeatures needs a source (a knowledge source, an rdflib.Graph or "
@@ -572,7 +587,17 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         values, index = _column(X)
         lookups = self._lookups()
         rows = self._row_entities(values, lookups)
-        facts, edges, report = fetch_facts(rows, lookups, features=self.features, category_depth=self.category_depth)
+        facts: dict[str, set[str]] = {i: set() for i in rows}
+        edges: set[tuple[str, str]] = set()
+        without = None
+        for kind in self._kinds():  # several kinds: each row has the union (their ids never collide: IRIs)
+            f, e, report = fetch_facts(rows, lookups, features=kind, category_depth=self.category_depth)
+            for i, fs in f.items():
+                facts[i] |= fs
+            edges |= e
+            empty = set(report["entities_without_features"])
+            without = empty if without is None else without & empty
+        report = {**report, "entities_without_features": sorted(without)}
         return list(rows), facts, edges, report, index
 
     def fit(self, X, y=None):
@@ -612,7 +637,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         ids, facts, edges, report, index = self._facts(X)
         nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
         if not nodes:
-            raise ValueError(f"no {self.features} found for any of the {len(ids)} training values "
+            raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
                              f"({report['n_entities']} entities) in {self._source_name()}")
         h, removed = build_hierarchy(nodes, edges)
         table = FeatureTable.from_facts(facts, h, min_support=self.min_support, instances=ids)
@@ -628,7 +653,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                             "entities_without_features": report["entities_without_features"],
                             "removed_cycle_edges": [list(e) for e in removed], "n_features_found": h.n_nodes}
         if self.n_unknown_:
-            log.info("%d of %d training rows have no %s (empty rows)", self.n_unknown_, len(ids), self.features)
+            log.info("%d of %d training rows have no %s (empty rows)", self.n_unknown_, len(ids), self._what())
         return table, index
 
     def _source_name(self) -> str:
@@ -681,7 +706,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             x = sp.csr_matrix((n, m), dtype=np.float64)
         self.n_unknown_transform_ = int(sum(1 for i in ids if not facts.get(i)))
         if self.n_unknown_transform_:
-            log.info("%d of %d rows have no %s (empty rows)", self.n_unknown_transform_, n, self.features)
+            log.info("%d of %d rows have no %s (empty rows)", self.n_unknown_transform_, n, self._what())
         return self._output(x, index)
 
     def _output(self, x, index):

@@ -278,6 +278,23 @@ def test_sources_travel_to_worker_processes(kind, kg_dump_dir, tweets10, tmp_pat
     assert copy.categories(entities) == want and copy.broader({"http://dbpedia.org/resource/Category:Cricket"}, None)
 
 
+def test_several_kinds_of_features_make_one_table(kg_dump_dir, tweets10):
+    source = make_source("dump", dump=kg_dump_dir)
+    entities = [e for ents in tweets10.entities for e in ents]
+    both = KGFeatures(source, features=["types", "categories"], category_depth=None).fit(entities)
+    x = both.transform(entities)
+    one_each = [KGFeatures(source).fit(entities), KGFeatures(source, features="categories",
+                                                              category_depth=None).fit(entities)]
+    assert set(both.vocabulary_) == set(one_each[0].vocabulary_) | set(one_each[1].vocabulary_)
+    for one in one_each:
+        cols = [both.vocabulary_[f] for f in one.get_feature_names_out()]
+        assert (x[:, cols] != one.transform(entities)).nnz == 0
+    assert both.hierarchy_.violations(x).nnz == 0
+    for bad in (["types", "types"], [], ["colours"]):
+        with pytest.raises(ValueError, match="features must be one of types, categories or a list of them"):
+            KGFeatures(source, features=bad).fit(entities)
+
+
 # ------------------------------------------------------------------------------- inputs and outputs
 def test_lists_arrays_series_and_one_column_frames_give_the_same_table(graph):
     values = [KOBE, MESSI, LYON]

@@ -10,7 +10,7 @@ so that every key its underlying fetch is asked for is counted:
 - GO: :class:`~kg.go.annotated.OntologyAnnotations` whose ``types`` counts the genes asked and whose file
   reading is counted.
 
-Two runs, in the same process: ``KGFeatures`` as it is (clones share the source; :class:`kg.features.SharedLookups`
+Two runs, in the same process: ``KGFeatures`` as it is (clones share the source; :class:`kg.lookups.SharedLookups`
 remembers each entity's answer and each category's parents), and the baseline, scikit-learn's default: ``clone``
 deep-copies the source (and its in-memory cache) for every fit, and the transformer asks the copy directly.
 Both grids must give the same scores. A third part runs the dump behind a SPARQL endpoint (the ``oxigraph``

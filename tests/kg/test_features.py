@@ -31,9 +31,10 @@ from kg.dbpedia.lexicon import LexiconAnnotator
 from kg.dbpedia.rdflib_source import RdflibSource
 from kg.dbpedia.route import make_source
 from kg.dbpedia.sources import Access, breadth_first_edges
-from kg.features import KGFeatures, SharedLookups, shared_lookups
+from kg.features import KGFeatures
 from kg.go import OntologyAnnotations, build_table, read_labels, read_obo
 from kg.go.annotations import read_annotation_set
+from kg.lookups import SharedLookups, shared_lookups
 from kg.table import HierarchicalCSR, carried_hierarchy
 from selection.hierarchical import SHSEL
 from selection.lazy import RPV, LazyNaiveBayes, LazySelectionClassifier

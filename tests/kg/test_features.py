@@ -408,24 +408,6 @@ def test_clones_share_the_source_and_its_look_ups(graph):
     assert lookups.asked["types"] - before["types"] <= 2
 
 
-def test_category_walks_of_any_depth_reuse_the_parents_fetched(kg_dump_dir):
-    source = make_source("dump", dump=kg_dump_dir)
-    calls = []
-    broader = source.broader
-
-    def counted(nodes, depth):
-        nodes = list(nodes)
-        calls.extend(nodes)
-        return broader(nodes, depth)
-
-    source.broader = counted
-    lookups = SharedLookups(source)
-    cats = ["http://dbpedia.org/resource/Category:Jamaican_cricketers"]
-    for depth in (1, 3, 2, None, 3):
-        assert lookups.broader(cats, depth) == broader(cats, depth)
-    assert len(calls) == len(set(calls))
-
-
 # ------------------------------------------------------------------------------- scikit-learn's checks
 class NumberLine:
     """A knowledge source over numbers (what scikit-learn's checks feed): a number's class is its half-unit bin,

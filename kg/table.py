@@ -22,7 +22,7 @@ from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeat
 from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy, _as_str_array
 
-__all__ = ["FeatureTable"]
+__all__ = ["FeatureTable", "HierarchicalCSR", "carried_hierarchy"]
 
 _FORMAT_VERSION = 1
 
@@ -388,3 +388,81 @@ class FeatureTable:
                 if "values_data" in z else None,
             )
 
+
+class HierarchicalCSR(sp.csr_matrix):
+    """A csr matrix that carries the hierarchy over its columns (what :class:`kg.features.KGFeatures` returns).
+
+    An ordinary ``scipy.sparse.csr_matrix`` in every respect (scikit-learn estimators take it as it is),
+    plus two attributes: ``hierarchy`` (the :class:`~kg.hierarchy.FeatureHierarchy` over the columns,
+    in column order) and ``feature_names`` (the column ids). A selector built with
+    ``hierarchy="from_input"`` reads them (:func:`carried_hierarchy`). A selection of rows (``X[rows]``,
+    ``X[rows, :]``, ``X[rows, ...]``: what cross-validation takes of it) carries the hierarchy too; other matrices
+    derived from it (column slices, products, ``astype``) carry nothing, as their columns may differ.
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> x = HierarchicalCSR.wrap(sp.csr_matrix([[1.0, 1.0], [0.0, 1.0]]), h)
+    >>> x.feature_names.tolist(), carried_hierarchy(x) is h, carried_hierarchy(x[[1]]) is h
+    (['Athlete', 'Person'], True, True)
+    >>> carried_hierarchy(x[:, [1, 0]]) is None
+    True
+    """
+
+    hierarchy: FeatureHierarchy | None = None
+    feature_names: np.ndarray | None = None
+
+    @classmethod
+    def wrap(cls, X, hierarchy: FeatureHierarchy) -> HierarchicalCSR:
+        """``X`` (any sparse matrix over ``hierarchy``'s nodes, in order) as a matrix that carries ``hierarchy``."""
+        X = sp.csr_matrix(X)
+        if X.shape[1] != hierarchy.n_nodes:
+            raise ValueError(f"X has {X.shape[1]} columns but the hierarchy {hierarchy.n_nodes} nodes")
+        out = cls((X.data, X.indices, X.indptr), shape=X.shape)
+        out.hierarchy = hierarchy
+        out.feature_names = hierarchy.node_ids
+        return out
+
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        rows_only = not isinstance(key, tuple) or (len(key) == 2 and (key[1] is Ellipsis or (
+            isinstance(key[1], slice) and key[1] == slice(None))))
+        if (rows_only and self.hierarchy is not None and isinstance(out, HierarchicalCSR) and out.ndim == 2
+                and out.shape[1] == self.shape[1]):
+            out.hierarchy, out.feature_names = self.hierarchy, self.feature_names
+        return out
+
+
+def carried_hierarchy(X) -> FeatureHierarchy | None:
+    """The hierarchy ``X`` carries: a :class:`HierarchicalCSR`'s, or a DataFrame's ``attrs["hierarchy"]``.
+
+    Parameters
+    ----------
+    X : object
+        Any input of an estimator.
+
+    Returns
+    -------
+    FeatureHierarchy or None
+        None when ``X`` carries none (or one whose size is not ``X``'s number of columns).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> df = pd.DataFrame([[1, 1]], columns=["a", "b"])
+    >>> df.attrs["hierarchy"] = h
+    >>> carried_hierarchy(df) is h, carried_hierarchy([[1, 1]])
+    (True, None)
+    """
+    if isinstance(X, HierarchicalCSR):
+        h = X.hierarchy
+    else:
+        attrs = getattr(X, "attrs", None)
+        h = attrs.get("hierarchy") if isinstance(attrs, dict) else None
+    if not isinstance(h, FeatureHierarchy):
+        return None
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or shape[1] != h.n_nodes:
+        return None
+    return h

@@ -92,6 +92,11 @@ class IndexSource:
         self._memo = {kind: MemoCache() for kind in FACT_ROLES}
         self._relations = {"out": MemoCache(), "in": MemoCache()}
 
+    def __getstate__(self) -> dict:
+        # a copy for a worker process (GridSearchCV(n_jobs=2) pickles the estimator and its source): the segments map
+        # the index's files, the copy opens them again on first use
+        return {**self.__dict__, "_segments": None}
+
     def __repr__(self) -> str:
         return f"IndexSource({self.paths!r}, {self.index!r}, type_namespaces={list(self.type_namespaces)!r})"
 

@@ -231,6 +231,15 @@ class SparqlSource:
         self._sc_edges: dict[str, set[str]] = {}
         self._sc_done: set[str] = set()
 
+    def __getstate__(self) -> dict:
+        # a copy for a worker process (GridSearchCV(n_jobs=2) pickles the estimator and its source): the per-thread
+        # state of the batch being answered stays behind
+        return {k: v for k, v in self.__dict__.items() if k != "_local"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._local = threading.local()
+
     def __repr__(self) -> str:
         return f"SparqlSource({self.url!r}, type_namespaces={list(self.type_namespaces)!r})"
 

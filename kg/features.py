@@ -60,6 +60,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.kinds import FeatureSpec
+from kg.dbpedia.relations import FEATURE_KINDS
 from kg.dbpedia.route import build_hierarchy, fetch_facts, link_entities
 from kg.errors import HierarchyCycleWarning
 from kg.lookups import SharedLookups, shared_lookups
@@ -68,9 +70,6 @@ from kg.table import FeatureTable, HierarchicalCSR
 __all__ = ["FEATURE_KINDS", "KGFeatures"]
 
 log = logging.getLogger(__name__)
-
-#: The kinds of features a source gives (``features=``), one or several.
-FEATURE_KINDS = ("types", "categories")
 
 _WHITESPACE = re.compile(r"[ \t\n\r\f\v]")  # ASCII: an IRI may hold a no-break space
 
@@ -123,10 +122,12 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         :class:`~kg.dbpedia.dumps.DumpSource`, :class:`~kg.dbpedia.rdflib_source.RdflibSource` (or an
         ``rdflib.Graph``, wrapped in one), :class:`~kg.go.annotated.OntologyAnnotations` (genes), or
         any object with the same four methods. Shared, not copied, by :func:`sklearn.base.clone`.
-    features : {"types", "categories"} or list of them
+    features : {"types", "categories", "relations", "qualified-relations"} or list of them
         Instance-of classes (``rdf:type`` + ``rdfs:subClassOf``; GO terms + ``is_a``), categories
-        (``dct:subject`` + ``skos:broader``, followed ``category_depth`` levels up), or both
-        (``["types", "categories"]``: one table over the union, each kind under its own hierarchy).
+        (``dct:subject`` + ``skos:broader``, followed ``category_depth`` levels up), relations (has a
+        property; qualified: to an object of a class, :mod:`kg.dbpedia.relations`), or several
+        (``["types", "categories"]``: one table over the union, each kind under its own hierarchy, the
+        ids prefixed by their kind as :mod:`kg.dbpedia.kinds` says).
     input : {"auto", "entities", "texts"}
         What the values are. ``"auto"``: entities (IRIs, short ids such as ``Q42``, gene ids) when no
         value contains whitespace, texts otherwise (texts need ``annotator``). Missing values (None,
@@ -147,6 +148,11 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     memory : str, path or joblib.Memory, optional
         Also keep the source's answers on disk in this folder (``joblib.Memory``: its location), for
         the worker processes of a parallel grid search and for later runs. Shared by clones.
+    direction : {"out", "in", "both"}
+        Relations: the entity as subject, as object, or both.
+    exclude_properties : sequence of str
+        Relations: predicates kept out of the features with their subproperties (IRIs, prefixed names,
+        Wikidata's ``P106``): exclude the one the labels come from.
 
     Attributes
     ----------
@@ -200,13 +206,15 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         "category_depth": [Interval(Integral, 0, None, closed="left"), None],
         "source": "no_validation", "annotator": "no_validation", "vocabulary": "no_validation",
         "type_namespaces": "no_validation", "memory": "no_validation",
+        "direction": [StrOptions({"out", "in", "both"})], "exclude_properties": [list, tuple],
     }
 
     #: Parameters that are handles (a graph, an annotator, a cache): shared by clones, never copied.
     _shared_params = ("source", "annotator", "memory")
 
     def __init__(self, source=None, features="types", input="auto", annotator=None,  # noqa: A002 - sklearn's name
-                 vocabulary=None, min_support=1, category_depth=2, type_namespaces=None, memory=None):
+                 vocabulary=None, min_support=1, category_depth=2, type_namespaces=None, memory=None,
+                 direction="out", exclude_properties=()):
         self.source = source
         self.features = features
         self.input = input
@@ -216,6 +224,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.category_depth = category_depth
         self.type_namespaces = type_namespaces
         self.memory = memory
+        self.direction = direction
+        self.exclude_properties = exclude_properties
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_clone__(self):
@@ -305,18 +315,17 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         values, index = _column(X)
         lookups = self._lookups()
         rows = self._row_entities(values, lookups)
-        facts: dict[str, set[str]] = {i: set() for i in rows}
-        edges: set[tuple[str, str]] = set()
-        without = None
-        for kind in self._kinds():  # several kinds: each row has the union (their ids never collide: IRIs)
-            f, e, report = fetch_facts(rows, lookups, features=kind, category_depth=self.category_depth)
-            for i, fs in f.items():
-                facts[i] |= fs
-            edges |= e
-            empty = set(report["entities_without_features"])
-            without = empty if without is None else without & empty
-        report = {**report, "entities_without_features": sorted(without)}
-        return list(rows), facts, edges, report, index
+        facts, edges, report = fetch_facts(rows, lookups, features=self._spec(lookups))
+        return list(rows), {i: set(facts.get(i, ())) for i in rows}, edges, report, index
+
+    def _spec(self, lookups) -> FeatureSpec:
+        """The kinds and the relations' options (the excluded predicates expanded by the source's vocabulary)."""
+        source = lookups.source if isinstance(lookups, SharedLookups) else lookups
+        vocab = getattr(source, "vocabulary", None)
+        expand = getattr(vocab, "expand_property", None)
+        exclude = [expand(p, "exclude_properties") if expand else p for p in self.exclude_properties or ()]
+        return FeatureSpec.of(list(self._kinds()), category_depth=self.category_depth, direction=self.direction,
+                              exclude=exclude)
 
     def fit(self, X, y=None):
         """Look the training values up, build the hierarchy, keep the features of ``min_support`` rows.

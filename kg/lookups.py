@@ -31,7 +31,8 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction
+from kg.errors import KgfsError
 
 __all__ = ["SharedLookups", "shared_lookups"]
 
@@ -68,7 +69,7 @@ class _DiskMemo:
                     f"SELECT key, value FROM answers WHERE source = ? AND kind = ? AND key IN ({marks})",  # noqa: S608
                     [self.fingerprint, kind, *part],
                 ):
-                    out[key] = set(json.loads(value))
+                    out[key] = {tuple(v) if isinstance(v, list) else v for v in json.loads(value)}  # relations: pairs
         return out
 
     def put(self, kind: str, answers: dict[str, Iterable[str]]) -> None:
@@ -86,9 +87,11 @@ class _Answers:
     """What :class:`SharedLookups` remembers of one source: answers per question, counts, the disk memo."""
 
     def __init__(self, disk: _DiskMemo | None):
-        self.memo = {kind: MemoCache() for kind in ("types", "categories", "broader")}
+        self.memo = {kind: MemoCache() for kind in ("types", "categories", "broader", "relations-out", "relations-in")}
         self.class_known: dict[str, frozenset] = {}
-        self.asked = {"types": 0, "categories": 0, "broader": 0, "subclass": 0}
+        self.property_known: dict[str, frozenset] = {}
+        self.asked = {"types": 0, "categories": 0, "broader": 0, "subclass": 0, "relations-out": 0, "relations-in": 0,
+                      "subproperty": 0}
         self.lock = threading.RLock()
         self.disk = disk
 
@@ -96,7 +99,8 @@ class _Answers:
 class SharedLookups:
     """A knowledge source's answers, remembered per entity and per node (shared per source: :func:`shared_lookups`).
 
-    Answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource` with the source's
+    Answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource` (and the two of
+    :class:`~kg.dbpedia.sources.RelationSource`, when the source answers them) with the source's
     semantics, asking it only for what it was not asked before:
 
     - ``types`` / ``categories``: per entity.
@@ -107,6 +111,8 @@ class SharedLookups:
       in the type namespaces, and later questions walk the known edges. An edge the source
       reaches only through a class outside the namespaces is not connected to the start classes
       in the returned DAG, so tables (closure and ``min_support``) are the same.
+    - ``relations(entities, direction)``: per entity and direction; ``property_edges(properties)``:
+      as ``class_edges``, over the subproperty graph.
 
     Parameters
     ----------
@@ -140,6 +146,7 @@ class SharedLookups:
         self._state = state
         # the answers live in the state (which holds no reference to the source: see shared_lookups)
         self._memo, self._class_known, self.asked = state.memo, state.class_known, state.asked
+        self._property_known = state.property_known
         self._lock, self._disk = state.lock, state.disk
 
     def __repr__(self) -> str:
@@ -183,33 +190,44 @@ class SharedLookups:
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         return breadth_first_edges(categories, lambda xs: self._ask("broader", xs, self._category_parents), depth)
 
-    def _class_parents(self, todo: list[str]) -> dict[str, set[str]]:
-        edges = self.source.class_edges(todo)
-        out: dict[str, set[str]] = {c: set() for c in todo}
-        for c, p in edges:
-            out.setdefault(c, set()).add(p)
-            out.setdefault(p, set())
-        return out
-
     def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
-        classes = sorted(set(classes))
-        known = self._class_known
+        return self._closure("subclass", self._class_known, classes, self.source.class_edges)
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
+        if not hasattr(self.source, "relations"):
+            raise KgfsError(f"{type(self.source).__name__} does not answer relation questions (it is no "
+                            "RelationSource)")
+        check_direction(direction)
+        return self._ask(f"relations-{direction}", entities, lambda todo: self.source.relations(todo, direction))
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:
+        return self._closure("subproperty", self._property_known, properties, self.source.property_edges)
+
+    def _closure(self, kind: str, known: dict[str, frozenset], nodes: Iterable[str], fetch_edges
+                 ) -> set[tuple[str, str]]:
+        """The edges above ``nodes`` of a graph the source walks whole (``fetch_edges(nodes)``: every edge reachable
+        upward): each node of an answer is then known with its parents, and later questions walk the known edges."""
+        nodes = sorted(set(nodes))
         with self._lock:
-            todo = [c for c in classes if c not in known]
+            todo = [c for c in nodes if c not in known]
             need = todo if self._disk is not None else []
-            while need:  # a class on disk was stored with its ancestors: read them level by level
-                stored = self._disk.get("subclass", need)
+            while need:  # a node on disk was stored with its ancestors: read them level by level
+                stored = self._disk.get(kind, need)
                 known.update((k, frozenset(v)) for k, v in stored.items())
                 need = sorted({p for ps in stored.values() for p in ps if p not in known})
             todo = [c for c in todo if c not in known]
             if todo:
-                self.asked["subclass"] += len(todo)
-                # every class of the answer was expanded by the source's walk: known, with its parents
-                fresh = {k: v for k, v in self._class_parents(todo).items() if k not in known}
+                self.asked[kind] += len(todo)
+                # every node of the answer was expanded by the source's walk: known, with its parents
+                parents: dict[str, set[str]] = {c: set() for c in todo}
+                for c, p in fetch_edges(todo):
+                    parents.setdefault(c, set()).add(p)
+                    parents.setdefault(p, set())
+                fresh = {k: v for k, v in parents.items() if k not in known}
                 known.update((k, frozenset(v)) for k, v in fresh.items())
                 if self._disk is not None:
-                    self._disk.put("subclass", fresh)
-            return breadth_first_edges(classes, lambda xs: {x: set(known.get(x, ())) for x in xs}, None)
+                    self._disk.put(kind, fresh)
+            return breadth_first_edges(nodes, lambda xs: {x: set(known.get(x, ())) for x in xs}, None)
 
 
 # source object's id -> (a weak reference to it, {settings: _Answers}). By identity, not equality (two rdflib graphs

@@ -60,11 +60,12 @@ def test_answers_on_disk_serve_another_process(kg_dump_dir, tweets10, tmp_path):
     assert second.types(entities) == types
     assert second.class_edges(classes[:1]) == make_source("dump", dump=kg_dump_dir).class_edges(classes[:1])
     assert second.class_edges(classes) == edges and second.broader([C + "Jamaican_cricketers"], None) == walk
-    assert second.asked == {"types": 0, "categories": 0, "broader": 0, "subclass": 0}
+    assert set(second.asked.values()) == {0}
     assert (tmp_path / "kgfs-lookups.sqlite").is_file()
 
 
 def test_answers_are_kept_per_source_object_and_go_with_it():
+    gc.collect()  # the sources of earlier tests go first: only these two are counted
     g = rdflib.Graph()
     twin = rdflib.Graph(identifier=g.identifier)  # equal to g, not the same graph
     assert shared_lookups(g).asked is shared_lookups(g).asked

@@ -380,16 +380,10 @@ def _load_ontology(paths, **options):
 
 
 def _load_rdf(paths: Mapping[str, Path], **options) -> FeatureTable:
-    """A corpus of entities with the features of an RDF dump (CoDEx people x Wikidata), as the RDF route builds it.
+    """A corpus of entities with the features of an RDF dump (CoDEx people x Wikidata), as the RDF route builds it."""
+    from kg.dbpedia.datasets import load_rdf_dataset
 
-    Streamed from the dump, nothing cached, in one batch (a streamed dump is read once per batch of entities).
-    """
-    from kg.routes import build_table
-    from kg.routes.base import Context
-    from kg.routes.dbpedia import CorpusInput
-
-    return build_table(CorpusInput.from_dataset(options.pop("name", "rdf"), paths, options, {}),
-                       Context(batch_size=1 << 30))
+    return load_rdf_dataset(paths, **options)
 
 
 _LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle,

@@ -151,6 +151,40 @@ class FeatureSpec:
             out["relations"] = self.relations.to_json()
         return out
 
+    def check_label_property(self, label_property: str | None, vocabulary, option: str = "--label-property") -> None:
+        """Refuse a table whose labels come from a property that is also among its features (they would leak).
+
+        Parameters
+        ----------
+        label_property : str or None
+            The predicate the labels come from, as given (an IRI, a prefixed name, Wikidata's ``P27``).
+        vocabulary : Vocabulary
+            Expands it (:meth:`~kg.dbpedia.vocabulary.Vocabulary.expand_property`).
+        option : str
+
+        Raises
+        ------
+        KgfsError
+            Relations are features and the property is not excluded.
+
+        Examples
+        --------
+        >>> from kg.dbpedia.vocabulary import WIKIDATA
+        >>> FeatureSpec.of("relations", exclude=["http://www.wikidata.org/prop/direct/P27"]).check_label_property(
+        ...     "P27", WIKIDATA)
+        >>> FeatureSpec.of("relations").check_label_property("P27", WIKIDATA)
+        Traceback (most recent call last):
+        ...
+        kg.errors.KgfsError: --label-property P27: the labels come from http://www.wikidata.org/prop/direct/P27, ...
+        """
+        if label_property is None or not self.uses_relations:
+            return
+        label = vocabulary.expand_property(label_property, option)
+        if label not in self.relations.exclude:
+            raise KgfsError(f"{option} {label_property}: the labels come from {label}, which is also a feature "
+                            f"(--features {' '.join(self.kinds)}): they would leak into the features; add "
+                            f"--exclude-properties {label_property}")
+
     def tag(self, kind: str, fid: str) -> str:
         """A feature id of ``kind`` as it appears in the table (prefixed in a table of several kinds)."""
         return KIND_PREFIX[kind] + fid if self.multi and kind in KIND_PREFIX else fid

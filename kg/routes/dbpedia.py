@@ -512,12 +512,7 @@ class CorpusInput(Input):
                                 ("--values", self.values if self.values != "binary" else None)):
                 if value:
                     raise KgfsError(f"{flag} needs --features relations or qualified-relations")
-        if self.label_property is not None:
-            label = v.expand_property(self.label_property, "--label-property")
-            if spec.uses_relations and label not in spec.relations.exclude:
-                raise KgfsError(f"--label-property {self.label_property}: the labels come from {label}, which is "
-                                f"also a feature (--features {' '.join(kinds)}): they would leak into the features; "
-                                f"add --exclude-properties {self.label_property}")
+        spec.check_label_property(self.label_property, v)
         if self.bridge and spec.uses_relations:
             raise KgfsError("--bridge maps types and categories, not relations (use --features types or categories)")
         if self.bridge and not self.bridge_dump:

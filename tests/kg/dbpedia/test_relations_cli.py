@@ -41,6 +41,10 @@ def test_the_codex_people_dataset_in_several_kinds_then_selected_by_kind(shared_
     assert {kind_of(f) for f in t.feature_names} == {"types", "relations", "qualified-relations"}
     assert t.meta["relations"]["exclude"] == [WDT + "P27"] and not any(WDT + "P27" in f for f in t.feature_names)
     assert sorted(set(t.y)) == ["France", "Germany", "United Kingdom", "United States"]
+    from kg.datasets import load_dataset  # the registry's loader (the dump streamed) builds the same table
+    from tests.kg.conftest import assert_same_table
+
+    assert_same_table(t, load_dataset("wikidata/codex-people", mirror=shared_data))
     capsys.readouterr()
     assert main(["select", "--table", str(tmp_path / "B"), "--selector", "shsel-ig-prune",
                  "--out", str(tmp_path / "S")]) == 0

@@ -101,10 +101,12 @@ class LineProgress:
         elif event == "progress":
             self.cells(info["done"], info["total"], stage, info.get("what") or "cells")
         elif event == "done":
+            from flows.publishing.report import stage_note  # the note a run's report shows, here too
+
             rec = info.get("record") or {}
             s = rec.get("summary") or {}
             what = (f"{s['n_instances']} x {s['n_features']}" if "n_instances" in s and "n_features" in s
-                    else f"{s['n_selected']} of {s['n_features']} kept" if "n_selected" in s else "")
+                    else stage_note("select", s) if "n_selected" in s else "")
             extra = ", ".join(x for x in (what, "cached" if rec.get("reused") else "") if x)
             self._line(f"{stage}: done" + (f" ({extra})" if extra else ""))
 

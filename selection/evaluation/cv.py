@@ -257,7 +257,8 @@ def degenerate_selection(mask, X_train, is_root=None) -> str:
     X_train : sparse matrix (n_train x n_features)
         The training part the selector was fitted on.
     is_root : array of bool, shape (n_features,), optional
-        Which features are roots of the hierarchy (``hierarchy.n_parents == 0``).
+        Which features are tops of the hierarchy: roots with children (a childless root is a flat
+        feature beside the hierarchy, and keeping it says something).
 
     Returns
     -------
@@ -527,10 +528,12 @@ def evaluate_table(table, selectors, classifiers, *, dataset: str, n_splits: int
 
 
 def _roots(hierarchy) -> np.ndarray | None:
-    """Which features are roots, for :func:`degenerate_selection` (``None`` for a flat table: no edges, no top)."""
+    """Which features are tops of the hierarchy, for :func:`degenerate_selection`: roots with children (a root
+    without any is a flat feature, as a relation without subproperties beside types in one table); ``None`` for
+    a flat table (no edges, no top)."""
     if hierarchy is None or not hierarchy.n_edges:
         return None
-    return np.asarray(hierarchy.n_parents) == 0
+    return (np.asarray(hierarchy.n_parents) == 0) & (np.asarray(hierarchy.n_children) > 0)
 
 
 def _run_method(fold: _Fold, method: MethodSpec) -> list[dict]:

@@ -56,3 +56,22 @@ def test_cross_validation_fits_count_readers_on_the_counts_and_the_cache_tells_t
     plan = plan_evaluation("basic", ["fisher", "shsel-ig-prune"], ["nb"], n_splits=4)
     res = run_grid({"counted": counted}, plan, out_dir=tmp_path / "E", n_jobs=1)
     assert "counted: the table holds counts (`--values count`)" in res.report.read_text(encoding="utf-8")
+
+
+def test_a_childless_root_is_a_flat_feature_not_a_top():
+    """Types under one root beside flat relations (roots without children): keeping relations is not 'only roots'."""
+    import pandas as pd
+
+    from selection.evaluation.cv import _roots, degenerate_selection
+    from selection.evaluation.headline import selection_warnings
+
+    h = FeatureHierarchy.from_edges([("type:C", "type:Thing")], nodes=["out:p", "out:q", "type:C", "type:Thing"])
+    X = np.array([[1, 0, 1, 1], [0, 1, 0, 1], [1, 1, 0, 0]], dtype=float)
+    tops = _roots(h)
+    assert tops.tolist() == [False, False, False, True]
+    rel = np.array([True, True, False, False])
+    assert degenerate_selection(rel, X, tops) == "" and "only roots" in degenerate_selection(~rel & (tops), X, tops)
+    frame = pd.DataFrame({"feature": h.node_ids, "n_parents": h.n_parents, "support": X.sum(axis=0),
+                          "selected": rel})
+    assert selection_warnings(frame, 3, h) == []
+    assert selection_warnings(frame.assign(selected=tops), 3, h)[0].startswith("only roots")

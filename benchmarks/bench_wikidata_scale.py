@@ -16,7 +16,10 @@ Generates (seeded, cached in ``--data``) a Wikidata-truthy-shaped dump of about 
   the dump writes it, four triples (``schema:about``, ``schema:isPartOf``, ``schema:inLanguage``,
   ``schema:name``);
 - 7 other statements per item over 3,000 properties (Zipf), objects items (60%) or literals
-  (strings, dates, quantities).
+  (strings, dates, quantities): the relations (``wdt:`` lines with an item object, between items
+  drawn uniformly) and the literal-valued ``wdt:`` lines the line filter skips;
+- ``wdt:P1647`` (subproperty of) edges between 5% of the properties and more used ones (as the
+  dump writes them: between the property entities ``wd:P...``), a few both ways (cycles).
 
 About 17% of the lines hold a predicate the ``wikidata`` preset reads in English (``P31``,
 ``P279``, English ``rdfs:label``/``skos:altLabel``, ``schema:about``): more than in the real dump
@@ -33,10 +36,23 @@ process (wall time, peak RSS from ``VmHWM``):
   injected (Zipf over the items with sitelinks), through the route's steps (``kg.routes.build_table``:
   lexicon annotation, then P31 + P279 types from the index): time (goal < 10 s at 100M) and peak RSS.
 
+With ``--relations`` (issue 25), the same run also measures:
+
+- the line filter alone over the first 256 MB of the decompressed dump, with the ``wikidata``
+  preset and with ``wikidata.with_relations()`` (which also keeps the ``wdt:`` lines with an IRI
+  object): seconds and lines kept, and the ratio;
+- the ingest with ``wikidata.with_relations()`` (into its own index): time, peak RSS and size,
+  against the ingest above;
+- a new corpus of 10,000 items drawn uniformly, from that index (a fresh process): their relations
+  both ways (``IndexSource.relations``), the types of the other ends and the classes above them,
+  and the subproperty edges above the properties met; time and peak RSS (issue 25's goal for
+  qualified-relation features: < 10 s and < 1.5 GB at 20M). When the route has
+  ``kg.dbpedia.route.fetch_facts(..., features="qualified-relations")``, that is timed too.
+
 Results are kept in ``--results`` (one entry per size), so sizes can be run one at a time; the
 load average is printed with each size (timings on a loaded machine are noisy).
 
-    python benchmarks/bench_wikidata_scale.py --sizes 20M [50M 100M] [--data DIR] [--results FILE]
+    python benchmarks/bench_wikidata_scale.py --sizes 20M [50M 100M] [--relations] [--data DIR] [--results FILE]
 """
 
 from __future__ import annotations
@@ -66,7 +82,7 @@ ABOUT, PART, LANG, NAME = ("<http://schema.org/about>", "<http://schema.org/isPa
                            "<http://schema.org/inLanguage>", "<http://schema.org/name>")
 XSD = "http://www.w3.org/2001/XMLSchema#"
 LANGS = ["de", "fr", "es", "it", "nl", "ru", "ja", "zh", "pt", "pl"]
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4  # 4: wdt:P1647 edges between the properties
 TRIPLES_PER_ITEM = 20.5  # the expected lines per item of the proportions above
 
 
@@ -87,6 +103,21 @@ def _names(rng, words: list[str], perm, n: int, start: int) -> list[str]:
         out.append(name + f" {j % 1000}" if j % 5 == 0 else name)
         a = e
     return out
+
+
+def subproperty_lines(prng: random.Random) -> list[str]:
+    """``wdt:P1647`` (subproperty of) edges between the statements' properties, as the truthy dump writes them
+    (between the property entities ``wd:P...``): one property in 20 has 1-2 parents among the more used ones
+    (lower numbers), and one of those edges in 50 is also made the other way round (a cycle)."""
+    lines = []
+    for p in range(3, 3002):
+        if p in (31, 279) or prng.random() >= 0.05:
+            continue
+        for q in sorted({2 + int((p - 2) * prng.random() ** 2) for _ in range(prng.choice([1, 1, 2]))} - {p, 31, 279}):
+            lines.append(f"<{WD}P{p}> <{WDT}P1647> <{WD}P{q}> .\n")
+            if prng.random() < 0.02:
+                lines.append(f"<{WD}P{q}> <{WDT}P1647> <{WD}P{p}> .\n")
+    return lines
 
 
 def generate(d: Path, n: int, seed: int = 0) -> dict:
@@ -173,6 +204,7 @@ def generate(d: Path, n: int, seed: int = 0) -> dict:
         props = zipf(rng, 3000, len(it), 1.0) + 2
         props = np.where(props >= 31, props + 1, props)  # never P31
         props = np.where(props >= 279, props + 1, props)  # never P279
+        props = np.where(props >= 1647, props + 1, props)  # never P1647 (the properties' subproperty-of)
         kind = rng.integers(0, 5, len(it))
         targets = rng.integers(base, base + n_items, len(it))
         add(it, [f"{subj[i]} <{WDT}P{p}> " + (f"<{WD}Q{t}>" if v < 3 else
@@ -183,6 +215,7 @@ def generate(d: Path, n: int, seed: int = 0) -> dict:
         made = [x for p in parts for x in p[1]]
         out.write([made[k] for k in np.argsort(items, kind="stable").tolist()])
     out.write([f"<{WD}P{p}> {LABEL} {lit('property ' + str(p), 'en')} .\n" for p in range(1, 3002)])
+    out.write(subproperty_lines(prng))
     triples = out.close()
     (d / "names.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
     np.save(d / "popular.npy", np.asarray(popular, np.int64))
@@ -249,17 +282,75 @@ elif mode == "parse":
         n += 1
     proc.wait()
     out = {{"triples": n, "seconds": time.perf_counter() - t}}
+elif mode == "filter":
+    from kg.dbpedia.ingest import line_filter
+    from kg.dbpedia.vocabulary import WIKIDATA
+    proc = subprocess.Popen(["lbzip2", "-dc", args["dump"]], stdout=subprocess.PIPE)
+    data = proc.stdout.read(args["bytes"])
+    proc.kill()
+    proc.wait()
+    blocks, rest, step = [], b"", 8 << 20  # as the reader cuts them (kg.dbpedia.dumpfiles._BLOCK)
+    for a in range(0, len(data), step):
+        chunk = rest + data[a:a + step]
+        cut = chunk.rfind(b"\n") + 1
+        blocks.append(chunk[:cut])
+        rest = chunk[cut:]
+    del data
+    for name, vocabulary in (("types", WIKIDATA), ("relations", WIKIDATA.with_relations())):
+        best = None
+        for _ in range(args["repeat"]):
+            f = line_filter(vocabulary)
+            t0 = time.perf_counter()
+            for b in blocks:
+                f.keep(b)
+            best = min(best or 1e9, time.perf_counter() - t0)
+        out[name] = {{"seconds": best, "seen": f.seen, "kept": f.kept}}
+    out["bytes"] = sum(map(len, blocks))
 elif mode == "ingest":
     from kg.dbpedia.index import DumpIndex
     from kg.dbpedia.vocabulary import WIKIDATA
+    vocabulary = WIKIDATA.with_relations() if args.get("relations") else WIKIDATA
     index = DumpIndex(args["index"])
-    segs = index.segments(args["dump"], vocabulary=WIKIDATA)
+    segs = index.segments(args["dump"], vocabulary=vocabulary)
     t1 = time.perf_counter()
-    report = index.ingest(args["dump"], vocabulary=WIKIDATA)
+    report = index.ingest(args["dump"], vocabulary=vocabulary)
     f = report["files"][0]
     out = {{"seconds": time.perf_counter() - t, "segments_seconds": t1 - t, "lexicon_seconds": time.perf_counter() - t1,
            "bytes": report["bytes"], "lexicon": report["lexicon"], "lines": f["lines"], "parsed": f["triples"],
            "counts": f["counts"], "cycles": f["cycles"]}}
+elif mode == "relations":
+    import numpy as np
+    from kg.dbpedia.index import DumpIndex
+    from kg.dbpedia.index_source import IndexSource
+    from kg.dbpedia.vocabulary import WD, WIKIDATA
+    imports = time.perf_counter() - t
+    rng = np.random.default_rng(11)
+    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + rng.choice(args["items"], 10_000, replace=False)).tolist()]
+    t = time.perf_counter()
+    src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
+    rel = {{d: src.relations(ents, d) for d in ("out", "in")}}
+    t_rel = time.perf_counter() - t
+    others = sorted({{o for d in rel.values() for pairs in d.values() for _, o in pairs}})
+    props = sorted({{p for d in rel.values() for pairs in d.values() for p, _ in pairs}})
+    types = src.types(others)
+    classes = set().union(*types.values())
+    edges = src.class_edges(classes)
+    t_types = time.perf_counter() - t - t_rel
+    # the dump relates the property entities (wd:P...), the triples use wdt:P...: both are asked
+    sub = src.property_edges(props + [WD + p.rsplit("/", 1)[1] for p in props])
+    out = {{"seconds": time.perf_counter() - t, "imports": imports, "relations_seconds": t_rel,
+           "types_seconds": t_types, "n_out": sum(map(len, rel["out"].values())),
+           "n_in": sum(map(len, rel["in"].values())), "others": len(others), "properties": len(props),
+           "classes": len(classes), "class_edges": len(edges), "subproperty_edges": len(sub)}}
+    try:
+        from kg.dbpedia.route import fetch_facts
+        t1 = time.perf_counter()
+        src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
+        facts, edges, report = fetch_facts({{e: [e] for e in ents}}, src, features="qualified-relations")
+        out["fetch_facts"] = {{"seconds": time.perf_counter() - t1, "facts": sum(map(len, facts.values())),
+                              "edges": len(edges)}}
+    except (ImportError, ValueError, TypeError) as exc:  # the route without qualified relations yet
+        out["fetch_facts"] = {{"error": f"{{type(exc).__name__}}: {{exc}}"}}
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
@@ -288,7 +379,7 @@ def child(mode: str, **args) -> dict:
     return out
 
 
-def measure(n: int, data: Path, keep_index: bool = False) -> dict:
+def measure(n: int, data: Path, keep_index: bool = False, relations: bool = False) -> dict:
     d = dumps_for(data, n)
     dump, meta = d / "latest-truthy.nt.bz2", json.loads((d / "meta.json").read_text())
     load = os.getloadavg()[0]
@@ -317,10 +408,41 @@ def measure(n: int, data: Path, keep_index: bool = False) -> dict:
               f"imports)   peak RSS "
               f"{r['peak_rss_mb']:6.0f} MB   {r['shape'][0]} x {r['shape'][1]}, {r['mentions']} mentions, "
               f"{r['entities']} items, {r['empty']} empty rows", flush=True)
+        if relations:
+            measure_relations(res, dump, meta, home)
     finally:
         if not keep_index:
             shutil.rmtree(home, ignore_errors=True)
     return res
+
+
+def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
+    """The line filter, the ingest and a new 10,000-item corpus with relations (``--relations``), beside the
+    measurements of the same run without."""
+    f = res["filter"] = child("filter", dump=dump, bytes=256 << 20, repeat=3)
+    t, r = f["types"], f["relations"]
+    print(f"line filter, {f['bytes'] / 1e6:.0f} MB decompressed: {t['seconds']:.2f} s keeping {t['kept']:,} of "
+          f"{t['seen']:,} lines (wikidata) -> {r['seconds']:.2f} s keeping {r['kept']:,} (with relations): "
+          f"x{r['seconds'] / t['seconds']:.2f} the time, {t['seen'] / r['seconds'] / 1e6:.1f}M lines/s", flush=True)
+    ing, base = child("ingest", dump=dump, index=home / "rel-index", relations=True), res["ingest"]
+    res["ingest_relations"] = ing
+    c = ing["counts"]
+    print(f"ingest with relations   : {ing['seconds']:7.1f} s = x{ing['seconds'] / base['seconds']:.2f} the ingest "
+          f"without (segment {ing['segments_seconds']:.1f} s vs {base['segments_seconds']:.1f} s); peak RSS "
+          f"{ing['peak_rss_mb']:6.0f} MB vs {base['peak_rss_mb']:.0f} MB; index {ing['bytes'] / 1e6:.0f} MB vs "
+          f"{base['bytes'] / 1e6:.0f} MB; {ing['parsed']:,} lines parsed vs {base['parsed']:,}; "
+          f"{c['relations_out']:,} relation triples, {c['subproperty']:,} subproperty edges, "
+          f"{c['terms']:,} terms", flush=True)
+    q = res["relations"] = child("relations", dump=dump, index=home / "rel-index", first_item=meta["classes"] + 1,
+                                 items=meta["items"])
+    print(f"new corpus (10,000 items): {q['seconds']:6.2f} s (relations {q['relations_seconds']:.2f} s, types + "
+          f"classes of the other ends {q['types_seconds']:.2f} s; + {q['imports']:.1f} s of imports), peak RSS "
+          f"{q['peak_rss_mb']:6.0f} MB (goal < 10 s and < 1536 MB); {q['n_out']:,} out / {q['n_in']:,} in relations, "
+          f"{q['others']:,} other ends, {q['properties']:,} properties, {q['classes']:,} classes, "
+          f"{q['class_edges']:,} class edges, {q['subproperty_edges']} subproperty edges", flush=True)
+    ff = q["fetch_facts"]
+    print("fetch_facts(qualified-relations): " + (f"{ff['seconds']:.2f} s, {ff['facts']:,} facts, {ff['edges']:,} "
+                                                  f"edges" if "seconds" in ff else ff["error"]), flush=True)
 
 
 def summary(results: dict) -> None:
@@ -343,10 +465,12 @@ def summary(results: dict) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", nargs="+", default=["20M"], help="dump sizes, e.g. 20M 50M 100M")
-    ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "kgfs-bench-wikidata"),
+    ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "kgfs-bench-wikidata-rel"),
                     help="where generated dumps are kept (reused by later runs)")
     ap.add_argument("--results", help="JSON file of results, extended by this run (default: in --data)")
     ap.add_argument("--keep-index", action="store_true", help="keep the index built (to look at it)")
+    ap.add_argument("--relations", action="store_true",
+                    help="also the line filter, the ingest and a new corpus with relations (issue 25)")
     args = ap.parse_args()
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
@@ -354,7 +478,7 @@ def main() -> None:
     results = json.loads(path.read_text()) if path.is_file() else {}
     for size in args.sizes:
         n = int(float(size[:-1]) * {"K": 1e3, "M": 1e6}[size[-1].upper()]) if size[-1].isalpha() else int(size)
-        results[str(n)] = measure(n, data, args.keep_index)
+        results[str(n)] = measure(n, data, args.keep_index, args.relations)
         path.write_text(json.dumps(results, indent=1))
     summary(results)
 

@@ -22,7 +22,7 @@ from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeat
 from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy, _as_str_array
 
-__all__ = ["FeatureTable"]
+__all__ = ["FeatureTable", "HierarchicalCSR", "carried_hierarchy"]
 
 _FORMAT_VERSION = 1
 
@@ -48,6 +48,11 @@ class FeatureTable:
         :class:`~kg.errors.ImplicationError`, close the rows upward (recorded in
         ``meta["repaired_cells"]``), or keep the table as it is (counted in
         ``meta["violations"]``).
+    values : scipy.sparse matrix, optional
+        Counts behind the 0/1 cells (``--values count``: how many relations of a kind an instance
+        has), positive exactly where ``X`` is 1. ``X`` stays their presence, which the
+        hierarchical selectors read; the flat selectors and the exports read the counts
+        (:meth:`with_values`).
 
     Examples
     --------
@@ -64,6 +69,7 @@ class FeatureTable:
     hierarchy: FeatureHierarchy
     meta: dict = field(default_factory=dict)
     check: str = "raise"
+    values: sp.csr_matrix | None = None
 
     def __post_init__(self) -> None:
         x = sp.csr_matrix(self.X)
@@ -111,6 +117,46 @@ class FeatureTable:
                 self.meta["repaired_cells"] = int(self.X.nnz - before)
             else:
                 self.meta["violations"] = int(viol.nnz)
+        if self.values is not None:
+            self.values = self._checked_values(self.values)
+
+    def _checked_values(self, values) -> sp.csr_matrix:
+        """``values`` as a csr matrix laid out as ``X`` (the same cells, in the same order)."""
+        v = sp.csr_matrix(values, dtype=np.float64)
+        v.sum_duplicates()
+        v.eliminate_zeros()
+        if v.shape != self.X.shape:
+            raise ValueError(f"values have shape {v.shape}, the table {self.X.shape}")
+        if v.nnz and v.data.min() < 0:
+            raise ValueError("values must not be negative")
+        self.X.sort_indices()
+        v.sort_indices()
+        if v.nnz != self.X.nnz or not (np.array_equal(v.indices, self.X.indices)
+                                       and np.array_equal(v.indptr, self.X.indptr)):
+            raise ValueError("values must be positive exactly where X is 1")
+        return v
+
+    def with_values(self, values) -> FeatureTable:
+        """The same table with counts behind its cells (see the class).
+
+        Parameters
+        ----------
+        values : sparse matrix
+            Positive exactly where ``X`` is 1.
+
+        Returns
+        -------
+        FeatureTable
+
+        Examples
+        --------
+        >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+        >>> t = FeatureTable.from_facts({"a": ["Athlete"]}, h).with_values([[2, 3]])
+        >>> t.values.toarray().tolist(), t.X.toarray().tolist()
+        ([[2.0, 3.0]], [[1.0, 1.0]])
+        """
+        return FeatureTable(self.X, self.feature_names, self.instance_ids, self.y, self.hierarchy, meta=self.meta,
+                            check="ignore", values=values)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -236,6 +282,7 @@ class FeatureTable:
             self.hierarchy.restrict(idx),
             meta=self.meta,
             check="ignore" if "violations" in self.meta else "raise",
+            values=None if self.values is None else self.values[:, idx],
         )
 
     def select_instances(self, rows) -> FeatureTable:
@@ -251,6 +298,7 @@ class FeatureTable:
             self.hierarchy,
             meta=self.meta,
             check="ignore",
+            values=None if self.values is None else self.values[rows],
         )
 
     def drop_rare(self, min_support: int) -> FeatureTable:
@@ -260,12 +308,12 @@ class FeatureTable:
         return out
 
     def to_frame(self):
-        """A pandas DataFrame (sparse columns) indexed by instance id, plus a ``label`` column."""
+        """A pandas DataFrame (sparse columns: the counts when the table has them, else 0/1) indexed by instance id,
+        plus a ``label`` column."""
         import pandas as pd
 
-        df = pd.DataFrame.sparse.from_spmatrix(
-            self.X.astype(np.int8), index=self.instance_ids, columns=self.feature_names
-        )
+        cells = self.X.astype(np.int8) if self.values is None else self.values
+        df = pd.DataFrame.sparse.from_spmatrix(cells, index=self.instance_ids, columns=self.feature_names)
         if self.y is not None:
             df["label"] = self.y
         return df
@@ -294,6 +342,8 @@ class FeatureTable:
         }
         if y is not None:
             arrays["y"] = y
+        if self.values is not None:  # laid out as X's cells (same indices): their data only
+            arrays["values_data"] = self.values.data
 
         def write(tmp: Path) -> None:
             # numpy's savez_compressed format (np.load reads it), deflated at level 1: a corpus's table of 10M
@@ -334,5 +384,85 @@ class FeatureTable:
                 h,
                 meta=json.loads(str(z["meta"])),
                 check="ignore" if str(z["check"]) == "ignore" else "raise",
+                values=sp.csr_matrix((z["values_data"], indices, z["data_indptr"]), shape=shape)
+                if "values_data" in z else None,
             )
 
+
+class HierarchicalCSR(sp.csr_matrix):
+    """A csr matrix that carries the hierarchy over its columns (what :class:`kg.features.KGFeatures` returns).
+
+    An ordinary ``scipy.sparse.csr_matrix`` in every respect (scikit-learn estimators take it as it is),
+    plus two attributes: ``hierarchy`` (the :class:`~kg.hierarchy.FeatureHierarchy` over the columns,
+    in column order) and ``feature_names`` (the column ids). A selector built with
+    ``hierarchy="from_input"`` reads them (:func:`carried_hierarchy`). A selection of rows (``X[rows]``,
+    ``X[rows, :]``, ``X[rows, ...]``: what cross-validation takes of it) carries the hierarchy too; other matrices
+    derived from it (column slices, products, ``astype``) carry nothing, as their columns may differ.
+
+    Examples
+    --------
+    >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+    >>> x = HierarchicalCSR.wrap(sp.csr_matrix([[1.0, 1.0], [0.0, 1.0]]), h)
+    >>> x.feature_names.tolist(), carried_hierarchy(x) is h, carried_hierarchy(x[[1]]) is h
+    (['Athlete', 'Person'], True, True)
+    >>> carried_hierarchy(x[:, [1, 0]]) is None
+    True
+    """
+
+    hierarchy: FeatureHierarchy | None = None
+    feature_names: np.ndarray | None = None
+
+    @classmethod
+    def wrap(cls, X, hierarchy: FeatureHierarchy) -> HierarchicalCSR:
+        """``X`` (any sparse matrix over ``hierarchy``'s nodes, in order) as a matrix that carries ``hierarchy``."""
+        X = sp.csr_matrix(X)
+        if X.shape[1] != hierarchy.n_nodes:
+            raise ValueError(f"X has {X.shape[1]} columns but the hierarchy {hierarchy.n_nodes} nodes")
+        out = cls((X.data, X.indices, X.indptr), shape=X.shape)
+        out.hierarchy = hierarchy
+        out.feature_names = hierarchy.node_ids
+        return out
+
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        rows_only = not isinstance(key, tuple) or (len(key) == 2 and (key[1] is Ellipsis or (
+            isinstance(key[1], slice) and key[1] == slice(None))))
+        if (rows_only and self.hierarchy is not None and isinstance(out, HierarchicalCSR) and out.ndim == 2
+                and out.shape[1] == self.shape[1]):
+            out.hierarchy, out.feature_names = self.hierarchy, self.feature_names
+        return out
+
+
+def carried_hierarchy(X) -> FeatureHierarchy | None:
+    """The hierarchy ``X`` carries: a :class:`HierarchicalCSR`'s, or a DataFrame's ``attrs["hierarchy"]``.
+
+    Parameters
+    ----------
+    X : object
+        Any input of an estimator.
+
+    Returns
+    -------
+    FeatureHierarchy or None
+        None when ``X`` carries none (or one whose size is not ``X``'s number of columns).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b"])
+    >>> df = pd.DataFrame([[1, 1]], columns=["a", "b"])
+    >>> df.attrs["hierarchy"] = h
+    >>> carried_hierarchy(df) is h, carried_hierarchy([[1, 1]])
+    (True, None)
+    """
+    if isinstance(X, HierarchicalCSR):
+        h = X.hierarchy
+    else:
+        attrs = getattr(X, "attrs", None)
+        h = attrs.get("hierarchy") if isinstance(attrs, dict) else None
+    if not isinstance(h, FeatureHierarchy):
+        return None
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or shape[1] != h.n_nodes:
+        return None
+    return h

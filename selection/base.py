@@ -39,16 +39,21 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
+from kg.table import carried_hierarchy
 
 __all__ = ["HierarchicalEstimator", "HierarchicalSelector", "SupportMaskMixin", "TopKSelector", "as_binary_csr",
+           "reads_counts",
            "check_hierarchy", "check_class_labels", "check_feature_names", "implication_violations",
-           "violation_cells", "top_k_mask", "first_k_mask", "HIERARCHY", "BINARIZE", "CHECK_IMPLICATION"]
+           "violation_cells", "top_k_mask", "first_k_mask", "HIERARCHY", "BINARIZE", "CHECK_IMPLICATION",
+           "FROM_INPUT", "resolve_hierarchy", "given_hierarchy"]
 
 
 log = logging.getLogger(__name__)
 
-#: ``hierarchy``: the DAG over the columns, or None (a flat one).
-HIERARCHY = [FeatureHierarchy, None]
+#: ``hierarchy="from_input"``: the hierarchy ``X`` carries (see :func:`resolve_hierarchy`).
+FROM_INPUT = "from_input"
+#: ``hierarchy``: the DAG over the columns, None (a flat one), or ``"from_input"`` (the one X carries).
+HIERARCHY = [FeatureHierarchy, StrOptions({FROM_INPUT}), None]
 #: ``binarize``: None (values must be 0/1) or the threshold above which a value counts as 1.
 BINARIZE = [Interval(Real, None, None, closed="neither"), None]
 #: ``check_implication``: raise on violating rows, use them as they are, or close them upward.
@@ -96,6 +101,77 @@ def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.cs
     return binary_csr(X, dtype=np.float64)
 
 
+def resolve_hierarchy(hierarchy, X):
+    """The hierarchy an estimator fits with: ``hierarchy`` itself, or for ``"from_input"`` the one ``X`` carries.
+
+    ``hierarchy="from_input"`` is how a selector gets, inside a scikit-learn ``Pipeline``, the hierarchy
+    that the previous step built while it was fitted (:class:`kg.features.KGFeatures`, whose output is a
+    :class:`kg.table.HierarchicalCSR` or a DataFrame with ``attrs["hierarchy"]``). It is read from ``X``
+    before ``X`` is validated (validation makes a plain matrix of it).
+
+    scikit-learn's metadata routing cannot deliver it: routing passes what the *caller* gives to
+    ``Pipeline.fit(X, y, **params)`` to the steps that request it, and a hierarchy that a step builds
+    at fit time (different for every fold and every ``min_support`` or ``category_depth`` of a grid)
+    is not known to the caller, so it can only travel with the data.
+
+    Parameters
+    ----------
+    hierarchy : FeatureHierarchy, None or "from_input"
+    X : object
+        The estimator's input.
+
+    Returns
+    -------
+    FeatureHierarchy or None
+
+    Raises
+    ------
+    ValueError
+        ``"from_input"`` and ``X`` carries no hierarchy.
+
+    Examples
+    --------
+    >>> resolve_hierarchy("from_input", np.array([[1, 0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: hierarchy='from_input' needs X produced by kg.features.KGFeatures (a kg.table.HierarchicalCSR or \
+a DataFrame with attrs['hierarchy']), got ndarray; pass the hierarchy itself otherwise
+    """
+    if not (isinstance(hierarchy, str) and hierarchy == FROM_INPUT):
+        return hierarchy
+    carried = carried_hierarchy(X)
+    if carried is None:
+        raise ValueError(
+            "hierarchy='from_input' needs X produced by kg.features.KGFeatures (a kg.table.HierarchicalCSR or "
+            f"a DataFrame with attrs['hierarchy']), got {type(X).__name__}; pass the hierarchy itself otherwise"
+        )
+    return carried
+
+
+def given_hierarchy(estimator) -> FeatureHierarchy | None:
+    """The hierarchy an estimator was given: its fitted ``hierarchy_`` for ``"from_input"``, else ``hierarchy``.
+
+    Parameters
+    ----------
+    estimator : object
+
+    Returns
+    -------
+    FeatureHierarchy or None
+        None for a flat hierarchy (or an unfitted ``"from_input"`` estimator).
+
+    Examples
+    --------
+    >>> from selection.hierarchical import CompleteFS
+    >>> given_hierarchy(CompleteFS()) is None, given_hierarchy(CompleteFS(hierarchy="from_input")) is None
+    (True, True)
+    """
+    h = getattr(estimator, "hierarchy", None)
+    if isinstance(h, str) and h == FROM_INPUT:
+        return getattr(estimator, "hierarchy_", None)
+    return h
+
+
 def check_hierarchy(hierarchy: FeatureHierarchy | None, n_features: int) -> FeatureHierarchy:
     """The hierarchy to use for ``n_features`` columns; ``None`` gives a flat one.
 
@@ -119,7 +195,7 @@ def check_hierarchy(hierarchy: FeatureHierarchy | None, n_features: int) -> Feat
     if hierarchy is None:
         return FeatureHierarchy([str(i) for i in range(n_features)], [], [])
     if not isinstance(hierarchy, FeatureHierarchy):
-        raise TypeError(f"hierarchy must be a FeatureHierarchy or None, got {type(hierarchy).__name__}")
+        raise TypeError(f"hierarchy must be a FeatureHierarchy, None or 'from_input', got {type(hierarchy).__name__}")
     if hierarchy.n_nodes != n_features:
         raise ValueError(
             f"the hierarchy has {hierarchy.n_nodes} nodes but X has {n_features} features; "
@@ -215,6 +291,25 @@ class SupportMaskMixin:
         return self.support_
 
 
+def reads_counts(estimator) -> bool:
+    """Whether a selector is fitted on a table's counts (``--values count``) rather than on their presence.
+
+    kgfs's estimators say so with a class attribute ``reads_counts`` (the Fisher score, defined on
+    numbers, does; the hierarchical selectors and the binary measures -- information gain, CFS,
+    mRMR, ReliefF -- read presence); any other scikit-learn estimator (``SelectKBest(chi2)``)
+    takes numbers, so it reads the counts.
+
+    Examples
+    --------
+    >>> from sklearn.feature_selection import SelectKBest
+    >>> from selection.flat import FisherScore
+    >>> from selection.hierarchical.shsel import SHSEL
+    >>> reads_counts(SelectKBest()), reads_counts(FisherScore()), reads_counts(SHSEL())
+    (True, True, False)
+    """
+    return bool(getattr(estimator, "reads_counts", not isinstance(estimator, HierarchicalEstimator)))
+
+
 class HierarchicalEstimator(BaseEstimator):
     """Validation shared by every estimator over a feature DAG, eager or lazy.
 
@@ -232,9 +327,13 @@ class HierarchicalEstimator(BaseEstimator):
       naming the first such cell; ``"repair"`` selects on the table closed upward (the missing
       ancestors set to 1; logged); ``False`` runs on it as it is.
 
+    * ``hierarchy="from_input"`` takes the hierarchy ``X`` carries (the output of
+      :class:`kg.features.KGFeatures` in a ``Pipeline``; see :func:`resolve_hierarchy`, which also says
+      why metadata routing cannot do it); ``hierarchy_`` is then the one the estimator saw.
+
     Parameters
     ----------
-    hierarchy : FeatureHierarchy or None
+    hierarchy : FeatureHierarchy, None or "from_input"
         Subclasses take it as their first parameter; ``None`` is a flat hierarchy.
 
     Examples
@@ -251,6 +350,8 @@ class HierarchicalEstimator(BaseEstimator):
     """
 
     _supervised = True
+    #: Fitted on counts as they are (see :func:`reads_counts`); the others demand 0/1 (or ``binarize``).
+    reads_counts = False
 
     def _validate(self, X, y=None, *, reset: bool = True):
         if y is None and self._supervised:
@@ -267,6 +368,11 @@ class HierarchicalEstimator(BaseEstimator):
                 )
         else:
             X = validate_data(self, X, accept_sparse="csr", reset=reset, dtype=np.float64)
+        if self.reads_counts and getattr(self, "binarize", None) is None:
+            X = sp.csr_matrix(X, dtype=np.float64)
+            if X.nnz and X.data.min() < 0:
+                raise ValueError(f"{type(self).__name__} reads counts: X must not be negative")
+            return X, y
         X = as_binary_csr(X, getattr(self, "binarize", None))
         return X, y
 
@@ -287,8 +393,9 @@ class HierarchicalEstimator(BaseEstimator):
         if hasattr(type(self), "_parameter_constraints"):
             # the declared parameters first: a wrong value is named before X is read
             self._validate_params()
+        hierarchy = resolve_hierarchy(getattr(self, "hierarchy", None), X)  # before validation drops it
         X, y = self._validate(X, y)
-        self.hierarchy_ = check_hierarchy(getattr(self, "hierarchy", None), X.shape[1])
+        self.hierarchy_ = check_hierarchy(hierarchy, X.shape[1])
         self._fit(X, y, self.hierarchy_)
         return self
 
@@ -304,7 +411,7 @@ class HierarchicalEstimator(BaseEstimator):
     def _check_table(self, X, hierarchy: FeatureHierarchy, diff: sp.csr_matrix | None = None):
         """Validate names and the implication; returns ``(X, diff)``, repaired if asked to."""
         if getattr(self, "hierarchy", None) is not None:  # a flat default hierarchy names nothing
-            check_feature_names(getattr(self, "feature_names_in_", None), hierarchy)
+            check_feature_names(getattr(self, "feature_names_in_", None), hierarchy)  # "from_input": X's own
         mode = getattr(self, "check_implication", True)
         if not (isinstance(mode, (bool, np.bool_)) or mode == "repair"):
             raise ValueError(f"check_implication must be True, False or 'repair', got {mode!r}")
@@ -364,7 +471,7 @@ class HierarchicalSelector(SupportMaskMixin, SelectorMixin, HierarchicalEstimato
             The names of the selected features, in column order.
         """
         if input_features is None and getattr(self, "feature_names_in_", None) is None:
-            h = getattr(self, "hierarchy", None)
+            h = given_hierarchy(self)
             if h is not None:
                 return np.asarray(h.node_ids[self.get_support()], dtype=object)
         return super().get_feature_names_out(input_features)

@@ -434,8 +434,9 @@ def get_selector(name: str, hierarchy=None, **params):
     Parameters
     ----------
     name : str
-    hierarchy : FeatureHierarchy or None
-        Given to selectors that take one (flat selectors do not).
+    hierarchy : FeatureHierarchy, None or "from_input"
+        Given to selectors that take one (flat selectors do not); ``"from_input"``: the hierarchy that
+        ``X`` carries when fitted (the output of :class:`kg.features.KGFeatures` in a ``Pipeline``).
     **params
         Constructor parameters.
 

@@ -101,10 +101,12 @@ class LineProgress:
         elif event == "progress":
             self.cells(info["done"], info["total"], stage, info.get("what") or "cells")
         elif event == "done":
+            from flows.publishing.report import stage_note  # the note a run's report shows, here too
+
             rec = info.get("record") or {}
             s = rec.get("summary") or {}
             what = (f"{s['n_instances']} x {s['n_features']}" if "n_instances" in s and "n_features" in s
-                    else f"{s['n_selected']} of {s['n_features']} kept" if "n_selected" in s else "")
+                    else stage_note("select", s) if "n_selected" in s else "")
             extra = ", ".join(x for x in (what, "cached" if rec.get("reused") else "") if x)
             self._line(f"{stage}: done" + (f" ({extra})" if extra else ""))
 
@@ -351,7 +353,7 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "unknown_features": "feature(s) unknown to the hierarchy, dropped",
           "hierarchy_unknown_nodes": "node(s) of --hierarchy that are not features, dropped (--hierarchy-drop-unknown)",
           "removed_cycle_edges": "hierarchy edge(s) removed to break cycles",
-          "entities_without_features": "linked entit(ies) without types/categories in the source",
+          "entities_without_features": "linked entit(ies) without features in the source",
           "entities_without_link": "entity(ies) without an owl:sameAs link into the graph of the features (--bridge)",
           "types_without_link": "type(s) without an owl:equivalentClass in the graph of the features, dropped "
                                 "(--bridge)"}

@@ -420,7 +420,7 @@ def _say_kept(frame, table, limit: int = 10) -> None:
                                       ("unnamed: the table's ontology does not know it", unnamed)) if bad]
             print(f"  {r['feature']}" + (f" {name}" if name else "") + f" (support {r.get('support')}, score "
                   f"{r.get('score')})" + (f" -- {'; '.join(flags)}" if flags else ""))
-    for w in selection_warnings(frame, table.n_instances):
+    for w in selection_warnings(frame, table.n_instances, table.hierarchy):
         print(f"kgfs: warning: degenerate selection: {short_iris(w)}", file=sys.stderr)
 
 

@@ -91,10 +91,11 @@ def finish(plan: RunPlan, records: Mapping[str, Record], runinfo: Mapping[str, d
 
     params = plan.options.params(plan.input)
     ev, sel, tab = records.get("evaluate"), records.get("select"), records.get("table")
+    table = FeatureTable.load(tab.path("table")) if tab is not None else None
     results = run_results(summary=ev.path("summary") if ev and "summary" in ev.files else None,
                           selection=sel.path("selection") if sel and "selection" in sel.files else None,
-                          n_instances=tab.summary.get("n_instances") if tab else None)
-    table = FeatureTable.load(tab.path("table")) if tab is not None else None
+                          n_instances=tab.summary.get("n_instances") if tab else None,
+                          hierarchy=None if table is None else table.hierarchy)
     extra = {"report.html": run_html(records, runinfo, params, results, table)}
     if table is not None:
         extra.update(note_files({"removed_cycle_edges": [list(e) for e in table.hierarchy.removed_edges],

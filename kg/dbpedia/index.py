@@ -3,11 +3,15 @@
 ``kgfs ingest`` (and the first ``kgfs run/build/serve --dump``) reads each dump file once,
 streaming, into a *segment* (:func:`kg.dbpedia.ingest.build_segment`) under the index folder
 (``<kgfs home>/dbpedia-cache/index``): the facts a vocabulary asks for (types, categories, the
-class and category graphs, ``owl:sameAs`` and ``owl:equivalentClass`` links) and the lexicon's raw
-material (labels, redirects, in-link counts). A segment is named by the sha256 of its file's bytes,
+class and category graphs, ``owl:sameAs`` and ``owl:equivalentClass`` links; with a vocabulary
+that indexes relations, the relation triples both ways and the subproperty graph) and the
+lexicon's raw material (labels, redirects, in-link counts). A segment is named by the sha256 of its file's bytes,
 hashed during that one read, and by the fingerprint of the vocabulary it was read with (a preset
 reads other predicates): ingesting a file again is a no-op, a copy or a renamed file is recognised,
-a new file adds a segment. Unchanged files are recognised without reading them (``files.json``
+a new file adds a segment. A vocabulary that does not index relations also uses the segment its
+relation-indexing twin (:meth:`Vocabulary.with_relations
+<kg.dbpedia.vocabulary.Vocabulary.with_relations>`) made of a file, when there is no segment of its
+own (it holds every table of the other and more). Unchanged files are recognised without reading them (``files.json``
 remembers each path's size, modification time and inode with its sha256, under a checksum of its
 own; paths are resolved, so ``d/../d/t.nt`` is ``d/t.nt``). The lexicon of a set of files
 (:mod:`kg.dbpedia.lexindex`) is built from their segments once and kept beside them.
@@ -38,10 +42,11 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
         manifest.json                   every other file of the folder: size, mtime, sha256 of its head and of
                                         its bytes (kg.dbpedia.manifest), written last
         segment.json                    name, size, sha256, format, vocabulary (name, fingerprint, predicates,
-                                        language), triples parsed, lines read, counts per table, cycles per
-                                        graph role, n_bad_lines, bad_lines (the first 100: [path, line, message]),
-                                        seconds
-        terms.keys.npy                  (2, T) uint64: the keys of every object IRI of a fact table, sorted,
+                                        language; relations, not_relations when it indexes relations), triples
+                                        parsed, lines read, counts per table, cycles per graph role,
+                                        n_bad_lines, bad_lines (the first 100: [path, line, message]), seconds
+        terms.keys.npy                  (2, T) uint64: the keys of every object IRI of a fact table (and of
+                                        every subject, predicate and object of a relation table), sorted,
                                         distinct; a term's id is its position here
         terms.row.npy                   (T,) int64: the row of each term's string in the string column `terms`
         terms.bin, terms.offsets.npy    string column `terms` (a term may be written more than once; rows
@@ -49,9 +54,19 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
         <role>.keys.npy                 (2, n) uint64: subject keys, sorted (a subject with k facts has k rows)
         <role>.objects.npy              (n,) uint32: the object's term id of each row
                                         role: types (instance of), categories (subject), subclass, broader,
-                                        same_as, equivalent_class (every role is written, maybe empty)
+                                        same_as, equivalent_class (every role is written, maybe empty), and
+                                        subproperty (only by a vocabulary that indexes relations)
+        relations_out.keys.npy          (2, r) uint64: the subject keys of the relation triples (a relation
+                                        predicate of the vocabulary, subject and object IRIs), sorted; only
+                                        by a vocabulary that indexes relations (as the three files below)
+        relations_out.objects.npy       (r,) uint32: the object's term id of each row
+        relations_out.predicates.npy    (r,) uint32: the predicate's term id of each row
+        relations_in.keys.npy           (2, r) uint64: the object keys of the same triples, sorted
+        relations_in.subjects.npy       (r,) uint32: the subject's term id of each row
+        relations_in.predicates.npy     (r,) uint32: the predicate's term id of each row
         subclass.cycles.tsv,            the strongly connected components of the graph (one per line, its
-        broader.cycles.tsv              IRIs tab-separated, sorted), then its self-loops (one IRI per line)
+        broader.cycles.tsv,             IRIs tab-separated, sorted), then its self-loops (one IRI per line)
+        subproperty.cycles.tsv
         labels.subject, labels.text     string columns: every label (vocabulary's labels, in its language or
                                         untagged) of a resource under its `entities` namespaces, file order
         redirects.source,               string columns: every redirect of such a resource, file order
@@ -229,6 +244,15 @@ def rebuild_command(paths, vocabulary: Vocabulary = DBPEDIA) -> str:
     return f"kgfs ingest {preset}--dump " + " ".join(shlex.quote(str(p)) for p in paths)
 
 
+def _readers(vocabulary: Vocabulary) -> tuple[Vocabulary, ...]:
+    """The vocabularies whose segments answer ``vocabulary``'s questions, preferred first: itself, then (for one
+    that does not index relations) its twin that does (same roles, labels and language; its line filter keeps
+    more lines, so it holds every fact of the other)."""
+    if vocabulary.index_relations or not vocabulary.relations_supported:
+        return (vocabulary,)
+    return vocabulary, vocabulary.with_relations()
+
+
 def _remove_leftovers(folder: Path) -> list[Path]:
     """The ``.building-<pid>-*`` folders of ingests that were killed (called under the index lock, so no live
     ingest is writing one), removed."""
@@ -336,13 +360,16 @@ class DumpIndex:
         return None if folder is None else Segment(folder)
 
     def _known_folder(self, path: Path, vocabulary: Vocabulary) -> Path | None:
-        """The segment folder of a resolved path ingested with ``vocabulary`` and unchanged since (not checked),
-        else ``None``."""
+        """The segment folder of a resolved path ingested with ``vocabulary`` (or its relation-indexing twin, a
+        superset) and unchanged since (not checked), else ``None``."""
         entry = self._known().get(str(path))
         if entry is None or entry[:3] != self._stat_key(path):
             return None
-        folder = self._segment_dir(entry[3], vocabulary)
-        return folder if (folder / MANIFEST).is_file() else None
+        for v in _readers(vocabulary):
+            folder = self._segment_dir(entry[3], v)
+            if (folder / MANIFEST).is_file():
+                return folder
+        return None
 
     def _remember(self, path: Path, stat_key: list, sha256: str) -> None:
         known = self._known()

@@ -8,6 +8,12 @@ arrays, so a batch of entities costs a few page reads, whatever the dump's size.
 The hierarchy above classes or categories is walked in the space of keys (:meth:`IndexSource.broader`):
 each level is one batched look-up per segment, and IRIs are read once, for the edges found.
 
+With a vocabulary that indexes relations (:meth:`Vocabulary.with_relations
+<kg.dbpedia.vocabulary.Vocabulary.with_relations>`) it also answers the two questions of
+:class:`~kg.dbpedia.sources.RelationSource`: :meth:`IndexSource.relations` (one batched look-up
+per segment in its ``relations_out`` or ``relations_in`` table) and :meth:`IndexSource.property_edges`
+(the walk above, over the ``subproperty`` table).
+
 Examples
 --------
 >>> import tempfile, pathlib
@@ -36,8 +42,9 @@ from kg.dbpedia.dumpfiles import dump_files
 from kg.dbpedia.index import DumpIndex, Progress
 from kg.dbpedia.ingest import FACT_ROLES
 from kg.dbpedia.segment import Segment
-from kg.dbpedia.sources import MemoCache, edges_within
+from kg.dbpedia.sources import MemoCache, check_direction, edges_within
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
+from kg.errors import KgfsError
 
 __all__ = ["IndexSource"]
 
@@ -83,6 +90,12 @@ class IndexSource:
         self.skip_bad_lines, self.progress = skip_bad_lines, progress
         self._segments: list[Segment] | None = None
         self._memo = {kind: MemoCache() for kind in FACT_ROLES}
+        self._relations = {"out": MemoCache(), "in": MemoCache()}
+
+    def __getstate__(self) -> dict:
+        # a copy for a worker process (GridSearchCV(n_jobs=2) pickles the estimator and its source): the segments map
+        # the index's files, the copy opens them again on first use
+        return {**self.__dict__, "_segments": None}
 
     def __repr__(self) -> str:
         return f"IndexSource({self.paths!r}, {self.index!r}, type_namespaces={list(self.type_namespaces)!r})"
@@ -277,3 +290,101 @@ class IndexSource:
             sel = unnamed[seg_of[unnamed] == k]
             names.update(zip(pk[sel].tolist(), segments[k].term_names(term_of[sel])))
         return {(names[a], names[b]) for a, b in zip(np.concatenate(edges_c).tolist(), pk.tolist())}
+
+    # ------------------------------------------------------------------ relations
+    def _check_relations(self, question: str) -> None:
+        v = self.vocabulary
+        if not v.index_relations:
+            hint = ("make the source with vocabulary.with_relations(): its dump index keeps relation triples"
+                    if v.relations_supported else
+                    "it names no relation predicates (give `relations` namespaces in its preset file)")
+            raise KgfsError(f"IndexSource.{question}: vocabulary {v.name!r} does not index relations; {hint}")
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
+        """The relation triples of each entity: ``{entity: {(predicate, other), ...}}`` (see
+        :mod:`kg.dbpedia.sources`).
+
+        Parameters
+        ----------
+        entities : iterable of str
+        direction : {"out", "in"}
+            ``"out"``: the triples ``entity predicate other``; ``"in"``: ``other predicate entity``.
+
+        Returns
+        -------
+        dict of str -> set of (str, str)
+            Every requested entity is a key.
+
+        Raises
+        ------
+        KgfsError
+            The source's vocabulary does not index relations.
+        ValueError
+            Another direction.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from kg.dbpedia.vocabulary import WIKIDATA, WD, WDT
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "t.nt").write_text(f"<{WD}Q42> <{WDT}P19> <{WD}Q350> .\\n<{WD}Q42> <{WDT}P1477> \\"D\\" .\\n")
+        >>> src = IndexSource(d / "t.nt", DumpIndex(d / "i"), vocabulary=WIKIDATA.with_relations())
+        >>> src.relations([WD + "Q42"], "out")
+        {'http://www.wikidata.org/entity/Q42': {('http://www.wikidata.org/prop/direct/P19', \
+'http://www.wikidata.org/entity/Q350')}}
+        >>> src.relations([WD + "Q42"], "in")
+        {'http://www.wikidata.org/entity/Q42': set()}
+        """
+        check_direction(direction)
+        self._check_relations("relations")
+        return self._relations[direction].ask(entities, lambda todo: self._fetch_relations(direction, todo))
+
+    def _fetch_relations(self, direction: str, todo: list[str]) -> dict[str, set[tuple[str, str]]]:
+        table = "relations_out" if direction == "out" else "relations_in"
+        found: dict[str, set[tuple[str, str]]] = {x: set() for x in todo}
+        keys = hash_keys(todo)
+        for seg in self.segments:
+            q, others, preds = seg.relation_terms(table, keys)
+            if not len(q):
+                continue
+            ids, inverse = np.unique(np.concatenate([others, preds]), return_inverse=True)
+            names = seg.term_names(ids)  # each distinct term's string read once
+            n = len(q)
+            other_names = [names[i] for i in inverse[:n].tolist()]
+            pred_names = [names[i] for i in inverse[n:].tolist()]
+            for i, p, o in zip(q.tolist(), pred_names, other_names):
+                found[todo[i]].add((p, o))
+        return found
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:
+        """Every subproperty-of edge reachable upward from the properties (cycles stay in the set).
+
+        Parameters
+        ----------
+        properties : iterable of str
+            Predicate IRIs.
+
+        Returns
+        -------
+        set of (str, str)
+            ``(child, parent)`` edges.
+
+        Raises
+        ------
+        KgfsError
+            The source's vocabulary does not index relations.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from kg.dbpedia.vocabulary import DBPEDIA
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> SUB = "<http://www.w3.org/2000/01/rdf-schema#subPropertyOf>"
+        >>> _ = (d / "o.nt").write_text(f"<http://x/capital> {SUB} <http://x/city> .\\n"
+        ...                             f"<http://x/city> {SUB} <http://x/place> .\\n")
+        >>> src = IndexSource(d / "o.nt", DumpIndex(d / "i"), vocabulary=DBPEDIA.with_relations())
+        >>> sorted(src.property_edges(["http://x/capital"]))
+        [('http://x/capital', 'http://x/city'), ('http://x/city', 'http://x/place')]
+        """
+        self._check_relations("property_edges")
+        return self._walk("subproperty", properties, None)

@@ -3,22 +3,31 @@
 A segment holds what a :class:`~kg.dbpedia.vocabulary.Vocabulary` asks of a file:
 
 - its *fact tables*, one per role of the vocabulary (``types``, ``categories``, ``subclass``,
-  ``broader``, ``same_as``, ``equivalent_class``): every ``subject predicate object`` triple of
-  the role's predicates whose object is an IRI, as the subject's 128-bit key and the object's
-  term id, sorted by subject key;
-- the *terms*: every object IRI of those facts, by key, with its string;
+  ``broader``, ``same_as``, ``equivalent_class``; ``subproperty`` for a vocabulary that indexes
+  relations): every ``subject predicate object`` triple of the role's predicates whose object is
+  an IRI, as the subject's 128-bit key and the object's term id, sorted by subject key;
+- for a vocabulary that indexes relations (:meth:`~kg.dbpedia.vocabulary.Vocabulary.with_relations`),
+  its *relation tables*: every triple whose predicate is a relation
+  (:meth:`~kg.dbpedia.vocabulary.Vocabulary.is_relation`) and whose subject and object are IRIs,
+  twice: ``relations_out`` by the subject's key (the object's and the predicate's term ids) and
+  ``relations_in`` by the object's key (the subject's and the predicate's term ids);
+- the *terms*: every object IRI of those facts (and every subject and predicate of a relation),
+  by key, with its string;
 - the lexicon's raw material: labels (in the vocabulary's language, or untagged) and redirects
   of the resources under its ``entities`` namespaces (string columns, in file order), and the
   in-link counts of its ``prior_links`` predicates (keys and counts);
-- the strongly connected components of the ``subclass`` and ``broader`` graphs of the file
-  (their cycles), listed one per line.
+- the strongly connected components of the ``subclass``, ``broader`` (and ``subproperty``) graphs
+  of the file (their cycles), listed one per line.
 
 Memory does not grow with the file: facts are hashed and gathered in bounded blocks, spilled as
 sorted runs (:mod:`kg.dbpedia.extsort`) and merged into the tables at the end; labels and redirects
 go to disk as they come; the strings of terms are written once each (a bounded cache of the
 recent ones; the term table keeps the first copy of a repeated one). With a vocabulary that skips
 unused lines (Wikidata's), the lines of other predicates are not parsed at all
-(:mod:`kg.dbpedia.linefilter`).
+(:mod:`kg.dbpedia.linefilter`; a relation's line only when its object is an IRI).
+
+The scan costs one dictionary look-up per triple: relation predicates are recognised by their
+namespace, once per distinct predicate, and the decision is kept in the same dictionary.
 
 Types are kept whatever their namespace (the namespaces are chosen per query), and every term is
 kept: the index answers what the file says.
@@ -37,6 +46,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -51,18 +61,23 @@ from kg.dbpedia.extsort import NpyWriter, SortedRuns, SpillPool, write_pair_arra
 from kg.dbpedia.linefilter import LineFilter
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 
-__all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "build_segment"]
+__all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "RELATION_TABLES", "build_segment", "line_filter"]
 
 #: The version of the segment layout (part of a segment's folder name).
 FORMAT = 2
-#: The fact tables of a segment, and those that are graphs (whose cycles are listed).
-FACT_ROLES = ("types", "categories", "subclass", "broader", "same_as", "equivalent_class")
-GRAPH_ROLES = ("subclass", "broader")
+#: The fact tables of a segment, and those that are graphs (whose cycles are listed). ``subproperty`` is
+#: written only by a vocabulary that indexes relations (its segments have their own fingerprint).
+FACT_ROLES = ("types", "categories", "subclass", "broader", "same_as", "equivalent_class", "subproperty")
+GRAPH_ROLES = ("subclass", "broader", "subproperty")
+#: The relation tables (a vocabulary that indexes relations): the table -> the term columns of each row.
+RELATION_TABLES = {"relations_out": ("objects", "predicates"), "relations_in": ("subjects", "predicates")}
 
 _BATCH = 1 << 16  # facts hashed at a time
 _PROGRESS_EVERY = 1 << 16  # triples between two progress reports
 _RECENT = 1 << 18  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
 _LABEL, _REDIR, _LINK = "label", "redirect", "link"
+_REL = ("relation",)  # the action of a relation predicate (compared by identity)
+_MAX_DECIDED = 1 << 20  # distinct predicates whose decision is kept (a bounded memory on any dump)
 
 
 class _Facts:
@@ -96,6 +111,29 @@ def _subject_keys(subjects: list[str]) -> np.ndarray:
     if len(starts) == len(subjects):
         return keys
     return np.repeat(keys, np.diff(np.append(starts, len(subjects))), axis=0)
+
+
+class _Relations:
+    """The relation triples as they come (three lists appended by the scan), hashed and sorted twice in batches:
+    by subject (``relations_out``) and by object (``relations_in``)."""
+
+    def __init__(self, tmp: Path, pool: SpillPool, terms: _Terms):
+        self.terms = terms
+        self.out = SortedRuns(tmp, "relations_out", ("s_hi", "s_lo"), pool=pool)
+        self.inn = SortedRuns(tmp, "relations_in", ("s_hi", "s_lo"), pool=pool)
+        self.subjects: list[str] = []
+        self.predicates: list[str] = []
+        self.objects: list[str] = []
+
+    def flush(self, at_least: int = 1) -> None:
+        """Hash the gathered triples (each end and predicate a term) and hand them to both runs."""
+        if not self.subjects or len(self.subjects) < at_least:
+            return
+        sk, pk, ok = (self.terms.keys(x) for x in (self.subjects, self.predicates, self.objects))
+        self.out.add(s_hi=sk[:, 0], s_lo=sk[:, 1], o_hi=ok[:, 0], o_lo=ok[:, 1], p_hi=pk[:, 0], p_lo=pk[:, 1])
+        self.inn.add(s_hi=ok[:, 0], s_lo=ok[:, 1], o_hi=sk[:, 0], o_lo=sk[:, 1], p_hi=pk[:, 0], p_lo=pk[:, 1])
+        for x in (self.subjects, self.predicates, self.objects):
+            x.clear()  # in place: the scan appends through these lists' bound methods
 
 
 class _Terms:
@@ -150,6 +188,15 @@ class _Builder:
                         ("labels.subject", "labels.text", "redirects.source", "redirects.target")}
         self.links = SortedRuns(self.tmp, "inlinks", ("hi", "lo"), pool=pool)
         self.link_objects: list[str] = []
+        self.relations = _Relations(self.tmp, pool, self.terms) if vocabulary.index_relations else None
+
+    def decide(self, predicate: str) -> list | tuple:
+        """The actions of a predicate met for the first time and not of the vocabulary's roles: a relation's
+        (by namespace) or none, kept in ``actions`` (while they are not too many)."""
+        acts = [_REL] if self.vocabulary.is_relation(predicate) else ()
+        if len(self.actions) < _MAX_DECIDED:
+            self.actions[predicate] = acts
+        return acts
 
     def scan(self, reader: DumpReader, tick: Callable[[], None]) -> int:
         """The hot loop: one dictionary look-up per triple, the rest only for the predicates kept."""
@@ -161,7 +208,13 @@ class _Builder:
         ns = tuple(self.vocabulary.entities)
         lang = self.vocabulary.language
         langs = (lang, None) if lang is not None else None
-        facts = list(self.facts.values())
+        facts: list = list(self.facts.values())
+        rel = self.relations
+        decide = rel_s = rel_p = rel_o = None
+        if rel is not None:
+            facts.append(rel)
+            decide = self.decide
+            rel_s, rel_p, rel_o = rel.subjects.append, rel.predicates.append, rel.objects.append
         n = 0
         for s, p, o, _g in reader:
             n += 1
@@ -169,11 +222,23 @@ class _Builder:
                 tick()
                 for f in facts:  # a batch of each fact table's rows, hashed
                     f.flush(_BATCH)
-            acts = get(p.value)
-            if acts is None or type(s) is not named:
+            pv = p.value
+            acts = get(pv)
+            if not acts:
+                if acts is not None or decide is None:
+                    continue
+                acts = decide(pv)  # once per predicate: a relation, or nothing
+                if not acts:
+                    continue
+            if type(s) is not named:
                 continue
             for act in acts:
-                if type(act) is tuple:  # a fact table's two lists
+                if act is _REL:
+                    if type(o) is named:
+                        rel_s(s.value)
+                        rel_p(pv)
+                        rel_o(o.value)
+                elif type(act) is tuple:  # a fact table's two lists
                     if type(o) is named:
                         act[0](s.value)
                         act[1](o.value)
@@ -207,22 +272,33 @@ class _Builder:
     def write(self) -> dict:
         for f in self.facts.values():
             f.flush()
+        if self.relations is not None:
+            self.relations.flush()
         self._flush_links()
         counts = {}
         self.terms.column.close()
         term_hi, term_lo = self._write_terms()
         counts["terms"] = len(term_hi)
         cycles = {}
+        roles = self.vocabulary.roles()
         for role in FACT_ROLES:
+            if role not in roles:  # (subproperty: only a vocabulary that indexes relations)
+                continue
             facts = self.facts.get(role)
-            counts[role] = self._write_facts(role, facts, term_hi, term_lo)
+            counts[role] = self._write_facts(role, None if facts is None else facts.runs, term_hi, term_lo)
             if role in GRAPH_ROLES and counts[role]:
                 cycles[role] = self._write_cycles(role, term_hi, term_lo)
+        runs = [self.terms.runs, self.links, *(f.runs for f in self.facts.values())]
+        if self.relations is not None:
+            for table, runs_of in (("relations_out", self.relations.out), ("relations_in", self.relations.inn)):
+                counts[table] = self._write_facts(table, runs_of, term_hi, term_lo,
+                                                  tuple(zip(RELATION_TABLES[table], ("o", "p"))))
+                runs.append(runs_of)
         for name, col in self.columns.items():
             counts[name.split(".")[0]] = col.close()
         counts["inlinks"] = self._write_links()
-        for runs in [self.terms.runs, self.links, *(f.runs for f in self.facts.values())]:
-            runs.close()
+        for r in runs:
+            r.close()
         self.tmp.rmdir()
         return {"counts": counts, "cycles": cycles}
 
@@ -247,20 +323,24 @@ class _Builder:
         save_array(self.folder / "terms.row.npy", np.concatenate(rows) if rows else np.zeros(0, np.int64))
         return hi, lo
 
-    def _write_facts(self, role: str, facts: _Facts | None, term_hi, term_lo) -> int:
-        """``<role>.keys.npy`` (subject keys, sorted, one row per fact) and ``<role>.objects.npy`` (term ids)."""
+    def _write_facts(self, role: str, runs: SortedRuns | None, term_hi, term_lo,
+                     columns: tuple[tuple[str, str], ...] = (("objects", "o"),)) -> int:
+        """``<role>.keys.npy`` (the keys ``s_hi``/``s_lo`` of the runs, sorted, one row per fact) and, for each
+        ``(name, c)`` of ``columns``, ``<role>.<name>.npy``: the term ids of the keys ``c_hi``/``c_lo``."""
         hi_raw, lo_raw = self.tmp / f"{role}.hi", self.tmp / f"{role}.lo"
         n = 0
-        with open(hi_raw, "wb") as fh, open(lo_raw, "wb") as fl, \
-                NpyWriter(self.folder / f"{role}.objects.npy", np.uint32) as objects:
-            for b in ([] if facts is None else facts.runs.merged()):
-                q, rows = find_sorted(term_hi, term_lo, np.stack([b["o_hi"], b["o_lo"]], axis=1))
-                ids = np.empty(len(b["s_hi"]), np.uint32)
-                ids[q] = rows
+        with open(hi_raw, "wb") as fh, open(lo_raw, "wb") as fl, contextlib.ExitStack() as stack:
+            writers = [(stack.enter_context(NpyWriter(self.folder / f"{role}.{name}.npy", np.uint32)), c)
+                       for name, c in columns]
+            for b in ([] if runs is None else runs.merged()):
+                for writer, c in writers:
+                    q, rows = find_sorted(term_hi, term_lo, np.stack([b[c + "_hi"], b[c + "_lo"]], axis=1))
+                    ids = np.empty(len(b["s_hi"]), np.uint32)
+                    ids[q] = rows
+                    writer.write(ids)
                 fh.write(np.ascontiguousarray(b["s_hi"], "<u8").tobytes())
                 fl.write(np.ascontiguousarray(b["s_lo"], "<u8").tobytes())
-                objects.write(ids)
-                n += len(ids)
+                n += len(b["s_hi"])
         write_pair_array(self.folder / f"{role}.keys.npy", hi_raw, lo_raw, np.uint64, n)
         return n
 
@@ -312,6 +392,9 @@ class _Builder:
 def line_filter(vocabulary: Vocabulary) -> LineFilter | None:
     """The filter of the N-Triples lines a vocabulary reads (``None`` when it parses every line).
 
+    A vocabulary that indexes relations also reads the lines of its relation namespaces whose
+    object is an IRI.
+
     Parameters
     ----------
     vocabulary : Vocabulary
@@ -325,10 +408,13 @@ def line_filter(vocabulary: Vocabulary) -> LineFilter | None:
     >>> from kg.dbpedia.vocabulary import WIKIDATA
     >>> line_filter(WIKIDATA), line_filter(DBPEDIA)
     (LineFilter(7 predicates, language=b'en'), None)
+    >>> line_filter(WIKIDATA.with_relations())
+    LineFilter(8 predicates, 1 relation namespace(s), language=b'en')
     """
     if not vocabulary.skip_unused_lines:
         return None
-    return LineFilter(vocabulary.predicates(), label_predicates=vocabulary.labels, language=vocabulary.language)
+    return LineFilter(vocabulary.predicates(), label_predicates=vocabulary.labels, language=vocabulary.language,
+                      relation_namespaces=vocabulary.relations if vocabulary.index_relations else ())
 
 
 def build_segment(path, folder, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
@@ -377,7 +463,9 @@ def build_segment(path, folder, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_li
     info = {"format": FORMAT, "name": path.name, "size": reader.size, "sha256": reader.sha256, "triples": n,
             "lines": reader.lines if reader.line_filter is not None else n,
             "vocabulary": {"name": vocabulary.name, "fingerprint": vocabulary.fingerprint(),
-                           "predicates": list(vocabulary.predicates()), "language": vocabulary.language},
+                           "predicates": list(vocabulary.predicates()), "language": vocabulary.language,
+                           **({"relations": list(vocabulary.relations), "not_relations": list(vocabulary.not_relations)}
+                              if vocabulary.index_relations else {})},
             **tables, "n_bad_lines": len(reader.bad_lines),
             "bad_lines": [list(b) for b in reader.bad_lines[:100]], "seconds": round(time.perf_counter() - t0, 3)}
     (folder / "segment.json").write_text(json.dumps(info, indent=1), encoding="utf-8")

@@ -2,8 +2,9 @@
 :mod:`kg.dbpedia.index`).
 
 A :class:`Segment` answers by keys (:func:`kg.dbpedia.columns.hash_keys`): the objects of a fact
-table's subjects, the parents of graph nodes as term ids, and the IRIs or keys of term ids (an IRI
-is read from the string column only when asked for, and kept).
+table's subjects, the parents of graph nodes as term ids, the relations of entities (either
+direction, as term ids), and the IRIs or keys of term ids (an IRI is read from the string column
+only when asked for, and kept).
 
 Examples
 --------
@@ -28,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.dbpedia.columns import KeyTable, StringColumn, hash_keys, load_array
+from kg.dbpedia.ingest import RELATION_TABLES
 
 __all__ = ["Segment"]
 
@@ -61,7 +63,8 @@ class Segment:
 
     def has(self, kind: str) -> bool:
         """Whether the file holds any fact of a kind (a fact table: ``types``, ``categories``, ``subclass``,
-        ``broader``, ``same_as``, ``equivalent_class``; or ``labels``, ``redirects``, ``inlinks``).
+        ``broader``, ``same_as``, ``equivalent_class``, ``subproperty``; a relation table: ``relations_out``,
+        ``relations_in``; or ``labels``, ``redirects``, ``inlinks``).
 
         Parameters
         ----------
@@ -137,7 +140,7 @@ class Segment:
 
         Parameters
         ----------
-        kind : {"subclass", "broader"}
+        kind : {"subclass", "broader", "subproperty"}
         keys : numpy.ndarray
             ``(m, 2)`` node keys.
 
@@ -181,6 +184,51 @@ class Segment:
         (keys,) = self._facts["terms.keys"]
         ids = np.asarray(ids, np.int64)
         return np.stack([np.asarray(keys[0][ids]), np.asarray(keys[1][ids])], axis=1)
+
+    def relation_terms(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The relations of entities given by their keys, as term ids (no string read).
+
+        Parameters
+        ----------
+        table : {"relations_out", "relations_in"}
+            ``relations_out``: the triples whose subject is the entity; ``relations_in``: whose object is.
+        keys : numpy.ndarray
+            ``(m, 2)`` entity keys.
+
+        Returns
+        -------
+        query : numpy.ndarray
+            Index into ``keys`` of each triple's entity.
+        others : numpy.ndarray
+            The term id of the triple's other end (its object for ``relations_out``, its subject for
+            ``relations_in``).
+        predicates : numpy.ndarray
+            The term id of its predicate.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from kg.dbpedia.index import DumpIndex
+        >>> from kg.dbpedia.vocabulary import WIKIDATA, WD, WDT
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "t.nt").write_text(f"<{WD}Q42> <{WDT}P19> <{WD}Q350> .\\n<{WD}Q42> <{WDT}P1477> \\"D\\" .\\n")
+        >>> [seg] = DumpIndex(d / "i").segments(d / "t.nt", vocabulary=WIKIDATA.with_relations())
+        >>> q, others, preds = seg.relation_terms("relations_in", hash_keys([WD + "Q350"]))
+        >>> q.tolist(), seg.term_names(others), seg.term_names(preds)
+        ([0], ['http://www.wikidata.org/entity/Q42'], ['http://www.wikidata.org/prop/direct/P19'])
+        """
+        if table not in RELATION_TABLES:
+            raise ValueError(f"unknown relation table {table!r} (one of {', '.join(RELATION_TABLES)})")
+        if not self.has(table) or not len(keys):
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty
+        if table not in self._facts:
+            other, pred = RELATION_TABLES[table]
+            self._facts[table] = (KeyTable(self.folder, table), load_array(self.folder / f"{table}.{other}.npy"),
+                                  load_array(self.folder / f"{table}.{pred}.npy"))
+        index, others, preds = self._facts[table]
+        query, rows = index.find(keys)
+        return query, np.asarray(others[rows], np.int64), np.asarray(preds[rows], np.int64)
 
     def parents(self, kind: str, nodes: Sequence[str]) -> list[tuple[int, str]]:
         """The parents of nodes along a graph table (``subclass`` or ``broader``).

@@ -26,6 +26,18 @@ gives the same facts and the same :class:`~kg.table.FeatureTable` online and off
     stay in the edge set and are broken later by
     :meth:`FeatureHierarchy.from_edges(..., on_cycle="break") <kg.hierarchy.FeatureHierarchy.from_edges>`.
 
+Sources of a vocabulary that names relation predicates (:meth:`Vocabulary.is_relation
+<kg.dbpedia.vocabulary.Vocabulary.is_relation>`) also answer two more (:class:`RelationSource`):
+
+``relations(entities, direction)``
+    ``{entity: {(predicate, other), ...}}``: with ``direction="out"`` every triple
+    ``entity predicate other``, with ``"in"`` every triple ``other predicate entity``, whose predicate
+    is a relation predicate of the vocabulary and whose ``other`` is an IRI (never a literal). Every
+    requested entity is a key.
+``property_edges(properties)``
+    ``{(child, parent), ...}``: every subproperty-of (``rdfs:subPropertyOf``) edge reachable upward
+    from the given predicates (the traversal follows every edge; cycles stay in the set).
+
 Every source keeps an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
 source a per-batch disk cache.
 
@@ -59,13 +71,16 @@ __all__ = [
     "MemoCache",
     "NAMESPACES",
     "RDF_TYPE",
+    "RelationSource",
     "RDFS_SUBCLASSOF",
     "RDFS_LABEL",
     "DCT_SUBJECT",
     "SKOS_BROADER",
     "DBO_REDIRECTS",
     "DBO_WIKILINK",
+    "DIRECTIONS",
     "breadth_first_edges",
+    "check_direction",
     "edges_within",
     "in_namespaces",
     "role_predicates",
@@ -232,6 +247,40 @@ class KnowledgeSource(Protocol):
     def categories(self, entities: Iterable[str]) -> dict[str, set[str]]: ...
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]: ...
+
+
+@runtime_checkable
+class RelationSource(Protocol):
+    """A :class:`KnowledgeSource` that also answers the relation questions (see the module doc).
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> isinstance(RdflibSource(rdflib.Graph()), RelationSource)
+    True
+    """
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]: ...
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]: ...
+
+
+#: The directions of ``relations(entities, direction)``.
+DIRECTIONS = ("out", "in")
+
+
+def check_direction(direction: str) -> str:
+    """``direction`` if it is ``"out"`` or ``"in"``, else a ``ValueError`` naming it.
+
+    Examples
+    --------
+    >>> check_direction("in")
+    'in'
+    """
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+    return direction
 
 
 def breadth_first_edges(

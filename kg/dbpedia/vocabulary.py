@@ -19,6 +19,13 @@ to know of a graph is a :class:`Vocabulary`:
   ``owl:equivalentClass``; :mod:`kg.dbpedia.bridge`);
 - ``id_pattern`` / ``id_namespace``: short entity ids an entity column may hold (``Q42`` ->
   ``http://www.wikidata.org/entity/Q42``);
+- ``relations`` / ``not_relations``: the namespaces of the predicates that relate an entity to
+  another (DBpedia: ``dbo:`` but its ``dbo:wikiPage...`` bookkeeping; Wikidata: ``wdt:``), minus those
+  under ``not_relations`` and those of another role; ``subproperty_of`` orders them
+  (``rdfs:subPropertyOf``; Wikidata: ``wdt:P1647``) -- the ``relations`` features
+  (:mod:`kg.dbpedia.relations`). The dump index keeps relation triples only for a vocabulary
+  :meth:`~Vocabulary.with_relations` (they are most of a dump: a run that asks for relations reads
+  its files once more);
 - ``skip_unused_lines``: whether the dump index skips the N-Triples lines of other predicates
   before parsing them (the Wikidata dump holds billions of lines, most of no use here). Such a
   line is never parsed, so a malformed one among them is not reported; DBpedia's files hold one
@@ -80,7 +87,9 @@ PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "skos": SKOS, "dct": "http://p
 
 # the fields that are lists of IRIs (the roles of predicates, and namespaces)
 _IRI_LISTS = ("instance_of", "subclass_of", "subject", "broader", "labels", "redirects", "prior_links", "same_as",
-              "equivalent_class", "type_namespaces", "entities")
+              "equivalent_class", "type_namespaces", "entities", "relations", "not_relations", "subproperty_of")
+# the fields that only matter to a vocabulary that indexes relations (left out of the others' fingerprints)
+_RELATION_FIELDS = ("relations", "not_relations", "subproperty_of", "index_relations")
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,10 @@ class Vocabulary:
     id_pattern: str | None = None
     id_namespace: str | None = None
     skip_unused_lines: bool = False
+    relations: tuple[str, ...] = ()
+    not_relations: tuple[str, ...] = ()
+    subproperty_of: tuple[str, ...] = (RDFS + "subPropertyOf",)
+    index_relations: bool = False
 
     def __post_init__(self):
         for name in _IRI_LISTS + ("not_entities",):
@@ -170,8 +183,81 @@ class Vocabulary:
         >>> preset("wikidata").roles()["subclass"]
         ('http://www.wikidata.org/prop/direct/P279',)
         """
-        return {"types": self.instance_of, "categories": self.subject, "subclass": self.subclass_of,
-                "broader": self.broader, "same_as": self.same_as, "equivalent_class": self.equivalent_class}
+        out = {"types": self.instance_of, "categories": self.subject, "subclass": self.subclass_of,
+               "broader": self.broader, "same_as": self.same_as, "equivalent_class": self.equivalent_class}
+        if self.index_relations:
+            out["subproperty"] = self.subproperty_of
+        return out
+
+    @property
+    def relations_supported(self) -> bool:
+        """Whether the vocabulary names relation predicates (``relations`` namespaces).
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> preset("wikidata").relations_supported, Vocabulary("x").relations_supported
+        (True, False)
+        """
+        return bool(self.relations)
+
+    def is_relation(self, predicate: str) -> bool:
+        """Whether ``predicate`` relates entities: under ``relations``, not under ``not_relations``, of no other role.
+
+        Parameters
+        ----------
+        predicate : str
+            A predicate IRI.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> w = preset("wikidata")
+        >>> w.is_relation(WDT + "P19"), w.is_relation(WDT + "P31"), w.is_relation(RDFS + "label")
+        (True, False, False)
+        >>> preset("dbpedia").is_relation("http://dbpedia.org/ontology/wikiPageWikiLink")
+        False
+        """
+        return (predicate.startswith(self.relations) and not predicate.startswith(self.not_relations)
+                and predicate not in self._other_roles())
+
+    def _other_roles(self) -> frozenset:
+        cached = self.__dict__.get("_roles_cache")
+        if cached is None:
+            cached = frozenset(p for ps in (self.instance_of, self.subclass_of, self.subject, self.broader,
+                                            self.labels, self.redirects, self.prior_links, self.same_as,
+                                            self.equivalent_class, self.subproperty_of) for p in ps)
+            object.__setattr__(self, "_roles_cache", cached)
+        return cached
+
+    def with_relations(self) -> Vocabulary:
+        """The same vocabulary, its dump index keeping relation triples (entity, relation predicate, IRI).
+
+        Returns
+        -------
+        Vocabulary
+
+        Raises
+        ------
+        KgfsError
+            The vocabulary names no relation predicates.
+
+        Examples
+        --------
+        >>> w = preset("wikidata")
+        >>> w.with_relations().index_relations, w.with_relations().fingerprint() != w.fingerprint()
+        (True, True)
+        """
+        if not self.relations:
+            raise KgfsError(f"vocabulary {self.name!r} names no relation predicates (give `relations`, the "
+                            "namespaces of its relation predicates, in the preset file)")
+        return self if self.index_relations else dataclasses.replace(self, index_relations=True)
 
     def predicates(self) -> tuple[str, ...]:
         """Every predicate the vocabulary reads (what the dump index keeps), sorted.
@@ -249,6 +335,42 @@ class Vocabulary:
                 return self.id_namespace + v[len(prefix):]
         return self.id_namespace + v if re.fullmatch(self.id_pattern, v) else value
 
+    def expand_property(self, value: str, option: str | None = None) -> str:
+        """A predicate as its IRI: a full IRI, a prefixed name (``dbo:occupation``, ``wdt:P106``), or, when the
+        relations are Wikidata's, a property id (``P106``).
+
+        Parameters
+        ----------
+        value : str
+        option : str, optional
+            The command-line option it came from (named in the error).
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        KgfsError
+            ``value`` is none of those.
+
+        Examples
+        --------
+        >>> preset("wikidata").expand_property("P106"), preset("dbpedia").expand_property("dbo:occupation")
+        ('http://www.wikidata.org/prop/direct/P106', 'http://dbpedia.org/ontology/occupation')
+        """
+        v = value.strip()
+        if re.fullmatch(r"P[1-9][0-9]*", v) and WDT in self.relations:
+            return WDT + v
+        head, sep, tail = v.partition(":")
+        if sep and head in PREFIXES and not tail.startswith("//"):
+            v = PREFIXES[head] + tail
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://\S+$", v) or any(c in v for c in '<>"{}|^`\\'):
+            where = f" ({option})" if option else ""
+            raise KgfsError(f"{value!r} is not a predicate IRI, a prefixed name ({', '.join(sorted(PREFIXES))}:) "
+                            f"or a Wikidata property id{where}")
+        return v
+
     # ------------------------------------------------------------------ identity
     def with_language(self, language: str | None) -> Vocabulary:
         """The same vocabulary with another label language (``None``: unchanged).
@@ -318,7 +440,10 @@ class Vocabulary:
         >>> len(preset("dbpedia").fingerprint())
         12
         """
-        data = {k: v for k, v in self.to_json().items() if k not in ("name", "namespaces", "type_namespaces")}
+        skip = {"name", "namespaces", "type_namespaces"}
+        if not self.index_relations:  # the fingerprints of the vocabularies before relations existed
+            skip.update(_RELATION_FIELDS)
+        data = {k: v for k, v in self.to_json().items() if k not in skip}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -337,6 +462,8 @@ DBPEDIA = Vocabulary(
     not_entities=("/Category:",),
     redirects=("http://dbpedia.org/ontology/wikiPageRedirects",),
     prior_links=("http://dbpedia.org/ontology/wikiPageWikiLink",),
+    relations=("http://dbpedia.org/ontology/",),
+    not_relations=("http://dbpedia.org/ontology/wikiPage", "http://dbpedia.org/ontology/thumbnail"),
 )
 
 WIKIDATA = Vocabulary(
@@ -352,6 +479,8 @@ WIKIDATA = Vocabulary(
     id_pattern=r"Q[1-9][0-9]*",
     id_namespace=WD,
     skip_unused_lines=True,
+    relations=(WDT,),
+    subproperty_of=(WDT + "P1647",),
 )
 
 #: The presets by name (``--preset``).

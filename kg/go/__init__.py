@@ -11,6 +11,8 @@ one of its descendants (the ``is_a`` closure, optionally more relations).
 - :mod:`kg.go.facts`: labels first (a table, an aspect, a list of positives), then the labelled
   instances' annotations (:func:`read_facts`).
 - :mod:`kg.go.table`: the closed, labelled :class:`~kg.table.FeatureTable`.
+- :mod:`kg.go.annotated`: an ontology and an annotation file as a knowledge source
+  (:class:`OntologyAnnotations`, for :class:`kg.features.KGFeatures`).
 - :mod:`kg.routes.go`: the route as a kind of input of a run (:class:`~kg.routes.go.OntologyInput`).
 
 The names below are imported on first use: :mod:`kg.routes.go` (what the command line reads to
@@ -28,10 +30,12 @@ import importlib
 _LAZY = {"read_annotations": "kg.go.annotations", "read_labels": "kg.go.annotations", "NAMESPACES": "kg.go.obo",
          "GeneOntology": "kg.go.obo", "normalize_namespaces": "kg.go.obo", "read_obo": "kg.go.obo",
          "ancestor_closure": "kg.go.table", "build_table": "kg.go.table",
-         "read_ontology": "kg.go.ontology", "read_annotation_set": "kg.go.annotations", "read_facts": "kg.go.facts"}
+         "read_ontology": "kg.go.ontology", "read_annotation_set": "kg.go.annotations", "read_facts": "kg.go.facts",
+         "OntologyAnnotations": "kg.go.annotated"}
 
-__all__ = ["GeneOntology", "NAMESPACES", "ancestor_closure", "build_table", "normalize_namespaces",
-           "read_annotation_set", "read_annotations", "read_facts", "read_labels", "read_obo", "read_ontology"]
+__all__ = ["GeneOntology", "OntologyAnnotations", "NAMESPACES", "ancestor_closure", "build_table",
+           "normalize_namespaces", "read_annotation_set", "read_annotations", "read_facts", "read_labels", "read_obo",
+           "read_ontology"]
 
 
 def __getattr__(name):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["HEADLINE_MEASURES", "headline", "kept_features", "row_note", "run_results", "selection_warnings"]
@@ -114,7 +115,7 @@ def row_note(row) -> str:
     return f"DEGENERATE selection: {d}" if isinstance(d, str) and d else ""
 
 
-def selection_warnings(frame: pd.DataFrame, n_instances: int | None = None) -> list[str]:
+def selection_warnings(frame: pd.DataFrame, n_instances: int | None = None, hierarchy=None) -> list[str]:
     """Why a selection cannot help a classifier, if it cannot: empty, only roots, only constant features.
 
     Parameters
@@ -124,6 +125,8 @@ def selection_warnings(frame: pd.DataFrame, n_instances: int | None = None) -> l
         and, when known, ``name``, ``n_parents`` and ``support`` (instances having the feature).
     n_instances : int, optional
         The table's instances (a feature in all of them is constant too).
+    hierarchy : FeatureHierarchy, optional
+        The table's: a kept root without children is a flat feature, not a top that says nothing below it.
 
     Returns
     -------
@@ -152,8 +155,12 @@ def selection_warnings(frame: pd.DataFrame, n_instances: int | None = None) -> l
         return ", ".join(labels) + (", ..." if len(rows) > n else "")
 
     out = []
-    # only roots: said when the hierarchy has edges (a flat table's features are all roots, and nothing is wrong)
-    if "n_parents" in kept and (frame["n_parents"] > 0).any() and (kept["n_parents"] == 0).all():
+    # only roots: said when the hierarchy has edges (a flat table's features are all roots, and nothing is wrong), and
+    # when given the hierarchy, only of roots with children (a childless root is a flat feature beside the others)
+    tops = None if hierarchy is None else set(
+        hierarchy.node_ids[(np.asarray(hierarchy.n_parents) == 0) & (np.asarray(hierarchy.n_children) > 0)].tolist())
+    if "n_parents" in kept and (frame["n_parents"] > 0).any() and (kept["n_parents"] == 0).all() and \
+            (tops is None or kept["feature"].astype(str).isin(tops).all()):
         out.append(f"only roots of the hierarchy were kept ({len(kept)}: {names(kept)}): the selection says nothing "
                    "below the top")
     if "support" in kept:
@@ -195,7 +202,7 @@ def kept_features(frame: pd.DataFrame, limit: int | None = 500, *, digits: int =
     return (kept if limit is None else kept.head(limit))[cols].reset_index(drop=True)
 
 
-def run_results(summary=None, selection=None, n_instances: int | None = None) -> dict:
+def run_results(summary=None, selection=None, n_instances: int | None = None, hierarchy=None) -> dict:
     """What a person reads first about a pipeline run: its evaluation's headline, the kept features, warnings.
 
     Parameters
@@ -206,6 +213,8 @@ def run_results(summary=None, selection=None, n_instances: int | None = None) ->
         The whole-table selection's ``selection.csv``.
     n_instances : int, optional
         The table's instances (a feature present in all of them is constant).
+    hierarchy : FeatureHierarchy, optional
+        The table's (see :func:`selection_warnings`).
 
     Returns
     -------
@@ -227,4 +236,4 @@ def run_results(summary=None, selection=None, n_instances: int | None = None) ->
     selection = None if selection is None else pd.read_csv(selection)
     return {"headline": [] if summary is None else headline(summary).to_dict("records"),
             "kept": [] if selection is None else kept_features(selection).to_dict("records"),
-            "warnings": [] if selection is None else selection_warnings(selection, n_instances)}
+            "warnings": [] if selection is None else selection_warnings(selection, n_instances, hierarchy)}

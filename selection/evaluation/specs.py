@@ -300,11 +300,12 @@ def _hierarchy_values(est, keys: tuple) -> dict:
 
 
 def _fresh(est, hierarchy, keys: tuple):
-    """A clone of ``est`` whose ``hierarchy`` parameters left at None are ``hierarchy``."""
+    """A clone of ``est`` whose ``hierarchy`` parameters left at None (or ``"from_input"``: in an evaluation the
+    input is the table) are ``hierarchy``."""
     if not keys:
         return clone(est)
     current = _hierarchy_values(est, keys)
-    held = {k: v for k, v in current.items() if v is not None}
+    held = {k: v for k, v in current.items() if v is not None and not (isinstance(v, str) and v == "from_input")}
     if held:  # clone without deep-copying a hierarchy the user set (it can be large); set it back after
         est.set_params(**dict.fromkeys(held))
         try:

@@ -21,6 +21,8 @@ subset to ``transform`` with (:mod:`selection.lazy.selectors`).
 - An **eager** selector (one ``get_support()`` for every row) is accepted too: its support is
   the mask of every test instance. That is how the RPV protocol scores eager selectors with the
   same lazy Naive Bayes / 1-NN as the lazy ones.
+- A selector built with ``hierarchy="from_input"`` gets the hierarchy ``X`` carries (the output of
+  :class:`kg.features.KGFeatures` in a ``Pipeline``): ``selector_`` is fitted with it as its ``hierarchy``.
 - ``selector=None`` selects every feature (the lazy classifier alone); ``classifier=None`` is
   :class:`~selection.lazy.classifiers.LazyNaiveBayes`.
 
@@ -48,7 +50,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from selection.base import check_feature_names
+from selection.base import FROM_INPUT, check_feature_names, resolve_hierarchy
 from selection.lazy.classifiers import LazyNaiveBayes
 
 __all__ = ["LazySelectionClassifier", "FixedSupport", "SharedSelection", "default_block_size", "takes_mask"]
@@ -180,6 +182,7 @@ class LazySelectionClassifier(ClassifierMixin, BaseEstimator):
         """
         if self.block_size is not None and (isinstance(self.block_size, bool) or int(self.block_size) < 1):
             raise ValueError(f"block_size must be a positive number of rows or None, got {self.block_size!r}")
+        given = X  # a selector with hierarchy="from_input" reads the hierarchy X carries, before validation
         # the classifier's fit checks that y holds class labels (a frozen one was checked when fitted)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         classifier = clone(LazyNaiveBayes() if self.classifier is None else self.classifier)
@@ -190,7 +193,11 @@ class LazySelectionClassifier(ClassifierMixin, BaseEstimator):
             )
         selector = None if self.selector is None else clone(self.selector)
         if selector is not None:
-            check_feature_names(getattr(self, "feature_names_in_", None), getattr(selector, "hierarchy", None))
+            h = getattr(selector, "hierarchy", None)
+            if isinstance(h, str) and h == FROM_INPUT:  # the selector sees the hierarchy X carried
+                h = resolve_hierarchy(h, given)
+                selector.set_params(hierarchy=h)
+            check_feature_names(getattr(self, "feature_names_in_", None), h)
             selector.fit(X, y)
         self.support_ = None
         if selector is not None and not hasattr(selector, "select_for"):

@@ -52,3 +52,51 @@ def test_literal_lines_of_other_languages_are_dropped_before_parsing():
                                           '<http://x/s> <http://x/label> "B" .',
                                           '<http://x/s> <http://x/label> "say \\"hi\\"@de"@en .']
     assert LineFilter([L]).keep(block)[0].count(b"\n") == 4  # no language given: every label
+
+
+# --------------------------------------------------------------------------- relation namespaces (issue 25)
+NS = "http://x/r/"
+R_PREDS = [P, NS + "1", NS + "22", "http://x/rr", "http://x/r"]
+r_obj = st.one_of(obj, st.sampled_from([f"<{NS}1>", f"<{NS}o>", "<http://x/o#a>"]))
+r_line = st.builds(lambda s, p, o, sep, end: f"{s}{sep}<{p}>{sep}{o}{end}", subject, st.sampled_from(R_PREDS), r_obj,
+                   st.sampled_from([" ", "\t", "  "]), st.sampled_from([" .", ".", " . ", "\t."]))
+
+
+def _wanted_relations(data: bytes):
+    """The triples of P, and of the predicates under NS whose object is an IRI."""
+    quads = ox.parse(input=data, format=ox.RdfFormat.N_TRIPLES)
+    return [(str(q.subject), q.predicate.value, str(q.object)) for q in quads
+            if q.predicate.value == P or (q.predicate.value.startswith(NS) and isinstance(q.object, ox.NamedNode))]
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=st.lists(r_line, max_size=30))
+def test_relation_lines_are_kept_only_with_an_iri_object(lines):
+    data = "".join(x + "\n" for x in lines).encode()
+    f = LineFilter([P], relation_namespaces=[NS])
+    kept, _ = f.keep(data)
+    assert _wanted_relations(kept) == _wanted_relations(data)  # nothing wanted is lost
+    for text in kept.decode().splitlines():
+        [q] = ox.parse(input=text.encode(), format=ox.RdfFormat.N_TRIPLES)
+        # a kept line of a relation predicate with a literal or blank object was kept for P (its IRI is in the line)
+        if q.predicate.value.startswith(NS) and not isinstance(q.object, ox.NamedNode):
+            assert f"<{P}>" in text
+    assert LineFilter([P]).keep(data)[0] == LineFilter([P], relation_namespaces=[]).keep(data)[0]
+
+
+def test_literal_valued_relation_lines_are_skipped_before_parsing():
+    wdt, q1, xsd = "http://www.wikidata.org/prop/direct/", "<http://www.wikidata.org/entity/Q1>", \
+        "http://www.w3.org/2001/XMLSchema#"
+    block = (f'{q1} <{wdt}P19> <http://www.wikidata.org/entity/Q2> .\n'
+             f'{q1} <{wdt}P569> "1952-03-11T00:00:00Z"^^<{xsd}dateTime> .\n'
+             f'{q1} <{wdt}P214> "113230702" .\n'
+             f'{q1} <{wdt}P1082> "+8908081"^^<{xsd}decimal> .\n'
+             f'{q1} <{wdt}P40> _:b .\n'
+             f'{q1}\t<{wdt}P27>\t<http://www.wikidata.org/entity/Q3>\t.\n'
+             f'{q1} <http://www.wikidata.org/prop/direct-normalized/P214> <http://x/> .\n'
+             f'{q1} <{wdt}P31> "odd" .\n').encode()
+    f = LineFilter([wdt + "P31"], relation_namespaces=[wdt])
+    kept, offsets = f.keep(block)
+    assert [x.split()[1] for x in kept.decode().splitlines()] == [f"<{wdt}P19>", f"<{wdt}P27>", f"<{wdt}P31>"]
+    assert f.seen == 8 and f.kept == 3 and repr(f) == "LineFilter(1 predicates, 1 relation namespace(s), language=None)"
+    assert not LineFilter([wdt + "P31"]).keep(block)[0].count(b"P19")  # without the namespace: no relation line

@@ -1,0 +1,466 @@
+"""A scikit-learn transformer from a column of entities or texts to the closed hierarchical table.
+
+:class:`KGFeatures` puts the knowledge-graph step inside a scikit-learn ``Pipeline``: ``fit`` looks the
+training values up in a knowledge source (the DBpedia dump index, a SPARQL endpoint, a dump, an
+:class:`rdflib.Graph`, or an ontology + annotation files for genes:
+:class:`kg.go.annotated.OntologyAnnotations`), builds the feature hierarchy, keeps the features of
+at least ``min_support`` training rows and remembers them; ``transform`` gives the sparse 0/1 table
+over those columns, closed under the hierarchy, for any values. Its output carries the hierarchy
+(:class:`kg.table.HierarchicalCSR`, or ``df.attrs["hierarchy"]`` of the pandas output), so a
+selector built with ``hierarchy="from_input"`` (every hierarchical selector of :mod:`selection`)
+reads it: the generation settings (``features``, ``category_depth``, ``min_support``) are tuned in
+``GridSearchCV`` together with the selector's.
+
+One code path for every source: :func:`kg.dbpedia.route.link_entities` (IRIs, ``Q42``-style ids,
+or texts through an annotator), :func:`kg.dbpedia.route.fetch_facts`,
+:func:`kg.dbpedia.route.build_hierarchy` and :meth:`kg.table.FeatureTable.from_facts` (closure and
+``min_support``).
+
+Look-ups are paid once. scikit-learn's ``clone`` deep-copies the parameters that are not
+estimators, which would copy a source and its in-memory answers at every fold and parameter
+setting of a grid. :class:`KGFeatures` therefore clones itself sharing ``source``, ``annotator``
+and ``memory`` (``__sklearn_clone__``: a source is a handle on a graph, not a value), and asks the
+source through :class:`kg.lookups.SharedLookups`, whose answers this process keeps per source object
+(by identity, forgotten with it): each entity's types (categories) and each class's (category's)
+parents; a category walk of depth 3 reuses the parents a walk of depth 2 fetched. ``memory`` (a
+folder or a :class:`joblib.Memory`) also keeps the answers on disk, as JSON rows of an SQLite file
+keyed by the source's ``describe()``, for the worker processes of ``GridSearchCV(n_jobs=2)`` and for
+later runs (nothing is pickled).
+
+Examples
+--------
+>>> import rdflib
+>>> g = rdflib.Graph().parse(format="turtle", data='''
+... @prefix dbo: <http://dbpedia.org/ontology/> . @prefix dbr: <http://dbpedia.org/resource/> .
+... @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+... dbr:Kobe a dbo:BasketballPlayer . dbr:Messi a dbo:SoccerPlayer . dbr:Lyon a dbo:City .
+... dbo:BasketballPlayer rdfs:subClassOf dbo:Athlete . dbo:SoccerPlayer rdfs:subClassOf dbo:Athlete .''')
+>>> kg = KGFeatures(g, min_support=2)
+>>> X = kg.fit_transform(["http://dbpedia.org/resource/Kobe", "http://dbpedia.org/resource/Messi",
+...                       "http://dbpedia.org/resource/Lyon"])
+>>> kg.get_feature_names_out().tolist(), X.toarray().tolist()
+(['http://dbpedia.org/ontology/Athlete'], [[1.0], [1.0], [0.0]])
+>>> kg.transform(["http://dbpedia.org/resource/Nobody"]).toarray().tolist(), kg.n_unknown_transform_
+([[0.0]], 1)
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+import warnings
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn import get_config
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.kinds import FeatureSpec
+from kg.dbpedia.relations import FEATURE_KINDS
+from kg.dbpedia.route import build_hierarchy, fetch_facts, link_entities
+from kg.errors import HierarchyCycleWarning
+from kg.lookups import SharedLookups, shared_lookups
+from kg.table import FeatureTable, HierarchicalCSR
+
+__all__ = ["FEATURE_KINDS", "KGFeatures"]
+
+log = logging.getLogger(__name__)
+
+_WHITESPACE = re.compile(r"[ \t\n\r\f\v]")  # ASCII: an IRI may hold a no-break space
+
+
+# ------------------------------------------------------------------------------------------- input
+def _column(X) -> tuple[list, object]:
+    """The values of a one-column input, and its index (a pandas index, or None)."""
+    index = getattr(X, "index", None)
+    if hasattr(X, "columns") and hasattr(X, "iloc"):  # a DataFrame
+        if X.shape[1] != 1:
+            raise ValueError(f"KGFeatures takes one column of entities or texts, got a DataFrame with {X.shape[1]} "
+                             "columns; pass one (df[['entity']] or df['entity'])")
+        values = X.iloc[:, 0].tolist()
+    elif hasattr(X, "iloc"):  # a Series
+        values = X.tolist()
+    else:
+        if sp.issparse(X):
+            raise TypeError("KGFeatures takes a column of entities or texts, got a sparse matrix")
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise ValueError(f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: KGFeatures takes "
+                             "one column of entities or texts")
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1:
+            raise ValueError(f"KGFeatures takes one column of entities or texts (a list, a 1-D array, a Series or "
+                             f"a one-column DataFrame), got an array of shape {arr.shape}")
+        values = arr.tolist()
+        index = None
+    if not values:
+        raise ValueError("KGFeatures got no values (0 rows)")
+    bad = next((v for v in values if isinstance(v, complex | np.complexfloating)), None)
+    if bad is not None:
+        raise ValueError(f"Complex data not supported: {bad!r} is neither an entity nor a text")
+    return values, index
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+
+
+# ------------------------------------------------------------------------------------------- transformer
+class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
+    """Closed hierarchical 0/1 features of a column of entities (IRIs, ids) or texts, from a knowledge source.
+
+    Parameters
+    ----------
+    source : KnowledgeSource or rdflib.Graph
+        :class:`~kg.dbpedia.index_source.IndexSource` (the dump index), :class:`~kg.dbpedia.sparql.SparqlSource`,
+        :class:`~kg.dbpedia.dumps.DumpSource`, :class:`~kg.dbpedia.rdflib_source.RdflibSource` (or an
+        ``rdflib.Graph``, wrapped in one), :class:`~kg.go.annotated.OntologyAnnotations` (genes), or
+        any object with the same four methods. Shared, not copied, by :func:`sklearn.base.clone`.
+    features : {"types", "categories", "relations", "qualified-relations"} or list of them
+        Instance-of classes (``rdf:type`` + ``rdfs:subClassOf``; GO terms + ``is_a``), categories
+        (``dct:subject`` + ``skos:broader``, followed ``category_depth`` levels up), relations (has a
+        property; qualified: to an object of a class, :mod:`kg.dbpedia.relations`), or several
+        (``["types", "categories"]``: one table over the union, each kind under its own hierarchy, the
+        ids prefixed by their kind as :mod:`kg.dbpedia.kinds` says).
+    input : {"auto", "entities", "texts"}
+        What the values are. ``"auto"``: entities (IRIs, short ids such as ``Q42``, gene ids) when no
+        value contains whitespace, texts otherwise (texts need ``annotator``). Missing values (None,
+        NaN, empty strings) give empty rows.
+    annotator : Annotator, optional
+        Finds the entities of texts (:class:`~kg.dbpedia.lexicon.LexiconAnnotator`,
+        :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`). Shared by clones.
+    vocabulary : str or Vocabulary, optional
+        For an ``rdflib.Graph`` source: its predicates (``"dbpedia"``, the default, or ``"wikidata"``).
+        Short ids (``Q42``) are expanded by the source's vocabulary.
+    min_support : int
+        Keep the features of at least this many training rows (after closure; the kept set stays
+        closed upward).
+    category_depth : int or None
+        ``skos:broader`` levels to follow for ``features="categories"`` (``None``: unbounded).
+    type_namespaces : sequence of str, optional
+        For an ``rdflib.Graph`` source: the type namespaces (``dbo``, ``yago``, ... or prefixes).
+    memory : str, path or joblib.Memory, optional
+        Also keep the source's answers on disk in this folder (``joblib.Memory``: its location), for
+        the worker processes of a parallel grid search and for later runs. Shared by clones.
+    direction : {"out", "in", "both"}
+        Relations: the entity as subject, as object, or both.
+    exclude_properties : sequence of str
+        Relations: predicates kept out of the features with their subproperties (IRIs, prefixed names,
+        Wikidata's ``P106``): exclude the one the labels come from.
+
+    Attributes
+    ----------
+    vocabulary_ : dict of str -> int
+        Feature id -> column.
+    hierarchy_ : FeatureHierarchy
+        The DAG over exactly the output columns, in column order.
+    feature_labels_ : ndarray of str
+        A readable label per column: the ontology's term name, else the IRI's local name.
+    n_unknown_ : int
+        Training rows without any feature (missing value, not an IRI, or unknown to the source).
+    n_unknown_transform_ : int
+        The same for the last :meth:`transform`: such rows are empty, never an error.
+    fit_report_ : dict
+        ``n_entities``, ``entities_without_features``, ``removed_cycle_edges``, ``n_features_found``.
+
+    Notes
+    -----
+    At transform time each value's ancestors come from the source (cached), so a new entity whose
+    class was not seen in training still gets the fitted ancestors of that class. Category cycles
+    are broken per call (:func:`kg.dbpedia.route.build_hierarchy`).
+
+    ``set_output(transform="pandas")`` returns a sparse DataFrame (columns: the feature ids; index:
+    the input's, when it had one) with ``df.attrs["hierarchy"]``. scikit-learn's own output
+    wrapper refuses sparse output, so this class implements ``set_output`` itself; the global
+    ``sklearn.set_config(transform_output="pandas")`` is honoured too.
+
+    Examples
+    --------
+    Genes with the bundled GO data, in a Pipeline with a selector that reads the hierarchy:
+
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from sklearn.naive_bayes import BernoulliNB
+    >>> from sklearn.pipeline import Pipeline
+    >>> from kg.go import OntologyAnnotations
+    >>> from selection.hierarchical import SHSEL
+    >>> d = Path(__file__).resolve().parents[1] / "datasets" / "bundled" / "DM-BP"
+    >>> genes = pd.read_csv(d / "labels.tsv", sep="\\t", dtype=str)
+    >>> go = OntologyAnnotations(d / "go-2014-06-13-subset.obo.gz", d / "annotations.tsv")
+    >>> pipe = Pipeline([("kg", KGFeatures(go, min_support=3)), ("select", SHSEL(hierarchy="from_input")),
+    ...                  ("clf", BernoulliNB())]).fit(genes["gene"], genes["label"])
+    >>> pipe["select"].hierarchy_ is pipe["kg"].hierarchy_, pipe["kg"].hierarchy_.n_nodes
+    (True, 698)
+    """
+
+    _parameter_constraints = {
+        "features": [StrOptions(set(FEATURE_KINDS)), list, tuple],
+        "input": [StrOptions({"auto", "entities", "texts"})],
+        "min_support": [Interval(Integral, 1, None, closed="left")],
+        "category_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "source": "no_validation", "annotator": "no_validation", "vocabulary": "no_validation",
+        "type_namespaces": "no_validation", "memory": "no_validation",
+        "direction": [StrOptions({"out", "in", "both"})], "exclude_properties": [list, tuple],
+    }
+
+    #: Parameters that are handles (a graph, an annotator, a cache): shared by clones, never copied.
+    _shared_params = ("source", "annotator", "memory")
+
+    def __init__(self, source=None, features="types", input="auto", annotator=None,  # noqa: A002 - sklearn's name
+                 vocabulary=None, min_support=1, category_depth=2, type_namespaces=None, memory=None,
+                 direction="out", exclude_properties=()):
+        self.source = source
+        self.features = features
+        self.input = input
+        self.annotator = annotator
+        self.vocabulary = vocabulary
+        self.min_support = min_support
+        self.category_depth = category_depth
+        self.type_namespaces = type_namespaces
+        self.memory = memory
+        self.direction = direction
+        self.exclude_properties = exclude_properties
+
+    # ------------------------------------------------------------------ scikit-learn plumbing
+    def __sklearn_clone__(self):
+        """A clone that shares the source, the annotator and the disk memory (see the module doc)."""
+        params = self.get_params(deep=False)
+        new = type(self)(**{k: v if k in self._shared_params else clone(v, safe=False) for k, v in params.items()})
+        if hasattr(self, "_sklearn_output_config"):
+            new._sklearn_output_config = copy.deepcopy(self._sklearn_output_config)
+        return new
+
+    def set_output(self, *, transform=None):
+        """Choose the output of :meth:`transform`: ``"default"`` (a csr matrix) or ``"pandas"`` (a sparse DataFrame).
+
+        Parameters
+        ----------
+        transform : {"default", "pandas"} or None
+            None leaves the choice as it is.
+
+        Returns
+        -------
+        self
+        """
+        if transform is None:
+            return self
+        if transform not in ("default", "pandas"):
+            raise ValueError(f"KGFeatures output is sparse: transform must be 'default' or 'pandas', got {transform!r}")
+        self._sklearn_output_config = {"transform": transform}
+        return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = True  # a one-column array or DataFrame
+        tags.input_tags.one_d_array = True
+        tags.input_tags.string = True
+        tags.requires_fit = True
+        return tags
+
+    # ------------------------------------------------------------------ the work
+    def _kinds(self) -> tuple[str, ...]:
+        kinds = (self.features,) if isinstance(self.features, str) else tuple(self.features)
+        bad = [k for k in kinds if k not in FEATURE_KINDS]
+        if not kinds or bad or len(set(kinds)) != len(kinds):
+            raise ValueError(f"features must be one of {', '.join(FEATURE_KINDS)} or a list of them without repeats, "
+                             f"got {self.features!r}")
+        return kinds
+
+    def _what(self) -> str:
+        return " or ".join(self._kinds())
+
+    def _lookups(self) -> SharedLookups:
+        if self.source is None:
+            raise ValueError("KGFeatures needs a source (a knowledge source, an rdflib.Graph or "
+                             "kg.go.OntologyAnnotations)")
+        return shared_lookups(self.source, vocabulary=self.vocabulary, type_namespaces=self.type_namespaces,
+                              memory=self.memory)
+
+    def _kind(self, values: list) -> str:
+        if self.input != "auto":
+            kind = self.input
+        else:
+            kind = "texts" if any(isinstance(v, str) and _WHITESPACE.search(v.strip()) for v in values) else "entities"
+        if kind == "texts" and self.annotator is None:
+            example = next(v for v in values if isinstance(v, str) and _WHITESPACE.search(v.strip())) \
+                if self.input == "auto" else values[0]
+            raise ValueError(f"KGFeatures got texts (e.g. {str(example)[:60]!r}) but no annotator; pass "
+                             "annotator=... or input='entities'")
+        return kind
+
+    def _row_entities(self, values: list, lookups: SharedLookups) -> dict[str, list[str]]:
+        """Row position (as str) -> entity ids."""
+        ids = [str(i) for i in range(len(values))]
+        kind = self._kind(values)
+        source = lookups.source if isinstance(lookups, SharedLookups) else lookups
+        if kind == "entities" and not getattr(source, "entity_iris", True):
+            return {i: ([] if _missing(v) else [str(v).strip()]) for i, v in zip(ids, values)}
+        if kind == "texts":
+            corpus = Corpus(ids=ids, texts=["" if _missing(v) else str(v) for v in values])
+            entities, _ = link_entities(corpus, self.annotator)
+            return entities
+        vocab = getattr(source, "vocabulary", None)
+        expand = getattr(vocab, "expand_entity", None)
+        corpus = Corpus(ids=ids, entities=[[] if _missing(v) else [str(v).strip()] for v in values])
+        entities, _ = link_entities(corpus, None, expand=expand)
+        return entities
+
+    def _facts(self, X):
+        values, index = _column(X)
+        lookups = self._lookups()
+        rows = self._row_entities(values, lookups)
+        facts, edges, report = fetch_facts(rows, lookups, features=self._spec(lookups))
+        return list(rows), {i: set(facts.get(i, ())) for i in rows}, edges, report, index
+
+    def _spec(self, lookups) -> FeatureSpec:
+        """The kinds and the relations' options (the excluded predicates expanded by the source's vocabulary)."""
+        source = lookups.source if isinstance(lookups, SharedLookups) else lookups
+        vocab = getattr(source, "vocabulary", None)
+        expand = getattr(vocab, "expand_property", None)
+        exclude = [expand(p, "exclude_properties") if expand else p for p in self.exclude_properties or ()]
+        return FeatureSpec.of(list(self._kinds()), category_depth=self.category_depth, direction=self.direction,
+                              exclude=exclude)
+
+    def fit(self, X, y=None):
+        """Look the training values up, build the hierarchy, keep the features of ``min_support`` rows.
+
+        Parameters
+        ----------
+        X : list, 1-D array, Series or one-column DataFrame
+            Entities (IRIs, ids) or texts.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """:meth:`fit`, then the training table (the same as ``fit(X).transform(X)``, without looking X up twice).
+
+        Parameters
+        ----------
+        X : list, 1-D array, Series or one-column DataFrame
+        y : ignored
+
+        Returns
+        -------
+        HierarchicalCSR or pandas.DataFrame
+        """
+        table, index = self._fit(X)
+        self.n_unknown_transform_ = self.n_unknown_
+        return self._output(table.X, index)
+
+    def _fit(self, X):
+        self._validate_params()
+        ids, facts, edges, report, index = self._facts(X)
+        nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
+        if not nodes:
+            raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
+                             f"({report['n_entities']} entities) in {self._source_name()}")
+        h, removed = build_hierarchy(nodes, edges)
+        table = FeatureTable.from_facts(facts, h, min_support=self.min_support, instances=ids)
+        if table.n_features == 0:
+            raise ValueError(f"min_support={self.min_support} keeps none of the {h.n_nodes} features of the "
+                             f"{len(ids)} training values")
+        names = table.feature_names
+        self.vocabulary_ = {str(f): j for j, f in enumerate(names.tolist())}
+        self.hierarchy_ = table.hierarchy
+        self.feature_labels_ = self._labels(names.tolist())
+        self.n_unknown_ = int(sum(1 for i in ids if not facts.get(i)))
+        self.fit_report_ = {"n_entities": report["n_entities"],
+                            "entities_without_features": report["entities_without_features"],
+                            "removed_cycle_edges": [list(e) for e in removed], "n_features_found": h.n_nodes}
+        if self.n_unknown_:
+            log.info("%d of %d training rows have no %s (empty rows)", self.n_unknown_, len(ids), self._what())
+        return table, index
+
+    def _source_name(self) -> str:
+        return type(self.source).__name__
+
+    def _labels(self, names: list[str]) -> np.ndarray:
+        lookups = self._lookups()
+        labels_of = getattr(lookups.source if isinstance(lookups, SharedLookups) else lookups, "labels", None)
+        found = labels_of(names) if callable(labels_of) else {}
+        out = []
+        for n in names:
+            label = found.get(n) or re.split(r"[/#]", n)[-1] or n
+            out.append(label)
+        return np.asarray(out, dtype=object)
+
+    def transform(self, X):
+        """The closed 0/1 table of ``X`` over the fitted columns; unknown values give empty rows.
+
+        Parameters
+        ----------
+        X : list, 1-D array, Series or one-column DataFrame
+
+        Returns
+        -------
+        HierarchicalCSR or pandas.DataFrame
+            ``(n_rows, len(vocabulary_))``, carrying ``hierarchy_`` (see :meth:`set_output`).
+        """
+        check_is_fitted(self, "vocabulary_")
+        ids, facts, edges, _, index = self._facts(X)
+        n, m = len(ids), len(self.vocabulary_)
+        nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
+        if nodes:
+            with warnings.catch_warnings():  # cycles were reported by fit
+                warnings.simplefilter("ignore", HierarchyCycleWarning)
+                h, _ = build_hierarchy(nodes, edges)
+            index_of = h.index
+            rows, cols = [], []
+            for r, i in enumerate(ids):
+                for f in facts.get(i, ()):
+                    rows.append(r)
+                    cols.append(index_of[f])
+            direct = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, h.n_nodes))
+            closed = h.close(direct).tocsr()
+            col_map = np.array([self.vocabulary_.get(str(f), -1) for f in h.node_ids.tolist()], dtype=np.int64)
+            keep = np.flatnonzero(col_map >= 0)
+            sub = closed[:, keep].tocsr()
+            x = sp.csr_matrix((np.ones(sub.nnz), col_map[keep][sub.indices], sub.indptr), shape=(n, m))
+            x.sort_indices()
+        else:
+            x = sp.csr_matrix((n, m), dtype=np.float64)
+        self.n_unknown_transform_ = int(sum(1 for i in ids if not facts.get(i)))
+        if self.n_unknown_transform_:
+            log.info("%d of %d rows have no %s (empty rows)", self.n_unknown_transform_, n, self._what())
+        return self._output(x, index)
+
+    def _output(self, x, index):
+        x = HierarchicalCSR.wrap(sp.csr_matrix(x, dtype=np.float64), self.hierarchy_)
+        config = getattr(self, "_sklearn_output_config", {}).get("transform") or get_config()["transform_output"]
+        if config == "pandas":
+            import pandas as pd
+
+            df = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(x, dtype=np.int8), index=index,
+                                                   columns=self.hierarchy_.node_ids.tolist())
+            df.attrs["hierarchy"] = self.hierarchy_
+            return df
+        if config not in ("default", None):
+            raise ValueError(f"KGFeatures output is sparse: transform_output {config!r} is not supported "
+                             "('default' or 'pandas')")
+        return x
+
+    def get_feature_names_out(self, input_features=None):
+        """The feature ids of the output columns (readable labels: :attr:`feature_labels_`).
+
+        Parameters
+        ----------
+        input_features : ignored
+
+        Returns
+        -------
+        ndarray of object
+        """
+        check_is_fitted(self, "vocabulary_")
+        return np.asarray(self.hierarchy_.node_ids.tolist(), dtype=object)

@@ -1,0 +1,327 @@
+"""The answers of a knowledge source, remembered per entity and per node and shared by everyone asking it.
+
+:class:`kg.features.KGFeatures` asks its source through :class:`SharedLookups`. scikit-learn's ``clone``
+deep-copies the parameters that are not estimators, which would copy a source and its in-memory answers
+at every fold and parameter setting of a grid search; :func:`shared_lookups` keeps the answers of each
+source object (by identity) for the process, so every clone, fold and setting asks the source once per
+entity and once per class or category. With a ``memory`` folder the answers are also kept on disk, as
+JSON rows of an SQLite file keyed by the source's ``describe()``, for the worker processes of
+``GridSearchCV(n_jobs=2)`` and for later runs (nothing is pickled).
+
+Examples
+--------
+>>> import rdflib
+>>> g = rdflib.Graph().parse(format="turtle", data='''
+... @prefix dbo: <http://dbpedia.org/ontology/> .
+... <http://dbpedia.org/resource/Kobe> a dbo:BasketballPlayer .''')
+>>> _ = shared_lookups(g).types(["http://dbpedia.org/resource/Kobe"])
+>>> _ = shared_lookups(g).types(["http://dbpedia.org/resource/Kobe"])   # a second asker: answered from memory
+>>> shared_lookups(g).asked["types"]
+1
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+import threading
+import weakref
+from collections.abc import Iterable
+from pathlib import Path
+
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction
+from kg.errors import KgfsError
+
+__all__ = ["SharedLookups", "shared_lookups"]
+
+
+class _DiskMemo:
+    """``(kind, key) -> set`` answers of one source, as JSON rows of an SQLite file (shared by processes)."""
+
+    def __init__(self, folder: Path, describe: str):
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "kgfs-lookups.sqlite"
+        self.fingerprint = hashlib.sha256(describe.encode("utf-8")).hexdigest()
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS answers (source TEXT, kind TEXT, key TEXT, value TEXT, "
+                       "PRIMARY KEY (source, kind, key))")
+
+    @contextlib.contextmanager
+    def _connect(self):
+        """A connection for one read or one write (committed), closed after it; WAL lets processes share the file."""
+        db = sqlite3.connect(self.path, timeout=120)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            with db:
+                yield db
+        finally:
+            db.close()
+
+    def get(self, kind: str, keys: list[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        with self._connect() as db:
+            for i in range(0, len(keys), 500):
+                part = keys[i:i + 500]
+                marks = ",".join("?" * len(part))
+                for key, value in db.execute(
+                    f"SELECT key, value FROM answers WHERE source = ? AND kind = ? AND key IN ({marks})",  # noqa: S608
+                    [self.fingerprint, kind, *part],
+                ):
+                    out[key] = {tuple(v) if isinstance(v, list) else v for v in json.loads(value)}  # relations: pairs
+        return out
+
+    def put(self, kind: str, answers: dict[str, Iterable[str]]) -> None:
+        rows = [(self.fingerprint, kind, k, json.dumps(sorted(v))) for k, v in answers.items()]
+        with self._connect() as db:
+            db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", rows)
+
+
+def _describe(source) -> str:
+    describe = source.describe() if hasattr(source, "describe") else repr(source)
+    return json.dumps(describe, sort_keys=True, default=str)
+
+
+class _Answers:
+    """What :class:`SharedLookups` remembers of one source: answers per question, counts, the disk memo."""
+
+    def __init__(self, disk: _DiskMemo | None):
+        self.memo = {kind: MemoCache() for kind in ("types", "categories", "broader", "relations-out", "relations-in")}
+        self.class_known: dict[str, frozenset] = {}
+        self.property_known: dict[str, frozenset] = {}
+        self.asked = {"types": 0, "categories": 0, "broader": 0, "subclass": 0, "relations-out": 0, "relations-in": 0,
+                      "subproperty": 0}
+        self.lock = threading.RLock()
+        self.disk = disk
+
+
+class SharedLookups:
+    """A knowledge source's answers, remembered per entity and per node (shared per source: :func:`shared_lookups`).
+
+    Answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource` (and the two of
+    :class:`~kg.dbpedia.sources.RelationSource`, when the source answers them) with the source's
+    semantics, asking it only for what it was not asked before:
+
+    - ``types`` / ``categories``: per entity.
+    - ``broader(categories, depth)``: per category, its parents (one ``source.broader(nodes, 1)`` per
+      level of new nodes); the walk itself runs here, so any depth reuses the parents fetched.
+    - ``class_edges(classes)``: the source's answer for the classes not met before; every class in
+      it (a start or an ancestor: the source's walk expands each) is then known with its parents
+      in the type namespaces, and later questions walk the known edges. An edge the source
+      reaches only through a class outside the namespaces is not connected to the start classes
+      in the returned DAG, so tables (closure and ``min_support``) are the same.
+    - ``relations(entities, direction)``: per entity and direction; ``property_edges(properties)``:
+      as ``class_edges``, over the subproperty graph.
+
+    Parameters
+    ----------
+    source : KnowledgeSource
+    disk : folder, optional
+        Keep the answers in ``<disk>/kgfs-lookups.sqlite`` too (JSON rows, keyed by the source's
+        ``describe()``), read before asking the source.
+
+    Attributes
+    ----------
+    asked : dict of str -> int
+        How many keys (entities, classes, categories) were passed to the source, per question.
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> g = rdflib.Graph().parse(format="turtle", data='''
+    ... @prefix dbo: <http://dbpedia.org/ontology/> .
+    ... <http://dbpedia.org/resource/Kobe> a dbo:BasketballPlayer .''')
+    >>> s = SharedLookups(RdflibSource(g))
+    >>> _ = s.types(["http://dbpedia.org/resource/Kobe"]); _ = s.types(["http://dbpedia.org/resource/Kobe"])
+    >>> s.asked["types"]
+    1
+    """
+
+    def __init__(self, source, disk: Path | None = None, *, state: _Answers | None = None):
+        self.source = source
+        if state is None:
+            state = _Answers(_DiskMemo(Path(disk), _describe(source)) if disk is not None else None)
+        self._state = state
+        # the answers live in the state (which holds no reference to the source: see shared_lookups)
+        self._memo, self._class_known, self.asked = state.memo, state.class_known, state.asked
+        self._property_known = state.property_known
+        self._lock, self._disk = state.lock, state.disk
+
+    def __repr__(self) -> str:
+        return f"SharedLookups({self.source!r})"
+
+    def describe(self):
+        """The source's ``describe()``."""
+        return self.source.describe() if hasattr(self.source, "describe") else repr(self.source)
+
+    def _ask(self, kind: str, keys: Iterable[str], fetch) -> dict[str, set[str]]:
+        with self._lock:
+            known, todo = self._memo[kind].split(keys)
+            if todo and self._disk is not None:
+                stored = self._disk.get(kind, todo)
+                self._memo[kind].put(stored)
+                known.update(stored)
+                todo = [k for k in todo if k not in stored]
+            if todo:
+                self.asked[kind] += len(todo)
+                found = fetch(todo)
+                found = {k: set(found.get(k, ())) for k in todo}
+                self._memo[kind].put(found)
+                if self._disk is not None:
+                    self._disk.put(kind, found)
+                known.update(found)
+            return known
+
+    def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        return self._ask("types", entities, self.source.types)
+
+    def categories(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        return self._ask("categories", entities, self.source.categories)
+
+    def _category_parents(self, todo: list[str]) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {c: set() for c in todo}
+        for c, p in self.source.broader(todo, 1):
+            if c in out:
+                out[c].add(p)
+        return out
+
+    def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        return breadth_first_edges(categories, lambda xs: self._ask("broader", xs, self._category_parents), depth)
+
+    def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
+        return self._closure("subclass", self._class_known, classes, self.source.class_edges)
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
+        if not hasattr(self.source, "relations"):
+            raise KgfsError(f"{type(self.source).__name__} does not answer relation questions (it is no "
+                            "RelationSource)")
+        check_direction(direction)
+        return self._ask(f"relations-{direction}", entities, lambda todo: self.source.relations(todo, direction))
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:
+        return self._closure("subproperty", self._property_known, properties, self.source.property_edges)
+
+    def _closure(self, kind: str, known: dict[str, frozenset], nodes: Iterable[str], fetch_edges
+                 ) -> set[tuple[str, str]]:
+        """The edges above ``nodes`` of a graph the source walks whole (``fetch_edges(nodes)``: every edge reachable
+        upward): each node of an answer is then known with its parents, and later questions walk the known edges."""
+        nodes = sorted(set(nodes))
+        with self._lock:
+            todo = [c for c in nodes if c not in known]
+            need = todo if self._disk is not None else []
+            while need:  # a node on disk was stored with its ancestors: read them level by level
+                stored = self._disk.get(kind, need)
+                known.update((k, frozenset(v)) for k, v in stored.items())
+                need = sorted({p for ps in stored.values() for p in ps if p not in known})
+            todo = [c for c in todo if c not in known]
+            if todo:
+                self.asked[kind] += len(todo)
+                # every node of the answer was expanded by the source's walk: known, with its parents
+                parents: dict[str, set[str]] = {c: set() for c in todo}
+                for c, p in fetch_edges(todo):
+                    parents.setdefault(c, set()).add(p)
+                    parents.setdefault(p, set())
+                fresh = {k: v for k, v in parents.items() if k not in known}
+                known.update((k, frozenset(v)) for k, v in fresh.items())
+                if self._disk is not None:
+                    self._disk.put(kind, fresh)
+            return breadth_first_edges(nodes, lambda xs: {x: set(known.get(x, ())) for x in xs}, None)
+
+
+# source object's id -> (a weak reference to it, {settings: _Answers}). By identity, not equality (two rdflib graphs
+# with the same identifier are equal, yet hold different triples). The answers hold no reference to the source, so
+# an entry goes when its source goes; a source that cannot be weakly referenced is kept alive with its answers.
+_SHARED: dict[int, tuple[object, dict]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _answers_of(source) -> dict:
+    key = id(source)
+    entry = _SHARED.get(key)
+    if entry is not None and entry[0]() is source:
+        return entry[1]
+
+    def forget(ref, k=key):
+        if _SHARED.get(k, (None,))[0] is ref:
+            del _SHARED[k]
+
+    try:
+        ref = weakref.ref(source, forget)
+    except TypeError:
+
+        def ref(s=source):
+            return s
+    _SHARED[key] = (ref, {})
+    return _SHARED[key][1]
+
+
+def _memory_folder(memory) -> Path | None:
+    if memory is None:
+        return None
+    location = getattr(memory, "location", memory)  # joblib.Memory (its folder) or a path
+    if location is None:  # joblib.Memory(None) caches nothing
+        return None
+    return Path(location)
+
+
+def shared_lookups(source, *, vocabulary=None, type_namespaces=None, memory=None) -> SharedLookups:
+    """A :class:`SharedLookups` over the answers this process remembers of ``source`` (with these settings).
+
+    Every call for the same source object (by identity) shares one set of answers; they are forgotten when
+    the source is.
+
+    Parameters
+    ----------
+    source : KnowledgeSource or rdflib.Graph
+        A graph is read through :class:`~kg.dbpedia.rdflib_source.RdflibSource`.
+    vocabulary : Vocabulary or str, optional
+        For a graph: its predicates (``"dbpedia"``, ``"wikidata"`` or a
+        :class:`~kg.dbpedia.vocabulary.Vocabulary`).
+    type_namespaces : sequence of str, optional
+        For a graph: the type namespaces.
+    memory : folder or joblib.Memory, optional
+        Also keep the answers on disk there.
+
+    Returns
+    -------
+    SharedLookups
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> g = rdflib.Graph()
+    >>> asked = shared_lookups(g).asked
+    >>> shared_lookups(g).asked is asked, shared_lookups(rdflib.Graph()).asked is asked
+    (True, False)
+    >>> shared_lookups(g).asked is shared_lookups(rdflib.Graph(identifier=g.identifier)).asked  # equal, not the same
+    False
+    """
+    folder = _memory_folder(memory)
+    vocab_key = getattr(vocabulary, "name", vocabulary)
+    key = (vocab_key, None if type_namespaces is None else tuple(type_namespaces), None if folder is None
+           else str(folder.resolve()))
+    inner = _as_source(source, vocabulary, type_namespaces)
+    with _SHARED_LOCK:
+        per_source = _answers_of(source)
+        state = per_source.get(key)
+        if state is None:
+            state = per_source[key] = _Answers(None if folder is None else _DiskMemo(folder, _describe(inner)))
+    return SharedLookups(inner, state=state)
+
+
+def _as_source(source, vocabulary, type_namespaces):
+    import rdflib
+
+    if isinstance(source, rdflib.Graph):
+        from kg.dbpedia.rdflib_source import RdflibSource
+        from kg.dbpedia.vocabulary import preset
+
+        vocab = preset(vocabulary) if isinstance(vocabulary, str) else vocabulary
+        return RdflibSource(source, vocabulary=vocab, type_namespaces=type_namespaces)
+    missing = [m for m in ("types", "class_edges", "categories", "broader") if not callable(getattr(source, m, None))]
+    if missing:
+        raise TypeError(f"source must be a knowledge source (types, class_edges, categories, broader) or an "
+                        f"rdflib.Graph, got {type(source).__name__} (no {', '.join(missing)})")
+    return source

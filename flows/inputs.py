@@ -203,7 +203,8 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
     ----------
     items : sequence of str
         A folder or ``.npz`` written by :func:`kg.formats.folder.write_table_folder` (named by
-        its ``meta["dataset"]``, else the folder's name), or registry names and patterns.
+        its ``meta["dataset"]``, else the folder's name; a second table of the same dataset is
+        named ``dataset (folder)``), or registry names and patterns.
     mirror : path, optional
         The registry's local data mirror.
     check : str, optional
@@ -228,7 +229,12 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
         p = Path(item)
         if p.is_dir() or item.endswith(".npz"):
             t = read_table_folder(p)
-            tables[str(t.meta.get("dataset") or p.name)] = t
+            name = str(t.meta.get("dataset") or p.name)
+            if name in tables:  # tables of one dataset (built with other options): told apart by their folders
+                name = f"{name} ({p.name})"
+                if name in tables:
+                    raise KgfsError(f"--datasets: two tables named {name!r}; give folders of different names")
+            tables[name] = t
         else:
             names.extend(resolve_names([item]))
     for n in names:

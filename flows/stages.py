@@ -89,7 +89,7 @@ class SelectStep(Step):
         return {"table": up["table"].hash, "selector": self.selector, "params": self.params}
 
     def compute(self, folder, up):
-        from selection.frames import select_features, write_selection  # imports scikit-learn
+        from selection.frames import kind_counts, select_features, write_selection  # imports scikit-learn
 
         table = read_table(up["table"])
         if not table.meta.get("term_names") and self.names is not None:
@@ -97,9 +97,11 @@ class SelectStep(Step):
             if names:
                 table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
         _sel, frame = select_features(table, self.selector, self.params)
-        return write_selection(frame, folder), {"selector": self.selector, "params": self.params,
-                                                "n_features": int(table.n_features),
-                                                "n_selected": int(frame["selected"].sum())}
+        summary = {"selector": self.selector, "params": self.params, "n_features": int(table.n_features),
+                   "n_selected": int(frame["selected"].sum())}
+        if kind_counts(frame):  # a table of several kinds: what was kept of each
+            summary["by_kind"] = kind_counts(frame)
+        return write_selection(frame, folder), summary
 
 
 class EvaluateStep(Step):

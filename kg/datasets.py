@@ -113,8 +113,9 @@ class DatasetInfo:
     name : str
         ``source/dataset``.
     loader : str
-        ``aire``, ``rpv``, ``lod``, ``lod_hierarchy``, ``go_bundle`` or ``ontology`` (any ontology with an
-        annotation file, :class:`kg.routes.go.OntologyInput`'s options) ("" with a generator).
+        ``aire``, ``rpv``, ``lod``, ``lod_hierarchy``, ``go_bundle``, ``ontology`` (any ontology with an
+        annotation file, :class:`kg.routes.go.OntologyInput`'s options) or ``rdf`` (a corpus of entities and an
+        RDF dump, :class:`kg.routes.dbpedia.CorpusInput`'s options) ("" with a generator).
     description, licence, upstream, derivation : str
     version : str
         The upstream release(s) the files are (``HPO 2025-01-16``), when the manifest says.
@@ -378,8 +379,21 @@ def _load_ontology(paths, **options):
     return ontology_table(paths, options)
 
 
+def _load_rdf(paths: Mapping[str, Path], **options) -> FeatureTable:
+    """A corpus of entities with the features of an RDF dump (CoDEx people x Wikidata), as the RDF route builds it.
+
+    Streamed from the dump, nothing cached, in one batch (a streamed dump is read once per batch of entities).
+    """
+    from kg.routes import build_table
+    from kg.routes.base import Context
+    from kg.routes.dbpedia import CorpusInput
+
+    return build_table(CorpusInput.from_dataset(options.pop("name", "rdf"), paths, options, {}),
+                       Context(batch_size=1 << 30))
+
+
 _LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle,
-            "ontology": _load_ontology}
+            "ontology": _load_ontology, "rdf": _load_rdf}
 
 
 # ---------------------------------------------------------------------- module-level API

@@ -48,6 +48,11 @@ class FeatureTable:
         :class:`~kg.errors.ImplicationError`, close the rows upward (recorded in
         ``meta["repaired_cells"]``), or keep the table as it is (counted in
         ``meta["violations"]``).
+    values : scipy.sparse matrix, optional
+        Counts behind the 0/1 cells (``--values count``: how many relations of a kind an instance
+        has), positive exactly where ``X`` is 1. ``X`` stays their presence, which the
+        hierarchical selectors read; the flat selectors and the exports read the counts
+        (:meth:`with_values`).
 
     Examples
     --------
@@ -64,6 +69,7 @@ class FeatureTable:
     hierarchy: FeatureHierarchy
     meta: dict = field(default_factory=dict)
     check: str = "raise"
+    values: sp.csr_matrix | None = None
 
     def __post_init__(self) -> None:
         x = sp.csr_matrix(self.X)
@@ -111,6 +117,46 @@ class FeatureTable:
                 self.meta["repaired_cells"] = int(self.X.nnz - before)
             else:
                 self.meta["violations"] = int(viol.nnz)
+        if self.values is not None:
+            self.values = self._checked_values(self.values)
+
+    def _checked_values(self, values) -> sp.csr_matrix:
+        """``values`` as a csr matrix laid out as ``X`` (the same cells, in the same order)."""
+        v = sp.csr_matrix(values, dtype=np.float64)
+        v.sum_duplicates()
+        v.eliminate_zeros()
+        if v.shape != self.X.shape:
+            raise ValueError(f"values have shape {v.shape}, the table {self.X.shape}")
+        if v.nnz and v.data.min() < 0:
+            raise ValueError("values must not be negative")
+        self.X.sort_indices()
+        v.sort_indices()
+        if v.nnz != self.X.nnz or not (np.array_equal(v.indices, self.X.indices)
+                                       and np.array_equal(v.indptr, self.X.indptr)):
+            raise ValueError("values must be positive exactly where X is 1")
+        return v
+
+    def with_values(self, values) -> FeatureTable:
+        """The same table with counts behind its cells (see the class).
+
+        Parameters
+        ----------
+        values : sparse matrix
+            Positive exactly where ``X`` is 1.
+
+        Returns
+        -------
+        FeatureTable
+
+        Examples
+        --------
+        >>> h = FeatureHierarchy.from_edges([("Athlete", "Person")])
+        >>> t = FeatureTable.from_facts({"a": ["Athlete"]}, h).with_values([[2, 3]])
+        >>> t.values.toarray().tolist(), t.X.toarray().tolist()
+        ([[2.0, 3.0]], [[1.0, 1.0]])
+        """
+        return FeatureTable(self.X, self.feature_names, self.instance_ids, self.y, self.hierarchy, meta=self.meta,
+                            check="ignore", values=values)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -236,6 +282,7 @@ class FeatureTable:
             self.hierarchy.restrict(idx),
             meta=self.meta,
             check="ignore" if "violations" in self.meta else "raise",
+            values=None if self.values is None else self.values[:, idx],
         )
 
     def select_instances(self, rows) -> FeatureTable:
@@ -251,6 +298,7 @@ class FeatureTable:
             self.hierarchy,
             meta=self.meta,
             check="ignore",
+            values=None if self.values is None else self.values[rows],
         )
 
     def drop_rare(self, min_support: int) -> FeatureTable:
@@ -260,12 +308,12 @@ class FeatureTable:
         return out
 
     def to_frame(self):
-        """A pandas DataFrame (sparse columns) indexed by instance id, plus a ``label`` column."""
+        """A pandas DataFrame (sparse columns: the counts when the table has them, else 0/1) indexed by instance id,
+        plus a ``label`` column."""
         import pandas as pd
 
-        df = pd.DataFrame.sparse.from_spmatrix(
-            self.X.astype(np.int8), index=self.instance_ids, columns=self.feature_names
-        )
+        cells = self.X.astype(np.int8) if self.values is None else self.values
+        df = pd.DataFrame.sparse.from_spmatrix(cells, index=self.instance_ids, columns=self.feature_names)
         if self.y is not None:
             df["label"] = self.y
         return df
@@ -294,6 +342,8 @@ class FeatureTable:
         }
         if y is not None:
             arrays["y"] = y
+        if self.values is not None:  # laid out as X's cells (same indices): their data only
+            arrays["values_data"] = self.values.data
 
         def write(tmp: Path) -> None:
             # numpy's savez_compressed format (np.load reads it), deflated at level 1: a corpus's table of 10M
@@ -334,5 +384,7 @@ class FeatureTable:
                 h,
                 meta=json.loads(str(z["meta"])),
                 check="ignore" if str(z["check"]) == "ignore" else "raise",
+                values=sp.csr_matrix((z["values_data"], indices, z["data_indptr"]), shape=shape)
+                if "values_data" in z else None,
             )
 

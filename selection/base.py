@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from kg.hierarchy import FeatureHierarchy, binary_csr
 
 __all__ = ["HierarchicalEstimator", "HierarchicalSelector", "SupportMaskMixin", "TopKSelector", "as_binary_csr",
+           "reads_counts",
            "check_hierarchy", "check_class_labels", "check_feature_names", "implication_violations",
            "violation_cells", "top_k_mask", "first_k_mask", "HIERARCHY", "BINARIZE", "CHECK_IMPLICATION"]
 
@@ -215,6 +216,25 @@ class SupportMaskMixin:
         return self.support_
 
 
+def reads_counts(estimator) -> bool:
+    """Whether a selector is fitted on a table's counts (``--values count``) rather than on their presence.
+
+    kgfs's estimators say so with a class attribute ``reads_counts`` (the Fisher score, defined on
+    numbers, does; the hierarchical selectors and the binary measures -- information gain, CFS,
+    mRMR, ReliefF -- read presence); any other scikit-learn estimator (``SelectKBest(chi2)``)
+    takes numbers, so it reads the counts.
+
+    Examples
+    --------
+    >>> from sklearn.feature_selection import SelectKBest
+    >>> from selection.flat import FisherScore
+    >>> from selection.hierarchical.shsel import SHSEL
+    >>> reads_counts(SelectKBest()), reads_counts(FisherScore()), reads_counts(SHSEL())
+    (True, True, False)
+    """
+    return bool(getattr(estimator, "reads_counts", not isinstance(estimator, HierarchicalEstimator)))
+
+
 class HierarchicalEstimator(BaseEstimator):
     """Validation shared by every estimator over a feature DAG, eager or lazy.
 
@@ -251,6 +271,8 @@ class HierarchicalEstimator(BaseEstimator):
     """
 
     _supervised = True
+    #: Fitted on counts as they are (see :func:`reads_counts`); the others demand 0/1 (or ``binarize``).
+    reads_counts = False
 
     def _validate(self, X, y=None, *, reset: bool = True):
         if y is None and self._supervised:
@@ -267,6 +289,11 @@ class HierarchicalEstimator(BaseEstimator):
                 )
         else:
             X = validate_data(self, X, accept_sparse="csr", reset=reset, dtype=np.float64)
+        if self.reads_counts and getattr(self, "binarize", None) is None:
+            X = sp.csr_matrix(X, dtype=np.float64)
+            if X.nnz and X.data.min() < 0:
+                raise ValueError(f"{type(self).__name__} reads counts: X must not be negative")
+            return X, y
         X = as_binary_csr(X, getattr(self, "binarize", None))
         return X, y
 

@@ -97,6 +97,7 @@ def select_features(table, selector: str, params: Mapping | None = None):
 
 
 def _fitted(table, selector: str, params):
+    from selection.base import reads_counts
     from selection.registry import get_selector
 
     if table.y is None:
@@ -104,7 +105,9 @@ def _fitted(table, selector: str, params):
     if len(np.unique(np.asarray(table.y))) < 2:
         raise KgfsError(
             f"the table has a single class ({np.asarray(table.y)[0].item()!r}); selection needs two or more")
-    return get_selector(selector, table.hierarchy, **dict(params or {})).fit(table.X, table.y)
+    sel = get_selector(selector, table.hierarchy, **dict(params or {}))
+    counts = getattr(table, "values", None)
+    return sel.fit(counts if counts is not None and reads_counts(sel) else table.X, table.y)
 
 
 def select_per_instance(table, selector: str, params: Mapping | None = None):
@@ -247,7 +250,25 @@ def selection_frame(table, sel) -> pd.DataFrame:
     names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
     if names:
         df.insert(1, "name", [names.get(f, "") for f in df["feature"]])
+    if isinstance(table.meta.get("features"), list):  # a table of several kinds (kg.dbpedia.kinds): say each one's
+        from kg.dbpedia.relations import kind_of
+
+        df.insert(1, "kind", [kind_of(f) for f in df["feature"]])
     return df
+
+
+def kind_counts(frame: pd.DataFrame) -> dict[str, list[int]]:
+    """``{kind: [selected, features]}`` of a :func:`selection_frame` with a ``kind`` column (``{}`` without one).
+
+    Examples
+    --------
+    >>> kind_counts(pd.DataFrame({"kind": ["types", "relations", "types"], "selected": [True, False, False]}))
+    {'relations': [0, 1], 'types': [1, 2]}
+    """
+    if "kind" not in frame:
+        return {}
+    g = frame.groupby("kind")["selected"]
+    return {str(k): [int(a), int(b)] for k, a, b in zip(g.sum().index, g.sum().tolist(), g.count().tolist())}
 
 
 def write_selection(frame: pd.DataFrame, out: str | os.PathLike) -> dict[str, str]:

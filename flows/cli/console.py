@@ -351,7 +351,7 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "unknown_features": "feature(s) unknown to the hierarchy, dropped",
           "hierarchy_unknown_nodes": "node(s) of --hierarchy that are not features, dropped (--hierarchy-drop-unknown)",
           "removed_cycle_edges": "hierarchy edge(s) removed to break cycles",
-          "entities_without_features": "linked entit(ies) without types/categories in the source",
+          "entities_without_features": "linked entit(ies) without features in the source",
           "entities_without_link": "entity(ies) without an owl:sameAs link into the graph of the features (--bridge)",
           "types_without_link": "type(s) without an owl:equivalentClass in the graph of the features, dropped "
                                 "(--bridge)"}

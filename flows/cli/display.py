@@ -41,7 +41,7 @@ class RunDisplay:
     'select features'
     """
 
-    LABELS = {"prefect": "Prefect server", "annotate": "annotate (entities)", "fetch": "fetch types/categories",
+    LABELS = {"prefect": "Prefect server", "annotate": "annotate (entities)", "fetch": "fetch facts",
               "facts": "load facts", "table": "build table", "select": "select features", "evaluate": "evaluate (CV)",
               "export": "export", "publish": "write outputs"}
 

@@ -113,11 +113,17 @@ def stage_note(stage: str, summary: Mapping | None) -> str:
     --------
     >>> stage_note("select", {"n_selected": 105, "n_features": 699}), stage_note("export", {})
     ('105 of 699 kept', '')
+    >>> stage_note("select", {"n_selected": 5, "n_features": 9, "by_kind": {"types": [1, 4], "relations": [4, 5]}})
+    '5 of 9 kept (types 1 of 4, relations 4 of 5)'
     """
     try:
-        return _NOTES[stage].format(**(summary or {}))
+        note = _NOTES[stage].format(**(summary or {}))
     except (KeyError, IndexError):
         return ""
+    by_kind = (summary or {}).get("by_kind")
+    if note and isinstance(by_kind, Mapping) and by_kind:
+        note += " (" + ", ".join(f"{k} {a} of {b}" for k, (a, b) in by_kind.items()) + ")"
+    return note
 
 
 def cache_outcome(runinfo: Mapping[str, Mapping]) -> str:

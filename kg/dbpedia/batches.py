@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.kinds import FeatureSpec
 
 if TYPE_CHECKING:  # numpy/scipy load with the first table, not with the route's specs and checks
     from kg.table import FeatureTable
@@ -145,14 +146,15 @@ def entity_batches(annotations: Mapping, batch_size: int = 500) -> list[list[str
     return [ents[i:i + b] for i in range(0, len(ents), b)]
 
 
-def fetch_features(source, entities: Sequence[str], features: str = "types") -> tuple[dict, dict]:
-    """The direct types (or categories) of entities.
+def fetch_features(source, entities: Sequence[str], features: str | Sequence[str] | FeatureSpec = "types"
+                   ) -> tuple[dict, dict]:
+    """The direct features (types, categories, relations; :mod:`kg.dbpedia.kinds`) of entities.
 
     Parameters
     ----------
     source : KnowledgeSource
     entities : sequence of str
-    features : {"types", "categories"}
+    features : str, sequence of str or FeatureSpec
 
     Returns
     -------
@@ -168,26 +170,32 @@ def fetch_features(source, entities: Sequence[str], features: str = "types") -> 
     >>> fetch_features(src, ["E", "F"])
     ({'E': ['T'], 'F': []}, {'n_entities': 2, 'n_with_features': 1})
     """
-    per = source.categories(entities) if features == "categories" else source.types(entities)
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features)
+    per, relation_report = spec.direct(source, entities)
     payload = {e: sorted(per.get(e, ())) for e in entities}
     summary = {"n_entities": len(entities), "n_with_features": sum(1 for e in entities if per.get(e))}
+    if relation_report:
+        summary["relations"] = relation_report
     if hasattr(source, "mapped"):  # entities of another graph, through owl:sameAs
         links = source.mapped(entities)
         summary["entities_without_link"] = [e for e in entities if not links.get(e)]
     return payload, summary
 
 
-def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]], features: str = "types",
+def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]],
+                    features: str | Sequence[str] | FeatureSpec = "types",
                     category_depth: int | None = 2) -> tuple[dict, dict]:
-    """The hierarchy above the entities' direct features (subClassOf, or skos:broader to a depth).
+    """The hierarchy above the entities' direct features (subClassOf, skos:broader to a depth, the relations'
+    two orders; :mod:`kg.dbpedia.kinds`).
 
     Parameters
     ----------
     source : KnowledgeSource
     per_entity : mapping
         Entity -> direct features (merged payloads of :func:`fetch_features`).
-    features : {"types", "categories"}
+    features : str, sequence of str or FeatureSpec
     category_depth : int or None
+        Used when ``features`` is not a spec.
 
     Returns
     -------
@@ -204,7 +212,8 @@ def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]], features: s
     [['T', 'Thing']]
     """
     nodes = sorted({f for fs in per_entity.values() for f in fs})
-    edges = source.broader(nodes, category_depth) if features == "categories" else source.class_edges(nodes)
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
+    edges = spec.edges(source, nodes)
     desc = source.describe() if hasattr(source, "describe") else repr(source)
     payload = {"per_entity": dict(per_entity), "edges": sorted(map(list, edges)), "source": desc}
     if "types_without_link" in (getattr(source, "report", None) or {}):
@@ -233,10 +242,19 @@ class StoredSource:
     ({'E': {'T'}, 'F': set()}, {('T', 'Thing')}, 'dump d/')
     """
 
-    def __init__(self, per_entity: Mapping[str, Iterable[str]], edges: Iterable[Sequence[str]], desc: str):
+    #: Its answers are a run's stored direct features and edges, of any kind (:mod:`kg.dbpedia.kinds`).
+    stored = True
+
+    def __init__(self, per_entity: Mapping[str, Iterable[str]], edges: Iterable[Sequence[str]], desc: str, *,
+                 groups: Mapping[str, Sequence[Sequence[str]]] | None = None):
         self._per = {e: set(v) for e, v in per_entity.items()}
         self._edges = {tuple(e) for e in edges}
         self._desc = desc
+        self._groups = dict(groups or {})
+
+    def groups(self, entities: Iterable[str]) -> dict[str, list[list[str]]]:
+        """The stored relations of each entity, one id list per relation (``--values count``)."""
+        return {e: [list(g) for g in self._groups.get(e, ())] for e in entities}
 
     def describe(self) -> str:
         """Where the stored answers came from.
@@ -309,8 +327,8 @@ class StoredSource:
 
 
 def table_from_records(corpus: Corpus, annotations: Mapping, facts: Mapping, *, name: str | None = None,
-                       features: str = "types", min_support: int = 1, category_depth: int | None = 2,
-                       annotator: str | None = None) -> FeatureTable:
+                       features: str | Sequence[str] | FeatureSpec = "types", min_support: int = 1,
+                       category_depth: int | None = 2, annotator: str | None = None) -> FeatureTable:
     """Build the DAG (cycles broken and reported) and the closed table from stored answers.
 
     Parameters
@@ -347,11 +365,14 @@ def table_from_records(corpus: Corpus, annotations: Mapping, facts: Mapping, *, 
 
     linked = Corpus(ids=annotations["ids"], entities=annotations["entities"], labels=corpus.labels,
                     source=corpus.source)
-    table = build_table(linked, None, StoredSource(facts["per_entity"], facts["edges"], facts["source"]),
-                        features=features, min_support=int(min_support), category_depth=category_depth,
-                        meta={"dataset": name})
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
+    table = build_table(linked, None, StoredSource(facts["per_entity"], facts["edges"], facts["source"],
+                                                   groups=facts.get("groups")),
+                        features=spec, min_support=int(min_support), meta={"dataset": name})
     table.meta["annotator"] = annotator
     table.meta.update(annotations["report"])
+    if "relations" in facts:  # the relations' report, of every batch
+        table.meta["relations"] = {**facts["relations"], **table.meta.get("relations", {})}
     for k in ("entities_without_link", "types_without_link"):  # a bridge between graphs
         if k in facts:
             table.meta[k] = facts[k]

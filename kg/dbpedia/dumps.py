@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 import pyoxigraph as ox
 
 from kg.dbpedia.dumpfiles import DumpReader, dump_files
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, role_predicates
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction, edges_within, role_predicates
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.iri import check_iri
 
@@ -97,6 +97,8 @@ class DumpSource:
         self._subclass: dict[str, set[str]] | None = None
         self._broader: dict[str, set[str]] | None = None
         self._links: dict[str, MemoCache] = {}
+        self._relations = {"out": MemoCache(), "in": MemoCache()}
+        self._subproperty: dict[str, set[str]] | None = None
 
     def __repr__(self) -> str:
         return f"DumpSource({self.paths!r}, type_namespaces={list(self.type_namespaces)!r})"
@@ -206,6 +208,74 @@ class DumpSource:
                     found[q.subject.value].add(q.object.value)
         self.report["scans"] += 1
         return found
+
+    # ------------------------------------------------------------------ relations
+    def _scan_relations(self, todo: list[str]) -> None:
+        """One read of the files for the relations of ``todo``, in both directions (both are remembered), and
+        the subproperty-of edges the first time."""
+        want = {ox.NamedNode(check_iri(e)) for e in todo}
+        found = {d: {e: set() for e in todo} for d in ("out", "in")}
+        out, into = found["out"], found["in"]
+        is_relation = self.vocabulary.is_relation
+        decided: dict = {}  # predicate -> whether it is a relation (one test per distinct predicate)
+        named = ox.NamedNode
+        sub_preds = {named(p) for p in self.vocabulary.subproperty_of} if self._subproperty is None else set()
+        subproperty: dict[str, set[str]] = {}
+        for f in dump_files(self.paths):
+            reader = DumpReader(f, skip_bad_lines=self.skip_bad_lines, bad_lines=self.report["bad_lines"],
+                                lenient=self.lenient)
+            for q in reader:
+                s, o = q.subject, q.object
+                s_in, o_in = s in want, o in want
+                if not (s_in or o_in):
+                    if sub_preds and q.predicate in sub_preds and type(o) is named and type(s) is named:
+                        subproperty.setdefault(s.value, set()).add(o.value)
+                    continue
+                if type(o) is not named or type(s) is not named:
+                    continue
+                p = q.predicate
+                if sub_preds and p in sub_preds:
+                    subproperty.setdefault(s.value, set()).add(o.value)
+                rel = decided.get(p)
+                if rel is None:
+                    rel = decided[p] = is_relation(p.value)
+                if rel:
+                    if s_in:
+                        out[s.value].add((p.value, o.value))
+                    if o_in:
+                        into[o.value].add((p.value, s.value))
+        self.report["scans"] += 1
+        for d, per in found.items():
+            self._relations[d].put(per)
+        if sub_preds:
+            self._subproperty = subproperty
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
+        """``{entity: {(predicate, other), ...}}`` (see :class:`~kg.dbpedia.sources.RelationSource`): one read
+        of the files for the entities not asked about yet, which answers both directions.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "r.nt"
+        >>> _ = p.write_text("<http://dbpedia.org/resource/Kobe> <http://dbpedia.org/ontology/team> "
+        ...                  "<http://dbpedia.org/resource/LAL> .\\n")
+        >>> DumpSource(p).relations(["http://dbpedia.org/resource/Kobe"], "out")
+        {'http://dbpedia.org/resource/Kobe': {('http://dbpedia.org/ontology/team', 'http://dbpedia.org/resource/LAL')}}
+        """
+        memo = self._relations[check_direction(direction)]
+        known, todo = memo.split(entities)
+        if todo:
+            self._scan_relations(todo)
+            known.update(memo.split(todo)[0])
+        return known
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:
+        """Every subproperty-of edge reachable upward from ``properties`` (the files read once for all of them)."""
+        if self._subproperty is None:
+            self._scan_relations([])
+        sub = self._subproperty
+        return breadth_first_edges(properties, lambda xs: {x: sub.get(x, set()) for x in xs}, None)
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:

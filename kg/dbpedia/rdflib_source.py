@@ -34,7 +34,14 @@ from collections.abc import Iterable, Sequence
 
 import rdflib
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, in_namespaces, role_predicates
+from kg.dbpedia.sources import (
+    MemoCache,
+    breadth_first_edges,
+    check_direction,
+    edges_within,
+    in_namespaces,
+    role_predicates,
+)
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.iri import check_iri
 
@@ -87,6 +94,8 @@ class RdflibSource:
         self._sub = MemoCache()
         self._broader = MemoCache()
         self._links: dict[str, MemoCache] = {}
+        self._relations = {"out": MemoCache(), "in": MemoCache()}
+        self._subproperty = MemoCache()
 
     def __repr__(self) -> str:
         return f"RdflibSource({len(self.graph)} triples, type_namespaces={list(self.type_namespaces)!r})"
@@ -221,3 +230,52 @@ class RdflibSource:
         """
         return breadth_first_edges(categories, lambda xs: self._objects(self._broader, self.vocabulary.broader, xs),
                                    depth)
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
+        """``{entity: {(predicate, other), ...}}`` of the vocabulary's relation predicates (see
+        :class:`~kg.dbpedia.sources.RelationSource`).
+
+        Parameters
+        ----------
+        entities : iterable of str
+            Entity IRIs.
+        direction : {"out", "in"}
+            The entity as the subject or as the object of the triples.
+
+        Returns
+        -------
+        dict of str -> set of (str, str)
+            Every requested entity is a key.
+
+        Examples
+        --------
+        >>> g = rdflib.Graph()
+        >>> _ = g.add((rdflib.URIRef("http://dbpedia.org/resource/Kobe"),
+        ...            rdflib.URIRef("http://dbpedia.org/ontology/team"), rdflib.URIRef("http://dbpedia.org/resource/LAL")))
+        >>> RdflibSource(g).relations(["http://dbpedia.org/resource/LAL"], "in")
+        {'http://dbpedia.org/resource/LAL': {('http://dbpedia.org/ontology/team', 'http://dbpedia.org/resource/Kobe')}}
+        """
+        check_direction(direction)
+        is_relation, g = self.vocabulary.is_relation, self.graph
+
+        def fetch(todo: list[str]) -> dict[str, set[tuple[str, str]]]:
+            out = {}
+            for e in todo:
+                node = rdflib.URIRef(check_iri(e))
+                ends = g.predicate_objects(node) if direction == "out" else \
+                    ((p, s) for s, p in g.subject_predicates(node))
+                out[e] = {(str(p), str(x)) for p, x in ends if isinstance(x, rdflib.URIRef) and is_relation(str(p))}
+            return out
+
+        return self._relations[direction].ask(entities, fetch)
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:
+        """Every subproperty-of edge reachable upward from ``properties``.
+
+        Examples
+        --------
+        >>> RdflibSource(rdflib.Graph()).property_edges(["http://dbpedia.org/ontology/team"])
+        set()
+        """
+        return breadth_first_edges(
+            properties, lambda xs: self._objects(self._subproperty, self.vocabulary.subproperty_of, xs), None)

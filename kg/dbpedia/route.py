@@ -39,6 +39,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 from kg.dbpedia.corpus import Corpus
+from kg.dbpedia.kinds import FeatureSpec
 from kg.dbpedia.sources import Access, Annotator, KnowledgeSource
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import NOTED, HierarchyCycleWarning, InputFormatError, KgfsError
@@ -134,7 +135,7 @@ def fetch_facts(
     entities: Mapping[str, Sequence[str]],
     source: KnowledgeSource,
     *,
-    features: str = "types",
+    features: str | Sequence[str] | FeatureSpec = "types",
     category_depth: int | None = 2,
 ) -> tuple[dict[str, set[str]], set[tuple[str, str]], dict]:
     """Direct features per instance and the hierarchy edges, from ``source``.
@@ -144,9 +145,13 @@ def fetch_facts(
     entities : mapping of instance id -> entity IRIs
         From :func:`link_entities`.
     source : KnowledgeSource
-    features : {"types", "categories"}
+        A :class:`~kg.dbpedia.sources.RelationSource` for the relation kinds.
+    features : str, sequence of str or FeatureSpec
+        One kind or several (:mod:`kg.dbpedia.kinds`: ``types``, ``categories``, ``relations``,
+        ``qualified-relations``), or a :class:`~kg.dbpedia.kinds.FeatureSpec` (which also says the
+        relations' direction and excluded predicates).
     category_depth : int or None
-        ``skos:broader`` levels to follow for categories (``None``: unbounded).
+        ``skos:broader`` levels to follow for categories (``None``: unbounded; a spec's own otherwise).
 
     Returns
     -------
@@ -173,26 +178,24 @@ def fetch_facts(
     >>> [(c.rsplit(":", 1)[1], p.rsplit(":", 1)[1]) for c, p in edges], report["n_direct_features"]
     ([('Basketball_players', 'Sportspeople')], 1)
     """
-    if features not in ("types", "categories"):
-        raise ValueError(f"features must be 'types' or 'categories', got {features!r}")
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     all_entities = sorted({e for ents in entities.values() for e in ents})
-    per_entity = source.types(all_entities) if features == "types" else source.categories(all_entities)
+    per_entity, relation_report = spec.direct(source, all_entities)
     nodes = sorted({f for fs in per_entity.values() for f in fs})
-    if features == "types":
-        edges = source.class_edges(nodes)
-    else:
-        edges = source.broader(nodes, category_depth)
+    edges = spec.edges(source, nodes)
     facts = {i: set().union(*(per_entity.get(e, set()) for e in ents)) if ents else set()
              for i, ents in entities.items()}
     empty = sorted(e for e in all_entities if not per_entity.get(e))
     if empty:
         log.warning("%d of %d entities have no %s in the source, e.g. %s", len(empty), len(all_entities),
-                    features, ", ".join(empty[:3]), extra=NOTED)
+                    " or ".join(spec.kinds), ", ".join(empty[:3]), extra=NOTED)
     report = {
         "n_entities": len(all_entities),
         "entities_without_features": empty,
         "n_direct_features": len(nodes),
     }
+    if relation_report:
+        report["relations"] = relation_report
     return facts, edges, report
 
 
@@ -236,7 +239,7 @@ def build_table(
     annotator: Annotator | None,
     source: KnowledgeSource,
     *,
-    features: str = "types",
+    features: str | Sequence[str] | FeatureSpec = "types",
     min_support: int = 1,
     category_depth: int | None = 2,
     invalid_iri: str = "skip",
@@ -252,7 +255,8 @@ def build_table(
         :class:`kg.dbpedia.spotlight.SpotlightAnnotator` or :class:`kg.dbpedia.lexicon.LexiconAnnotator`.
     source : KnowledgeSource
         :class:`kg.dbpedia.sparql.SparqlSource` or :class:`kg.dbpedia.dumps.DumpSource`.
-    features : {"types", "categories"}
+    features : str, sequence of str or FeatureSpec
+        One kind or several (see :func:`fetch_facts`).
     min_support : int
         Drop features present in fewer instances (the papers use 3 for some datasets).
     category_depth : int or None
@@ -283,37 +287,43 @@ def build_table(
     >>> table = build_table(read_sports_tweets("training.txt"),
     ...                     LexiconAnnotator.from_dump("dump/"), DumpSource("dump/"))  # doctest: +SKIP
     """
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     entities, link_report = link_entities(corpus, annotator, invalid_iri=invalid_iri)
-    facts, edges, fact_report = fetch_facts(entities, source, features=features, category_depth=category_depth)
+    facts, edges, fact_report = fetch_facts(entities, source, features=spec)
     nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
     h, removed = build_hierarchy(nodes, edges)
     m = dict(meta or {})
     m.update(
         {
             "route": "dbpedia",
-            "features": features,
             "corpus": corpus.source,
             "source": source.describe() if hasattr(source, "describe") else repr(source),
             "annotator": None if annotator is None or corpus.entities is not None else repr(annotator),
             "removed_cycle_edges": [list(e) for e in removed],
             **link_report,
             **fact_report,
+            **spec.describe(),
         }
     )
-    if features == "categories":
-        m["category_depth"] = category_depth
+    if spec.uses_relations:  # the generator's report and the options it ran with
+        m["relations"] = {**fact_report.get("relations", {}), **spec.describe()["relations"]}
+    kinds = " or ".join(spec.kinds)
     m["instances_without_features"] = sum(1 for i in corpus.ids if not facts.get(i))
     if m["instances_without_features"]:
         log.info("%d of %d instances have no %s (kept as empty rows)", m["instances_without_features"],
-                 len(corpus), features)
+                 len(corpus), kinds)
     if h.n_nodes == 0:
         raise KgfsError(
-            f"no {features} found for any of the {fact_report['n_entities']} entities of {corpus.source}; "
+            f"no {kinds} found for any of the {fact_report['n_entities']} entities of {corpus.source}; "
             "check the annotator, the source and the type namespaces"
         )
-    return FeatureTable.from_facts(
-        facts, h, corpus.label_map, min_support=min_support, instances=corpus.ids, meta=m
-    )
+    table = FeatureTable.from_facts(facts, h, corpus.label_map, min_support=min_support, instances=corpus.ids, meta=m)
+    if spec.counts:  # the relations' counts behind the cells (the hierarchical selectors read their presence)
+        from kg.dbpedia.kinds import count_values
+
+        groups = spec.groups(source, sorted({e for ents in entities.values() for e in ents}))
+        table = table.with_values(count_values(table, h, entities, groups))
+    return table
 
 
 # ---------------------------------------------------------------------------------- factories

@@ -78,7 +78,7 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, edges_within, role_predicates
+from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction, edges_within, role_predicates
 from kg.dbpedia.sparql_protocol import (
     QueryTimeoutError,
     SourceUnavailableError,
@@ -224,6 +224,8 @@ class SparqlSource:
         self._sub = MemoCache()
         self._broader = MemoCache()
         self._links: dict[str, MemoCache] = {}
+        self._relations = {"out": MemoCache(), "in": MemoCache()}
+        self._subproperty = MemoCache()
         self._path_ok: bool | None = None if superclasses == "auto" else superclasses == "path"
         # superclass edges from path queries: every node seen has its whole upward closure known
         self._sc_edges: dict[str, set[str]] = {}
@@ -380,10 +382,12 @@ class SparqlSource:
 
     def _paged(self, query: str) -> list[list]:
         page = int(self.max_rows or 10000)
+        # every selected variable, so that the pages cut one total order
+        order = " ".join(dict.fromkeys(re.findall(r"\?\w+", query.split("WHERE", 1)[0])))
         out: list[list] = []
         offset = 0
         while True:
-            q = f"{query}\nORDER BY ?a ?b\nLIMIT {page}\nOFFSET {offset}"
+            q = f"{query}\nORDER BY {order}\nLIMIT {page}\nOFFSET {offset}"
             self.stats["pages"] += 1
             try:
                 rows, truncated = self._fetch(q)
@@ -458,6 +462,62 @@ class SparqlSource:
     def _types_query(self, values: Sequence[str]) -> str:
         ns = " || ".join(f"STRSTARTS(STR(?b), {sparql_string(n)})" for n in self.type_namespaces)
         return self._pairs_query(self.vocabulary.instance_of, values, ns)
+
+    def _relations_query(self, direction: str, values: Sequence[str]) -> str:
+        """The relations of a batch of entities: ``?a`` the entity, ``?c`` the predicate, ``?b`` the other end."""
+        v = self.vocabulary
+        keep = " || ".join(f"STRSTARTS(STR(?c), {sparql_string(n)})" for n in v.relations)
+        drop = "".join(f" && !STRSTARTS(STR(?c), {sparql_string(n)})" for n in v.not_relations)
+        others = sorted(v._other_roles())
+        not_in = f" && ?c NOT IN ({', '.join(sparql_iri(p) for p in others)})" if others else ""
+        triple = "?a ?c ?b ." if direction == "out" else "?b ?c ?a ."
+        return (
+            "SELECT DISTINCT ?a ?c ?b WHERE {\n"
+            f"  VALUES ?a {{ {self._values(values)} }}\n"
+            f"  {triple}\n"
+            f"  FILTER(isIRI(?b) && ({keep}){drop}{not_in})\n}}"
+        )
+
+    def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
+        """``{entity: {(predicate, other), ...}}`` (see :class:`~kg.dbpedia.sources.RelationSource`): one query
+        per batch of entities not asked about yet; the predicates are chosen in the query (the vocabulary's
+        relation namespaces) and checked again here.
+
+        Examples
+        --------
+        >>> SparqlSource("http://127.0.0.1:1/sparql").relations([], "out")
+        {}
+        """
+        check_direction(direction)
+        if not self.vocabulary.relations:
+            return {e: set() for e in entities}
+        is_relation = self.vocabulary.is_relation
+
+        def fetch(todo: list[str]) -> dict[str, set[tuple[str, str]]]:
+            found: dict[str, set[tuple[str, str]]] = {e: set() for e in todo}
+            for row in self._batches(f"relations-{direction}", todo,
+                                     lambda vs: self._relations_query(direction, vs)):
+                a, c, b = (row + [None, None, None])[:3]
+                if isinstance(a, str) and isinstance(b, str) and isinstance(c, str) and a in found \
+                        and is_relation(c):
+                    found[a].add((c, b))
+            return found
+
+        return self._relations[direction].ask(entities, fetch)
+
+    def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:
+        """Every subproperty-of edge reachable upward from ``properties`` (one query per level and batch).
+
+        Examples
+        --------
+        >>> SparqlSource("http://127.0.0.1:1/sparql").property_edges([])
+        set()
+        """
+        if not self.vocabulary.subproperty_of:
+            return set()
+        return breadth_first_edges(
+            properties,
+            lambda xs: self._one_hop(self._subproperty, "subproperties", self.vocabulary.subproperty_of, xs), None)
 
     def _superclass_path_query(self, values: Sequence[str]) -> str:
         sc = self._path(self.vocabulary.subclass_of)

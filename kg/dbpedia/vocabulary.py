@@ -335,6 +335,42 @@ class Vocabulary:
                 return self.id_namespace + v[len(prefix):]
         return self.id_namespace + v if re.fullmatch(self.id_pattern, v) else value
 
+    def expand_property(self, value: str, option: str | None = None) -> str:
+        """A predicate as its IRI: a full IRI, a prefixed name (``dbo:occupation``, ``wdt:P106``), or, when the
+        relations are Wikidata's, a property id (``P106``).
+
+        Parameters
+        ----------
+        value : str
+        option : str, optional
+            The command-line option it came from (named in the error).
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        KgfsError
+            ``value`` is none of those.
+
+        Examples
+        --------
+        >>> preset("wikidata").expand_property("P106"), preset("dbpedia").expand_property("dbo:occupation")
+        ('http://www.wikidata.org/prop/direct/P106', 'http://dbpedia.org/ontology/occupation')
+        """
+        v = value.strip()
+        if re.fullmatch(r"P[1-9][0-9]*", v) and WDT in self.relations:
+            return WDT + v
+        head, sep, tail = v.partition(":")
+        if sep and head in PREFIXES and not tail.startswith("//"):
+            v = PREFIXES[head] + tail
+        if not re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://\S+$", v) or any(c in v for c in '<>"{}|^`\\'):
+            where = f" ({option})" if option else ""
+            raise KgfsError(f"{value!r} is not a predicate IRI, a prefixed name ({', '.join(sorted(PREFIXES))}:) "
+                            f"or a Wikidata property id{where}")
+        return v
+
     # ------------------------------------------------------------------ identity
     def with_language(self, language: str | None) -> Vocabulary:
         """The same vocabulary with another label language (``None``: unchanged).

@@ -185,15 +185,17 @@ def write_arff(
 
 def _write_arff_stream(fh, table, sparse, relation, id_attribute, class_name) -> None:
     n, m = table.shape
-    fh.write(f"% kgfs feature table: {n} instances, {m} binary features"
+    counts = table.values is not None
+    fh.write(f"% kgfs feature table: {n} instances, {m} {'count' if counts else 'binary'} features"
              f"{', class last' if table.y is not None else ''}\n")
     fh.write(f"@relation {arff_quote(relation)}\n\n")
     off = 0
     if id_attribute is not None:
         fh.write(f"@attribute {arff_quote(id_attribute)} string\n")
         off = 1
+    kind = "numeric" if counts else "{0,1}"
     for name in table.feature_names.tolist():
-        fh.write(f"@attribute {arff_quote(name)} {{0,1}}\n")
+        fh.write(f"@attribute {arff_quote(name)} {kind}\n")
     labels: list[str] = []
     codes = None
     if table.y is not None:
@@ -202,17 +204,19 @@ def _write_arff_stream(fh, table, sparse, relation, id_attribute, class_name) ->
     fh.write("\n@data\n")
     ids = [arff_quote(i) for i in table.instance_ids.tolist()] if id_attribute is not None else None
     qlabels = [arff_quote(v) for v in labels]
-    X = table.X
+    X = table.X if not counts else table.values
+    cell = (lambda v: "1") if not counts else _number
     if sparse:
         indptr, indices = X.indptr, X.indices
+        data = X.data
         class_col = off + m
         buf = []
         for i in range(n):
             parts = []
             if ids is not None:
                 parts.append(f"0 {ids[i]}")
-            cols = np.sort(indices[indptr[i]:indptr[i + 1]]) + off
-            parts.extend(f"{c} 1" for c in cols.tolist())
+            order = np.argsort(indices[indptr[i]:indptr[i + 1]], kind="stable") + indptr[i]
+            parts.extend(f"{c + off} {cell(v)}" for c, v in zip(indices[order].tolist(), data[order].tolist()))
             if codes is not None:  # written even when it is the first value, for readability
                 parts.append(f"{class_col} {qlabels[codes[i]]}")
             buf.append("{" + ",".join(parts) + "}\n")
@@ -223,11 +227,11 @@ def _write_arff_stream(fh, table, sparse, relation, id_attribute, class_name) ->
         return
     for start in range(0, n, _ROWS_PER_CHUNK):
         # a few hundred rows at a time: never the whole table densified
-        block = X[start:start + _ROWS_PER_CHUNK].toarray().astype(np.int8)
+        block = X[start:start + _ROWS_PER_CHUNK].toarray()
         lines = []
         for k, row in enumerate(block):
             i = start + k
-            cells = ",".join("1" if v else "0" for v in row.tolist())
+            cells = ",".join((cell(v) if v else "0") for v in row.tolist())
             head = f"{ids[i]}," if ids is not None else ""
             tail = f",{qlabels[codes[i]]}" if codes is not None else ""
             if not cells:
@@ -236,6 +240,11 @@ def _write_arff_stream(fh, table, sparse, relation, id_attribute, class_name) ->
                     head += ","
             lines.append(head + cells + tail + "\n")
         fh.write("".join(lines))
+
+
+def _number(v: float) -> str:
+    """A count as ARFF writes it: ``3``, or ``2.5`` when it is not whole."""
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
 # --------------------------------------------------------------------------- ARFF reading

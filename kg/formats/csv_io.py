@@ -98,7 +98,8 @@ class _CsvWriter:
 
 def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str = "label",
               id_column: str = "instance_id") -> Path:
-    """Write ``table`` as a dense 0/1 CSV: id column, one column per feature, then the label.
+    """Write ``table`` as a dense 0/1 CSV (its counts, when it has them): id column, one column per feature, then the
+    label.
 
     Columns are named by feature id (GO id or IRI) and quoted by the ``csv`` module where
     needed. Rows are written a few hundred at a time (the table is never densified whole).
@@ -127,7 +128,8 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
     i1,1,1
     """
     path = Path(path)
-    X = table.X
+    X = table.X if table.values is None else table.values
+    kind = np.int8 if table.values is None else _cell_type(table.values)
     names = table.feature_names.tolist()
     y = None if table.y is None else [str(v) for v in table.y.tolist()]
     ids = table.instance_ids.tolist()
@@ -137,7 +139,7 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
             w = _CsvWriter(fh)
             w.writerow([id_column, *names, *([label_column] if y is not None else [])])
             for start in range(0, X.shape[0], _ROWS_PER_CHUNK):
-                block = X[start:start + _ROWS_PER_CHUNK].toarray().astype(np.int8)
+                block = X[start:start + _ROWS_PER_CHUNK].toarray().astype(kind)
                 for k, row in enumerate(block.tolist()):
                     i = start + k
                     w.writerow([ids[i], *row, *([y[i]] if y is not None else [])])
@@ -147,7 +149,8 @@ def write_csv(table: FeatureTable, path: str | os.PathLike, *, label_column: str
 
 
 def write_sparse_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
-    """Write ``table`` as ``instance_id,label,feature`` rows, one per instance and feature it has (long format).
+    """Write ``table`` as ``instance_id,label,feature`` rows, one per instance and feature it has (long format);
+    a table with counts gets a ``value`` column.
 
     The file grows with the table's 1-cells, not with instances x features. An instance without
     any feature gets one row with an empty ``feature``, so every instance and its label are in the
@@ -176,6 +179,10 @@ def write_sparse_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
     path = Path(path)
     X = sp.csr_matrix(table.X)
     X.sort_indices()
+    counts_of = None
+    if table.values is not None:  # laid out as X (kg.table): the same cells in the same order
+        kind = _cell_type(table.values)
+        counts_of = [str(kind(v).item()) for v in table.values.data.tolist()]
     ids = [_field(i) for i in table.instance_ids.tolist()]
     names = [_field(f) for f in table.feature_names.tolist()] + [""]  # the last: an instance without features
     labelled = table.y is not None
@@ -183,7 +190,8 @@ def write_sparse_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
 
     def write(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write("instance_id,label,feature\n" if labelled else "instance_id,feature\n")
+            head = "instance_id,label,feature" if labelled else "instance_id,feature"
+            fh.write(head + (",value\n" if counts_of is not None else "\n"))
             empty = len(names) - 1
             for start in range(0, X.shape[0], 4096):  # each field quoted once; rows joined a block at a time
                 block = X[start:start + 4096]
@@ -192,10 +200,21 @@ def write_sparse_csv(table: FeatureTable, path: str | os.PathLike) -> Path:
                 cols = np.full(len(rows), empty, dtype=np.int64)
                 has = np.repeat(counts > 0, np.maximum(counts, 1))
                 cols[has] = block.indices
-                fh.write("".join(f"{pre[r]}{names[c]}\n" for r, c in zip(rows.tolist(), cols.tolist())))
+                if counts_of is None:
+                    fh.write("".join(f"{pre[r]}{names[c]}\n" for r, c in zip(rows.tolist(), cols.tolist())))
+                    continue
+                cell = np.full(len(rows), -1, dtype=np.int64)  # the cell's place in X.data (-1: no feature)
+                cell[has] = np.arange(block.indptr[0], block.indptr[-1]) + X.indptr[start]
+                fh.write("".join(f"{pre[r]}{names[c]},{counts_of[k] if k >= 0 else ''}\n"
+                                 for r, c, k in zip(rows.tolist(), cols.tolist(), cell.tolist())))
 
     atomic_write(path, write)
     return path
+
+
+def _cell_type(values) -> type:
+    """``int64`` for whole counts (written ``3``, not ``3.0``), else ``float64``."""
+    return np.int64 if values.nnz == 0 or np.all(values.data == np.round(values.data)) else np.float64
 
 
 def _field(value) -> str:

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.dbpedia.bridge import BRIDGES
+from kg.dbpedia.relations import FEATURE_KINDS
 from kg.dbpedia.sources import Access
 from kg.errors import KgfsError
 from kg.files import sha256_file
@@ -169,8 +170,8 @@ class CorpusInput(Input):
 
     kind = "dbpedia"
     route = "dbpedia"
-    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types/categories of DBpedia, Wikidata or any "
-             "RDF graph)")
+    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types, categories, relations of DBpedia, "
+             "Wikidata or any RDF graph)")
     options = (
         Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "
                            "format", metavar="FILE", path=True),
@@ -197,9 +198,21 @@ class CorpusInput(Input):
         Option("--preset", "the graph's vocabulary: dbpedia (default), wikidata, or a .toml file describing your "
                            "graph (its predicates: instance of, subclass of, labels, ...)", metavar="NAME|FILE"),
         Option("--language", "language of the labels the lexicon reads (default: the preset's, en)", metavar="TAG"),
-        Option("--features", "instance of + subclass of (default; DBpedia: rdf:type + rdfs:subClassOf, Wikidata: "
-                             "P31 + P279) or categories (DBpedia: dct:subject + skos:broader)",
-               choices=("types", "categories")),
+        Option("--features", "one or more kinds: types, instance of + subclass of (default; DBpedia: rdf:type + "
+                             "rdfs:subClassOf, Wikidata: P31 + P279); categories (DBpedia: dct:subject + "
+                             "skos:broader); relations (has a property); qualified-relations (has a property to an "
+                             "object of a class). Several kinds make one table", choices=FEATURE_KINDS, many=True),
+        Option("--direction", "relations: the entity as subject (out, default), as object (in), or both",
+               choices=("out", "in", "both")),
+        Option("--exclude-properties", "relations: predicates kept out of the features, with their subproperties "
+                                       "(IRIs, prefixed names such as dbo:occupation or wdt:P106, or Wikidata's P106)",
+               metavar="P", many=True),
+        Option("--values", "relations: binary (default) or count (how many relations of each feature an instance "
+                           "has; the flat selectors and the exports read the counts, the hierarchical selectors "
+                           "their presence)", choices=("binary", "count")),
+        Option("--label-property", "the predicate the labels come from (the task is a property of the entities): a "
+                                   "run with relations refuses to start unless it is excluded (--exclude-properties)",
+               metavar="P"),
         Option("--bridge", "the corpus's entities are of another graph (--bridge-dump): same-as takes the features "
                            "of the entities their owl:sameAs links name in --preset's graph; equivalent-class takes "
                            "their own types, mapped by owl:equivalentClass to --preset's classes",
@@ -213,6 +226,7 @@ class CorpusInput(Input):
     )
     selected_by = ("corpus",)
     watch_field = "corpus"
+    dataset_loaders = ("rdf",)
 
     corpus: FileRef | None = None
     dump: tuple[str, ...] = ()
@@ -221,7 +235,7 @@ class CorpusInput(Input):
     kg: str | None = None
     sparql_url: str | None = None
     spotlight_url: str | None = None
-    features: str | None = None
+    features: str | tuple[str, ...] | None = None
     category_depth: int | None = None
     text_column: str | None = None
     label_column: str | None = None
@@ -239,6 +253,10 @@ class CorpusInput(Input):
     bridge_dump: tuple[str, ...] = ()
     bridge_dump_files: tuple[tuple[str, str], ...] = ()
     bridge_preset: str | None = None
+    direction: str | None = None
+    exclude_properties: tuple[str, ...] | None = None
+    label_property: str | None = None
+    values: str | None = None
 
     # ----------------------------------------------------------------- making one
     @classmethod
@@ -255,8 +273,11 @@ class CorpusInput(Input):
             d = v.pop(k) or ()
             dumps[k] = (d,) if isinstance(d, str | Path) else tuple(d)
         corpus = v.pop("corpus")
-        for k in ("entity_columns", "type_namespaces"):  # lists from the command line, tuples in a frozen input
-            v[k] = tuple(v[k]) if v.get(k) else None
+        for k in ("entity_columns", "type_namespaces", "exclude_properties"):  # lists from the command line,
+            v[k] = tuple(v[k]) if v.get(k) else None                            # tuples in a frozen input
+        f = v.get("features")
+        if f is not None and not isinstance(f, str):  # one kind is kept as its name (the keys of earlier runs stay)
+            v["features"] = f[0] if len(f) == 1 else tuple(f)
         for k in ("preset", "bridge_preset"):  # a preset file is kept by its absolute path
             if v.get(k) is not None and (str(v[k]).endswith(".toml") or Path(str(v[k])).is_file()):
                 v[k] = str(Path(v[k]).absolute())
@@ -265,6 +286,29 @@ class CorpusInput(Input):
                    dump_files=dump_fingerprint(dumps["dump"]),
                    bridge_dump=tuple(str(Path(d).resolve()) for d in dumps["bridge_dump"]),
                    bridge_dump_files=dump_fingerprint(dumps["bridge_dump"]))
+
+    @classmethod
+    def from_dataset(cls, name, paths, options, values) -> CorpusInput:
+        """A registry dataset of loader ``rdf``: its ``corpus`` and ``dump`` files, its options (``preset``,
+        ``entity_columns``, ``features``, ``exclude_properties``, ``label_property``, ...), the command line's
+        values over them.
+
+        Examples
+        --------
+        >>> from kg.datasets import dataset_info
+        >>> dict(dataset_info("wikidata/codex-people").options)["label_property"]
+        'P27'
+        """
+        from kg.dbpedia.kinds import FeatureSpec
+
+        given = {k: v for k, v in values.items() if v is not None}
+        merged = {**dict(options), **given, "name": given.get("name") or name, "corpus": paths["corpus"],
+                  "dump": [paths["dump"]]}
+        if not FeatureSpec.of(merged.get("features")).uses_relations:  # the dataset's relation options do not
+            for k in ("direction", "exclude_properties", "values"):     # apply to a run without relations
+                if k not in given:
+                    merged.pop(k, None)
+        return cls.from_options(merged)
 
     # ----------------------------------------------------------------- what decides what
     def _dump_arg(self, bridge: bool = False):
@@ -284,6 +328,30 @@ class CorpusInput(Input):
         lexicon_here = not self.bridge  # --language is the lexicon's: of the bridged graph with --bridge
         return self._memoized("vocabulary", lambda: vocabulary_of(self.preset, self.language if lexicon_here
                                                                   else None))
+
+    def spec(self):
+        """Which features (:class:`~kg.dbpedia.kinds.FeatureSpec`: ``--features``, ``--category-depth``,
+        ``--direction``, ``--exclude-properties`` expanded by the vocabulary).
+
+        Examples
+        --------
+        >>> s = CorpusInput("c", preset="wikidata", features=("types", "relations"),
+        ...                 exclude_properties=("P106",)).spec()
+        >>> s.kinds, s.relations.exclude
+        (('types', 'relations'), ('http://www.wikidata.org/prop/direct/P106',))
+        """
+        from kg.dbpedia.kinds import FeatureSpec
+
+        v = self.vocabulary()
+        return self._memoized("spec", lambda: FeatureSpec.of(
+            self.features, category_depth=2 if self.category_depth is None else self.category_depth,
+            direction=self.direction, exclude=[v.expand_property(p, "--exclude-properties")
+                                               for p in self.exclude_properties or ()], values=self.values))
+
+    def source_vocabulary(self):
+        """The vocabulary the knowledge source reads with: :meth:`vocabulary`, indexing relations when asked."""
+        v = self.vocabulary()
+        return v.with_relations() if self.spec().uses_relations else v
 
     def bridge_vocabulary(self):
         """The vocabulary of the bridged graph (``--bridge-preset``, default DBpedia's), or ``None`` without a bridge.
@@ -344,7 +412,9 @@ class CorpusInput(Input):
         out = {"kg": kind, "sparql_url": self.sparql_url if kind == "sparql" else None,
                "dump": [list(f) for f in self.dump_files] if kind == "dump" else None,
                "type_namespaces": list(self.type_namespaces) if self.type_namespaces else None,
-               "features": self.features or "types"}
+               "features": self.spec().key()}
+        if self.spec().uses_relations:
+            out["relations"] = self.spec().relations.to_json()
         vocab = self._vocabulary_key(self.vocabulary())
         if vocab is not None:
             out["vocabulary"] = vocab
@@ -406,7 +476,8 @@ class CorpusInput(Input):
 
         def make():
             src = make_source(self.source_inputs()["kg"], sparql_url=self.sparql_url, dump=self._dump_arg(),
-                              vocabulary=self.vocabulary(), type_namespaces=self.type_namespaces, access=access)
+                              vocabulary=self.source_vocabulary(), type_namespaces=self.type_namespaces,
+                              access=access)
             if not self.bridge:
                 return src
             from kg.dbpedia.bridge import EquivalentClassSource, SameAsSource
@@ -426,19 +497,36 @@ class CorpusInput(Input):
         """The presets load (a TOML file's errors name it and --preset), and go with --features and --bridge."""
         v = self.vocabulary()
         bv = self.bridge_vocabulary()
-        features = self.features or "types"
-        if features == "categories" and not v.subject:
+        spec = self.spec()
+        kinds = spec.kinds
+        if "categories" in kinds and not v.subject:
             raise KgfsError(f"--features categories: the {v.name} preset has no category predicates (subject); "
                             "use --features types, or describe them in a preset file (--preset)")
-        if features == "types" and not v.instance_of:
-            raise KgfsError(f"--features types: the {v.name} preset has no instance-of predicates")
+        if ("types" in kinds or "qualified-relations" in kinds) and not v.instance_of:
+            raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset has no instance-of predicates")
+        if spec.uses_relations and not v.relations:
+            raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset names no relation predicates; give "
+                            "their namespaces as `relations` in a preset file (--preset)")
+        if not spec.uses_relations:
+            for flag, value in (("--direction", self.direction), ("--exclude-properties", self.exclude_properties),
+                                ("--values", self.values if self.values != "binary" else None)):
+                if value:
+                    raise KgfsError(f"{flag} needs --features relations or qualified-relations")
+        if self.label_property is not None:
+            label = v.expand_property(self.label_property, "--label-property")
+            if spec.uses_relations and label not in spec.relations.exclude:
+                raise KgfsError(f"--label-property {self.label_property}: the labels come from {label}, which is "
+                                f"also a feature (--features {' '.join(kinds)}): they would leak into the features; "
+                                f"add --exclude-properties {self.label_property}")
+        if self.bridge and spec.uses_relations:
+            raise KgfsError("--bridge maps types and categories, not relations (use --features types or categories)")
         if self.bridge and not self.bridge_dump:
             raise KgfsError(f"--bridge {self.bridge} needs --bridge-dump (the dump files of the corpus's graph with "
                             "its owl:sameAs or owl:equivalentClass links)")
         if not self.bridge and (self.bridge_dump or self.bridge_preset):
             raise KgfsError(f"{'--bridge-dump' if self.bridge_dump else '--bridge-preset'} needs --bridge "
                             "(same-as or equivalent-class)")
-        if self.bridge == "equivalent-class" and features != "types":
+        if self.bridge == "equivalent-class" and kinds != ("types",):
             raise KgfsError("--bridge equivalent-class maps types, not categories (use --features types)")
         if bv is not None and bv == v:
             raise KgfsError(f"--bridge: the corpus's graph (--bridge-preset {bv.name}) is the graph of the features "
@@ -498,7 +586,9 @@ class CorpusInput(Input):
 
         index, report = index_for_cache(ctx.cache_dir(_CACHE)), None
         if self.dump and ((lexicon and not self.bridge) or self.source_inputs()["kg"] == "dump"):
-            report = index.ingest(self._dump_arg(), vocabulary=self.vocabulary(), progress=progress,
+            # the source's vocabulary (its relation-indexing segments serve the lexicon too), else the lexicon's
+            vocab = self.source_vocabulary() if self.source_inputs()["kg"] == "dump" else self.vocabulary()
+            report = index.ingest(self._dump_arg(), vocabulary=vocab, progress=progress,
                                   skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon and not self.bridge)
         if self.bridge and self.bridge_dump:  # the links (and the lexicon) of the corpus's own graph
             bridged = index.ingest(self._dump_arg(bridge=True), vocabulary=self.bridge_vocabulary(), progress=progress,
@@ -536,8 +626,10 @@ class CorpusInput(Input):
     def steps(self, ctx: Context):
         return [AnnotateStep(self, ctx), FetchStep(self, ctx),
                 table_step(lambda up: {"annotate": up["annotate"].hash, "fetch": up["fetch"].hash, "name": self.name,
-                                       "features": self.features or "types", "min_support": self.min_support or 1,
-                                       "category_depth": 2 if self.category_depth is None else self.category_depth},
+                                       "features": self.spec().key(), "min_support": self.min_support or 1,
+                                       "category_depth": 2 if self.category_depth is None else self.category_depth,
+                                       **({"relations": self.spec().relations.to_json()}
+                                          if self.spec().uses_relations else {})},
                            self._table, needs=("annotate", "fetch"))]
 
     def _table(self, up: Mapping[str, Record]):
@@ -546,8 +638,6 @@ class CorpusInput(Input):
         corpus = self.read_corpus()
         table = table_from_records(corpus, read_payload(up["annotate"], "entities"),
                                    read_payload(up["fetch"], "facts"),
-                                   name=self.name, features=self.features or "types",
-                                   min_support=self.min_support or 1,
-                                   category_depth=2 if self.category_depth is None else self.category_depth,
+                                   name=self.name, features=self.spec(), min_support=self.min_support or 1,
                                    annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
         return check_nonempty(table, self.min_support)

@@ -148,10 +148,13 @@ class FetchStep(BatchedStep):
     def compute_batch(self, folder, up, batch):
         from kg.dbpedia.batches import fetch_features
 
-        payload, summary = fetch_features(self.inp.make_source(self.ctx), sorted(batch["entities"]),
-                                          self.inp.features or "types")
+        spec, source, entities = self.inp.spec(), self.inp.make_source(self.ctx), sorted(batch["entities"])
+        payload, summary = fetch_features(source, entities, spec)
         write_json(folder / "facts.json", payload)
-        return {"facts": "facts.json"}, summary
+        if not spec.counts:
+            return {"facts": "facts.json"}, summary
+        write_json(folder / "groups.json", spec.groups(source, entities))  # each relation, for the counts
+        return {"facts": "facts.json", "groups": "groups.json"}, summary
 
     def _depth(self):
         return 2 if self.inp.category_depth is None else self.inp.category_depth
@@ -161,12 +164,16 @@ class FetchStep(BatchedStep):
 
     def compute(self, folder, up):
         from kg.dbpedia.batches import fetch_hierarchy
+        from kg.dbpedia.kinds import merge_reports
 
         per: dict[str, list[str]] = {}
         for b in up["batches"]:
             per.update(read_payload(b, "facts"))
-        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.features or "types",
-                                           self._depth())
+        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.spec())
+        if self.inp.spec().uses_relations:
+            payload["relations"] = merge_reports(b.summary.get("relations", {}) for b in up["batches"])
+        if self.inp.spec().counts:
+            payload["groups"] = {e: g for b in up["batches"] for e, g in read_payload(b, "groups").items()}
         if self.inp.bridge == "same-as":
             payload["entities_without_link"] = sorted(e for b in up["batches"]
                                                       for e in b.summary.get("entities_without_link", ()))

@@ -71,6 +71,7 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
 
 from kg.errors import KgfsError
+from selection.base import reads_counts
 from selection.evaluation.classify import eager_classify
 from selection.evaluation.metrics import compression, fold_metrics, positive_label
 from selection.evaluation.specs import MethodSpec, method_specs, params_json
@@ -318,9 +319,10 @@ class _Fold:
     mask (:meth:`evaluate_mask`). Nothing outlives the object; nested CV builds one per inner split.
     """
 
-    def __init__(self, run: _Run, index: int, X_tr, y_tr, X_te, y_te):
+    def __init__(self, run: _Run, index: int, X_tr, y_tr, X_te, y_te, V_tr=None):
         self.run, self.index = run, index
         self.X_tr, self.y_tr, self.X_te, self.y_te = X_tr, y_tr, X_te, y_te
+        self.V_tr = V_tr  # the counts behind X_tr's cells (a table with --values count), else None
         self.block_rows = default_block_size(run.n_features, X_tr.shape[0])
         self._lazy: dict[str, object] = {}
         self._scored: dict[tuple, tuple] = {}
@@ -329,7 +331,13 @@ class _Fold:
 
     def inner(self, itr, iva) -> _Fold:
         """The fold of an inner split of this fold's training part."""
-        return _Fold(self.run, self.index, self.X_tr[itr], self.y_tr[itr], self.X_tr[iva], self.y_tr[iva])
+        return _Fold(self.run, self.index, self.X_tr[itr], self.y_tr[itr], self.X_tr[iva], self.y_tr[iva],
+                     None if self.V_tr is None else self.V_tr[itr])
+
+    def fit_input(self, sel):
+        """What ``sel`` is fitted on: the counts when the table has them and it reads them
+        (:func:`selection.base.reads_counts`), else the binary training part."""
+        return self.V_tr if self.V_tr is not None and reads_counts(sel) else self.X_tr
 
     def row(self, method: MethodSpec, clf: MethodSpec, **kw) -> dict:
         return {**self._base, **_BLANK_ROW, "selector": method.label, "params": params_json(method.params),
@@ -371,12 +379,12 @@ class _Fold:
         return self._scored[key]
 
 
-def _folds(run: _Run, X, y, n_splits: int, folds) -> Iterable[_Fold]:
+def _folds(run: _Run, X, y, n_splits: int, folds, values=None) -> Iterable[_Fold]:
     wanted = None if folds is None else {int(f) for f in folds}
     splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=run.random_state)
     for k, (tr, te) in enumerate(splitter.split(np.zeros(len(y)), y)):
         if wanted is None or k in wanted:
-            yield _Fold(run, k, X[tr], y[tr], X[te], y[te])
+            yield _Fold(run, k, X[tr], y[tr], X[te], y[te], None if values is None else values[tr])
 
 
 # ------------------------------------------------------------------ threshold sweep
@@ -509,7 +517,9 @@ def evaluate_table(table, selectors, classifiers, *, dataset: str, n_splits: int
                pos=positive_label(y, options.pos_label), labels=np.unique(y), n_features=X.shape[1],
                random_state=random_state,
                is_root=_roots(table.hierarchy))
-    rows = [r for fold in _folds(run, X, y, n_splits, folds) for method in methods for r in _run_method(fold, method)]
+    values = None if getattr(table, "values", None) is None else sp.csr_matrix(table.values)
+    rows = [r for fold in _folds(run, X, y, n_splits, folds, values) for method in methods
+            for r in _run_method(fold, method)]
     df = pd.DataFrame(rows, columns=COLUMNS)
     if options.threshold == "best-on-test" and not options.keep_sweep:
         df = choose_best_on_test(df, options.threshold_metric)
@@ -548,7 +558,7 @@ def _run_eager(fold: _Fold, method: MethodSpec) -> list[dict]:
     try:
         sel = _built(fold, method)
         thr = sel.get_params()["threshold"] if swept else np.nan
-        sel.fit(fold.X_tr, fold.y_tr)
+        sel.fit(fold.fit_input(sel), fold.y_tr)
         mask = support_of(sel, fold.X_tr.shape[1])
     except Exception as exc:  # noqa: BLE001 - a failing selector must not stop the grid
         log.warning("selector %s failed: %s", method.label, exc)
@@ -603,7 +613,8 @@ def _run_sweep(fold: _Fold, method: MethodSpec, grid: np.ndarray) -> list[dict]:
     try:
         own = method.build(fold.run.hierarchy).get_params()["threshold"]  # the fallback of the nested choice
         chosen = _nested_choice(fold, method, grid) if choice == "nested" else None
-        masks = _sweep_masks(method.build(fold.run.hierarchy), fold.X_tr, fold.y_tr, grid)
+        sel = method.build(fold.run.hierarchy)
+        masks = _sweep_masks(sel, fold.fit_input(sel), fold.y_tr, grid)
     except Exception as exc:  # noqa: BLE001
         log.warning("threshold sweep of %s failed: %s", method.label, exc)
         return fold.failed(method, exc, threshold_choice=choice)
@@ -645,7 +656,8 @@ def _nested_choice(fold: _Fold, method: MethodSpec, grid: np.ndarray) -> dict[st
     comp = {c.label: np.zeros(len(grid)) for c in run.classifiers}
     for itr, iva in inner.split(np.zeros(len(y_tr)), y_tr):
         sub = fold.inner(itr, iva)
-        masks = _sweep_masks(method.build(run.hierarchy), sub.X_tr, sub.y_tr, grid)
+        sel = method.build(run.hierarchy)
+        masks = _sweep_masks(sel, sub.fit_input(sel), sub.y_tr, grid)
         for clf in run.classifiers:
             per_t = [sub.evaluate_mask(clf, mask)[0] for mask in masks]
             value[clf.label] += np.array([d[metric] for d in per_t]) / k_inner

@@ -116,7 +116,7 @@ class GridResult:
 
 
 def table_fingerprint(table) -> str:
-    """A short content hash of a table (matrix, labels, feature names).
+    """A short content hash of a table (matrix, labels, feature names, and its counts when it has them).
 
     Parameters
     ----------
@@ -141,6 +141,9 @@ def table_fingerprint(table) -> str:
         h.update(np.ascontiguousarray(a).astype(np.int64).tobytes())
     h.update("\x1f".join(map(str, np.asarray(table.y).tolist())).encode())
     h.update("\x1f".join(map(str, table.feature_names)).encode())
+    values = getattr(table, "values", None)
+    if values is not None:  # the counts a count-reading selector is fitted on (the cells of a binary table stay)
+        h.update(b"values" + np.ascontiguousarray(sp.csr_matrix(values).data, dtype=np.float64).tobytes())
     return h.hexdigest()[:16]
 
 
@@ -291,7 +294,7 @@ def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
                      alternative=report.alternative or proto.options.get("alternative", "two-sided"))
     with_baseline = pd.concat([results, _baseline(tables, plan, results)], ignore_index=True)
     paths = write_outputs(with_baseline, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics, settings=report,
-                          default_control=proto.control, notes=_notes(plan, results), sweep=sweep)
+                          default_control=proto.control, notes=_notes(plan, results, tables), sweep=sweep)
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
         report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), baseline=paths.get("baseline"),
@@ -506,7 +509,7 @@ def _sort(df, tables, plan: EvaluationPlan):
     return df.sort_values(["_k", "fold", "_t"], kind="stable").drop(columns=["_k", "_t"]).reset_index(drop=True)
 
 
-def _notes(plan: EvaluationPlan, results) -> list[str]:
+def _notes(plan: EvaluationPlan, results, tables: Mapping) -> list[str]:
     proto = plan.protocol
     notes = [f"Protocol `{proto.name}`: {proto.description}.",
              f"Stratified {plan.n_splits}-fold cross-validation, seed {plan.random_state}; selection fitted on the "
@@ -524,6 +527,11 @@ def _notes(plan: EvaluationPlan, results) -> list[str]:
         else:
             notes.append("Thresholds: nested cross-validation (honest): in every outer fold an inner stratified "
                          "CV on the training part chooses the threshold with the best mean accuracy.")
+    counted = [d for d, t in tables.items() if getattr(t, "values", None) is not None]
+    if counted:
+        notes.append(f"{', '.join(counted)}: the table holds counts (`--values count`). The Fisher score and "
+                     "scikit-learn selectors were fitted on them; the hierarchical selectors and the binary "
+                     "measures (information gain, CFS, mRMR, ReliefF), and every classifier, on their presence (0/1).")
     sel_time = results.groupby("selector")["select_seconds"].sum() if len(results) else None
     if sel_time is not None and len(sel_time):
         notes.append("Selection time (s, all folds and datasets): "

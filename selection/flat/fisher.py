@@ -76,7 +76,7 @@ def fisher_scores(X, y) -> np.ndarray:
 
 
 class FisherScore(TopKSelector):
-    """Fisher score of each binary feature; the top ``k`` are selected (ties: lower index).
+    """Fisher score of each feature (binary, or counts); the top ``k`` are selected (ties: lower index).
 
     A flat filter (:class:`~selection.base.TopKSelector`): it takes no hierarchy.
 
@@ -101,6 +101,9 @@ class FisherScore(TopKSelector):
     >>> FisherScore(k=1).fit(X, [1, 1, 0, 0]).get_support().tolist()
     [True, False, False]
     """
+
+    #: The score is defined on numbers: a table's counts (``--values count``) are read as they are.
+    reads_counts = True
 
     def _ranking(self, X, y, k):
         self.scores_ = fisher_scores(X, y)

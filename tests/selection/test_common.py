@@ -260,6 +260,7 @@ Y3 = np.array([1, 0, 0, 1])
 # Selectors that accept non-binary features by design, with the reason.
 NUMERIC_OK = {
     "adhoc": "ADHOC works on numeric features (rank correlation, binned chi-square); it does not binarise",
+    "fisher": "the Fisher score is defined on numbers: it reads a table's counts (--values count) as they are",
 }
 
 

@@ -46,6 +46,8 @@ entities = ["dbr:"]
 not_entities = ["/Category:"]
 redirects = ["dbo:wikiPageRedirects"]
 prior_links = ["dbo:wikiPageWikiLink"]
+relations = ["dbo:"]
+not_relations = ["dbo:wikiPage", "dbo:thumbnail"]
 [namespaces]
 dbo = "http://dbpedia.org/ontology/"
 yago = "http://dbpedia.org/class/yago/"

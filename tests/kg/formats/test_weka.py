@@ -98,3 +98,27 @@ def test_make_sh_reproduces_the_fixtures(tmp_path):
                    env={**os.environ, "WEKA_JAR": str(WEKA_JAR)})
     for name in FIXTURES:
         assert (tmp_path / f"{name}.arff").read_bytes() == (HERE / f"{name}.arff").read_bytes(), name
+
+
+@pytest.mark.integration
+@weka_installed
+@pytest.mark.parametrize("sparse", [False, True])
+def test_weka_reads_the_counts_of_a_count_table(tmp_path, sparse):
+    """A table with counts (``--values count``) is written with numeric attributes; WEKA's CSV saver gives every
+    count back, cell for cell."""
+    h = FeatureHierarchy.from_edges([("out:p|C", "out:p")], nodes=["out:p", "out:p|C", "out:q"])
+    t = FeatureTable.from_facts({"a": ["out:p|C", "out:q"], "b": ["out:p"], "c": []}, h,
+                                labels={"a": "x", "b": "y", "c": "x"}, instances=["a", "b", "c"])
+    counts = np.array([[3, 2, 1], [1, 0, 0], [0, 0, 0]])  # laid out as the columns out:p, out:p|C, out:q
+    order = [t.feature_names.tolist().index(f) for f in ["out:p", "out:p|C", "out:q"]]
+    v = np.zeros((3, 3))
+    v[:, order] = counts
+    t = t.with_values(v)
+    ours = write_arff(t, tmp_path / "ours.arff", sparse=sparse, id_attribute="id")
+    _weka("weka.core.converters.CSVSaver", "-i", str(ours), "-o", str(tmp_path / "w.csv"))
+    with open(tmp_path / "w.csv", encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0][1:-1] == t.feature_names.tolist()
+    got = np.array([[float(x) for x in r[1:-1]] for r in rows[1:]])
+    assert got.tolist() == t.values.toarray().tolist()
+    assert [r[-1] for r in rows[1:]] == ["x", "y", "x"]

@@ -45,9 +45,10 @@ With ``--relations`` (issue 25), the same run also measures:
   against the ingest above;
 - a new corpus of 10,000 items drawn uniformly, from that index (a fresh process): their relations
   both ways (``IndexSource.relations``), the types of the other ends and the classes above them,
-  and the subproperty edges above the properties met; time and peak RSS (issue 25's goal for
-  qualified-relation features: < 10 s and < 1.5 GB at 20M). When the route has
-  ``kg.dbpedia.route.fetch_facts(..., features="qualified-relations")``, that is timed too.
+  and the subproperty edges above the properties met; then, each in a fresh process, the route's
+  ``kg.dbpedia.route.fetch_facts`` + ``build_hierarchy`` for ``qualified-relations`` (out, both)
+  and ``types qualified-relations`` (both): time and peak RSS (issue 25's goal for qualified-relation
+  features: < 10 s and < 1.5 GB at 20M).
 
 Results are kept in ``--results`` (one entry per size), so sizes can be run one at a time; the
 load average is printed with each size (timings on a loaded machine are noisy).
@@ -342,15 +343,27 @@ elif mode == "relations":
            "types_seconds": t_types, "n_out": sum(map(len, rel["out"].values())),
            "n_in": sum(map(len, rel["in"].values())), "others": len(others), "properties": len(props),
            "classes": len(classes), "class_edges": len(edges), "subproperty_edges": len(sub)}}
-    try:
-        from kg.dbpedia.route import fetch_facts
-        t1 = time.perf_counter()
-        src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
-        facts, edges, report = fetch_facts({{e: [e] for e in ents}}, src, features="qualified-relations")
-        out["fetch_facts"] = {{"seconds": time.perf_counter() - t1, "facts": sum(map(len, facts.values())),
-                              "edges": len(edges)}}
-    except (ImportError, ValueError, TypeError) as exc:  # the route without qualified relations yet
-        out["fetch_facts"] = {{"error": f"{{type(exc).__name__}}: {{exc}}"}}
+elif mode == "fetch":  # the route's qualified relations (kg.dbpedia.route.fetch_facts), in a process of its own
+    import numpy as np
+    from kg.dbpedia.index import DumpIndex
+    from kg.dbpedia.index_source import IndexSource
+    from kg.dbpedia.kinds import FeatureSpec
+    from kg.dbpedia.route import build_hierarchy, fetch_facts
+    from kg.dbpedia.vocabulary import WD, WIKIDATA
+    imports = time.perf_counter() - t
+    rng = np.random.default_rng(11)  # the same 10,000 items as "relations"
+    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + rng.choice(args["items"], 10_000, replace=False)).tolist()]
+    t = time.perf_counter()
+    src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
+    spec = FeatureSpec.of(args["features"].split(), direction=args["direction"])
+    facts, edges, report = fetch_facts({{e: [e] for e in ents}}, src, features=spec)
+    t_fetch = time.perf_counter() - t
+    nodes = set().union(*facts.values())
+    h, removed = build_hierarchy(nodes, edges)
+    out = {{"seconds": time.perf_counter() - t, "fetch_seconds": t_fetch, "imports": imports,
+           "facts": sum(map(len, facts.values())), "direct_features": len(nodes), "edges": len(edges),
+           "hierarchy_nodes": h.n_nodes, "removed": len(removed),
+           "empty": len(report["entities_without_features"])}}
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
@@ -440,9 +453,20 @@ def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
           f"{q['peak_rss_mb']:6.0f} MB (goal < 10 s and < 1536 MB); {q['n_out']:,} out / {q['n_in']:,} in relations, "
           f"{q['others']:,} other ends, {q['properties']:,} properties, {q['classes']:,} classes, "
           f"{q['class_edges']:,} class edges, {q['subproperty_edges']} subproperty edges", flush=True)
-    ff = q["fetch_facts"]
-    print("fetch_facts(qualified-relations): " + (f"{ff['seconds']:.2f} s, {ff['facts']:,} facts, {ff['edges']:,} "
-                                                  f"edges" if "seconds" in ff else ff["error"]), flush=True)
+    for features, direction in (("qualified-relations", "out"), ("qualified-relations", "both"),
+                                ("types qualified-relations", "both")):
+        try:
+            ff = child("fetch", dump=dump, index=home / "rel-index", first_item=meta["classes"] + 1,
+                       items=meta["items"], features=features, direction=direction)
+        except RuntimeError as exc:  # a route without qualified relations (before issue 25's generators)
+            print(f"fetch_facts({features}, {direction}): failed: {str(exc).splitlines()[-1]}", flush=True)
+            continue
+        res.setdefault("fetch", {})[f"{features}/{direction}"] = ff
+        print(f"fetch_facts + build_hierarchy, --features {features} --direction {direction}: {ff['seconds']:6.2f} s "
+              f"(fetch {ff['fetch_seconds']:.2f} s; + {ff['imports']:.1f} s of imports), peak RSS "
+              f"{ff['peak_rss_mb']:6.0f} MB (goal < 10 s and < 1536 MB); {ff['direct_features']:,} direct features, "
+              f"{ff['facts']:,} instance facts, {ff['edges']:,} edges, {ff['hierarchy_nodes']:,} nodes, "
+              f"{ff['removed']} cycle edges removed, {ff['empty']} items without features", flush=True)
 
 
 def summary(results: dict) -> None:

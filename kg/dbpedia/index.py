@@ -114,6 +114,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import logging
@@ -220,7 +221,8 @@ def rebuild_command(paths, vocabulary: Vocabulary = DBPEDIA) -> str:
     ----------
     paths : path or list of paths
     vocabulary : Vocabulary
-        The vocabulary the files were read with (``--preset`` unless DBpedia's).
+        The vocabulary the files were read with (``--preset`` unless DBpedia's; ``--relations`` when it
+        indexes relations).
 
     Returns
     -------
@@ -233,14 +235,19 @@ def rebuild_command(paths, vocabulary: Vocabulary = DBPEDIA) -> str:
     >>> from kg.dbpedia.vocabulary import WIKIDATA
     >>> rebuild_command("/d/latest-truthy.nt.bz2", WIKIDATA.with_language("de"))
     'kgfs ingest --preset wikidata --language de --dump /d/latest-truthy.nt.bz2'
+    >>> rebuild_command("/d/latest-truthy.nt.bz2", WIKIDATA.with_relations())
+    'kgfs ingest --preset wikidata --relations --dump /d/latest-truthy.nt.bz2'
     """
     paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     preset = ""
-    if vocabulary != DBPEDIA:  # a preset by its name (a TOML file's path is the user's)
+    plain = dataclasses.replace(vocabulary, index_relations=False)
+    if plain != DBPEDIA:  # a preset by its name (a TOML file's path is the user's)
         base = PRESETS.get(vocabulary.name)
         preset = f"--preset {vocabulary.name} " if base is not None else "--preset YOUR_PRESET.toml "
         if base is not None and vocabulary.language != base.language:
             preset += f"--language {shlex.quote(str(vocabulary.language))} "
+    if vocabulary.index_relations:
+        preset += "--relations "
     return f"kgfs ingest {preset}--dump " + " ".join(shlex.quote(str(p)) for p in paths)
 
 

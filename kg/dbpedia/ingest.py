@@ -47,6 +47,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import time
 from collections.abc import Callable
@@ -137,30 +138,41 @@ class _Relations:
 
 
 class _Terms:
-    """Object IRIs: each string written once per epoch of the recent-keys cache, its key run-sorted."""
+    """Object IRIs: each string written once per epoch of the recent-keys cache, its key run-sorted.
+
+    The cache maps a string to its row in ``table`` (the keys of the epoch), so a batch's keys are
+    gathered with C-level maps and one fancy index, not a tuple per string.
+    """
 
     def __init__(self, folder: Path, runs: SortedRuns):
         self.column = StringColumnWriter(folder, "terms")
         self.runs = runs
-        self.recent: dict[str, tuple[int, int]] = {}
-        self.new: list[str] = []
+        self.recent: dict[str, int] = {}
+        self.table = np.zeros((1 << 16, 2), np.uint64)
 
-    def keys(self, objects: list[str]) -> np.ndarray:
-        recent, new = self.recent, []
-        for o in objects:
-            if o not in recent:
-                new.append(o)
-                recent[o] = None
-        if new:
-            new = list(dict.fromkeys(new))
+    def keys(self, strings: list[str]) -> np.ndarray:
+        """The ``(n, 2)`` keys of strings, each string new in this epoch written to the column and the runs."""
+        n = len(strings)
+        recent = self.recent
+        idx = np.fromiter(map(recent.get, strings, itertools.repeat(-1, n)), np.int64, n)
+        miss = np.flatnonzero(idx < 0)
+        if len(miss):
+            missed = [strings[i] for i in miss.tolist()]
+            new = list(dict.fromkeys(missed))
             keys = hash_keys(new)
+            start = len(recent)
+            if start + len(new) > len(self.table):
+                grown = np.zeros((max(2 * len(self.table), start + len(new)), 2), np.uint64)
+                grown[:start] = self.table[:start]
+                self.table = grown
+            self.table[start:start + len(new)] = keys
+            recent.update(zip(new, range(start, start + len(new))))
             rows = np.arange(len(self.column), len(self.column) + len(new), dtype=np.int64)
-            for o, k in zip(new, keys.tolist()):
-                recent[o] = k
-                self.column.add(o)
+            self.column.extend(new)
             self.runs.add(hi=keys[:, 0], lo=keys[:, 1], row=rows)
-        out = np.asarray([recent[o] for o in objects], np.uint64).reshape(-1, 2)
-        if len(recent) > _RECENT:
+            idx[miss] = np.fromiter(map(recent.__getitem__, missed), np.int64, len(missed))
+        out = self.table[idx]  # a copy: the next epoch may reuse the rows
+        if len(recent) > _RECENT:  # a new epoch (between batches: a batch's rows stay valid while it is read)
             self.recent = {}
         return out
 

@@ -178,5 +178,4 @@ class LineFilter:
         starts = np.where(line > 0, newlines[np.maximum(line - 1, 0)] + 1, 0)
         stops = newlines[line] + 1
         self.kept += len(line)
-        view = memoryview(block)
-        return b"".join([view[a:b] for a, b in zip(starts.tolist(), stops.tolist())]), starts.astype(np.int64)
+        return b"".join(map(block.__getitem__, map(slice, starts.tolist(), stops.tolist()))), starts.astype(np.int64)

@@ -231,11 +231,11 @@ class Segment:
         return query, np.asarray(others[rows], np.int64), np.asarray(preds[rows], np.int64)
 
     def parents(self, kind: str, nodes: Sequence[str]) -> list[tuple[int, str]]:
-        """The parents of nodes along a graph table (``subclass`` or ``broader``).
+        """The parents of nodes along a graph table (``subclass``, ``broader`` or ``subproperty``).
 
         Parameters
         ----------
-        kind : {"subclass", "broader"}
+        kind : {"subclass", "broader", "subproperty"}
         nodes : sequence of str
 
         Returns

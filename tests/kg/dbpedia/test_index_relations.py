@@ -306,3 +306,52 @@ def test_the_codex_types_from_the_relation_segment_equal_those_of_a_types_only_s
     assert shared.class_edges(classes) == alone.class_edges(classes)
     assert shared.segments[0].info["cycles"]["subclass"] == alone.segments[0].info["cycles"]["subclass"]
 
+
+
+def test_a_small_terms_cache_and_spill_budget_give_the_same_codex_relations(codex_lines, codex_source, shared_data,
+                                                                            tmp_path, monkeypatch):
+    """Many epochs of the terms cache (each rewriting the strings it meets again) and many sorted runs: the same
+    answers as the default build."""
+    import kg.dbpedia.ingest as ingest
+
+    monkeypatch.setattr(ingest, "_RECENT", 5_000)
+    small = IndexSource(shared_data / "wikidata" / "codex_truthy.nt.gz",
+                        DumpIndex(tmp_path / "small", spill_bytes=4 << 20), vocabulary=W)
+    info, ref = small.segments[0].info, codex_source.segments[0].info
+    assert info["counts"] == ref["counts"]  # the same tables, the same distinct terms
+    ents = sorted({s for s, _, _ in codex_lines[::7]} | {o for _, _, o in codex_lines[::11]})
+    for direction in ("out", "in"):
+        assert small.relations(ents, direction) == codex_source.relations(ents, direction)
+    assert small.types(ents) == codex_source.types(ents)
+    # the strings were written more than once (the cache forgot them), the term table keeps one row per key
+    assert (small.segments[0].folder / "terms.bin").stat().st_size > (codex_source.segments[0].folder /
+                                                                      "terms.bin").stat().st_size
+
+
+def test_a_damaged_relation_table_is_found_and_rebuilt(tmp_path, caplog):
+    """The manifest covers the relation tables: a flipped bit (mtime kept) is found by `verify`, a truncated
+    table refuses to open, and an ingest rebuilds it."""
+    (tmp_path / "w.nt").write_text(WIKI, encoding="utf-8")
+    index = DumpIndex(tmp_path / "i")
+    index.ingest(tmp_path / "w.nt", vocabulary=W, lexicon=False)
+    seg = index.known_segment(tmp_path / "w.nt", W).folder
+    target = seg / "relations_in.subjects.npy"
+    st = target.stat()
+    with open(target, "r+b") as fh:
+        fh.seek(st.st_size - 2)
+        b = fh.read(1)[0]
+        fh.seek(st.st_size - 2)
+        fh.write(bytes([b ^ 0x10]))
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    problems = index.verify()
+    assert [p.file.name for p in problems] == ["relations_in.subjects.npy"]
+    with open(seg / "relations_out.keys.npy", "r+b") as fh:
+        fh.truncate(100)
+    with pytest.raises(KgfsError, match=r"relations_(in|out)\.\w+\.npy.*`kgfs ingest --preset wikidata --relations "):
+        IndexSource(tmp_path / "w.nt", index, vocabulary=W).relations([WD + "Q1"], "out")
+    with caplog.at_level("WARNING"):
+        report = index.ingest(tmp_path / "w.nt", vocabulary=W, lexicon=False, full=True)
+    assert report["rebuilt"] and "reading w.nt into the index again" in caplog.text
+    assert index.verify() == []
+    assert IndexSource(tmp_path / "w.nt", index, vocabulary=W).relations([WD + "Q2"], "in")[WD + "Q2"] == {
+        (WDT + "P19", WD + "Q1"), (WDT + "P19", WD + "Q4")}

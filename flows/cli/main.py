@@ -570,8 +570,14 @@ def _ingest(ingest, quiet: bool):
 def cmd_ingest(args) -> int:
     from kg.dbpedia.index import index_for_cache, ingest_summary
     from kg.dbpedia.vocabulary import vocabulary_of
+    from kg.errors import KgfsError
 
     vocabulary = vocabulary_of(args.preset, args.language)  # a preset file's errors name it, before any reading
+    if args.relations:
+        try:
+            vocabulary = vocabulary.with_relations()
+        except KgfsError as exc:
+            raise KgfsError(f"--relations: {exc}") from None
     index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
     print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
                                                            skip_bad_lines=args.skip_bad_lines, progress=show,
@@ -758,6 +764,7 @@ def _add_ingest(sub, common) -> None:
                              "against its recorded sha256 first; what does not verify is built again.",
                  epilog="examples:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/\n"
                         "  kgfs ingest --preset wikidata --dump latest-truthy.nt.bz2\n"
+                        "  kgfs ingest --preset wikidata --relations --dump latest-truthy.nt.bz2\n"
                         "  kgfs run --corpus people.csv --entity-columns qid --preset wikidata "
                         "--dump latest-truthy.nt.bz2")
     g.add_argument("--dump", nargs="+", required=True, metavar="PATH", help="dump files or folders")
@@ -766,6 +773,9 @@ def _add_ingest(sub, common) -> None:
     g.add_argument("--language", metavar="TAG", help="language of the labels kept for the lexicon (default: the "
                    "preset's, en)")
     g.add_argument("--skip-bad-lines", action="store_true", help="skip (and count) malformed N-Triples lines")
+    g.add_argument("--relations", action="store_true", help="also keep the relation triples (entity, relation "
+                   "predicate, IRI) for --features relations / qualified-relations (a run asking for them reads "
+                   "the files once more otherwise); the index then serves types-only runs too")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

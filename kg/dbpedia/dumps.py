@@ -35,7 +35,14 @@ from collections.abc import Iterable, Sequence
 import pyoxigraph as ox
 
 from kg.dbpedia.dumpfiles import DumpReader, dump_files
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction, edges_within, role_predicates
+from kg.dbpedia.sources import (
+    MemoCache,
+    breadth_first_edges,
+    check_direction,
+    edges_within,
+    property_walk,
+    role_predicates,
+)
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.iri import check_iri
 
@@ -275,7 +282,8 @@ class DumpSource:
         if self._subproperty is None:
             self._scan_relations([])
         sub = self._subproperty
-        return breadth_first_edges(properties, lambda xs: {x: sub.get(x, set()) for x in xs}, None)
+        return property_walk(self.vocabulary, properties, lambda starts: breadth_first_edges(
+            starts, lambda xs: {x: sub.get(x, set()) for x in xs}, None))
 
     # ------------------------------------------------------------------ KnowledgeSource
     def types(self, entities: Iterable[str]) -> dict[str, set[str]]:

@@ -42,7 +42,7 @@ from kg.dbpedia.dumpfiles import dump_files
 from kg.dbpedia.index import DumpIndex, Progress
 from kg.dbpedia.ingest import FACT_ROLES
 from kg.dbpedia.segment import Segment
-from kg.dbpedia.sources import MemoCache, check_direction, edges_within
+from kg.dbpedia.sources import MemoCache, check_direction, edges_within, property_walk
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 from kg.errors import KgfsError
 
@@ -387,4 +387,4 @@ class IndexSource:
         [('http://x/capital', 'http://x/city'), ('http://x/city', 'http://x/place')]
         """
         self._check_relations("property_edges")
-        return self._walk("subproperty", properties, None)
+        return property_walk(self.vocabulary, properties, lambda starts: self._walk("subproperty", starts, None))

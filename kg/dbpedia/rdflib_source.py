@@ -40,6 +40,7 @@ from kg.dbpedia.sources import (
     check_direction,
     edges_within,
     in_namespaces,
+    property_walk,
     role_predicates,
 )
 from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
@@ -277,5 +278,5 @@ class RdflibSource:
         >>> RdflibSource(rdflib.Graph()).property_edges(["http://dbpedia.org/ontology/team"])
         set()
         """
-        return breadth_first_edges(
-            properties, lambda xs: self._objects(self._subproperty, self.vocabulary.subproperty_of, xs), None)
+        return property_walk(self.vocabulary, properties, lambda starts: breadth_first_edges(
+            starts, lambda xs: self._objects(self._subproperty, self.vocabulary.subproperty_of, xs), None))

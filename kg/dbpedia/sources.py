@@ -36,7 +36,10 @@ Sources of a vocabulary that names relation predicates (:meth:`Vocabulary.is_rel
     requested entity is a key.
 ``property_edges(properties)``
     ``{(child, parent), ...}``: every subproperty-of (``rdfs:subPropertyOf``) edge reachable upward
-    from the given predicates (the traversal follows every edge; cycles stay in the set).
+    from the given predicates (the traversal follows every edge; cycles stay in the set), between
+    predicates: where a graph states them of the properties' entities (Wikidata: ``wd:P19
+    wdt:P1647 wd:P276``), the walk goes through those and the edges come back as predicates
+    (:func:`property_walk`).
 
 Every source keeps an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
 source a per-batch disk cache.
@@ -83,6 +86,7 @@ __all__ = [
     "check_direction",
     "edges_within",
     "in_namespaces",
+    "property_walk",
     "role_predicates",
 ]
 
@@ -264,6 +268,24 @@ class RelationSource(Protocol):
     def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]: ...
 
     def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]: ...
+
+
+def property_walk(vocabulary, properties: Iterable[str], walk: Callable[[list[str]], set]) -> set[tuple[str, str]]:
+    """``property_edges`` of every source: ``walk`` (the source's upward walk of the subproperty predicates) from
+    the properties' entities, its edges given back between predicates (see the module doc).
+
+    Examples
+    --------
+    >>> from kg.dbpedia.vocabulary import WIKIDATA
+    >>> wd, wdt = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+    >>> property_walk(WIKIDATA, [wdt + "P19"], lambda xs: {(wd + "P19", wd + "P276")})
+    {('http://www.wikidata.org/prop/direct/P19', 'http://www.wikidata.org/prop/direct/P276')}
+    """
+    starts = sorted({vocabulary.property_entity(p) for p in properties})
+    if not starts:
+        return set()
+    back = vocabulary.property_predicate
+    return {(back(c), back(p)) for c, p in walk(starts)}
 
 
 #: The directions of ``relations(entities, direction)``.

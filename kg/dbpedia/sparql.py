@@ -78,7 +78,14 @@ from SPARQLWrapper.SPARQLExceptions import (
     URITooLong,
 )
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction, edges_within, role_predicates
+from kg.dbpedia.sources import (
+    MemoCache,
+    breadth_first_edges,
+    check_direction,
+    edges_within,
+    property_walk,
+    role_predicates,
+)
 from kg.dbpedia.sparql_protocol import (
     QueryTimeoutError,
     SourceUnavailableError,
@@ -524,9 +531,9 @@ class SparqlSource:
         """
         if not self.vocabulary.subproperty_of:
             return set()
-        return breadth_first_edges(
-            properties,
-            lambda xs: self._one_hop(self._subproperty, "subproperties", self.vocabulary.subproperty_of, xs), None)
+        return property_walk(self.vocabulary, properties, lambda starts: breadth_first_edges(
+            starts, lambda xs: self._one_hop(self._subproperty, "subproperties", self.vocabulary.subproperty_of, xs),
+            None))
 
     def _superclass_path_query(self, values: Sequence[str]) -> str:
         sc = self._path(self.vocabulary.subclass_of)

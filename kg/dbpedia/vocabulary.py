@@ -22,7 +22,8 @@ to know of a graph is a :class:`Vocabulary`:
 - ``relations`` / ``not_relations``: the namespaces of the predicates that relate an entity to
   another (DBpedia: ``dbo:`` but its ``dbo:wikiPage...`` bookkeeping; Wikidata: ``wdt:``), minus those
   under ``not_relations`` and those of another role; ``subproperty_of`` orders them
-  (``rdfs:subPropertyOf``; Wikidata: ``wdt:P1647``) -- the ``relations`` features
+  (``rdfs:subPropertyOf``; Wikidata: ``wdt:P1647``, stated of the property's entity: ``wd:P19
+  wdt:P1647 wd:P276``, so its ``property_namespace`` is ``wd:``) -- the ``relations`` features
   (:mod:`kg.dbpedia.relations`). The dump index keeps relation triples only for a vocabulary
   :meth:`~Vocabulary.with_relations` (they are most of a dump: a run that asks for relations reads
   its files once more);
@@ -89,7 +90,7 @@ PREFIXES = {"rdf": RDF, "rdfs": RDFS, "owl": OWL, "skos": SKOS, "dct": "http://p
 _IRI_LISTS = ("instance_of", "subclass_of", "subject", "broader", "labels", "redirects", "prior_links", "same_as",
               "equivalent_class", "type_namespaces", "entities", "relations", "not_relations", "subproperty_of")
 # the fields that only matter to a vocabulary that indexes relations (left out of the others' fingerprints)
-_RELATION_FIELDS = ("relations", "not_relations", "subproperty_of", "index_relations")
+_RELATION_FIELDS = ("relations", "not_relations", "subproperty_of", "index_relations", "property_namespace")
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ class Vocabulary:
     not_relations: tuple[str, ...] = ()
     subproperty_of: tuple[str, ...] = (RDFS + "subPropertyOf",)
     index_relations: bool = False
+    property_namespace: str | None = None
 
     def __post_init__(self):
         for name in _IRI_LISTS + ("not_entities",):
@@ -142,6 +144,10 @@ class Vocabulary:
                 if not isinstance(iri, str) or not re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S+$", iri) or \
                         any(c in iri for c in '<>"{}|^`\\'):
                     raise KgfsError(f"vocabulary {self.name!r}: {name} has {iri!r}, not an absolute IRI")
+        if self.property_namespace is not None and not re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S+$",
+                                                                str(self.property_namespace)):
+            raise KgfsError(f"vocabulary {self.name!r}: property_namespace has {self.property_namespace!r}, not an "
+                            "absolute IRI")
         if (self.id_pattern is None) != (self.id_namespace is None):
             raise KgfsError(f"vocabulary {self.name!r}: give id_pattern and id_namespace together")
         if self.id_pattern is not None:
@@ -226,6 +232,34 @@ class Vocabulary:
         """
         return (predicate.startswith(self.relations) and not predicate.startswith(self.not_relations)
                 and predicate not in self._other_roles())
+
+    def property_entity(self, predicate: str) -> str:
+        """The IRI a relation predicate's own statements (its subproperty-of) are made of: itself, or with a
+        ``property_namespace`` the entity of the same local name (Wikidata: ``wdt:P19`` -> ``wd:P19``).
+
+        Examples
+        --------
+        >>> preset("wikidata").property_entity(WDT + "P19"), preset("dbpedia").property_entity("http://x/p")
+        ('http://www.wikidata.org/entity/P19', 'http://x/p')
+        """
+        if self.property_namespace is None:
+            return predicate
+        for ns in self.relations:
+            if predicate.startswith(ns):
+                return self.property_namespace + predicate[len(ns):]
+        return predicate
+
+    def property_predicate(self, entity: str) -> str:
+        """The relation predicate of a property's entity (the inverse of :meth:`property_entity`).
+
+        Examples
+        --------
+        >>> preset("wikidata").property_predicate(WD + "P276")
+        'http://www.wikidata.org/prop/direct/P276'
+        """
+        if self.property_namespace is None or not entity.startswith(self.property_namespace) or not self.relations:
+            return entity
+        return self.relations[0] + entity[len(self.property_namespace):]
 
     def _other_roles(self) -> frozenset:
         cached = self.__dict__.get("_roles_cache")
@@ -481,6 +515,7 @@ WIKIDATA = Vocabulary(
     skip_unused_lines=True,
     relations=(WDT,),
     subproperty_of=(WDT + "P1647",),
+    property_namespace=WD,
 )
 
 #: The presets by name (``--preset``).

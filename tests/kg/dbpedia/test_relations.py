@@ -334,3 +334,38 @@ def test_the_codex_relation_tables_are_the_same_from_every_source(tmp_path_facto
     for name, t in tables.items():
         assert_same_table(first, t)
         assert t.meta["relations"]["n_relations"] == first.meta["relations"]["n_relations"], name
+
+
+def test_wikidata_states_subproperties_of_the_property_entities(tmp_path, tiny_server_wd):
+    """``wd:P19 wdt:P1647 wd:P276``: the walk goes through the property's entity and the edge comes back between the
+    predicates ``wdt:P19`` -> ``wdt:P276``, from every source."""
+    from kg.dbpedia.index import DumpIndex
+    from kg.dbpedia.index_source import IndexSource
+    from kg.dbpedia.vocabulary import WD, WDT, WIKIDATA
+
+    path, text = tiny_server_wd.files
+    sources = {"rdflib": RdflibSource(rdflib.Graph().parse(data=text, format="nt"), vocabulary=WIKIDATA),
+               "streamed": DumpSource(path, vocabulary=WIKIDATA),
+               "index": IndexSource(path, DumpIndex(tmp_path / "i"), vocabulary=WIKIDATA.with_relations()),
+               "sparql": SparqlSource(tiny_server_wd.url, vocabulary=WIKIDATA)}
+    corpus = Corpus(ids=["q1"], entities=[[WD + "Q1"]], labels=[1])
+    for name, src in sources.items():
+        assert src.property_edges([WDT + "P19"]) == {(WDT + "P19", WDT + "P276")}, name
+        t = build_table(corpus, None, src, features="qualified-relations")
+        assert _rows(t) == {"q1": ["out:P19", "out:P19|Q515", "out:P276", "out:P276|Q515"]}, name
+
+
+@pytest.fixture(scope="module")
+def tiny_server_wd(tmp_path_factory):
+    from kg.dbpedia.vocabulary import WD, WDT
+
+    if shutil.which("oxigraph") is None:
+        pytest.skip("the oxigraph server binary (pip install oxigraph) is not installed")
+    d = tmp_path_factory.mktemp("rel-wd")
+    text = (f"<{WD}Q1> <{WDT}P19> <{WD}Q2> .\n<{WD}Q2> <{WDT}P31> <{WD}Q515> .\n"
+            f"<{WD}P19> <{WDT}P1647> <{WD}P276> .\n<{WD}Q1> <{WDT}P1477> \"a name\" .\n")
+    (d / "wd.nt").write_text(text, encoding="utf-8")
+    srv = OxigraphServer([d / "wd.nt"], d).start()
+    srv.files = (d / "wd.nt", text)
+    yield srv
+    srv.stop()

@@ -266,7 +266,7 @@ class _Builder:
         if self.link_objects:
             keys, counts = np.unique(hash_keys(self.link_objects), axis=0, return_counts=True)
             self.links.add(hi=keys[:, 0], lo=keys[:, 1], count=counts.astype(np.int64))
-            self.link_objects = []
+            self.link_objects.clear()  # in place: the scan appends to this list (a new one would never be flushed)
 
     # ------------------------------------------------------------------ the tables
     def write(self) -> dict:

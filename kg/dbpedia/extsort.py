@@ -56,7 +56,7 @@ _HEADER = 128  # bytes reserved for an .npy header written before the data's len
 #: The default budget of a :class:`SpillPool`: small enough that a large dump's rows spill early (the peak
 #: memory of an ingest is then about the same from tens of millions of triples on), large enough that a run
 #: holds millions of rows.
-DEFAULT_BUDGET = 64 << 20
+DEFAULT_BUDGET = 32 << 20
 #: Rows of a block read by :meth:`SortedRuns.merged` (a merge holds a few copies of one block at a time).
 BLOCK_ROWS = 1 << 18
 #: Runs a :class:`SortedRuns` keeps before it merges them into one (a merge opens every run's columns at once).
@@ -285,17 +285,18 @@ class SortedRuns:
         self._n += n
         self.pool.check()
 
-    def _sorted_held(self) -> dict[str, np.ndarray]:
-        """The rows held, sorted; one column at a time, each piece freed when copied (not two copies of all)."""
+    def _sorted_columns(self) -> Iterator[tuple[str, np.ndarray]]:
+        """The rows held, sorted, one column at a time; each piece is freed when copied, so a caller that writes
+        each column out holds one sorted column at a time (not a second copy of them all)."""
         pieces, self._pieces, self.held_bytes = self._pieces, [], 0
         keys = {k: np.concatenate([p.pop(k) for p in pieces]) for k in self.key}
         order = sort_order(list(keys.values()))
-        out = {}
         for k in self._columns:
             v = keys.pop(k) if k in keys else np.concatenate([p.pop(k) for p in pieces])
-            out[k] = v[order]
+            out = v[order]
             del v
-        return out
+            yield k, out
+            del out
 
     def spill(self) -> None:
         """Sort the rows held in memory and write them as a run.
@@ -306,13 +307,15 @@ class SortedRuns:
         """
         if not self._pieces:
             return
-        cols = self._sorted_held()
         paths = self._run_paths()
-        for name, values in cols.items():
+        n = 0
+        for name, values in self._sorted_columns():
             with NpyWriter(paths[name], values.dtype) as w:
                 w.write(values)
+            n = len(values)
+            del values
         self._runs.append(paths)
-        self._lengths.append(len(next(iter(cols.values()))))
+        self._lengths.append(n)
         if len(self._runs) >= MAX_RUNS:
             self._compact()
 
@@ -359,7 +362,7 @@ class SortedRuns:
         if not self._runs:  # everything fits in memory: one sorted run, no disk
             if not self._pieces:
                 return
-            cols = self._sorted_held()
+            cols = dict(self._sorted_columns())
             self._pieces, self.held_bytes = [dict(cols)], sum(v.nbytes for v in cols.values())  # it may be read again
             self._reading += 1
             try:
@@ -500,7 +503,7 @@ class NpyWriter:
         See the class.
         """
         a = np.ascontiguousarray(values, dtype=self.dtype)
-        self._fh.write(a.tobytes())
+        self._fh.write(memoryview(a).cast("B"))  # the array's bytes, not a copy of them
         self.n += len(a)
 
     def close(self) -> None:

@@ -74,7 +74,7 @@ RELATION_TABLES = {"relations_out": ("objects", "predicates"), "relations_in": (
 
 _BATCH = 1 << 16  # facts hashed at a time
 _PROGRESS_EVERY = 1 << 16  # triples between two progress reports
-_RECENT = 1 << 18  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
+_RECENT = 1 << 16  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
 _LABEL, _REDIR, _LINK = "label", "redirect", "link"
 _REL = ("relation",)  # the action of a relation predicate (compared by identity)
 _MAX_DECIDED = 1 << 20  # distinct predicates whose decision is kept (a bounded memory on any dump)

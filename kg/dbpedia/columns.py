@@ -9,7 +9,7 @@ the size of the dump it came from.
   billion strings), so keys stand for the strings themselves.
 - :class:`KeyTable`: keys sorted by ``(high, low)``; :meth:`KeyTable.find` gives the rows of
   each query key (a key may have several rows).
-- :class:`StringColumn` / :class:`StringColumnWriter`: strings as one blob plus offsets,
+- :class:`StringColumn` / :class:`StringColumnWriter`: strings as one blob plus offsets, both
   written as they come (memory does not grow with the column).
 
 Examples
@@ -34,11 +34,14 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.dbpedia.extsort import ColumnReader
+from kg.dbpedia.extsort import ColumnReader, NpyWriter
 
 __all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array",
            "save_array",
            "unique_keys", "write_key_table"]
+
+
+_OFFSETS_BLOCK = 1 << 16  # offsets of a string column buffered before they are written
 
 
 def hash_keys(strings: Iterable[str]) -> np.ndarray:
@@ -286,7 +289,10 @@ def unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class StringColumnWriter:
-    """Append strings to ``<name>.bin`` (UTF-8) as they come; :meth:`close` writes the offsets.
+    """Append strings to ``<name>.bin`` (UTF-8) as they come, and their end offsets to ``<name>.offsets.npy``.
+
+    Both files are written as the strings come (the offsets :data:`_OFFSETS_BLOCK` at a time), so
+    memory does not grow with the column; :meth:`close` writes the offsets' header (their number).
 
     Parameters
     ----------
@@ -308,8 +314,10 @@ class StringColumnWriter:
     def __init__(self, folder: Path, name: str):
         self.folder, self.name = Path(folder), name
         self._fh = open(self.folder / f"{name}.bin", "wb")
-        self._offsets = array("q", [0])
+        self._offsets_out = NpyWriter(self.folder / f"{name}.offsets.npy", np.int64)
+        self._offsets = array("q", [0])  # the offsets not written yet
         self._pos = 0
+        self._n = 0
 
     def add(self, s: str) -> None:
         """Append one string.
@@ -326,6 +334,13 @@ class StringColumnWriter:
         self._fh.write(b)
         self._pos += len(b)
         self._offsets.append(self._pos)
+        self._n += 1
+        if len(self._offsets) >= _OFFSETS_BLOCK:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._offsets_out.write(np.frombuffer(self._offsets, dtype=np.int64))
+        self._offsets = array("q")
 
     def extend(self, strings: list[str]) -> None:
         """Append several strings (one write).
@@ -352,7 +367,7 @@ class StringColumnWriter:
             self._pos = int(ends[-1])
 
     def __len__(self) -> int:
-        return len(self._offsets) - 1
+        return self._n
 
     def close(self) -> int:
         """Finish the column; returns its number of strings.
@@ -365,8 +380,10 @@ class StringColumnWriter:
         --------
         See the class.
         """
-        self._fh.close()
-        save_array(self.folder / f"{self.name}.offsets.npy", np.frombuffer(self._offsets, dtype=np.int64))
+        if not self._fh.closed:
+            self._fh.close()
+            self._flush()
+            self._offsets_out.close()
         return len(self)
 
 

@@ -4,7 +4,10 @@ The dump index is built from tables far larger than the memory an ingest may use
 every ``wdt:P31`` statement of Wikidata, the surface form of every label): they are gathered as
 named NumPy columns, sorted in *runs* of bounded size spilled to disk, and read back in key order
 by a block-wise k-way merge (:meth:`SortedRuns.merged`), so memory depends on the run and block
-sizes, never on the table.
+sizes, never on the table. The budget is small (:data:`DEFAULT_BUDGET`): the rows of a large dump
+spill early, and an ingest's peak memory is about the same at 20 million triples as at a billion.
+A table of more than :data:`MAX_RUNS` runs has them merged into one as they come (the files a
+merge opens at once stay few).
 
 - :class:`SpillPool`: the memory budget shared by every :class:`SortedRuns` of an ingest (the one
   holding the most rows spills first when the sum is over budget);
@@ -46,10 +49,18 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ColumnReader", "NpyWriter", "SortedRuns", "SpillPool", "lex_le", "return_freed_memory", "sort_order",
-           "write_pair_array"]
+__all__ = ["BLOCK_ROWS", "DEFAULT_BUDGET", "MAX_RUNS", "ColumnReader", "NpyWriter", "SortedRuns", "SpillPool", "lex_le",
+           "return_freed_memory", "sort_order", "write_pair_array"]
 
 _HEADER = 128  # bytes reserved for an .npy header written before the data's length is known
+#: The default budget of a :class:`SpillPool`: small enough that a large dump's rows spill early (the peak
+#: memory of an ingest is then about the same from tens of millions of triples on), large enough that a run
+#: holds millions of rows.
+DEFAULT_BUDGET = 32 << 20
+#: Rows of a block read by :meth:`SortedRuns.merged` (a merge holds a few copies of one block at a time).
+BLOCK_ROWS = 1 << 18
+#: Runs a :class:`SortedRuns` keeps before it merges them into one (a merge opens every run's columns at once).
+MAX_RUNS = 64
 #: Bytes from which glibc's malloc maps a block by itself (returned to the system when freed).
 MMAP_THRESHOLD = 256 << 10
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
@@ -152,7 +163,8 @@ class SpillPool:
     Parameters
     ----------
     budget_bytes : int
-        When the rows held by all members pass this, the member holding the most spills a run.
+        When the rows held by all members pass this, the member holding the most spills a run
+        (:data:`DEFAULT_BUDGET` by default).
 
     Examples
     --------
@@ -160,7 +172,7 @@ class SpillPool:
     1048576
     """
 
-    def __init__(self, budget_bytes: int = 384 << 20):
+    def __init__(self, budget_bytes: int = DEFAULT_BUDGET):
         self.budget_bytes = int(budget_bytes)
         self.members: list[SortedRuns] = []
         return_freed_memory()  # else the freed blocks of sorts stay resident (see the module)
@@ -223,6 +235,7 @@ class SortedRuns:
         self._lengths: list[int] = []
         self._columns: dict[str, np.dtype] | None = None
         self._n = 0
+        self._made = 0  # run files named so far
         self._reading = 0  # readers of the rows held in memory (while any, the pool does not spill them)
 
     def __len__(self) -> int:
@@ -272,17 +285,18 @@ class SortedRuns:
         self._n += n
         self.pool.check()
 
-    def _sorted_held(self) -> dict[str, np.ndarray]:
-        """The rows held, sorted; one column at a time, each piece freed when copied (not two copies of all)."""
+    def _sorted_columns(self) -> Iterator[tuple[str, np.ndarray]]:
+        """The rows held, sorted, one column at a time; each piece is freed when copied, so a caller that writes
+        each column out holds one sorted column at a time (not a second copy of them all)."""
         pieces, self._pieces, self.held_bytes = self._pieces, [], 0
         keys = {k: np.concatenate([p.pop(k) for p in pieces]) for k in self.key}
         order = sort_order(list(keys.values()))
-        out = {}
         for k in self._columns:
             v = keys.pop(k) if k in keys else np.concatenate([p.pop(k) for p in pieces])
-            out[k] = v[order]
+            out = v[order]
             del v
-        return out
+            yield k, out
+            del out
 
     def spill(self) -> None:
         """Sort the rows held in memory and write them as a run.
@@ -293,17 +307,39 @@ class SortedRuns:
         """
         if not self._pieces:
             return
-        cols = self._sorted_held()
-        k = len(self._runs)
-        paths = {}
-        for name, values in cols.items():
-            paths[name] = self.folder / f"{self.name}.run{k}.{name}.npy"
+        paths = self._run_paths()
+        n = 0
+        for name, values in self._sorted_columns():
             with NpyWriter(paths[name], values.dtype) as w:
                 w.write(values)
+            n = len(values)
+            del values
         self._runs.append(paths)
-        self._lengths.append(len(next(iter(cols.values()))))
+        self._lengths.append(n)
+        if len(self._runs) >= MAX_RUNS:
+            self._compact()
 
-    def merged(self, block_rows: int = 1 << 20, group: int = 0) -> Iterator[dict[str, np.ndarray]]:
+    def _run_paths(self) -> dict[str, Path]:
+        self._made += 1
+        return {name: self.folder / f"{self.name}.run{self._made}.{name}.npy" for name in self._columns}
+
+    def _compact(self) -> None:
+        """Merge every run into one (so that a merge never opens more than :data:`MAX_RUNS` runs' files)."""
+        paths = self._run_paths()
+        writers = {k: NpyWriter(p, self._columns[k]) for k, p in paths.items()}
+        try:
+            for b in _merge(self._runs, self._lengths, self.key, BLOCK_ROWS, 0, self._columns):
+                for k, w in writers.items():
+                    w.write(b[k])
+        finally:
+            for w in writers.values():
+                w.close()
+        for old in self._runs:
+            for p in old.values():
+                p.unlink(missing_ok=True)
+        self._runs, self._lengths = [paths], [writers[self.key[0]].n]
+
+    def merged(self, block_rows: int = BLOCK_ROWS, group: int = 0) -> Iterator[dict[str, np.ndarray]]:
         """Every row, in key order, in blocks of about ``block_rows``.
 
         Parameters
@@ -326,7 +362,7 @@ class SortedRuns:
         if not self._runs:  # everything fits in memory: one sorted run, no disk
             if not self._pieces:
                 return
-            cols = self._sorted_held()
+            cols = dict(self._sorted_columns())
             self._pieces, self.held_bytes = [dict(cols)], sum(v.nbytes for v in cols.values())  # it may be read again
             self._reading += 1
             try:
@@ -467,7 +503,7 @@ class NpyWriter:
         See the class.
         """
         a = np.ascontiguousarray(values, dtype=self.dtype)
-        self._fh.write(a.tobytes())
+        self._fh.write(memoryview(a).cast("B"))  # the array's bytes, not a copy of them
         self.n += len(a)
 
     def close(self) -> None:

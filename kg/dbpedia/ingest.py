@@ -75,7 +75,7 @@ RELATION_TABLES = {"relations_out": ("objects", "predicates"), "relations_in": (
 
 _BATCH = 1 << 16  # facts hashed at a time
 _PROGRESS_EVERY = 1 << 16  # triples between two progress reports
-_RECENT = 1 << 18  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
+_RECENT = 1 << 16  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
 _LABEL, _REDIR, _LINK = "label", "redirect", "link"
 _REL = ("relation",)  # the action of a relation predicate (compared by identity)
 _MAX_DECIDED = 1 << 20  # distinct predicates whose decision is kept (a bounded memory on any dump)
@@ -278,7 +278,7 @@ class _Builder:
         if self.link_objects:
             keys, counts = np.unique(hash_keys(self.link_objects), axis=0, return_counts=True)
             self.links.add(hi=keys[:, 0], lo=keys[:, 1], count=counts.astype(np.int64))
-            self.link_objects = []
+            self.link_objects.clear()  # in place: the scan appends to this list (a new one would never be flushed)
 
     # ------------------------------------------------------------------ the tables
     def write(self) -> dict:
@@ -386,19 +386,21 @@ class _Builder:
         return {"cycles": len(lines), "nodes": int(len(members) + len(np.setdiff1d(loops, members)))}
 
     def _write_links(self) -> int:
-        """``inlinks.keys.npy`` (distinct linked resources, sorted) and ``inlinks.count.npy``."""
-        his, los, counts = [], [], []
-        for b in self.links.merged(group=2):
-            hi, lo, c = b["hi"], b["lo"], b["count"]
-            start = np.flatnonzero(np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])])
-            his.append(hi[start])
-            los.append(lo[start])
-            counts.append(np.add.reduceat(c, start))
-        hi = np.concatenate(his) if his else np.zeros(0, np.uint64)
-        lo = np.concatenate(los) if los else np.zeros(0, np.uint64)
-        save_array(self.folder / "inlinks.keys.npy", np.stack([hi, lo]))
-        save_array(self.folder / "inlinks.count.npy", np.concatenate(counts) if counts else np.zeros(0, np.int64))
-        return len(hi)
+        """``inlinks.keys.npy`` (distinct linked resources, sorted) and ``inlinks.count.npy``, written block by block
+        (a resource's rows are in one block)."""
+        hi_raw, lo_raw = self.tmp / "inlinks.hi", self.tmp / "inlinks.lo"
+        n = 0
+        with open(hi_raw, "wb") as fh, open(lo_raw, "wb") as fl, \
+                NpyWriter(self.folder / "inlinks.count.npy", np.int64) as counts:
+            for b in self.links.merged(group=2):
+                hi, lo, c = b["hi"], b["lo"], b["count"]
+                start = np.flatnonzero(np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])])
+                fh.write(np.ascontiguousarray(hi[start], "<u8").tobytes())
+                fl.write(np.ascontiguousarray(lo[start], "<u8").tobytes())
+                counts.write(np.add.reduceat(c, start))
+                n += len(start)
+        write_pair_array(self.folder / "inlinks.keys.npy", hi_raw, lo_raw, np.uint64, n)
+        return n
 
 
 def line_filter(vocabulary: Vocabulary) -> LineFilter | None:

@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kg.dbpedia import extsort
 from kg.dbpedia.extsort import (
     ColumnReader,
     NpyWriter,
@@ -51,6 +52,22 @@ def test_a_small_budget_spills_runs_and_a_large_one_none(tmp_path):
     assert [b["k"].tolist() for b in small.merged()] == [b["k"].tolist() for b in large.merged()]
     small.close()
     large.close()
+
+
+def test_runs_past_the_limit_are_merged_into_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(extsort, "MAX_RUNS", 3)
+    rng = np.random.default_rng(1)
+    runs = SortedRuns(tmp_path, "t", ("k",), pool=SpillPool(0))  # every add spills a run
+    want = []
+    for i in range(10):
+        k = rng.integers(0, 50, 7).astype(np.uint64)
+        runs.add(k=k, v=np.arange(7, dtype=np.int64) + 7 * i)
+        want += list(zip(k.tolist(), range(7 * i, 7 * i + 7)))
+        assert runs.n_runs < 3
+    got = [(int(k), int(v)) for b in runs.merged(block_rows=4) for k, v in zip(b["k"], b["v"])]
+    assert [k for k, _ in got] == sorted(k for k, _ in want) and sorted(got) == sorted(want)
+    runs.close()
+    assert not list(tmp_path.iterdir())  # the merged runs' files are gone too
 
 
 def test_one_pool_spills_its_largest_member(tmp_path):

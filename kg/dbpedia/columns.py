@@ -365,6 +365,9 @@ class StringColumnWriter:
         self._offsets.extend(ends.tolist())
         if len(ends):
             self._pos = int(ends[-1])
+        self._n += len(encoded)
+        if len(self._offsets) >= _OFFSETS_BLOCK:
+            self._flush()
 
     def __len__(self) -> int:
         return self._n

@@ -9,14 +9,22 @@ from kg.dbpedia.columns import StringColumn, StringColumnWriter
 
 
 @settings(max_examples=40, deadline=None)
-@given(strings=st.lists(st.text(max_size=6), max_size=60), block=st.integers(1, 7))
-def test_a_column_reads_back_what_was_written_whatever_the_block(tmp_path_factory, strings, block):
+@given(strings=st.lists(st.text(max_size=6), max_size=60), block=st.integers(1, 7),
+       cuts=st.lists(st.integers(0, 60), max_size=6))
+def test_a_column_reads_back_what_was_written_whatever_the_block(tmp_path_factory, strings, block, cuts):
+    """Strings added one by one and in batches (``extend``, as the terms are), across the blocks of offsets."""
     d = tmp_path_factory.mktemp("col")
     old, columns._OFFSETS_BLOCK = columns._OFFSETS_BLOCK, block
     try:
         w = StringColumnWriter(d, "s")
-        for s in strings:
-            w.add(s)
+        bounds = sorted({0, len(strings), *(c for c in cuts if c <= len(strings))})
+        for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            if k % 2:
+                w.extend(strings[a:b])
+            else:
+                for s in strings[a:b]:
+                    w.add(s)
+            assert len(w) == b  # a term's row is the column's length when it is written
         assert len(w) == len(strings)
         assert w.close() == len(strings)
     finally:

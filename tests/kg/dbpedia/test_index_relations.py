@@ -86,10 +86,12 @@ def test_the_relation_tables_hold_the_iri_valued_relation_triples_both_ways(wiki
 
 
 def test_the_subproperty_walk_follows_every_edge_upward_and_keeps_cycles(wiki):
+    """The dump relates the property entities (wd:P19 wdt:P1647 wd:P276); the walk starts from and gives back the
+    predicates (wdt:P19 -> wdt:P276), the vocabulary's property_namespace translating both ways."""
     src = wiki[2]
-    assert src.property_edges([WD + "P19"]) == {(WD + "P19", WD + "P276"), (WD + "P276", WD + "P19")}
-    assert src.property_edges([WD + "P27", WD + "P17"]) == {(WD + "P27", WD + "P17")}
-    assert src.property_edges([WDT + "P19", "http://nowhere/p"]) == set()  # the dump relates wd:P..., not wdt:P...
+    assert src.property_edges([WDT + "P19"]) == {(WDT + "P19", WDT + "P276"), (WDT + "P276", WDT + "P19")}
+    assert src.property_edges([WDT + "P27", WDT + "P17"]) == {(WDT + "P27", WDT + "P17")}
+    assert src.property_edges(["http://nowhere/p"]) == set()
     assert src.property_edges([]) == set()
 
 
@@ -217,8 +219,10 @@ def test_relations_equal_a_brute_force_reading_with_rdflib(tmp_path_factory, tri
     ents = [e[1:-1] for e in ENT + PROPS] + ["http://other/o"]
     assert src.relations(ents, "out") == {e: out.get(e, set()) for e in ents}
     assert src.relations(ents, "in") == {e: inn.get(e, set()) for e in ents}
-    props = [p[1:-1] for p in PROPS[:2]]
-    assert src.property_edges(props) == _reachable_edges(props, sub)
+    props = [p[1:-1] for p in PROPS[:2]]  # the property entities the dump relates; asked as their predicates
+    want = _reachable_edges(props, sub)
+    as_predicates = {(W.property_predicate(c), W.property_predicate(p)) for c, p in want}
+    assert src.property_edges([W.property_predicate(p) for p in props]) == as_predicates
 
 
 # --------------------------------------------------------------------------- a killed ingest

@@ -283,11 +283,6 @@ def test_qualified_relations_follow_their_definition(g):
 
 # ------------------------------------------------------------------ real Wikidata: CoDEx people, four sources
 @pytest.fixture(scope="module")
-def codex(shared_data):
-    return shared_data / "wikidata" / "codex_truthy.nt.gz"
-
-
-@pytest.fixture(scope="module")
 def people(shared_data):
     import csv
 

@@ -10,26 +10,9 @@ import pytest
 from flows.cli import main
 from kg.dbpedia.relations import kind_of
 from kg.formats.folder import read_table_folder
+from tests.kg.dbpedia.conftest import cli_error
 
 WDT = "http://www.wikidata.org/prop/direct/"
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture(scope="module")
-def codex(shared_data):
-    return shared_data / "wikidata" / "codex_truthy.nt.gz"
-
-
-def _error(capsys, argv) -> str:
-    assert main(argv) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err and err[-1].startswith("kgfs: error: ") and "Traceback" not in "\n".join(err)
-    return err[-1]
 
 
 @pytest.mark.slow  # builds the 7,291 x 6,261 table
@@ -54,7 +37,7 @@ def test_the_codex_people_dataset_in_several_kinds_then_selected_by_kind(shared_
 
 
 def test_the_label_property_may_not_be_a_feature(shared_data, home, tmp_path, capsys):
-    line = _error(capsys, ["build", "--dataset", "wikidata/codex-people", "--mirror", str(shared_data),
+    line = cli_error(capsys, ["build", "--dataset", "wikidata/codex-people", "--mirror", str(shared_data),
                            "--features", "relations", "--exclude-properties", "P106", "--out", str(tmp_path / "T")])
     assert "--label-property P27" in line and "add --exclude-properties P27" in line
 
@@ -64,9 +47,9 @@ def test_relation_options_without_relations_are_named(codex, home, tmp_path, cap
     corpus.write_text("id,qid,label\n1,Q42,a\n2,Q76,b\n")
     base = ["build", "--corpus", str(corpus), "--entity-columns", "qid", "--preset", "wikidata", "--dump", str(codex),
             "--out", str(tmp_path / "T")]
-    assert _error(capsys, [*base, "--direction", "in"]).endswith(
+    assert cli_error(capsys, [*base, "--direction", "in"]).endswith(
         "--direction needs --features relations or qualified-relations")
-    assert "not a predicate IRI" in _error(capsys, [*base, "--features", "relations", "--exclude-properties", "x y"])
+    assert "not a predicate IRI" in cli_error(capsys, [*base, "--features", "relations", "--exclude-properties", "x y"])
 
 
 def test_a_corpus_gets_relations_from_the_dump_index(codex, home, tmp_path, capsys):
@@ -113,5 +96,5 @@ def test_ingest_with_relations_then_a_relations_run_reads_no_file_again(codex, h
     assert sorted((home / "dbpedia-cache" / "index" / "segments").iterdir()) == segments
     bad = tmp_path / "norel.toml"
     bad.write_text('instance_of = ["rdf:type"]\ntype_namespaces = ["http://x/"]\n')
-    assert "--relations: vocabulary 'norel' names no relation predicates" in _error(
+    assert "--relations: vocabulary 'norel' names no relation predicates" in cli_error(
         capsys, ["ingest", "--preset", str(bad), "--relations", "--dump", str(codex)])

@@ -40,11 +40,6 @@ ABOUT, SAME = "http://schema.org/about", "http://www.w3.org/2002/07/owl#sameAs"
 
 
 @pytest.fixture(scope="module")
-def codex(shared_data):
-    return shared_data / "wikidata" / "codex_truthy.nt.gz"
-
-
-@pytest.fixture(scope="module")
 def codex_m(shared_data):
     """The CoDEx-M entities that have P31 classes, sorted; labelled human (P31 Q5) or not."""
     types = json.loads((shared_data / "wikidata" / "codex" / "entity2types.json").read_text())

@@ -6,28 +6,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from flows.cli import main
 from kg.formats.folder import read_table_folder
-
-
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
-@pytest.fixture(scope="module")
-def codex(shared_data):
-    return shared_data / "wikidata" / "codex_truthy.nt.gz"
-
-
-def _error(capsys, argv) -> str:
-    assert main(argv) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err and err[-1].startswith("kgfs: error: ") and "Traceback" not in "\n".join(err)
-    return err[-1]
+from tests.kg.dbpedia.conftest import cli_error
 
 
 def test_ingest_with_the_wikidata_preset_then_build_from_qids(codex, home, tmp_path, capsys):
@@ -57,14 +38,14 @@ def test_what_the_preset_cannot_do_is_an_error_naming_the_option(codex, home, tm
     corpus.write_text("id,qid,label\n1,Q42,a\n")
     base = ["build", "--corpus", str(corpus), "--entity-columns", "qid", "--dump", str(codex), "--out",
             str(tmp_path / "T")]
-    line = _error(capsys, [*base, "--preset", "wikidata", "--features", "categories"])
+    line = cli_error(capsys, [*base, "--preset", "wikidata", "--features", "categories"])
     assert "--features categories: the wikidata preset has no category predicates" in line
     bad = tmp_path / "mine.toml"
     bad.write_text("instance_of = [\"rdf:type\"]\nsubclas_of = []\n")
-    line = _error(capsys, [*base, "--preset", str(bad)])
+    line = cli_error(capsys, [*base, "--preset", str(bad)])
     assert f"{bad}: unknown key(s) subclas_of" in line and "(--preset)" in line
-    line = _error(capsys, ["ingest", "--preset", str(bad), "--dump", str(codex)])
+    line = cli_error(capsys, ["ingest", "--preset", str(bad), "--dump", str(codex)])
     assert f"{bad}: unknown key(s) subclas_of" in line
-    line = _error(capsys, [*base, "--preset", "yago"])
+    line = cli_error(capsys, [*base, "--preset", "yago"])
     assert "unknown preset 'yago'" in line
     assert not (tmp_path / "T").exists()

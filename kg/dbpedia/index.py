@@ -38,7 +38,7 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
       .lock                             held while files are ingested or a lexicon is built
       files.json                        {"files": resolved path -> [size, mtime_ns, inode, sha256] of every file
                                         ingested, "sha256": of those entries}
-      segments/<sha256>.v<F>.<V>/       one ingested file: F = ingest.FORMAT (2), V = Vocabulary.fingerprint()
+      segments/<sha256>.v<F>.<V>/       one ingested file: F = ingest.FORMAT (3), V = Vocabulary.fingerprint()
         manifest.json                   every other file of the folder: size, mtime, sha256 of its head and of
                                         its bytes (kg.dbpedia.manifest), written last
         segment.json                    name, size, sha256, format, vocabulary (name, fingerprint, predicates,

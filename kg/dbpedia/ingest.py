@@ -65,7 +65,7 @@ from kg.dbpedia.vocabulary import DBPEDIA, Vocabulary
 __all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "RELATION_TABLES", "build_segment", "line_filter"]
 
 #: The version of the segment layout (part of a segment's folder name).
-FORMAT = 2
+FORMAT = 3  # 3: every in-link counted (format 2 counted the first 65,536 links of a file: a wrong prior)
 #: The fact tables of a segment, and those that are graphs (whose cycles are listed). ``subproperty`` is
 #: written only by a vocabulary that indexes relations (its segments have their own fingerprint).
 FACT_ROLES = ("types", "categories", "subclass", "broader", "same_as", "equivalent_class", "subproperty")

@@ -1,0 +1,542 @@
+"""The ``kgfs`` commands: one ``cmd_*`` function per subcommand, each given the parsed arguments (the parser:
+:mod:`flows.cli.parser`; the entry point, logging and one-line errors: :mod:`flows.cli.main`)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from flows import progress, settings
+from flows.cli.console import (
+    LineProgress,
+    cache_table,
+    datasets_table,
+    make_console,
+    summary_table,
+    table_notes_lines,
+)
+
+__all__ = ["CliError", "cmd_build", "cmd_cache_clear", "cmd_cache_ls", "cmd_cache_verify", "cmd_datasets_fetch",
+           "cmd_datasets_list", "cmd_evaluate", "cmd_export", "cmd_ingest", "cmd_methods", "cmd_run", "cmd_select",
+           "cmd_serve", "cmd_server", "short_iris"]
+
+if TYPE_CHECKING:
+    from flows.run_options import RunOptions
+
+# Imported where they are used, for the start-up time of `kgfs --help`, of `kgfs datasets list` and of a cached
+# run: the kinds of input (kg.routes, flows.inputs), the local server (urllib, subprocess), rich (the console,
+# ~0.1 s), flows.runner and flows.stages (numpy, scipy), scikit-learn (selection), Prefect.
+
+
+class CliError(Exception):
+    """A usage problem found after parsing (printed as one line, exit 1)."""
+
+
+def _console(stderr: bool = True):
+    return make_console(stderr)
+
+
+def _parse_params(items: list[str] | None, option: str = "--param") -> dict:
+    from selection.params import parse_assignments
+
+    return parse_assignments(items, option)
+
+
+def _mirror(args) -> str | None:
+    m = getattr(args, "mirror", None) or os.environ.get("KGFS_DATA_MIRROR") or None
+    return str(Path(m).absolute()) if m else None
+
+
+def _input_values(args) -> dict:
+    """The values of the input options given on the command line (``None``: not given)."""
+    from flows.inputs import input_options
+
+    return {o.field: getattr(args, o.field, None) for _title, opts in input_options() for o in opts}
+
+
+def _note(name: str, meta, files=None) -> None:
+    """What a table's meta (or summary meta) reports about its input, naming a few (the full lists: ``files``)."""
+    for line in table_notes_lines(meta, files=files):
+        print(f"kgfs: note: {name}: {line}", file=sys.stderr)
+
+
+def short_iris(text: str) -> str:
+    """``text`` with the IRIs of well-known namespaces written short (``dbc:Cat_554``)."""
+    from flows.cli.console import SHORT_NAMESPACES
+
+    for ns, prefix in SHORT_NAMESPACES.items():
+        text = text.replace(ns, prefix)
+    return text
+
+
+def _check_notes(name: str, report) -> None:
+    """What an input's up-front check says a person should know (the id column it chose, ...)."""
+    for line in (report or {}).get("notes") or []:
+        print(f"kgfs: note: {name}: {line}", file=sys.stderr)
+
+
+def _wall_seconds() -> float:
+    """Seconds since this process started (what "done in" says: the command's wall time, imports included)."""
+    try:
+        import psutil
+
+        return max(0.0, time.time() - psutil.Process().create_time())
+    except Exception:  # noqa: BLE001 - no psutil or no /proc: from the start of main()
+        return time.perf_counter() - _T0
+
+
+_T0 = time.perf_counter()
+
+
+def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
+    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None)
+    if table is not None:
+        console.print(table)
+
+
+def _outputs_notes(outputs) -> dict:
+    """Report key -> its full list in the output folder (``notes/<key>.csv``)."""
+    return {Path(k).stem: str(v) for k, v in outputs.items() if str(k).startswith("notes/")}
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_run(args) -> int:
+    from flows.cli.display import RunDisplay
+    from flows.inputs import check_output, resolve_input
+    from flows.server import local as local_server
+    from kg.errors import HierarchyCycleWarning
+    from kg.routes.base import Context
+
+    out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
+    # every input is checked before Prefect starts (or flows.pipeline is imported): bad input fails at once;
+    # with nothing stored (or --no-cache) the home's server boots meanwhile (stopped again if the input is bad)
+    cold = (args.no_cache or not (home / "store").is_dir()) and not os.environ.get("PREFECT_API_URL")
+    from flows import runner
+
+    with local_server.starting(home, cold, _announce):
+        with err.status("checking the input…", spinner="dots") if not args.quiet else contextlib.nullcontext():
+            check_output(args.out, "folder")
+            inp = resolve_input(_input_values(args))
+            checked = inp.check(Context(home))  # the corpus read here is the one the stages use: kept by the input
+            options = _run_options(args)
+        _check_notes(inp.name, checked)
+        _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files into the index
+    target, api = str(Path(args.out).absolute()), None
+    display = LineProgress(_say) if not (err.is_terminal or args.quiet) else RunDisplay(err, enabled=not args.quiet)
+    progress.set_reporter(display)
+    try:
+        with display, warnings.catch_warnings():  # a run whose every stage is stored needs no Prefect
+            # cycles broken in the hierarchy: one note after the run, their full list in OUT/notes/
+            warnings.filterwarnings("ignore", category=HierarchyCycleWarning)
+            result = None if args.no_cache else runner.run_from_store(inp, options, target, home)
+            if result is None:
+                api = _prefect_api(home, display)
+                with local_server.lease(home) if api else contextlib.nullcontext():
+                    result = runner.run_pipeline(inp, options, out=target, home=home, no_cache=args.no_cache,
+                                                 from_store=False)
+    finally:
+        progress.set_reporter(None)
+    for w in result.results["warnings"]:
+        print(f"kgfs: warning: {inp.name}: degenerate selection: {short_iris(w)}", file=sys.stderr)
+    if args.quiet:
+        return 0
+    recs = result.records
+    tab, sel = recs["table"].summary, recs["select"].summary
+    out.print(f"[bold]{inp.name}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
+              f"{tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
+    _note(inp.name, tab.get("meta") or {}, _outputs_notes(result.outputs))
+    if recs["evaluate"].summary.get("note"):  # fewer folds than asked, or no evaluation
+        print(f"kgfs: note: {inp.name}: {recs['evaluate'].summary['note']}", file=sys.stderr)
+    _print_summary(out, recs["evaluate"].path("summary"))
+    kept = result.results["kept"]
+    named = ", ".join(f"{k['feature']} {k.get('name') if isinstance(k.get('name'), str) else ''}".strip()
+                      for k in kept[:3]) if len(kept) <= 3 else ""
+    out.print(f"{args.selector} on the whole table keeps {sel['n_selected']} of {sel['n_features']} features"
+              + (f": {named}" if named else "") + " (selected_features.csv)"
+              + (" -- [bold red]DEGENERATE selection[/]: " + "; ".join(w.split(" (")[0].split(":")[0] for w in
+                                                                       result.results["warnings"])
+                 if result.results["warnings"] else ""))
+    outdir = Path(args.out).absolute()
+    files = sorted(result.outputs)
+    shown = [f for f in files if not f.startswith(("plots/", "notes/"))]
+    more = [f"{sum(f.startswith(d) for f in files)} in {d}" for d in ("plots/", "notes/") if any(
+        f.startswith(d) for f in files)]
+    out.print(f"outputs in [bold]{outdir}[/] ({', '.join(shown)}" + (f"; {', '.join(more)}" if more else "") + ")")
+    if "report.html" in result.outputs:
+        out.print(f"report: [bold]{outdir / 'report.html'}[/] (results, baseline, statistics, the selected hierarchy)")
+    if api:
+        out.print(f"Prefect UI of the run: {api.ui_url}/runs/flow-run/{result.flow_run}")
+    out.print(f"done in {_wall_seconds():.1f} s"
+              + (f"; stages from cache: {', '.join(result.reused)}" if result.reused else "")
+              + ("" if result.flow_run else "; all stages from the store: no Prefect server started"))
+    return 0
+
+
+def _say(line: str) -> None:  # a progress or notice line, as it happens (also when piped)
+    print(line, file=sys.stderr, flush=True)
+
+
+def _announce(text: str) -> None:
+    _say(f"kgfs: {text}")
+
+
+def _prefect_api(home: Path, display):
+    """``$PREFECT_API_URL`` (None), else the home's server: started when none runs, said once, with how to stop it."""
+    from flows.server import local as local_server
+
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    display("start", "prefect")
+    info = local_server.ensure_server(home, announce=_announce)
+    os.environ["PREFECT_API_URL"] = info.api_url
+    display("done", "prefect", record={"summary": {}}, note=info.ui_url)
+    return info
+
+
+def _run_options(args) -> RunOptions:
+    """The pipeline options of `kgfs run` / `kgfs serve`, checked (names, parameters, folds)."""
+    from flows.run_options import RunOptions
+    from selection.evaluation.plan import plan_evaluation
+    from selection.param_routing import whole_table_params
+
+    eval_selectors = args.selectors or [args.selector, "complete"]
+    if args.selector not in eval_selectors:
+        eval_selectors = [args.selector, *eval_selectors]
+    plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
+    params = whole_table_params(args.selector, _parse_params(args.param))  # --selector's only; never a lazy one
+    return RunOptions(selector=args.selector, selector_params=params,
+                      eval_selectors=tuple(dict.fromkeys(eval_selectors)), classifiers=tuple(args.classifiers),
+                      protocol=args.protocol, n_splits=args.n_splits, seed=args.seed, n_jobs=args.n_jobs,
+                      artifacts=not args.no_artifacts, dask_address=args.dask_address, batch_size=args.batch_size,
+                      external_concurrency=args.external_concurrency,
+                      dense_exports=True if getattr(args, "dense_exports", False) else None)
+
+
+def cmd_serve(args) -> int:
+    """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
+    from flows.inputs import watch_kind, watch_values
+    from flows.server import local as local_server
+    from kg.routes.base import Context
+
+    watch = Path(args.watch).absolute()
+    if not watch.is_dir():
+        raise CliError(f"{watch}: the watched folder does not exist")
+    if bool(args.cron) == bool(args.interval):
+        raise CliError("give exactly one of --cron EXPR and --interval SECONDS")
+    out = Path(args.out).absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    values = watch_values(_input_values(args))  # JSON-friendly, paths absolute: a deployment's parameter
+    home = settings.kgfs_home()
+    kind = watch_kind(values)
+    _ingest(lambda show: kind.prepare_options(values, Context(home), show), args.quiet)  # dumps read once, up front
+    managed = not os.environ.get("PREFECT_API_URL")  # the home's server: held (no idle stop) while serving
+    from flows.watch import serve as watch_mod  # imports Prefect, configured by main()
+
+    url = watch_mod.api_for_serving(home, args.port, args.interval)
+    params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
+              "run_options": _run_options(args).to_json(), "home": str(home), "settle_seconds": args.settle}
+    schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
+    ui = url[:-4] if url.endswith("/api") else url
+    print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
+          f"outputs and ledger.json in {out}", flush=True)
+    print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
+          f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'", flush=True)
+    with local_server.lease(home) if managed else contextlib.nullcontext():
+        return watch_mod.serve(args.deployment, params, schedule)
+
+
+def cmd_server(args) -> int:
+    """``kgfs server start|status|stop``: the user's local Prefect server, shared by every kgfs home
+    (:mod:`flows.server.local`)."""
+    from flows.server import local as local_server
+
+    _server = local_server
+    home = settings.kgfs_home()
+    if args.server_command == "stop":
+        print(f"stopped your Prefect server ({_server.server_dir(home)})" if _server.stop_server(home)
+              else _server.status(home)["text"])
+        return 0
+    if args.server_command == "start":
+        _server.ensure_server(home, port=args.port, idle_minutes=args.idle_minutes)
+    st = _server.status(home)
+    print(json.dumps({k: v for k, v in st.items() if k != "text"}) if getattr(args, "json", False) else st["text"])
+    return 0
+
+
+def cmd_datasets_list(args) -> int:
+    from kg.datasets import list_datasets, resolve_names
+
+    names = set(resolve_names(args.patterns)) if args.patterns else None
+    infos = [i for i in list_datasets() if names is None or i.name in names]
+    if args.json:
+        print(json.dumps([{"name": i.name, "loader": i.loader or "generator", "n_instances": i.n_instances,
+                           "n_features": i.n_features, "licence": i.licence, "description": i.description,
+                           "files": {r: f.path for r, f in i.files.items()}} for i in infos], indent=1))
+        return 0
+    _console(stderr=False).print(datasets_table(infos))
+    return 0
+
+
+def cmd_datasets_fetch(args) -> int:
+    from kg.datasets import fetch, resolve_names
+
+    con = _console()
+    for name in resolve_names(args.names):
+        with con.status(f"fetching {name}…"):
+            paths = fetch(name, mirror=_mirror(args), offline=args.offline or None)
+        print(f"{name}: " + ", ".join(f"{role}={p}" for role, p in sorted(paths.items())))
+    return 0
+
+
+def cmd_build(args) -> int:
+    from flows.inputs import check_output, resolve_input
+    from kg.errors import HierarchyCycleWarning
+    from kg.routes import build_table
+    from kg.routes.base import Context
+
+    home = settings.kgfs_home()
+    with _console().status("checking the input…"):
+        check_output(args.out, "folder")
+        inp = resolve_input(_input_values(args))
+        checked = inp.check(Context(home))  # the cheap checks first: a bad option fails before the slow part
+    _check_notes(inp.name, checked)
+    _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files, with a bar
+    from flows.publishing.outcome import note_files
+    from flows.stages import stage_store
+    from kg.formats.folder import write_table_folder
+
+    with _console().status("building the table…"), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=HierarchyCycleWarning)  # a note below, the list in OUT/notes/
+        table = build_table(inp, Context(home), stage_store(home))  # the run's steps, stored as `kgfs run` does
+        if not table.meta.get("term_names"):  # names from the knowledge graph (the DBpedia route: the dump's labels)
+            names = inp.feature_names(table.feature_names.tolist(), Context(home))
+            if names:
+                table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
+        summary = write_table_folder(table, Path(args.out))
+        notes = note_files({"removed_cycle_edges": [list(e) for e in table.hierarchy.removed_edges],
+                            **{k: v for k, v in table.meta.items() if v}})
+        for name, text in notes.items():
+            (Path(args.out) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(args.out) / name).write_text(text, encoding="utf-8")
+    _note(inp.name, summary["meta"], {Path(k).stem: str(Path(args.out) / k) for k in notes})
+    print(f"{inp.name}: {summary['n_instances']} instances x {summary['n_features']} features, "
+          f"{summary['n_edges']} edges -> {Path(args.out) / 'table.npz'} (done in {_wall_seconds():.1f} s)")
+    return 0
+
+
+def cmd_select(args) -> int:
+    from flows.inputs import check_output
+    from kg.formats.folder import read_table_folder, write_table_folder
+    from selection import frames
+    from selection.param_routing import method_params
+    from selection.registry import selector_entry
+
+    params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
+    check_output(args.out, "folder")
+    table = read_table_folder(args.table)
+    t0 = time.perf_counter()
+    out = Path(args.out)
+    if selector_entry(args.selector).kind == "lazy":  # a subset per instance: written per instance
+        with _console().status(f"fitting {args.selector} and selecting for each instance…"):
+            sel, mask = frames.select_per_instance(table, args.selector, params)
+            files = frames.write_instance_selection(table, mask, out)
+        print(f"{args.selector} (lazy): {sel.mean_n_selected_:.1f} of {table.n_features} features selected per "
+              f"instance on average ({time.perf_counter() - t0:.1f} s) -> {out / files['instance_features']}, "
+              f"counts {out / files['instance_counts']}")
+        return 0
+    with _console().status(f"fitting {args.selector}…"):
+        _sel, frame = frames.select_features(table, args.selector, params)
+    files = frames.write_selection(frame, out)
+    sub = table.select_features(frame["selected"].to_numpy())  # table order
+    sub.meta["selector"] = {"name": args.selector, "params": params}
+    write_table_folder(sub, out)
+    print(f"{args.selector}: kept {sub.n_features} of {table.n_features} features ({time.perf_counter() - t0:.1f} s) "
+          f"-> {out / files['selected']}, reduced table {out / 'table.npz'}")
+    _say_kept(frame, table)
+    return 0
+
+
+def _say_kept(frame, table, limit: int = 10) -> None:
+    """A few kept features named, with what makes them useless when they are (score 0, no name), and the
+    warnings of a degenerate selection."""
+    from selection.evaluation.headline import kept_features, selection_warnings
+
+    kept = kept_features(frame, None)
+    if len(kept) <= limit:
+        for r in kept.to_dict("records"):
+            name = r.get("name") if isinstance(r.get("name"), str) and r.get("name") else None
+            unnamed = name is None and "name" in kept
+            flags = [w for w, bad in (("score 0: no information about the class", r.get("score") == 0),
+                                      ("unnamed: the table's ontology does not know it", unnamed)) if bad]
+            print(f"  {r['feature']}" + (f" {name}" if name else "") + f" (support {r.get('support')}, score "
+                  f"{r.get('score')})" + (f" -- {'; '.join(flags)}" if flags else ""))
+    for w in selection_warnings(frame, table.n_instances, table.hierarchy):
+        print(f"kgfs: warning: degenerate selection: {short_iris(w)}", file=sys.stderr)
+
+
+def cmd_evaluate(args) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from flows.inputs import check_output, load_tables
+    from selection.evaluation.cv import check_folds
+    from selection.evaluation.grid import run_grid
+    from selection.evaluation.plan import plan_evaluation
+    from selection.evaluation.report import ReportSettings
+
+    plan = plan_evaluation(args.protocol, args.selectors, args.classifiers, params=_parse_params(args.param),
+                           options=_parse_params(args.option, "--option"), threshold=args.threshold,
+                           n_splits=args.n_splits, random_state=args.seed)
+    check_output(args.out, "folder")
+    con = _console()
+    with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
+        datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
+    for name, table in [(n, t) for n, t in datasets.items() if check_folds(t.y, plan.n_splits, n) is None]:
+        _note(name, table.meta)  # after every table's folds are checked: a bad input stays one line
+    lines = LineProgress(_say) if not (con.is_terminal or args.quiet) else None
+    with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
+                  TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
+        tid = prog.add_task("grid", total=None)
+        res = run_grid(datasets, plan, out_dir=args.out, n_jobs=args.n_jobs,
+                       report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
+                       lambda done, total: prog.update(tid, total=total, completed=done))
+    out = _console(stderr=False)
+    _print_summary(out, res.summary, n_rows=40)
+    print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
+          f"in {res.seconds:.1f} s; done in {_wall_seconds():.1f} s\nresults: {res.results}\nsummary: {res.summary}"
+          f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else ""))
+    if res.n_failed:
+        print(f"kgfs: error: {res.n_failed} cell(s) failed; their errors are in the status/error columns of "
+              f"{res.results}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_export(args) -> int:
+    from flows.inputs import check_output
+    from kg.formats.folder import export_file, read_table_folder
+
+    check_output(args.out, "file")
+    if args.selection and args.format not in ("graphml", "dot"):
+        raise CliError(f"--selection goes with --format graphml or dot (the hierarchy with selection flags), not "
+                       f"--format {args.format}")
+    table = read_table_folder(args.table)
+    if args.format in ("graphml", "dot"):
+        import numpy as np
+
+        from kg.formats.graph import read_selection, write_graph
+
+        names = {k: v for k, v in (table.meta.get("term_names") or {}).items() if v}
+        attrs = {"support": np.asarray(table.support), "level": np.asarray(table.hierarchy.levels)}
+        selected = None
+        if args.selection:
+            selected, more, sel_attrs = read_selection(args.selection, table.hierarchy)
+            names.update(more)
+            attrs.update(sel_attrs)
+        write_graph(args.format, table.hierarchy, args.out, names=names, selected=selected, attributes=attrs)
+        print(f"wrote the hierarchy ({table.hierarchy.n_nodes} features, {table.hierarchy.n_edges} edges, "
+              f"{len(names)} named" + (f", {int(selected.sum())} selected" if selected is not None else "")
+              + f") as {args.format} -> {args.out}")
+        return 0
+    what = export_file(table, args.format, args.out, sparse=args.sparse, relation=args.relation,
+                       id_attribute=args.id_attribute)
+    print(f"wrote {what} -> {args.out}")
+    return 0
+
+
+def _home_store():  # the stage store alone: the cache commands need none of the stages' imports
+    from kg.store.store import Store
+
+    return Store(settings.kgfs_home() / "store")
+
+
+def cmd_cache_ls(args) -> int:
+    store = _home_store()
+    recs = store.records()
+    if not recs:
+        print(f"no cached stages in {store.root}")
+        return 0
+    _console(stderr=False).print(cache_table(recs, store.root))
+    return 0
+
+
+def cmd_methods(args) -> int:
+    from selection.methods_help import method_help, methods_overview
+
+    print(method_help(args.name) if args.name else methods_overview())
+    return 0
+
+
+def cmd_cache_clear(args) -> int:
+    store = _home_store()
+    stages = sorted(d.name for d in store.root.iterdir() if d.is_dir() and d.name != "blobs") \
+        if store.root.is_dir() else []
+    if args.stage and args.stage not in stages:
+        raise CliError(f"--stage {args.stage}: no such stage in {store.root} (stored: {', '.join(stages) or 'none'})")
+    print(f"removed {store.clear(args.stage)} cached stage folder(s) from {store.root}")
+    return 0
+
+
+def cmd_cache_verify(args) -> int:
+    problems, text = _home_store().verify_summary(remove=args.remove)
+    folders, damaged = [], []
+    if (settings.kgfs_home() / "dbpedia-cache" / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
+        from kg.dbpedia.index import index_for_cache
+
+        index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+        folders = index.folders()
+        damaged = index.verify(remove=args.remove)  # every file of the dump index hashed against its manifest
+    for p in [*problems, *damaged]:
+        print(f"kgfs: {'removed' if args.remove else 'problem'}: {p}", file=sys.stderr)
+    print(text)
+    if folders:
+        bad = len({p.file.parent if p.file.parent in folders else p.file for p in damaged})
+        print(f"checked {len(folders)} folder(s) of the dump index {index.root}: " + (
+            "ok" if not damaged else f"{bad} damaged" + (", removed (`kgfs ingest` builds them again)" if args.remove
+                                                        else "; `kgfs ingest --dump ...` rebuilds them, --remove "
+                                                             "deletes them")))
+    return 1 if (problems or damaged) and not args.remove else 0
+
+
+def _ingest(ingest, quiet: bool):
+    """``ingest(progress)`` (new dump files into the index) under a bar of the bytes read, then of the lexicon."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description:<40}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                  console=_console(), disable=quiet, transient=True) as prog:
+        tid = prog.add_task("checking the dump files", total=None)
+        return ingest(lambda done, total, what: prog.update(tid, **(dict(
+            completed=done, total=total, description=f"dump index: reading {what}") if total else
+            dict(description="dump index: building the lexicon", total=None))))
+
+
+def cmd_ingest(args) -> int:
+    from kg.dbpedia.index import index_for_cache, ingest_summary
+    from kg.dbpedia.vocabulary import vocabulary_of
+    from kg.errors import KgfsError
+
+    vocabulary = vocabulary_of(args.preset, args.language)  # a preset file's errors name it, before any reading
+    if args.relations:
+        try:
+            vocabulary = vocabulary.with_relations()
+        except KgfsError as exc:
+            raise KgfsError(f"--relations: {exc}") from None
+    index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+    print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
+                                                           skip_bad_lines=args.skip_bad_lines, progress=show,
+                                                           full=True),
+                                 args.quiet), index.root))
+    return 0

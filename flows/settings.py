@@ -5,7 +5,7 @@ Prefect reads its settings, and creates its home folder, when it is imported. Th
 modules that define Prefect flows (:mod:`flows.pipeline`, :mod:`flows.watch.serve`) call
 :func:`ensure_configured` before their ``import prefect``; no other ``flows`` module imports
 Prefect, so importing them changes nothing. :func:`configure` sets what
-:func:`flows.server.local.prefect_env` gives for the kgfs home (``$KGFS_HOME`` or ``./.kgfs``): state
+:func:`flows.server.environment.prefect_env` gives for the kgfs home (``$KGFS_HOME`` or ``./.kgfs``): state
 in ``<home>/prefect``, no telemetry, no proxy for 127.0.0.1, INFO flow logs for the UI only.
 """
 
@@ -40,7 +40,7 @@ def configure(home: str | os.PathLike | None = None, *, log_level: str | None = 
     imported) only update ``KGFS_HOME`` for kgfs's own store.
     """
     global _configured
-    from flows.server.local import prefect_env
+    from flows.server.environment import prefect_env
     from flows.server.processes import MARKER_ENV, start_watchdog
 
     home = Path(home).absolute() if home is not None else kgfs_home()

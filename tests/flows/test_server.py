@@ -20,6 +20,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from flows.server import environment
 from flows.server import local as server
 from kg.errors import KgfsError
 
@@ -72,12 +73,13 @@ def test_no_server_is_reported_and_stopping_none_is_harmless(tmp_path):
 
 
 def test_environment_is_offline_local_and_keeps_the_users_values():
-    env = server.prefect_env("/h", {"NO_PROXY": "corp.example", "PREFECT_LOGGING_LEVEL": "DEBUG"}, log_level="ERROR")
+    env = environment.prefect_env("/h", {"NO_PROXY": "corp.example", "PREFECT_LOGGING_LEVEL": "DEBUG"},
+                                  log_level="ERROR")
     assert env["PREFECT_HOME"] == "/h/prefect" and env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
     assert env["DO_NOT_TRACK"] == "1" and env["NO_PROXY"] == env["no_proxy"] == "corp.example,127.0.0.1,localhost"
     assert env["PREFECT_LOGGING_LEVEL"] == "DEBUG" and env["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] == "ERROR"
     assert env["PREFECT_LOGGING_LOGGERS_PREFECT_FLOW_RUNS_LEVEL"] == "INFO"  # the UI's Logs tab
-    srv = server.server_env("/h", {"PREFECT_API_URL": "http://x/api", "PREFECT_HOME": "/mine",
+    srv = environment.server_env("/h", {"PREFECT_API_URL": "http://x/api", "PREFECT_HOME": "/mine",
                                    "PREFECT_SERVER_ANALYTICS_ENABLED": "true"})
     # the server's state is in the home and its telemetry is off, whatever the caller's environment says
     assert srv["PREFECT_HOME"] == "/h/prefect" and srv["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"

@@ -48,7 +48,7 @@ print(json.dumps({"rc": proc.returncode, "seconds": time.perf_counter() - t, "pe
 
 def bp_terms(mirror: Path, n: int, rng: np.random.Generator) -> list[str]:
     """``n`` live Biological Process terms of GO 2014-06-13 (the mirror's OBO), drawn at random."""
-    from kg.go import read_obo
+    from kg.ontology import read_obo
 
     go = read_obo(mirror / "go" / "gene_ontology_ext_13062014.obo.gz", namespaces="BP")
     ids = go.hierarchy.node_ids

@@ -26,9 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kg.formats.published import aire_table, hierarchy_for_terms, read_aire_matrix  # noqa: E402
-from kg.go import build_table, read_annotations, read_obo  # noqa: E402
 from kg.hierarchy import FeatureHierarchy  # noqa: E402
+from kg.ontology import build_table, read_annotations, read_obo  # noqa: E402
+from kg.ontology.published import aire_table, hierarchy_for_terms, read_aire_matrix  # noqa: E402
 
 
 def timed(fn, repeat: int):

@@ -216,7 +216,7 @@ def dumps_for(data: Path, n: int) -> Path:
 def corpora(d: Path) -> list[Path]:
     """Two different corpora of 10,000 real tweets with entity labels injected (TSV unquoted, JSONL)."""
     sys.path.insert(0, str(ROOT))
-    from kg.dbpedia.corpus import read_sports_tweets
+    from kg.rdf.corpus import read_sports_tweets
 
     out = []
     train = read_sports_tweets(SHARED / "tweets" / "training.txt")
@@ -255,7 +255,7 @@ out = {{}}
 if mode == "parse":
     import bz2, glob
     import pyoxigraph as ox
-    from kg.dbpedia.dumpfiles import dump_files, dump_format
+    from kg.rdf.dumpfiles import dump_files, dump_format
     n = 0
     t = time.perf_counter()
     for f in dump_files(args["dump"]):
@@ -264,7 +264,7 @@ if mode == "parse":
                 n += 1
     out = {{"triples": n, "seconds": time.perf_counter() - t}}
 elif mode == "ingest":
-    from kg.dbpedia.index import DumpIndex
+    from kg.rdf.index.dumpindex import DumpIndex
     index = DumpIndex(args["index"])
     t = time.perf_counter()
     segs = index.segments(args["dump"])
@@ -276,7 +276,7 @@ elif mode == "ingest":
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
-    from kg.routes.dbpedia import CorpusInput
+    from kg.rdf.route import CorpusInput
     t = time.perf_counter()
     inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "features": args["features"]}})
     table = build_table(inp, Context(home=args["home"]))  # a temporary store: a new corpus, the index built

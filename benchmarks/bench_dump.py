@@ -77,7 +77,7 @@ elif mode == "rdflib":
     g = rdflib.Graph(); g.parse(path, format="nt")
     out = {{"triples": len(g)}}
 else:
-    from kg.dbpedia.dumps import DumpSource
+    from kg.rdf.sources.dump import DumpSource
     sys.path.insert(0, {bench!r})
     from bench_dump import entity_name
     rng = random.Random(1)

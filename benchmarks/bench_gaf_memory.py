@@ -1,4 +1,4 @@
-"""Peak memory of reading a large GAF file with ``kg.go.read_annotations`` (streamed line by line).
+"""Peak memory of reading a large GAF file with ``kg.ontology.read_annotations`` (streamed line by line).
 
 Generates a GAF 2.2 file itself (seeded; 5,000,000 annotation lines by default, about 550 MB,
 shaped like a model-organism GAF: a few thousand genes, GO ids, GAF 2.2 relation qualifiers
@@ -77,7 +77,7 @@ def write_gaf(path: Path, n_lines: int, n_genes: int, seed: int = 0, chunk: int 
 _CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from kg.go import read_annotations
+from kg.ontology import read_annotations
 path, what = Path(sys.argv[1]), sys.argv[2]
 t = time.perf_counter()
 n = None

@@ -5,9 +5,9 @@ in ``GridSearchCV`` over ``kg__category_depth`` (DBpedia-shaped dump index, cate
 (bundled GO data) and ``select__threshold``: 45 fits of the pipeline plus the refit. The source is wrapped
 so that every key its underlying fetch is asked for is counted:
 
-- DBpedia-shaped: an :class:`~kg.dbpedia.index_source.IndexSource` whose ``_fetch`` (entities' categories and
+- DBpedia-shaped: an :class:`~kg.rdf.sources.index.IndexSource` whose ``_fetch`` (entities' categories and
   types, read from the index) and ``_walk`` (the categories' broader parents) count their keys;
-- GO: :class:`~kg.go.annotated.OntologyAnnotations` whose ``types`` counts the genes asked and whose file
+- GO: :class:`~kg.ontology.source.OntologyAnnotations` whose ``types`` counts the genes asked and whose file
   reading is counted.
 
 Two runs, in the same process: ``KGFeatures`` as it is (clones share the source; :class:`kg.lookups.SharedLookups`
@@ -15,7 +15,7 @@ remembers each entity's answer and each category's parents), and the baseline, s
 deep-copies the source (and its in-memory cache) for every fit, and the transformer asks the copy directly.
 Both grids must give the same scores. A third part runs the dump behind a SPARQL endpoint (the ``oxigraph``
 server on loopback) and counts the keys and the queries sent; scikit-learn's deep copy cannot copy a
-:class:`~kg.dbpedia.sparql.SparqlSource` at all (thread-local state), so its baseline gives each clone a new
+:class:`~kg.rdf.sources.sparql.SparqlSource` at all (thread-local state), so its baseline gives each clone a new
 source. The index part counts, for the baseline's category walks, only the nodes a walk starts from (its inner
 levels are read inside the index), so the baseline's ``broader`` count there is a lower bound.
 
@@ -44,11 +44,11 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold  # noqa: E402
 from sklearn.naive_bayes import BernoulliNB  # noqa: E402
 from sklearn.pipeline import Pipeline  # noqa: E402
 
-from kg.dbpedia.index import index_for_cache  # noqa: E402
-from kg.dbpedia.index_source import IndexSource  # noqa: E402
-from kg.dbpedia.sparql import SparqlSource  # noqa: E402
 from kg.features import KGFeatures  # noqa: E402
-from kg.go.annotated import OntologyAnnotations  # noqa: E402
+from kg.ontology.source import OntologyAnnotations  # noqa: E402
+from kg.rdf.index.dumpindex import index_for_cache  # noqa: E402
+from kg.rdf.sources.index import IndexSource  # noqa: E402
+from kg.rdf.sources.sparql import SparqlSource  # noqa: E402
 from selection.hierarchical import SHSEL  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

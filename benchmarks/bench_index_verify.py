@@ -1,7 +1,7 @@
 """What checking the dump index costs (issue 30): a new corpus with and without the checks on open, and a full check.
 
 Every folder of the dump index (a segment per dump file, a lexicon) carries a manifest of its files' sizes, times
-and sha256 (``kg/dbpedia/manifest.py``). Opening the index checks sizes and array headers (and hashes a file
+and sha256 (``kg/rdf/index/manifest.py``). Opening the index checks sizes and array headers (and hashes a file
 written since it was built) on every run; ``kgfs cache verify`` and ``kgfs ingest`` hash every file. This script
 measures, on the DBpedia-shaped dumps of ``bench_dbpedia_scale.py`` (generated there, in ``--data``; the index is
 ingested in ``--home`` unless it is there):
@@ -35,38 +35,38 @@ CHILD = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
 mode, args = sys.argv[1], json.loads(sys.argv[2])
-import kg.dbpedia.index, kg.dbpedia.lexindex, kg.dbpedia.manifest  # imported before the clock starts, either way
+import kg.rdf.index.dumpindex, kg.rdf.index.lexicon, kg.rdf.index.manifest  # imported before the clock starts
 if not args["checks"]:  # the run without verification: every check passes
-    kg.dbpedia.index.check_folder = kg.dbpedia.lexindex.check_folder = lambda folder, full=False: []
+    kg.rdf.index.dumpindex.check_folder = kg.rdf.index.lexicon.check_folder = lambda folder, full=False: []
 out = {{}}
 t = time.perf_counter()
 if mode == "checks":  # the checks on open alone, every folder of the index, many times
-    from kg.dbpedia.index import DumpIndex
+    from kg.rdf.index.dumpindex import DumpIndex
     folders = DumpIndex(args["index"]).folders()
     times = []
     for _ in range(20):
         t1 = time.perf_counter()
-        assert not any(kg.dbpedia.manifest.check_folder(f) for f in folders)
+        assert not any(kg.rdf.index.manifest.check_folder(f) for f in folders)
         times.append(time.perf_counter() - t1)
     out["per_open"] = sorted(times)[len(times) // 2]
     out["folders"] = len(folders)
     out["files"] = sum(len(list(f.iterdir())) for f in folders)
 elif mode == "open":
-    from kg.dbpedia.index import DumpIndex
+    from kg.rdf.index.dumpindex import DumpIndex
     index = DumpIndex(args["index"])
     segs = index.segments(args["dump"])
     lex = index.lexicon(args["dump"])
     out["segments"] = len(segs)
 elif mode == "verify":
-    from kg.dbpedia.index import DumpIndex
+    from kg.rdf.index.dumpindex import DumpIndex
     out["problems"] = [str(p) for p in DumpIndex(args["index"]).verify()]
 elif mode == "ingest":
-    from kg.dbpedia.index import DumpIndex
+    from kg.rdf.index.dumpindex import DumpIndex
     DumpIndex(args["index"]).ingest(args["dump"])
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
-    from kg.routes.dbpedia import CorpusInput
+    from kg.rdf.route import CorpusInput
     inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "features": args["features"]}})
     table = build_table(inp, Context(home=args["home"]))  # no store: a new corpus, the index built
     out["shape"] = [table.n_instances, table.n_features]

@@ -2,7 +2,7 @@
 
 The ingest of a Wikidata-shaped dump (``kgfs ingest --preset wikidata``) has two phases: the
 *segment pass* (one pass over the file: facts hashed and sorted externally, labels written as
-string columns; :mod:`kg.dbpedia.ingest`) and the *lexicon* (:mod:`kg.dbpedia.lexindex`, from the
+string columns; :mod:`kg.rdf.index.ingest`) and the *lexicon* (:mod:`kg.rdf.index.lexicon`, from the
 segment's label columns). For each dump given, this script runs the ingest in a fresh process per
 version of the code and prints each phase's time and peak resident memory (``VmHWM``, reset
 between the phases through ``/proc/self/clear_refs``), and the ratios of this tree to the baseline.
@@ -38,8 +38,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 WORKER = r"""
 import json, os, sys, threading, time
-from kg.dbpedia.index import DumpIndex
-from kg.dbpedia.vocabulary import WIKIDATA
+from kg.rdf.index.dumpindex import DumpIndex
+from kg.rdf.vocabulary import WIKIDATA
 
 dump, root = sys.argv[1], sys.argv[2]
 

@@ -24,14 +24,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kg.dbpedia.lexicon import LexiconAnnotator  # noqa: E402
+from kg.rdf.annotators.lexicon import LexiconAnnotator  # noqa: E402
 
 
 def tweets(n: int) -> list[str]:
     data = ROOT.parent / "shared" / "data" / "tweets"
     texts: list[str] = []
     if (data / "training.txt").is_file():
-        from kg.dbpedia.corpus import read_sports_tweets
+        from kg.rdf.corpus import read_sports_tweets
 
         texts = read_sports_tweets(data / "training.txt").texts + read_sports_tweets(data / "test.txt").texts
     if not texts:

@@ -46,7 +46,7 @@ With ``--relations`` (issue 25), the same run also measures:
 - a new corpus of 10,000 items drawn uniformly, from that index (a fresh process): their relations
   both ways (``IndexSource.relations``), the types of the other ends and the classes above them,
   and the subproperty edges above the properties met; then, each in a fresh process, the route's
-  ``kg.dbpedia.route.fetch_facts`` + ``build_hierarchy`` for ``qualified-relations`` (out, both)
+  ``kg.rdf.table.fetch_facts`` + ``build_hierarchy`` for ``qualified-relations`` (out, both)
   and ``types qualified-relations`` (both): time and peak RSS (issue 25's goal for qualified-relation
   features: < 10 s and < 1.5 GB at 20M).
 
@@ -241,7 +241,7 @@ def dumps_for(data: Path, n: int) -> Path:
 def corpus(d: Path) -> Path:
     """10,000 real tweets with English labels of items injected (Zipf over the items with sitelinks)."""
     sys.path.insert(0, str(ROOT))
-    from kg.dbpedia.corpus import read_sports_tweets
+    from kg.rdf.corpus import read_sports_tweets
 
     path = d / "corpus.tsv"
     if path.is_file():
@@ -284,13 +284,13 @@ elif mode == "parse":
     proc.wait()
     out = {{"triples": n, "seconds": time.perf_counter() - t}}
 elif mode == "filter":
-    from kg.dbpedia.ingest import line_filter
-    from kg.dbpedia.vocabulary import WIKIDATA
+    from kg.rdf.index.ingest import line_filter
+    from kg.rdf.vocabulary import WIKIDATA
     proc = subprocess.Popen(["lbzip2", "-dc", args["dump"]], stdout=subprocess.PIPE)
     data = proc.stdout.read(args["bytes"])
     proc.kill()
     proc.wait()
-    blocks, rest, step = [], b"", 8 << 20  # as the reader cuts them (kg.dbpedia.dumpfiles._BLOCK)
+    blocks, rest, step = [], b"", 8 << 20  # as the reader cuts them (kg.rdf.dumpfiles._BLOCK)
     for a in range(0, len(data), step):
         chunk = rest + data[a:a + step]
         cut = chunk.rfind(b"\n") + 1
@@ -308,8 +308,8 @@ elif mode == "filter":
         out[name] = {{"seconds": best, "seen": f.seen, "kept": f.kept}}
     out["bytes"] = sum(map(len, blocks))
 elif mode == "ingest":
-    from kg.dbpedia.index import DumpIndex
-    from kg.dbpedia.vocabulary import WIKIDATA
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.vocabulary import WIKIDATA
     vocabulary = WIKIDATA.with_relations() if args.get("relations") else WIKIDATA
     index = DumpIndex(args["index"])
     segs = index.segments(args["dump"], vocabulary=vocabulary)
@@ -321,9 +321,9 @@ elif mode == "ingest":
            "counts": f["counts"], "cycles": f["cycles"]}}
 elif mode == "relations":
     import numpy as np
-    from kg.dbpedia.index import DumpIndex
-    from kg.dbpedia.index_source import IndexSource
-    from kg.dbpedia.vocabulary import WD, WIKIDATA
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.vocabulary import WD, WIKIDATA
     imports = time.perf_counter() - t
     rng = np.random.default_rng(11)
     ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + rng.choice(args["items"], 10_000, replace=False)).tolist()]
@@ -343,13 +343,13 @@ elif mode == "relations":
            "types_seconds": t_types, "n_out": sum(map(len, rel["out"].values())),
            "n_in": sum(map(len, rel["in"].values())), "others": len(others), "properties": len(props),
            "classes": len(classes), "class_edges": len(edges), "subproperty_edges": len(sub)}}
-elif mode == "fetch":  # the route's qualified relations (kg.dbpedia.route.fetch_facts), in a process of its own
+elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_facts), in a process of its own
     import numpy as np
-    from kg.dbpedia.index import DumpIndex
-    from kg.dbpedia.index_source import IndexSource
-    from kg.dbpedia.kinds import FeatureSpec
-    from kg.dbpedia.route import build_hierarchy, fetch_facts
-    from kg.dbpedia.vocabulary import WD, WIKIDATA
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.kinds import FeatureSpec
+    from kg.rdf.table import build_hierarchy, fetch_facts
+    from kg.rdf.vocabulary import WD, WIKIDATA
     imports = time.perf_counter() - t
     rng = np.random.default_rng(11)  # the same 10,000 items as "relations"
     ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + rng.choice(args["items"], 10_000, replace=False)).tolist()]
@@ -367,7 +367,7 @@ elif mode == "fetch":  # the route's qualified relations (kg.dbpedia.route.fetch
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
-    from kg.routes.dbpedia import CorpusInput
+    from kg.rdf.route import CorpusInput
     imports = time.perf_counter() - t
     t = time.perf_counter()
     inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "preset": "wikidata"}})

@@ -98,7 +98,7 @@ def kgfs_examples() -> list[str]:
     shared = Path(os.environ.get("KGFS_SHARED_DATA", ROOT.parent / "shared" / "data"))
     arff, csv = shared / "lod" / "LDCities.arff", shared / "lod" / "LDCities.csv"
     if arff.exists() and csv.exists():
-        from kg.formats.published import read_lod
+        from kg.ontology.published import read_lod
 
         t = read_lod(arff, csv)
         t0 = time.perf_counter()

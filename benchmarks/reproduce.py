@@ -108,8 +108,8 @@ def rpv_go_table(name, mirror, *, release="completed", check="repair", edges="ne
     ``release="2014"`` leaves the completion out; ``edges="induced"``, ``drop_roots=True`` and
     ``check="report"`` give the authors' code's table (docs/rpv_authors_code.md)."""
     from kg.datasets import default_registry
-    from kg.formats.published import GO_ROOTS, read_rpv_arff
-    from kg.go import read_obo
+    from kg.ontology import read_obo
+    from kg.ontology.published import GO_ROOTS, read_rpv_arff
 
     paths = default_registry().fetch(name, mirror=mirror)
     key = str(paths["ontology"])

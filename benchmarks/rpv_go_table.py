@@ -23,7 +23,7 @@ A subset, to check that a change leaves the numbers as they are (nothing is writ
 ``--write-completion`` (re)writes the bundled completion file of the ``rpv/*`` registry entries,
 ``datasets/bundled/rpv/go-2022-07-01-isa-completion.tsv``: the ``is_a`` edges of GO 2022-07-01
 (``go/go_parents.tsv``) that place the terms of the 28 RPV files that GO 2014-06-13 lacks
-(:func:`kg.formats.published.go_completion_edges`)::
+(:func:`kg.ontology.published.go_completion_edges`)::
 
     python benchmarks/rpv_go_table.py --write-completion
 """
@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT))
 
 from kg.files import atomic_write  # noqa: E402
 from kg.formats.arff import read_arff  # noqa: E402
-from kg.formats.published import go_completion_edges, read_rpv_arff, write_go_completion  # noqa: E402
-from kg.go import read_obo  # noqa: E402
+from kg.ontology import read_obo  # noqa: E402
+from kg.ontology.published import go_completion_edges, read_rpv_arff, write_go_completion  # noqa: E402
 from selection.evaluation.cv import CVOptions, evaluate_table  # noqa: E402
 
 log = logging.getLogger("rpv_go_table")
@@ -481,7 +481,7 @@ method*, Applied Intelligence 2020 (`../shared/papers/003_3a5f5645f901803d.txt`)
 counts match their Table 1). Hierarchy: the registry's, the `is_a` edges of GO release 2014-06-13
 completed with the GO 2022-07-01 `is_a` edges of the terms 2014 lacks
 (`datasets/bundled/rpv/go-2022-07-01-isa-completion.tsv`), restricted to each file's terms, linking
-each term to its nearest ancestors among them (`kg.formats.published.read_rpv_arff(...,
+each term to its nearest ancestors among them (`kg.ontology.published.read_rpv_arff(...,
 completion=..., edges="nearest")`); terms neither release places become isolated roots; the cells
 where a term is 1 but one of its ancestors among the file's terms is 0 are set to 1
 (`check="repair"`, counted below). Protocol: stratified {n_splits}-fold CV (shuffled, seed {seed}),
@@ -590,7 +590,8 @@ def write_completion(data: Path, out: Path = COMPLETION) -> dict:
         "is_a edges of GO release 2022-07-01 (r-bioc-go.db 3.16.0, go_parents.tsv, relationship_type isa) that",
         f"place the {len(report['placed'])} terms of the 28 RPV datasets (pablonsilva/RPV, *-threshold-3.arff) that GO",
         "2014-06-13 lacks: every 2022 is_a edge with an end 2014 lacks, met walking up from the datasets' terms.",
-        "Written by `python benchmarks/rpv_go_table.py --write-completion` (kg.formats.published.go_completion_edges).",
+        "Written by `python benchmarks/rpv_go_table.py --write-completion` "
+        "(kg.ontology.published.go_completion_edges).",
         f"Not placed: {unplaced or 'none'}.",
     ])
     out.chmod(0o644)

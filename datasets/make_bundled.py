@@ -39,8 +39,8 @@ sys.path.insert(0, str(HERE.parent))
 
 from kg.datasets import Registry, _parse_entry  # noqa: E402
 from kg.files import sha256_file  # noqa: E402
-from kg.formats.published import hierarchy_for_terms, read_aire_matrix  # noqa: E402
-from kg.go import read_obo  # noqa: E402
+from kg.ontology import read_obo  # noqa: E402
+from kg.ontology.published import hierarchy_for_terms, read_aire_matrix  # noqa: E402
 
 GO_REL = "go/gene_ontology_ext_13062014.obo.gz"
 AIRE_RAW = "https://raw.githubusercontent.com/andywan0125/AIRE-Journal/HEAD/"
@@ -111,7 +111,7 @@ def make_bundled(data: Path, out: Path) -> dict[str, Path]:
     (out / "labels.tsv").write_text("\n".join(lab) + "\n", encoding="utf-8")
 
     # every ancestor of the used terms (all namespaces), AIRE column order first
-    from kg.go import ancestor_closure
+    from kg.ontology import ancestor_closure
 
     used = sorted({terms[j] for j in specific.indices})
     full = go.hierarchy

@@ -2,7 +2,7 @@
 
 - :mod:`kg.hierarchy` (:class:`FeatureHierarchy`, the feature DAG) and :mod:`kg.table`
   (:class:`FeatureTable`, the sparse 0/1 matrix closed under it);
-- :mod:`kg.go` (the Gene Ontology route) and :mod:`kg.dbpedia` (the DBpedia route);
+- :mod:`kg.ontology` (the Gene Ontology route) and :mod:`kg.rdf` (the DBpedia route);
 - :mod:`kg.formats` (ARFF, CSV, the published datasets' files), :mod:`kg.datasets` (the dataset
   registry; its manifest and bundled data ship inside the package as ``kg/_datasets``);
 - :mod:`kg.store` (the content-addressed stage store and its keys, which the evaluation grid uses too);

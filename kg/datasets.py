@@ -48,12 +48,12 @@ import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kg.dataset_files import FileInfo, escapes_folder, locate_file, stat_key
+from kg.dataset_files import FileInfo, escapes_folder, locate_file
 from kg.errors import KgfsError
+from kg.plugins import Plugins
 
 if TYPE_CHECKING:  # numpy/scipy load with the first table, not with `kgfs datasets list`
     from kg.table import FeatureTable
@@ -114,8 +114,8 @@ class DatasetInfo:
         ``source/dataset``.
     loader : str
         ``aire``, ``rpv``, ``lod``, ``lod_hierarchy``, ``go_bundle``, ``ontology`` (any ontology with an
-        annotation file, :class:`kg.routes.go.OntologyInput`'s options) or ``rdf`` (a corpus of entities and an
-        RDF dump, :class:`kg.routes.dbpedia.CorpusInput`'s options) ("" with a generator).
+        annotation file, :class:`kg.ontology.route.OntologyInput`'s options) or ``rdf`` (a corpus of entities and an
+        RDF dump, :class:`kg.rdf.route.CorpusInput`'s options) ("" with a generator).
     description, licence, upstream, derivation : str
     version : str
         The upstream release(s) the files are (``HPO 2025-01-16``), when the manifest says.
@@ -296,22 +296,18 @@ class Registry:
         if not info.has_table:
             raise KgfsError(f"dataset {name!r} is a hierarchy without a table; use load_hierarchy")
         paths = self.fetch(name, mirror=mirror, cache_dir=cache_dir, offline=offline)
-        try:
-            loader = _LOADERS[info.loader]
-        except KeyError:
-            raise KgfsError(f"dataset {name!r}: unknown loader {info.loader!r}") from None
-        table = loader(paths, **opts)
+        if info.loader not in LOADERS:
+            raise KgfsError(f"dataset {name!r}: unknown loader {info.loader!r} (known: {', '.join(LOADERS.names())})")
+        table = LOADERS.get(info.loader)(paths, **opts)
         table.meta["dataset"] = name
         return table
 
     def load_hierarchy(self, name: str, *, mirror=None, cache_dir=None, offline=None, **options):
         """The feature hierarchy of a dataset (for ``lod_hierarchy`` entries: the CSV alone)."""
         info = self.info(name)
-        if info.loader == "lod_hierarchy":
-            from kg.formats.published import read_lod_hierarchy
-
+        if info.loader == "lod_hierarchy":  # a hierarchy alone: its loader gives the hierarchy
             paths = self.fetch(name, mirror=mirror, cache_dir=cache_dir, offline=offline)
-            return read_lod_hierarchy(paths["hierarchy"], **{**info.options, **options})[0]
+            return LOADERS.get("lod_hierarchy")(paths, **{**info.options, **options})
         return self.load(name, mirror=mirror, cache_dir=cache_dir, offline=offline, **options).hierarchy
 
 
@@ -326,68 +322,13 @@ def _import_generator(spec: str, name: str):
 
 
 # ---------------------------------------------------------------------- loaders
-@lru_cache(maxsize=8)
-def _ontology(path: str, size: int, mtime_ns: int, relations: tuple, namespaces: tuple | None):
-    from kg.go import read_obo
-
-    return read_obo(path, relations=relations, namespaces=namespaces)
-
-
-def _read_ontology(path: Path, relations=("is_a",), namespaces=None):
-    from kg.go import normalize_namespaces
-
-    rel = (relations,) if isinstance(relations, str) else tuple(relations)
-    return _ontology(str(path), *stat_key(path), rel, normalize_namespaces(namespaces))
-
-
-def _load_aire(paths, *, check="report", relations=("is_a",)):
-    from kg.formats.published import aire_table
-
-    return aire_table(paths["table"], _read_ontology(paths["ontology"], relations), check=check)
-
-
-def _load_rpv(paths, *, check="report", edges="nearest", relations=("is_a",), drop_terms=()):
-    from kg.formats.published import read_rpv_arff
-
-    go = _read_ontology(paths["ontology"], relations) if "ontology" in paths else None
-    return read_rpv_arff(paths["table"], go, check=check, edges=edges,
-                         completion=paths.get("completion"), drop_terms=tuple(drop_terms))
-
-
-def _load_lod(paths, *, check="report", fix_names=True):
-    from kg.formats.published import read_lod
-
-    return read_lod(paths["table"], paths["hierarchy"], check=check, fix_names=fix_names)
-
-
-def _load_go_bundle(
-    paths, *, namespaces=None, relations=("is_a",), min_support=1, unknown="raise", on_obsolete="raise",
-    evidence=None,
-):
-    from kg.go import build_table, read_annotations, read_labels
-
-    go = _read_ontology(paths["ontology"], relations, namespaces)
-    ann = read_annotations(paths["annotations"], evidence=evidence)
-    labels = read_labels(paths["labels"]) if "labels" in paths else None
-    return build_table(go, ann, labels, min_support=min_support, unknown=unknown, on_obsolete=on_obsolete)
-
-
-def _load_ontology(paths, **options):
-    """Any ontology with its annotations (HPO diseases, human genes x GO), as the ontology route builds it."""
-    from kg.go.facts import ontology_table
-
-    return ontology_table(paths, options)
-
-
-def _load_rdf(paths: Mapping[str, Path], **options) -> FeatureTable:
-    """A corpus of entities with the features of an RDF dump (CoDEx people x Wikidata), as the RDF route builds it."""
-    from kg.dbpedia.datasets import load_rdf_dataset
-
-    return load_rdf_dataset(paths, **options)
-
-
-_LOADERS = {"aire": _load_aire, "rpv": _load_rpv, "lod": _load_lod, "go_bundle": _load_go_bundle,
-            "ontology": _load_ontology, "rdf": _load_rdf}
+#: How a manifest entry's ``loader`` becomes a table: name -> ``"module:function"`` (``function(paths, **options)``),
+#: imported on first use; a package outside kgfs adds its own under the entry-point group ``kgfs.loaders``.
+LOADERS = Plugins("kgfs.loaders", "dataset loader", {
+    "aire": "kg.ontology.published:load_aire", "rpv": "kg.ontology.published:load_rpv",
+    "lod": "kg.ontology.published:load_lod", "lod_hierarchy": "kg.ontology.published:load_lod_hierarchy",
+    "go_bundle": "kg.ontology.datasets:load_go_bundle",
+    "ontology": "kg.ontology.datasets:load_ontology", "rdf": "kg.rdf.datasets:load_rdf_dataset"})
 
 
 # ---------------------------------------------------------------------- module-level API

@@ -11,23 +11,110 @@ pipeline).
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+# A parameter named in a message: ``param("sparql_url")`` is marked in the text, so that a Python user reads
+# ``sparql_url`` and the command line the option its user typed (``--sparql-url``, :func:`render_params`).
+_MARK, _VALUE = "\x1f", "\x1e"
+_MARKED = re.compile(_MARK + "([^" + _MARK + _VALUE + "]+)(?:" + _VALUE + "([^" + _MARK + "]*))?" + _MARK)
+
+
+def param(name: str, value=None) -> str:
+    """A parameter (and the value given to it) as a message names it; see :func:`render_params`.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name in the library (``sparql_url``, ``source``).
+    value : optional
+        The value given to it, when the message names one (``param("source", "sparql")``).
+
+    Returns
+    -------
+    str
+        A marked string: put it in a :class:`KgfsError`'s message, whose ``str()`` reads
+        ``sparql_url`` or ``source='sparql'``.
+
+    Examples
+    --------
+    >>> str(KgfsError(f"{param('sparql_url')} is required when {param('source', 'sparql')}"))
+    "sparql_url is required when source='sparql'"
+    """
+    return _MARK + name + ("" if value is None else _VALUE + str(value)) + _MARK
+
+
+def render_params(text: str, words: Mapping[str, str] | None = None) -> str:
+    """``text`` with its marked parameters (:func:`param`) said in words: by ``words`` (a parameter's name -> the
+    option that sets it, e.g. ``{"sparql_url": "--sparql-url"}``, as the command line does), else by name.
+
+    A parameter with a value reads ``name='value'`` in Python and ``--option value`` through ``words``.
+
+    Examples
+    --------
+    >>> text = f"{param('sparql_url')} is required when {param('source', 'sparql')}"
+    >>> render_params(text, {"sparql_url": "--sparql-url", "source": "--kg"})
+    '--sparql-url is required when --kg sparql'
+    >>> render_params(text)
+    "sparql_url is required when source='sparql'"
+    """
+    words = words or {}
+
+    def said(m: re.Match) -> str:
+        name, value = m.group(1), m.group(2)
+        if name in words:
+            return words[name] if value is None else f"{words[name]} {value}"
+        return name if value is None else f"{name}={value!r}"
+
+    return _MARKED.sub(said, text)
+
+
+def marked_params(text: str) -> list[str]:
+    """The names of the parameters marked in ``text`` (:func:`param`), in order.
+
+    Examples
+    --------
+    >>> marked_params(f"{param('a')} with {param('b', 1)}")
+    ['a', 'b']
+    """
+    return [m.group(1) for m in _MARKED.finditer(text)]
+
+
 class KgfsError(Exception):
     """Base class of all errors caused by bad input or configuration.
 
-    The command line prints these as one line (no traceback); anything else is a bug.
+    The command line prints these as one line (no traceback); anything else is a bug. A message names the
+    library's parameters through :func:`param`: ``str()`` says them by name, the command line as its options.
 
     Examples
     --------
     >>> issubclass(InputFormatError, KgfsError), issubclass(TransientError, KgfsError)
     (True, False)
+    """
+
+    def __str__(self) -> str:
+        return render_params(super().__str__())
+
+    @property
+    def raw_message(self) -> str:
+        """The message with its parameters still marked (for :func:`render_params` with the caller's words)."""
+        return super().__str__()
+
+
+class ParameterError(KgfsError, ValueError):
+    """A parameter's value is missing, out of range or inconsistent with another's (names them with :func:`param`).
+
+    Examples
+    --------
+    >>> err = ParameterError(f"{param('depth', 0)} must be at least 1")
+    >>> str(err), isinstance(err, ValueError)
+    ("depth='0' must be at least 1", True)
     """
 
 
@@ -198,7 +285,7 @@ def parse_retry_after(value) -> float | None:
 class TransientError(Exception):
     """A request failure worth retrying (HTTP 5xx or 429, a timeout, a dropped connection).
 
-    Internal to the HTTP clients (:mod:`kg.dbpedia.sparql`, :mod:`kg.dbpedia.spotlight`), which
+    Internal to the HTTP clients (:mod:`kg.rdf.sources.sparql`, :mod:`kg.rdf.annotators.spotlight`), which
     raise it from one request and run the request through :func:`retry`: it never reaches the
     user, who sees the client's own error once the retries are used up.
 

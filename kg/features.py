@@ -3,7 +3,7 @@
 :class:`KGFeatures` puts the knowledge-graph step inside a scikit-learn ``Pipeline``: ``fit`` looks the
 training values up in a knowledge source (the DBpedia dump index, a SPARQL endpoint, a dump, an
 :class:`rdflib.Graph`, or an ontology + annotation files for genes:
-:class:`kg.go.annotated.OntologyAnnotations`), builds the feature hierarchy, keeps the features of
+:class:`kg.ontology.source.OntologyAnnotations`), builds the feature hierarchy, keeps the features of
 at least ``min_support`` training rows and remembers them; ``transform`` gives the sparse 0/1 table
 over those columns, closed under the hierarchy, for any values. Its output carries the hierarchy
 (:class:`kg.table.HierarchicalCSR`, or ``df.attrs["hierarchy"]`` of the pandas output), so a
@@ -11,9 +11,9 @@ selector built with ``hierarchy="from_input"`` (every hierarchical selector of :
 reads it: the generation settings (``features``, ``category_depth``, ``min_support``) are tuned in
 ``GridSearchCV`` together with the selector's.
 
-One code path for every source: :func:`kg.dbpedia.route.link_entities` (IRIs, ``Q42``-style ids,
-or texts through an annotator), :func:`kg.dbpedia.route.fetch_facts`,
-:func:`kg.dbpedia.route.build_hierarchy` and :meth:`kg.table.FeatureTable.from_facts` (closure and
+One code path for every source: :func:`kg.rdf.table.link_entities` (IRIs, ``Q42``-style ids,
+or texts through an annotator), :func:`kg.rdf.table.fetch_facts`,
+:func:`kg.rdf.table.build_hierarchy` and :meth:`kg.table.FeatureTable.from_facts` (closure and
 ``min_support``).
 
 Look-ups are paid once. scikit-learn's ``clone`` deep-copies the parameters that are not
@@ -59,12 +59,12 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from kg.dbpedia.corpus import Corpus
-from kg.dbpedia.kinds import FeatureSpec
-from kg.dbpedia.relations import FEATURE_KINDS
-from kg.dbpedia.route import build_hierarchy, fetch_facts, link_entities
 from kg.errors import HierarchyCycleWarning
 from kg.lookups import SharedLookups, shared_lookups
+from kg.rdf.corpus import Corpus
+from kg.rdf.kinds import FeatureSpec
+from kg.rdf.relations import FEATURE_KINDS
+from kg.rdf.table import build_hierarchy, fetch_facts, link_entities
 from kg.table import FeatureTable, HierarchicalCSR
 
 __all__ = ["FEATURE_KINDS", "KGFeatures"]
@@ -118,23 +118,23 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     Parameters
     ----------
     source : KnowledgeSource or rdflib.Graph
-        :class:`~kg.dbpedia.index_source.IndexSource` (the dump index), :class:`~kg.dbpedia.sparql.SparqlSource`,
-        :class:`~kg.dbpedia.dumps.DumpSource`, :class:`~kg.dbpedia.rdflib_source.RdflibSource` (or an
-        ``rdflib.Graph``, wrapped in one), :class:`~kg.go.annotated.OntologyAnnotations` (genes), or
+        :class:`~kg.rdf.sources.index.IndexSource` (the dump index), :class:`~kg.rdf.sources.sparql.SparqlSource`,
+        :class:`~kg.rdf.sources.dump.DumpSource`, :class:`~kg.rdf.sources.rdflib_graph.RdflibSource` (or an
+        ``rdflib.Graph``, wrapped in one), :class:`~kg.ontology.source.OntologyAnnotations` (genes), or
         any object with the same four methods. Shared, not copied, by :func:`sklearn.base.clone`.
     features : {"types", "categories", "relations", "qualified-relations"} or list of them
         Instance-of classes (``rdf:type`` + ``rdfs:subClassOf``; GO terms + ``is_a``), categories
         (``dct:subject`` + ``skos:broader``, followed ``category_depth`` levels up), relations (has a
-        property; qualified: to an object of a class, :mod:`kg.dbpedia.relations`), or several
+        property; qualified: to an object of a class, :mod:`kg.rdf.relations`), or several
         (``["types", "categories"]``: one table over the union, each kind under its own hierarchy, the
-        ids prefixed by their kind as :mod:`kg.dbpedia.kinds` says).
+        ids prefixed by their kind as :mod:`kg.rdf.kinds` says).
     input : {"auto", "entities", "texts"}
         What the values are. ``"auto"``: entities (IRIs, short ids such as ``Q42``, gene ids) when no
         value contains whitespace, texts otherwise (texts need ``annotator``). Missing values (None,
         NaN, empty strings) give empty rows.
     annotator : Annotator, optional
-        Finds the entities of texts (:class:`~kg.dbpedia.lexicon.LexiconAnnotator`,
-        :class:`~kg.dbpedia.spotlight.SpotlightAnnotator`). Shared by clones.
+        Finds the entities of texts (:class:`~kg.rdf.annotators.lexicon.LexiconAnnotator`,
+        :class:`~kg.rdf.annotators.spotlight.SpotlightAnnotator`). Shared by clones.
     vocabulary : str or Vocabulary, optional
         For an ``rdflib.Graph`` source: its predicates (``"dbpedia"``, the default, or ``"wikidata"``).
         Short ids (``Q42``) are expanded by the source's vocabulary.
@@ -173,7 +173,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     -----
     At transform time each value's ancestors come from the source (cached), so a new entity whose
     class was not seen in training still gets the fitted ancestors of that class. Category cycles
-    are broken per call (:func:`kg.dbpedia.route.build_hierarchy`).
+    are broken per call (:func:`kg.rdf.table.build_hierarchy`).
 
     ``set_output(transform="pandas")`` returns a sparse DataFrame (columns: the feature ids; index:
     the input's, when it had one) with ``df.attrs["hierarchy"]``. scikit-learn's own output
@@ -188,7 +188,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     >>> import pandas as pd
     >>> from sklearn.naive_bayes import BernoulliNB
     >>> from sklearn.pipeline import Pipeline
-    >>> from kg.go import OntologyAnnotations
+    >>> from kg.ontology import OntologyAnnotations
     >>> from selection.hierarchical import SHSEL
     >>> d = Path(__file__).resolve().parents[1] / "datasets" / "bundled" / "DM-BP"
     >>> genes = pd.read_csv(d / "labels.tsv", sep="\\t", dtype=str)
@@ -278,7 +278,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     def _lookups(self) -> SharedLookups:
         if self.source is None:
             raise ValueError("KGFeatures needs a source (a knowledge source, an rdflib.Graph or "
-                             "kg.go.OntologyAnnotations)")
+                             "kg.ontology.OntologyAnnotations)")
         return shared_lookups(self.source, vocabulary=self.vocabulary, type_namespaces=self.type_namespaces,
                               memory=self.memory)
 

@@ -31,8 +31,9 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from kg.dbpedia.sources import MemoCache, breadth_first_edges, check_direction
 from kg.errors import KgfsError
+from kg.rdf.sources.common import MemoCache, check_direction
+from kg.sources import breadth_first_edges
 
 __all__ = ["SharedLookups", "shared_lookups"]
 
@@ -99,8 +100,8 @@ class _Answers:
 class SharedLookups:
     """A knowledge source's answers, remembered per entity and per node (shared per source: :func:`shared_lookups`).
 
-    Answers the four questions of :class:`~kg.dbpedia.sources.KnowledgeSource` (and the two of
-    :class:`~kg.dbpedia.sources.RelationSource`, when the source answers them) with the source's
+    Answers the four questions of :class:`~kg.sources.KnowledgeSource` (and the two of
+    :class:`~kg.sources.RelationSource`, when the source answers them) with the source's
     semantics, asking it only for what it was not asked before:
 
     - ``types`` / ``categories``: per entity.
@@ -129,7 +130,7 @@ class SharedLookups:
     Examples
     --------
     >>> import rdflib
-    >>> from kg.dbpedia.rdflib_source import RdflibSource
+    >>> from kg.rdf.sources.rdflib_graph import RdflibSource
     >>> g = rdflib.Graph().parse(format="turtle", data='''
     ... @prefix dbo: <http://dbpedia.org/ontology/> .
     ... <http://dbpedia.org/resource/Kobe> a dbo:BasketballPlayer .''')
@@ -275,10 +276,10 @@ def shared_lookups(source, *, vocabulary=None, type_namespaces=None, memory=None
     Parameters
     ----------
     source : KnowledgeSource or rdflib.Graph
-        A graph is read through :class:`~kg.dbpedia.rdflib_source.RdflibSource`.
+        A graph is read through :class:`~kg.rdf.sources.rdflib_graph.RdflibSource`.
     vocabulary : Vocabulary or str, optional
         For a graph: its predicates (``"dbpedia"``, ``"wikidata"`` or a
-        :class:`~kg.dbpedia.vocabulary.Vocabulary`).
+        :class:`~kg.rdf.vocabulary.Vocabulary`).
     type_namespaces : sequence of str, optional
         For a graph: the type namespaces.
     memory : folder or joblib.Memory, optional
@@ -315,8 +316,8 @@ def _as_source(source, vocabulary, type_namespaces):
     import rdflib
 
     if isinstance(source, rdflib.Graph):
-        from kg.dbpedia.rdflib_source import RdflibSource
-        from kg.dbpedia.vocabulary import preset
+        from kg.rdf.sources.rdflib_graph import RdflibSource
+        from kg.rdf.vocabulary import preset
 
         vocab = preset(vocabulary) if isinstance(vocabulary, str) else vocabulary
         return RdflibSource(source, vocabulary=vocab, type_namespaces=type_namespaces)

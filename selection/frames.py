@@ -250,8 +250,8 @@ def selection_frame(table, sel) -> pd.DataFrame:
     names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
     if names:
         df.insert(1, "name", [names.get(f, "") for f in df["feature"]])
-    if isinstance(table.meta.get("features"), list):  # a table of several kinds (kg.dbpedia.kinds): say each one's
-        from kg.dbpedia.relations import kind_of
+    if isinstance(table.meta.get("features"), list):  # a table of several kinds (kg.rdf.kinds): say each one's
+        from kg.rdf.relations import kind_of
 
         df.insert(1, "kind", [kind_of(f) for f in df["feature"]])
     return df

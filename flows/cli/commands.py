@@ -494,7 +494,7 @@ def cmd_cache_verify(args) -> int:
     problems, text = _home_store().verify_summary(remove=args.remove)
     folders, damaged = [], []
     if (settings.kgfs_home() / "dbpedia-cache" / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
-        from kg.dbpedia.index import index_for_cache
+        from kg.rdf.index.dumpindex import index_for_cache
 
         index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
         folders = index.folders()
@@ -524,9 +524,9 @@ def _ingest(ingest, quiet: bool):
 
 
 def cmd_ingest(args) -> int:
-    from kg.dbpedia.index import index_for_cache, ingest_summary
-    from kg.dbpedia.vocabulary import vocabulary_of
     from kg.errors import KgfsError
+    from kg.rdf.index.dumpindex import index_for_cache, ingest_summary
+    from kg.rdf.vocabulary import vocabulary_of
 
     vocabulary = vocabulary_of(args.preset, args.language)  # a preset file's errors name it, before any reading
     if args.relations:

@@ -24,7 +24,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from kg.errors import KgfsError, few
+from kg.errors import KgfsError, few, render_params
 
 __all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "short_iri",
            "summary_table", "table_notes_lines"]
@@ -122,6 +122,13 @@ _PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.
           errno.EACCES: "permission denied", errno.ENOSPC: "no space left on the device"}
 
 
+#: The library's parameter names the options do not say by their own name.
+LIBRARY_WORDS = {"source": "--kg", "annotator": "--annotator", "vocabulary": "--preset", "params": "--param",
+                 "selectors": "--selector", "classifiers": "--classifier"}
+#: Parameter name -> the option of the command being run that sets it (:func:`kg.errors.param`; the parser
+#: adds its options' destinations: :func:`flows.cli.parser.option_words`).
+OPTION_WORDS: dict[str, str] = dict(LIBRARY_WORDS)
+
 # The library's messages name its Python keywords ("pass unknown='drop'"); the command line names
 # its options instead. A hint that already names the option in parentheses keeps only the option.
 _HINTS = [
@@ -135,7 +142,8 @@ _HINTS = [
 
 
 def cli_words(text: str) -> str:
-    """``text`` with the library's keyword hints said as the command line's options.
+    """``text`` with the library's parameters (:func:`kg.errors.param`) and keyword hints said as the command
+    line's options (:data:`OPTION_WORDS`).
 
     Parameters
     ----------
@@ -152,6 +160,7 @@ def cli_words(text: str) -> str:
     >>> cli_words("term GO:9 not in the ontology; pass unknown='drop' to drop them")
     'term GO:9 not in the ontology; pass --unknown drop to drop them'
     """
+    text = render_params(text, OPTION_WORDS)
     for pattern, repl in _HINTS:
         text = pattern.sub(repl, text)
     return text
@@ -181,7 +190,8 @@ def error_line(exc: BaseException) -> tuple[str, str]:
         default = exc.errno is not None and exc.strerror == os.strerror(exc.errno)
         why = _PLAIN.get(exc.errno, exc.strerror) if default or not exc.strerror else exc.strerror
         return "error", f"{exc.filename}: {why or exc}"
-    msg = " ".join((str(exc).strip() or type(exc).__name__).split("\n")[0].split())
+    text = exc.raw_message if isinstance(exc, KgfsError) else str(exc)
+    msg = " ".join((text.strip() or type(exc).__name__).split("\n")[0].split())
     if isinstance(exc, UnicodeDecodeError):
         return "error", f"not UTF-8: byte {exc.object[exc.start:exc.start + 1]!r} at offset {exc.start}"
     if isinstance(exc, (KgfsError, OSError, ValueError, KeyError, LookupError)):

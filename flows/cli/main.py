@@ -12,7 +12,7 @@ import warnings
 
 from flows import settings
 from flows.cli.commands import CliError, short_iris
-from flows.cli.console import error_line
+from flows.cli.console import cli_words, error_line
 from flows.cli.parser import build_parser
 
 # The commands import what they use where they use it (flows.cli.commands), for the start-up time of
@@ -87,7 +87,7 @@ class _OneLine(settings.OneLine):
     """A record's first line, no traceback, well-known namespaces short, at most :data:`LINE_LIMIT` characters."""
 
     def format(self, record):
-        return _one_line(short_iris(super().format(record)))
+        return _one_line(cli_words(short_iris(super().format(record))))
 
 
 def _setup_logging(debug: bool) -> None:
@@ -110,7 +110,7 @@ def _setup_logging(debug: bool) -> None:
     shown: set[str] = set()
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
-        text = _one_line(short_iris(str(message)))
+        text = _one_line(cli_words(short_iris(str(message))))
         if text not in shown:  # the same warning from several threads or stages: once
             shown.add(text)
             print(f"kgfs: warning: {text}", file=sys.stderr)

@@ -21,6 +21,7 @@ from flows.cli.commands import (
     cmd_serve,
     cmd_server,
 )
+from flows.cli.console import OPTION_WORDS
 from flows.cli.options import (
     EVALUATE_OPTIONS,
     RUN_EXAMPLES,
@@ -291,7 +292,33 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             if isinstance(a, argparse._SubParsersAction):
                 parsers += list(a.choices.values())
         p.suggest_from = sorted({o for q in parsers for o in q._option_string_actions})
+        OPTION_WORDS.update(option_words(sub.choices[command]))  # what the console says for a parameter
     return p
+
+
+
+def option_words(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """A parser's destinations -> their long options (``{"sparql_url": "--sparql-url"}``), with its subparsers',
+    so that a library message naming a parameter (:func:`kg.errors.param`) says the option the user typed.
+
+    Examples
+    --------
+    >>> q = argparse.ArgumentParser()
+    >>> _ = q.add_argument("--sparql-url", "-s")
+    >>> option_words(q)["sparql_url"]
+    '--sparql-url'
+    """
+    words: dict[str, str] = {}
+    stack = [parser]
+    while stack:
+        q = stack.pop()
+        for a in q._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                stack += list(a.choices.values())
+            elif a.option_strings and a.dest not in (argparse.SUPPRESS, "help"):
+                longest = max(a.option_strings, key=len)
+                words.setdefault(a.dest, longest)
+    return words
 
 
 # --------------------------------------------------------------------------- entry point

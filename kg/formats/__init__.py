@@ -4,7 +4,7 @@
   the writer and the one ARFF reader of kgfs.
 - :mod:`kg.formats.csv_io`: the table as CSV, and the ``child,parent`` edges CSV of a hierarchy.
 - :mod:`kg.formats.folder`: a table as a folder (``table.npz`` + ``summary.json``) and its exports.
-- :mod:`kg.formats.published`: the files of the papers' datasets (the AIRE GO matrices, the RPV
+- :mod:`kg.ontology.published`: the files of the papers' datasets (the AIRE GO matrices, the RPV
   ARFFs, the LD datasets' CSV hierarchies).
 """
 

@@ -1,7 +1,7 @@
 """WEKA ARFF files of a :class:`~kg.table.FeatureTable`: the writer (dense and sparse) and the reader.
 
 This is the one ARFF reader of kgfs (the published datasets' readers in
-:mod:`kg.formats.published` use it too). It reads what WEKA writes: dense and sparse rows
+:mod:`kg.ontology.published` use it too). It reads what WEKA writes: dense and sparse rows
 (also mixed), quoted names with WEKA's escapes, features declared nominal ``{0,1}``,
 ``{1.0,0.0}`` (WEKA's ``CSVLoader``) or numeric, and sparse rows that leave out each
 attribute's first nominal value, whatever that value is (liac-arff reads such a row as all

@@ -1,15 +1,15 @@
 """Routes: every kind of input of a run is a plug-in, a subclass of :class:`~kg.routes.base.Input`.
 
 :mod:`kg.routes.base` is the plug-in point (the input, its options, its steps). The kinds kgfs ships
-are one module each, registered below, one line each (:data:`BUILTIN_KINDS`):
-:mod:`kg.routes.tables` (registry datasets, a user's own table), :mod:`kg.routes.go` (an ontology
-with gene annotations) and :mod:`kg.routes.dbpedia` (a corpus through DBpedia). A package outside
+are one module each, registered below by name, one line each (:data:`BUILTIN_KINDS`, imported on first use):
+:mod:`kg.routes.tables` (registry datasets, a user's own table), :mod:`kg.ontology.route` (an ontology
+and its annotations) and :mod:`kg.rdf.route` (a corpus or entities through any RDF graph). A package outside
 kgfs adds its own under the entry-point group ``kgfs.inputs`` (``name = "package.module:InputClass"``
 in its ``pyproject.toml``), and code can call :func:`register` (a test's own route does). A new
 knowledge graph is one module with its input class plus one line here (or an entry point).
 Everything else (the command line, the checks, the Prefect flows, the store keys) works from an
 input object and never switches on its kind. The knowledge-graph code a route uses lives in its
-own package (:mod:`kg.go`, :mod:`kg.dbpedia`), which knows nothing of routes.
+own package (:mod:`kg.ontology`, :mod:`kg.rdf`), which knows nothing of routes.
 
 - :func:`input_kinds`: the registered kinds; :func:`from_json`: an input from its JSON form;
 - :func:`resolve_dataset`: a registry dataset as the input of the kind that claims its loader;
@@ -32,15 +32,13 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import KgfsError
+from kg.plugins import Plugins
 from kg.routes.base import BatchedStep, Context, Input, Step
-from kg.routes.dbpedia import CorpusInput
-from kg.routes.go import OntologyInput
-from kg.routes.tables import DEFAULT_DATASET, OwnTable, RegistryDataset
+from kg.routes.tables import DEFAULT_DATASET, RegistryDataset
 
 if TYPE_CHECKING:
     from kg.store import Record, Store
@@ -52,37 +50,29 @@ if TYPE_CHECKING:
 __all__ = ["BUILTIN_KINDS", "Context", "Input", "build_table", "from_json", "input_kinds", "register",
            "resolve_dataset", "run_step", "run_steps", "step_inputs", "unregister"]
 
-#: The kinds of input kgfs ships, in the order the command line lists their options.
-BUILTIN_KINDS: tuple[type[Input], ...] = (RegistryDataset, OntologyInput, CorpusInput, OwnTable)
-_KINDS: dict[str, type[Input]] = {}
-_LOADED = False
+#: The kinds of input kgfs ships (kind -> its class, imported on first use), in the order the command line lists
+#: their options.
+BUILTIN_KINDS: dict[str, str] = {"dataset": "kg.routes.tables:RegistryDataset", "go": "kg.ontology.route:OntologyInput",
+                                 "dbpedia": "kg.rdf.route:CorpusInput", "file": "kg.routes.tables:OwnTable"}
+INPUTS = Plugins("kgfs.inputs", "kind of input", BUILTIN_KINDS)
 
 
 def register(cls: type[Input]) -> type[Input]:
     """Register a kind of input (usable as a class decorator); a kind registered again replaces the old one."""
     if not (isinstance(cls, type) and issubclass(cls, Input)) or not cls.kind:
         raise TypeError(f"{cls!r} is not an Input subclass with a kind")
-    input_kinds()
-    _KINDS[cls.kind] = cls
+    INPUTS.register(cls.kind, cls)
     return cls
 
 
 def unregister(kind: str) -> None:
     """Forget a registered kind (tests that registered their own)."""
-    _KINDS.pop(kind, None)
+    INPUTS.unregister(kind)
 
 
 def input_kinds() -> dict[str, type[Input]]:
     """Kind -> input class: kgfs's own, then the entry points of the group ``kgfs.inputs``, then :func:`register`'s."""
-    global _LOADED
-    if not _LOADED:
-        _LOADED = True
-        for cls in BUILTIN_KINDS:
-            _KINDS.setdefault(cls.kind, cls)
-        for ep in entry_points(group="kgfs.inputs"):
-            cls = ep.load()
-            _KINDS.setdefault(cls.kind, cls)
-    return dict(_KINDS)
+    return dict(INPUTS.items())
 
 
 def from_json(data: Mapping[str, Any] | Input) -> Input:

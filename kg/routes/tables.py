@@ -3,7 +3,7 @@
 Both are one step (``table``): the table is read as it is (no knowledge graph is asked), its
 hierarchy violations repaired, reported or refused (``--check``), rare features dropped
 (``--min-support``). A registry dataset whose loader another kind of input claims (the GO
-bundles: :class:`kg.routes.go.OntologyInput`) is made into that kind instead (:func:`kg.routes.resolve_dataset`).
+bundles: :class:`kg.ontology.route.OntologyInput`) is made into that kind instead (:func:`kg.routes.resolve_dataset`).
 
 Examples
 --------

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from flows.inputs import check_output, resolve_input
-from kg.dbpedia.services import check_url
 from kg.errors import KgfsError
+from kg.rdf.services import check_url
 
 BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
 GO = dict(obo=BUNDLED / "go-2014-06-13-subset.obo.gz", annotations=BUNDLED / "annotations.tsv")

@@ -59,11 +59,11 @@ def test_transient_errors_are_retried_bad_input_is_not():
     from prefect.states import Failed
 
     from flows.pipeline import _guarded, _transient, merge_batches, run_batch
-    from kg.dbpedia.sparql_protocol import SourceUnavailableError
-    from kg.dbpedia.spotlight import SpotlightError
     from kg.errors import InputFormatError
+    from kg.rdf.annotators.spotlight import SpotlightError
+    from kg.rdf.route import CorpusInput
+    from kg.rdf.sources.sparql_protocol import SourceUnavailableError
     from kg.routes.base import BatchedStep, Context
-    from kg.routes.dbpedia import CorpusInput
 
     # the DBpedia route's batched steps (annotate, fetch) say which of their errors are transient
     steps = [s for s in CorpusInput("c", sparql_url="http://q/sparql").steps(Context()) if isinstance(s, BatchedStep)]

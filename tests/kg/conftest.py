@@ -162,7 +162,7 @@ def kg_dump_dir(tmp_path_factory, shared_data) -> Path:
 
 @pytest.fixture(scope="session")
 def tweets10(shared_data):
-    from kg.dbpedia.corpus import read_corpus
+    from kg.rdf.corpus import read_corpus
 
     return read_corpus(
         shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv",

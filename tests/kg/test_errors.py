@@ -1,4 +1,4 @@
-"""The retry rule and loop shared by the HTTP clients (kg.dbpedia.sparql, kg.dbpedia.spotlight)."""
+"""The retry rule and loop shared by the HTTP clients (kg.rdf.sources.sparql, kg.rdf.annotators.spotlight)."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """KGFeatures: a column of entities or texts -> the closed table, inside Pipeline, cross_val_score, GridSearchCV.
 
-The two data sets of the issue: the bundled GO data (genes, :class:`kg.go.OntologyAnnotations`) and a
+The two data sets of the issue: the bundled GO data (genes, :class:`kg.ontology.OntologyAnnotations`) and a
 DBpedia-shaped dump read through the dump index (:mod:`tests.kg.dbpedia_shaped`). Scores of the
 Pipeline are compared with the same steps run by hand on the same folds; the hierarchy each selector
 saw is checked to be the transformer's; look-ups are counted.
@@ -27,14 +27,15 @@ from sklearn.naive_bayes import BernoulliNB
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kg.dbpedia.lexicon import LexiconAnnotator
-from kg.dbpedia.rdflib_source import RdflibSource
-from kg.dbpedia.route import make_source
-from kg.dbpedia.sources import Access, breadth_first_edges
 from kg.features import KGFeatures
-from kg.go import OntologyAnnotations, build_table, read_labels, read_obo
-from kg.go.annotations import read_annotation_set
 from kg.lookups import SharedLookups, shared_lookups
+from kg.ontology import OntologyAnnotations, build_table, read_labels, read_obo
+from kg.ontology.annotations import read_annotation_set
+from kg.rdf.annotators.lexicon import LexiconAnnotator
+from kg.rdf.sources.common import Access
+from kg.rdf.sources.rdflib_graph import RdflibSource
+from kg.rdf.table import make_source
+from kg.sources import breadth_first_edges
 from kg.table import HierarchicalCSR, carried_hierarchy
 from selection.hierarchical import SHSEL
 from selection.lazy import RPV, LazyNaiveBayes, LazySelectionClassifier
@@ -285,7 +286,7 @@ def test_several_kinds_of_features_make_one_table(kg_dump_dir, tweets10):
     x = both.transform(entities)
     one_each = [KGFeatures(source).fit(entities), KGFeatures(source, features="categories",
                                                               category_depth=None).fit(entities)]
-    tags = ("type:", "category:")  # a table of several kinds: its ids say their kind (kg.dbpedia.kinds)
+    tags = ("type:", "category:")  # a table of several kinds: its ids say their kind (kg.rdf.kinds)
     assert set(both.vocabulary_) == {tag + f for tag, one in zip(tags, one_each) for f in one.vocabulary_}
     for tag, one in zip(tags, one_each):
         cols = [both.vocabulary_[tag + f] for f in one.get_feature_names_out()]
@@ -493,7 +494,7 @@ def test_sklearn_checks(estimator, check):
     check(estimator)
 
 
-# ------------------------------------------------------------------ relations (kg.dbpedia.relations) in a Pipeline
+# ------------------------------------------------------------------ relations (kg.rdf.relations) in a Pipeline
 def test_qualified_relations_in_a_pipeline_with_the_label_property_excluded(tmp_path):
     """People by country: the country's own property is excluded, the rest (birth place, qualified by its class)
     carries the signal; the relation look-ups of a grid are asked once per entity."""
@@ -502,8 +503,8 @@ def test_qualified_relations_in_a_pipeline_with_the_label_property_excluded(tmp_
     from sklearn.naive_bayes import BernoulliNB
     from sklearn.pipeline import Pipeline
 
-    from kg.dbpedia.rdflib_source import RdflibSource
-    from kg.dbpedia.vocabulary import Vocabulary
+    from kg.rdf.sources.rdflib_graph import RdflibSource
+    from kg.rdf.vocabulary import Vocabulary
     from selection.hierarchical import SHSEL
 
     ex, o = "http://ex.org/", "http://ex.org/o/"

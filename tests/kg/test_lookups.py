@@ -6,8 +6,8 @@ import gc
 
 import rdflib
 
-from kg.dbpedia.route import make_source
 from kg.lookups import _SHARED, SharedLookups, shared_lookups
+from kg.rdf.table import make_source
 
 C = "http://dbpedia.org/resource/Category:"
 

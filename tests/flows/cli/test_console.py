@@ -114,7 +114,7 @@ def test_log_lines_go_to_the_current_stderr_once_and_on_one_line(monkeypatch):
     log.warning("said once")
     log.warning("said once")
     logging.getLogger("prefect.flow_runs").warning("a Prefect run log: for its UI")
-    logging.getLogger("kg.dbpedia.route").warning("%d of %d entities have no %s in the source", 3, 9, "types",
+    logging.getLogger("kg.rdf.table").warning("%d of %d entities have no %s in the source", 3, 9, "types",
                                                   extra=NOTED)
     (line,) = first.getvalue().splitlines()
     assert line.startswith("kgfs: WARNING: a list: dbc:C0, dbc:C1") and len(line) <= LINE_LIMIT

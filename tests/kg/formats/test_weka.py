@@ -14,8 +14,8 @@ import pytest
 import scipy.sparse as sp
 
 from kg.formats import read_arff, write_arff
-from kg.formats.published import read_rpv_arff
 from kg.hierarchy import FeatureHierarchy
+from kg.ontology.published import read_rpv_arff
 from kg.table import FeatureTable
 
 HERE = Path(__file__).resolve().parent / "weka"

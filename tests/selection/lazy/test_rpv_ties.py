@@ -104,8 +104,8 @@ ISSUE_29 = {53: ["GO:0048856"], 128: ["GO:0048856"], 105: ["GO:0044765"], 56: ["
 
 
 def test_laplace_recipe_matches_the_authors_code_on_dmbp(shared_data, tmp_path):
-    from kg.formats.published import GO_ROOTS, read_rpv_arff
-    from kg.go import read_obo
+    from kg.ontology import read_obo
+    from kg.ontology.published import GO_ROOTS, read_rpv_arff
 
     src = shared_data / "ageing" / "rpv-authors-inputs"
     if not (src / "data.arff.gz").is_file():

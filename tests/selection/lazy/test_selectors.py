@@ -443,8 +443,8 @@ def test_rpv_on_a_real_go_dataset_matches_table_10(shared_data):
     (Table 10), All-Pos ~6.1%; lazy NB with RPV masks ranks far better than chance."""
     from sklearn.model_selection import StratifiedKFold
 
-    from kg.formats.published import read_rpv_arff
-    from kg.go import read_obo
+    from kg.ontology import read_obo
+    from kg.ontology.published import read_rpv_arff
     from selection.evaluation.metrics import auroc
 
     go = read_obo(shared_data / "go" / "gene_ontology_ext_13062014.obo.gz")

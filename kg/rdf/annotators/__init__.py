@@ -1,0 +1,1 @@
+"""Annotators of the RDF route: text -> entities."""

@@ -1,0 +1,474 @@
+"""Reading RDF dump files: which files, in which format, decompressed and streamed by pyoxigraph's parser.
+
+Accepted files: N-Triples (``.nt``), Turtle (``.ttl``), N-Quads (``.nq``) and RDF/XML
+(``.owl``, ``.rdf``, ``.xml``, e.g. the DBpedia ontology), each plain, ``.gz`` or ``.bz2``.
+A directory stands for every such file in it (sorted): :func:`dump_files`. :class:`DumpReader`
+streams the triples of one file (never loaded into a store); :class:`kg.rdf.sources.dump.DumpSource`,
+the dump index's ingest and the lexicon read dumps through it.
+
+A malformed line raises :class:`~kg.errors.InputFormatError` naming the file and line; with
+``skip_bad_lines=True`` the reader logs it, records it in the caller's ``bad_lines`` list and goes on
+after that line (line-based formats, N-Triples/N-Quads, only: in Turtle or RDF/XML a bad
+statement leaves the parser in an unknown state, so it is always an error there).
+
+Examples
+--------
+>>> import pathlib, tempfile
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "t.nt.gz"
+>>> import gzip; _ = p.write_bytes(gzip.compress(b"<http://x/a> <http://x/p> <http://x/b> .\\n"))
+>>> dump_format(p) == ox.RdfFormat.N_TRIPLES, [q.object.value for q in DumpReader(p)]
+(True, ['http://x/b'])
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import hashlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pyoxigraph as ox
+
+from kg.errors import InputFormatError, KgfsError
+
+__all__ = ["DumpReader", "dump_files", "dump_format", "iter_triples"]
+
+log = logging.getLogger(__name__)
+
+_FORMATS = {
+    ".nt": ox.RdfFormat.N_TRIPLES,
+    ".ntriples": ox.RdfFormat.N_TRIPLES,
+    ".nq": ox.RdfFormat.N_QUADS,
+    ".ttl": ox.RdfFormat.TURTLE,
+    ".owl": ox.RdfFormat.RDF_XML,
+    ".rdf": ox.RdfFormat.RDF_XML,
+    ".xml": ox.RdfFormat.RDF_XML,
+}
+_LINE_BASED = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS)
+_BLOCK = 8 << 20  # bytes of decompressed lines filtered and parsed at a time (with a line filter)
+
+
+def _split_name(path: Path) -> tuple[str, str | None]:
+    """(format suffix, compression) of a dump file name."""
+    name = path.name.lower()
+    comp = None
+    for c in (".gz", ".bz2"):
+        if name.endswith(c):
+            comp, name = c, name[: -len(c)]
+    return os.path.splitext(name)[1], comp
+
+
+def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[Path]:
+    """Expand files and directories into the list of readable dump files (sorted per directory).
+
+    Parameters
+    ----------
+    paths : path or iterable of paths
+        Dump files (``.nt``, ``.ttl``, ``.nq``, ``.owl``, ``.rdf``, ``.xml``, optionally
+        ``.gz``/``.bz2``) and directories of them.
+
+    Returns
+    -------
+    list of Path
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name in ("types.nt.bz2", "ontology.owl", "notes.txt"):
+    ...     _ = (d / name).write_bytes(b"")
+    >>> [p.name for p in dump_files(d)]
+    ['ontology.owl', 'types.nt.bz2']
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and _split_name(f)[0] in _FORMATS)
+            if not found:
+                raise KgfsError(f"{p}: no dump files (.nt/.ttl/.nq/.owl/.rdf, optionally .gz/.bz2) in this directory")
+            out.extend(found)
+        elif p.is_file():
+            if _split_name(p)[0] not in _FORMATS:
+                raise InputFormatError(
+                    "unknown dump format (expected .nt, .ttl, .nq, .owl, .rdf or .xml, optionally .gz/.bz2)", p
+                )
+            out.append(p)
+        else:
+            raise FileNotFoundError(f"dump not found: {p}")
+    if not out:
+        raise KgfsError("no dump files given")
+    return out
+
+
+class _HashingFile:
+    """A binary file whose bytes are hashed (sha256) and counted as they are read."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self.hash = hashlib.sha256()
+        self.count = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._raw.read(n)
+        self.hash.update(data)
+        self.count += len(data)
+        return data
+
+    def readline(self, n: int = -1) -> bytes:
+        data = self._raw.readline(n)
+        self.hash.update(data)
+        self.count += len(data)
+        return data
+
+    def readinto(self, buf) -> int:
+        data = self.read(len(buf))
+        buf[:len(data)] = data
+        return len(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self._raw.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._raw.closed
+
+
+class _Piped:
+    """A compressed stream decompressed by a tool (``lbzip2 -dc``, ``gzip -dc``) in a child process, so that
+    decompression (13 of the 24 s of streaming 5M triples with Python's ``bz2``) runs on another core beside
+    the parser; a thread feeds it the file's bytes (read, hashed and counted there)."""
+
+    def __init__(self, raw, tool: str):
+        self._raw, self.eof = raw, False
+        self._proc = subprocess.Popen([tool, "-dc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE)
+        self._feeder = threading.Thread(target=self._feed, daemon=True)
+        self._feeder.start()
+
+    def _feed(self) -> None:
+        try:
+            while chunk := self._raw.read(1 << 20):
+                self._proc.stdin.write(chunk)
+        except (OSError, ValueError):  # the reader stopped early and closed the pipe
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._proc.stdout.read(n)
+        self.eof = self.eof or not data
+        return data
+
+    def readline(self, n: int = -1) -> bytes:
+        data = self._proc.stdout.readline(n)
+        self.eof = self.eof or not data
+        return data
+
+    def readinto(self, buf) -> int:
+        n = self._proc.stdout.readinto(buf)
+        self.eof = self.eof or not n
+        return n
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def check(self, drain: int = 0) -> None:
+        """Raise ``OSError`` when the decompressor failed (a corrupt file); first read up to ``drain``
+        more bytes (a corrupt block is found at its end, after its bytes were written)."""
+        while drain > 0 and not self.eof:
+            drain -= len(self.read(min(drain, 1 << 20)))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            if self._proc.wait(timeout=None if self.eof else 0.2) != 0:
+                said = self._proc.stderr.read().decode(errors="replace").strip().splitlines()
+                raise OSError(said[0] if said else f"{self._proc.args[0]} failed")
+
+    def finish(self) -> None:
+        """Read to the end (every byte of the file fed and hashed) and check the exit status."""
+        while self.read(1 << 20):
+            pass
+        self._feeder.join()
+        self.check()
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        self._feeder.join()
+        for f in (self._proc.stdout, self._proc.stderr):
+            f.close()
+
+
+def _open_binary(raw, comp: str | None, piped_gzip: bool = False):
+    if comp == ".gz":
+        tool = shutil.which("pigz") or shutil.which("gzip") if piped_gzip else None
+        return _Piped(raw, tool) if tool else gzip.GzipFile(fileobj=raw, mode="rb")
+    if comp == ".bz2":
+        tool = shutil.which("lbzip2") or shutil.which("bzip2")
+        return _Piped(raw, tool) if tool else bz2.BZ2File(raw, "rb")
+    return raw
+
+
+def _finish(fh, raw: _HashingFile) -> None:
+    """Read what the parser left (a parser may stop before the end): the whole file is hashed."""
+    if isinstance(fh, _Piped):
+        fh.finish()
+    while raw.read(1 << 20):
+        pass
+
+
+def dump_format(path: str | os.PathLike) -> ox.RdfFormat:
+    """The RDF format of a dump file, from its name (``.nt``, ``.ttl``, ``.nq``, ``.owl``, ... + ``.gz``/``.bz2``).
+
+    Parameters
+    ----------
+    path : path
+
+    Returns
+    -------
+    pyoxigraph.RdfFormat
+
+    Raises
+    ------
+    InputFormatError
+        For an unknown extension.
+
+    Examples
+    --------
+    >>> dump_format("instance_types_en.nt.bz2") == ox.RdfFormat.N_TRIPLES
+    True
+    """
+    fmt = _FORMATS.get(_split_name(Path(path))[0])
+    if fmt is None:
+        raise InputFormatError("unknown dump format", path)
+    return fmt
+
+
+class DumpReader:
+    """The triples (quads) of one dump file, streamed with pyoxigraph; :attr:`bytes_read` tells how far.
+
+    Parameters
+    ----------
+    path : path
+    skip_bad_lines : bool
+        For N-Triples/N-Quads: log and skip a malformed line instead of raising.
+    bad_lines : list, optional
+        Receives ``(path, line, message)`` for each skipped line.
+    lenient : bool
+        pyoxigraph's lenient mode: IRIs and language tags are not validated (faster; accepts
+        dumps with slightly invalid IRIs, as some Wikidata/DBpedia releases have).
+    line_filter : kg.rdf.index.linefilter.LineFilter, optional
+        For N-Triples/N-Quads: only the lines it keeps are parsed (the others are skipped unparsed:
+        a malformed one among them is not seen); the file is read in blocks of lines.
+
+    Attributes
+    ----------
+    size : int
+        The file's size in bytes (compressed, as on disk).
+    sha256 : str or None
+        The sha256 of the file's bytes, once it was read to the end (the one read that parses it).
+    lines : int
+        The lines read so far (with a ``line_filter``; ``0`` otherwise).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.nt"
+    >>> _ = p.write_text("<http://x/a> <http://x/p> <http://x/b> .\\n")
+    >>> reader = DumpReader(p)
+    >>> [q.object.value for q in reader], reader.bytes_read == reader.size, reader.sha256[:8]
+    (['http://x/b'], True, '9d22cb0d')
+    """
+
+    def __init__(self, path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
+                 lenient: bool = False, line_filter=None):
+        self.path = Path(path)
+        self.format = dump_format(self.path)
+        self.skip_bad_lines, self.lenient = skip_bad_lines, lenient
+        self.bad_lines = [] if bad_lines is None else bad_lines
+        self.line_filter = line_filter if self.format in _LINE_BASED else None
+        self.size = self.path.stat().st_size
+        self.sha256: str | None = None
+        self.lines = 0
+        self._raw: _HashingFile | None = None
+
+    @property
+    def bytes_read(self) -> int:
+        """Bytes of the file read so far (of the compressed file for ``.gz``/``.bz2``).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        See the class.
+        """
+        return 0 if self._raw is None else self._raw.count
+
+    def __iter__(self) -> Iterator[ox.Quad]:
+        if self.line_filter is not None:
+            yield from self._filtered()
+            return
+        path, fmt = self.path, self.format
+        comp = _split_name(path)[1]
+        # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
+        base = path.resolve().as_uri() if fmt == ox.RdfFormat.RDF_XML else None
+        start = 0  # lines already consumed (skipped past a bad line)
+        while True:
+            try:
+                with open(path, "rb") as raw:
+                    self._raw = _HashingFile(raw)  # a reopened file is hashed from its start again
+                    fh = _open_binary(self._raw, comp)
+                    try:
+                        for _ in range(start):
+                            fh.readline()
+                        try:
+                            yield from ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient)
+                        except SyntaxError:
+                            if isinstance(fh, _Piped):  # a corrupt file gives garbage or a cut line: say so
+                                fh.check(drain=0 if self.skip_bad_lines else 2 << 20)
+                            raise
+                        _finish(fh, self._raw)
+                    finally:
+                        if fh is not self._raw:
+                            fh.close()
+                self.sha256 = self._raw.hash.hexdigest()
+                return
+            except SyntaxError as exc:
+                start = self._bad_line(exc, start)
+            except (OSError, EOFError) as exc:
+                if isinstance(exc, FileNotFoundError):
+                    raise
+                raise InputFormatError(f"cannot read dump ({exc})", path) from None
+
+    def _filtered(self) -> Iterator[ox.Quad]:
+        """The triples of the lines the filter keeps, parsed a block of lines at a time."""
+        comp = _split_name(self.path)[1]
+        keep, fmt, lenient = self.line_filter.keep, self.format, self.lenient
+        with open(self.path, "rb") as raw:
+            self._raw = _HashingFile(raw)
+            fh = _open_binary(self._raw, comp, piped_gzip=True)
+            try:
+                rest, done = b"", 0  # the unfinished last line of the previous block; lines before this block
+                while True:
+                    try:
+                        data = fh.read(_BLOCK)
+                    except (OSError, EOFError) as exc:
+                        raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
+                    if not data:
+                        block, rest = rest, b""
+                    else:
+                        cut = data.rfind(b"\n") + 1
+                        if not cut:
+                            rest += data
+                            continue
+                        block, rest = rest + data[:cut], data[cut:]
+                    if block:
+                        kept, offsets = keep(block)
+                        if kept:
+                            yield from self._parse_block(block, kept, offsets, done, fmt, lenient)
+                        done += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
+                        self.lines = done
+                    if not data:
+                        break
+                try:
+                    _finish(fh, self._raw)
+                except OSError as exc:
+                    raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
+            finally:
+                if fh is not self._raw:
+                    fh.close()
+        self.sha256 = self._raw.hash.hexdigest()
+
+    def _parse_block(self, block: bytes, kept: bytes, offsets, done: int, fmt, lenient) -> Iterator[ox.Quad]:
+        """Parse the kept lines of a block; a malformed one is named by its line in the file."""
+        start, lines = 0, None  # kept lines parsed already (a bad one skipped); where each kept line starts
+        while True:
+            body = kept if not start else kept[int(lines[start - 1]) + 1:]
+            try:
+                yield from ox.parse(input=body, format=fmt, lenient=lenient)
+                return
+            except SyntaxError as exc:
+                if lines is None:
+                    lines = np.flatnonzero(np.frombuffer(kept, np.uint8) == 10)  # the newline ending each kept line
+                k = min(start + (exc.lineno or 1) - 1, len(offsets) - 1)
+                self._bad_line_at(exc, done + block.count(b"\n", 0, int(offsets[k])) + 1)
+                start = k + 1
+                if start >= len(offsets):
+                    return
+
+    def _bad_line_at(self, exc: SyntaxError, line: int) -> None:
+        """Raise on a malformed line (its number in the file), or record it."""
+        msg = re.sub(r"^Parser error at line \d+ between columns \d+ and \d+: ", "",
+                     str(exc.msg if hasattr(exc, "msg") else exc))
+        if not self.skip_bad_lines:
+            raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True (--skip-bad-lines) to skip it",
+                                   self.path, line) from None
+        log.warning("%s:%d: skipping malformed line: %s", self.path, line, msg)
+        self.bad_lines.append((str(self.path), line, msg))
+
+    def _bad_line(self, exc: SyntaxError, start: int) -> int:
+        """Raise on a malformed statement, or record it and return the lines to skip on reopening."""
+        line = start + (exc.lineno or 1)
+        msg = str(exc.msg if hasattr(exc, "msg") else exc)
+        if not self.skip_bad_lines or self.format not in _LINE_BASED:
+            hint = ("; pass skip_bad_lines=True (--skip-bad-lines) to skip it" if self.format in _LINE_BASED
+                    else " (a bad statement cannot be skipped in this format)")
+            raise InputFormatError(f"malformed RDF: {msg}{hint}", self.path, line) from None
+        log.warning("%s:%d: skipping malformed line: %s", self.path, line, msg)
+        self.bad_lines.append((str(self.path), line, msg))
+        return line
+
+
+def iter_triples(
+    path: str | os.PathLike, *, skip_bad_lines: bool = False, bad_lines: list | None = None,
+    lenient: bool = False,
+) -> Iterator[ox.Quad]:
+    """Stream the triples (quads) of one dump file with pyoxigraph (see :class:`DumpReader`).
+
+    Parameters
+    ----------
+    path : path
+    skip_bad_lines, bad_lines, lenient
+        As in :class:`DumpReader`.
+
+    Yields
+    ------
+    pyoxigraph.Quad
+        One per triple (the default graph for triple formats).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.nt"
+    >>> _ = p.write_text("<http://x/a> <http://x/p> <http://x/b> .\\nthis is not a triple\\n"
+    ...                  "<http://x/a> <http://x/p> <http://x/c> .\\n")
+    >>> bad = []
+    >>> [q.object.value for q in iter_triples(p, skip_bad_lines=True, bad_lines=bad)], bad[0][1]
+    (['http://x/b', 'http://x/c'], 2)
+    """
+    return iter(DumpReader(path, skip_bad_lines=skip_bad_lines, bad_lines=bad_lines, lenient=lenient))
+
+

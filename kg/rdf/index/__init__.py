@@ -1,0 +1,1 @@
+"""The dump index: ingest, segments, columns, its lexicon."""

@@ -1,0 +1,358 @@
+"""The kinds of features of the RDF route, one or several in one table: what an entity has, and the DAG above.
+
+Kinds (``--features``): ``types`` (instance of + subclass of), ``categories`` (subject + broader, to
+``category_depth`` levels), ``relations`` and ``qualified-relations`` (:mod:`kg.rdf.relations`).
+A :class:`FeatureSpec` answers the route's two questions for any of them:
+
+- :meth:`FeatureSpec.direct`: each entity's direct features (``types(entities)``, ...);
+- :meth:`FeatureSpec.edges`: the hierarchy edges above a set of direct features.
+
+A source of a run's stored answers (``source.stored``: :class:`kg.rdf.batches.StoredSource`)
+gives them as they were stored, whatever the kinds.
+
+With several kinds the table is one closed table whose hierarchy is the union of the kinds'
+hierarchies; feature ids then say their kind: ``type:<IRI>``, ``category:<IRI>``, and the relation
+ids, which say it already (``out:<p>``, ``out:<p>|<C>``). With one kind the ids are as they always
+were (the IRI of a type or a category), so the tables of earlier runs stay the same.
+``qualified-relations`` holds the unqualified relations too (they are its top level): asking for both
+is asking for the qualified ones.
+
+Examples
+--------
+>>> spec = FeatureSpec.of(["types", "qualified-relations"])
+>>> spec.kinds, spec.multi, spec.tag("types", "http://x/C")
+(('types', 'qualified-relations'), True, 'type:http://x/C')
+>>> FeatureSpec.of("categories").key()
+'categories'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kg.errors import KgfsError
+from kg.rdf.relations import (
+    FEATURE_KINDS,
+    KIND_PREFIX,
+    RELATION_KINDS,
+    RelationOptions,
+    kind_of,
+    relation_edges,
+    relation_features,
+    relation_groups,
+)
+
+__all__ = ["FeatureSpec", "count_values", "merge_reports", "parse_kinds"]
+
+
+def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The kinds asked (``--features``), checked, in the canonical order, without repeats.
+
+    Parameters
+    ----------
+    features : str, sequence of str or None
+        ``None`` is ``types``.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> parse_kinds(["qualified-relations", "types", "relations"])
+    ('types', 'qualified-relations')
+    >>> parse_kinds("colours")
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: --features: unknown kind 'colours' (choose from types, categories, ...)
+    """
+    asked = ["types"] if features is None else [features] if isinstance(features, str) else list(features)
+    if not asked:
+        raise KgfsError("--features: give at least one kind (types, categories, relations, qualified-relations)")
+    for k in asked:
+        if k not in FEATURE_KINDS:
+            raise KgfsError(f"--features: unknown kind {k!r} (choose from {', '.join(FEATURE_KINDS)})")
+    if "qualified-relations" in asked:
+        asked = [k for k in asked if k != "relations"]
+    return tuple(k for k in FEATURE_KINDS if k in asked)
+
+
+@dataclass(frozen=True)
+class FeatureSpec:
+    """Which features, from which facts (see the module).
+
+    Parameters
+    ----------
+    kinds : tuple of str
+        From :func:`parse_kinds`.
+    category_depth : int or None
+        Broader levels for ``categories`` (``None``: unbounded).
+    relations : RelationOptions
+        Direction and excluded predicates for the relation kinds.
+
+    Examples
+    --------
+    >>> FeatureSpec.of("relations", direction="in").relations.direction
+    'in'
+    """
+
+    kinds: tuple[str, ...] = ("types",)
+    category_depth: int | None = 2
+    relations: RelationOptions = field(default_factory=RelationOptions)
+
+    @classmethod
+    def of(cls, features: str | Sequence[str] | None = None, *, category_depth: int | None = 2,
+           direction: str | None = None, exclude: Iterable[str] = (), values: str | None = None) -> FeatureSpec:
+        """A spec from command-line-like values (``None``: the defaults).
+
+        Examples
+        --------
+        >>> FeatureSpec.of().kinds, FeatureSpec.of("relations", values="count").counts
+        (('types',), True)
+        """
+        spec = cls(parse_kinds(features), category_depth,
+                   RelationOptions(direction or "out", tuple(exclude or ()), values or "binary"))
+        if spec.counts and not spec.uses_relations:
+            raise KgfsError("--values count counts relations: give --features relations or qualified-relations")
+        return spec
+
+    @property
+    def multi(self) -> bool:
+        """Whether the table holds several kinds (its ids then say their kind)."""
+        return len(self.kinds) > 1
+
+    @property
+    def counts(self) -> bool:
+        """Whether the table also holds the relations' counts (``--values count``)."""
+        return self.relations.values == "count"
+
+    @property
+    def uses_relations(self) -> bool:
+        """Whether a relation kind is asked (the source must answer relation questions)."""
+        return any(k in RELATION_KINDS for k in self.kinds)
+
+    def key(self) -> str | list:
+        """The kinds as a store key: a single kind is its name (the keys of earlier runs stay), several a list.
+
+        Examples
+        --------
+        >>> FeatureSpec.of(["types", "categories"]).key()
+        ['types', 'categories']
+        """
+        return self.kinds[0] if not self.multi else list(self.kinds)
+
+    def describe(self) -> dict:
+        """What the spec asks, as JSON (a table's ``meta``)."""
+        out: dict = {"features": self.key()}
+        if "categories" in self.kinds:
+            out["category_depth"] = self.category_depth
+        if self.uses_relations:
+            out["relations"] = self.relations.to_json()
+        return out
+
+    def check_label_property(self, label_property: str | None, vocabulary, option: str = "--label-property") -> None:
+        """Refuse a table whose labels come from a property that is also among its features (they would leak).
+
+        Parameters
+        ----------
+        label_property : str or None
+            The predicate the labels come from, as given (an IRI, a prefixed name, Wikidata's ``P27``).
+        vocabulary : Vocabulary
+            Expands it (:meth:`~kg.rdf.vocabulary.Vocabulary.expand_property`).
+        option : str
+
+        Raises
+        ------
+        KgfsError
+            Relations are features and the property is not excluded.
+
+        Examples
+        --------
+        >>> from kg.rdf.vocabulary import WIKIDATA
+        >>> FeatureSpec.of("relations", exclude=["http://www.wikidata.org/prop/direct/P27"]).check_label_property(
+        ...     "P27", WIKIDATA)
+        >>> FeatureSpec.of("relations").check_label_property("P27", WIKIDATA)
+        Traceback (most recent call last):
+        ...
+        kg.errors.KgfsError: --label-property P27: the labels come from http://www.wikidata.org/prop/direct/P27, ...
+        """
+        if label_property is None or not self.uses_relations:
+            return
+        label = vocabulary.expand_property(label_property, option)
+        if label not in self.relations.exclude:
+            raise KgfsError(f"{option} {label_property}: the labels come from {label}, which is also a feature "
+                            f"(--features {' '.join(self.kinds)}): they would leak into the features; add "
+                            f"--exclude-properties {label_property}")
+
+    def tag(self, kind: str, fid: str) -> str:
+        """A feature id of ``kind`` as it appears in the table (prefixed in a table of several kinds)."""
+        return KIND_PREFIX[kind] + fid if self.multi and kind in KIND_PREFIX else fid
+
+    def untag(self, fid: str) -> tuple[str, str]:
+        """``(kind, the source's id)`` of a table's feature id."""
+        if not self.multi:
+            return self.kinds[0], fid
+        kind = kind_of(fid)
+        prefix = KIND_PREFIX.get(kind, "")
+        return kind, fid[len(prefix):]
+
+    # ------------------------------------------------------------------ the two questions
+    def direct(self, source, entities: Sequence[str]) -> tuple[dict[str, set[str]], dict]:
+        """Each entity's direct features, of every kind asked.
+
+        Parameters
+        ----------
+        source : KnowledgeSource
+            A :class:`~kg.sources.RelationSource` too when a relation kind is asked.
+        entities : sequence of str
+
+        Returns
+        -------
+        per_entity : dict of str -> set of str
+            Every entity is a key.
+        report : dict
+            The relation generator's report (:func:`~kg.rdf.relations.relation_features`), if any.
+
+        Examples
+        --------
+        >>> from kg.rdf.batches import StoredSource
+        >>> FeatureSpec.of().direct(StoredSource({"E": ["T"]}, [], "memory"), ["E", "F"])
+        ({'E': {'T'}, 'F': set()}, {})
+        """
+        out: dict[str, set[str]] = {e: set() for e in entities}
+        report: dict = {}
+        if getattr(source, "stored", False):  # a run's stored answers: the direct features of every kind
+            return source.types(entities), report
+        for kind in self.kinds:
+            if kind in RELATION_KINDS:
+                per, report = relation_features(entities, source, qualified=kind == "qualified-relations",
+                                                options=self.relations)
+            else:
+                per = source.types(entities) if kind == "types" else source.categories(entities)
+                if self.multi:
+                    per = {e: {self.tag(kind, f) for f in fs} for e, fs in per.items()}
+            for e in entities:
+                out[e].update(per.get(e, ()))
+        return out, report
+
+    def groups(self, source, entities: Sequence[str]) -> dict[str, list[list[str]]]:
+        """Each entity's relations one by one (:func:`~kg.rdf.relations.relation_groups`), of the relation
+        kind asked: what :meth:`count_values` counts. A source of stored answers gives the stored groups.
+
+        Examples
+        --------
+        >>> from kg.rdf.batches import StoredSource
+        >>> FeatureSpec.of("relations").groups(StoredSource({}, [], "memory", groups={"E": [["out:p"]]}), ["E"])
+        {'E': [['out:p']]}
+        """
+        if getattr(source, "stored", False):
+            return source.groups(entities)
+        kind = next((k for k in self.kinds if k in RELATION_KINDS), None)
+        if kind is None:
+            return {e: [] for e in entities}
+        return relation_groups(entities, source, qualified=kind == "qualified-relations", options=self.relations)
+
+    def edges(self, source, nodes: Iterable[str]) -> set[tuple[str, str]]:
+        """The hierarchy edges above direct features (ids as :meth:`direct` gives them).
+
+        Examples
+        --------
+        >>> from kg.rdf.batches import StoredSource
+        >>> FeatureSpec.of().edges(StoredSource({}, [("T", "Thing")], "memory"), ["T"])
+        {('T', 'Thing')}
+        """
+        if getattr(source, "stored", False):  # a run's stored answers: every edge above its direct features
+            return source.class_edges(nodes)
+        by_kind: dict[str, list[str]] = {}
+        for fid in nodes:
+            kind, raw = self.untag(fid)
+            by_kind.setdefault("relations" if kind in RELATION_KINDS else kind, []).append(raw)
+        edges: set[tuple[str, str]] = set()
+        for kind, raw in by_kind.items():
+            raw = sorted(raw)
+            if kind == "relations":
+                found = relation_edges(raw, source)
+                kind = "qualified-relations"  # relation ids carry no prefix
+            elif kind == "types":
+                found = source.class_edges(raw)
+            else:
+                found = source.broader(raw, self.category_depth)
+            edges.update((self.tag(kind, c), self.tag(kind, p)) for c, p in found)
+        return edges
+
+
+def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
+                 groups: Mapping[str, Sequence[Sequence[str]]]):
+    """The counts behind a table's cells: each instance's relations, each counted once for every feature it implies.
+
+    Parameters
+    ----------
+    table : FeatureTable
+        Built from ``hierarchy`` (maybe restricted to its frequent features).
+    hierarchy : FeatureHierarchy
+        The whole hierarchy the table was closed under (the counts are closed under it too).
+    entities : mapping of instance id -> entity IRIs
+    groups : mapping of entity -> list of id lists
+        :meth:`FeatureSpec.groups`.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+        Laid out as ``table.X``: the count where a relation feature is, 1 for every other feature
+        (a type, a category) the instance has.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> h = FeatureHierarchy.from_edges([("out:p|C", "out:p")])
+    >>> t = FeatureTable.from_facts({"i": ["out:p|C", "out:p"]}, h)
+    >>> count_values(t, h, {"i": ["e"]}, {"e": [["out:p", "out:p|C"], ["out:p"]]}).toarray().tolist()
+    [[2.0, 1.0]]
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    index = hierarchy.index
+    rows, cols, owner = [], [], {}
+    g = 0
+    for e, gs in groups.items():
+        first = g
+        for ids in gs:
+            for f in ids:
+                j = index.get(f)
+                if j is not None:
+                    rows.append(g)
+                    cols.append(j)
+            g += 1
+        owner[e] = (first, g)
+    closed = hierarchy.close(sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(g, hierarchy.n_nodes)))
+    a_rows, a_cols = [], []
+    for r, inst in enumerate(table.instance_ids.tolist()):
+        for e in dict.fromkeys(entities.get(inst, ())):
+            first, last = owner.get(e, (0, 0))
+            a_rows.extend([r] * (last - first))
+            a_cols.extend(range(first, last))
+    a = sp.csr_matrix((np.ones(len(a_rows)), (a_rows, a_cols)), shape=(table.n_instances, g))
+    idx = np.asarray([index[f] for f in table.feature_names.tolist()], dtype=np.int64)
+    counts = sp.csr_matrix((a @ closed.astype(np.float64))[:, idx])
+    x = table.X
+    return sp.csr_matrix(counts + x - x.multiply(counts > 0))
+
+
+def merge_reports(reports: Iterable[Mapping]) -> dict:
+    """The relation reports of several batches of entities as one: relations counted, excluded predicates united
+    (the distinct predicates and classes are counted on the whole table, not here).
+
+    Examples
+    --------
+    >>> merge_reports([{"n_relations": 2, "excluded_predicates": ["p"], "n_predicates": 1},
+    ...                {"n_relations": 1, "excluded_predicates": ["q", "p"]}])
+    {'n_relations': 3, 'excluded_predicates': ['p', 'q']}
+    """
+    out: dict = {"n_relations": 0, "excluded_predicates": []}
+    for r in reports:
+        out["n_relations"] += int(r.get("n_relations", 0))
+        out["excluded_predicates"] = sorted(set(out["excluded_predicates"]) | set(r.get("excluded_predicates", ())))
+    return out

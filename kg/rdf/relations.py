@@ -1,0 +1,421 @@
+"""Relations as hierarchical features: what an entity *has* (a property), and *to what* (the object's class).
+
+The peers' most used generators (kgextension, the RapidMiner Linked Open Data extension) turn an
+entity's relations into features: *unqualified* (the entity has a ``birthPlace``) and *qualified*
+(it has a ``birthPlace`` to a ``City``), in either direction. They generate them flat. Here they
+form a hierarchy, so every hierarchical selector applies:
+
+- ``out:<p>`` (``in:<p>``): the entity is the subject (the object) of a triple of the relation
+  predicate ``p`` (:meth:`Vocabulary.is_relation <kg.rdf.vocabulary.Vocabulary.is_relation>`);
+- ``out:<p>|<C>``: ... whose other end has the class ``C`` (its instance-of types in the source's
+  type namespaces, and every superclass of them);
+- the implication holds along two orders: the class hierarchy of the other end
+  (``out:p|City`` => ``out:p|Place`` => ``out:p``) and ``rdfs:subPropertyOf`` between predicates
+  (``out:p`` => ``out:q`` and ``out:p|C`` => ``out:q|C`` when ``p`` is a subproperty of ``q``).
+
+Feature ids are ``<direction>:<predicate IRI>`` and ``<direction>:<predicate IRI>|<class IRI>``
+(``|`` never occurs in an IRI, so an id reads back unambiguously: :func:`parse_relation_id`).
+
+Choices (documented and tested):
+
+- A relation whose predicate is excluded (``exclude``, ``--exclude-properties``), or is a
+  subproperty of an excluded one, contributes nothing: a task whose label is a property of the
+  entities (a person's occupation) must not see that property among its features.
+- An other end without a class in the type namespaces gives the unqualified feature only.
+- The cycles of the class graph (real in Wikidata's P279) are broken once, as in the types' hierarchy
+  (:meth:`FeatureHierarchy.from_edges <kg.hierarchy.FeatureHierarchy.from_edges>`), before the
+  graph is copied under each predicate.
+- A qualified node ``(p, C)`` exists for the classes reached upward from the classes met with
+  ``p`` or with one of its subproperties; a class without a parent is linked to ``p`` itself.
+- With ``direction="both"`` the two directions are separate features (``out:p`` and ``in:p``).
+
+Examples
+--------
+>>> import rdflib
+>>> from kg.rdf.sources.rdflib_graph import RdflibSource
+>>> g = rdflib.Graph().parse(format="turtle", data='''
+... @prefix dbo: <http://dbpedia.org/ontology/> . @prefix dbr: <http://dbpedia.org/resource/> .
+... @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+... dbr:Kobe dbo:birthPlace dbr:Philadelphia . dbr:Philadelphia a dbo:City . dbo:City rdfs:subClassOf dbo:Place .''')
+>>> facts, edges, report = relation_facts(["http://dbpedia.org/resource/Kobe"], RdflibSource(g), qualified=True)
+>>> [short(f) for f in sorted(facts["http://dbpedia.org/resource/Kobe"])]
+['out:birthPlace', 'out:birthPlace|City']
+>>> sorted((short(c), short(p)) for c, p in edges)
+[('out:birthPlace|City', 'out:birthPlace|Place'), ('out:birthPlace|Place', 'out:birthPlace')]
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from kg.errors import KgfsError
+from kg.rdf.sources.common import DIRECTIONS
+from kg.sources import breadth_first_edges
+
+__all__ = [
+    "FEATURE_KINDS",
+    "KIND_PREFIX",
+    "RELATION_KINDS",
+    "RelationOptions",
+    "kind_of",
+    "parse_relation_id",
+    "relation_edges",
+    "relation_facts",
+    "relation_features",
+    "relation_groups",
+    "relation_id",
+    "short",
+]
+
+log = logging.getLogger(__name__)
+
+#: Every kind of feature of the RDF route (``--features``), and those made of relations.
+FEATURE_KINDS = ("types", "categories", "relations", "qualified-relations")
+RELATION_KINDS = ("relations", "qualified-relations")
+#: How the kinds' ids are told apart in a table of several kinds (relation ids say their kind already).
+KIND_PREFIX = {"types": "type:", "categories": "category:"}
+
+
+@dataclass(frozen=True)
+class RelationOptions:
+    """How relations become features.
+
+    Parameters
+    ----------
+    direction : {"out", "in", "both"}
+        The entity as subject (``out``), as object (``in``), or both (``--direction``).
+    exclude : tuple of str
+        Predicate IRIs kept out of the features, with their subproperties (``--exclude-properties``).
+    values : {"binary", "count"}
+        Whether the table also holds how many relations of each feature an instance has
+        (``--values count``: :meth:`FeatureTable.with_values <kg.table.FeatureTable.with_values>`).
+
+    Examples
+    --------
+    >>> RelationOptions("both").directions
+    ('out', 'in')
+    """
+
+    direction: str = "out"
+    exclude: tuple[str, ...] = ()
+    values: str = "binary"
+
+    def __post_init__(self):
+        if self.direction not in (*DIRECTIONS, "both"):
+            raise KgfsError(f"--direction must be out, in or both, got {self.direction!r}")
+        if self.values not in ("binary", "count"):
+            raise KgfsError(f"--values must be binary or count, got {self.values!r}")
+        object.__setattr__(self, "exclude", tuple(sorted(set(self.exclude))))
+
+    @property
+    def directions(self) -> tuple[str, ...]:
+        """The directions asked, ``("out",)``, ``("in",)`` or ``("out", "in")``."""
+        return DIRECTIONS if self.direction == "both" else (self.direction,)
+
+    def to_json(self) -> dict:
+        """The options as JSON (part of a table's provenance and of the store's keys)."""
+        out = {"direction": self.direction, "exclude": list(self.exclude)}
+        if self.values != "binary":  # only when asked: the keys of binary runs stay
+            out["values"] = self.values
+        return out
+
+
+def relation_id(direction: str, predicate: str, cls: str | None = None) -> str:
+    """The feature id of a relation (``cls=None``: unqualified).
+
+    Examples
+    --------
+    >>> relation_id("in", "http://x/p", "http://x/C")
+    'in:http://x/p|http://x/C'
+    """
+    return f"{direction}:{predicate}" if cls is None else f"{direction}:{predicate}|{cls}"
+
+
+def parse_relation_id(fid: str) -> tuple[str, str, str | None] | None:
+    """``(direction, predicate, class or None)`` of a relation feature id; ``None`` for any other id.
+
+    Examples
+    --------
+    >>> parse_relation_id("out:http://x/p|http://x/C"), parse_relation_id("http://x/C")
+    (('out', 'http://x/p', 'http://x/C'), None)
+    """
+    head, sep, rest = fid.partition(":")
+    if not sep or head not in DIRECTIONS:
+        return None
+    pred, bar, cls = rest.partition("|")
+    return head, pred, (cls if bar else None)
+
+
+def kind_of(fid: str) -> str:
+    """The kind of a feature id of a table of several kinds (``type:``/``category:`` prefixes, relation ids).
+
+    Examples
+    --------
+    >>> kind_of("type:http://x/C"), kind_of("out:http://x/p|http://x/C"), kind_of("in:http://x/p")
+    ('types', 'qualified-relations', 'relations')
+    """
+    for kind, prefix in KIND_PREFIX.items():
+        if fid.startswith(prefix):
+            return kind
+    rel = parse_relation_id(fid)
+    if rel is None:
+        return "types"
+    return "relations" if rel[2] is None else "qualified-relations"
+
+
+def short(fid: str) -> str:
+    """A feature id with each IRI cut to its local name (for examples and logs).
+
+    Examples
+    --------
+    >>> short("out:http://dbpedia.org/ontology/birthPlace|http://dbpedia.org/ontology/City")
+    'out:birthPlace|City'
+    """
+    rel = parse_relation_id(fid)
+    if rel is None:
+        return fid.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+    d, p, c = rel
+    return relation_id(d, short(p), None if c is None else short(c))
+
+
+def _excluded(edges: set[tuple[str, str]], exclude: Sequence[str]) -> set[str]:
+    """The properties that are excluded or lie below an excluded one (their features would imply it)."""
+    below: dict[str, set[str]] = {}
+    for c, p in edges:
+        below.setdefault(p, set()).add(c)
+    out, todo = set(), list(exclude)
+    while todo:
+        p = todo.pop()
+        if p in out:
+            continue
+        out.add(p)
+        todo.extend(below.get(p, ()))
+    return out
+
+
+def relation_features(
+    entities: Sequence[str],
+    source,
+    *,
+    qualified: bool,
+    options: RelationOptions | None = None,
+) -> tuple[dict[str, set[str]], dict]:
+    """Each entity's direct relation features.
+
+    Parameters
+    ----------
+    entities : sequence of str
+        Entity IRIs.
+    source : RelationSource
+        Any source answering ``relations``, ``property_edges`` and ``types``
+        (:mod:`kg.rdf.sources.common`).
+    qualified : bool
+        Also the ``p|C`` features (the other end's direct classes).
+    options : RelationOptions, optional
+        Direction and excluded predicates (``out``, none by default).
+
+    Returns
+    -------
+    facts : dict of entity -> set of str
+        Every entity is a key (an empty set when it has no relation).
+    report : dict
+        ``n_relations`` (distinct (entity, predicate, other) triples used), ``n_predicates``,
+        ``excluded_predicates`` (those met and left out), ``n_classes`` (qualified: the other ends'
+        distinct direct classes).
+
+    Examples
+    --------
+    See the module.
+    """
+    facts: dict[str, set[str]] = {e: set() for e in entities}
+    rows, report = _each_relation(entities, source, qualified, options or RelationOptions())
+    for e, ids in rows:
+        facts[e].update(ids)
+    return facts, report
+
+
+def relation_groups(entities: Sequence[str], source, *, qualified: bool,
+                    options: RelationOptions | None = None) -> dict[str, list[list[str]]]:
+    """Each entity's relations one by one, each as the direct feature ids it gives: what counts are made of.
+
+    A relation ``(p, other)`` counts once for every feature its ids imply (``out:p|City`` and,
+    above it, ``out:p|Place``, ``out:p``): an entity born in a City has a ``birthPlace`` count of 1,
+    one with three ``child`` relations a ``child`` count of 3.
+
+    Parameters
+    ----------
+    entities : sequence of str
+    source : RelationSource
+    qualified : bool
+    options : RelationOptions, optional
+
+    Returns
+    -------
+    dict of entity -> list of list of str
+        Every entity is a key; each relation's ids sorted, the relations in a stable order.
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> from kg.rdf.sources.rdflib_graph import RdflibSource
+    >>> g = rdflib.Graph().parse(format="turtle", data='''@prefix dbo: <http://dbpedia.org/ontology/> .
+    ... @prefix dbr: <http://dbpedia.org/resource/> . dbr:A dbo:child dbr:B , dbr:C .''')
+    >>> relation_groups(["http://dbpedia.org/resource/A"], RdflibSource(g), qualified=False)
+    {'http://dbpedia.org/resource/A': [['out:http://dbpedia.org/ontology/child'], ['out:http://dbpedia.org/ontology/child']]}
+    """
+    out: dict[str, list[list[str]]] = {e: [] for e in entities}
+    rows, _ = _each_relation(entities, source, qualified, options or RelationOptions())
+    for e, ids in rows:
+        out[e].append(sorted(ids))
+    return out
+
+
+def _each_relation(entities, source, qualified: bool, options: RelationOptions) -> tuple[list, dict]:
+    """``[(entity, {direct ids of one relation}), ...]`` in a stable order, and the report."""
+    if not hasattr(source, "relations"):
+        raise KgfsError(f"{type(source).__name__} does not answer relation questions (it is no RelationSource)")
+    entities = sorted(set(entities))
+    pairs = {d: source.relations(entities, d) for d in options.directions}
+    preds = {p for per in pairs.values() for ps in per.values() for p, _ in ps}
+    excluded: set[str] = set()
+    if options.exclude and preds:
+        excluded = _excluded(source.property_edges(sorted(preds)), options.exclude)
+    met_excluded = sorted(preds & excluded)
+    if met_excluded:
+        log.info("left out %d excluded predicate(s): %s", len(met_excluded), ", ".join(met_excluded[:5]))
+    classes: dict[str, set[str]] = {}
+    if qualified:
+        others = sorted({o for per in pairs.values() for ps in per.values() for p, o in ps if p not in excluded})
+        classes = source.types(others) if others else {}
+    wanted = set(entities)
+    rows, used = [], set()
+    for d, per in pairs.items():
+        for e in sorted(per):
+            if e not in wanted:
+                continue
+            for p, o in sorted(per[e]):
+                if p in excluded:
+                    continue
+                used.add(p)
+                rows.append((e, {relation_id(d, p), *(relation_id(d, p, c) for c in classes.get(o, ()))}))
+    report = {"n_relations": len(rows), "n_predicates": len(used), "excluded_predicates": met_excluded}
+    if qualified:
+        report["n_classes"] = len({c for cs in classes.values() for c in cs})
+    return rows, report
+
+
+def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
+    """The hierarchy edges above direct relation features (see the module for its two orders).
+
+    Parameters
+    ----------
+    features : iterable of str
+        Relation feature ids (:func:`relation_id`), as :func:`relation_features` gives them.
+    source : RelationSource
+        Answers ``property_edges`` and ``class_edges``.
+
+    Returns
+    -------
+    set of (child, parent)
+        Between feature ids (cycles of the property or class graphs stay; the route breaks them).
+
+    Examples
+    --------
+    See the module.
+    """
+    met: dict[str, dict[str, set[str]]] = {}  # direction -> predicate -> the direct classes met with it
+    for fid in features:
+        rel = parse_relation_id(fid)
+        if rel is None:
+            raise ValueError(f"not a relation feature id: {fid!r}")
+        d, p, c = rel
+        cs = met.setdefault(d, {}).setdefault(p, set())
+        if c is not None:
+            cs.add(c)
+    preds = sorted({p for per in met.values() for p in per})
+    pedges = source.property_edges(preds) if preds else set()
+    direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
+    cedges = _acyclic(source.class_edges(direct)) if direct else set()
+    edges: set[tuple[str, str]] = set()
+    for d, per in met.items():
+        above = breadth_first_edges(per, _parents_in(pedges), None)
+        edges.update((relation_id(d, c), relation_id(d, p)) for c, p in above)
+        if any(per.values()):
+            edges |= _qualified_edges(d, {p: cs for p, cs in per.items() if cs}, above, cedges)
+    return edges
+
+
+def relation_facts(
+    entities: Sequence[str],
+    source,
+    *,
+    qualified: bool,
+    options: RelationOptions | None = None,
+) -> tuple[dict[str, set[str]], set[tuple[str, str]], dict]:
+    """:func:`relation_features` and the :func:`relation_edges` above them, in one call.
+
+    Returns
+    -------
+    facts : dict of entity -> set of str
+    edges : set of (child, parent)
+    report : dict
+
+    Examples
+    --------
+    See the module.
+    """
+    facts, report = relation_features(entities, source, qualified=qualified, options=options)
+    edges = relation_edges(sorted({f for fs in facts.values() for f in fs}), source)
+    return facts, edges, report
+
+
+def _acyclic(edges: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The class graph with its cycles broken once (as the types' hierarchy breaks them), before it is copied
+    under every predicate: each copy then loses the same edges, and the cycles are reported once."""
+    import warnings
+
+    from kg.errors import HierarchyCycleWarning
+    from kg.hierarchy import FeatureHierarchy
+
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always", HierarchyCycleWarning)
+        h = FeatureHierarchy.from_edges(sorted(edges), on_cycle="break")
+    if h.removed_edges:
+        log.warning("the classes of the relations' other ends have %d cycle edge(s); removed once for every "
+                    "predicate: %s", len(h.removed_edges),
+                    ", ".join(f"{short(c)} -> {short(p)}" for c, p in list(h.removed_edges)[:5]))
+    return set(map(tuple, h.edge_list()))
+
+
+def _parents_in(edges: Iterable[tuple[str, str]]):
+    parents: dict[str, set[str]] = {}
+    for c, p in edges:
+        parents.setdefault(c, set()).add(p)
+    return lambda xs: {x: parents.get(x, set()) for x in xs}
+
+
+def _qualified_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str, str]],
+                     cedges: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The edges among the ``d:p|C`` nodes: up the classes, up the properties, and from the top classes to ``d:p``."""
+    class_parents = _parents_in(cedges)
+    prop_parents = _parents_in(pedges)
+    # each property's classes: the ones met with it or with a property below it, closed upward
+    classes: dict[str, set[str]] = {p: set(cs) for p, cs in met.items()}
+    for p, cs in met.items():
+        for _, q in breadth_first_edges([p], prop_parents, None):
+            classes.setdefault(q, set()).update(cs)
+    out: set[tuple[str, str]] = set()
+    for p, cs in classes.items():
+        up = breadth_first_edges(cs, class_parents, None)
+        nodes = set(cs) | {x for e in up for x in e}
+        has_parent = {c for c, _ in up}
+        for c, parent in up:
+            out.add((relation_id(d, p, c), relation_id(d, p, parent)))
+        for c in nodes - has_parent:
+            out.add((relation_id(d, p, c), relation_id(d, p)))
+        for q in prop_parents([p])[p]:
+            for c in nodes:
+                out.add((relation_id(d, p, c), relation_id(d, q, c)))
+    return out

@@ -1,0 +1,638 @@
+"""The RDF route as an input of a run: a corpus -> entities -> types or categories -> the closed table.
+
+The route serves any RDF knowledge graph: its vocabulary is data (``--preset dbpedia``, the default
+and the route's first graph, hence its kind's name ``dbpedia``; ``--preset wikidata``; or a TOML
+file describing your graph: :mod:`kg.rdf.vocabulary`), read from dumps (the dump index), any
+SPARQL endpoint, or an ``rdflib.Graph`` from Python. ``--bridge same-as`` / ``equivalent-class``
+takes the features from the preset's graph for a corpus linked to another graph (DBpedia
+Spotlight, the DBpedia lexicon): :mod:`kg.rdf.sources.bridge`.
+
+Three steps, each stored: ``annotate`` (entity linking in batches of texts, ``annotate-batch``:
+Spotlight or the dump's lexicon; or the corpus's entity columns), ``fetch`` (the entities' direct
+types or categories in batches, ``fetch-batch``, then the hierarchy above them) and ``table``
+(the DAG with cycles broken and reported, and the closed table, from the stored answers:
+:func:`kg.rdf.batches.table_from_records`). Calls to Spotlight and SPARQL happen only in the
+batches, which the pipeline runs a few at a time and retries on transient errors
+(:func:`kg.rdf.steps.is_transient`; the steps are :mod:`kg.rdf.steps`). With a
+kgfs home, a dump is read once into the dump index (:mod:`kg.rdf.index.dumpindex`;
+:meth:`CorpusInput.prepare` does it up front, with a bar) and every question is a look-up there.
+
+The corpus, annotator and knowledge source are built once per input object and process (its
+memo), so the up-front check and the steps read the corpus once.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from kg.routes import build_table
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "c.csv").write_text("id,entity,label\\n1,http://dbpedia.org/resource/Kobe_Bryant,sport\\n")
+>>> _ = (d / "i.nt").write_text("<http://dbpedia.org/resource/Kobe_Bryant> "
+...     "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://dbpedia.org/ontology/Athlete> .\\n")
+>>> inp = CorpusInput.from_options({"corpus": d / "c.csv", "entity_columns": ["entity"], "dump": [d / "i.nt"]})
+>>> inp.name, inp.check(None)["classes"]
+('c', {'sport': 1})
+>>> t = build_table(inp)
+>>> t.feature_names.tolist(), t.meta["dataset"]
+(['http://dbpedia.org/ontology/Athlete'], 'c')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.errors import KgfsError
+from kg.files import sha256_file
+from kg.rdf.relations import FEATURE_KINDS
+from kg.rdf.sources.bridge import BRIDGES
+from kg.rdf.sources.common import Access
+from kg.rdf.steps import AnnotateStep, FetchStep, read_payload
+from kg.routes.base import (
+    MIN_SUPPORT,
+    NAME,
+    Context,
+    FileRef,
+    Input,
+    Option,
+    check_nonempty,
+    positive_number,
+    table_step,
+    whole_number,
+)
+
+if TYPE_CHECKING:
+    from kg.rdf.corpus import Corpus
+    from kg.store import Record
+
+# Imported where they are used: the clients, the corpus readers, the dump index and the store (requests,
+# SPARQLWrapper, numpy, pyoxigraph); the command line reads this module's options for `kgfs --help`, which stays
+# light.
+
+__all__ = ["DEFAULT_TIMEOUT", "DUMP_HASH_LIMIT", "TOTAL_TIMEOUTS", "CorpusInput", "dump_fingerprint"]
+
+#: Seconds per Spotlight or SPARQL request when the input gives no ``timeout``.
+DEFAULT_TIMEOUT = 20.0
+#: A request with its retries gives up after this many timeouts (so a batch is bounded too).
+TOTAL_TIMEOUTS = 3
+#: Dumps up to this size in total are fingerprinted by content, bigger ones by size and mtime (hashing
+#: them would cost more than the run).
+DUMP_HASH_LIMIT = 256 << 20
+_CACHE = "dbpedia-cache"
+_LOCK = threading.RLock()  # inputs' memos are filled by batches running in threads
+
+
+def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
+    """``(absolute path, content hash or size+mtime)`` of every file of the dump files and folders.
+
+    Parameters
+    ----------
+    paths : sequence of path
+        Files, or folders (every file below them, sorted).
+
+    Returns
+    -------
+    tuple of (str, str)
+
+    Raises
+    ------
+    FileNotFoundError
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "i.nt").write_text("")
+    >>> [Path(p).name for p, _h in dump_fingerprint([d])]
+    ['i.nt']
+    """
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file()))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
+    by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
+    return tuple((str(f.resolve()), sha256_file(f) if by_content else
+                  f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
+
+
+@dataclass(frozen=True)
+class CorpusInput(Input):
+    """A corpus of texts (or of entity IRIs) through DBpedia: its types or its categories as features.
+
+    Attributes
+    ----------
+    name : str
+        The corpus file's stem unless given.
+    corpus : FileRef
+        CSV/TSV/JSON Lines (plain, ``.gz``, ``.bz2``) or the Sports Tweets ``.txt`` format.
+    dump : tuple of str
+        Dump files or folders (absolute paths), and ``dump_files`` their fingerprint.
+    annotator : {"lexicon", "spotlight"}, optional
+        Default ``lexicon`` (from the dump's labels); not used with ``entity_columns``.
+    kg : {"sparql", "dump"}, optional
+        Where the types/categories come from (default ``sparql`` with ``sparql_url``, else the dump).
+    sparql_url, spotlight_url : str, optional
+    features : {"types", "categories"}
+    category_depth : int, optional
+        ``skos:broader`` levels to follow (default 2).
+    text_column, label_column, id_column : str, optional
+    entity_columns : tuple of str, optional
+    type_namespaces : tuple of str, optional
+    skip_bad_lines : bool, optional
+    max_record_bytes : int, optional
+        The longest corpus record read (default :data:`kg.rdf.corpus.MAX_RECORD_BYTES`).
+    timeout : float, optional
+        Seconds per Spotlight/SPARQL request (default :data:`DEFAULT_TIMEOUT`).
+    min_support : int, optional
+    spotlight : dict, optional
+        More of Spotlight's parameters (``confidence``, ``support``, ``types``, ``policy``, ``max_workers``:
+        :class:`~kg.rdf.annotators.spotlight.SpotlightAnnotator`), from Python (no command-line option).
+    preset : str, optional
+        The graph's vocabulary: ``dbpedia`` (default), ``wikidata``, or the absolute path of a TOML file.
+    language : str, optional
+        The lexicon's label language (default: the preset's).
+    bridge : {"same-as", "equivalent-class"}, optional
+        The corpus's entities are of the graph of ``bridge_dump`` (:mod:`kg.rdf.sources.bridge`).
+    bridge_dump : tuple of str
+        Dump files or folders of that graph (absolute paths), and ``bridge_dump_files`` their fingerprint.
+    bridge_preset : str, optional
+        Its vocabulary (default ``dbpedia``).
+    """
+
+    kind = "dbpedia"
+    route = "dbpedia"
+    title = ("the DBpedia route (a corpus of texts or entity IRIs -> types, categories, relations of DBpedia, "
+             "Wikidata or any RDF graph)")
+    options = (
+        Option("--corpus", "corpus: CSV/TSV/JSONL with text (or entity) and label columns, or the Sports Tweets .txt "
+                           "format", metavar="FILE", path=True),
+        Option("--text-column", "corpus column with the text (default text)", metavar="COL"),
+        Option("--label-column", "corpus column with the class (default label)", metavar="COL"),
+        Option("--id-column", "corpus column with the instance id (default id)", metavar="COL"),
+        Option("--entity-columns", "columns holding entity IRIs, or short ids such as Wikidata's Q42 (the corpus is "
+                                   "already linked: no annotator)", metavar="COL", many=True),
+        Option("--skip-bad-lines", "skip (and count) corpus records and dump lines that cannot be read, instead of "
+                                   "failing", switch=True),
+        Option("--max-record-bytes", "the longest corpus record read (default 8388608, 8 MiB); a longer one is an "
+                                     "error naming its file and line (or skipped with --skip-bad-lines)", metavar="N",
+               parse=whole_number(1)),
+        Option("--annotator", "entity linking: lexicon (offline, from the dump's labels; default) or a DBpedia "
+                              "Spotlight server", choices=("lexicon", "spotlight")),
+        Option("--spotlight-url", "Spotlight /annotate endpoint", metavar="URL"),
+        Option("--kg", "where types/categories come from (default: sparql when --sparql-url is given, else the dump)",
+               choices=("sparql", "dump")),
+        Option("--sparql-url", "SPARQL endpoint (e.g. your Virtuoso, QLever or Oxigraph)", metavar="URL"),
+        Option("--timeout", "Spotlight/SPARQL: seconds per request (default 20); a request with its retries gives "
+                            "up after 3x that", metavar="SECONDS", parse=positive_number),
+        Option("--dump", "dump files or folders of the graph (N-Triples, Turtle, OWL; plain, .gz, .bz2; read once "
+                         "into the index of the kgfs home, see `kgfs ingest`)", metavar="PATH", many=True, path=True),
+        Option("--preset", "the graph's vocabulary: dbpedia (default), wikidata, or a .toml file describing your "
+                           "graph (its predicates: instance of, subclass of, labels, ...)", metavar="NAME|FILE"),
+        Option("--language", "language of the labels the lexicon reads (default: the preset's, en)", metavar="TAG"),
+        Option("--features", "one or more kinds: types, instance of + subclass of (default; DBpedia: rdf:type + "
+                             "rdfs:subClassOf, Wikidata: P31 + P279); categories (DBpedia: dct:subject + "
+                             "skos:broader); relations (has a property); qualified-relations (has a property to an "
+                             "object of a class). Several kinds make one table", choices=FEATURE_KINDS, many=True),
+        Option("--direction", "relations: the entity as subject (out, default), as object (in), or both",
+               choices=("out", "in", "both")),
+        Option("--exclude-properties", "relations: predicates kept out of the features, with their subproperties "
+                                       "(IRIs, prefixed names such as dbo:occupation or wdt:P106, or Wikidata's P106)",
+               metavar="P", many=True),
+        Option("--values", "relations: binary (default) or count (how many relations of each feature an instance "
+                           "has; the flat selectors and the exports read the counts, the hierarchical selectors "
+                           "their presence)", choices=("binary", "count")),
+        Option("--label-property", "the predicate the labels come from (the task is a property of the entities): a "
+                                   "run with relations refuses to start unless it is excluded (--exclude-properties)",
+               metavar="P"),
+        Option("--bridge", "the corpus's entities are of another graph (--bridge-dump): same-as takes the features "
+                           "of the entities their owl:sameAs links name in --preset's graph; equivalent-class takes "
+                           "their own types, mapped by owl:equivalentClass to --preset's classes",
+               choices=BRIDGES),
+        Option("--bridge-dump", "dump files or folders of the entities' graph: its owl:sameAs or owl:equivalentClass "
+                                "links (and rdf:type for equivalent-class; labels for the lexicon)", metavar="PATH",
+               many=True, path=True),
+        Option("--bridge-preset", "the vocabulary of --bridge-dump (default dbpedia)", metavar="NAME|FILE"),
+        Option("--category-depth", "skos:broader levels to follow (default 2)", metavar="N", parse=whole_number(0)),
+        MIN_SUPPORT, NAME,
+    )
+    selected_by = ("corpus",)
+    watch_field = "corpus"
+    dataset_loaders = ("rdf",)
+
+    corpus: FileRef | None = None
+    dump: tuple[str, ...] = ()
+    dump_files: tuple[tuple[str, str], ...] = ()
+    annotator: str | None = None
+    kg: str | None = None
+    sparql_url: str | None = None
+    spotlight_url: str | None = None
+    features: str | tuple[str, ...] | None = None
+    category_depth: int | None = None
+    text_column: str | None = None
+    label_column: str | None = None
+    id_column: str | None = None
+    entity_columns: tuple[str, ...] | None = None
+    type_namespaces: tuple[str, ...] | None = None
+    skip_bad_lines: bool | None = None
+    max_record_bytes: int | None = None
+    timeout: float | None = None
+    min_support: int | None = None
+    spotlight: dict | None = None
+    preset: str | None = None
+    language: str | None = None
+    bridge: str | None = None
+    bridge_dump: tuple[str, ...] = ()
+    bridge_dump_files: tuple[tuple[str, str], ...] = ()
+    bridge_preset: str | None = None
+    direction: str | None = None
+    exclude_properties: tuple[str, ...] | None = None
+    label_property: str | None = None
+    values: str | None = None
+
+    # ----------------------------------------------------------------- making one
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any]) -> CorpusInput:
+        """The input of a corpus file and the route's options (``None`` values are defaults).
+
+        Without ``corpus`` the input has no corpus: it can only :meth:`prepare` its dump (``kgfs serve``
+        reads the dump once before any corpus arrives).
+        """
+        v = {f.name: values.get(f.name) for f in dataclasses.fields(cls)
+             if f.name not in ("dump_files", "bridge_dump_files")}
+        dumps = {}
+        for k in ("dump", "bridge_dump"):
+            d = v.pop(k) or ()
+            dumps[k] = (d,) if isinstance(d, str | Path) else tuple(d)
+        corpus = v.pop("corpus")
+        for k in ("entity_columns", "type_namespaces", "exclude_properties"):  # lists from the command line,
+            v[k] = tuple(v[k]) if v.get(k) else None                            # tuples in a frozen input
+        f = v.get("features")
+        if f is not None and not isinstance(f, str):  # one kind is kept as its name (the keys of earlier runs stay)
+            v["features"] = f[0] if len(f) == 1 else tuple(f)
+        for k in ("preset", "bridge_preset"):  # a preset file is kept by its absolute path
+            if v.get(k) is not None and (str(v[k]).endswith(".toml") or Path(str(v[k])).is_file()):
+                v[k] = str(Path(v[k]).absolute())
+        return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
+                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dumps["dump"]),
+                   dump_files=dump_fingerprint(dumps["dump"]),
+                   bridge_dump=tuple(str(Path(d).resolve()) for d in dumps["bridge_dump"]),
+                   bridge_dump_files=dump_fingerprint(dumps["bridge_dump"]))
+
+    @classmethod
+    def from_dataset(cls, name, paths, options, values) -> CorpusInput:
+        """A registry dataset of loader ``rdf``: its ``corpus`` and ``dump`` files, its options (``preset``,
+        ``entity_columns``, ``features``, ``exclude_properties``, ``label_property``, ...), the command line's
+        values over them.
+
+        Examples
+        --------
+        >>> from kg.datasets import dataset_info
+        >>> dict(dataset_info("wikidata/codex-people").options)["label_property"]
+        'P27'
+        """
+        from kg.rdf.kinds import FeatureSpec
+
+        given = {k: v for k, v in values.items() if v is not None}
+        merged = {**dict(options), **given, "name": given.get("name") or name, "corpus": paths["corpus"],
+                  "dump": [paths["dump"]]}
+        if not FeatureSpec.of(merged.get("features")).uses_relations:  # the dataset's relation options do not
+            for k in ("direction", "exclude_properties", "values"):     # apply to a run without relations
+                if k not in given:
+                    merged.pop(k, None)
+        return cls.from_options(merged)
+
+    # ----------------------------------------------------------------- what decides what
+    def _dump_arg(self, bridge: bool = False):
+        d = self.bridge_dump if bridge else self.dump
+        return None if not d else (d[0] if len(d) == 1 else list(d))
+
+    def vocabulary(self):
+        """The graph's vocabulary (``--preset``, ``--language``; DBpedia's by default), read once.
+
+        Examples
+        --------
+        >>> CorpusInput("c", preset="wikidata", language="de").vocabulary().language
+        'de'
+        """
+        from kg.rdf.vocabulary import vocabulary_of
+
+        lexicon_here = not self.bridge  # --language is the lexicon's: of the bridged graph with --bridge
+        return self._memoized("vocabulary", lambda: vocabulary_of(self.preset, self.language if lexicon_here
+                                                                  else None))
+
+    def spec(self):
+        """Which features (:class:`~kg.rdf.kinds.FeatureSpec`: ``--features``, ``--category-depth``,
+        ``--direction``, ``--exclude-properties`` expanded by the vocabulary).
+
+        Examples
+        --------
+        >>> s = CorpusInput("c", preset="wikidata", features=("types", "relations"),
+        ...                 exclude_properties=("P106",)).spec()
+        >>> s.kinds, s.relations.exclude
+        (('types', 'relations'), ('http://www.wikidata.org/prop/direct/P106',))
+        """
+        from kg.rdf.kinds import FeatureSpec
+
+        v = self.vocabulary()
+        return self._memoized("spec", lambda: FeatureSpec.of(
+            self.features, category_depth=2 if self.category_depth is None else self.category_depth,
+            direction=self.direction, exclude=[v.expand_property(p, "--exclude-properties")
+                                               for p in self.exclude_properties or ()], values=self.values))
+
+    def source_vocabulary(self):
+        """The vocabulary the knowledge source reads with: :meth:`vocabulary`, indexing relations when asked."""
+        v = self.vocabulary()
+        return v.with_relations() if self.spec().uses_relations else v
+
+    def bridge_vocabulary(self):
+        """The vocabulary of the bridged graph (``--bridge-preset``, default DBpedia's), or ``None`` without a bridge.
+
+        Examples
+        --------
+        >>> CorpusInput("c").bridge_vocabulary() is None
+        True
+        """
+        from kg.rdf.vocabulary import vocabulary_of
+
+        if not self.bridge:
+            return None
+        return self._memoized("bridge_vocabulary", lambda: vocabulary_of(self.bridge_preset or "dbpedia",
+                                                                         self.language))
+
+    def _lexicon_vocabulary(self):
+        return self.bridge_vocabulary() or self.vocabulary()
+
+    @staticmethod
+    def _vocabulary_key(v) -> dict | None:
+        """A vocabulary in a store key: ``None`` for the DBpedia preset (the keys of earlier runs stay)."""
+        from kg.rdf.vocabulary import DBPEDIA
+
+        return None if v == DBPEDIA else v.to_json()
+
+    def annotator_inputs(self) -> dict:
+        """What decides the entity linking: the annotator, and its Spotlight URL or the dump (and vocabulary).
+
+        Examples
+        --------
+        >>> CorpusInput("c", annotator="spotlight", spotlight_url="http://s/annotate").annotator_inputs()
+        {'annotator': 'spotlight', 'spotlight_url': 'http://s/annotate', 'dump': None}
+        """
+        kind = self.annotator or "lexicon"
+        files = self.bridge_dump_files if self.bridge else self.dump_files
+        out = {"annotator": kind, "spotlight_url": self.spotlight_url if kind == "spotlight" else None,
+               "dump": [list(f) for f in files] if kind == "lexicon" else None}
+        if kind == "spotlight" and self.spotlight:
+            out["spotlight"] = dict(sorted(self.spotlight.items()))  # only when given: the keys of others stay
+        vocab = self._vocabulary_key(self._lexicon_vocabulary()) if kind == "lexicon" else None
+        if vocab is not None:
+            out["vocabulary"] = vocab
+        if self.vocabulary().id_pattern:  # short ids in entity columns are expanded by it
+            out["expand"] = [self.vocabulary().id_pattern, self.vocabulary().id_namespace]
+        return out
+
+    def source_inputs(self) -> dict:
+        """What decides the facts: SPARQL endpoint or dump, vocabulary, type namespaces, types or categories,
+        the bridge.
+
+        Examples
+        --------
+        >>> CorpusInput("c", sparql_url="http://q/sparql").source_inputs()["kg"]
+        'sparql'
+        """
+        kind = self.kg or ("sparql" if self.sparql_url else "dump")
+        out = {"kg": kind, "sparql_url": self.sparql_url if kind == "sparql" else None,
+               "dump": [list(f) for f in self.dump_files] if kind == "dump" else None,
+               "type_namespaces": list(self.type_namespaces) if self.type_namespaces else None,
+               "features": self.spec().key()}
+        if self.spec().uses_relations:
+            out["relations"] = self.spec().relations.to_json()
+        vocab = self._vocabulary_key(self.vocabulary())
+        if vocab is not None:
+            out["vocabulary"] = vocab
+        if self.bridge:
+            out["bridge"] = {"kind": self.bridge, "dump": [list(f) for f in self.bridge_dump_files],
+                             "vocabulary": self.bridge_vocabulary().to_json()}
+        return out
+
+    def _columns(self) -> dict:
+        # the records read depend on the size limit too (with --skip-bad-lines, longer ones are left out)
+        return {"text_column": self.text_column, "id_column": self.id_column, "label_column": self.label_column,
+                "entity_columns": list(self.entity_columns) if self.entity_columns else None,
+                **({"max_record_bytes": self.max_record_bytes} if self.max_record_bytes else {})}
+
+    # ----------------------------------------------------------------- the objects it builds (memo)
+    def _memoized(self, key: str, make: Callable[[], Any]):
+        memo = self.memo()
+        with _LOCK:
+            if key not in memo:
+                memo[key] = make()
+            return memo[key]
+
+    def read_corpus(self) -> Corpus:
+        """The corpus, read once (:func:`kg.rdf.corpus.load_corpus` with the column options)."""
+        from kg.rdf.corpus import MAX_RECORD_BYTES, EntityColumns, load_corpus
+
+        v = self.bridge_vocabulary() or self.vocabulary()  # the corpus's entities are of the bridged graph
+        columns = self.entity_columns
+        if columns and v.id_pattern:  # short ids (Wikidata's Q42) expanded by the vocabulary
+            columns = EntityColumns(tuple(columns), v.expand_entity)
+        return self._memoized("corpus", lambda: load_corpus(
+            self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
+            label_column=self.label_column or "label", entity_columns=columns,
+            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES))
+
+    def access(self, ctx: Context | None) -> Access:
+        """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""
+        timeout = float(self.timeout or DEFAULT_TIMEOUT)
+        return Access(cache_dir=ctx.cache_dir(_CACHE) if ctx else None, timeout=timeout,
+                      max_total=TOTAL_TIMEOUTS * timeout, skip_bad_lines=bool(self.skip_bad_lines),
+                      progress=ctx.progress if ctx else None)
+
+    def make_annotator(self, ctx: Context | None):
+        """The annotator (:func:`kg.rdf.table.make_annotator`), built once per cache folder."""
+        from kg.rdf.table import make_annotator
+
+        access = self.access(ctx)
+        return self._memoized(f"annotator:{access.cache_dir}", lambda: make_annotator(
+            self.annotator_inputs()["annotator"], spotlight_url=self.spotlight_url,
+            dump=self._dump_arg(bridge=bool(self.bridge)), access=access, spotlight=self.spotlight,
+            vocabulary=self._lexicon_vocabulary()))
+
+    def make_source(self, ctx: Context | None):
+        """The knowledge source (:func:`kg.rdf.table.make_source`; wrapped by the bridge), built once per
+        cache folder."""
+        from kg.rdf.table import make_source
+
+        access = self.access(ctx)
+
+        def make():
+            src = make_source(self.source_inputs()["kg"], sparql_url=self.sparql_url, dump=self._dump_arg(),
+                              vocabulary=self.source_vocabulary(), type_namespaces=self.type_namespaces,
+                              access=access)
+            if not self.bridge:
+                return src
+            from kg.rdf.sources.bridge import EquivalentClassSource, SameAsSource
+
+            own = make_source("dump", dump=self._dump_arg(bridge=True), vocabulary=self.bridge_vocabulary(),
+                              access=access)
+            return SameAsSource(src, own) if self.bridge == "same-as" else EquivalentClassSource(src, own)
+
+        return self._memoized(f"source:{access.cache_dir}", make)
+
+    # ----------------------------------------------------------------- a run
+    def _links(self) -> bool:
+        """Whether the corpus needs an annotator (it has texts, not entity columns)."""
+        return not self.entity_columns
+
+    def _check_vocabulary(self) -> None:
+        """The presets load (a TOML file's errors name it and --preset), and go with --features and --bridge."""
+        v = self.vocabulary()
+        bv = self.bridge_vocabulary()
+        spec = self.spec()
+        kinds = spec.kinds
+        if "categories" in kinds and not v.subject:
+            raise KgfsError(f"--features categories: the {v.name} preset has no category predicates (subject); "
+                            "use --features types, or describe them in a preset file (--preset)")
+        if ("types" in kinds or "qualified-relations" in kinds) and not v.instance_of:
+            raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset has no instance-of predicates")
+        if spec.uses_relations and not v.relations:
+            raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset names no relation predicates; give "
+                            "their namespaces as `relations` in a preset file (--preset)")
+        if not spec.uses_relations:
+            for flag, value in (("--direction", self.direction), ("--exclude-properties", self.exclude_properties),
+                                ("--values", self.values if self.values != "binary" else None)):
+                if value:
+                    raise KgfsError(f"{flag} needs --features relations or qualified-relations")
+        spec.check_label_property(self.label_property, v)
+        if self.bridge and spec.uses_relations:
+            raise KgfsError("--bridge maps types and categories, not relations (use --features types or categories)")
+        if self.bridge and not self.bridge_dump:
+            raise KgfsError(f"--bridge {self.bridge} needs --bridge-dump (the dump files of the corpus's graph with "
+                            "its owl:sameAs or owl:equivalentClass links)")
+        if not self.bridge and (self.bridge_dump or self.bridge_preset):
+            raise KgfsError(f"{'--bridge-dump' if self.bridge_dump else '--bridge-preset'} needs --bridge "
+                            "(same-as or equivalent-class)")
+        if self.bridge == "equivalent-class" and kinds != ("types",):
+            raise KgfsError("--bridge equivalent-class maps types, not categories (use --features types)")
+        if bv is not None and bv == v:
+            raise KgfsError(f"--bridge: the corpus's graph (--bridge-preset {bv.name}) is the graph of the features "
+                            f"(--preset {v.name}); give the other graph's preset")
+
+    def check(self, ctx: Context | None) -> dict:
+        from kg.rdf.services import check_service, check_url
+        from kg.rdf.table import make_annotator, make_source
+
+        self._check_vocabulary()
+        corpus = self.read_corpus()
+        if len(corpus) == 0:
+            raise KgfsError(f"{self.corpus.path}: the corpus has no instances (--corpus)")
+        ann = self.annotator_inputs()["annotator"] if corpus.entities is None else None
+        src = self.source_inputs()["kg"]
+        # what is missing first (cheap to build when it raises: no dump is read), then the services
+        if ann is not None and (ann == "spotlight" or not (self.bridge_dump if self.bridge else self.dump)):
+            make_annotator(ann, spotlight_url=self.spotlight_url, dump=self._dump_arg(bridge=bool(self.bridge)))
+        if src == "sparql" or not self.dump:
+            make_source(src, sparql_url=self.sparql_url, dump=self._dump_arg())
+        for url, option in ((self.spotlight_url, "--spotlight-url"), (self.sparql_url, "--sparql-url")):
+            if url and (ann == "spotlight" if option == "--spotlight-url" else src == "sparql"):
+                check_url(url, option)
+                check_service(url, option, timeout=max(10.0, float(self.timeout or 0)))  # as slow as --timeout
+        out: dict = {"n_instances": len(corpus)}
+        if corpus.labels is not None:
+            out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))
+        if "ids_numbered" in corpus.meta:  # the id column: chosen explicitly, or said how the rows are named
+            like = corpus.meta["ids_numbered"]
+            out["notes"] = [f"{Path(self.corpus.path).name} has no {self.id_column or 'id'!r} column: its instances "
+                            f"are numbered by row (1 to {len(corpus)})" + (
+                                f"; it has {', '.join(repr(c) for c in like)}: pass --id-column {like[0]} to name "
+                                "them by it" if like else "; --id-column COL names them by a column")]
+        return out
+
+    def prepare(self, ctx: Context, progress=None) -> dict | None:
+        """Read the dump files the route uses into the dump index now (only the new ones), and the lexicon
+        when it links with it: what its first batch would do, up front, where a bar can show it.
+
+        Returns the ingest report, or ``None`` when the route reads no dump.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "l.nt").write_text('<http://dbpedia.org/resource/Lyon> '
+        ...                             '<http://www.w3.org/2000/01/rdf-schema#label> "Lyon"@en .\\n')
+        >>> CorpusInput.from_options({"dump": [d / "l.nt"]}).prepare(Context(d))["lexicon"]["n_surface_forms"]
+        1
+        >>> CorpusInput("c", sparql_url="http://q/sparql", annotator="spotlight").prepare(Context(d)) is None
+        True
+        """
+        lexicon = self.annotator_inputs()["annotator"] == "lexicon" and self._links()
+        if ctx.cache_dir(_CACHE) is None:
+            return None
+        from kg.rdf.index.dumpindex import index_for_cache
+
+        index, report = index_for_cache(ctx.cache_dir(_CACHE)), None
+        if self.dump and ((lexicon and not self.bridge) or self.source_inputs()["kg"] == "dump"):
+            # the source's vocabulary (its relation-indexing segments serve the lexicon too), else the lexicon's
+            vocab = self.source_vocabulary() if self.source_inputs()["kg"] == "dump" else self.vocabulary()
+            report = index.ingest(self._dump_arg(), vocabulary=vocab, progress=progress,
+                                  skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon and not self.bridge)
+        if self.bridge and self.bridge_dump:  # the links (and the lexicon) of the corpus's own graph
+            bridged = index.ingest(self._dump_arg(bridge=True), vocabulary=self.bridge_vocabulary(), progress=progress,
+                                   skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon)
+            report = bridged if report is None else {**report, "files": report["files"] + bridged["files"],
+                                                     "ingested": report["ingested"] + bridged["ingested"],
+                                                     "lexicon": bridged["lexicon"], "bytes": bridged["bytes"]}
+        return report
+
+    @classmethod
+    def prepare_options(cls, values: Mapping[str, Any], ctx: Context, progress=None) -> dict | None:
+        """:meth:`prepare` for the options of a watched folder, before any corpus is there."""
+        return cls.from_options({**values, "corpus": None}).prepare(ctx, progress)
+
+    def feature_names(self, features, ctx=None) -> dict[str, str]:
+        """The types' and categories' labels in the dump (:func:`kg.rdf.labels.dump_labels`; the dump
+        index of the kgfs home is read, never changed); none without a dump (a SPARQL endpoint is not asked).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "o.nt").write_text('<http://dbpedia.org/ontology/Athlete> '
+        ...                             '<http://www.w3.org/2000/01/rdf-schema#label> "athlete"@en .\\n')
+        >>> CorpusInput("c", dump=(str(d),)).feature_names(["http://dbpedia.org/ontology/Athlete"])
+        {'http://dbpedia.org/ontology/Athlete': 'athlete'}
+        """
+        if not self.dump:
+            return {}
+        from kg.rdf.labels import dump_labels
+
+        return dump_labels(features, self.dump, cache_dir=ctx.cache_dir(_CACHE) if ctx else None,
+                           vocabulary=self.vocabulary())
+
+    def steps(self, ctx: Context):
+        return [AnnotateStep(self, ctx), FetchStep(self, ctx),
+                table_step(lambda up: {"annotate": up["annotate"].hash, "fetch": up["fetch"].hash, "name": self.name,
+                                       "features": self.spec().key(), "min_support": self.min_support or 1,
+                                       "category_depth": 2 if self.category_depth is None else self.category_depth,
+                                       **({"relations": self.spec().relations.to_json()}
+                                          if self.spec().uses_relations else {})},
+                           self._table, needs=("annotate", "fetch"))]
+
+    def _table(self, up: Mapping[str, Record]):
+        from kg.rdf.batches import table_from_records
+
+        corpus = self.read_corpus()
+        table = table_from_records(corpus, read_payload(up["annotate"], "entities"),
+                                   read_payload(up["fetch"], "facts"),
+                                   name=self.name, features=self.spec(), min_support=self.min_support or 1,
+                                   annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
+        return check_nonempty(table, self.min_support)

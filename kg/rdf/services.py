@@ -1,0 +1,99 @@
+"""Is a service there before any work: a URL that accepts connections and answers one small request as itself.
+
+:func:`check_url` tries a TCP connection only (nothing is sent); :func:`check_service` asks one
+annotation of DBpedia Spotlight or the types of one entity of a SPARQL endpoint, without retries
+or cache, so a wrong path or a server that is not that service fails in seconds, not after a
+batch's retries.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from urllib.parse import urlsplit
+
+from kg.errors import KgfsError
+
+__all__ = ["check_service", "check_url"]
+
+
+def check_url(url: str, option: str, *, timeout: float = 2.0) -> None:
+    """Raise a :class:`KgfsError` unless ``url`` is an http(s) URL whose host accepts connections.
+
+    Only a TCP connection is tried (no request), so nothing is sent to the service.
+
+    Parameters
+    ----------
+    url : str
+    option : str
+        The command-line option, named in the message.
+    timeout : float
+        Seconds to wait for the connection.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> check_url("localhost:2222/rest", "--spotlight-url")
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: --spotlight-url 'localhost:2222/rest': not an http(s) URL (e.g. http://127.0.0.1:2222/rest/annotate)
+    """
+    parts = urlsplit(url or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise KgfsError(f"{option} {url!r}: not an http(s) URL (e.g. http://127.0.0.1:2222/rest/annotate)")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise KgfsError(f"{option} {url!r}: bad port") from None
+    try:
+        socket.create_connection((parts.hostname, port), timeout=timeout).close()
+    except OSError as exc:
+        why = getattr(exc, "strerror", None) or type(exc).__name__
+        raise KgfsError(f"{option} {url}: cannot connect to {parts.hostname}:{port} ({why})") from None
+
+
+def check_service(url: str, option: str, *, timeout: float = 10.0) -> None:
+    """Raise a :class:`KgfsError` unless ``url`` answers one small request as the service ``option`` names.
+
+    ``--spotlight-url``: one annotation of the text "Berlin"; ``--sparql-url``: the types of one
+    entity. No retry and nothing cached: a wrong path, a server that is not Spotlight (or not a
+    SPARQL endpoint), or one that does not answer within ``timeout`` fails here, in seconds, not
+    after the stage's retries.
+
+    Parameters
+    ----------
+    url : str
+    option : {"--spotlight-url", "--sparql-url"}
+    timeout : float
+        Seconds to wait for the answer.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> check_service("http://127.0.0.1:9/rest/annotate", "--spotlight-url", timeout=1)
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: --spotlight-url http://127.0.0.1:9/rest/annotate: not a working DBpedia Spotlight ...
+    """
+    if option == "--spotlight-url":
+        from kg.rdf.annotators.spotlight import SpotlightAnnotator
+
+        what, ask = "DBpedia Spotlight annotate endpoint", SpotlightAnnotator(url, retries=0, timeout=timeout).annotate
+        probe = ["Berlin"]
+    else:
+        from kg.rdf.sources.sparql import SparqlSource
+
+        what, ask = "SPARQL endpoint", SparqlSource(url, retries=0, timeout=timeout).types
+        probe = ["http://dbpedia.org/resource/Berlin"]
+    try:
+        ask(probe)
+    except KgfsError as exc:
+        why = str(exc).rpartition("last: ")[2] if "last: " in str(exc) else str(exc)
+        why = re.sub(r"https?://\S+:?\s*|: ''$", "", " ".join(why.split()))  # the URL is said once, first
+        raise KgfsError(f"{option} {url}: not a working {what} ({why[:200]})") from None

@@ -1,0 +1,1 @@
+"""Knowledge sources of the RDF route."""

@@ -1,0 +1,51 @@
+"""The Wikidata preset through the `kgfs` command line: `kgfs ingest --preset wikidata` reports the P279 cycles in
+one line (the full list in a file), `kgfs build` takes an entity column of QIDs, and what the preset cannot do, or a
+bad preset file, is a one-line error naming the option."""
+
+from __future__ import annotations
+
+import re
+
+from flows.cli import main
+from kg.formats.folder import read_table_folder
+from tests.kg.rdf.conftest import cli_error
+
+
+def test_ingest_with_the_wikidata_preset_then_build_from_qids(codex, home, tmp_path, capsys):
+    assert main(["ingest", "--preset", "wikidata", "--dump", str(codex)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("1 dump file(s), 329,625 lines (") and "of them parsed" in out[0]
+    (cycles,) = [line for line in out if "cycle(s)" in line]
+    m = re.fullmatch(r"codex_truthy\.nt\.gz: the subclass graph has 14 cycle\(s\) through 35 node\(s\), broken in "
+                     r"each table \(listed in (\S+subclass\.cycles\.tsv)\)", cycles)
+    assert m and len(open(m.group(1)).read().splitlines()) == 14
+    assert any(line.startswith("lexicon: ") for line in out)
+    corpus = tmp_path / "people.csv"
+    corpus.write_text("id,qid,label\n1,Q42,writer\n2,wd:Q5593,writer\n3,Q1299,band\n4,Q76,politician\n"
+                      "5,Q9999999999,nothing\n")
+    assert main(["build", "--corpus", str(corpus), "--entity-columns", "qid", "--preset", "wikidata", "--dump",
+                 str(codex), "--out", str(tmp_path / "T")]) == 0
+    err = capsys.readouterr().err
+    table = read_table_folder(tmp_path / "T")
+    rows = {i: set(table.feature_names[table.X[k].indices]) for k, i in enumerate(table.instance_ids)}
+    human = "http://www.wikidata.org/entity/Q5"
+    assert human in rows["1"] and human in rows["4"] and human not in rows["3"] and rows["5"] == set()
+    assert "1 instance(s) without any feature" in err
+
+
+def test_what_the_preset_cannot_do_is_an_error_naming_the_option(codex, home, tmp_path, capsys):
+    corpus = tmp_path / "c.csv"
+    corpus.write_text("id,qid,label\n1,Q42,a\n")
+    base = ["build", "--corpus", str(corpus), "--entity-columns", "qid", "--dump", str(codex), "--out",
+            str(tmp_path / "T")]
+    line = cli_error(capsys, [*base, "--preset", "wikidata", "--features", "categories"])
+    assert "--features categories: the wikidata preset has no category predicates" in line
+    bad = tmp_path / "mine.toml"
+    bad.write_text("instance_of = [\"rdf:type\"]\nsubclas_of = []\n")
+    line = cli_error(capsys, [*base, "--preset", str(bad)])
+    assert f"{bad}: unknown key(s) subclas_of" in line and "(--preset)" in line
+    line = cli_error(capsys, ["ingest", "--preset", str(bad), "--dump", str(codex)])
+    assert f"{bad}: unknown key(s) subclas_of" in line
+    line = cli_error(capsys, [*base, "--preset", "yago"])
+    assert "unknown preset 'yago'" in line
+    assert not (tmp_path / "T").exists()

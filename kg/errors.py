@@ -22,7 +22,7 @@ T = TypeVar("T")
 
 # A parameter named in a message: ``param("sparql_url")`` is marked in the text, so that a Python user reads
 # ``sparql_url`` and the command line the option its user typed (``--sparql-url``, :func:`render_params`).
-_MARK, _VALUE = "\x1f", "\x1e"
+_MARK, _VALUE = "\ue000", "\ue001"  # private-use characters: no text has them, no split() eats them
 _MARKED = re.compile(_MARK + "([^" + _MARK + _VALUE + "]+)(?:" + _VALUE + "([^" + _MARK + "]*))?" + _MARK)
 
 

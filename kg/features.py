@@ -298,15 +298,13 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """Row position (as str) -> entity ids."""
         ids = [str(i) for i in range(len(values))]
         kind = self._kind(values)
-        source = lookups.source if isinstance(lookups, SharedLookups) else lookups
-        if kind == "entities" and not getattr(source, "entity_iris", True):
+        if kind == "entities" and not lookups.entity_iris:
             return {i: ([] if _missing(v) else [str(v).strip()]) for i, v in zip(ids, values)}
         if kind == "texts":
             corpus = Corpus(ids=ids, texts=["" if _missing(v) else str(v) for v in values])
             entities, _ = link_entities(corpus, self.annotator)
             return entities
-        vocab = getattr(source, "vocabulary", None)
-        expand = getattr(vocab, "expand_entity", None)
+        expand = getattr(lookups.vocabulary, "expand_entity", None)
         corpus = Corpus(ids=ids, entities=[[] if _missing(v) else [str(v).strip()] for v in values])
         entities, _ = link_entities(corpus, None, expand=expand)
         return entities
@@ -320,9 +318,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def _spec(self, lookups) -> FeatureSpec:
         """The kinds and the relations' options (the excluded predicates expanded by the source's vocabulary)."""
-        source = lookups.source if isinstance(lookups, SharedLookups) else lookups
-        vocab = getattr(source, "vocabulary", None)
-        expand = getattr(vocab, "expand_property", None)
+        expand = getattr(lookups.vocabulary, "expand_property", None)
         exclude = [expand(p, "exclude_properties") if expand else p for p in self.exclude_properties or ()]
         return FeatureSpec.of(list(self._kinds()), category_depth=self.category_depth, direction=self.direction,
                               exclude=exclude)
@@ -388,8 +384,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def _labels(self, names: list[str]) -> np.ndarray:
         lookups = self._lookups()
-        labels_of = getattr(lookups.source if isinstance(lookups, SharedLookups) else lookups, "labels", None)
-        found = labels_of(names) if callable(labels_of) else {}
+        found = lookups.labels(names)
         out = []
         for n in names:
             label = found.get(n) or re.split(r"[/#]", n)[-1] or n

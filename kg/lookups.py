@@ -33,7 +33,7 @@ from pathlib import Path
 
 from kg.errors import KgfsError
 from kg.rdf.sources.common import MemoCache, check_direction
-from kg.sources import breadth_first_edges
+from kg.sources import SourceBase, as_source, breadth_first_edges
 
 __all__ = ["SharedLookups", "shared_lookups"]
 
@@ -80,8 +80,7 @@ class _DiskMemo:
 
 
 def _describe(source) -> str:
-    describe = source.describe() if hasattr(source, "describe") else repr(source)
-    return json.dumps(describe, sort_keys=True, default=str)
+    return json.dumps(source.describe(), sort_keys=True, default=str)
 
 
 class _Answers:
@@ -97,7 +96,7 @@ class _Answers:
         self.disk = disk
 
 
-class SharedLookups:
+class SharedLookups(SourceBase):
     """A knowledge source's answers, remembered per entity and per node (shared per source: :func:`shared_lookups`).
 
     Answers the four questions of :class:`~kg.sources.KnowledgeSource` (and the two of
@@ -141,7 +140,7 @@ class SharedLookups:
     """
 
     def __init__(self, source, disk: Path | None = None, *, state: _Answers | None = None):
-        self.source = source
+        self.source = source = as_source(source)
         if state is None:
             state = _Answers(_DiskMemo(Path(disk), _describe(source)) if disk is not None else None)
         self._state = state
@@ -155,7 +154,17 @@ class SharedLookups:
 
     def describe(self):
         """The source's ``describe()``."""
-        return self.source.describe() if hasattr(self.source, "describe") else repr(self.source)
+        return self.source.describe()
+
+    # the source's own members (kg.sources.SourceBase), as the source says them
+    vocabulary = property(lambda self: self.source.vocabulary)
+    entity_iris = property(lambda self: self.source.entity_iris)
+    stored = property(lambda self: self.source.stored)
+    report = property(lambda self: self.source.report)
+
+    def labels(self, iris):
+        """The source's names of features."""
+        return self.source.labels(iris)
 
     def _ask(self, kind: str, keys: Iterable[str], fetch) -> dict[str, set[str]]:
         with self._lock:
@@ -321,8 +330,4 @@ def _as_source(source, vocabulary, type_namespaces):
 
         vocab = preset(vocabulary) if isinstance(vocabulary, str) else vocabulary
         return RdflibSource(source, vocabulary=vocab, type_namespaces=type_namespaces)
-    missing = [m for m in ("types", "class_edges", "categories", "broader") if not callable(getattr(source, m, None))]
-    if missing:
-        raise TypeError(f"source must be a knowledge source (types, class_edges, categories, broader) or an "
-                        f"rdflib.Graph, got {type(source).__name__} (no {', '.join(missing)})")
-    return source
+    return as_source(source)

@@ -45,7 +45,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from kg.errors import ParameterError, param
 
-__all__ = ["Annotation", "Annotator", "KnowledgeSource", "RelationSource", "SourceBase", "as_source",
+__all__ = ["Annotation", "Annotator", "AnnotatorBase", "KnowledgeSource", "Opening", "RelationSource", "SourceBase",
+           "as_source",
            "breadth_first_edges"]
 
 QUESTIONS = ("types", "class_edges", "categories", "broader")
@@ -91,7 +92,53 @@ class RelationSource(Protocol):
     def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]: ...
 
 
-class SourceBase:
+class Opening:
+    """How a registered source or annotator is opened by name (:data:`kg.rdf.sources.SOURCES`,
+    :data:`kg.rdf.annotators.ANNOTATORS`): what it needs, what decides its answers, what it reaches.
+
+    ``settings`` is the route's :class:`~kg.rdf.sources.common.Settings` (URLs, dump files, vocabulary, access).
+    A plug-in overrides :meth:`open` and, where it has them, :attr:`requires`, :meth:`key`, :attr:`reads_dump`
+    and :meth:`services`; the route asks these instead of comparing names.
+    """
+
+    #: The settings it cannot open without (checked by :meth:`check` before any work, named by the error).
+    requires: tuple[str, ...] = ()
+    #: It answers from the route's dump files (the dump index ingests them up front).
+    reads_dump: bool = False
+
+    @classmethod
+    def check(cls, settings, name: str, parameter: str) -> None:
+        """Raise a :class:`~kg.errors.ParameterError` naming the first missing requirement (nothing is read)."""
+        for need in cls.requires:
+            if getattr(settings, need, None) in (None, "", (), []):
+                raise ParameterError(f"{param(parameter, name)} needs {param(need)}{cls.needs_hint(need)}")
+
+    @classmethod
+    def needs_hint(cls, need: str) -> str:
+        """More words after "needs X" (what the files must hold)."""
+        return ""
+
+    @classmethod
+    def key(cls, settings) -> dict:
+        """What decides its answers besides its name (part of the stage's store key)."""
+        return {}
+
+    @classmethod
+    def services(cls, settings) -> list[tuple[str, str]]:
+        """``(url, setting)`` of each service it reaches (the run's checks try them first)."""
+        return []
+
+    @classmethod
+    def probe(cls, url: str, timeout: float) -> None:
+        """Ask the service at ``url`` one small question (raises when it does not answer as it should)."""
+
+    @classmethod
+    def open(cls, settings):
+        """The source or annotator for ``settings``."""
+        raise NotImplementedError(f"{cls.__name__} cannot be opened by name")
+
+
+class SourceBase(Opening):
     """The members every kgfs knowledge source has beside the questions, with their defaults (see the module doc).
 
     Examples
@@ -171,16 +218,20 @@ def as_source(source, name: str = "source") -> SourceBase:
 
     Raises
     ------
-    ParameterError
+    TypeError
         ``source`` lacks one of the questions.
     """
     if isinstance(source, SourceBase):
         return source
     missing = [m for m in QUESTIONS if not callable(getattr(source, m, None))]
     if missing:
-        raise ParameterError(f"{param(name)} must be a knowledge source ({', '.join(QUESTIONS)}), got "
-                             f"{type(source).__name__} (no {', '.join(missing)})")
+        raise TypeError(f"{name} must be a knowledge source ({', '.join(QUESTIONS)}) or an rdflib.Graph, got "
+                        f"{type(source).__name__} (no {', '.join(missing)})")
     return _Adapted(source)
+
+
+class AnnotatorBase(Opening):
+    """What every kgfs annotator is besides ``annotate``: a plug-in opened by name (:class:`Opening`)."""
 
 
 @dataclass(frozen=True, slots=True)  # slots: a long text's mentions are many (a third of the memory)

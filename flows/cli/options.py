@@ -131,7 +131,7 @@ def add_input_options(parser, options: Sequence[Option]) -> None:
             kw.update(action="store_true", default=None)
         else:
             kw.update({k: v for k, v in (("metavar", opt.metavar), ("nargs", "+" if opt.many else None),
-                                         ("choices", list(opt.choices) if opt.choices else None),
+                                         ("choices", list(opt.allowed() or ()) or None),
                                          ("type", argparse_type(opt.parse) if opt.parse else None)) if v is not None})
         parser.add_argument(opt.flag, **kw)
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec
+from kg.sources import SourceBase, as_source
 
 if TYPE_CHECKING:  # numpy/scipy load with the first table, not with the route's specs and checks
     from kg.table import FeatureTable
@@ -214,14 +215,15 @@ def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]],
     nodes = sorted({f for fs in per_entity.values() for f in fs})
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     edges = spec.edges(source, nodes)
-    desc = source.describe() if hasattr(source, "describe") else repr(source)
+    source = as_source(source)
+    desc = source.describe()
     payload = {"per_entity": dict(per_entity), "edges": sorted(map(list, edges)), "source": desc}
-    if "types_without_link" in (getattr(source, "report", None) or {}):
+    if "types_without_link" in source.report:
         payload["types_without_link"] = sorted(source.report["types_without_link"])
     return payload, {"n_entities": len(per_entity), "n_direct_features": len(nodes), "n_edges": len(edges)}
 
 
-class StoredSource:
+class StoredSource(SourceBase):
     """A knowledge source answering from a fetch result (:func:`fetch_hierarchy`'s payload).
 
     Its types and categories are the stored direct features; its edges are every stored edge

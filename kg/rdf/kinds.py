@@ -222,7 +222,7 @@ class FeatureSpec:
         """
         out: dict[str, set[str]] = {e: set() for e in entities}
         report: dict = {}
-        if getattr(source, "stored", False):  # a run's stored answers: the direct features of every kind
+        if source.stored:  # a run's stored answers: the direct features of every kind
             return source.types(entities), report
         for kind in self.kinds:
             if kind in RELATION_KINDS:
@@ -246,7 +246,7 @@ class FeatureSpec:
         >>> FeatureSpec.of("relations").groups(StoredSource({}, [], "memory", groups={"E": [["out:p"]]}), ["E"])
         {'E': [['out:p']]}
         """
-        if getattr(source, "stored", False):
+        if source.stored:
             return source.groups(entities)
         kind = next((k for k in self.kinds if k in RELATION_KINDS), None)
         if kind is None:
@@ -262,7 +262,7 @@ class FeatureSpec:
         >>> FeatureSpec.of().edges(StoredSource({}, [("T", "Thing")], "memory"), ["T"])
         {('T', 'Thing')}
         """
-        if getattr(source, "stored", False):  # a run's stored answers: every edge above its direct features
+        if source.stored:  # a run's stored answers: every edge above its direct features
             return source.class_edges(nodes)
         by_kind: dict[str, list[str]] = {}
         for fid in nodes:

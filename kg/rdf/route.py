@@ -46,9 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, param
 from kg.files import sha256_file
+from kg.rdf.annotators import ANNOTATORS
 from kg.rdf.relations import FEATURE_KINDS
+from kg.rdf.sources import SOURCES
 from kg.rdf.sources.bridge import BRIDGES
 from kg.rdf.sources.common import Access
 from kg.rdf.steps import AnnotateStep, FetchStep, read_payload
@@ -186,10 +188,10 @@ class CorpusInput(Input):
                                      "error naming its file and line (or skipped with --skip-bad-lines)", metavar="N",
                parse=whole_number(1)),
         Option("--annotator", "entity linking: lexicon (offline, from the dump's labels; default) or a DBpedia "
-                              "Spotlight server", choices=("lexicon", "spotlight")),
+                              "Spotlight server", choices=ANNOTATORS.names),
         Option("--spotlight-url", "Spotlight /annotate endpoint", metavar="URL"),
         Option("--kg", "where types/categories come from (default: sparql when --sparql-url is given, else the dump)",
-               choices=("sparql", "dump")),
+               choices=SOURCES.names),
         Option("--sparql-url", "SPARQL endpoint (e.g. your Virtuoso, QLever or Oxigraph)", metavar="URL"),
         Option("--timeout", "Spotlight/SPARQL: seconds per request (default 20); a request with its retries gives "
                             "up after 3x that", metavar="SECONDS", parse=positive_number),
@@ -371,12 +373,43 @@ class CorpusInput(Input):
     def _lexicon_vocabulary(self):
         return self.bridge_vocabulary() or self.vocabulary()
 
-    @staticmethod
-    def _vocabulary_key(v) -> dict | None:
-        """A vocabulary in a store key: ``None`` for the DBpedia preset (the keys of earlier runs stay)."""
-        from kg.rdf.vocabulary import DBPEDIA
+    # ----------------------------------------------------------------- the plug-ins it opens by name
+    def annotator_name(self) -> str:
+        """The annotator's registered name (:data:`kg.rdf.annotators.ANNOTATORS`; the lexicon by default)."""
+        return self.annotator or "lexicon"
 
-        return None if v == DBPEDIA else v.to_json()
+    def source_name(self) -> str:
+        """The source's registered name (:data:`kg.rdf.sources.SOURCES`): SPARQL when a URL is given, else the dump."""
+        return self.kg or ("sparql" if self.sparql_url else "dump")
+
+    def annotator_plugin(self):
+        """The annotator's class (imported on first use; an unknown name is an error naming ``annotator``)."""
+        from kg.rdf.annotators import ANNOTATORS
+
+        return ANNOTATORS.get(self.annotator_name(), "annotator")
+
+    def source_plugin(self):
+        """The source's class (imported on first use; an unknown name is an error naming ``source``)."""
+        from kg.rdf.sources import SOURCES
+
+        return SOURCES.get(self.source_name(), "source")
+
+    def annotator_settings(self, ctx: Context | None = None):
+        """What the annotator is opened with: the corpus's graph (the bridged one's dump and vocabulary)."""
+        from kg.rdf.sources.common import Settings
+
+        files = self.bridge_dump_files if self.bridge else self.dump_files
+        return Settings(spotlight_url=self.spotlight_url, dump=self._dump_arg(bridge=bool(self.bridge)),
+                        dump_files=files, vocabulary=self._lexicon_vocabulary(), access=self.access(ctx),
+                        spotlight=self.spotlight)
+
+    def source_settings(self, ctx: Context | None = None):
+        """What the source is opened with: the features' graph."""
+        from kg.rdf.sources.common import Settings
+
+        return Settings(sparql_url=self.sparql_url, dump=self._dump_arg(), dump_files=self.dump_files,
+                        vocabulary=self.source_vocabulary(), type_namespaces=self.type_namespaces,
+                        access=self.access(ctx))
 
     def annotator_inputs(self) -> dict:
         """What decides the entity linking: the annotator, and its Spotlight URL or the dump (and vocabulary).
@@ -386,15 +419,7 @@ class CorpusInput(Input):
         >>> CorpusInput("c", annotator="spotlight", spotlight_url="http://s/annotate").annotator_inputs()
         {'annotator': 'spotlight', 'spotlight_url': 'http://s/annotate', 'dump': None}
         """
-        kind = self.annotator or "lexicon"
-        files = self.bridge_dump_files if self.bridge else self.dump_files
-        out = {"annotator": kind, "spotlight_url": self.spotlight_url if kind == "spotlight" else None,
-               "dump": [list(f) for f in files] if kind == "lexicon" else None}
-        if kind == "spotlight" and self.spotlight:
-            out["spotlight"] = dict(sorted(self.spotlight.items()))  # only when given: the keys of others stay
-        vocab = self._vocabulary_key(self._lexicon_vocabulary()) if kind == "lexicon" else None
-        if vocab is not None:
-            out["vocabulary"] = vocab
+        out = {"annotator": self.annotator_name(), **self.annotator_plugin().key(self.annotator_settings())}
         if self.vocabulary().id_pattern:  # short ids in entity columns are expanded by it
             out["expand"] = [self.vocabulary().id_pattern, self.vocabulary().id_namespace]
         return out
@@ -408,14 +433,14 @@ class CorpusInput(Input):
         >>> CorpusInput("c", sparql_url="http://q/sparql").source_inputs()["kg"]
         'sparql'
         """
-        kind = self.kg or ("sparql" if self.sparql_url else "dump")
-        out = {"kg": kind, "sparql_url": self.sparql_url if kind == "sparql" else None,
-               "dump": [list(f) for f in self.dump_files] if kind == "dump" else None,
+        from kg.rdf.sources.common import vocabulary_key
+
+        out = {"kg": self.source_name(), **self.source_plugin().key(self.source_settings()),
                "type_namespaces": list(self.type_namespaces) if self.type_namespaces else None,
                "features": self.spec().key()}
         if self.spec().uses_relations:
             out["relations"] = self.spec().relations.to_json()
-        vocab = self._vocabulary_key(self.vocabulary())
+        vocab = vocabulary_key(self.vocabulary())
         if vocab is not None:
             out["vocabulary"] = vocab
         if self.bridge:
@@ -459,13 +484,14 @@ class CorpusInput(Input):
 
     def make_annotator(self, ctx: Context | None):
         """The annotator (:func:`kg.rdf.table.make_annotator`), built once per cache folder."""
-        from kg.rdf.table import make_annotator
+        settings = self.annotator_settings(ctx)
+        cls = self.annotator_plugin()
 
-        access = self.access(ctx)
-        return self._memoized(f"annotator:{access.cache_dir}", lambda: make_annotator(
-            self.annotator_inputs()["annotator"], spotlight_url=self.spotlight_url,
-            dump=self._dump_arg(bridge=bool(self.bridge)), access=access, spotlight=self.spotlight,
-            vocabulary=self._lexicon_vocabulary()))
+        def make():
+            cls.check(settings, self.annotator_name(), "annotator")
+            return cls.open(settings)
+
+        return self._memoized(f"annotator:{settings.access.cache_dir}", make)
 
     def make_source(self, ctx: Context | None):
         """The knowledge source (:func:`kg.rdf.table.make_source`; wrapped by the bridge), built once per
@@ -475,9 +501,9 @@ class CorpusInput(Input):
         access = self.access(ctx)
 
         def make():
-            src = make_source(self.source_inputs()["kg"], sparql_url=self.sparql_url, dump=self._dump_arg(),
-                              vocabulary=self.source_vocabulary(), type_namespaces=self.type_namespaces,
-                              access=access)
+            cls, settings = self.source_plugin(), self.source_settings(ctx)
+            cls.check(settings, self.source_name(), "source")
+            src = cls.open(settings)
             if not self.bridge:
                 return src
             from kg.rdf.sources.bridge import EquivalentClassSource, SameAsSource
@@ -529,23 +555,21 @@ class CorpusInput(Input):
 
     def check(self, ctx: Context | None) -> dict:
         from kg.rdf.services import check_service, check_url
-        from kg.rdf.table import make_annotator, make_source
 
         self._check_vocabulary()
         corpus = self.read_corpus()
         if len(corpus) == 0:
             raise KgfsError(f"{self.corpus.path}: the corpus has no instances (--corpus)")
-        ann = self.annotator_inputs()["annotator"] if corpus.entities is None else None
-        src = self.source_inputs()["kg"]
-        # what is missing first (cheap to build when it raises: no dump is read), then the services
-        if ann is not None and (ann == "spotlight" or not (self.bridge_dump if self.bridge else self.dump)):
-            make_annotator(ann, spotlight_url=self.spotlight_url, dump=self._dump_arg(bridge=bool(self.bridge)))
-        if src == "sparql" or not self.dump:
-            make_source(src, sparql_url=self.sparql_url, dump=self._dump_arg())
-        for url, option in ((self.spotlight_url, "--spotlight-url"), (self.sparql_url, "--sparql-url")):
-            if url and (ann == "spotlight" if option == "--spotlight-url" else src == "sparql"):
-                check_url(url, option)
-                check_service(url, option, timeout=max(10.0, float(self.timeout or 0)))  # as slow as --timeout
+        # what is missing first (nothing is read), then the services the chosen plug-ins reach
+        used = [(self.source_plugin(), self.source_settings(), self.source_name(), "source")]
+        if corpus.entities is None:
+            used.insert(0, (self.annotator_plugin(), self.annotator_settings(), self.annotator_name(), "annotator"))
+        for cls, settings, name, parameter in used:
+            cls.check(settings, name, parameter)
+        for cls, settings, _, _ in used:
+            for url, setting in cls.services(settings):
+                check_url(url, param(setting))
+                check_service(url, param(setting), cls, timeout=max(10.0, float(self.timeout or 0)))  # as --timeout
         out: dict = {"n_instances": len(corpus)}
         if corpus.labels is not None:
             out["classes"] = dict(sorted(Counter(str(v) for v in corpus.labels).items()))
@@ -574,15 +598,16 @@ class CorpusInput(Input):
         >>> CorpusInput("c", sparql_url="http://q/sparql", annotator="spotlight").prepare(Context(d)) is None
         True
         """
-        lexicon = self.annotator_inputs()["annotator"] == "lexicon" and self._links()
+        lexicon = self.annotator_plugin().reads_dump and self._links()  # it links with the dump's lexicon
         if ctx.cache_dir(_CACHE) is None:
             return None
         from kg.rdf.index.dumpindex import index_for_cache
 
         index, report = index_for_cache(ctx.cache_dir(_CACHE)), None
-        if self.dump and ((lexicon and not self.bridge) or self.source_inputs()["kg"] == "dump"):
+        source_reads_dump = self.source_plugin().reads_dump
+        if self.dump and ((lexicon and not self.bridge) or source_reads_dump):
             # the source's vocabulary (its relation-indexing segments serve the lexicon too), else the lexicon's
-            vocab = self.source_vocabulary() if self.source_inputs()["kg"] == "dump" else self.vocabulary()
+            vocab = self.source_vocabulary() if source_reads_dump else self.vocabulary()
             report = index.ingest(self._dump_arg(), vocabulary=vocab, progress=progress,
                                   skip_bad_lines=bool(self.skip_bad_lines), lexicon=lexicon and not self.bridge)
         if self.bridge and self.bridge_dump:  # the links (and the lexicon) of the corpus's own graph

@@ -55,18 +55,21 @@ def check_url(url: str, option: str, *, timeout: float = 2.0) -> None:
         raise KgfsError(f"{option} {url}: cannot connect to {parts.hostname}:{port} ({why})") from None
 
 
-def check_service(url: str, option: str, *, timeout: float = 10.0) -> None:
-    """Raise a :class:`KgfsError` unless ``url`` answers one small request as the service ``option`` names.
+def check_service(url: str, option: str, plugin, *, timeout: float = 10.0) -> None:
+    """Raise a :class:`KgfsError` unless ``url`` answers one small request as ``plugin``'s service should.
 
-    ``--spotlight-url``: one annotation of the text "Berlin"; ``--sparql-url``: the types of one
-    entity. No retry and nothing cached: a wrong path, a server that is not Spotlight (or not a
-    SPARQL endpoint), or one that does not answer within ``timeout`` fails here, in seconds, not
-    after the stage's retries.
+    ``plugin`` is the registered source or annotator that will use the service (its ``probe``: Spotlight
+    annotates the text "Berlin", SPARQL asks the types of one entity). No retry and nothing cached: a wrong path,
+    a server that is not Spotlight (or not a SPARQL endpoint), or one that does not answer within ``timeout``
+    fails here, in seconds, not after the stage's retries.
 
     Parameters
     ----------
     url : str
-    option : {"--spotlight-url", "--sparql-url"}
+    option : str
+        The parameter (or option) that gave the URL, named in the message.
+    plugin : type
+        A :class:`~kg.sources.Opening` with ``probe`` and ``service``.
     timeout : float
         Seconds to wait for the answer.
 
@@ -76,24 +79,15 @@ def check_service(url: str, option: str, *, timeout: float = 10.0) -> None:
 
     Examples
     --------
-    >>> check_service("http://127.0.0.1:9/rest/annotate", "--spotlight-url", timeout=1)
+    >>> from kg.rdf.annotators.spotlight import SpotlightAnnotator
+    >>> check_service("http://127.0.0.1:9/rest/annotate", "--spotlight-url", SpotlightAnnotator, timeout=1)
     Traceback (most recent call last):
     ...
     kg.errors.KgfsError: --spotlight-url http://127.0.0.1:9/rest/annotate: not a working DBpedia Spotlight ...
     """
-    if option == "--spotlight-url":
-        from kg.rdf.annotators.spotlight import SpotlightAnnotator
-
-        what, ask = "DBpedia Spotlight annotate endpoint", SpotlightAnnotator(url, retries=0, timeout=timeout).annotate
-        probe = ["Berlin"]
-    else:
-        from kg.rdf.sources.sparql import SparqlSource
-
-        what, ask = "SPARQL endpoint", SparqlSource(url, retries=0, timeout=timeout).types
-        probe = ["http://dbpedia.org/resource/Berlin"]
     try:
-        ask(probe)
+        plugin.probe(url, timeout)
     except KgfsError as exc:
         why = str(exc).rpartition("last: ")[2] if "last: " in str(exc) else str(exc)
         why = re.sub(r"https?://\S+:?\s*|: ''$", "", " ".join(why.split()))  # the URL is said once, first
-        raise KgfsError(f"{option} {url}: not a working {what} ({why[:200]})") from None
+        raise KgfsError(f"{option} {url}: not a working {plugin.service} ({why[:200]})") from None

@@ -43,9 +43,9 @@ from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec
-from kg.rdf.sources.common import Access
-from kg.rdf.vocabulary import DBPEDIA, Vocabulary
-from kg.sources import Annotator, KnowledgeSource
+from kg.rdf.sources.common import Access, Settings
+from kg.rdf.vocabulary import Vocabulary
+from kg.sources import Annotator, KnowledgeSource, as_source
 from kg.table import FeatureTable
 
 # Imported where they are used: each annotator and source (requests, SPARQLWrapper, pyoxigraph, the dump index),
@@ -298,7 +298,7 @@ def build_table(
         {
             "route": "dbpedia",
             "corpus": corpus.source,
-            "source": source.describe() if hasattr(source, "describe") else repr(source),
+            "source": as_source(source).describe(),
             "annotator": None if annotator is None or corpus.entities is not None else repr(annotator),
             "removed_cycle_edges": [list(e) for e in removed],
             **link_report,
@@ -328,20 +328,15 @@ def build_table(
 
 
 # ---------------------------------------------------------------------------------- factories
-def _ingest_progress(progress: Callable | None):
-    """The dump index's ``(done, total, file)`` progress as ``progress("ingest", done, total)``."""
-    if progress is None:
-        return None
-    return lambda done, total, _name: progress("ingest", done, total)
-
-
 def make_annotator(kind: str, *, spotlight_url: str | None = None, dump=None, access: Access | None = None,
                    spotlight: Mapping | None = None, vocabulary: Vocabulary | None = None) -> Annotator:
-    """An annotator by name: ``"spotlight"`` (needs ``spotlight_url``) or ``"lexicon"`` (needs ``dump``).
+    """An annotator by its registered name (:data:`kg.rdf.annotators.ANNOTATORS`: ``"lexicon"``, needing
+    ``dump``; ``"spotlight"``, needing ``spotlight_url``; or one of your own).
 
     Parameters
     ----------
-    kind : {"spotlight", "lexicon"}
+    kind : str
+        The annotator's name.
     spotlight_url : str, optional
         The Spotlight REST endpoint.
     dump : path or list of paths, optional
@@ -364,38 +359,29 @@ def make_annotator(kind: str, *, spotlight_url: str | None = None, dump=None, ac
     --------
     >>> make_annotator("spotlight", spotlight_url="http://127.0.0.1:2222/rest", spotlight={"confidence": 0.4}).url
     'http://127.0.0.1:2222/rest/annotate'
+    >>> make_annotator("lexicon")
+    Traceback (most recent call last):
+    ...
+    kg.errors.ParameterError: annotator='lexicon' needs dump (files with rdfs:label and redirects)
     """
-    access = access or Access()
-    if kind == "spotlight":
-        if not spotlight_url:
-            raise KgfsError("--annotator spotlight needs --spotlight-url")
-        from kg.rdf.annotators.spotlight import SpotlightAnnotator
+    from kg.rdf.annotators import ANNOTATORS
 
-        return SpotlightAnnotator(spotlight_url, cache_dir=access.cache_dir, progress=access.progress,
-                                  max_total=access.max_total, **access.limits(), **dict(spotlight or {}))
-    if kind == "lexicon":
-        if dump is None:
-            raise KgfsError("--annotator lexicon needs --dump (files with rdfs:label and redirects)")
-        if access.cache_dir is not None:
-            from kg.rdf.index.dumpindex import index_for_cache
-
-            return index_for_cache(access.cache_dir).lexicon(dump, vocabulary=vocabulary or DBPEDIA,
-                                                             skip_bad_lines=access.skip_bad_lines,
-                                                             progress=_ingest_progress(access.progress))
-        from kg.rdf.annotators.lexicon import LexiconAnnotator
-
-        return LexiconAnnotator.from_dump(dump, vocabulary=vocabulary, skip_bad_lines=access.skip_bad_lines)
-    raise KgfsError(f"unknown annotator {kind!r} (choose 'spotlight' or 'lexicon')")
+    settings = Settings(spotlight_url=spotlight_url, dump=dump, access=access or Access(), spotlight=spotlight,
+                        vocabulary=vocabulary)
+    cls = ANNOTATORS.get(kind, "annotator")
+    cls.check(settings, kind, "annotator")
+    return cls.open(settings)
 
 
 def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=None,
                 vocabulary: Vocabulary | None = None, type_namespaces: Sequence[str] | None = None,
                 access: Access | None = None, graph: str | None = None, batch_size: int = 100) -> KnowledgeSource:
-    """A knowledge source by name: ``"sparql"`` or ``"dump"``; ``None`` = SPARQL if a URL is given, else dump.
+    """A knowledge source by its registered name (:data:`kg.rdf.sources.SOURCES`: ``"sparql"``, ``"dump"``, or
+    one of your own); ``None`` = SPARQL if a URL is given, else the dump.
 
     Parameters
     ----------
-    kind : {"sparql", "dump"}, optional
+    kind : str, optional
     sparql_url : str, optional
     dump : path or list of paths, optional
     vocabulary : Vocabulary, optional
@@ -424,30 +410,17 @@ def make_source(kind: str | None = None, *, sparql_url: str | None = None, dump=
     >>> src = make_source(sparql_url="http://127.0.0.1:8890/sparql", type_namespaces=["dbo", "yago"])
     >>> type(src).__name__, src.type_namespaces
     ('SparqlSource', ('http://dbpedia.org/class/yago/', 'http://dbpedia.org/ontology/'))
+    >>> make_source("sparql")
+    Traceback (most recent call last):
+    ...
+    kg.errors.ParameterError: source='sparql' needs sparql_url
     """
-    access = access or Access()
+    from kg.rdf.sources import SOURCES
+
     if kind is None:
         kind = "sparql" if sparql_url else "dump"
-    if kind == "sparql":
-        if not sparql_url:
-            raise KgfsError("--kg sparql needs --sparql-url")
-        from kg.rdf.sources.sparql import SparqlSource
-
-        return SparqlSource(sparql_url, vocabulary=vocabulary, type_namespaces=type_namespaces,
-                            cache_dir=access.cache_dir, graph=graph, batch_size=batch_size, progress=access.progress,
-                            max_total=access.max_total, **access.limits())
-    if kind == "dump":
-        if dump is None:
-            raise KgfsError("--kg dump needs --dump (dump files or a directory)")
-        if access.cache_dir is not None and not access.lenient:
-            from kg.rdf.index.dumpindex import index_for_cache
-            from kg.rdf.sources.index import IndexSource
-
-            return IndexSource(dump, index_for_cache(access.cache_dir), vocabulary=vocabulary,
-                               type_namespaces=type_namespaces, skip_bad_lines=access.skip_bad_lines,
-                               progress=_ingest_progress(access.progress))
-        from kg.rdf.sources.dump import DumpSource
-
-        return DumpSource(dump, vocabulary=vocabulary, type_namespaces=type_namespaces,
-                          skip_bad_lines=access.skip_bad_lines, lenient=access.lenient)
-    raise KgfsError(f"unknown knowledge source {kind!r} (choose 'sparql' or 'dump')")
+    settings = Settings(sparql_url=sparql_url, dump=dump, vocabulary=vocabulary, type_namespaces=type_namespaces,
+                        access=access or Access(), graph=graph, batch_size=batch_size)
+    cls = SOURCES.get(kind, "source")
+    cls.check(settings, kind, "source")
+    return cls.open(settings)

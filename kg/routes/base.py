@@ -37,7 +37,7 @@ import dataclasses
 import os
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -74,7 +74,9 @@ class Option:
         Takes one or more values (a list).
     switch : bool
         A flag without a value (``True`` when given).
-    choices : tuple of str, optional
+    choices : tuple of str or callable, optional
+        The values it takes, or a function giving them when the parser is made (a registry's ``names``: plug-ins
+        registered later are choices too).
     parse : callable, optional
         ``str -> value``, raising :class:`UsageError` (or ``ValueError``) for a value of the
         wrong form.
@@ -95,10 +97,15 @@ class Option:
     metavar: str | None = None
     many: bool = False
     switch: bool = False
-    choices: tuple[str, ...] | None = None
+    choices: tuple[str, ...] | Callable[[], Iterable[str]] | None = None
     parse: Callable[[str], Any] | None = None
     path: bool = False
     dest: str | None = None
+
+    def allowed(self) -> tuple[str, ...] | None:
+        """The values it takes (``None``: any)."""
+        values = self.choices() if callable(self.choices) else self.choices
+        return tuple(values) if values else None
 
     @property
     def field(self) -> str:

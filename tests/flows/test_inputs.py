@@ -49,9 +49,10 @@ def test_corpus_columns_and_options(tmp_path):
     corpus.write_text("id,tweet,label\n1,Kobe scores,1\n2,Obama signs,0\n")
     with pytest.raises(KgfsError, match=r"column\(s\) \['text'\] not found"):
         check(corpus=corpus)
-    with pytest.raises(KgfsError, match="--annotator lexicon needs --dump"):
+    # the library names its parameters (the command line says them as options: tests/flows/test_bad_inputs.py)
+    with pytest.raises(KgfsError, match="annotator='lexicon' needs dump"):
         check(corpus=corpus, text_column="tweet")
-    with pytest.raises(KgfsError, match="--kg sparql needs --sparql-url"):
+    with pytest.raises(KgfsError, match="source='sparql' needs sparql_url"):
         check(corpus=corpus, text_column="tweet", kg="sparql", annotator="spotlight",
               spotlight_url="http://127.0.0.1:1/x")
 

@@ -32,7 +32,9 @@ from collections.abc import Iterable, Mapping, Sequence
 import ahocorasick
 
 from kg.rdf.index.surface import FormTable, dump_form_table, fold, form_table
-from kg.sources import Annotation
+from kg.rdf.sources.common import ingest_progress, vocabulary_key
+from kg.rdf.vocabulary import DBPEDIA
+from kg.sources import Annotation, AnnotatorBase
 
 __all__ = ["LexiconAnnotator", "is_word_char", "longest_matches"]
 
@@ -92,7 +94,7 @@ def longest_matches(text: str, candidates: list[tuple[int, int, str, float]]) ->
     return out
 
 
-class LexiconAnnotator:
+class LexiconAnnotator(AnnotatorBase):
     """Annotate texts with entities by longest dictionary match of their labels.
 
     Parameters
@@ -119,6 +121,36 @@ class LexiconAnnotator:
     >>> [a.uri for a in lex.annotate_one("fans going to chelsea by boat")]
     ['http://x/Chelsea_F.C.']
     """
+
+    # ---------------------------------------------------------------- opened by name (kg.rdf.annotators.ANNOTATORS)
+    requires = ("dump",)
+    reads_dump = True
+
+    @classmethod
+    def needs_hint(cls, need: str) -> str:
+        return " (files with rdfs:label and redirects)"
+
+    @classmethod
+    def key(cls, settings) -> dict:
+        out = {"spotlight_url": None, "dump": [list(f) for f in settings.dump_files]}
+        vocab = vocabulary_key(settings.vocabulary)
+        if vocab is not None:
+            out["vocabulary"] = vocab
+        return out
+
+    @classmethod
+    def open(cls, settings):
+        """The lexicon of the dump index (read once into it) when the route has a cache folder, else built from
+        the dump in memory."""
+        access = settings.access
+        if access.cache_dir is not None:
+            from kg.rdf.index.dumpindex import index_for_cache
+
+            return index_for_cache(access.cache_dir).lexicon(settings.dump, vocabulary=settings.vocabulary or DBPEDIA,
+                                                             skip_bad_lines=access.skip_bad_lines,
+                                                             progress=ingest_progress(access.progress))
+        return cls.from_dump(settings.dump, vocabulary=settings.vocabulary, skip_bad_lines=access.skip_bad_lines)
+
 
     def __init__(
         self,

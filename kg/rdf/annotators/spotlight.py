@@ -35,7 +35,7 @@ import requests
 
 from kg.errors import KgfsError, RetryPolicy, TransientError, retry
 from kg.files import atomic_write
-from kg.sources import Annotation
+from kg.sources import Annotation, AnnotatorBase
 
 __all__ = ["SpotlightAnnotator", "SpotlightError", "parse_annotate_response"]
 
@@ -111,7 +111,7 @@ def parse_annotate_response(data: dict) -> list[Annotation]:
     return out
 
 
-class SpotlightAnnotator:
+class SpotlightAnnotator(AnnotatorBase):
     """Annotate texts with a DBpedia Spotlight server.
 
     Parameters
@@ -158,6 +158,35 @@ class SpotlightAnnotator:
     >>> sp.annotate(["Kobe Bryant scores"])[0][0].uri  # doctest: +SKIP
     'http://dbpedia.org/resource/Kobe_Bryant'
     """
+
+    # ---------------------------------------------------------------- opened by name (kg.rdf.annotators.ANNOTATORS)
+    requires = ("spotlight_url",)
+
+    @classmethod
+    def key(cls, settings) -> dict:
+        out = {"spotlight_url": settings.spotlight_url, "dump": None}
+        if settings.spotlight:
+            out["spotlight"] = dict(sorted(settings.spotlight.items()))  # only when given: the keys of others stay
+        return out
+
+    @classmethod
+    def services(cls, settings) -> list[tuple[str, str]]:
+        return [(settings.spotlight_url, "spotlight_url")]
+
+    #: What :meth:`probe` expects to find at the URL (named when it does not).
+    service = "DBpedia Spotlight annotate endpoint"
+
+    @classmethod
+    def probe(cls, url: str, timeout: float) -> None:
+        """One annotation of the text "Berlin", no retry, nothing cached."""
+        cls(url, retries=0, timeout=timeout).annotate(["Berlin"])
+
+    @classmethod
+    def open(cls, settings) -> SpotlightAnnotator:
+        access = settings.access
+        return cls(settings.spotlight_url, cache_dir=access.cache_dir, progress=access.progress,
+                   max_total=access.max_total, **access.limits(), **dict(settings.spotlight or {}))
+
 
     def __init__(
         self,

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kg.sources import KnowledgeSource
+from kg.sources import KnowledgeSource, SourceBase
 
 __all__ = ["BRIDGES", "EquivalentClassSource", "SameAsSource"]
 
@@ -54,7 +54,7 @@ def _in(iri: str, namespaces: tuple[str, ...]) -> bool:
     return iri.startswith(namespaces)
 
 
-class SameAsSource:
+class SameAsSource(SourceBase):
     """The target graph's facts of the entities an entity's ``owl:sameAs`` links name (see the module).
 
     Parameters
@@ -209,7 +209,7 @@ class SameAsSource:
         return self.target.broader(categories, depth)
 
 
-class EquivalentClassSource:
+class EquivalentClassSource(SourceBase):
     """An entity's own types mapped through ``owl:equivalentClass`` into the target graph's classes (see the module).
 
     Parameters

@@ -59,12 +59,15 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kg.rdf.vocabulary import DBPEDIA
 
 __all__ = [
     "Access",
+    "Settings",
+    "ingest_progress",
+    "vocabulary_key",
     "DBO",
     "DEFAULT_TYPE_NAMESPACES",
     "MemoCache",
@@ -123,6 +126,59 @@ class Access:
     def limits(self) -> dict:
         """The time limits that are set, as keyword arguments of a client."""
         return {k: v for k, v in (("timeout", self.timeout),) if v is not None}
+
+@dataclass(frozen=True)
+class Settings:
+    """What the RDF route gives a source or an annotator it opens by name (:meth:`kg.sources.Opening.open`).
+
+    Parameters
+    ----------
+    sparql_url, spotlight_url : str, optional
+        The services' endpoints.
+    dump : path or list of paths, optional
+        The graph's dump files or folders.
+    dump_files : sequence, optional
+        Their fingerprints (path, size, mtime, ...), for store keys.
+    vocabulary : Vocabulary, optional
+        The graph's vocabulary (DBpedia's by default).
+    type_namespaces : sequence of str, optional
+    access : Access
+    graph : str, optional
+        The SPARQL default graph.
+    batch_size : int
+        Values per SPARQL query.
+    spotlight : mapping, optional
+        More of Spotlight's parameters.
+
+    Examples
+    --------
+    >>> Settings(sparql_url="http://q/sparql").access.limits()
+    {}
+    """
+
+    sparql_url: str | None = None
+    spotlight_url: str | None = None
+    dump: object = None
+    dump_files: Sequence = ()
+    vocabulary: object = None
+    type_namespaces: Sequence[str] | None = None
+    access: Access = field(default_factory=lambda: Access())
+    graph: str | None = None
+    batch_size: int = 100
+    spotlight: object = None
+
+
+def vocabulary_key(vocabulary) -> dict | None:
+    """A vocabulary in a store key: ``None`` for the DBpedia preset (the keys of earlier runs stay)."""
+    return None if vocabulary is None or vocabulary == DBPEDIA else vocabulary.to_json()
+
+
+def ingest_progress(progress: Callable | None):
+    """The dump index's ``(done, total, file)`` progress as ``progress("ingest", done, total)``."""
+    if progress is None:
+        return None
+    return lambda done, total, _name: progress("ingest", done, total)
+
 
 # The DBpedia preset's predicates (:data:`kg.rdf.vocabulary.DBPEDIA`), by their usual names.
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"

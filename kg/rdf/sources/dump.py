@@ -40,18 +40,19 @@ from kg.rdf.sources.common import (
     MemoCache,
     check_direction,
     edges_within,
+    ingest_progress,
     property_walk,
     role_predicates,
 )
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
-from kg.sources import breadth_first_edges
+from kg.sources import SourceBase, breadth_first_edges
 
 __all__ = ["DumpSource", "read_lexicon_entries"]
 
 log = logging.getLogger(__name__)
 
 
-class DumpSource:
+class DumpSource(SourceBase):
     """A :class:`~kg.sources.KnowledgeSource` over local RDF dump files (no server needed).
 
     Parameters
@@ -83,6 +84,34 @@ class DumpSource:
     >>> src.types(["http://dbpedia.org/resource/Kobe_Bryant"])  # doctest: +SKIP
     {'http://dbpedia.org/resource/Kobe_Bryant': {'http://dbpedia.org/ontology/BasketballPlayer'}}
     """
+
+    # ---------------------------------------------------------------- opened by name (kg.rdf.sources.SOURCES)
+    requires = ("dump",)
+    reads_dump = True
+
+    @classmethod
+    def needs_hint(cls, need: str) -> str:
+        return " (dump files or a directory)"
+
+    @classmethod
+    def key(cls, settings) -> dict:
+        return {"sparql_url": None, "dump": [list(f) for f in settings.dump_files]}
+
+    @classmethod
+    def open(cls, settings):
+        """The dump index's source (:class:`~kg.rdf.sources.index.IndexSource`) when the route has a cache folder
+        (each file read once into the index, every question a look-up); else (or lenient) the dump streamed."""
+        access = settings.access
+        if access.cache_dir is not None and not access.lenient:
+            from kg.rdf.index.dumpindex import index_for_cache
+            from kg.rdf.sources.index import IndexSource
+
+            return IndexSource(settings.dump, index_for_cache(access.cache_dir), vocabulary=settings.vocabulary,
+                               type_namespaces=settings.type_namespaces, skip_bad_lines=access.skip_bad_lines,
+                               progress=ingest_progress(access.progress))
+        return cls(settings.dump, vocabulary=settings.vocabulary, type_namespaces=settings.type_namespaces,
+                   skip_bad_lines=access.skip_bad_lines, lenient=access.lenient)
+
 
     def __init__(
         self,

@@ -45,6 +45,7 @@ from kg.rdf.index.ingest import FACT_ROLES
 from kg.rdf.index.segment import Segment
 from kg.rdf.sources.common import MemoCache, check_direction, edges_within, property_walk
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
+from kg.sources import SourceBase
 
 __all__ = ["IndexSource"]
 
@@ -56,7 +57,7 @@ def _as_void(keys: np.ndarray) -> np.ndarray:
 
 
 
-class IndexSource:
+class IndexSource(SourceBase):
     """A :class:`~kg.sources.KnowledgeSource` answering from the dump index (same answers as
     :class:`~kg.rdf.sources.dump.DumpSource` over the same files).
 

@@ -44,12 +44,12 @@ from kg.rdf.sources.common import (
     role_predicates,
 )
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
-from kg.sources import breadth_first_edges
+from kg.sources import SourceBase, breadth_first_edges
 
 __all__ = ["RdflibSource"]
 
 
-class RdflibSource:
+class RdflibSource(SourceBase):
     """A :class:`~kg.sources.KnowledgeSource` answering from an :class:`rdflib.Graph`.
 
     Parameters

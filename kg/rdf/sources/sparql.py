@@ -98,7 +98,7 @@ from kg.rdf.sources.sparql_protocol import (
     parse_results,
 )
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
-from kg.sources import breadth_first_edges
+from kg.sources import SourceBase, breadth_first_edges
 
 __all__ = ["MAX_RETRY_AFTER", "SparqlSource"]
 
@@ -122,7 +122,7 @@ class _Split(Exception):
         self.cause = cause
 
 
-class SparqlSource:
+class SparqlSource(SourceBase):
     """A :class:`~kg.sources.KnowledgeSource` answering from a SPARQL endpoint.
 
     Parameters
@@ -185,6 +185,33 @@ class SparqlSource:
       FILTER(isIRI(?a) && isIRI(?b))
     }
     """
+
+    # ---------------------------------------------------------------- opened by name (kg.rdf.sources.SOURCES)
+    requires = ("sparql_url",)
+
+    @classmethod
+    def key(cls, settings) -> dict:
+        return {"sparql_url": settings.sparql_url, "dump": None}
+
+    @classmethod
+    def services(cls, settings) -> list[tuple[str, str]]:
+        return [(settings.sparql_url, "sparql_url")]
+
+    @classmethod
+    def probe(cls, url: str, timeout: float) -> None:
+        """The types of one entity, no retry, nothing cached."""
+        cls(url, retries=0, timeout=timeout).types(["http://dbpedia.org/resource/Berlin"])
+
+    #: What :meth:`probe` expects to find at the URL (named when it does not).
+    service = "SPARQL endpoint"
+
+    @classmethod
+    def open(cls, settings) -> SparqlSource:
+        access = settings.access
+        return cls(settings.sparql_url, vocabulary=settings.vocabulary, type_namespaces=settings.type_namespaces,
+                   cache_dir=access.cache_dir, graph=settings.graph, batch_size=settings.batch_size,
+                   progress=access.progress, max_total=access.max_total, **access.limits())
+
 
     def __init__(
         self,

@@ -26,6 +26,8 @@ __all__ = ["CliError", "cmd_build", "cmd_cache_clear", "cmd_cache_ls", "cmd_cach
            "cmd_datasets_list", "cmd_evaluate", "cmd_export", "cmd_ingest", "cmd_methods", "cmd_run", "cmd_select",
            "cmd_serve", "cmd_server", "short_iris"]
 
+from kg.rdf import cache_folder
+
 if TYPE_CHECKING:
     from flows.run_options import RunOptions
 
@@ -493,10 +495,10 @@ def cmd_cache_clear(args) -> int:
 def cmd_cache_verify(args) -> int:
     problems, text = _home_store().verify_summary(remove=args.remove)
     folders, damaged = [], []
-    if (settings.kgfs_home() / "dbpedia-cache" / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
+    if (cache_folder(settings.kgfs_home()) / "index").is_dir():  # (numpy, pyoxigraph: only when there is one)
         from kg.rdf.index.dumpindex import index_for_cache
 
-        index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+        index = index_for_cache(cache_folder(settings.kgfs_home()))
         folders = index.folders()
         damaged = index.verify(remove=args.remove)  # every file of the dump index hashed against its manifest
     for p in [*problems, *damaged]:
@@ -534,7 +536,7 @@ def cmd_ingest(args) -> int:
             vocabulary = vocabulary.with_relations()
         except KgfsError as exc:
             raise KgfsError(f"--relations: {exc}") from None
-    index = index_for_cache(settings.kgfs_home() / "dbpedia-cache")
+    index = index_for_cache(cache_folder(settings.kgfs_home()))
     print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
                                                            skip_bad_lines=args.skip_bad_lines, progress=show,
                                                            full=True),

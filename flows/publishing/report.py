@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kg.routes import input_kinds
+from kg.routes import LEGACY_KINDS, input_kinds
 
 if TYPE_CHECKING:
     from kg.store import Record
@@ -87,11 +87,12 @@ def run_labels(params: Mapping) -> tuple[str, list[str]]:
 
     Examples
     --------
-    >>> run_labels({"dataset": "bundled/DM-BP", "selector": "complete", "source": {"kind": "go"}})[0]
+    >>> run_labels({"dataset": "bundled/DM-BP", "selector": "complete", "source": {"kind": "ontology"}})[0]
     'bundled/DM-BP · complete'
     """
     name = f"{params.get('dataset')} · {params.get('selector')} {_params_text(params.get('selector_params'))}".strip()
     kind = (params.get("source") or {}).get("kind")
+    kind = LEGACY_KINDS.get(kind, kind) if kind not in input_kinds() else kind  # a run of an earlier version
     route = getattr(input_kinds().get(kind), "route", kind)  # the input's route tag (its kind when unknown)
     return name, [f"dataset:{params.get('dataset')}", f"selector:{params.get('selector')}", f"route:{route}"]
 

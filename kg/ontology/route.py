@@ -113,8 +113,8 @@ class OntologyInput(Input):
     ('is_a',)
     """
 
-    kind = "go"
-    route = "go"
+    kind = "ontology"
+    route = "ontology"
     title = "the ontology route (GO, HPO or any OBO/OWL ontology; GAF, GPAD, hpoa or table annotations; labels)"
     options = (
         Option("--ontology", "ontology: OBO, OWL (RDF/XML) or a child<TAB>parent table such as GO.db's "

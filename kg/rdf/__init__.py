@@ -19,4 +19,36 @@ types or categories -> table, for any RDF knowledge graph.
 - :mod:`kg.rdf.batches`: the route in batches over stored results (``kgfs run --corpus``).
 
 Submodules are imported on use (the services' clients are not needed for the dump route).
+The route's caches (the dump index, SPARQL's and Spotlight's answers) live in ``<kgfs home>/rdf-cache``
+(:func:`cache_folder`).
 """
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The route's cache folder in a kgfs home, and the name earlier versions gave it (renamed once, on first use).
+CACHE_FOLDER, OLD_CACHE_FOLDER = "rdf-cache", "rdf-cache"
+
+
+def cache_folder(home: str | os.PathLike) -> Path:
+    """``<home>/rdf-cache``: the RDF route's caches; a ``rdf-cache`` of an earlier version is renamed to it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> home = Path(tempfile.mkdtemp())
+    >>> (home / "rdf-cache" / "index").mkdir(parents=True)
+    >>> cache_folder(home).name, (cache_folder(home) / "index").is_dir(), (home / "rdf-cache").exists()
+    ('rdf-cache', True, False)
+    """
+    new, old = Path(home) / CACHE_FOLDER, Path(home) / OLD_CACHE_FOLDER
+    if not new.exists() and old.is_dir():
+        try:
+            os.rename(old, new)  # atomic; another process may have done it first
+        except OSError:
+            if not new.exists():
+                raise
+    return new
+

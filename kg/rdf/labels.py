@@ -112,7 +112,7 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     dump : sequence of path
         The dump's files and folders (as ``--dump`` gives them).
     cache_dir : path, optional
-        The route's cache folder (``<kgfs home>/dbpedia-cache``): its dump index is read, never written.
+        The route's cache folder (``<kgfs home>/rdf-cache``): its dump index is read, never written.
     vocabulary : kg.rdf.vocabulary.Vocabulary, optional
         The graph's (DBpedia's by default): the segments read with it, its label predicates and language.
 

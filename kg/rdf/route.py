@@ -84,8 +84,14 @@ TOTAL_TIMEOUTS = 3
 #: Dumps up to this size in total are fingerprinted by content, bigger ones by size and mtime (hashing
 #: them would cost more than the run).
 DUMP_HASH_LIMIT = 256 << 20
-_CACHE = "dbpedia-cache"
 _LOCK = threading.RLock()  # inputs' memos are filled by batches running in threads
+
+
+def _cache_dir(ctx: Context | None) -> Path | None:
+    """The route's cache folder in the context's kgfs home (:func:`kg.rdf.cache_folder`), ``None`` without one."""
+    from kg.rdf import cache_folder
+
+    return None if ctx is None or ctx.home is None else cache_folder(ctx.home)
 
 
 def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
@@ -170,8 +176,8 @@ class CorpusInput(Input):
         Its vocabulary (default ``dbpedia``).
     """
 
-    kind = "dbpedia"
-    route = "dbpedia"
+    kind = "rdf"
+    route = "rdf"
     title = ("the DBpedia route (a corpus of texts or entity IRIs -> types, categories, relations of DBpedia, "
              "Wikidata or any RDF graph)")
     options = (
@@ -478,7 +484,7 @@ class CorpusInput(Input):
     def access(self, ctx: Context | None) -> Access:
         """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""
         timeout = float(self.timeout or DEFAULT_TIMEOUT)
-        return Access(cache_dir=ctx.cache_dir(_CACHE) if ctx else None, timeout=timeout,
+        return Access(cache_dir=_cache_dir(ctx) if ctx else None, timeout=timeout,
                       max_total=TOTAL_TIMEOUTS * timeout, skip_bad_lines=bool(self.skip_bad_lines),
                       progress=ctx.progress if ctx else None)
 
@@ -599,11 +605,11 @@ class CorpusInput(Input):
         True
         """
         lexicon = self.annotator_plugin().reads_dump and self._links()  # it links with the dump's lexicon
-        if ctx.cache_dir(_CACHE) is None:
+        if _cache_dir(ctx) is None:
             return None
         from kg.rdf.index.dumpindex import index_for_cache
 
-        index, report = index_for_cache(ctx.cache_dir(_CACHE)), None
+        index, report = index_for_cache(_cache_dir(ctx)), None
         source_reads_dump = self.source_plugin().reads_dump
         if self.dump and ((lexicon and not self.bridge) or source_reads_dump):
             # the source's vocabulary (its relation-indexing segments serve the lexicon too), else the lexicon's
@@ -640,7 +646,7 @@ class CorpusInput(Input):
             return {}
         from kg.rdf.labels import dump_labels
 
-        return dump_labels(features, self.dump, cache_dir=ctx.cache_dir(_CACHE) if ctx else None,
+        return dump_labels(features, self.dump, cache_dir=_cache_dir(ctx) if ctx else None,
                            vocabulary=self.vocabulary())
 
     def steps(self, ctx: Context):

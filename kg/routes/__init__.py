@@ -20,9 +20,9 @@ own package (:mod:`kg.ontology`, :mod:`kg.rdf`), which knows nothing of routes.
 Examples
 --------
 >>> sorted(input_kinds())
-['dataset', 'dbpedia', 'file', 'go']
+['dataset', 'file', 'ontology', 'rdf']
 >>> resolve_dataset({"dataset": "bundled/DM-BP"}).kind
-'go'
+'ontology'
 >>> inp = from_json({"kind": "dataset", "name": "synthetic/S-D2-B2", "files": {}})
 >>> build_table(inp).shape
 (1000, 1201)
@@ -47,13 +47,16 @@ if TYPE_CHECKING:
 # Imported where they are used: the dataset registry, the store and the table (tomllib, numpy, scipy), not needed
 # to list the kinds' options for `kgfs --help`.
 
-__all__ = ["BUILTIN_KINDS", "Context", "Input", "build_table", "from_json", "input_kinds", "register",
+__all__ = ["BUILTIN_KINDS", "LEGACY_KINDS", "Context", "Input", "build_table", "from_json", "input_kinds", "register",
            "resolve_dataset", "run_step", "run_steps", "step_inputs", "unregister"]
 
 #: The kinds of input kgfs ships (kind -> its class, imported on first use), in the order the command line lists
 #: their options.
-BUILTIN_KINDS: dict[str, str] = {"dataset": "kg.routes.tables:RegistryDataset", "go": "kg.ontology.route:OntologyInput",
-                                 "dbpedia": "kg.rdf.route:CorpusInput", "file": "kg.routes.tables:OwnTable"}
+BUILTIN_KINDS: dict[str, str] = {"dataset": "kg.routes.tables:RegistryDataset",
+                                 "ontology": "kg.ontology.route:OntologyInput", "rdf": "kg.rdf.route:CorpusInput",
+                                 "file": "kg.routes.tables:OwnTable"}
+#: The kinds' names of earlier versions (stored run records and watch folders still read).
+LEGACY_KINDS = {"go": "ontology", "dbpedia": "rdf"}
 INPUTS = Plugins("kgfs.inputs", "kind of input", BUILTIN_KINDS)
 
 
@@ -87,6 +90,8 @@ def from_json(data: Mapping[str, Any] | Input) -> Input:
         return data
     kinds = input_kinds()
     kind = data.get("kind") if isinstance(data, Mapping) else None
+    if kind in LEGACY_KINDS and kind not in kinds:
+        kind = LEGACY_KINDS[kind]
     if kind not in kinds:
         raise KgfsError(f"unknown kind of input {kind!r} (known: {', '.join(sorted(kinds))})")
     return kinds[kind]._from_fields(data)

@@ -163,8 +163,8 @@ class Context:
 
     Examples
     --------
-    >>> Context("/h").cache_dir("dbpedia-cache").as_posix(), Context().cache_dir("x")
-    ('/h/dbpedia-cache', None)
+    >>> Context("/h").cache_dir("rdf-cache").as_posix(), Context().cache_dir("x")
+    ('/h/rdf-cache', None)
     """
 
     home: str | os.PathLike | None = None

@@ -104,7 +104,8 @@ def test_runs_are_named_and_tagged_by_dataset_selector_route_and_cache(two_runs,
     ui, runs, _ = two_runs
     assert [r["name"] for r in runs] == ["bundled/DM-BP · shsel-ig-prune threshold=0.9",
                                          "bundled/DM-BP · shsel-ig-prune"]
-    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:partial"} <= set(runs[0]["tags"])
+    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:ontology", "cache:partial"} <= set(
+        runs[0]["tags"])
     assert "cache:none" in runs[1]["tags"] and "degenerate-selection" in runs[0]["tags"]
     assert runs[0]["state"]["message"] == (
         "2 of 5 stages from the store (facts, table); degenerate selection: only roots "

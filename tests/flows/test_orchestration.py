@@ -34,7 +34,7 @@ def test_report_markdown_has_results_warnings_inline_plots_and_store_folders(tmp
     runinfo = {"table": {"reused": True, "seconds": 0.01}, "select": {"reused": False, "seconds": 0.2},
                "evaluate": {"reused": False, "seconds": 2.5}}
     params = {"dataset": "bundled/DM-BP", "selector": "shsel-ig-prune", "selector_params": {"threshold": 0.9},
-              "n_splits": 10, "source": {"kind": "go", "big": 1}}
+              "n_splits": 10, "source": {"kind": "ontology", "big": 1}}
     headline = [{"selector": "shsel-ig-prune", "classifier": "nb", "accuracy": "0.712 ± 0.041"}]
     md = run_markdown(records, runinfo, params, {"run.json": "/o/run.json"}, headline=headline,
                       warnings=["only roots of the hierarchy were kept"])
@@ -124,7 +124,7 @@ def test_run_publishes_table_and_markdown_artifacts(prefect_harness, tmp_path):
     assert run.name == "bundled/DM-BP · shsel-ig-prune threshold=0.8" and run.state.message == (
         "no stage from the store; degenerate selection: only roots of the hierarchy were kept; every kept feature is "
         "constant over the instances")
-    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:go", "cache:none",
+    assert {"dataset:bundled/DM-BP", "selector:shsel-ig-prune", "route:ontology", "cache:none",
             "degenerate-selection"} <= set(run.tags)
     assert summ[-1]["selector"] == "majority class" and summ[0]["note"].startswith("DEGENERATE selection: only roots")
     assert r.flow_run == str(run.id)

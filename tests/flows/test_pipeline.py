@@ -202,7 +202,7 @@ def test_flow_dbpedia_route_offline(prefect_harness, tmp_path, shared_data):
     (dump / "instances.nt").write_text("\n".join(instance_triples()) + "\n", encoding="utf-8")
     values = {"corpus": shared_data / "tweets" / "training.txt", "dump": [str(dump)], "features": "types"}
     source = resolve_input(values)
-    assert source.kind == "dbpedia" and len(source.dump_files) == 2
+    assert source.kind == "rdf" and len(source.dump_files) == 2
     options = RunOptions(eval_selectors=SELECTORS, n_splits=3, artifacts=False, batch_size=2000)
     kw = dict(out=tmp_path / "out", home=tmp_path / "home")
     r1 = runner.run_pipeline(source, options, **kw)

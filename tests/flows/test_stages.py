@@ -30,7 +30,7 @@ def source():
 
 
 def test_default_source_is_the_bundled_go_dataset(source):
-    assert source.kind == "go" and source.name == "bundled/DM-BP"
+    assert source.kind == "ontology" and source.name == "bundled/DM-BP"
     files = dataset_info("bundled/DM-BP").files
     assert source.ontology.sha256 == files["ontology"].sha256
     assert source.annotations.sha256 == files["annotations"].sha256

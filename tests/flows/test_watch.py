@@ -204,13 +204,13 @@ def test_source_for_each_route(tmp_path, bundled):
     genes.write_text(_gene_list(bundled, slice(0, 10)))
     go = source_for(genes, {"obo": str(bundled / "go-2014-06-13-subset.obo.gz"),
                             "annotations": str(bundled / "annotations.tsv"), "min_support": 2})
-    assert go.kind == "go" and go.name == "genes" and go.labels.path == str(genes.absolute())
+    assert go.kind == "ontology" and go.name == "genes" and go.labels.path == str(genes.absolute())
     assert go.min_support == 2
     corpus = tmp_path / "tweets.csv"
     corpus.write_text("id,text,label\n1,Chris Gayle hits a six,sport\n")
     (tmp_path / "dump.nt").write_text("")
     db = source_for(corpus, {"dump": [str(tmp_path / "dump.nt")], "features": "types"})
-    assert db.kind == "dbpedia" and db.name == "tweets" and db.features == "types"
+    assert db.kind == "rdf" and db.name == "tweets" and db.features == "types"
     assert db.corpus.sha256 != go.labels.sha256
 
 

@@ -2,7 +2,7 @@
 
 ``kgfs ingest`` (and the first ``kgfs run/build/serve --dump``) reads each dump file once,
 streaming, into a *segment* (:func:`kg.rdf.index.ingest.build_segment`) under the index folder
-(``<kgfs home>/dbpedia-cache/index``): the facts a vocabulary asks for (types, categories, the
+(``<kgfs home>/rdf-cache/index``): the facts a vocabulary asks for (types, categories, the
 class and category graphs, ``owl:sameAs`` and ``owl:equivalentClass`` links; with a vocabulary
 that indexes relations, the relation triples both ways and the subproperty graph) and the
 lexicon's raw material (labels, redirects, in-link counts). A segment is named by the sha256 of its file's bytes,
@@ -147,7 +147,7 @@ def index_for_cache(cache_dir: str | os.PathLike) -> DumpIndex:
     Parameters
     ----------
     cache_dir : path
-        The route's cache folder (``<kgfs home>/dbpedia-cache`` for the command line).
+        The route's cache folder (``<kgfs home>/rdf-cache`` for the command line).
 
     Returns
     -------

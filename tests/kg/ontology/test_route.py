@@ -139,7 +139,7 @@ def test_kgfs_build_on_the_command_line(hpo, tmp_path):
 # ---------------------------------------------------------------------- the real datasets
 def test_hpo_inheritance_from_the_mirror(shared_data):
     inp = resolve_dataset({"dataset": "hpo/inheritance", "mirror": shared_data})
-    assert inp.kind == "go" and inp.roots == ("HP:0000118",)
+    assert inp.kind == "ontology" and inp.roots == ("HP:0000118",)
     t = build_table(inp)
     rep = t.meta["annotation_report"]
     # the mirror's README: 4,195 recessive and 3,512 dominant diseases; those with both are left out

@@ -85,7 +85,7 @@ def test_two_tables_of_one_dataset_are_evaluated_side_by_side(shared_data, home,
 
 def test_ingest_with_relations_then_a_relations_run_reads_no_file_again(codex, home, tmp_path, capsys):
     assert main(["ingest", "--preset", "wikidata", "--relations", "--dump", str(codex)]) == 0
-    segments = sorted((home / "dbpedia-cache" / "index" / "segments").iterdir())
+    segments = sorted((home / "rdf-cache" / "index" / "segments").iterdir())
     assert len(segments) == 1  # one segment, with the relation tables
     assert (segments[0] / "relations_out.keys.npy").is_file()
     corpus = tmp_path / "p.csv"
@@ -93,7 +93,7 @@ def test_ingest_with_relations_then_a_relations_run_reads_no_file_again(codex, h
     for kinds in (["relations"], ["types"]):  # a types-only run uses the relation segment too
         assert main(["build", "--corpus", str(corpus), "--entity-columns", "qid", "--preset", "wikidata", "--dump",
                      str(codex), "--features", *kinds, "--out", str(tmp_path / kinds[0])]) == 0
-    assert sorted((home / "dbpedia-cache" / "index" / "segments").iterdir()) == segments
+    assert sorted((home / "rdf-cache" / "index" / "segments").iterdir()) == segments
     bad = tmp_path / "norel.toml"
     bad.write_text('instance_of = ["rdf:type"]\ntype_namespaces = ["http://x/"]\n')
     assert "--relations: vocabulary 'norel' names no relation predicates" in cli_error(

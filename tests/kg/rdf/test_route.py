@@ -155,7 +155,7 @@ def test_online_route_with_spotlight_and_sparql(kg_dump_dir, oxigraph_server, sh
     forms["Djokovic"] = (R + "Novak_Djokovic", 100, "DBpedia:TennisPlayer")
     tsv = shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv"
     with SpotlightServer(forms) as spot:
-        # the caches (Spotlight's answers, SPARQL's) in the kgfs home's dbpedia-cache
+        # the caches (Spotlight's answers, SPARQL's) in the kgfs home's rdf-cache
         kw = dict(corpus=tsv, text_column="tweet", annotator="spotlight", spotlight_url=spot.url,
                   spotlight={"confidence": 0.4, "max_workers": 2})  # Spotlight's own parameters, from Python
         ctx = Context(home=tmp_path / "home")

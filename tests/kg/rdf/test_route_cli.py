@@ -42,7 +42,7 @@ def _error(capsys, argv) -> str:
 
 
 def _segments(home: Path) -> list[Path]:
-    return sorted((home / "dbpedia-cache" / "index" / "segments").iterdir())
+    return sorted((home / "rdf-cache" / "index" / "segments").iterdir())
 
 
 def test_ingest_once_then_build_looks_up(kg_dump_dir, home, tmp_path, capsys):

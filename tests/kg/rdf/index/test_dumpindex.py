@@ -188,7 +188,7 @@ def test_the_route_uses_the_index_when_given_a_cache_folder(kg_dump_dir, tmp_pat
     corpus = shared_data / "tweets" / "training.txt"
     for features in ("types", "categories"):
         inp = CorpusInput.from_options({"corpus": corpus, "dump": [kg_dump_dir], "features": features})
-        # the input's source and annotator: the index with a kgfs home (its dbpedia-cache), the dump without
+        # the input's source and annotator: the index with a kgfs home (its rdf-cache), the dump without
         assert isinstance(inp.make_source(Context(home=tmp_path / "home")), IndexSource)
         assert isinstance(inp.make_annotator(Context(home=tmp_path / "home")), IndexedLexicon)
         assert isinstance(inp.make_source(Context()), DumpSource)

@@ -71,7 +71,7 @@ def kit(pristine, tmp_path, monkeypatch):
     home = tmp_path / "home"
     shutil.copytree(pristine["home"], home, copy_function=shutil.copy2)
     monkeypatch.setenv("KGFS_HOME", str(home))
-    return {**pristine, "home": home, "index": DumpIndex(home / "dbpedia-cache" / "index"), "tmp": tmp_path}
+    return {**pristine, "home": home, "index": DumpIndex(home / "rdf-cache" / "index"), "tmp": tmp_path}
 
 
 def _build(kit, capsys, out: str) -> tuple[tuple[int, int], str]:
@@ -221,7 +221,7 @@ def test_a_killed_ingest_leaves_nothing_behind_after_the_next(pristine, tmp_path
     env = {**os.environ, "KGFS_HOME": str(home)}
     proc = subprocess.Popen([sys.executable, "-m", "flows.cli", "-q", "ingest", "--dump", str(pristine["dump"])],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    segments = home / "dbpedia-cache" / "index" / "segments"
+    segments = home / "rdf-cache" / "index" / "segments"
     deadline = time.monotonic() + 120
     while not list(segments.glob(".building-*")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -231,7 +231,7 @@ def test_a_killed_ingest_leaves_nothing_behind_after_the_next(pristine, tmp_path
     done = subprocess.run([sys.executable, "-m", "flows.cli", "-q", "ingest", "--dump", str(pristine["dump"])],
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert not list((home / "dbpedia-cache" / "index").rglob(".building-*"))
+    assert not list((home / "rdf-cache" / "index").rglob(".building-*"))
 
 
 def test_a_dump_path_with_dotdot_is_the_same_file(kit, capsys):

@@ -107,6 +107,28 @@ class KgfsError(Exception):
         return super().__str__()
 
 
+class MissingFileError(KgfsError, FileNotFoundError):
+    """A file a parameter names does not exist (the message names the file and the parameter).
+
+    Examples
+    --------
+    >>> err = MissingFileError("/no/such.toml", f"preset file not found ({param('vocabulary')})")
+    >>> str(err), isinstance(err, FileNotFoundError), err.filename
+    ('/no/such.toml: preset file not found (vocabulary)', True, '/no/such.toml')
+    """
+
+    def __init__(self, path, message: str):
+        KgfsError.__init__(self, f"{path}: {message}")
+        self.filename, self.errno, self.strerror = str(path), 2, render_params(message)
+
+    def __str__(self) -> str:
+        return render_params(self.args[0])
+
+    @property
+    def raw_message(self) -> str:
+        return self.args[0]
+
+
 class ParameterError(KgfsError, ValueError):
     """A parameter's value is missing, out of range or inconsistent with another's (names them with :func:`param`).
 

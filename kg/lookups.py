@@ -326,8 +326,8 @@ def _as_source(source, vocabulary, type_namespaces):
 
     if isinstance(source, rdflib.Graph):
         from kg.rdf.sources.rdflib_graph import RdflibSource
-        from kg.rdf.vocabulary import preset
+        from kg.rdf.vocabulary import vocabulary_of
 
-        vocab = preset(vocabulary) if isinstance(vocabulary, str) else vocabulary
+        vocab = vocabulary_of(vocabulary)  # a preset's name, a TOML file or a vocabulary: as --preset
         return RdflibSource(source, vocabulary=vocab, type_namespaces=type_namespaces)
     return as_source(source)

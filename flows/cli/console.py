@@ -186,6 +186,8 @@ def error_line(exc: BaseException) -> tuple[str, str]:
     >>> error_line(TypeError("bad"))
     ('internal error', 'TypeError: bad')
     """
+    if isinstance(exc, KgfsError) and isinstance(exc, OSError):  # MissingFileError: its message names the file
+        return "error", cli_words(" ".join(exc.raw_message.split()))
     if isinstance(exc, OSError) and exc.filename:
         default = exc.errno is not None and exc.strerror == os.strerror(exc.errno)
         why = _PLAIN.get(exc.errno, exc.strerror) if default or not exc.strerror else exc.strerror

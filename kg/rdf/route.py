@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import KgfsError, param
+from kg.errors import KgfsError, MissingFileError, ParameterError, param
 from kg.files import sha256_file
 from kg.rdf.annotators import ANNOTATORS
 from kg.rdf.relations import FEATURE_KINDS
@@ -126,7 +126,7 @@ def dump_fingerprint(paths: Sequence) -> tuple[tuple[str, str], ...]:
         elif p.is_file():
             files.append(p)
         else:
-            raise FileNotFoundError(2, "no such file or folder (--dump)", str(p))
+            raise MissingFileError(p, f"no such file or folder ({param('dump')})")
     by_content = sum(f.stat().st_size for f in files) <= DUMP_HASH_LIMIT
     return tuple((str(f.resolve()), sha256_file(f) if by_content else
                   f"size={f.stat().st_size};mtime={f.stat().st_mtime_ns}") for f in files)
@@ -532,32 +532,38 @@ class CorpusInput(Input):
         spec = self.spec()
         kinds = spec.kinds
         if "categories" in kinds and not v.subject:
-            raise KgfsError(f"--features categories: the {v.name} preset has no category predicates (subject); "
-                            "use --features types, or describe them in a preset file (--preset)")
+            raise ParameterError(f"{param('features', 'categories')}: the {v.name} preset has no category predicates "
+                                 f"(subject); use {param('features', 'types')}, or describe them in a preset file "
+                                 f"({param('preset')})")
         if ("types" in kinds or "qualified-relations" in kinds) and not v.instance_of:
-            raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset has no instance-of predicates")
+            raise ParameterError(f"{param('features', ' '.join(kinds))}: the {v.name} preset has no instance-of "
+                                 "predicates")
         if spec.uses_relations and not v.relations:
-            raise KgfsError(f"--features {' '.join(kinds)}: the {v.name} preset names no relation predicates; give "
-                            "their namespaces as `relations` in a preset file (--preset)")
+            raise ParameterError(f"{param('features', ' '.join(kinds))}: the {v.name} preset names no relation "
+                                 "predicates; give their namespaces as `relations` in a preset file "
+                                 f"({param('preset')})")
         if not spec.uses_relations:
-            for flag, value in (("--direction", self.direction), ("--exclude-properties", self.exclude_properties),
-                                ("--values", self.values if self.values != "binary" else None)):
+            for name, value in (("direction", self.direction), ("exclude_properties", self.exclude_properties),
+                                ("values", self.values if self.values != "binary" else None)):
                 if value:
-                    raise KgfsError(f"{flag} needs --features relations or qualified-relations")
+                    raise ParameterError(f"{param(name)} needs {param('features', 'relations')} or "
+                                         "qualified-relations")
         spec.check_label_property(self.label_property, v)
         if self.bridge and spec.uses_relations:
-            raise KgfsError("--bridge maps types and categories, not relations (use --features types or categories)")
+            raise ParameterError(f"{param('bridge')} maps types and categories, not relations (use "
+                                 f"{param('features', 'types')} or categories)")
         if self.bridge and not self.bridge_dump:
-            raise KgfsError(f"--bridge {self.bridge} needs --bridge-dump (the dump files of the corpus's graph with "
-                            "its owl:sameAs or owl:equivalentClass links)")
+            raise ParameterError(f"{param('bridge', self.bridge)} needs {param('bridge_dump')} (the dump files of the "
+                                 "corpus's graph with its owl:sameAs or owl:equivalentClass links)")
         if not self.bridge and (self.bridge_dump or self.bridge_preset):
-            raise KgfsError(f"{'--bridge-dump' if self.bridge_dump else '--bridge-preset'} needs --bridge "
-                            "(same-as or equivalent-class)")
+            raise ParameterError(f"{param('bridge_dump' if self.bridge_dump else 'bridge_preset')} needs "
+                                 f"{param('bridge')} (same-as or equivalent-class)")
         if self.bridge == "equivalent-class" and kinds != ("types",):
-            raise KgfsError("--bridge equivalent-class maps types, not categories (use --features types)")
+            raise ParameterError(f"{param('bridge', 'equivalent-class')} maps types, not categories (use "
+                                 f"{param('features', 'types')})")
         if bv is not None and bv == v:
-            raise KgfsError(f"--bridge: the corpus's graph (--bridge-preset {bv.name}) is the graph of the features "
-                            f"(--preset {v.name}); give the other graph's preset")
+            raise ParameterError(f"{param('bridge')}: the corpus's graph ({param('bridge_preset', bv.name)}) is the "
+                                 f"graph of the features ({param('preset', v.name)}); give the other graph's preset")
 
     def check(self, ctx: Context | None) -> dict:
         from kg.rdf.services import check_service, check_url
@@ -565,7 +571,7 @@ class CorpusInput(Input):
         self._check_vocabulary()
         corpus = self.read_corpus()
         if len(corpus) == 0:
-            raise KgfsError(f"{self.corpus.path}: the corpus has no instances (--corpus)")
+            raise KgfsError(f"{self.corpus.path}: the corpus has no instances ({param('corpus')})")
         # what is missing first (nothing is read), then the services the chosen plug-ins reach
         used = [(self.source_plugin(), self.source_settings(), self.source_name(), "source")]
         if corpus.entities is None:

@@ -70,7 +70,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import InputFormatError, KgfsError
+from kg.errors import InputFormatError, KgfsError, MissingFileError, ParameterError, param
 
 __all__ = ["DBPEDIA", "PREFIXES", "PRESETS", "WIKIDATA", "Vocabulary", "load_preset", "preset", "vocabulary_of"]
 
@@ -333,7 +333,8 @@ class Vocabulary:
         """
         if namespaces is None:
             if not self.type_namespaces:
-                raise ValueError(f"vocabulary {self.name!r} has no type_namespaces: give --type-namespaces")
+                raise ParameterError(f"vocabulary {self.name!r} has no type_namespaces: give "
+                                     f"{param('type_namespaces')}")
             return tuple(sorted(set(self.type_namespaces)))
         out = []
         for ns in namespaces:
@@ -541,7 +542,8 @@ def preset(name: str) -> Vocabulary:
     try:
         return PRESETS[name]
     except KeyError:
-        raise KgfsError(f"unknown preset {name!r} (choose {', '.join(PRESETS)}, or a .toml file)") from None
+        raise ParameterError(f"unknown preset {name!r} for {param('vocabulary')} (choose {', '.join(PRESETS)}, or a "
+                             ".toml file)") from None
 
 
 def _expand(value, prefixes: Mapping[str, str], path, key: str) -> str:
@@ -582,29 +584,30 @@ def load_preset(path: str | os.PathLike) -> Vocabulary:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise FileNotFoundError(2, "preset file not found (--preset)", str(path)) from None
+        raise MissingFileError(path, f"preset file not found ({param('vocabulary')})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputFormatError(f"not a TOML preset file ({exc}) (--preset)", path) from None
+        raise InputFormatError(f"not a TOML preset file ({exc}) ({param('vocabulary')})", path) from None
     prefixes = dict(PREFIXES)
     extra = data.pop("prefixes", {})
     if not isinstance(extra, dict) or not all(isinstance(v, str) for v in extra.values()):
-        raise InputFormatError("[prefixes]: expected name = \"IRI\" lines (--preset)", path)
+        raise InputFormatError(f"[prefixes]: expected name = \"IRI\" lines ({param('vocabulary')})", path)
     prefixes.update(extra)
     known = {f.name for f in dataclasses.fields(Vocabulary)}
     unknown = sorted(set(data) - known)
     if unknown:
         raise InputFormatError(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(known - {'name'}))}, "
-                               "[prefixes]) (--preset)", path)
+                               f"[prefixes]) ({param('vocabulary')})", path)
     out: dict = {"name": data.pop("name", path.stem)}
     for k, v in data.items():
         if k in _IRI_LISTS:
             v = [v] if isinstance(v, str) else v
             if not isinstance(v, list):
-                raise InputFormatError(f"{k}: expected a list of IRIs, got {v!r} (--preset)", path)
+                raise InputFormatError(f"{k}: expected a list of IRIs, got {v!r} ({param('vocabulary')})", path)
             out[k] = tuple(_expand(x, prefixes, path, k) for x in v)
         elif k == "namespaces":
             if not isinstance(v, dict):
-                raise InputFormatError("namespaces: expected a table of short name = \"IRI\" (--preset)", path)
+                raise InputFormatError(f"namespaces: expected a table of short name = \"IRI\" "
+                                       f"({param('vocabulary')})", path)
             out[k] = {a: _expand(b, prefixes, path, k) for a, b in v.items()}
         elif k == "not_entities":
             out[k] = tuple([v] if isinstance(v, str) else v)
@@ -613,13 +616,16 @@ def load_preset(path: str | os.PathLike) -> Vocabulary:
     try:
         return Vocabulary(**out)
     except KgfsError as exc:
-        raise InputFormatError(f"{exc} (--preset)", path) from None
+        raise InputFormatError(f"{exc} ({param('vocabulary')})", path) from None
     except TypeError as exc:
-        raise InputFormatError(f"{exc} (--preset)", path) from None
+        raise InputFormatError(f"{exc} ({param('vocabulary')})", path) from None
 
 
 def vocabulary_of(value: str | os.PathLike | Vocabulary | None, language: str | None = None) -> Vocabulary:
-    """The vocabulary a ``--preset`` value names: a preset's name, a TOML file, or a vocabulary; ``None`` is DBpedia.
+    """The vocabulary a value names: a preset's name, a TOML file, or a vocabulary; ``None`` is DBpedia.
+
+    The one resolver of presets: the command line's ``--preset`` and :class:`~kg.features.KGFeatures`'s
+    ``vocabulary`` both come here.
 
     Parameters
     ----------

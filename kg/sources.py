@@ -13,7 +13,7 @@ them, callers read a few members that every kgfs source has through :class:`Sour
     Whether the source's entities are IRIs (an annotator's, or ``prefix:local`` names expanded by the
     vocabulary) or plain identifiers taken as they are (genes of an annotation file).
 ``stored``
-    Whether its answers are a run's stored direct features and edges (:class:`kg.rdf.batches.StoredSource`).
+    Whether its answers are a run's stored direct features and edges (:class:`kg.rdf.table.StoredSource`).
 ``report``
     What the source met on the way (bad dump lines, entities without a link): a dict, empty by default.
 ``labels(iris)``
@@ -54,7 +54,7 @@ QUESTIONS = ("types", "class_edges", "categories", "broader")
 
 @runtime_checkable
 class KnowledgeSource(Protocol):
-    """What :func:`kg.rdf.table.build_table` needs from a knowledge graph (see the module doc).
+    """What :func:`kg.rdf.table.assemble_table` needs from a knowledge graph (see the module doc).
 
     kgfs's sources also have the members of :class:`SourceBase` (see the module doc).
 

@@ -16,7 +16,7 @@ types or categories -> table, for any RDF knowledge graph.
   :class:`rdflib.Graph`);
   :mod:`kg.rdf.sources.bridge` between two graphs (``owl:sameAs``, ``owl:equivalentClass``).
 - :mod:`kg.rdf.table`: linking, fetching and building the DAG and the table.
-- :mod:`kg.rdf.batches`: the route in batches over stored results (``kgfs run --corpus``).
+- :mod:`kg.rdf.table`: the route in batches over stored results (``kgfs run --corpus``).
 
 Submodules are imported on use (the services' clients are not needed for the dump route).
 The route's caches (the dump index, SPARQL's and Spotlight's answers) live in ``<kgfs home>/rdf-cache``
@@ -29,18 +29,18 @@ import os
 from pathlib import Path
 
 #: The route's cache folder in a kgfs home, and the name earlier versions gave it (renamed once, on first use).
-CACHE_FOLDER, OLD_CACHE_FOLDER = "rdf-cache", "rdf-cache"
+CACHE_FOLDER, OLD_CACHE_FOLDER = "rdf-cache", "dbpedia-cache"
 
 
 def cache_folder(home: str | os.PathLike) -> Path:
-    """``<home>/rdf-cache``: the RDF route's caches; a ``rdf-cache`` of an earlier version is renamed to it.
+    """``<home>/rdf-cache``: the RDF route's caches; a ``dbpedia-cache`` of an earlier version is renamed to it.
 
     Examples
     --------
     >>> import tempfile
     >>> home = Path(tempfile.mkdtemp())
-    >>> (home / "rdf-cache" / "index").mkdir(parents=True)
-    >>> cache_folder(home).name, (cache_folder(home) / "index").is_dir(), (home / "rdf-cache").exists()
+    >>> (home / "dbpedia-cache" / "index").mkdir(parents=True)
+    >>> cache_folder(home).name, (cache_folder(home) / "index").is_dir(), (home / "dbpedia-cache").exists()
     ('rdf-cache', True, False)
     """
     new, old = Path(home) / CACHE_FOLDER, Path(home) / OLD_CACHE_FOLDER

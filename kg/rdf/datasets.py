@@ -55,7 +55,7 @@ def load_rdf_dataset(paths: Mapping[str, Path], **options):
     if unknown:
         raise KgfsError(f"the rdf loader takes no option {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN))})")
     from kg.rdf.sources.dump import DumpSource
-    from kg.rdf.table import build_table
+    from kg.rdf.table import assemble_table
 
     vocabulary = vocabulary_of(options.get("preset"))
     relations = FeatureSpec.of(options.get("features")).uses_relations
@@ -71,4 +71,4 @@ def load_rdf_dataset(paths: Mapping[str, Path], **options):
                          label_column=options.get("label_column", "label"),
                          entity_columns=EntityColumns(tuple(columns), vocabulary.expand_entity))
     source = DumpSource(paths["dump"], vocabulary=vocabulary)
-    return build_table(corpus, None, source, features=spec, min_support=int(options.get("min_support", 1)))
+    return assemble_table(corpus, None, source, features=spec, min_support=int(options.get("min_support", 1)))

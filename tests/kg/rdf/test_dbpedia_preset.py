@@ -63,7 +63,7 @@ wd = "http://www.wikidata.org/entity/"
 
 def test_table_json_is_what_the_fixture_holds(tweets10, kg_dump_dir):
     from kg.rdf.sources.dump import DumpSource
-    from kg.rdf.table import build_table
+    from kg.rdf.table import assemble_table
 
-    t = table_json(build_table(tweets10, None, DumpSource(kg_dump_dir)))
+    t = table_json(assemble_table(tweets10, None, DumpSource(kg_dump_dir)))
     assert set(t) == {"instances", "features", "cells", "edges", "labels", "removed_cycle_edges"}

@@ -26,7 +26,7 @@ from kg.rdf.relations import (
 from kg.rdf.sources.dump import DumpSource
 from kg.rdf.sources.rdflib_graph import RdflibSource
 from kg.rdf.sources.sparql import SparqlSource
-from kg.rdf.table import build_table
+from kg.rdf.table import assemble_table
 from kg.rdf.vocabulary import RDF, RDFS, Vocabulary
 from tests.kg.conftest import assert_same_table
 from tests.kg.servers import OxigraphServer
@@ -104,7 +104,7 @@ QUALIFIED_OUT = {
 
 def test_qualified_relations_by_hand_from_every_source(nt_file, tiny_server, tmp_path):
     for name, src in _sources(nt_file, tiny_server, tmp_path).items():
-        t = build_table(CORPUS, None, src, features="qualified-relations")
+        t = assemble_table(CORPUS, None, src, features="qualified-relations")
         assert _rows(t) == QUALIFIED_OUT, name
         h = t.hierarchy
         assert set(h.parents(relation_id("out", ONT + "birthPlace", ONT + "Capital"))) == {
@@ -129,11 +129,11 @@ def _counts(table) -> dict[str, dict[str, int]]:
 def test_counts_by_hand_from_every_source(nt_file, tiny_server, tmp_path):
     spec = FeatureSpec.of("qualified-relations", values="count")
     for name, src in _sources(nt_file, tiny_server, tmp_path).items():
-        t = build_table(CORPUS, None, src, features=spec)
+        t = assemble_table(CORPUS, None, src, features=spec)
         assert _counts(t) == COUNTS_OUT, name
         assert _rows(t) == QUALIFIED_OUT, name  # X: their presence
     two = Corpus(ids=["ab"], entities=[[EX + "alice", EX + "bob"]], labels=[1])  # an instance's entities add up
-    t = build_table(two, None, _sources_rdflib(), features=FeatureSpec.of(["types", "relations"], values="count"))
+    t = assemble_table(two, None, _sources_rdflib(), features=FeatureSpec.of(["types", "relations"], values="count"))
     assert _counts(t) == {"ab": {"Person": 1, "out:birthPlace": 2, "out:knows": 2, "out:place": 2,
                                  "out:worksFor": 1}}
 
@@ -155,14 +155,14 @@ def test_counts_through_the_stored_steps(nt_file, tmp_path):
 
 def test_unqualified_relations_in_each_direction():
     src = _sources_rdflib()
-    out = build_table(CORPUS, None, src, features="relations")
+    out = assemble_table(CORPUS, None, src, features="relations")
     assert _rows(out) == {"a": ["out:birthPlace", "out:knows", "out:place", "out:worksFor"],
                           "b": ["out:birthPlace", "out:place"]}
-    into = build_table(CORPUS, None, src, features=FeatureSpec.of("relations", direction="in"))
+    into = assemble_table(CORPUS, None, src, features=FeatureSpec.of("relations", direction="in"))
     assert _rows(into) == {"a": [], "b": ["in:knows"]}
-    assert _counts(build_table(CORPUS, None, src, features=FeatureSpec.of("relations", values="count")))["a"] == {
+    assert _counts(assemble_table(CORPUS, None, src, features=FeatureSpec.of("relations", values="count")))["a"] == {
         "out:birthPlace": 1, "out:knows": 2, "out:place": 1, "out:worksFor": 1}
-    both = build_table(CORPUS, None, src, features=FeatureSpec.of("qualified-relations", direction="both"))
+    both = assemble_table(CORPUS, None, src, features=FeatureSpec.of("qualified-relations", direction="both"))
     assert _rows(both) == {"a": QUALIFIED_OUT["a"], "b": ["in:knows", "in:knows|Person", *QUALIFIED_OUT["b"]]}
 
 
@@ -172,19 +172,19 @@ def _sources_rdflib():
 
 def test_an_excluded_property_takes_its_subproperties_with_it():
     spec = FeatureSpec.of("qualified-relations", exclude=[ONT + "place"])
-    t = build_table(CORPUS, None, _sources_rdflib(), features=spec)
+    t = assemble_table(CORPUS, None, _sources_rdflib(), features=spec)
     assert _rows(t)["a"] == ["out:knows", "out:knows|Person", "out:worksFor", "out:worksFor|Company"]
     assert not any("place" in f.lower() for f in t.feature_names)
     assert t.meta["relations"]["excluded_predicates"] == [ONT + "birthPlace"]
 
 
 def test_several_kinds_make_one_closed_table_whose_ids_say_their_kind():
-    t = build_table(CORPUS, None, _sources_rdflib(), features=["types", "relations"])
+    t = assemble_table(CORPUS, None, _sources_rdflib(), features=["types", "relations"])
     kinds = {kind_of(f) for f in t.feature_names}
     assert kinds == {"types", "relations"}
     assert "type:" + ONT + "Person" in t.feature_names and "out:" + ONT + "knows" in t.feature_names
     assert t.meta["features"] == ["types", "relations"]
-    single = build_table(CORPUS, None, _sources_rdflib(), features="types")
+    single = assemble_table(CORPUS, None, _sources_rdflib(), features="types")
     assert list(single.feature_names) == [ONT + "Person"]  # one kind: the ids as they always were
 
 
@@ -273,9 +273,9 @@ def test_qualified_relations_follow_their_definition(g):
                         want[str(me)].add(relation_id(d, p(q2), c(t2)))
     if not any(want.values()):
         with pytest.raises(KgfsError, match="no qualified-relations found"):
-            build_table(corpus, None, RdflibSource(graph, vocabulary=VOCAB), features=spec)
+            assemble_table(corpus, None, RdflibSource(graph, vocabulary=VOCAB), features=spec)
         return
-    t = build_table(corpus, None, RdflibSource(graph, vocabulary=VOCAB), features=spec)  # raises unless closed
+    t = assemble_table(corpus, None, RdflibSource(graph, vocabulary=VOCAB), features=spec)  # raises unless closed
     names = list(t.feature_names)
     got = {i: {names[j] for j in t.X[r].indices} for r, i in enumerate(t.instance_ids)}
     assert got == want
@@ -317,7 +317,7 @@ def test_the_codex_relation_tables_are_the_same_from_every_source(tmp_path_facto
         sources["sparql"] = SparqlSource(server.url, vocabulary=WIKIDATA, batch_size=400)
     try:
         spec = FeatureSpec.of(["types", "qualified-relations"], direction="both", exclude=[WDT + "P27"])
-        tables = {name: build_table(people, None, src, features=spec) for name, src in sources.items()}
+        tables = {name: assemble_table(people, None, src, features=spec) for name, src in sources.items()}
     finally:
         if server is not None:
             server.stop()
@@ -346,7 +346,7 @@ def test_wikidata_states_subproperties_of_the_property_entities(tmp_path, tiny_s
     corpus = Corpus(ids=["q1"], entities=[[WD + "Q1"]], labels=[1])
     for name, src in sources.items():
         assert src.property_edges([WDT + "P19"]) == {(WDT + "P19", WDT + "P276")}, name
-        t = build_table(corpus, None, src, features="qualified-relations")
+        t = assemble_table(corpus, None, src, features="qualified-relations")
         assert _rows(t) == {"q1": ["out:P19", "out:P19|Q515", "out:P276", "out:P276|Q515"]}, name
 
 

@@ -11,7 +11,7 @@ from kg.rdf.route import CorpusInput
 from kg.rdf.sources.common import Access
 from kg.rdf.sources.dump import DumpSource
 from kg.rdf.sources.sparql import SparqlSource
-from kg.rdf.table import build_table, link_entities, make_annotator, make_source
+from kg.rdf.table import assemble_table, link_entities, make_annotator, make_source
 from kg.routes import build_table as input_table
 from kg.routes.base import Context
 from tests.kg.conftest import DBO, C, R, assert_same_table
@@ -23,7 +23,7 @@ def row(table, instance):
 
 
 def test_types_table_of_the_ten_tweets(tweets10, kg_dump_dir):
-    t = build_table(tweets10, None, DumpSource(kg_dump_dir))
+    t = assemble_table(tweets10, None, DumpSource(kg_dump_dir))
     assert list(t.instance_ids) == tweets10.ids and list(t.y) == tweets10.labels
     assert row(t, "1") == {DBO + "Cricketer", DBO + "Athlete", DBO + "Person", DBO + "Agent"}
     assert row(t, "3") == {DBO + "Organisation", DBO + "Agent"}  # LGBT and Bullying have no types
@@ -37,22 +37,22 @@ def test_types_table_of_the_ten_tweets(tweets10, kg_dump_dir):
 
 def test_categories_table_breaks_the_cycle_and_reports_it(tweets10, kg_dump_dir):
     with pytest.warns(HierarchyCycleWarning):
-        t = build_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=None)
+        t = assemble_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=None)
     removed = {tuple(e) for e in t.meta["removed_cycle_edges"]}
     assert (C + "Cricket", C + "Cricket") in removed
     assert len(removed) == 2 and removed & {(C + "Sports", C + "Recreation"), (C + "Recreation", C + "Sports")}
     assert {C + "Jamaican_cricketers", C + "Cricketers", C + "Cricket", C + "Sports"} <= row(t, "1")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # depth 1 stops below the cycle: no warning
-        shallow = build_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=1)
+        shallow = assemble_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=1)
     assert row(shallow, "1") == {C + "West_Indies_Test_cricketers", C + "Jamaican_cricketers",
                                  C + "Test_cricketers", C + "Cricketers"}
     assert shallow.meta["category_depth"] == 1
 
 
 def test_min_support(tweets10, kg_dump_dir):
-    full = build_table(tweets10, None, DumpSource(kg_dump_dir))
-    t = build_table(tweets10, None, DumpSource(kg_dump_dir), min_support=2)
+    full = assemble_table(tweets10, None, DumpSource(kg_dump_dir))
+    t = assemble_table(tweets10, None, DumpSource(kg_dump_dir), min_support=2)
     assert list(t.feature_names) == [f for f, n in zip(full.feature_names, full.support) if n >= 2]
     assert {DBO + "Agent", DBO + "Place", DBO + "Settlement"} <= set(t.feature_names)
     assert DBO + "Country" not in set(t.feature_names)  # three countries, but all in one tweet
@@ -64,9 +64,9 @@ def test_min_support(tweets10, kg_dump_dir):
 def test_online_and_offline_give_exactly_the_same_table(tweets10, kg_dump_dir, oxigraph_server, features):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HierarchyCycleWarning)
-        online = build_table(tweets10, None, SparqlSource(oxigraph_server.url, batch_size=3),
+        online = assemble_table(tweets10, None, SparqlSource(oxigraph_server.url, batch_size=3),
                              features=features, category_depth=None)
-        offline = build_table(tweets10, None, DumpSource(kg_dump_dir), features=features, category_depth=None)
+        offline = assemble_table(tweets10, None, DumpSource(kg_dump_dir), features=features, category_depth=None)
     assert_same_table(online, offline)
     assert online.meta["removed_cycle_edges"] == offline.meta["removed_cycle_edges"]
     assert online.n_features > 5
@@ -77,8 +77,8 @@ def test_annotated_texts_online_and_offline(kg_dump_dir, oxigraph_server, shared
 
     corpus = read_corpus(shared_data / "tweets" / "sport_tweets_10_with_dbpedia_uris.tsv", text_column="tweet")
     lex = LexiconAnnotator.from_dump(kg_dump_dir)
-    a = build_table(corpus, lex, SparqlSource(oxigraph_server.url))
-    b = build_table(corpus, lex, DumpSource(kg_dump_dir))
+    a = assemble_table(corpus, lex, SparqlSource(oxigraph_server.url))
+    b = assemble_table(corpus, lex, DumpSource(kg_dump_dir))
     assert_same_table(a, b)
     assert row(a, "9") == {DBO + "Cricketer", DBO + "Athlete", DBO + "Person", DBO + "Agent"}  # N Lyon, M Vijay
 
@@ -89,10 +89,10 @@ def test_malformed_dump_line_and_skip(tweets10, kg_dump_dir, tmp_path):
     (tmp_path / "instances.nt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     files = [kg_dump_dir / "ontology.owl", tmp_path / "instances.nt"]
     with pytest.raises(InputFormatError, match=r"instances\.nt:10: malformed RDF"):
-        build_table(tweets10, None, DumpSource(files))
+        assemble_table(tweets10, None, DumpSource(files))
     src = make_source("dump", dump=files, access=Access(skip_bad_lines=True))
-    t = build_table(tweets10, None, src)
-    assert_same_table(t, build_table(tweets10, None, DumpSource(kg_dump_dir)))
+    t = assemble_table(tweets10, None, src)
+    assert_same_table(t, assemble_table(tweets10, None, DumpSource(kg_dump_dir)))
     assert src.report["bad_lines"][0][1] == 10
 
 
@@ -107,12 +107,12 @@ def test_invalid_entities_are_skipped_and_reported():
 def test_errors_are_clear(tweets10, kg_dump_dir, tmp_path):
     texts = Corpus(ids=["a"], texts=["Chris Gayle"], labels=[1])
     with pytest.raises(KgfsError, match="no annotator"):
-        build_table(texts, None, DumpSource(kg_dump_dir))
+        assemble_table(texts, None, DumpSource(kg_dump_dir))
     nothing = Corpus(ids=["a"], entities=[[R + "President"]], labels=[1])
     with pytest.raises(KgfsError, match="no types found for any of the 1 entities"):
-        build_table(nothing, None, DumpSource(kg_dump_dir))
+        assemble_table(nothing, None, DumpSource(kg_dump_dir))
     with pytest.raises(KgfsError, match="--features: unknown kind 'both'"):
-        build_table(tweets10, None, DumpSource(kg_dump_dir), features="both")
+        assemble_table(tweets10, None, DumpSource(kg_dump_dir), features="both")
     with pytest.raises(KgfsError, match=r"^annotator='spotlight' needs spotlight_url$"):  # the library's words
         make_annotator("spotlight")
     with pytest.raises(KgfsError, match=r"^source='dump' needs dump \(dump files or a directory\)$"):

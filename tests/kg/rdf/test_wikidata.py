@@ -27,7 +27,7 @@ from kg.rdf.sources.dump import DumpSource
 from kg.rdf.sources.index import IndexSource
 from kg.rdf.sources.rdflib_graph import RdflibSource
 from kg.rdf.sources.sparql import SparqlSource
-from kg.rdf.table import build_table
+from kg.rdf.table import assemble_table
 from kg.rdf.vocabulary import DBPEDIA, WIKIDATA
 from kg.routes import build_table as route_table
 from kg.routes.base import Context
@@ -80,7 +80,7 @@ def _corpus(codex_m) -> Corpus:
 def _built(corpus, source):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
-        table = build_table(corpus, None, source)
+        table = assemble_table(corpus, None, source)
     return table, [w for w in caught if issubclass(w.category, HierarchyCycleWarning)]
 
 

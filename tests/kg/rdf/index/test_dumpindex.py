@@ -23,7 +23,7 @@ from kg.rdf.sources.common import Access
 from kg.rdf.sources.dump import DumpSource
 from kg.rdf.sources.index import IndexSource
 from kg.rdf.sources.sparql import SparqlSource
-from kg.rdf.table import build_table, make_annotator, make_source
+from kg.rdf.table import assemble_table, make_annotator, make_source
 from kg.sources import Annotator, KnowledgeSource
 from tests.kg.conftest import BROADER_EDGES, DBO, ENTITIES, C, R, assert_same_table
 
@@ -79,7 +79,7 @@ def test_identical_tables_from_the_index_the_dump_and_a_sparql_server(kg_dump_di
             warnings.simplefilter("always", HierarchyCycleWarning)
             for annotator, source in zip(lexicons, (IndexSource(kg_dump_dir, index), DumpSource(kg_dump_dir),
                                                     SparqlSource(oxigraph_server.url, batch_size=7))):
-                tables.append(build_table(corpus, annotator, source, features=features, category_depth=depth))
+                tables.append(assemble_table(corpus, annotator, source, features=features, category_depth=depth))
         for t in tables[1:]:
             assert_same_table(tables[0], t)
             assert t.meta["removed_cycle_edges"] == tables[0].meta["removed_cycle_edges"]

@@ -9,7 +9,7 @@ from kg.errors import HierarchyCycleWarning
 from kg.iri import InvalidIRIError
 from kg.rdf.sources.dump import DumpSource
 from kg.rdf.sources.rdflib_graph import RdflibSource
-from kg.rdf.table import build_table
+from kg.rdf.table import assemble_table
 from kg.sources import KnowledgeSource
 from tests.kg.conftest import DBO, C, R, assert_same_table
 
@@ -31,8 +31,8 @@ def assert_same_result(a, b):
 
 @pytest.mark.parametrize("namespaces", [None, ["dbo", "yago", "schema"]])
 def test_same_types_table_as_the_dump(tweets10, kg_dump_dir, graph, namespaces):
-    ours = build_table(tweets10, None, RdflibSource(graph, type_namespaces=namespaces))
-    dump = build_table(tweets10, None, DumpSource(kg_dump_dir, type_namespaces=namespaces))
+    ours = assemble_table(tweets10, None, RdflibSource(graph, type_namespaces=namespaces))
+    dump = assemble_table(tweets10, None, DumpSource(kg_dump_dir, type_namespaces=namespaces))
     assert_same_result(ours, dump)
     assert ours.meta["source"]["kind"] == "rdflib" and ours.n_features > 5
     if namespaces:  # the extra namespaces are honoured
@@ -45,8 +45,8 @@ def test_same_types_table_as_the_dump(tweets10, kg_dump_dir, graph, namespaces):
 def test_same_categories_table_as_the_dump(tweets10, kg_dump_dir, graph, depth):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HierarchyCycleWarning)
-        ours = build_table(tweets10, None, RdflibSource(graph), features="categories", category_depth=depth)
-        dump = build_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=depth)
+        ours = assemble_table(tweets10, None, RdflibSource(graph), features="categories", category_depth=depth)
+        dump = assemble_table(tweets10, None, DumpSource(kg_dump_dir), features="categories", category_depth=depth)
     assert_same_result(ours, dump)
     if depth is None:  # the Sports <-> Recreation cycle and the Cricket self-loop, broken the same way
         removed = {tuple(e) for e in ours.meta["removed_cycle_edges"]}

@@ -83,14 +83,14 @@ def test_hostile_input_never_reaches_a_query_raw(oxigraph_server):
 
 def test_hostile_corpus_value_is_normalised_then_queried_safely(oxigraph_server, tmp_path):
     from kg.rdf.corpus import read_corpus
-    from kg.rdf.table import build_table
+    from kg.rdf.table import assemble_table
 
     p = tmp_path / "c.jsonl"
     p.write_text(json.dumps({"id": 1, "entity": [HOSTILE], "label": 0}) + "\n"
                  + json.dumps({"id": 2, "entity": [R + "Chris_Gayle"], "label": 1}) + "\n")
     c = read_corpus(p, entity_columns="entity")
     assert c.entities[0] == ["http://dbpedia.org/resource/%3E%20%7D%20;%20DROP%20ALL%20#"]
-    t = build_table(c, None, SparqlSource(oxigraph_server.url))
+    t = assemble_table(c, None, SparqlSource(oxigraph_server.url))
     assert t.X[0].nnz == 0 and DBO + "Cricketer" in t.feature_names
     # the store is intact
     assert SparqlSource(oxigraph_server.url).types([R + "Lyon"])[R + "Lyon"] == {DBO + "City"}
@@ -144,7 +144,7 @@ def test_disk_cache_makes_a_rerun_silent(oxigraph_server, tmp_path):
 
 def test_server_stopped_mid_run_then_rerun_resumes(kg_dump_dir, tmp_path):
     from kg.rdf.corpus import Corpus
-    from kg.rdf.table import build_table
+    from kg.rdf.table import assemble_table
 
     srv = OxigraphServer([kg_dump_dir / "ontology.owl", kg_dump_dir / "instances.nt"], tmp_path).start()
     try:
@@ -159,12 +159,12 @@ def test_server_stopped_mid_run_then_rerun_resumes(kg_dump_dir, tmp_path):
                          progress=stop_after_two)
         with pytest.raises(SourceUnavailableError, match=r"127\.0\.0\.1:\d+/query failed 2 time\(s\).*"
                                                          r"cached in .*cache.*rerun"):
-            build_table(corpus, None, s)
+            assemble_table(corpus, None, s)
         srv.start()  # same port, same store
         s2 = SparqlSource(srv.url, cache_dir=tmp_path / "cache", batch_size=4)
-        table = build_table(corpus, None, s2)
+        table = assemble_table(corpus, None, s2)
         assert s2.stats["cache_hits"] == 2  # the two finished batches were not asked again
-        expected = build_table(corpus, None, DumpSource(kg_dump_dir))
+        expected = assemble_table(corpus, None, DumpSource(kg_dump_dir))
         assert (table.X != expected.X).nnz == 0 and list(table.feature_names) == list(expected.feature_names)
     finally:
         srv.stop()
@@ -214,7 +214,7 @@ def test_a_server_that_never_answers_fails_within_the_time_allowed(tmp_path):
     import time
 
     from kg.errors import DeadlineError
-    from kg.rdf.steps import is_transient
+    from kg.rdf.route import is_transient
     from tests.kg.servers import HangingServer
 
     with HangingServer() as srv:

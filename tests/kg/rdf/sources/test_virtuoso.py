@@ -14,7 +14,7 @@ from kg.errors import HierarchyCycleWarning
 from kg.rdf.sources.dump import DumpSource
 from kg.rdf.sources.sparql import SparqlSource
 from kg.rdf.sources.sparql_protocol import TransitiveStartError, TruncatedResultError
-from kg.rdf.table import build_table
+from kg.rdf.table import assemble_table
 from tests.kg.conftest import DBO, ENTITIES, RDF_TYPE, R
 from tests.kg.servers import ISQL_BIN, VIRTUOSO_BIN, VirtuosoServer
 
@@ -104,10 +104,10 @@ def test_same_table_as_the_dump_and_the_index(virtuoso, dump, load_dir, tweets10
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HierarchyCycleWarning)
-        online = build_table(tweets10, None, SparqlSource(virtuoso.url, batch_size=4), features=features,
+        online = assemble_table(tweets10, None, SparqlSource(virtuoso.url, batch_size=4), features=features,
                              category_depth=None)
-        offline = build_table(tweets10, None, dump, features=features, category_depth=None)
-        indexed = build_table(tweets10, None, IndexSource(load_dir, DumpIndex(tmp_path / "index")),
+        offline = assemble_table(tweets10, None, dump, features=features, category_depth=None)
+        indexed = assemble_table(tweets10, None, IndexSource(load_dir, DumpIndex(tmp_path / "index")),
                               features=features, category_depth=None)
     for other in (offline, indexed):
         assert list(online.feature_names) == list(other.feature_names)

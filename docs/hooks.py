@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import re
-from functools import lru_cache
+from functools import cache
 
 # :role:`target`, :role:`~target`, :role:`title <target>` (the roles kgfs's docstrings use)
 ROLE = re.compile(r":(?:py:)?(class|func|meth|mod|data|attr|obj|exc|const|ref|doc|term):`([^`]+)`")
@@ -57,7 +57,7 @@ def role_to_markdown(match: re.Match) -> str:
     return f"`{title}`"
 
 
-@lru_cache(maxsize=None)
+@cache
 def canonical(target: str) -> str:
     """Where the API reference shows an object: a name a package re-exports is shown in its own module.
 

@@ -287,3 +287,14 @@ def test_the_site_builds_strictly(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "site" / "api" / "kg.rdf" / "index.html").is_file()
+
+
+def test_the_hook_turns_sphinx_roles_into_references():
+    import doctest
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    assert doctest.testmod(hooks).failed == 0
+    assert hooks.convert("see :class:`~kg.table.FeatureTable` and :mod:`rdflib`") == (
+        "see [`FeatureTable`][kg.table.FeatureTable] and `rdflib`")

@@ -1,7 +1,7 @@
 """The Python API page's example: a user's own selectors evaluated by the rpv2020 and shsel2014 protocols.
 
-:data:`EXAMPLE` is the code block of docs/python-api.md (once README's), read from the page and run as written (on the bundled DM-BP
-table, in a temporary folder).
+:data:`EXAMPLE` is the code block of docs/python-api.md (once README's), read from the page and run as
+written (on the bundled DM-BP table, in a temporary folder).
 """
 
 import os

@@ -1,7 +1,7 @@
-"""README's Python API example: a user's own selectors evaluated by the rpv2020 and shsel2014 protocols.
+"""The Python API page's example: a user's own selectors evaluated by the rpv2020 and shsel2014 protocols.
 
-:data:`EXAMPLE` is the README's code block, read from README.md and run as written (on the bundled DM-BP
-table, in a temporary folder).
+:data:`EXAMPLE` is the code block of docs/python-api.md (once README's), read from the page and run as
+written (on the bundled DM-BP table, in a temporary folder).
 """
 
 import os
@@ -11,13 +11,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "python-api.md"
 
 
 def readme_example() -> str:
-    """The first Python block after README's heading "Your own selectors beside the registered ones"."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Your own selectors beside the registered ones"):]
+    """The first Python block after the page's heading "Your own selectors beside the registered ones"."""
+    text = PAGE.read_text(encoding="utf-8")
+    section = text[text.index("## Your own selectors beside the registered ones"):]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
@@ -29,7 +29,7 @@ def test_readme_example_runs_as_written(tmp_path, capsys):
     cwd = os.getcwd()
     os.chdir(tmp_path)
     try:
-        exec(compile(EXAMPLE, "README.md", "exec"), {"__name__": "readme_example"})
+        exec(compile(EXAMPLE, str(PAGE), "exec"), {"__name__": "readme_example"})
     finally:
         os.chdir(cwd)
     out = capsys.readouterr().out

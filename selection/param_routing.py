@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kg.errors import KgfsError, did_you_mean
+from kg.errors import ParameterError, did_you_mean, param
 from selection.registry import classifier_entry, selector_entry
 
 __all__ = ["method_params", "whole_table_params"]
@@ -49,13 +49,14 @@ def whole_table_params(name: str, assignments: Mapping) -> dict:
     >>> whole_table_params("hip", {})
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --selector hip is a lazy selector (a feature subset per instance, no one subset ...
+    kg.errors.ParameterError: selector='hip' is a lazy selector (a feature subset per instance, no one subset ...
     """
     if selector_entry(name).kind == "lazy":
-        raise KgfsError(f"--selector {name} is a lazy selector (a feature subset per instance, no one subset of the "
-                        f"table): compare it in the cross-validation (--selectors {name} complete --classifiers "
-                        f"lazy-nb, or --protocol rpv2020), or write its selection per instance with `kgfs select "
-                        f"--selector {name}`")
+        raise ParameterError(
+            f"{param('selector', name)} is a lazy selector (a feature subset per instance, no one subset of the "
+            f"table): compare it in the cross-validation ({param('selectors', f'{name} complete')} "
+            f"{param('classifiers', 'lazy-nb')}, or {param('protocol', 'rpv2020')}), or write its selection per "
+            f"instance with `kgfs select --selector {name}`")
     return method_params(assignments, [name]).get(name, {})
 
 
@@ -96,7 +97,7 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
         name, dot, pname = key.rpartition(".")
         if dot:
             if name not in entries and name not in free:
-                raise KgfsError(f"--param {key}: {name!r} is not among the methods given"
+                raise ParameterError(f"{param('params', key)}: {name!r} is not among the methods given"
                                 f"{did_you_mean(name, [*entries, *free])} ({', '.join([*entries, *free])})")
             given.setdefault(name, {})[pname] = value
             continue
@@ -109,7 +110,7 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
             known = "; ".join(f"{n}: {', '.join(p.name for p in e.parameters()) or '(none)'}"
                               for n, e in entries.items())
             names = {p.name for e in entries.values() for p in e.parameters()}
-            raise KgfsError(f"--param {pname}: none of the methods given has a parameter {pname!r}"
+            raise ParameterError(f"{param('params', pname)}: none of the methods given has a parameter {pname!r}"
                             f"{did_you_mean(pname, names)} ({known})")
         for n in hits:
             given.setdefault(n, {})[pname] = value

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from numbers import Integral
 
 from kg import sklearn_compat as pv
-from kg.errors import KgfsError, did_you_mean
+from kg.errors import KgfsError, ParameterError, did_you_mean, param
 
 __all__ = ["Parameter", "check_values", "constraint_text", "declared_parameters", "docstring_parameters",
            "parse_assignments"]
@@ -336,7 +336,7 @@ def _show_value(value) -> str:
 _WORDS = {"true": True, "false": False, "none": None, "null": None}
 
 
-def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> dict:
+def parse_assignments(items: Iterable[str] | None, option: str = "params") -> dict:
     """``KEY=VALUE`` items as a dict; values are JSON when they parse (numbers, lists), ``true``/``false``/``none``
     in any case, else strings.
 
@@ -344,7 +344,8 @@ def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> d
     ----------
     items : iterable of str or None
     option : str
-        The command-line option, for the message.
+        The parameter the items were given to, named in the message (:func:`kg.errors.param`: ``params``
+        reads ``--param`` on the command line); a ``--flag`` is said as it is.
 
     Returns
     -------
@@ -362,14 +363,15 @@ def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> d
     >>> parse_assignments(["threshold"])
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --param expects KEY=VALUE, got 'threshold'
+    kg.errors.ParameterError: params expects KEY=VALUE, got 'threshold'
     """
     out: dict = {}
     for item in items or []:
         key, eq, raw = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise KgfsError(f"{option} expects KEY=VALUE, got {item!r}")
+            said = option if option.startswith("--") else param(option)
+            raise ParameterError(f"{said} expects KEY=VALUE, got {item!r}")
         raw = raw.strip()
         if raw.lower() in _WORDS:
             out[key] = _WORDS[raw.lower()]

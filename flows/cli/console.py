@@ -124,7 +124,7 @@ _PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.
 
 #: The library's parameter names the options do not say by their own name.
 LIBRARY_WORDS = {"source": "--kg", "annotator": "--annotator", "vocabulary": "--preset", "params": "--param",
-                 "selectors": "--selector", "classifiers": "--classifier"}
+                 "selectors": "--selector", "classifiers": "--classifier", "options": "--option"}
 #: Parameter name -> the option of the command being run that sets it (:func:`kg.errors.param`; the parser
 #: adds its options' destinations: :func:`flows.cli.parser.option_words`).
 OPTION_WORDS: dict[str, str] = dict(LIBRARY_WORDS)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kg.errors import KgfsError, did_you_mean
+from kg.errors import KgfsError, ParameterError, did_you_mean, param
 from selection.evaluation.cv import THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
 from selection.evaluation.specs import MethodSpec, method_specs, protocol_method_spec
@@ -74,9 +74,10 @@ def _threshold_option(threshold) -> dict:
     try:
         value = float(threshold)
     except (TypeError, ValueError):
-        raise KgfsError(f"--threshold must be a number, {' or '.join(THRESHOLD_CHOICES)}; got {threshold!r}") from None
+        raise ParameterError(f"{param('threshold')} must be a number, {' or '.join(THRESHOLD_CHOICES)}; "
+                             f"got {threshold!r}") from None
     if not np.isfinite(value):
-        raise KgfsError(f"--threshold must be a finite number, got {threshold!r}")
+        raise ParameterError(f"{param('threshold')} must be a finite number, got {threshold!r}")
     return {"threshold": value}
 
 
@@ -152,17 +153,18 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     >>> plan_evaluation("basic", ["complete"], n_splits=0)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --n-splits must be at least 2 (folds of the stratified cross-validation), got 0
+    kg.errors.ParameterError: n_splits must be at least 2 (folds of the stratified cross-validation), got 0
     >>> plan_evaluation("shsel2014", ["shsel-ig"], threshold="0.5").options
     {'threshold': 0.5}
     """
     proto = get_protocol(protocol)
     n_splits = proto.n_splits if n_splits is None else n_splits
     if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 2:
-        raise KgfsError(f"--n-splits must be at least 2 (folds of the stratified cross-validation), got {n_splits!r}")
+        raise ParameterError(f"{param('n_splits')} must be at least 2 (folds of the stratified cross-validation), "
+                             f"got {n_splits!r}")
     selectors = list(selectors)
     if not selectors:
-        raise KgfsError("no selectors given (--selectors)")
+        raise ParameterError(f"no selectors given ({param('selectors')})")
     classifiers = list(proto.classifiers if classifiers is None else classifiers)
     own = proto.methods is not None
     if own:
@@ -170,7 +172,7 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     extra = _threshold_option(threshold)
     both = sorted(set(extra) & set(options or {}))
     if both:
-        raise KgfsError(f"--threshold and --option {both[0]}=... both given; give one")
+        raise ParameterError(f"{param('threshold')} and {param('options', f'{both[0]}=...')} both given; give one")
     options = proto.check_options({**dict(options or {}), **extra})
     scoped = method_params(dict(params or {}), [] if own else _names(selectors), _names(classifiers),
                            free=tuple(proto.methods or ()))

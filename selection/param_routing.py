@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kg.errors import ParameterError, did_you_mean, param
-from selection.registry import classifier_entry, selector_entry
+from selection.registry import Entry, classifier_entry, selector_entry
 
 __all__ = ["method_params", "whole_table_params"]
 
 
-def whole_table_params(name: str, assignments: Mapping) -> dict:
+def whole_table_params(name: str | Entry, assignments: Mapping) -> dict:
     """The checked ``--param`` values of ``--selector NAME`` fitted on a whole table (``kgfs run``).
 
     Parameters
@@ -51,13 +51,15 @@ def whole_table_params(name: str, assignments: Mapping) -> dict:
     ...
     kg.errors.ParameterError: selector='hip' is a lazy selector (a feature subset per instance, no one subset ...
     """
-    if selector_entry(name).kind == "lazy":
+    entry = selector_entry(name)  # looked up once; method_params takes the entry
+    name = entry.name
+    if entry.kind == "lazy":
         raise ParameterError(
             f"{param('selector', name)} is a lazy selector (a feature subset per instance, no one subset of the "
             f"table): compare it in the cross-validation ({param('selectors', f'{name} complete')} "
             f"{param('classifiers', 'lazy-nb')}, or {param('protocol', 'rpv2020')}), or write its selection per "
             f"instance with `kgfs select --selector {name}`")
-    return method_params(assignments, [name]).get(name, {})
+    return method_params(assignments, [entry]).get(name, {})
 
 
 def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -> dict[str, dict]:
@@ -70,8 +72,9 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
     ----------
     assignments : mapping
         ``KEY`` or ``NAME.KEY`` -> value (:func:`selection.params.parse_assignments`).
-    selectors, classifiers : sequence of str
-        The registry names the command runs.
+    selectors, classifiers : sequence of str or Entry
+        The registry names the command runs, or their entries already looked up
+        (:func:`selection.registry.selector_entry`; each name is looked up once).
     free : sequence of str
         Methods a protocol resolves itself (their parameters are not declared here: passed as given).
 
@@ -90,8 +93,10 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
     >>> method_params({"alpha": 0.5}, ["complete"], ["nb"])  # no selector declares alpha: the classifier's
     {'nb': {'alpha': 0.5}}
     """
-    entries = {n: selector_entry(n) for n in selectors if n not in free}
-    entries.update({n: classifier_entry(n) for n in classifiers})
+    entries = {e.name: e for e in (selector_entry(n) for n in selectors if n not in free)}
+    clfs = [classifier_entry(n) for n in classifiers]
+    classifiers = [e.name for e in clfs]
+    entries.update({e.name: e for e in clfs})
     given: dict[str, dict] = {}
     for key, value in assignments.items():
         name, dot, pname = key.rpartition(".")

@@ -191,6 +191,7 @@ def error_line(exc: BaseException) -> tuple[str, str]:
         why = _PLAIN.get(exc.errno, exc.strerror) if default or not exc.strerror else exc.strerror
         return "error", f"{exc.filename}: {why or exc}"
     text = exc.raw_message if isinstance(exc, KgfsError) else str(exc)
+    text = render_params(text, OPTION_WORDS)  # before split(): the marks of kg.errors.param are whitespace to it
     msg = " ".join((text.strip() or type(exc).__name__).split("\n")[0].split())
     if isinstance(exc, UnicodeDecodeError):
         return "error", f"not UTF-8: byte {exc.object[exc.start:exc.start + 1]!r} at offset {exc.start}"

@@ -56,7 +56,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, clone
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kg.errors import HierarchyCycleWarning
@@ -65,6 +64,7 @@ from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec
 from kg.rdf.relations import FEATURE_KINDS
 from kg.rdf.table import build_hierarchy, fetch_facts, link_entities
+from kg.sklearn_compat import Interval, StrOptions
 from kg.table import FeatureTable, HierarchicalCSR
 
 __all__ = ["FEATURE_KINDS", "KGFeatures"]

@@ -34,11 +34,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
+from kg.sklearn_compat import Interval, StrOptions
 from kg.table import carried_hierarchy
 
 __all__ = ["HierarchicalEstimator", "HierarchicalSelector", "SupportMaskMixin", "TopKSelector", "as_binary_csr",

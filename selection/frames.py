@@ -58,8 +58,8 @@ def select_features(table, selector: str, params: Mapping | None = None):
     ----------
     table : kg.table.FeatureTable
         A labelled table.
-    selector : str
-        A name of :mod:`selection.registry`.
+    selector : str or selection.registry.Entry
+        A name of :mod:`selection.registry` (or its entry, looked up already).
     params : mapping, optional
         The selector's parameters.
 
@@ -86,13 +86,14 @@ def select_features(table, selector: str, params: Mapping | None = None):
     """
     from selection.registry import selector_entry
 
-    if selector_entry(selector).kind == "lazy":
+    entry = selector_entry(selector)  # looked up once; _fitted builds from the entry
+    if entry.kind == "lazy":
         raise KgfsError(
-            f"{selector!r} is a lazy selector: it selects features per test instance, not one subset of the "
+            f"{entry.name!r} is a lazy selector: it selects features per test instance, not one subset of the "
             "whole table; select_per_instance gives each instance's selection, evaluation scores it (protocol "
             "rpv2020, kgfs evaluate) and selection.lazy.LazySelectionClassifier classifies with it"
         )
-    sel = _fitted(table, selector, params)
+    sel = _fitted(table, entry, params)
     return sel, selection_frame(table, sel)
 
 
@@ -139,9 +140,10 @@ def select_per_instance(table, selector: str, params: Mapping | None = None):
     """
     from selection.registry import selector_entry
 
-    if selector_entry(selector).kind != "lazy":
-        raise KgfsError(f"{selector!r} is not a lazy selector; select_features fits it on the whole table")
-    sel = _fitted(table, selector, params)
+    entry = selector_entry(selector)
+    if entry.kind != "lazy":
+        raise KgfsError(f"{entry.name!r} is not a lazy selector; select_features fits it on the whole table")
+    sel = _fitted(table, entry, params)
     return sel, sel.select_for(table.X)
 
 

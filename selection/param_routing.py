@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kg.errors import KgfsError, did_you_mean
-from selection.registry import classifier_entry, selector_entry
+from kg.errors import ParameterError, did_you_mean, param
+from selection.registry import Entry, classifier_entry, selector_entry
 
 __all__ = ["method_params", "whole_table_params"]
 
 
-def whole_table_params(name: str, assignments: Mapping) -> dict:
+def whole_table_params(name: str | Entry, assignments: Mapping) -> dict:
     """The checked ``--param`` values of ``--selector NAME`` fitted on a whole table (``kgfs run``).
 
     Parameters
@@ -49,14 +49,17 @@ def whole_table_params(name: str, assignments: Mapping) -> dict:
     >>> whole_table_params("hip", {})
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --selector hip is a lazy selector (a feature subset per instance, no one subset ...
+    kg.errors.ParameterError: selector='hip' is a lazy selector (a feature subset per instance, no one subset ...
     """
-    if selector_entry(name).kind == "lazy":
-        raise KgfsError(f"--selector {name} is a lazy selector (a feature subset per instance, no one subset of the "
-                        f"table): compare it in the cross-validation (--selectors {name} complete --classifiers "
-                        f"lazy-nb, or --protocol rpv2020), or write its selection per instance with `kgfs select "
-                        f"--selector {name}`")
-    return method_params(assignments, [name]).get(name, {})
+    entry = selector_entry(name)  # looked up once; method_params takes the entry
+    name = entry.name
+    if entry.kind == "lazy":
+        raise ParameterError(
+            f"{param('selector', name)} is a lazy selector (a feature subset per instance, no one subset of the "
+            f"table): compare it in the cross-validation ({param('selectors', f'{name} complete')} "
+            f"{param('classifiers', 'lazy-nb')}, or {param('protocol', 'rpv2020')}), or write its selection per "
+            f"instance with `kgfs select --selector {name}`")
+    return method_params(assignments, [entry]).get(name, {})
 
 
 def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -> dict[str, dict]:
@@ -69,8 +72,9 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
     ----------
     assignments : mapping
         ``KEY`` or ``NAME.KEY`` -> value (:func:`selection.params.parse_assignments`).
-    selectors, classifiers : sequence of str
-        The registry names the command runs.
+    selectors, classifiers : sequence of str or Entry
+        The registry names the command runs, or their entries already looked up
+        (:func:`selection.registry.selector_entry`; each name is looked up once).
     free : sequence of str
         Methods a protocol resolves itself (their parameters are not declared here: passed as given).
 
@@ -89,14 +93,16 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
     >>> method_params({"alpha": 0.5}, ["complete"], ["nb"])  # no selector declares alpha: the classifier's
     {'nb': {'alpha': 0.5}}
     """
-    entries = {n: selector_entry(n) for n in selectors if n not in free}
-    entries.update({n: classifier_entry(n) for n in classifiers})
+    entries = {e.name: e for e in (selector_entry(n) for n in selectors if n not in free)}
+    clfs = [classifier_entry(n) for n in classifiers]
+    classifiers = [e.name for e in clfs]
+    entries.update({e.name: e for e in clfs})
     given: dict[str, dict] = {}
     for key, value in assignments.items():
         name, dot, pname = key.rpartition(".")
         if dot:
             if name not in entries and name not in free:
-                raise KgfsError(f"--param {key}: {name!r} is not among the methods given"
+                raise ParameterError(f"{param('params', key)}: {name!r} is not among the methods given"
                                 f"{did_you_mean(name, [*entries, *free])} ({', '.join([*entries, *free])})")
             given.setdefault(name, {})[pname] = value
             continue
@@ -109,7 +115,7 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
             known = "; ".join(f"{n}: {', '.join(p.name for p in e.parameters()) or '(none)'}"
                               for n, e in entries.items())
             names = {p.name for e in entries.values() for p in e.parameters()}
-            raise KgfsError(f"--param {pname}: none of the methods given has a parameter {pname!r}"
+            raise ParameterError(f"{param('params', pname)}: none of the methods given has a parameter {pname!r}"
                             f"{did_you_mean(pname, names)} ({known})")
         for n in hits:
             given.setdefault(n, {})[pname] = value

@@ -2,8 +2,8 @@
 
 A method's parameters are declared once, on its estimator class, in scikit-learn's style:
 
-- ``_parameter_constraints`` (``sklearn.utils._param_validation``: ``Interval(Real, 0, 1,
-  closed="both")``, ``StrOptions({...})``, ``"boolean"``, ``None``, a type, ...) gives each
+- ``_parameter_constraints`` (``sklearn.utils._param_validation``, imported through :mod:`kg.sklearn_compat`:
+  ``Interval(Real, 0, 1, closed="both")``, ``StrOptions({...})``, ``"boolean"``, ``None``, a type, ...) gives each
   parameter's type, range or choices, and ``fit`` validates them (``self._validate_params()``);
 - the numpydoc ``Parameters`` section of the class docstring gives each parameter's meaning
   (the first sentence of its entry);
@@ -38,7 +38,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Integral
 
-from kg.errors import KgfsError, did_you_mean
+from kg import sklearn_compat as pv
+from kg.errors import KgfsError, ParameterError, did_you_mean, param
 
 __all__ = ["Parameter", "check_values", "constraint_text", "declared_parameters", "docstring_parameters",
            "parse_assignments"]
@@ -170,9 +171,7 @@ def _read_section(lines: list[str], i: int, out: dict[str, str]) -> int:
 
 # ------------------------------------------------------------------ constraints in words
 def _interval_text(c) -> str:
-    from sklearn.utils._param_validation import Interval
-
-    assert isinstance(c, Interval)
+    assert isinstance(c, pv.Interval)
     kind = "int" if c.type is Integral else "float"
     lo = None if c.left is None or c.left == -math.inf else c.left
     hi = None if c.right is None or c.right == math.inf else c.right
@@ -188,8 +187,6 @@ def _interval_text(c) -> str:
 
 
 def _one_constraint(raw) -> str | None:
-    from sklearn.utils import _param_validation as pv
-
     c = pv.make_constraint(raw)
     if isinstance(c, pv.Hidden) or getattr(c, "hidden", False):
         return None
@@ -198,13 +195,13 @@ def _one_constraint(raw) -> str | None:
     if isinstance(c, (pv.StrOptions, pv.Options)):
         opts = sorted((o for o in c.options if o not in getattr(c, "deprecated", ())), key=str)
         return " or ".join(repr(o) for o in opts)
-    names = {pv._Booleans: "bool", pv._NoneConstraint: "None", pv._Callables: "callable",
-             pv._RandomStates: "int or None (seed)", pv._ArrayLikes: "array-like",
-             pv._SparseMatrices: "sparse matrix", pv._IterablesNotString: "list"}
+    names = {pv.Booleans: "bool", pv.NoneConstraint: "None", pv.Callables: "callable",
+             pv.RandomStates: "int or None (seed)", pv.ArrayLikes: "array-like",
+             pv.SparseMatrices: "sparse matrix", pv.IterablesNotString: "list"}
     for cls, text in names.items():
         if isinstance(c, cls):
             return text
-    if isinstance(c, pv._InstancesOf):
+    if isinstance(c, pv.InstancesOf):
         return {"Integral": "int", "Real": "float", "str": "str", "dict": "dict", "bool": "bool",
                 "list": "list", "tuple": "tuple"}.get(c.type.__name__, c.type.__name__)
     return str(c)
@@ -226,7 +223,7 @@ def constraint_text(constraints: Iterable) -> str:
     Examples
     --------
     >>> from numbers import Real
-    >>> from sklearn.utils._param_validation import Interval, StrOptions
+    >>> from kg.sklearn_compat import Interval, StrOptions
     >>> constraint_text([Interval(Real, 0, 1, closed="both")]), constraint_text([StrOptions({"b", "a"}), None])
     ('float in [0, 1]', "'a' or 'b' or None")
     """
@@ -312,8 +309,6 @@ def check_values(declared: Iterable[Parameter], values: Mapping, *, owner: str, 
     ...
     kg.errors.KgfsError: selector x has no parameter 'q'; parameters: k (int, default 10)
     """
-    from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
-
     declared = list(declared)
     by_name = {p.name: p for p in declared}
     listing = f"; {noun}s: " + (", ".join(p.describe() for p in declared) or "(none)")
@@ -325,9 +320,9 @@ def check_values(declared: Iterable[Parameter], values: Mapping, *, owner: str, 
         if p.constraints:
             try:  # scikit-learn takes True for a number; a user who typed true meant something else
                 if isinstance(value, bool) and "bool" not in p.allowed.split(" or "):
-                    raise InvalidParameterError(name)
-                validate_parameter_constraints({name: list(p.constraints)}, {name: value}, caller_name=owner)
-            except InvalidParameterError:
+                    raise pv.InvalidParameterError(name)
+                pv.validate_parameter_constraints({name: list(p.constraints)}, {name: value}, caller_name=owner)
+            except pv.InvalidParameterError:
                 raise KgfsError(f"{owner}: {name}={_show_value(value)} is not valid: must be {p.allowed}{listing}") \
                     from None
         out[name] = value
@@ -341,7 +336,7 @@ def _show_value(value) -> str:
 _WORDS = {"true": True, "false": False, "none": None, "null": None}
 
 
-def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> dict:
+def parse_assignments(items: Iterable[str] | None, option: str = "params") -> dict:
     """``KEY=VALUE`` items as a dict; values are JSON when they parse (numbers, lists), ``true``/``false``/``none``
     in any case, else strings.
 
@@ -349,7 +344,8 @@ def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> d
     ----------
     items : iterable of str or None
     option : str
-        The command-line option, for the message.
+        The parameter the items were given to, named in the message (:func:`kg.errors.param`: ``params``
+        reads ``--param`` on the command line); a ``--flag`` is said as it is.
 
     Returns
     -------
@@ -367,14 +363,15 @@ def parse_assignments(items: Iterable[str] | None, option: str = "--param") -> d
     >>> parse_assignments(["threshold"])
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --param expects KEY=VALUE, got 'threshold'
+    kg.errors.ParameterError: params expects KEY=VALUE, got 'threshold'
     """
     out: dict = {}
     for item in items or []:
         key, eq, raw = item.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise KgfsError(f"{option} expects KEY=VALUE, got {item!r}")
+            said = option if option.startswith("--") else param(option)
+            raise ParameterError(f"{said} expects KEY=VALUE, got {item!r}")
         raw = raw.strip()
         if raw.lower() in _WORDS:
             out[key] = _WORDS[raw.lower()]

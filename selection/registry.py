@@ -390,12 +390,14 @@ def _lookup(table: dict[str, Entry], name: str, what: str) -> Entry:
         ) from None
 
 
-def selector_entry(name: str) -> Entry:
+def selector_entry(name: str | Entry) -> Entry:
     """The registry entry of selector ``name`` (a :class:`KgfsError` lists the known ones).
 
     Parameters
     ----------
-    name : str
+    name : str or Entry
+        A name, or an entry already looked up (returned as it is: a value is resolved once, by the first function
+        that takes it, and passed on resolved).
 
     Returns
     -------
@@ -406,15 +408,16 @@ def selector_entry(name: str) -> Entry:
     >>> selector_entry("shsel-ig-prune").threshold_grid is not None
     True
     """
-    return _lookup(_SELECTORS, name, "selector")
+    return name if isinstance(name, Entry) else _lookup(_SELECTORS, name, "selector")
 
 
-def classifier_entry(name: str) -> Entry:
+def classifier_entry(name: str | Entry) -> Entry:
     """The registry entry of classifier ``name`` (a :class:`KgfsError` lists the known ones).
 
     Parameters
     ----------
-    name : str
+    name : str or Entry
+        A name, or an entry already looked up (returned as it is).
 
     Returns
     -------
@@ -425,15 +428,15 @@ def classifier_entry(name: str) -> Entry:
     >>> classifier_entry("nb").kind
     'classifier'
     """
-    return _lookup(_CLASSIFIERS, name, "classifier")
+    return name if isinstance(name, Entry) else _lookup(_CLASSIFIERS, name, "classifier")
 
 
-def get_selector(name: str, hierarchy=None, **params):
+def get_selector(name: str | Entry, hierarchy=None, **params):
     """A new, unfitted selector registered as ``name`` over ``hierarchy``.
 
     Parameters
     ----------
-    name : str
+    name : str or Entry
     hierarchy : FeatureHierarchy, None or "from_input"
         Given to selectors that take one (flat selectors do not); ``"from_input"``: the hierarchy that
         ``X`` carries when fitted (the output of :class:`kg.features.KGFeatures` in a ``Pipeline``).
@@ -452,12 +455,12 @@ def get_selector(name: str, hierarchy=None, **params):
     return selector_entry(name).estimator(hierarchy, **params)
 
 
-def get_classifier(name: str, **params):
+def get_classifier(name: str | Entry, **params):
     """A new, unfitted classifier registered as ``name``.
 
     Parameters
     ----------
-    name : str
+    name : str or Entry
     **params
         Constructor parameters.
 

@@ -52,3 +52,54 @@ def test_the_libraries_import_no_application_package():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "[]"
+
+
+def _private_sklearn_imports(tree: ast.AST) -> list[int]:
+    """Lines of ``tree`` that import a private scikit-learn name: a module of the path or an imported name that
+    starts with ``_`` (``from sklearn.utils._param_validation import Interval``, ``from sklearn.utils import
+    _safe_indexing``, ``import sklearn.utils._testing``)."""
+
+    def private(dotted: str) -> bool:
+        parts = dotted.split(".")
+        return parts[0] == "sklearn" and any(p.startswith("_") for p in parts[1:])
+
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            hit = any(private(a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            hit = private(node.module) or (node.module.split(".")[0] == "sklearn"
+                                          and any(a.name.startswith("_") for a in node.names))
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) \
+                == "import_module" and node.args and isinstance(node.args[0], ast.Constant):
+            hit = isinstance(node.args[0].value, str) and private(node.args[0].value)
+        else:
+            continue
+        if hit:
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_the_private_import_finder_finds_each_form():
+    code = ("from sklearn.utils._param_validation import Interval\n"
+            "from sklearn.utils import _safe_indexing\n"
+            "import sklearn.utils._testing\n"
+            "def f():\n"
+            "    import importlib; importlib.import_module('sklearn.neighbors._base')\n"
+            "from sklearn.utils.validation import check_is_fitted\n"
+            "import sklearn.metrics\n"
+            "from kg.sklearn_compat import Interval\n")
+    assert _private_sklearn_imports(ast.parse(code)) == [1, 2, 3, 5]
+
+
+def test_private_sklearn_names_are_imported_in_one_module():
+    """scikit-learn may move its private modules in any release: kg/sklearn_compat.py is the one place to mend."""
+    found = []
+    for package in ("kg", "selection", "flows"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path == ROOT / "kg" / "sklearn_compat.py":
+                continue
+            found += [f"{path.relative_to(ROOT)}:{n}"
+                      for n in _private_sklearn_imports(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, "import these from kg.sklearn_compat: " + ", ".join(found)
+    assert _private_sklearn_imports(ast.parse((ROOT / "kg" / "sklearn_compat.py").read_text(encoding="utf-8")))

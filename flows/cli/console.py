@@ -124,7 +124,7 @@ _PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.
 
 #: The library's parameter names the options do not say by their own name.
 LIBRARY_WORDS = {"source": "--kg", "annotator": "--annotator", "vocabulary": "--preset", "params": "--param",
-                 "selectors": "--selector", "classifiers": "--classifier"}
+                 "selectors": "--selector", "classifiers": "--classifier", "options": "--option"}
 #: Parameter name -> the option of the command being run that sets it (:func:`kg.errors.param`; the parser
 #: adds its options' destinations: :func:`flows.cli.parser.option_words`).
 OPTION_WORDS: dict[str, str] = dict(LIBRARY_WORDS)
@@ -193,6 +193,7 @@ def error_line(exc: BaseException) -> tuple[str, str]:
         why = _PLAIN.get(exc.errno, exc.strerror) if default or not exc.strerror else exc.strerror
         return "error", f"{exc.filename}: {why or exc}"
     text = exc.raw_message if isinstance(exc, KgfsError) else str(exc)
+    text = render_params(text, OPTION_WORDS)  # before split(): the marks of kg.errors.param are whitespace to it
     msg = " ".join((text.strip() or type(exc).__name__).split("\n")[0].split())
     if isinstance(exc, UnicodeDecodeError):
         return "error", f"not UTF-8: byte {exc.object[exc.start:exc.start + 1]!r} at offset {exc.start}"

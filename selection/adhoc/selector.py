@@ -53,10 +53,10 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from kg.sklearn_compat import Interval, StrOptions
 from selection.adhoc.dependence import _T, Dependence, dependence_matrix
 from selection.adhoc.factors import Factor, _factor_graph, _renumber, factor_hierarchy
 from selection.adhoc.search import c45_tree, genetic_search

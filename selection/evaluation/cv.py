@@ -70,7 +70,7 @@ import scipy.sparse as sp
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, ParameterError, param
 from selection.base import reads_counts
 from selection.evaluation.classify import eager_classify
 from selection.evaluation.metrics import compression, fold_metrics, positive_label
@@ -194,14 +194,15 @@ def check_folds(y, n_splits: int, dataset: str = "") -> None:
         raise KgfsError(f"dataset {dataset!r} has a single class ({labels.tolist()[0]!r}); evaluation needs two or "
                         "more")
     if n_splits < 2:
-        raise KgfsError(f"n_splits must be at least 2 (--n-splits), got {n_splits}")
+        raise ParameterError(f"{param('n_splits')} must be at least 2, got {n_splits}")
     small = [(lab, int(c)) for lab, c in zip(labels.tolist(), counts) if c < n_splits]
     if small:
         desc = ", ".join(f"{lab!r} has {c}" for lab, c in small)
         least = min(c for _, c in small)
         raise KgfsError(
             f"dataset {dataset!r}: class {desc} member(s), fewer than the {n_splits} folds of the "
-            "stratified cross-validation; " + (f"use --n-splits {least} or fewer" if least >= 2 else "drop the class")
+            "stratified cross-validation; "
+            + (f"use {param('n_splits', least)} or fewer" if least >= 2 else "drop the class")
         )
 
 

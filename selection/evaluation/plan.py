@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kg.errors import KgfsError, did_you_mean
+from kg.errors import KgfsError, ParameterError, did_you_mean, param
 from selection.evaluation.cv import THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
 from selection.evaluation.specs import MethodSpec, method_specs, protocol_method_spec
 from selection.param_routing import method_params
 from selection.params import check_values, declared_parameters
+from selection.registry import classifier_entry, selector_entry
 
 __all__ = ["EvaluationPlan", "fold_policy", "plan_evaluation"]
 
@@ -74,9 +75,10 @@ def _threshold_option(threshold) -> dict:
     try:
         value = float(threshold)
     except (TypeError, ValueError):
-        raise KgfsError(f"--threshold must be a number, {' or '.join(THRESHOLD_CHOICES)}; got {threshold!r}") from None
+        raise ParameterError(f"{param('threshold')} must be a number, {' or '.join(THRESHOLD_CHOICES)}; "
+                             f"got {threshold!r}") from None
     if not np.isfinite(value):
-        raise KgfsError(f"--threshold must be a finite number, got {threshold!r}")
+        raise ParameterError(f"{param('threshold')} must be a finite number, got {threshold!r}")
     return {"threshold": value}
 
 
@@ -90,12 +92,14 @@ def _names(specs) -> list[str]:
     return [s if isinstance(s, str) else s[0] for s in specs if isinstance(s, str) or _is_pair(s)]
 
 
-def _scoped(spec, scoped: dict):
-    """``spec`` with the ``--param`` values meant for it (a name becomes a ``(name, params)`` pair)."""
-    if isinstance(spec, str) and spec in scoped:
-        return spec, scoped[spec]
-    if _is_pair(spec) and spec[0] in scoped:
-        return spec[0], {**scoped[spec[0]], **spec[1]}
+def _scoped(spec, scoped: dict, entries: Mapping):
+    """``spec`` with the ``params`` values meant for it (a name becomes a ``(name, params)`` pair), its name replaced
+    by its registry entry when ``entries`` holds it (looked up once, by :func:`plan_evaluation`)."""
+    if isinstance(spec, str):
+        entry = entries.get(spec, spec)
+        return (entry, scoped[spec]) if spec in scoped else entry
+    if _is_pair(spec):
+        return entries.get(spec[0], spec[0]), {**scoped.get(spec[0], {}), **spec[1]}
     return spec
 
 
@@ -152,17 +156,18 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     >>> plan_evaluation("basic", ["complete"], n_splits=0)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --n-splits must be at least 2 (folds of the stratified cross-validation), got 0
+    kg.errors.ParameterError: n_splits must be at least 2 (folds of the stratified cross-validation), got 0
     >>> plan_evaluation("shsel2014", ["shsel-ig"], threshold="0.5").options
     {'threshold': 0.5}
     """
     proto = get_protocol(protocol)
     n_splits = proto.n_splits if n_splits is None else n_splits
     if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 2:
-        raise KgfsError(f"--n-splits must be at least 2 (folds of the stratified cross-validation), got {n_splits!r}")
+        raise ParameterError(f"{param('n_splits')} must be at least 2 (folds of the stratified cross-validation), "
+                             f"got {n_splits!r}")
     selectors = list(selectors)
     if not selectors:
-        raise KgfsError("no selectors given (--selectors)")
+        raise ParameterError(f"no selectors given ({param('selectors')})")
     classifiers = list(proto.classifiers if classifiers is None else classifiers)
     own = proto.methods is not None
     if own:
@@ -170,13 +175,16 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
     extra = _threshold_option(threshold)
     both = sorted(set(extra) & set(options or {}))
     if both:
-        raise KgfsError(f"--threshold and --option {both[0]}=... both given; give one")
+        raise ParameterError(f"{param('threshold')} and {param('options', f'{both[0]}=...')} both given; give one")
     options = proto.check_options({**dict(options or {}), **extra})
-    scoped = method_params(dict(params or {}), [] if own else _names(selectors), _names(classifiers),
+    # each registry name is looked up once, here; the routing of params and the specs take the entries
+    sel_entries = {} if own else {n: selector_entry(n) for n in _names(selectors)}
+    clf_entries = {n: classifier_entry(n) for n in _names(classifiers)}
+    scoped = method_params(dict(params or {}), list(sel_entries.values()), list(clf_entries.values()),
                            free=tuple(proto.methods or ()))
-    sels = _protocol_methods(proto, [_scoped(s, scoped) for s in selectors]) if own else \
-        tuple(method_specs([_scoped(s, scoped) for s in selectors], "selector"))
-    clfs = tuple(method_specs([_scoped(c, scoped) for c in classifiers], "classifier"))
+    sels = _protocol_methods(proto, [_scoped(s, scoped, {}) for s in selectors]) if own else \
+        tuple(method_specs([_scoped(s, scoped, sel_entries) for s in selectors], "selector"))
+    clfs = tuple(method_specs([_scoped(c, scoped, clf_entries) for c in classifiers], "classifier"))
     if isinstance(options.get("threshold"), (int, float)) and not own:
         for s in sels:
             if s.threshold_grid is not None:

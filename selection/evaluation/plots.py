@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import selection.evaluation.stats as stats
 from kg.files import atomic_write
-from selection.evaluation import stats
 
 __all__ = ["metric_vs_compression_figure", "per_dataset_figure", "plot_accuracy_vs_compression", "plot_cd_diagram",
            "plot_metric_vs_compression", "plot_per_dataset"]

@@ -52,9 +52,9 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from kg.errors import KgfsError, did_you_mean
+from kg.sklearn_compat import Interval, StrOptions
 from selection.class_hierarchy.evaluation import ALIASES, METHODS, evaluate_class_hierarchy
 from selection.class_hierarchy.tree import ClassHierarchy, as_class_hierarchy
 from selection.evaluation.cv import COLUMNS, CVOptions, choose_best_on_test, evaluate_table

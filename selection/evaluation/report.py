@@ -43,8 +43,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import selection.evaluation.stats as stats
 from kg.files import atomic_write
-from selection.evaluation import stats
 from selection.evaluation.baseline import BASELINE_KIND
 from selection.evaluation.plots import (  # re-exported: the report's plots
     plot_accuracy_vs_compression,

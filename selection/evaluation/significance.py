@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from selection.evaluation import stats
+import selection.evaluation.stats as stats
 from selection.evaluation.tables import (
     BASELINE_COLUMN,
     METRIC_NAMES,

@@ -55,7 +55,7 @@ from sklearn.base import clone
 from kg.errors import KgfsError
 from selection.lazy.classifiers import LAZY_CLASSIFIER_NAMES, make_lazy_classifier
 from selection.lazy.estimator import takes_mask
-from selection.registry import classifier_entry, selector_entry
+from selection.registry import Entry, classifier_entry, selector_entry
 
 __all__ = ["MethodSpec", "estimator_label", "method_spec", "method_specs", "protocol_method_spec", "spec_label"]
 
@@ -337,13 +337,12 @@ def _lazy_form(name: str, params: Mapping, est):
         "(selection.lazy.LazyNaiveBayes, LazyKNN; the names nb, 1nn, knn)")
 
 
-def _from_name(name: str, params: Mapping, role: str) -> MethodSpec:
-    params = dict(params)
+def _from_name(name: str | Entry, params: Mapping, role: str) -> MethodSpec:
+    entry = selector_entry(name) if role == "selector" else classifier_entry(name)  # an Entry passes as it is
+    name, params = entry.name, dict(params)
     label = spec_label(name, params)
     if role == "selector":
-        entry = selector_entry(name)
         return MethodSpec(label, _built(entry, params, label), params, entry.kind, name)
-    entry = classifier_entry(name)
     est = _built(entry, params, label)
     lazy, error = _lazy_form(name, params, est)
     return MethodSpec(label, est, params, "classifier", name, lazy, error)
@@ -389,6 +388,7 @@ def method_spec(spec, role: str) -> MethodSpec:
     Parameters
     ----------
     spec : str, (str, mapping), estimator, (str, estimator) or MethodSpec
+        A name may also be its registry entry, looked up already (:class:`selection.registry.Entry`).
     role : {"selector", "classifier"}
 
     Returns
@@ -410,9 +410,9 @@ def method_spec(spec, role: str) -> MethodSpec:
     """
     if isinstance(spec, MethodSpec):
         return spec
-    if isinstance(spec, str):
+    if isinstance(spec, (str, Entry)):
         return _from_name(spec, {}, role)
-    if isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], str):
+    if isinstance(spec, (tuple, list)) and len(spec) == 2 and isinstance(spec[0], (str, Entry)):
         if isinstance(spec[1], Mapping):
             return _from_name(spec[0], spec[1], role)
         if _is_estimator(spec[1]):
@@ -450,8 +450,8 @@ def method_specs(specs, role: str) -> list[MethodSpec]:
     ...
     kg.errors.KgfsError: classifiers given twice: nb
     """
-    single = isinstance(specs, (str, MethodSpec)) or _is_estimator(specs) or (
-        isinstance(specs, tuple) and len(specs) == 2 and isinstance(specs[0], str)
+    single = isinstance(specs, (str, Entry, MethodSpec)) or _is_estimator(specs) or (
+        isinstance(specs, tuple) and len(specs) == 2 and isinstance(specs[0], (str, Entry))
         and (isinstance(specs[1], Mapping) or _is_estimator(specs[1])))
     out = [method_spec(s, role) for s in ([specs] if single else specs)]
     if not out:

@@ -16,8 +16,8 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval
 
+from kg.sklearn_compat import Interval
 from selection.base import BINARIZE, HierarchicalSelector
 from selection.measures.relevance import ClassCounts, entropy
 

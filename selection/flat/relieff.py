@@ -29,8 +29,8 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.metrics import pairwise_distances
-from sklearn.utils._param_validation import Interval
 
+from kg.sklearn_compat import Interval
 from selection.base import BINARIZE, HierarchicalSelector
 
 __all__ = ["relieff_scores", "neighbour_weights", "ReliefF"]

@@ -16,8 +16,8 @@ Both are computed without enumerating paths or building closure matrices.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 
+from kg.sklearn_compat import StrOptions
 from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector
 from selection.measures.paths import greedy_antichain, path_maxima, preference_ranks
 from selection.measures.relevance import ClassCounts, feature_relevance

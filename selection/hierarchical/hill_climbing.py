@@ -73,8 +73,8 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval
 
+from kg.sklearn_compat import Interval
 from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 
 __all__ = ["HillClimbing", "knn_purity"]

@@ -48,10 +48,10 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from kg.hierarchy import FeatureHierarchy, binary_csr
+from kg.sklearn_compat import Interval, StrOptions
 from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector, violation_cells
 from selection.measures.paths import path_mean_rule
 from selection.measures.relevance import ClassCounts, edge_correlation, information_gain

@@ -18,9 +18,9 @@ import numbers
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from kg.sklearn_compat import Interval, StrOptions
 from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector, top_k_mask
 from selection.hierarchical.shsel import THRESHOLD_GRID
 from selection.measures.relevance import ClassCounts, feature_relevance

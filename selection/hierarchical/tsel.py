@@ -19,8 +19,8 @@ import logging
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from kg.sklearn_compat import Interval, StrOptions
 from selection.base import BINARIZE, CHECK_IMPLICATION, HIERARCHY, HierarchicalSelector, top_k_mask
 from selection.hierarchical.standard import _check_k
 from selection.measures.paths import most_specific, path_argmax, preference_ranks

@@ -20,9 +20,9 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from kg.sklearn_compat import Interval, StrOptions
 from selection.base import BINARIZE, as_binary_csr, check_class_labels
 from selection.lazy.masks import as_mask
 

@@ -62,10 +62,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.hierarchy import binary_csr
+from kg.sklearn_compat import StrOptions
 from selection.base import BINARIZE, HIERARCHY, HierarchicalEstimator, as_binary_csr
 from selection.lazy.masks import as_mask, mean_fraction_selected
 from selection.measures.relevance import ClassCounts

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval, StrOptions
 
 from kg.errors import KgfsError
 from kg.hierarchy import FeatureHierarchy
+from kg.sklearn_compat import Interval, StrOptions
 from selection import registry
 from selection.methods_help import citation, find_method, method_help, methods_overview
 from selection.param_routing import method_params

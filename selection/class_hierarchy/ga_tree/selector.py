@@ -5,8 +5,8 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from kg.sklearn_compat import HasMethods, Interval, StrOptions
 from selection.base import BINARIZE, HIERARCHY, HierarchicalSelector
 from selection.class_hierarchy.ga_tree.classifier import SCORINGS, GATreeClassifier, _check_numeric
 

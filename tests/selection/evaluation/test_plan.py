@@ -6,13 +6,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, ParameterError, render_params
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 from selection.evaluation.cv import check_folds
 from selection.evaluation.grid import write_skipped
 from selection.evaluation.plan import fold_policy, plan_evaluation
 from selection.evaluation.protocols import available_protocols, get_protocol
+
+# what `kgfs evaluate` says for plan_evaluation's parameters (flows/cli: the options' destinations, LIBRARY_WORDS)
+EVALUATE_WORDS = {"n_splits": "--n-splits", "threshold": "--threshold", "options": "--option",
+                  "selectors": "--selectors", "params": "--param"}
 
 
 def test_plan_checks_every_part_and_scopes_parameters():
@@ -26,11 +30,12 @@ def test_plan_checks_every_part_and_scopes_parameters():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(n_splits=1), "--n-splits must be at least 2"),
-    (dict(n_splits=2.5), "--n-splits must be at least 2"),
-    (dict(threshold="high"), "--threshold must be a number, best-on-test or nested; got 'high'"),
-    (dict(threshold="nan"), "--threshold must be a finite number"),
-    (dict(threshold="0.5", options={"threshold": 0.4}), "--threshold and --option threshold=... both given"),
+    (dict(n_splits=1), "n_splits must be at least 2"),
+    (dict(n_splits=2.5), "n_splits must be at least 2"),
+    (dict(threshold="high"), "threshold must be a number, best-on-test or nested; got 'high'"),
+    (dict(threshold="nan"), "threshold must be a finite number"),
+    (dict(threshold="0.5", options={"threshold": 0.4}), "threshold and options='threshold=...' both given"),
+    (dict(selectors=[]), "no selectors given (selectors)"),
     (dict(options={"inner_splits": 1}), "protocol shsel2014: inner_splits=1 is not valid: must be int >= 2"),
     (dict(options={"thresholds": "0.1"}), "thresholds=0.1 is not valid: must be array-like or None"),
     (dict(options={"foo": 1}), "protocol shsel2014 has no option 'foo'; options: inner_splits (int >= 2, default 5)"),
@@ -38,9 +43,24 @@ def test_plan_checks_every_part_and_scopes_parameters():
     (dict(classifiers=["zz"]), "unknown classifier 'zz'"),
 ])
 def test_plan_refuses_bad_values_in_one_line(kwargs, message):
+    kwargs = {"selectors": ["shsel-ig-prune"], **kwargs}
     with pytest.raises(KgfsError) as e:
-        plan_evaluation("shsel2014", ["shsel-ig-prune"], **kwargs)
+        plan_evaluation("shsel2014", **kwargs)
     assert message in str(e.value) and "\n" not in str(e.value)
+    assert "--" not in str(e.value)  # the library names its parameters, the command line its options
+
+
+@pytest.mark.parametrize("kwargs, said", [
+    (dict(n_splits=1), "--n-splits must be at least 2 (folds of the stratified cross-validation), got 1"),
+    (dict(threshold="high"), "--threshold must be a number, best-on-test or nested; got 'high'"),
+    (dict(threshold="0.5", options={"threshold": 0.4}), "--threshold and --option threshold=... both given; give one"),
+    (dict(selectors=[]), "no selectors given (--selectors)"),
+])
+def test_plan_messages_mark_the_parameters_the_command_line_says_as_options(kwargs, said):
+    kwargs = {"selectors": ["shsel-ig-prune"], **kwargs}
+    with pytest.raises(ParameterError) as e:
+        plan_evaluation("shsel2014", **kwargs)
+    assert render_params(e.value.raw_message, EVALUATE_WORDS) == said
 
 
 def test_plan_on_a_protocol_with_its_own_methods():
@@ -85,8 +105,11 @@ def test_fold_policy(y, n_splits, folds, note):
 
 
 def test_check_folds_says_which_folds_would_work():
-    with pytest.raises(KgfsError, match="class 'b' has 3 member.*use --n-splits 3 or fewer"):
+    with pytest.raises(KgfsError, match="class 'b' has 3 member.*use n_splits='3' or fewer") as e:
         check_folds(np.array(["a"] * 9 + ["b"] * 3), 5, "d")
+    assert render_params(e.value.raw_message, EVALUATE_WORDS).endswith("use --n-splits 3 or fewer")
+    with pytest.raises(ParameterError, match="^n_splits must be at least 2, got 1$"):
+        check_folds(np.array(["a", "b"] * 3), 1, "d")
     with pytest.raises(KgfsError, match=r"single class \('a'\)"):  # the label, not its numpy repr
         check_folds(np.array(["a", "a"], dtype=np.str_), 2, "d")
 

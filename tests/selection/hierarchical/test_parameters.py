@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError
 
+from kg.sklearn_compat import InvalidParameterError
 from selection.hierarchical import (
     SHSEL,
     TSEL,

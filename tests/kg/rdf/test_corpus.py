@@ -147,7 +147,8 @@ def test_load_corpus_dispatches_on_the_format(shared_data, tmp_path):
 def test_a_junk_line_after_a_closed_tweet_is_named_or_skipped(tmp_path):
     p = tmp_path / "t.txt"
     p.write_text("1 Sports 'Chris Gayle is out'\na junk line\n\n2 Politics 'Obama speaks'\n")
-    with pytest.raises(InputFormatError, match=r"t\.txt:2: expected .*; pass skip_bad_lines=True to skip such records$"):
+    with pytest.raises(InputFormatError, match=r"t\.txt:2: expected .*; pass skip_bad_lines=True to skip such "
+                                               r"records$"):
         read_sports_tweets(p)
     c = read_sports_tweets(p, skip_bad_lines=True)
     assert c.ids == ["1", "2"] and c.texts == ["Chris Gayle is out", "Obama speaks"]  # nothing joined to a tweet

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from urllib.parse import urlsplit
 
-from kg.errors import ChecksumError, KgfsError
+from kg.errors import ChecksumError, KgfsError, param
 from kg.files import atomic_write, sha256_file
 
 __all__ = ["FileInfo", "escapes_folder", "locate_file", "stat_key"]
@@ -137,7 +137,7 @@ def locate_file(root: Path, dataset: str, f: FileInfo, *, mirror, cache: Path, o
             f"dataset {dataset!r}: file {f.path!r} not found ({why}); looked in "
             + ", ".join(looked)
             + (f"; upstream {f.url}" if f.url else "")
-            + "; pass --mirror/KGFS_DATA_MIRROR or go online"
+            + f"; pass {param('mirror')}/KGFS_DATA_MIRROR or go online"
         )
     _download(f, p, timeout)
     return p
@@ -205,11 +205,11 @@ def _download(f: FileInfo, dest: Path, timeout: float) -> None:
         except (requests.ConnectionError, requests.Timeout) as exc:  # no network: one line saying what to do
             host = urlsplit(f.url).hostname or f.url
             raise KgfsError(f"cannot download {f.path} from {host}: the network is unreachable ({_cause(exc)}); put "
-                            f"the file in a data mirror (--mirror DIR or KGFS_DATA_MIRROR, as DIR/{f.path}) or set "
-                            "KGFS_OFFLINE=1 to never download") from exc
+                            f"the file in a data mirror ({param('mirror', 'DIR')} or KGFS_DATA_MIRROR, as "
+                            f"DIR/{f.path}) or set KGFS_OFFLINE=1 to never download") from exc
         except requests.RequestException as exc:
-            raise KgfsError(f"cannot download {f.url} ({_cause(exc)}); put the file in a data mirror (--mirror DIR "
-                            f"or KGFS_DATA_MIRROR, as DIR/{f.path})") from exc
+            raise KgfsError(f"cannot download {f.url} ({_cause(exc)}); put the file in a data mirror "
+                            f"({param('mirror', 'DIR')} or KGFS_DATA_MIRROR, as DIR/{f.path})") from exc
         if f.archive == "zip":
             _unzip_to_gzip(tmp, f)
         if f.sha256 and sha256_file(tmp) == f.sha256:

@@ -137,6 +137,8 @@ _HINTS = [
     (re.compile(r"\bcheck='(repair|report|raise)'"), r"--check \1"),
     (re.compile(r"\bon_obsolete='(\w+)'"), r"--on-obsolete \1"),
     (re.compile(r"\bskip_bad_lines=True"), "--skip-bad-lines"),
+    (re.compile(r"\bdrop_unknown=True"), "--hierarchy-drop-unknown"),
+    (re.compile(r"\bmax_record_bytes=N\b"), "--max-record-bytes"),
     (re.compile(r"\bpass (binarize|check_implication|missing)=(\S+)"), r"pass --param \1=\2"),
 ]
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import ImplicationError, InputFormatError, KgfsError, few
+from kg.errors import ImplicationError, InputFormatError, KgfsError, few, param
 from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
 from kg.formats.csv_io import first_line_naming, utf8_error
@@ -208,7 +208,7 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
         every node a feature (see ``drop_unknown``). Default: no edges.
     check : {"repair", "report", "raise"}
         Cells that violate the hierarchy (child 1, parent 0): closed upward, kept (counted in
-        the meta) or an error (``--check``).
+        the meta) or an error.
     name : str, optional
         The dataset name (default: the file name without suffix).
     drop_unknown : bool
@@ -253,15 +253,16 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
         h = read_edges_csv(hierarchy)
         missing = [f for f in names.tolist() if f not in h.index]
         if missing:
-            raise InputFormatError(f"{len(missing)} feature(s) of {p} are not nodes of the hierarchy (--hierarchy), "
+            raise InputFormatError(f"{len(missing)} feature(s) of {p} are not nodes of the hierarchy "
+                                   f"({param('hierarchy')}), "
                                    f"e.g. {', '.join(repr(m) for m in missing[:3])}", hierarchy)
         columns = set(names.tolist())
         unknown = [n for n in h.node_ids.tolist() if n not in columns]
         if unknown and not drop_unknown:
             line, node = first_line_naming(hierarchy, set(unknown))
             more = f" ({len(unknown)} such nodes: {few(sorted(unknown), 5)})" if len(unknown) > 1 else ""
-            raise InputFormatError(f"{node!r} is not a feature (a column) of {p.name}{more}; pass drop_unknown=True "
-                                   "(--hierarchy-drop-unknown) to drop such nodes", hierarchy, line)
+            raise InputFormatError(f"{node!r} is not a feature (a column) of {p.name}{more}; pass drop_unknown=True to "
+                                   "drop such nodes", hierarchy, line)
         h = h.restrict(names.tolist())
     if check not in _CHECKS:
         raise ValueError(f"check must be one of {sorted(_CHECKS)}, got {check!r}")
@@ -271,7 +272,8 @@ def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarch
     try:
         return FeatureTable(X, names, ids, y, h, meta=meta, check=_CHECKS[check])
     except ImplicationError as exc:
-        raise InputFormatError(str(exc).split("; pass")[0] + " (--check repair closes them upward)", p) from None
+        raise InputFormatError(str(exc).split("; pass")[0] + f" ({param('check', 'repair')} closes them upward)",
+                               p) from None
 
 
 #: Dense exports (``table.arff``, ``table.csv``: one value per instance x feature) are written for tables of at most

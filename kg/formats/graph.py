@@ -234,15 +234,16 @@ def read_selection(path: str | os.PathLike, hierarchy: FeatureHierarchy) -> tupl
     """
     import pandas as pd
 
-    from kg.errors import KgfsError, few
+    from kg.errors import KgfsError, few, param
 
     frame = pd.read_csv(path, dtype={"feature": str, "name": str})
     if "feature" not in frame:
         raise KgfsError(f"{path}: no 'feature' column (expected the selection.csv or selected_features.csv of "
-                        "`kgfs select` or `kgfs run`) (--selection)")
+                        f"`kgfs select` or `kgfs run`) ({param('selection')})")
     unknown = sorted(set(frame["feature"]) - set(hierarchy.index))
     if unknown:
-        raise KgfsError(f"{path}: {len(unknown)} feature(s) are not in the table: {few(unknown, 3)} (--selection)")
+        raise KgfsError(f"{path}: {len(unknown)} feature(s) are not in the table: {few(unknown, 3)} "
+                        f"({param('selection')})")
     by = frame.set_index("feature")
     ids = hierarchy.node_ids.tolist()
     listed = by.reindex(ids)

@@ -193,15 +193,14 @@ class _Bad:
 
     def __call__(self, message: str, line: int) -> None:
         if not self.skip:
-            raise InputFormatError(f"{message}; pass skip_bad_lines=True (--skip-bad-lines) to skip such records",
+            raise InputFormatError(f"{message}; pass skip_bad_lines=True to skip such records",
                                    self.path, line)
         log.warning("%s:%d: skipping a record: %s", self.path, line, message)
         self.lines.append(line)
 
 
 def _too_long(bad: _Bad, n: int) -> str:
-    return (f"a record of more than {bad.max_bytes:,} bytes (pass max_record_bytes=N (--max-record-bytes) for longer "
-            "ones)")
+    return f"a record of more than {bad.max_bytes:,} bytes (pass max_record_bytes=N for longer ones)"
 
 
 def _lines(path: Path, bad: _Bad):

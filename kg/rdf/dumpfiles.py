@@ -424,7 +424,7 @@ class DumpReader:
         msg = re.sub(r"^Parser error at line \d+ between columns \d+ and \d+: ", "",
                      str(exc.msg if hasattr(exc, "msg") else exc))
         if not self.skip_bad_lines:
-            raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True (--skip-bad-lines) to skip it",
+            raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True to skip it",
                                    self.path, line) from None
         log.warning("%s:%d: skipping malformed line: %s", self.path, line, msg)
         self.bad_lines.append((str(self.path), line, msg))
@@ -434,7 +434,7 @@ class DumpReader:
         line = start + (exc.lineno or 1)
         msg = str(exc.msg if hasattr(exc, "msg") else exc)
         if not self.skip_bad_lines or self.format not in _LINE_BASED:
-            hint = ("; pass skip_bad_lines=True (--skip-bad-lines) to skip it" if self.format in _LINE_BASED
+            hint = ("; pass skip_bad_lines=True to skip it" if self.format in _LINE_BASED
                     else " (a bad statement cannot be skipped in this format)")
             raise InputFormatError(f"malformed RDF: {msg}{hint}", self.path, line) from None
         log.warning("%s:%d: skipping malformed line: %s", self.path, line, msg)

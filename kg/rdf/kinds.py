@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kg.errors import KgfsError
+from kg.errors import ParameterError, param
 from kg.rdf.relations import (
     FEATURE_KINDS,
     KIND_PREFIX,
@@ -47,7 +47,7 @@ __all__ = ["FeatureSpec", "count_values", "merge_reports", "parse_kinds"]
 
 
 def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:
-    """The kinds asked (``--features``), checked, in the canonical order, without repeats.
+    """The kinds asked (``features``), checked, in the canonical order, without repeats.
 
     Parameters
     ----------
@@ -65,14 +65,15 @@ def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:
     >>> parse_kinds("colours")
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --features: unknown kind 'colours' (choose from types, categories, ...)
+    kg.errors.ParameterError: features: unknown kind 'colours' (choose from types, categories, ...)
     """
     asked = ["types"] if features is None else [features] if isinstance(features, str) else list(features)
     if not asked:
-        raise KgfsError("--features: give at least one kind (types, categories, relations, qualified-relations)")
+        raise ParameterError(f"{param('features')}: give at least one kind (types, categories, relations, "
+                             "qualified-relations)")
     for k in asked:
         if k not in FEATURE_KINDS:
-            raise KgfsError(f"--features: unknown kind {k!r} (choose from {', '.join(FEATURE_KINDS)})")
+            raise ParameterError(f"{param('features')}: unknown kind {k!r} (choose from {', '.join(FEATURE_KINDS)})")
     if "qualified-relations" in asked:
         asked = [k for k in asked if k != "relations"]
     return tuple(k for k in FEATURE_KINDS if k in asked)
@@ -114,7 +115,8 @@ class FeatureSpec:
         spec = cls(parse_kinds(features), category_depth,
                    RelationOptions(direction or "out", tuple(exclude or ()), values or "binary"))
         if spec.counts and not spec.uses_relations:
-            raise KgfsError("--values count counts relations: give --features relations or qualified-relations")
+            raise ParameterError(f"{param('values', 'count')} counts relations: give {param('features', 'relations')} "
+                                 "or qualified-relations")
         return spec
 
     @property
@@ -124,7 +126,7 @@ class FeatureSpec:
 
     @property
     def counts(self) -> bool:
-        """Whether the table also holds the relations' counts (``--values count``)."""
+        """Whether the table also holds the relations' counts (``values='count'``)."""
         return self.relations.values == "count"
 
     @property
@@ -151,7 +153,7 @@ class FeatureSpec:
             out["relations"] = self.relations.to_json()
         return out
 
-    def check_label_property(self, label_property: str | None, vocabulary, option: str = "--label-property") -> None:
+    def check_label_property(self, label_property: str | None, vocabulary, option: str | None = None) -> None:
         """Refuse a table whose labels come from a property that is also among its features (they would leak).
 
         Parameters
@@ -160,11 +162,13 @@ class FeatureSpec:
             The predicate the labels come from, as given (an IRI, a prefixed name, Wikidata's ``P27``).
         vocabulary : Vocabulary
             Expands it (:meth:`~kg.rdf.vocabulary.Vocabulary.expand_property`).
-        option : str
+        option : str, optional
+            What the message calls the property's parameter (default: ``label_property``, marked by
+            :func:`~kg.errors.param`: the command line says ``--label-property``).
 
         Raises
         ------
-        KgfsError
+        ParameterError
             Relations are features and the property is not excluded.
 
         Examples
@@ -175,15 +179,16 @@ class FeatureSpec:
         >>> FeatureSpec.of("relations").check_label_property("P27", WIKIDATA)
         Traceback (most recent call last):
         ...
-        kg.errors.KgfsError: --label-property P27: the labels come from http://www.wikidata.org/prop/direct/P27, ...
+        kg.errors.ParameterError: label_property='P27': the labels come from http://www.wikidata.org/prop/direct/P27...
         """
         if label_property is None or not self.uses_relations:
             return
-        label = vocabulary.expand_property(label_property, option)
+        label = vocabulary.expand_property(label_property, option or param("label_property"))
         if label not in self.relations.exclude:
-            raise KgfsError(f"{option} {label_property}: the labels come from {label}, which is also a feature "
-                            f"(--features {' '.join(self.kinds)}): they would leak into the features; add "
-                            f"--exclude-properties {label_property}")
+            given = param("label_property", label_property) if option is None else f"{option} {label_property}"
+            raise ParameterError(f"{given}: the labels come from {label}, which is also a feature "
+                                 f"({param('features', ' '.join(self.kinds))}): they would leak into the features; "
+                                 f"add {param('exclude_properties', label_property)}")
 
     def tag(self, kind: str, fid: str) -> str:
         """A feature id of ``kind`` as it appears in the table (prefixed in a table of several kinds)."""

@@ -50,7 +50,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, ParameterError, param
 from kg.rdf.sources.common import DIRECTIONS
 from kg.sources import breadth_first_edges
 
@@ -104,9 +104,9 @@ class RelationOptions:
 
     def __post_init__(self):
         if self.direction not in (*DIRECTIONS, "both"):
-            raise KgfsError(f"--direction must be out, in or both, got {self.direction!r}")
+            raise ParameterError(f"{param('direction')} must be out, in or both, got {self.direction!r}")
         if self.values not in ("binary", "count"):
-            raise KgfsError(f"--values must be binary or count, got {self.values!r}")
+            raise ParameterError(f"{param('values')} must be binary or count, got {self.values!r}")
         object.__setattr__(self, "exclude", tuple(sorted(set(self.exclude))))
 
     @property

@@ -26,7 +26,8 @@ def check_url(url: str, option: str, *, timeout: float = 2.0) -> None:
     ----------
     url : str
     option : str
-        The command-line option, named in the message.
+        The parameter that gave the URL, named in the message: ``param("spotlight_url")``
+        (:func:`~kg.errors.param`: the command line says its option, ``--spotlight-url``), or plain text.
     timeout : float
         Seconds to wait for the connection.
 
@@ -36,10 +37,11 @@ def check_url(url: str, option: str, *, timeout: float = 2.0) -> None:
 
     Examples
     --------
-    >>> check_url("localhost:2222/rest", "--spotlight-url")
+    >>> from kg.errors import param
+    >>> check_url("localhost:2222/rest", param("spotlight_url"))
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --spotlight-url 'localhost:2222/rest': not an http(s) URL (e.g. http://127.0.0.1:2222/rest/annotate)
+    kg.errors.KgfsError: spotlight_url 'localhost:2222/rest': not an http(s) URL (e.g. http://127.0.0.1:2222/rest/annotate)
     """
     parts = urlsplit(url or "")
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -67,7 +69,7 @@ def check_service(url: str, option: str, plugin, *, timeout: float = 10.0) -> No
     ----------
     url : str
     option : str
-        The parameter (or option) that gave the URL, named in the message.
+        The parameter that gave the URL, named in the message (as in :func:`check_url`).
     plugin : type
         A :class:`~kg.sources.Opening` with ``probe`` and ``service``.
     timeout : float
@@ -79,11 +81,12 @@ def check_service(url: str, option: str, plugin, *, timeout: float = 10.0) -> No
 
     Examples
     --------
+    >>> from kg.errors import param
     >>> from kg.rdf.annotators.spotlight import SpotlightAnnotator
-    >>> check_service("http://127.0.0.1:9/rest/annotate", "--spotlight-url", SpotlightAnnotator, timeout=1)
+    >>> check_service("http://127.0.0.1:9/rest/annotate", param("spotlight_url"), SpotlightAnnotator, timeout=1)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: --spotlight-url http://127.0.0.1:9/rest/annotate: not a working DBpedia Spotlight ...
+    kg.errors.KgfsError: spotlight_url http://127.0.0.1:9/rest/annotate: not a working DBpedia Spotlight ...
     """
     try:
         plugin.probe(url, timeout)

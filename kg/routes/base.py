@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, param
 from kg.files import sha256_file
 from kg.option_values import CHECK_HELP, UsageError, positive_number, whole_number
 
@@ -486,7 +486,7 @@ def check_nonempty(table: FeatureTable, min_support: int | None = None, unfilter
     ----------
     table : FeatureTable
     min_support : int, optional
-        The ``--min-support`` that filtered it (named in the message).
+        The ``min_support`` that filtered it (named in the message).
     unfiltered : FeatureTable, optional
         The table before that filter (its most frequent feature is named in the message).
 
@@ -501,7 +501,7 @@ def check_nonempty(table: FeatureTable, min_support: int | None = None, unfilter
     >>> check_nonempty(t.drop_rare(5000), 5000, t)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: no feature is present in 5000 instances or more (--min-support 5000): ... is in 995 instance(s)
+    kg.errors.KgfsError: no feature is present in 5000 instances or more (min_support='5000'): ... in 995 instance(s)
     """
     if table.n_instances == 0:
         raise KgfsError("the table has no instances (no instance has a feature and a label)")
@@ -509,8 +509,8 @@ def check_nonempty(table: FeatureTable, min_support: int | None = None, unfilter
         most = f"; its most frequent feature is in {int(unfiltered.support.max())} instance(s)" \
             if unfiltered is not None and unfiltered.n_features else ""
         if min_support and min_support > 1:
-            raise KgfsError(f"no feature is present in {min_support} instances or more (--min-support {min_support}): "
-                            f"the table would be empty{most}")
+            raise KgfsError(f"no feature is present in {min_support} instances or more "
+                            f"({param('min_support', min_support)}): the table would be empty{most}")
         raise KgfsError("the table has no features (no instance has a known feature)")
     return table
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import KgfsError
+from kg.errors import ParameterError, param
 from kg.files import sha256_file
 from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, check_nonempty, table_step
 
@@ -80,8 +80,8 @@ class RegistryDataset(Input):
         name = values.get("dataset") or DEFAULT_DATASET
         info, mirror = dataset_info(name), values.get("mirror") or os.environ.get("KGFS_DATA_MIRROR") or None
         if values.get("violations") and info.loader not in TABLE_LOADERS:
-            raise KgfsError(f"--check applies to tables read from files; dataset {name!r} is a "
-                            f"{info.loader or 'generated'} dataset")
+            raise ParameterError(f"{param('violations')} applies to tables read from files; dataset {name!r} is a "
+                                 f"{info.loader or 'generated'} dataset")
         paths = fetch(name, mirror=mirror) if info.files else {}
         files = {role: FileRef(str(p), info.files[role].sha256 or sha256_file(p)) for role, p in sorted(paths.items())}
         return cls(name=name, files=files, mirror=str(Path(mirror).absolute()) if mirror else None,
@@ -155,7 +155,7 @@ class OwnTable(Input):
     def from_options(cls, values: Mapping[str, Any]) -> OwnTable:
         arff, csv = values.get("arff"), values.get("csv")
         if arff is not None and csv is not None:
-            raise KgfsError("give one table: --arff or --csv, not both")
+            raise ParameterError(f"give one table: {param('arff')} or {param('csv')}, not both")
         path, option = (arff, "--arff") if arff is not None else (csv, "--csv")
         return cls(name=values.get("name") or Path(path).stem, table=FileRef.of(path, option),
                    format="arff" if arff is not None else "csv",

@@ -312,4 +312,4 @@ def test_a_network_error_is_one_line_naming_the_mirror_and_offline(tmp_path, mon
     msg = str(err.value)
     assert "\n" not in msg and "NameResolutionError" not in msg and "HTTPConnectionPool" not in msg
     assert msg.startswith("cannot download ageing/x.arff from kgfs-no-such-host.invalid: the network is unreachable")
-    assert "--mirror DIR or KGFS_DATA_MIRROR, as DIR/ageing/x.arff" in msg and "KGFS_OFFLINE=1" in msg
+    assert "mirror='DIR' or KGFS_DATA_MIRROR, as DIR/ageing/x.arff" in msg and "KGFS_OFFLINE=1" in msg

@@ -1,4 +1,5 @@
-"""The retry rule and loop shared by the HTTP clients (kg.rdf.sources.sparql, kg.rdf.annotators.spotlight)."""
+"""The retry rule and loop shared by the HTTP clients (kg.rdf.sources.sparql, kg.rdf.annotators.spotlight), and
+messages that name the library's parameters in Python and the options on the command line (issue 34)."""
 
 import pytest
 
@@ -87,3 +88,64 @@ def test_without_a_deadline_the_number_of_retries_bounds_the_loop():
         retry(always, RetryPolicy(retries=2, backoff=0.1, sleep=lambda s: None), what="test",
               give_up=lambda n, e: KgfsError(f"failed {n} time(s)"))
     assert not isinstance(info.value, DeadlineError)
+
+
+# --------------------------------------------------------------------------- messages name parameters (issue 34)
+# A message of the library names its parameters as Python calls them (kg.errors.param, or a keyword hint such as
+# ``drop_unknown=True``); the command line says the option its user typed. Each case: the library's words, then the
+# same error through `kgfs build`, in-process.
+
+
+def _cli_error(capsys, argv) -> str:
+    from flows.cli import main
+
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err and err[-1].startswith("kgfs: error: "), err
+    return err[-1].removeprefix("kgfs: error: ")
+
+
+def test_kinds_name_features_and_values(kg_dump_dir, tmp_path, monkeypatch, capsys):
+    from kg.errors import ParameterError
+    from kg.rdf.kinds import FeatureSpec
+
+    with pytest.raises(ParameterError) as err:
+        FeatureSpec.of("types", values="count")
+    assert str(err.value) == "values='count' counts relations: give features='relations' or qualified-relations"
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": 1, "text": "Lyon beat Chelsea F.C.", "label": 1}\n')
+    line = _cli_error(capsys, ["build", "--corpus", str(corpus), "--dump", str(kg_dump_dir), "--features", "types",
+                               "--values", "count", "--out", str(tmp_path / "T")])
+    assert line == "--values count counts relations: give --features relations or qualified-relations"
+
+
+def test_a_user_table_names_drop_unknown_and_hierarchy(tmp_path, capsys):
+    from kg.errors import InputFormatError
+    from kg.formats.folder import read_user_table
+
+    table, edges = tmp_path / "t.csv", tmp_path / "h.csv"
+    table.write_text("id,A,B,label\nx,1,1,1\ny,1,0,0\n")
+    edges.write_text("child,parent\nB,A\nZZZ,A\n")
+    with pytest.raises(InputFormatError) as err:
+        read_user_table(table, hierarchy=edges)
+    assert str(err.value) == f"{edges}:3: 'ZZZ' is not a feature (a column) of t.csv; pass drop_unknown=True to drop " \
+                             "such nodes"
+    line = _cli_error(capsys, ["build", "--csv", str(table), "--hierarchy", str(edges), "--out", str(tmp_path / "T")])
+    assert line == f"{edges}:3: 'ZZZ' is not a feature (a column) of t.csv; pass --hierarchy-drop-unknown to drop " \
+                   "such nodes"
+
+
+def test_an_emptied_table_names_min_support(tmp_path, capsys):
+    from kg.errors import KgfsError
+    from kg.routes.base import check_nonempty
+    from kg.routes.tables import RegistryDataset
+
+    table = RegistryDataset.from_options({"dataset": "synthetic/S-D2-B2"}).load()
+    with pytest.raises(KgfsError) as err:
+        check_nonempty(table.drop_rare(5000), 5000, table)
+    python = str(err.value)
+    assert "(min_support='5000'): the table would be empty" in python and "--" not in python
+    line = _cli_error(capsys, ["build", "--dataset", "synthetic/S-D2-B2", "--min-support", "5000",
+                               "--out", str(tmp_path / "T")])
+    assert line == python.replace("min_support='5000'", "--min-support 5000")

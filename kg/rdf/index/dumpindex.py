@@ -442,7 +442,7 @@ class DumpIndex:
         for seg, f in zip(out, files):
             if seg.info["n_bad_lines"] and not skip_bad_lines:
                 _path, line, msg = seg.info["bad_lines"][0]
-                raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True (--skip-bad-lines) to "
+                raise InputFormatError(f"malformed RDF: {msg}; pass skip_bad_lines=True to "
                                        "skip it", f, line)
         return out, todo
 

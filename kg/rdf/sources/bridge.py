@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kg.errors import ParameterError, param
 from kg.sources import KnowledgeSource, SourceBase
 
 __all__ = ["BRIDGES", "EquivalentClassSource", "SameAsSource"]
@@ -309,7 +310,8 @@ class EquivalentClassSource(SourceBase):
 
         Raises
         ------
-        ValueError
+        ParameterError
+            A ``ValueError`` naming the parameters (``bridge``, ``features``).
 
         Examples
         --------
@@ -318,9 +320,10 @@ class EquivalentClassSource(SourceBase):
         >>> EquivalentClassSource(RdflibSource(rdflib.Graph()), RdflibSource(rdflib.Graph())).categories([])
         Traceback (most recent call last):
         ...
-        ValueError: --bridge equivalent-class maps types, not categories (use --features types)
+        kg.errors.ParameterError: bridge='equivalent-class' maps types, not categories (use features='types')
         """
-        raise ValueError("--bridge equivalent-class maps types, not categories (use --features types)")
+        raise ParameterError(f"{param('bridge', 'equivalent-class')} maps types, not categories (use "
+                             f"{param('features', 'types')})")
 
     def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
         """The target graph's subclass edges above the classes.

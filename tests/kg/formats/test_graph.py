@@ -81,5 +81,5 @@ def test_read_selection_of_a_run_or_select_output(tmp_path):
     (tmp_path / "selected_features.csv").write_text("feature,score\nGO:3,0.1\n")  # the kept ones only
     assert read_selection(tmp_path / "selected_features.csv", h)[0].tolist() == [False, False, True, False]
     (tmp_path / "bad.csv").write_text("feature,selected\nGO:9,True\n")
-    with pytest.raises(KgfsError, match="1 feature\\(s\\) are not in the table: GO:9 \\(--selection\\)"):
+    with pytest.raises(KgfsError, match="1 feature\\(s\\) are not in the table: GO:9 \\(selection\\)$"):
         read_selection(tmp_path / "bad.csv", h)

@@ -47,8 +47,8 @@ def test_a_hierarchy_naming_unknown_features_is_an_error_naming_file_line_and_fe
     (tmp_path / "t.csv").write_text("id,A,B,C,D,label\n" + rows)
     (tmp_path / "edges.csv").write_text("child,parent\nB,A\nC,A\nZZZ,A\nD,NOPE\n")
     with pytest.raises(InputFormatError, match=r"edges\.csv:4: 'ZZZ' is not a feature \(a column\) of t\.csv \(2 such "
-                                               r"nodes: NOPE, ZZZ\); pass drop_unknown=True "
-                                               r"\(--hierarchy-drop-unknown\)"):
+                                               r"nodes: NOPE, ZZZ\); pass drop_unknown=True to drop such "
+                                               r"nodes$"):
         read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "edges.csv")
     t = read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "edges.csv", drop_unknown=True, check="report")
     assert t.n_features == 4 and t.hierarchy.n_edges == 2 and t.meta["hierarchy_unknown_nodes"] == ["NOPE", "ZZZ"]
@@ -67,7 +67,7 @@ def test_violations_repaired_reported_or_refused(tmp_path):
     assert read_user_table(*args, hierarchy=tmp_path / "h.csv").meta["repaired_cells"] == 1
     kept = read_user_table(*args, hierarchy=tmp_path / "h.csv", check="report")
     assert kept.meta["violations"] == 1 and kept.X.toarray().tolist() == [[1, 0], [0, 1]]
-    with pytest.raises(InputFormatError, match=r"t\.csv: 1 cell\(s\) violate the implication.*\(--check repair "
+    with pytest.raises(InputFormatError, match=r"t\.csv: 1 cell\(s\) violate the implication.*\(check='repair' "
                                                r"closes them upward\)$"):
         read_user_table(*args, hierarchy=tmp_path / "h.csv", check="raise")
 
@@ -76,7 +76,7 @@ def test_features_missing_from_the_hierarchy_are_named(tmp_path):
     (tmp_path / "t.csv").write_text("id,a,b,label\nx,1,0,1\n")
     (tmp_path / "h.csv").write_text("child,parent\na,z\n")
     with pytest.raises(InputFormatError, match=r"h\.csv: 1 feature\(s\) of .*t\.csv are not nodes of the hierarchy "
-                                               r"\(--hierarchy\), e\.g\. 'b'"):
+                                               r"\(hierarchy\), e\.g\. 'b'"):
         read_user_table(tmp_path / "t.csv", hierarchy=tmp_path / "h.csv")
 
 

@@ -196,15 +196,15 @@ def test_feature_ids_read_back():
 
 
 def test_bad_options_are_named():
-    with pytest.raises(KgfsError, match="--direction must be out, in or both"):
+    with pytest.raises(KgfsError, match="^direction must be out, in or both"):
         RelationOptions("sideways")
     with pytest.raises(KgfsError, match="does not answer relation questions"):
         relation_facts(["x"], object(), qualified=False)
     with pytest.raises(KgfsError, match="names no relation predicates"):
         Vocabulary("x").with_relations()
-    with pytest.raises(KgfsError, match="--values count counts relations"):
+    with pytest.raises(KgfsError, match="^values='count' counts relations: give features='relations' or"):
         FeatureSpec.of("types", values="count")
-    with pytest.raises(KgfsError, match="--values must be binary or count"):
+    with pytest.raises(KgfsError, match="^values must be binary or count"):
         RelationOptions(values="some")
 
 

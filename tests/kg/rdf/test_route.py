@@ -111,7 +111,7 @@ def test_errors_are_clear(tweets10, kg_dump_dir, tmp_path):
     nothing = Corpus(ids=["a"], entities=[[R + "President"]], labels=[1])
     with pytest.raises(KgfsError, match="no types found for any of the 1 entities"):
         assemble_table(nothing, None, DumpSource(kg_dump_dir))
-    with pytest.raises(KgfsError, match="--features: unknown kind 'both'"):
+    with pytest.raises(KgfsError, match="^features: unknown kind 'both'"):
         assemble_table(tweets10, None, DumpSource(kg_dump_dir), features="both")
     with pytest.raises(KgfsError, match=r"^annotator='spotlight' needs spotlight_url$"):  # the library's words
         make_annotator("spotlight")

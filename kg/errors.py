@@ -10,6 +10,7 @@ pipeline).
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 import time
@@ -47,14 +48,15 @@ def param(name: str, value=None) -> str:
     >>> str(KgfsError(f"{param('sparql_url')} is required when {param('source', 'sparql')}"))
     "sparql_url is required when source='sparql'"
     """
-    return _MARK + name + ("" if value is None else _VALUE + str(value)) + _MARK
+    return _MARK + name + ("" if value is None else _VALUE + repr(value)) + _MARK
 
 
 def render_params(text: str, words: Mapping[str, str] | None = None) -> str:
     """``text`` with its marked parameters (:func:`param`) said in words: by ``words`` (a parameter's name -> the
     option that sets it, e.g. ``{"sparql_url": "--sparql-url"}``, as the command line does), else by name.
 
-    A parameter with a value reads ``name='value'`` in Python and ``--option value`` through ``words``.
+    A parameter with a value reads ``name='value'`` (``name=5``) in Python and ``--option value`` through ``words``
+    (``True``: the switch alone).
 
     Examples
     --------
@@ -63,14 +65,19 @@ def render_params(text: str, words: Mapping[str, str] | None = None) -> str:
     '--sparql-url is required when --kg sparql'
     >>> render_params(text)
     "sparql_url is required when source='sparql'"
+    >>> render_params(f"{param('min_support', 5000)} keeps none; {param('skip', True)}", {"skip": "--skip"})
+    'min_support=5000 keeps none; --skip'
     """
     words = words or {}
 
     def said(m: re.Match) -> str:
-        name, value = m.group(1), m.group(2)
-        if name in words:
-            return words[name] if value is None else f"{words[name]} {value}"
-        return name if value is None else f"{name}={value!r}"
+        name, value = m.group(1), m.group(2)  # the value as its repr
+        if name not in words:
+            return name if value is None else f"{name}={value}"
+        if value is None or value == "True":
+            return words[name]
+        plain = ast.literal_eval(value) if value[:1] in "'\"" else value
+        return f"{words[name]} {plain}"
 
     return _MARKED.sub(said, text)
 
@@ -136,7 +143,7 @@ class ParameterError(KgfsError, ValueError):
     --------
     >>> err = ParameterError(f"{param('depth', 0)} must be at least 1")
     >>> str(err), isinstance(err, ValueError)
-    ("depth='0' must be at least 1", True)
+    ('depth=0 must be at least 1', True)
     """
 
 

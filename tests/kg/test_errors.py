@@ -145,7 +145,7 @@ def test_an_emptied_table_names_min_support(tmp_path, capsys):
     with pytest.raises(KgfsError) as err:
         check_nonempty(table.drop_rare(5000), 5000, table)
     python = str(err.value)
-    assert "(min_support='5000'): the table would be empty" in python and "--" not in python
+    assert "(min_support=5000): the table would be empty" in python and "--" not in python
     line = _cli_error(capsys, ["build", "--dataset", "synthetic/S-D2-B2", "--min-support", "5000",
                                "--out", str(tmp_path / "T")])
-    assert line == python.replace("min_support='5000'", "--min-support 5000")
+    assert line == python.replace("min_support=5000", "--min-support 5000")

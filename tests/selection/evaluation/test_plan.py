@@ -105,7 +105,7 @@ def test_fold_policy(y, n_splits, folds, note):
 
 
 def test_check_folds_says_which_folds_would_work():
-    with pytest.raises(KgfsError, match="class 'b' has 3 member.*use n_splits='3' or fewer") as e:
+    with pytest.raises(KgfsError, match="class 'b' has 3 member.*use n_splits=3 or fewer") as e:
         check_folds(np.array(["a"] * 9 + ["b"] * 3), 5, "d")
     assert render_params(e.value.raw_message, EVALUATE_WORDS).endswith("use --n-splits 3 or fewer")
     with pytest.raises(ParameterError, match="^n_splits must be at least 2, got 1$"):

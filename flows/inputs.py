@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from kg.datasets import dataset_info, load_dataset, resolve_names
 from kg.errors import KgfsError
-from kg.routes import input_kinds, resolve_dataset
+from kg.routes import dataset_kind, input_kinds, resolve_dataset
 from kg.routes.base import Input, Option
 from kg.routes.tables import DEFAULT_DATASET, RegistryDataset
 
@@ -132,7 +132,7 @@ def resolve_input(values: Mapping[str, Any]) -> Input:
 
     name = given.get("dataset") or DEFAULT_DATASET
     loader = dataset_info(name).loader
-    kind = next((c for c in input_kinds().values() if loader and loader in c.dataset_loaders), RegistryDataset)
+    kind = dataset_kind(loader)  # the one rule that resolve_dataset follows too
     # a registry dataset brings its files: the kind's options that name files (--obo, --labels, ...) do not apply
     allowed = {"dataset", "mirror"} | ({o.field for o in kind.options if not o.path}
                                        if kind is not RegistryDataset else set(RegistryDataset.fields()))

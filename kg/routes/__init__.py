@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 # Imported where they are used: the dataset registry, the store and the table (tomllib, numpy, scipy), not needed
 # to list the kinds' options for `kgfs --help`.
 
-__all__ = ["BUILTIN_KINDS", "LEGACY_KINDS", "Context", "Input", "build_table", "from_json", "input_kinds", "register",
-           "resolve_dataset", "run_step", "run_steps", "step_inputs", "unregister"]
+__all__ = ["BUILTIN_KINDS", "INPUTS", "LEGACY_KINDS", "Context", "Input", "build_table", "dataset_kind", "from_json",
+           "input_kinds", "register", "resolve_dataset", "run_step", "run_steps", "step_inputs", "unregister"]
 
 #: The kinds of input kgfs ships (kind -> its class, imported on first use), in the order the command line lists
 #: their options.
@@ -119,11 +119,22 @@ def resolve_dataset(values: Mapping[str, Any]) -> Input:
 
     name = values.get("dataset") or DEFAULT_DATASET
     info = dataset_info(name)
-    for cls in input_kinds().values():
-        if info.loader and info.loader in cls.dataset_loaders:
-            paths = fetch(name, mirror=values.get("mirror"))
-            return cls.from_dataset(name, paths, dict(info.options), values)
-    return RegistryDataset.from_options({**values, "dataset": name})
+    cls = dataset_kind(info.loader)
+    if cls is RegistryDataset:
+        return RegistryDataset.from_options({**values, "dataset": name})
+    return cls.from_dataset(name, fetch(name, mirror=values.get("mirror")), dict(info.options), values)
+
+
+def dataset_kind(loader: str) -> type[Input]:
+    """The kind of input that builds a registry dataset of this ``loader`` (the kind that claims it, e.g. the
+    ontology route's ``ontology``); :class:`~kg.routes.tables.RegistryDataset` for a ready-made table.
+
+    Examples
+    --------
+    >>> dataset_kind("ontology").kind, dataset_kind("aire").kind, dataset_kind("").kind
+    ('ontology', 'dataset', 'dataset')
+    """
+    return next((c for c in input_kinds().values() if loader and loader in c.dataset_loaders), RegistryDataset)
 
 
 # --------------------------------------------------------------------------- running the steps

@@ -24,3 +24,14 @@ def test_by_default_no_names(tmp_path):
     assert Plain().feature_names(["a"]) == {}
     (tmp_path / "t.csv").write_text("id,x,label\na,1,1\nb,0,0\n")
     assert OwnTable.from_options({"csv": tmp_path / "t.csv"}).feature_names(["x"]) == {}
+
+
+def test_records_of_earlier_versions_name_the_kinds_go_and_dbpedia():
+    from kg.routes import LEGACY_KINDS, from_json, input_kinds
+
+    assert set(LEGACY_KINDS.values()) <= set(input_kinds())
+    inp = resolve_dataset({"dataset": "bundled/DM-BP"})
+    old = {**inp.to_json(), "kind": "go"}  # as a run.json of 8ed8340 stored it
+    assert from_json(old) == inp and from_json(old).kind == "ontology"
+    corpus = from_json({"kind": "dbpedia", "name": "tweets", "dump": ()})
+    assert corpus.kind == "rdf"

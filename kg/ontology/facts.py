@@ -23,10 +23,9 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from kg.errors import InputFormatError, KgfsError
-from kg.ontology.annotations import AnnotationOptions, AnnotationSet, _lines, read_annotation_set, read_labels
+from kg.ontology.annotations import AnnotationOptions, AnnotationSet, lines_of, read_annotation_set, read_labels
 
 __all__ = ["LabelSource", "read_facts"]
 
@@ -147,7 +146,7 @@ def _instance_list(path: str | os.PathLike, where: str | None) -> set[str]:
         col, value = col.strip().lower(), value.strip()
     out: set[str] = set()
     idx = None
-    with _lines(Path(path)) as lines:
+    with lines_of(path) as lines:
         for lineno, raw in enumerate(lines, 1):
             if not raw.strip() or raw[0] == "#":
                 continue

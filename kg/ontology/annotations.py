@@ -49,7 +49,7 @@ def read_annotations(
         Keep only GAF rows with these evidence codes (``{"EXP", "IDA", ...}``).
     namespaces : str or iterable of str, optional
         Keep only GAF rows whose Aspect (column 9) is in these namespaces (``"BP"``, ...).
-        For a table there is no aspect column: filter by namespace in :func:`build_table`
+        For a table there is no aspect column: filter by namespace in :func:`term_table`
         (terms of namespaces the ontology was not read with are dropped and counted there).
     id_column : int or str, optional
         GAF: the column naming the gene, 1-based as in the GAF specification, or one of

@@ -207,9 +207,9 @@ def ontology_table(paths: Mapping[str, str | os.PathLike], options: Mapping):
     >>> t.X.toarray().tolist(), t.y.tolist()
     ([[1.0, 1.0], [1.0, 0.0]], ['1', '0'])
     """
-    from kg.ontology.annotations import read_gpi
+    from kg.ontology.formats import AUTO, chosen_format, read_extra_file
     from kg.ontology.read import read_ontology
-    from kg.ontology.table import build_table
+    from kg.ontology.table import term_table
 
     bad = sorted(set(options) - _TABLE_OPTIONS)
     if bad:
@@ -220,8 +220,9 @@ def ontology_table(paths: Mapping[str, str | os.PathLike], options: Mapping):
         v = o.get(key)
         return None if v is None else ((v,) if isinstance(v, str) else tuple(v))
 
-    how = AnnotationOptions(format=o.get("annotation_format") or "auto", evidence=ids("evidence"),
-                            aspects=ids("aspects"), gpi=read_gpi(paths["gpi"]) if paths.get("gpi") else None)
+    how = AnnotationOptions(format=chosen_format(o.get("annotation_format")) or AUTO, evidence=ids("evidence"),
+                            aspects=ids("aspects"),
+                            gpi=read_extra_file("gpi", paths["gpi"]) if paths.get("gpi") else None)
     source = LabelSource(labels=paths.get("labels"), label_from_aspect=o.get("label_from_aspect"),
                          label_terms=ids("label_terms"), positives=paths.get("positives"),
                          instances=paths.get("instances"), instances_where=o.get("instances_where"))
@@ -229,4 +230,4 @@ def ontology_table(paths: Mapping[str, str | os.PathLike], options: Mapping):
     onto = read_ontology(paths["ontology"], relations=ids("relations") or ("is_a",), namespaces=o.get("namespaces"),
                          roots=ids("roots"), terms=paths.get("ontology_terms"), obsolete=paths.get("ontology_obsolete"))
     kw = {k: o[k] for k in ("min_support", "unknown", "on_obsolete") if o.get(k) is not None}
-    return build_table(onto, ann, labels, **kw)
+    return term_table(onto, ann, labels, **kw)

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from kg.errors import ParameterError
 from kg.plugins import Plugins
 
-__all__ = ["ANNOTATION_FORMATS", "AUTO", "FORMAT_CHOICES", "annotation_format", "annotation_formats",
-           "detect_format"]
+__all__ = ["ANNOTATION_FORMATS", "AUTO", "FORMAT_CHOICES", "annotation_format", "annotation_formats", "chosen_format",
+           "detect_format", "read_extra_file"]
 
 #: The registered annotation formats.
 ANNOTATION_FORMATS = Plugins("kgfs.annotation_formats", "annotation format", {
@@ -99,3 +100,33 @@ def detect_format(lines: Iterator[str], head: list[str] | None = None) -> str:
             continue
         return next((f.name for f in formats if not f.fallback and f.claims(raw)), fallback)
     return fallback
+
+
+def chosen_format(name: str | None, parameter: str | None = "annotation_format") -> str | None:
+    """A format's name as a reading keeps it: ``None`` for detection (``None`` or ``"auto"``), else a registered
+    name (an unknown one raises :class:`~kg.errors.ParameterError` naming ``parameter``).
+
+    Examples
+    --------
+    >>> chosen_format("auto"), chosen_format(None), chosen_format("gaf")
+    (None, None, 'gaf')
+    """
+    if name is None or name == AUTO:
+        return None
+    return annotation_format(name, parameter).name
+
+
+def read_extra_file(role: str, path):
+    """Read an extra file of an annotation format (``gpi``) by the format that declares it.
+
+    Examples
+    --------
+    >>> read_extra_file("nonesuch", "x")
+    Traceback (most recent call last):
+    ...
+    kg.errors.ParameterError: no annotation format reads a 'nonesuch' file
+    """
+    for fmt in annotation_formats():
+        if role in fmt.extra_files:
+            return fmt.read_extra(role, path)
+    raise ParameterError(f"no annotation format reads a {role!r} file")

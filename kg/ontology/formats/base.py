@@ -47,7 +47,7 @@ class AnnotationSet:
     negative : dict of instance -> list of term ids
         ``NOT`` annotations (GAF/GPAD qualifier or negation column, hpoa qualifier) and, in an
         hpoa file, rows whose frequency is 0 (``0/n``, ``0%`` or HP:0040285 "Excluded"). They never
-        become positives; :func:`kg.ontology.build_table` reports an instance annotated with a term and
+        become positives; :func:`kg.ontology.term_table` reports an instance annotated with a term and
         with ``NOT`` of one of its ancestors.
     aspect_terms : dict of instance -> list of term ids
         The positive annotations of the label aspect (``label_aspect``), kept apart: they are
@@ -57,7 +57,7 @@ class AnnotationSet:
         ``other_aspect_rows``, ``skipped_rows`` / ``skipped_instances`` (rows and distinct instances
         outside ``keep``: not kept in memory), ``not_in_gpi_rows``.
     label_terms : tuple of str
-        Terms that are labels (set by whoever derived the labels): :func:`kg.ontology.build_table`
+        Terms that are labels (set by whoever derived the labels): :func:`kg.ontology.term_table`
         never makes them features.
 
     Examples

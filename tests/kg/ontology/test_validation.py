@@ -7,7 +7,7 @@ import gzip
 import pytest
 
 from kg.errors import InputFormatError, UnknownFeatureError
-from kg.ontology import build_table, read_obo
+from kg.ontology import read_obo, term_table
 from kg.ontology.obo import check_obo_options
 
 OBO = """format-version: 1.2
@@ -77,9 +77,9 @@ def test_an_obo_file_that_is_not_utf8_names_its_line(tmp_path):
 def test_messages_name_the_command_line_options(obo):
     go = read_obo(obo)
     with pytest.raises(UnknownFeatureError, match=r"obsolete .*\(--on-obsolete replace or drop\)"):
-        build_table(go, {"g": ["GO:3"]})
+        term_table(go, {"g": ["GO:3"]})
     with pytest.raises(UnknownFeatureError, match=r"GO:9.*--unknown drop drops such terms"):
-        build_table(go, {"g": ["GO:9"]})
-    assert "unknown='drop'" not in str(pytest.raises(UnknownFeatureError, build_table, go, {"g": ["GO:9"]}).value)
-    t = build_table(go, {"g": ["GO:2"], "h": ["GO:9"]}, {"g": 1, "h": 0, "x": 1}, unknown="drop")
+        term_table(go, {"g": ["GO:9"]})
+    assert "unknown='drop'" not in str(pytest.raises(UnknownFeatureError, term_table, go, {"g": ["GO:9"]}).value)
+    t = term_table(go, {"g": ["GO:2"], "h": ["GO:9"]}, {"g": 1, "h": 0, "x": 1}, unknown="drop")
     assert t.meta["unannotated_genes"] == ["h", "x"]

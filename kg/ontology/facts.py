@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kg.errors import InputFormatError, KgfsError
+from kg.errors import InputFormatError, KgfsError, param
 from kg.ontology.annotations import AnnotationOptions, AnnotationSet, lines_of, read_annotation_set, read_labels
 
 __all__ = ["LabelSource", "read_facts"]
@@ -129,7 +129,7 @@ def _labels_from_aspect(aspect_terms: Mapping[str, list[str]], label_terms: tupl
     if not labels:
         raise KgfsError(f"{path}: no instance has exactly one annotation of aspect {aspect!r}"
                         + (f" among {', '.join(label_terms)}" if label_terms else "")
-                        + " (--label-from-aspect, --label-terms)")
+                        + f" ({param('label_from_aspect')}, {param('label_terms')})")
     counts = Counter(labels.values())
     return labels, {"label_aspect": aspect, "labelled": len(labels), "label_counts": dict(sorted(counts.items())),
                     "left_out_several_labels": several,
@@ -155,14 +155,16 @@ def _instance_list(path: str | os.PathLike, where: str | None) -> set[str]:
                 names = [c.strip().lower() for c in cells]
                 if col is not None:
                     if col not in names:
-                        raise InputFormatError(f"no column {col!r} (--instances-where); columns: {', '.join(names)}",
+                        raise InputFormatError(f"no column {col!r} ({param('instances_where')}); columns: "
+                                               f"{', '.join(names)}",
                                                path, lineno)
                     idx = names.index(col)
                 else:
                     idx = -1
                 continue
             if col is not None and idx is None:
-                raise InputFormatError("--instances-where needs a header row naming the columns", path, lineno)
+                raise InputFormatError(f"{param('instances_where')} needs a header row naming the columns", path,
+                                       lineno)
             if col is not None and (idx >= len(cells) or cells[idx].strip() != value):
                 continue
             if cells[0].strip():

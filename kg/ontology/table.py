@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import KgfsError, UnknownFeatureError
+from kg.errors import KgfsError, UnknownFeatureError, param
 from kg.hierarchy import FeatureHierarchy
 from kg.ontology.annotations import AnnotationSet
 from kg.ontology.obo import _ON_OBSOLETE, GeneOntology
@@ -90,7 +90,7 @@ def _resolve(
             elif kind == "obsolete":
                 raise UnknownFeatureError(f"{value} (gene {g!r})")
             elif unknown == "raise":
-                raise UnknownFeatureError(f"{value} (gene {g!r}); --unknown drop drops such terms")
+                raise UnknownFeatureError(f"{value} (gene {g!r}); {param('unknown', 'drop')} drops such terms")
             else:
                 unknown_terms.setdefault(t, g)
         if resolved or keep_unannotated:

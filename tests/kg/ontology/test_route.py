@@ -109,7 +109,7 @@ def test_messages_name_parameters_in_python_and_options_on_the_command_line(hpo,
 
 
 def test_a_root_the_ontology_lacks_fails_in_the_check(hpo):
-    with pytest.raises(KgfsError, match=r"root 'HP:9999999' is not a term of the ontology \(--root\)"):
+    with pytest.raises(KgfsError, match=r"root 'HP:9999999' is not a term of the ontology \(roots\)"):
         _hpo_input(hpo, roots=["HP:9999999"]).check(None)
 
 
@@ -131,7 +131,7 @@ def test_positives_and_instances_with_a_filter(tmp_path):
     bad = OntologyInput.from_options({"ontology": tmp_path / "p.tsv", "annotations": tmp_path / "g.tsv",
                                       "positives": tmp_path / "dis.tsv", "instances": tmp_path / "info.tsv",
                                       "instances_where": "type=protein-coding"})
-    with pytest.raises(KgfsError, match=r"info\.tsv:1: no column 'type' \(--instances-where\)"):
+    with pytest.raises(KgfsError, match=r"info\.tsv:1: no column 'type' \(instances_where\)"):
         bad.read_facts()
 
 

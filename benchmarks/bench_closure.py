@@ -9,7 +9,7 @@ Prints, on the same DAG (is_a over the 39,397 live terms of gene_ontology_ext 20
   ``networkx.transitive_closure_dag``, with the ratio (target >= 10x), and ``rustworkx``'s
   ``ancestors`` per node as a second reference (when installed: it is not a kgfs dependency);
 - the whole build of CE-BPMFCC: ``read_obo`` + the gene -> most specific terms facts +
-  ``build_table`` (target < 2 s), next to the AIRE reader on the same file.
+  ``term_table`` (target < 2 s), next to the AIRE reader on the same file.
 Both closures are checked to give the same ancestor sets.
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kg.hierarchy import FeatureHierarchy  # noqa: E402
-from kg.ontology import build_table, read_annotations, read_obo  # noqa: E402
+from kg.ontology import read_annotations, read_obo, term_table  # noqa: E402
 from kg.ontology.published import aire_table, hierarchy_for_terms, read_aire_matrix  # noqa: E402
 
 
@@ -106,14 +106,14 @@ def main(argv=None) -> int:
         def build():
             o = read_obo(obo)
             facts = read_annotations(ann)
-            return build_table(o, facts, labels)
+            return term_table(o, facts, labels)
 
         best_b, med_b, t = timed(build, args.repeat)
     order = [t.hierarchy.index[tid] for tid in terms]
     assert (t.X[:, order] != x).nnz == 0, "rebuilt CE-BPMFCC differs from the AIRE matrix"
     print(
         f"build CE-BPMFCC ({t.n_instances} genes x {t.n_features} terms; {spec.nnz} direct annotations; "
-        f"read_obo + read_annotations + build_table): best {best_b:.3f} s, median {med_b:.3f} s (target < 2 s)"
+        f"read_obo + read_annotations + term_table): best {best_b:.3f} s, median {med_b:.3f} s (target < 2 s)"
     )
     best_r, _, _ = timed(lambda: aire_table(aire, go), args.repeat)
     print(f"  for reference, reading the AIRE matrix with the parsed ontology: {best_r:.3f} s")

@@ -230,7 +230,7 @@ class UnknownFeatureError(KgfsError, KeyError):
     """
 
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
-        return str(self.args[0]) if self.args else ""
+        return render_params(str(self.args[0])) if self.args else ""
 
 
 class ChecksumError(KgfsError):

@@ -23,7 +23,7 @@ Examples
 --------
 >>> go = read_obo("go.obo.gz", namespaces=["BP"])                       # doctest: +SKIP
 >>> facts = read_annotations("genes.gaf", evidence={"EXP", "IDA"})      # doctest: +SKIP
->>> table = build_table(go, facts, read_labels("labels.tsv"), min_support=3)  # doctest: +SKIP
+>>> table = term_table(go, facts, read_labels("labels.tsv"), min_support=3)  # doctest: +SKIP
 """
 
 import importlib
@@ -31,11 +31,11 @@ import importlib
 _LAZY = {"read_annotations": "kg.ontology.annotations", "read_labels": "kg.ontology.annotations",
          "read_annotation_set": "kg.ontology.annotations", "NAMESPACES": "kg.ontology.obo",
          "GeneOntology": "kg.ontology.obo", "normalize_namespaces": "kg.ontology.obo", "read_obo": "kg.ontology.obo",
-         "ancestor_closure": "kg.ontology.table", "build_table": "kg.ontology.table",
+         "ancestor_closure": "kg.ontology.table", "term_table": "kg.ontology.table",
          "read_ontology": "kg.ontology.read", "read_facts": "kg.ontology.facts",
          "OntologyAnnotations": "kg.ontology.source"}
 
-__all__ = ["GeneOntology", "OntologyAnnotations", "NAMESPACES", "ancestor_closure", "build_table",
+__all__ = ["GeneOntology", "OntologyAnnotations", "NAMESPACES", "ancestor_closure", "term_table",
            "normalize_namespaces", "read_annotation_set", "read_annotations", "read_facts", "read_labels", "read_obo",
            "read_ontology"]
 

@@ -38,12 +38,12 @@ def load_go_bundle(
 ):
     """An OBO ontology, a GAF file and labels (the bundled and downloaded GO datasets)."""
     from kg.ontology.annotations import read_annotations, read_labels
-    from kg.ontology.table import build_table
+    from kg.ontology.table import term_table
 
     go = read_ontology_cached(paths["ontology"], relations, namespaces)
     ann = read_annotations(paths["annotations"], evidence=evidence)
     labels = read_labels(paths["labels"]) if "labels" in paths else None
-    return build_table(go, ann, labels, min_support=min_support, unknown=unknown, on_obsolete=on_obsolete)
+    return term_table(go, ann, labels, min_support=min_support, unknown=unknown, on_obsolete=on_obsolete)
 
 
 def load_ontology(paths, **options):

@@ -23,10 +23,9 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
-from kg.errors import InputFormatError, KgfsError
-from kg.ontology.annotations import AnnotationOptions, AnnotationSet, _lines, read_annotation_set, read_labels
+from kg.errors import InputFormatError, KgfsError, param
+from kg.ontology.annotations import AnnotationOptions, AnnotationSet, lines_of, read_annotation_set, read_labels
 
 __all__ = ["LabelSource", "read_facts"]
 
@@ -130,7 +129,7 @@ def _labels_from_aspect(aspect_terms: Mapping[str, list[str]], label_terms: tupl
     if not labels:
         raise KgfsError(f"{path}: no instance has exactly one annotation of aspect {aspect!r}"
                         + (f" among {', '.join(label_terms)}" if label_terms else "")
-                        + " (--label-from-aspect, --label-terms)")
+                        + f" ({param('label_from_aspect')}, {param('label_terms')})")
     counts = Counter(labels.values())
     return labels, {"label_aspect": aspect, "labelled": len(labels), "label_counts": dict(sorted(counts.items())),
                     "left_out_several_labels": several,
@@ -147,7 +146,7 @@ def _instance_list(path: str | os.PathLike, where: str | None) -> set[str]:
         col, value = col.strip().lower(), value.strip()
     out: set[str] = set()
     idx = None
-    with _lines(Path(path)) as lines:
+    with lines_of(path) as lines:
         for lineno, raw in enumerate(lines, 1):
             if not raw.strip() or raw[0] == "#":
                 continue
@@ -156,14 +155,16 @@ def _instance_list(path: str | os.PathLike, where: str | None) -> set[str]:
                 names = [c.strip().lower() for c in cells]
                 if col is not None:
                     if col not in names:
-                        raise InputFormatError(f"no column {col!r} (--instances-where); columns: {', '.join(names)}",
+                        raise InputFormatError(f"no column {col!r} ({param('instances_where')}); columns: "
+                                               f"{', '.join(names)}",
                                                path, lineno)
                     idx = names.index(col)
                 else:
                     idx = -1
                 continue
             if col is not None and idx is None:
-                raise InputFormatError("--instances-where needs a header row naming the columns", path, lineno)
+                raise InputFormatError(f"{param('instances_where')} needs a header row naming the columns", path,
+                                       lineno)
             if col is not None and (idx >= len(cells) or cells[idx].strip() != value):
                 continue
             if cells[0].strip():
@@ -208,9 +209,9 @@ def ontology_table(paths: Mapping[str, str | os.PathLike], options: Mapping):
     >>> t.X.toarray().tolist(), t.y.tolist()
     ([[1.0, 1.0], [1.0, 0.0]], ['1', '0'])
     """
-    from kg.ontology.annotations import read_gpi
+    from kg.ontology.formats import AUTO, chosen_format, read_extra_file
     from kg.ontology.read import read_ontology
-    from kg.ontology.table import build_table
+    from kg.ontology.table import term_table
 
     bad = sorted(set(options) - _TABLE_OPTIONS)
     if bad:
@@ -221,8 +222,9 @@ def ontology_table(paths: Mapping[str, str | os.PathLike], options: Mapping):
         v = o.get(key)
         return None if v is None else ((v,) if isinstance(v, str) else tuple(v))
 
-    how = AnnotationOptions(format=o.get("annotation_format") or "auto", evidence=ids("evidence"),
-                            aspects=ids("aspects"), gpi=read_gpi(paths["gpi"]) if paths.get("gpi") else None)
+    how = AnnotationOptions(format=chosen_format(o.get("annotation_format")) or AUTO, evidence=ids("evidence"),
+                            aspects=ids("aspects"),
+                            gpi=read_extra_file("gpi", paths["gpi"]) if paths.get("gpi") else None)
     source = LabelSource(labels=paths.get("labels"), label_from_aspect=o.get("label_from_aspect"),
                          label_terms=ids("label_terms"), positives=paths.get("positives"),
                          instances=paths.get("instances"), instances_where=o.get("instances_where"))
@@ -230,4 +232,4 @@ def ontology_table(paths: Mapping[str, str | os.PathLike], options: Mapping):
     onto = read_ontology(paths["ontology"], relations=ids("relations") or ("is_a",), namespaces=o.get("namespaces"),
                          roots=ids("roots"), terms=paths.get("ontology_terms"), obsolete=paths.get("ontology_obsolete"))
     kw = {k: o[k] for k in ("min_support", "unknown", "on_obsolete") if o.get(k) is not None}
-    return build_table(onto, ann, labels, **kw)
+    return term_table(onto, ann, labels, **kw)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import CycleError, InputFormatError, UnknownFeatureError
+from kg.errors import CycleError, InputFormatError, UnknownFeatureError, param
 from kg.hierarchy import FeatureHierarchy
 
 __all__ = ["GeneOntology", "NAMESPACES", "check_obo_options", "normalize_namespaces", "read_obo"]
@@ -262,7 +262,7 @@ class GeneOntology:
                     hint = f"; consider {', '.join(info['consider'])}"
                 return "obsolete", (
                     f"term {tid!r} is obsolete in {self._where()}{hint} "
-                    "(--on-obsolete replace or drop)"
+                    f"({param('on_obsolete', 'replace')} or drop)"
                 )
             if on_obsolete == "replace" and info.get("replaced_by") and _depth < 10:
                 target = sorted(info["replaced_by"])[0]
@@ -274,12 +274,12 @@ class GeneOntology:
         if tid in self.namespace and self.roots and (self.namespaces is None
                                                      or self.namespace[tid] in self.namespaces):
             return "other_namespace", (
-                f"term {tid!r} is not under the root(s) chosen (--root {' '.join(self.roots)})"
+                f"term {tid!r} is not under the root(s) chosen ({param('roots', ' '.join(self.roots))})"
             )
         if tid in self.namespace:
             return "other_namespace", (
                 f"term {tid!r} is in namespace {self.namespace[tid]!r}, which was not selected "
-                f"(--namespaces {'+'.join(self.namespaces or [])})"
+                f"({param('namespaces', '+'.join(self.namespaces or []))})"
             )
         return "unknown", f"unknown term id {tid!r}: not in {self._where()}"
 
@@ -430,12 +430,13 @@ def _check_requested(path, relations: Sequence[str], namespaces: Sequence[str] |
     found_rels, found_ns = set(found_rels) | {"is_a"}, set(found_ns) - {""}
     bad = [r for r in relations if r not in found_rels and r != "all"]
     if bad:
-        raise InputFormatError(f"unknown relation {bad[0]!r} (--relations); relations in this file: "
+        raise InputFormatError(f"unknown relation {bad[0]!r} ({param('relations')}); relations in this file: "
                                f"{', '.join(sorted(found_rels))} (or all)", path)
     bad = [n for n in namespaces or () if n not in found_ns]
     if bad:
         known = ", ".join(f"{n} ({_SHORT[n]})" if n in _SHORT else n for n in sorted(found_ns)) or "(none)"
-        raise InputFormatError(f"no term in namespace {bad[0]!r} (--namespaces); namespaces in this file: {known}",
+        raise InputFormatError(f"no term in namespace {bad[0]!r} ({param('namespaces')}); namespaces in this file: "
+                               f"{known}",
                                path)
 
 
@@ -471,7 +472,7 @@ def check_obo_options(path: str | os.PathLike, *, relations: str | Sequence[str]
     >>> check_obo_options(p, relations=["foo"])
     Traceback (most recent call last):
     ...
-    kg.errors.InputFormatError: ...t.obo: unknown relation 'foo' (--relations); relations in this file: ... (or all)
+    kg.errors.InputFormatError: ...t.obo: unknown relation 'foo' (relations); relations in this file: ... (or all)
     """
     rels = (relations,) if isinstance(relations, str) else tuple(relations)
     found: dict[str, set[str]] = {"relationship": set(), "namespace": set(), "default-namespace": set()}

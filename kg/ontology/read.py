@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import CycleError, InputFormatError
+from kg.errors import CycleError, InputFormatError, param
 from kg.hierarchy import FeatureHierarchy
 from kg.ontology.obo import (
     GeneOntology,
@@ -383,7 +383,8 @@ def read_term_tables(parents: str | os.PathLike, *, terms: str | os.PathLike | N
         if name:
             names[t] = name
 
-    for table, option, is_obsolete in ((terms, "--ontology-terms", False), (obsolete, "--ontology-obsolete", True)):
+    for table, option, is_obsolete in ((terms, param("ontology_terms"), False),
+                                       (obsolete, param("ontology_obsolete"), True)):
         if table is None:
             continue
         header, rows = _table_rows(Path(table), option)
@@ -396,15 +397,16 @@ def read_term_tables(parents: str | os.PathLike, *, terms: str | os.PathLike | N
                 r[i_nm].strip() if i_nm is not None and i_nm < len(r) else "")
             if is_obsolete:
                 gone[t] = {"replaced_by": [], "consider": []}
-    header, rows = _table_rows(parents, "--ontology")
-    i_c, i_p = _column(header, ("child",), parents, "--ontology"), _column(header, ("parent",), parents, "--ontology")
+    option = param("ontology")
+    header, rows = _table_rows(parents, option)
+    i_c, i_p = _column(header, ("child",), parents, option), _column(header, ("parent",), parents, option)
     i_r = header.index("relationship_type") if "relationship_type" in header else None
     i_ns = header.index("ontology") if "ontology" in header else None
     raw_edges: list[tuple[str, str, str]] = []
     rel_counts: dict[str, int] = {}
     for lineno, r in enumerate(rows, 2):
         if len(r) <= max(i_c, i_p):
-            raise InputFormatError(f"row has {len(r)} column(s), expected {len(header)} (--ontology)", parents,
+            raise InputFormatError(f"row has {len(r)} column(s), expected {len(header)} ({option})", parents,
                                    lineno)
         c, p = r[i_c].strip(), r[i_p].strip()
         rel = r[i_r].strip() if i_r is not None and i_r < len(r) else "is_a"
@@ -414,7 +416,7 @@ def read_term_tables(parents: str | os.PathLike, *, terms: str | os.PathLike | N
         rel_counts[rel] = rel_counts.get(rel, 0) + 1
         raw_edges.append((c, p, rel))
     if not raw_edges:
-        raise InputFormatError("no child -> parent row (--ontology)", parents)
+        raise InputFormatError(f"no child -> parent row ({option})", parents)
     # a parent never seen as a child in a namespaced table takes its children's namespace (the roots)
     for c, p, _ in raw_edges:
         if p not in term_ns and c in term_ns:
@@ -468,7 +470,7 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
             why = ("is obsolete" if r in onto.obsolete
                    else f"is in namespace {onto.namespace[r]!r}, which was not selected" if r in onto.namespace
                    else "is not a term of the ontology")
-            raise InputFormatError(f"root {r!r} {why} (--root)", onto.path or None)
+            raise InputFormatError(f"root {r!r} {why} ({param('roots')})", onto.path or None)
     mask = np.zeros(h.n_nodes, dtype=bool)
     frontier = np.asarray([h.index[r] for r in roots], dtype=np.int64)
     mask[frontier] = True
@@ -537,7 +539,7 @@ def check_ontology_options(path: str | os.PathLike, *, relations: str | Sequence
     >>> check_ontology_options(p, relations=["part_of"])
     Traceback (most recent call last):
     ...
-    kg.errors.InputFormatError: ...t.obo: unknown relation 'part_of' (--relations); relations in this file: ...
+    kg.errors.InputFormatError: ...t.obo: unknown relation 'part_of' (relations); relations in this file: ...
     """
     if ontology_format(path) == "obo":
         check_obo_options(path, relations=relations, namespaces=namespaces)

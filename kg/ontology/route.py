@@ -5,7 +5,7 @@ Any ontology :func:`kg.ontology.read.read_ontology` reads (OBO, OWL, GO.db-style
 HPO ``phenotype.hpoa``, two-column tables), labels from a table, from an aspect of the annotations or from
 a list of positives (:func:`kg.ontology.facts.read_facts`). Two steps: ``facts`` finds the labels, then reads the
 annotations of the labelled instances (the others' rows are dropped as the file is read) into ``facts.json``;
-``table`` reads the ontology and builds the table (:func:`kg.ontology.build_table`). The up-front check
+``table`` reads the ontology and builds the table (:func:`kg.ontology.term_table`). The up-front check
 (:meth:`OntologyInput.check`) refuses relations, namespaces and roots the ontology lacks and labels of
 instances without annotations. The registry's GO bundles (loader ``go_bundle``, such as the default
 ``bundled/DM-BP``) and ontology datasets (loader ``ontology``: ``hpo/inheritance``,
@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg.errors import KgfsError, few
+from kg.errors import KgfsError, ParameterError, few, param
+from kg.ontology.formats import FORMAT_CHOICES, chosen_format
 from kg.routes.base import MIN_SUPPORT, NAME, Context, FileRef, FunctionStep, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["OntologyInput"]
 
 
-_FORMATS = ("auto", "gaf", "gpad", "hpoa", "table")
 #: Registry file roles (besides ontology, annotations, labels) and the fields they fill.
 _EXTRA_FILES = ("ontology_terms", "ontology_obsolete", "gpi", "positives", "instances")
 
@@ -81,14 +81,15 @@ class OntologyInput(Input):
     evidence : tuple of str, optional
         Evidence codes to keep.
     on_obsolete, unknown : str, optional
-        Obsolete and unknown term ids in the annotations (see :func:`kg.ontology.build_table`).
+        Obsolete and unknown term ids in the annotations (see :func:`kg.ontology.term_table`).
     min_support : int, optional
     roots : tuple of str, optional
         The sub-ontology under these terms (``HP:0000118``).
     ontology_terms, ontology_obsolete : FileRef, optional
         The term tables of a child -> parent table ontology.
     annotation_format : str, optional
-        ``gaf``, ``gpad``, ``hpoa`` or ``table`` (default: detected).
+        A registered format (:data:`kg.ontology.formats.ANNOTATION_FORMATS`: ``gaf``, ``gpad``, ``hpoa``,
+        ``table``, ...; default: detected).
     gpi : FileRef, optional
         GPAD: the GPI file of its gene products.
     aspects : tuple of str, optional
@@ -133,7 +134,7 @@ class OntologyInput(Input):
                metavar="CODE", many=True),
         Option("--on-obsolete", "obsolete term ids in annotations", choices=("raise", "replace", "drop")),
         Option("--unknown", "term ids not in the ontology", choices=("raise", "drop")),
-        Option("--annotation-format", "format of --annotations (default: detected)", choices=_FORMATS),
+        Option("--annotation-format", "format of --annotations (default: detected)", choices=FORMAT_CHOICES),
         Option("--gpi", "GPAD: the GPI file of its gene products (annotations of others are skipped)",
                metavar="FILE", path=True),
         Option("--aspects", "keep annotations of these aspects: GAF P C F, hpoa P (phenotype) I (inheritance) "
@@ -184,7 +185,8 @@ class OntologyInput(Input):
     def from_options(cls, values: Mapping[str, Any]) -> OntologyInput:
         onto = values.get("ontology") or values.get("obo")
         if onto is None or values.get("annotations") is None:
-            raise KgfsError("the ontology route needs both --ontology (or --obo) and --annotations")
+            raise ParameterError(f"the ontology route needs both {param('ontology')} (or {param('obo')}) and "
+                                 f"{param('annotations')}")
         flag = "--ontology" if values.get("ontology") else "--obo"
         files = {"ontology": FileRef.of(onto, flag), "annotations": FileRef.of(values["annotations"], "--annotations"),
                  "labels": FileRef.of(values.get("labels"), "--labels")}
@@ -203,15 +205,16 @@ class OntologyInput(Input):
         opts = {**dict(defaults), **{k: v for k, v in values.items() if v is not None}}
         relations = tuple(opts.get("relations") or ("is_a",))
         if opts.get("label_terms") and not opts.get("label_from_aspect"):
-            raise KgfsError("--label-terms goes with --label-from-aspect")
+            raise ParameterError(f"{param('label_terms')} goes with {param('label_from_aspect')}")
         if opts.get("instances_where") and not files.get("instances"):
-            raise KgfsError("--instances-where goes with --instances")
+            raise ParameterError(f"{param('instances_where')} goes with {param('instances')}")
         if opts.get("instances_where") and "=" not in str(opts["instances_where"]):
-            raise KgfsError(f"--instances-where must look like COLUMN=VALUE, got {opts['instances_where']!r}")
-        sources = [f for f, on in (("--labels", files.get("labels")), ("--positives", files.get("positives")),
-                                   ("--label-from-aspect", opts.get("label_from_aspect"))) if on]
+            raise ParameterError(f"{param('instances_where')} must look like COLUMN=VALUE, "
+                                 f"got {opts['instances_where']!r}")
+        sources = [param(f) for f, on in (("labels", files.get("labels")), ("positives", files.get("positives")),
+                                          ("label_from_aspect", opts.get("label_from_aspect"))) if on]
         if len(sources) > 1:
-            raise KgfsError(f"labels come from one source: {' or '.join(sources)}, not both")
+            raise ParameterError(f"labels come from one source: {' or '.join(sources)}, not both")
         return cls(name=name, ontology=files["ontology"], annotations=files["annotations"], labels=files.get("labels"),
                    namespaces=opts.get("namespaces"),
                    relations=("is_a",) if relations == ("is_a",) else tuple(sorted(relations)),
@@ -219,8 +222,7 @@ class OntologyInput(Input):
                    on_obsolete=opts.get("on_obsolete"), unknown=opts.get("unknown"),
                    min_support=opts.get("min_support"), roots=_ids(opts.get("roots")),
                    ontology_terms=files.get("ontology_terms"), ontology_obsolete=files.get("ontology_obsolete"),
-                   annotation_format=None if opts.get("annotation_format") in (None, "auto")
-                   else opts["annotation_format"],
+                   annotation_format=chosen_format(opts.get("annotation_format")),
                    gpi=files.get("gpi"), aspects=tuple(sorted(_ids(opts["aspects"]))) if opts.get("aspects") else None,
                    label_from_aspect=opts.get("label_from_aspect"), label_terms=_ids(opts.get("label_terms")),
                    positives=files.get("positives"), instances=files.get("instances"),
@@ -228,10 +230,11 @@ class OntologyInput(Input):
 
     # ----------------------------------------------------------------- reading
     def _how(self):
-        from kg.ontology.annotations import AnnotationOptions, read_gpi
+        from kg.ontology.annotations import AnnotationOptions
+        from kg.ontology.formats import AUTO, read_extra_file
 
-        return AnnotationOptions(format=self.annotation_format or "auto", evidence=self.evidence,
-                                 aspects=self.aspects, gpi=read_gpi(self.gpi.path) if self.gpi else None)
+        return AnnotationOptions(format=self.annotation_format or AUTO, evidence=self.evidence, aspects=self.aspects,
+                                 gpi=read_extra_file("gpi", self.gpi.path) if self.gpi else None)
 
     def read_facts(self) -> tuple[Any, dict | None]:
         """The annotations (an :class:`~kg.ontology.annotations.AnnotationSet`) and the labels (``None`` without any).
@@ -288,15 +291,15 @@ class OntologyInput(Input):
         >>> resolve_dataset({}).build().shape
         (127, 699)
         """
-        from kg.ontology import build_table
+        from kg.ontology import term_table
 
         ann, labels = facts if facts is not None else self.read_facts()
         go = self.read_ontology()
         kw = {k: v for k, v in (("min_support", self.min_support), ("unknown", self.unknown),
                                 ("on_obsolete", self.on_obsolete)) if v is not None}
-        table = build_table(go, ann, labels, **kw)
-        if table.n_features == 0:  # the most frequent term says which --min-support would work
-            check_nonempty(table, self.min_support, build_table(go, ann, labels, **{**kw, "min_support": 1}))
+        table = term_table(go, ann, labels, **kw)
+        if table.n_features == 0:  # the most frequent term says which min_support would work
+            check_nonempty(table, self.min_support, term_table(go, ann, labels, **{**kw, "min_support": 1}))
         table.meta.setdefault("dataset", self.name)
         return table
 
@@ -312,18 +315,18 @@ class OntologyInput(Input):
         if labels is not None and not labels:
             raise KgfsError(f"{where}: no labels")
         if labels is not None and not ann.positive and ann.report.get("skipped_instances"):
-            raise KgfsError(f"no gene of {where} (--labels) has an annotation in "
-                            f"{self.annotations.path} (--annotations); e.g. {few(list(labels), 3)}")
+            raise KgfsError(f"no gene of {where} ({param('labels')}) has an annotation in "
+                            f"{self.annotations.path} ({param('annotations')}); e.g. {few(list(labels), 3)}")
         if not ann.positive:
-            raise KgfsError(f"{self.annotations.path}: no annotation (--annotations"
-                            + (f", --evidence {' '.join(self.evidence)}" if self.evidence else "")
-                            + (f", --aspects {' '.join(self.aspects)}" if self.aspects else "") + ")")
+            raise KgfsError(f"{self.annotations.path}: no annotation ({param('annotations')}"
+                            + (f", {param('evidence', ' '.join(self.evidence))}" if self.evidence else "")
+                            + (f", {param('aspects', ' '.join(self.aspects))}" if self.aspects else "") + ")")
         out: dict = {"n_annotated": len(ann.positive)}
         if labels is not None:
             missing = [g for g in labels if g not in ann.positive]
             if len(missing) == len(labels):
-                raise KgfsError(f"no gene of {where} (--labels) has an annotation in "
-                                f"{self.annotations.path} (--annotations); e.g. {few(missing, 3)}")
+                raise KgfsError(f"no gene of {where} ({param('labels')}) has an annotation in "
+                                f"{self.annotations.path} ({param('annotations')}); e.g. {few(missing, 3)}")
             out["classes"] = dict(sorted(Counter(str(v) for g, v in labels.items() if g in ann.positive).items()))
         return out
 

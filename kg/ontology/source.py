@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kg.errors import UnknownFeatureError
+from kg.ontology.formats import chosen_format
 from kg.sources import breadth_first_edges
 
 __all__ = ["OntologyAnnotations"]
@@ -57,6 +58,8 @@ class OntologyAnnotations:
         Unknown term ids are always dropped (and counted in :attr:`report`).
     roots : str or sequence of str, optional
         Keep the sub-ontology under these terms (``HP:0000118``).
+    annotation_format : str
+        ``"auto"`` (detected) or a registered annotation format (:data:`kg.ontology.formats.ANNOTATION_FORMATS`).
 
     Attributes
     ----------
@@ -79,7 +82,8 @@ class OntologyAnnotations:
     entity_iris = False
 
     def __init__(self, ontology, annotations, *, relations: Sequence[str] = ("is_a",), namespaces=None,
-                 evidence: Sequence[str] | None = None, on_obsolete: str = "replace", roots=None):
+                 evidence: Sequence[str] | None = None, on_obsolete: str = "replace", roots=None,
+                 annotation_format: str = "auto"):
         if on_obsolete not in ("replace", "drop"):
             raise ValueError(f"on_obsolete must be 'replace' or 'drop', got {on_obsolete!r}")
         self.ontology = Path(ontology)
@@ -89,6 +93,7 @@ class OntologyAnnotations:
         self.evidence = None if evidence is None else tuple(evidence)
         self.on_obsolete = on_obsolete
         self.roots = roots
+        self.annotation_format = annotation_format
         self.report: dict = {}
         self._onto = None
         self._facts: dict[str, set[str]] | None = None
@@ -107,7 +112,8 @@ class OntologyAnnotations:
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: no such {what} file")
         onto = read_ontology(self.ontology, relations=self.relations, namespaces=self.namespaces, roots=self.roots)
-        read = read_annotation_set(self.annotations, AnnotationOptions(evidence=self.evidence))
+        read = read_annotation_set(self.annotations, AnnotationOptions(format=self.annotation_format,
+                                                                          evidence=self.evidence))
         facts: dict[str, set[str]] = {}
         dropped: set[str] = set()
         resolved: dict[str, str | None] = {}
@@ -217,5 +223,6 @@ class OntologyAnnotations:
         return {"kind": "ontology", "ontology": str(self.ontology), "ontology_sha256": _sha256(self.ontology),
                 "annotations": str(self.annotations), "annotations_sha256": _sha256(self.annotations),
                 "relations": list(self.relations), "namespaces": self.namespaces, "roots": self.roots,
-                "evidence": self.evidence, "on_obsolete": self.on_obsolete}
+                "evidence": self.evidence, "on_obsolete": self.on_obsolete,
+                **({"annotation_format": fmt} if (fmt := chosen_format(self.annotation_format)) else {})}
 

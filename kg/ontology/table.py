@@ -1,6 +1,6 @@
 """The GO route's table: annotations resolved against an ontology, closed upward, labelled.
 
-``build_table`` resolves the annotated terms (alternative ids, obsolete terms, unknown ids,
+``term_table`` resolves the annotated terms (alternative ids, obsolete terms, unknown ids,
 other namespaces), closes every gene's terms under the ontology's relations and returns a
 :class:`~kg.table.FeatureTable` whose ``meta`` reports what was changed or dropped.
 """
@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import KgfsError, UnknownFeatureError
+from kg.errors import KgfsError, UnknownFeatureError, param
 from kg.hierarchy import FeatureHierarchy
 from kg.ontology.annotations import AnnotationSet
 from kg.ontology.obo import _ON_OBSOLETE, GeneOntology
 from kg.table import FeatureTable
 
-__all__ = ["ancestor_closure", "build_table"]
+__all__ = ["ancestor_closure", "term_table"]
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def _resolve(
             elif kind == "obsolete":
                 raise UnknownFeatureError(f"{value} (gene {g!r})")
             elif unknown == "raise":
-                raise UnknownFeatureError(f"{value} (gene {g!r}); --unknown drop drops such terms")
+                raise UnknownFeatureError(f"{value} (gene {g!r}); {param('unknown', 'drop')} drops such terms")
             else:
                 unknown_terms.setdefault(t, g)
         if resolved or keep_unannotated:
@@ -135,7 +135,7 @@ def _not_conflicts(ontology: GeneOntology, facts: Mapping[str, list[str]], negat
     return {"negated_annotations": n_negated, "not_conflict_instances": n_instances, "not_conflict_examples": examples}
 
 
-def build_table(
+def term_table(
     ontology: GeneOntology,
     annotations: Mapping[str, Iterable[str]] | AnnotationSet,
     labels: Mapping[str, object] | None = None,
@@ -194,7 +194,7 @@ def build_table(
     >>> _ = p.write_text("[Term]\\nid: GO:1\\nname: process\\n\\n[Term]\\nid: GO:2\\nname: ageing\\nis_a: GO:1\\n"
     ...                  "alt_id: GO:3\\n")
     >>> from kg.ontology.obo import read_obo
-    >>> t = build_table(read_obo(p), {"g1": ["GO:3"], "g2": ["GO:1"]}, {"g1": "pro", "g2": "anti"})
+    >>> t = term_table(read_obo(p), {"g1": ["GO:3"], "g2": ["GO:1"]}, {"g1": "pro", "g2": "anti"})
     >>> t.feature_names.tolist(), t.X.toarray().astype(int).tolist(), t.meta["alt_ids_mapped"]
     (['GO:1', 'GO:2'], [[1, 1], [1, 0]], {'GO:3': 'GO:2'})
     """

@@ -28,8 +28,8 @@ def test_go_source_classes_of_the_annotated_genes(tmp_path):
 
 
 @pytest.mark.parametrize("options, message", [
-    (dict(relations=["is_a", "has_part"]), "unknown relation 'has_part' (--relations)"),
-    (dict(namespaces="MF"), "no term in namespace 'molecular_function' (--namespaces)"),
+    (dict(relations=["is_a", "has_part"]), "unknown relation 'has_part' (relations)"),
+    (dict(namespaces="MF"), "no term in namespace 'molecular_function' (namespaces)"),
 ])
 def test_go_options_checked_against_the_file(options, message):
     with pytest.raises(KgfsError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -39,8 +39,8 @@ def test_go_options_checked_against_the_file(options, message):
 def test_labels_without_any_annotated_gene(tmp_path):
     labels = tmp_path / "labels.tsv"
     labels.write_text("g1\tx\ng2\ty\n")
-    with pytest.raises(KgfsError, match=r"no gene of .*labels\.tsv \(--labels\) has an annotation in .*annotations"
-                                        r"\.tsv \(--annotations\); e\.g\. g1, g2"):
+    with pytest.raises(KgfsError, match=r"no gene of .*labels\.tsv \(labels\) has an annotation in .*annotations"
+                                        r"\.tsv \(annotations\); e\.g\. g1, g2"):
         check(**GO, labels=labels)
 
 

@@ -29,7 +29,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kg.features import KGFeatures
 from kg.lookups import SharedLookups, shared_lookups
-from kg.ontology import OntologyAnnotations, build_table, read_labels, read_obo
+from kg.ontology import OntologyAnnotations, read_labels, read_obo, term_table
 from kg.ontology.annotations import read_annotation_set
 from kg.rdf.annotators.lexicon import LexiconAnnotator
 from kg.rdf.sources.common import Access
@@ -120,7 +120,7 @@ class SeenHierarchy(SHSEL):
 def test_go_table_is_the_go_routes_table(genes, go):
     kg = KGFeatures(go, min_support=3)
     x = kg.fit_transform(genes[0])
-    table = build_table(read_obo(OBO), read_annotation_set(ANNOTATIONS), read_labels(LABELS), min_support=3)
+    table = term_table(read_obo(OBO), read_annotation_set(ANNOTATIONS), read_labels(LABELS), min_support=3)
     rows = {g: i for i, g in enumerate(genes[0])}
     cols = [kg.vocabulary_[f] for f in table.feature_names]
     assert x.shape == table.X.shape

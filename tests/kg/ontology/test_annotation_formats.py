@@ -125,7 +125,7 @@ def test_gpad_with_gpi_skips_unknown_products_and_can_name_by_symbol(files):
 def test_a_gpi_with_another_format_is_refused(files):
     from kg.errors import KgfsError
 
-    with pytest.raises(KgfsError, match=r"a\.gaf: --gpi goes with a GPAD annotation file; this is a gaf file"):
+    with pytest.raises(KgfsError, match=r"a\.gaf: gpi goes with a GPAD annotation file; this is a gaf file"):
         read_annotation_set(files["a.gaf"], AnnotationOptions(gpi=read_gpi(files["a.gpi"])))
 
 
@@ -147,7 +147,7 @@ def test_gpad_without_header_and_short_rows_name_the_line(tmp_path):
 def test_gpi_without_header_is_refused(tmp_path):
     p = tmp_path / "x.gpi"
     p.write_text("UniProtKB:P1\tSOD1\tname\t\tprotein\ttaxon\n")
-    with pytest.raises(InputFormatError, match=r"x\.gpi:1: GPI file without .*\(--gpi\)"):
+    with pytest.raises(InputFormatError, match=r"x\.gpi:1: GPI file without .*\(gpi\)"):
         read_gpi(p)
 
 

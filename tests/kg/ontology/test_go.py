@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from kg.errors import CycleError, InputFormatError, KgfsError, UnknownFeatureError
 from kg.ontology import (
     ancestor_closure,
-    build_table,
     normalize_namespaces,
     read_annotations,
     read_labels,
     read_obo,
+    term_table,
 )
 from tests.strategies import dags
 
@@ -374,11 +374,11 @@ def test_truncated_gzip_is_an_input_error(tmp_path):
         read_annotations(p)
 
 
-# ---------------------------------------------------------------------- build_table
+# ---------------------------------------------------------------------- term_table
 def test_build_table_closes_and_reports(obo):
     go = read_obo(obo, namespaces="BP")
     ann = {"g1": ["GO:0000003"], "g2": ["GO:0000020", "GO:0000006"], "g3": ["GO:0000004"]}
-    t = build_table(go, ann, {"g1": "pro", "g2": "anti", "g3": "pro", "g9": "anti"})
+    t = term_table(go, ann, {"g1": "pro", "g2": "anti", "g3": "pro", "g9": "anti"})
     assert t.instance_ids.tolist() == ["g1", "g2", "g3"]
     assert t.feature_names.tolist() == ["GO:0000001", "GO:0000002", "GO:0000003", "GO:0000004"]
     assert t.X.toarray().astype(int).tolist() == [[1, 1, 1, 0], [1, 1, 0, 0], [1, 0, 0, 1]]
@@ -393,25 +393,25 @@ def test_build_table_obsolete_and_unknown_terms(obo):
     go = read_obo(obo, namespaces="BP")
     ann = {"g1": ["GO:0000007", "GO:0000004"], "g2": ["GO:0000008", "GO:4242424"]}
     with pytest.raises(UnknownFeatureError, match=r"'GO:0000007' is obsolete.*gene 'g1'"):
-        build_table(go, ann, unknown="drop")
+        term_table(go, ann, unknown="drop")
     with pytest.raises(UnknownFeatureError, match=r"unknown term id 'GO:4242424'.*gene 'g2'.*unknown\W+drop"):
-        build_table(go, ann, on_obsolete="replace")
-    t = build_table(go, ann, on_obsolete="replace", unknown="drop")
+        term_table(go, ann, on_obsolete="replace")
+    t = term_table(go, ann, on_obsolete="replace", unknown="drop")
     assert t.meta["replaced_terms"] == {"GO:0000007": "GO:0000003"}
     assert t.meta["obsolete_dropped"] == ["GO:0000008"]
     assert t.meta["unknown_terms"] == ["GO:4242424"]
     assert t.instance_ids.tolist() == ["g1"]  # g2 lost all its terms
     assert t.meta["unannotated_genes"] == ["g2"]
-    t2 = build_table(go, ann, on_obsolete="drop", unknown="drop", keep_unannotated=True)
+    t2 = term_table(go, ann, on_obsolete="drop", unknown="drop", keep_unannotated=True)
     assert t2.instance_ids.tolist() == ["g1", "g2"] and t2.X[1].nnz == 0
     with pytest.raises(KgfsError, match="no gene has a usable annotation"):
-        build_table(go, {"g": ["GO:0000006"]})
+        term_table(go, {"g": ["GO:0000006"]})
 
 
 def test_build_table_min_support(obo):
     go = read_obo(obo)
     ann = {"a": ["GO:0000003"], "b": ["GO:0000002"], "c": ["GO:0000004"]}
-    t = build_table(go, ann, min_support=2)
+    t = term_table(go, ann, min_support=2)
     assert t.feature_names.tolist() == ["GO:0000001", "GO:0000002"]
     assert t.hierarchy.edge_list() == [("GO:0000002", "GO:0000001")]
 

@@ -4,7 +4,7 @@ import scipy.sparse as sp
 
 from kg.errors import HierarchyCycleWarning, ImplicationError, InputFormatError
 from kg.hierarchy import FeatureHierarchy
-from kg.ontology import build_table, read_obo
+from kg.ontology import read_obo, term_table
 from kg.ontology.published import (
     GO_ROOTS,
     aire_table,
@@ -216,7 +216,7 @@ def test_aire_tables_are_closed_under_go_2014(shared_data, go2014):
 
 def test_rebuild_all_28_aire_datasets_from_most_specific_terms(shared_data, go2014):
     """The end-to-end check of the DAG and the closure: gene -> most specific GO terms, plus
-    the 2014 GO, rebuilt with build_table, gives back exactly each AIRE matrix."""
+    the 2014 GO, rebuilt with term_table, gives back exactly each AIRE matrix."""
     for org in ORGS:
         for s in AIRE_SETS:
             x, terms, genes, y = read_aire_matrix(shared_data / "ageing" / "aire" / f"{org}-{s}.txt")
@@ -224,7 +224,7 @@ def test_rebuild_all_28_aire_datasets_from_most_specific_terms(shared_data, go20
             spec = most_specific(x, h)
             facts = {g: [terms[j] for j in spec[i].indices] for i, g in enumerate(genes)}
             assert sum(len(v) for v in facts.values()) < x.nnz  # really only the most specific
-            t = build_table(go2014, facts, dict(zip(genes, y.tolist())))
+            t = term_table(go2014, facts, dict(zip(genes, y.tolist())))
             assert t.instance_ids.tolist() == genes, (org, s)
             assert sorted(t.feature_names.tolist()) == sorted(terms), (org, s)
             order = [t.hierarchy.index[tid] for tid in terms]

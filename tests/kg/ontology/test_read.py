@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kg.errors import CycleError, InputFormatError, UnknownFeatureError
-from kg.ontology import build_table
+from kg.ontology import term_table
 from kg.ontology.read import ontology_format, read_ontology, read_owl, read_term_tables, restrict_to_roots
 from tests.strategies import dags
 
@@ -131,7 +131,7 @@ def test_owl_and_obo_give_the_same_ontology(obo, owl, relations):
 def test_owl_relation_by_curie_and_unknown_relation(owl):
     by_curie = read_owl(owl, relations=["is_a", "BFO:0000050"])
     assert ("HP:0000002", "HP:0000009") in by_curie.hierarchy.edge_list()
-    with pytest.raises(InputFormatError, match=r"hp\.owl: unknown relation 'regulates' \(--relations\)"):
+    with pytest.raises(InputFormatError, match=r"hp\.owl: unknown relation 'regulates' \(relations\)"):
         read_owl(owl, relations=["regulates"])
 
 
@@ -154,20 +154,20 @@ def test_a_root_keeps_its_sub_ontology(fixture, request):
 def test_annotations_outside_the_root_obsolete_and_alt_ids(obo):
     onto = read_ontology(obo, roots=["HP:0000118"])
     ann = {"d1": ["HP:0000020", "HP:0000005"], "d2": ["HP:0000004"], "d3": ["HP:0000008", "HP:0000009"]}
-    t = build_table(onto, ann, on_obsolete="replace")
+    t = term_table(onto, ann, on_obsolete="replace")
     assert t.meta["alt_ids_mapped"] == {"HP:0000020": "HP:0000002"}
     assert t.meta["replaced_terms"] == {"HP:0000004": "HP:0000003"}
     assert t.meta["obsolete_dropped"] == ["HP:0000008"]  # consider is a suggestion, not a replacement
     assert t.meta["other_namespace_terms"] == 1  # HP:5 is not under HP:118
     assert "HP:0000005" not in t.feature_names.tolist()
-    with pytest.raises(UnknownFeatureError, match=r"obsolete .*replaced_by HP:0000003 \(--on-obsolete"):
-        build_table(onto, {"d2": ["HP:0000004"]})
+    with pytest.raises(UnknownFeatureError, match=r"obsolete .*replaced_by HP:0000003 \(on_obsolete"):
+        term_table(onto, {"d2": ["HP:0000004"]})
 
 
 def test_a_bad_root_is_refused_naming_the_option(obo):
     onto = read_ontology(obo)
     for root, why in (("HP:0000004", "is obsolete"), ("HP:7", "is not a term of the ontology")):
-        with pytest.raises(InputFormatError, match=rf"root '{root}' {why} \(--root\)"):
+        with pytest.raises(InputFormatError, match=rf"root '{root}' {why} \(roots\)"):
             restrict_to_roots(onto, [root])
 
 
@@ -204,13 +204,13 @@ def test_term_tables(tmp_path):
     assert onto.names["GO:2"] == "ageing" and "GO:5" in onto.obsolete
     both = read_ontology(tmp_path / "p.tsv", relations=["is_a", "part_of"], terms=tmp_path / "t.tsv")
     assert ("GO:3", "GO:4") in both.hierarchy.edge_list()
-    t = build_table(onto, {"g": ["GO:3", "GO:8", "GO:5"]}, on_obsolete="drop")
+    t = term_table(onto, {"g": ["GO:3", "GO:8", "GO:5"]}, on_obsolete="drop")
     assert t.feature_names.tolist() == ["GO:1", "GO:2", "GO:3"] and t.meta["other_namespace_terms"] == 1
 
 
 def test_term_tables_refuse_a_missing_column_and_a_cycle(tmp_path):
     (tmp_path / "p.tsv").write_text("kid\tparent\nGO:2\tGO:1\n")
-    with pytest.raises(InputFormatError, match=r"p\.tsv:1: no column 'child' in the header \(--ontology\)"):
+    with pytest.raises(InputFormatError, match=r"p\.tsv:1: no column 'child' in the header \(ontology\)"):
         read_term_tables(tmp_path / "p.tsv")
     (tmp_path / "c.tsv").write_text("child\tparent\nGO:2\tGO:1\nGO:1\tGO:2\n")
     with pytest.raises(CycleError, match=r"c\.tsv"):

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from kg.errors import KgfsError
+from kg.errors import KgfsError, ParameterError
 from kg.ontology.route import OntologyInput
 from kg.routes import build_table, resolve_dataset
 from tests.kg.ontology.test_annotation_formats import GPAD2, GPI2, HPOA_HEADER
@@ -72,20 +72,44 @@ def test_label_terms_default_to_every_term_of_the_aspect(hpo):
 
 
 @pytest.mark.parametrize("values, message", [
-    ({"label_from_aspect": None}, "--label-terms goes with --label-from-aspect"),
-    ({"instances_where": "gene_type=x"}, "--instances-where goes with --instances"),
-    ({"labels": "LAB"}, "labels come from one source: --labels or --label-from-aspect, not both"),
+    ({"label_from_aspect": None}, "^label_terms goes with label_from_aspect$"),
+    ({"instances_where": "gene_type=x"}, "^instances_where goes with instances$"),
+    ({"labels": "LAB"}, "^labels come from one source: labels or label_from_aspect, not both$"),
 ])
 def test_options_that_do_not_go_together(hpo, values, message):
     if values.get("labels") == "LAB":
         (hpo / "l.tsv").write_text("OMIM:1\tx\n")
         values = {"labels": hpo / "l.tsv"}
-    with pytest.raises(KgfsError, match=message):
+    with pytest.raises(ParameterError, match=message):  # a Python user reads the parameters' names
         _hpo_input(hpo, **values)
 
 
+@pytest.mark.parametrize("options, python, cli", [
+    (["--label-terms", "HP:0000007"], "label_terms goes with label_from_aspect",
+     "kgfs: error: --label-terms goes with --label-from-aspect"),
+    (["--evidence", "TAS"],
+     "no annotation (annotations, evidence='TAS', aspects='P')",
+     "no annotation (--annotations, --evidence TAS, --aspects P)"),
+])
+def test_messages_name_parameters_in_python_and_options_on_the_command_line(hpo, tmp_path, capsys, options, python,
+                                                                             cli):
+    from flows.cli import main
+
+    values = {"ontology": hpo / "hp.obo", "annotations": hpo / "phenotype.hpoa", "aspects": ["P"]}
+    values.update({o.lstrip("-").replace("-", "_"): v for o, v in zip(options[::2], options[1::2])})
+    values = {k: [v] if k in ("label_terms", "evidence") else v for k, v in values.items()}
+    with pytest.raises(KgfsError) as python_error:
+        OntologyInput.from_options(values).check(None)
+    assert python in str(python_error.value) and "--" not in str(python_error.value)
+    argv = ["--home", str(tmp_path / "home"), "-q", "build", "--ontology", str(hpo / "hp.obo"), "--annotations",
+            str(hpo / "phenotype.hpoa"), "--aspects", "P", *options, "--out", str(tmp_path / "T")]
+    assert main(argv) != 0
+    err = capsys.readouterr().err
+    assert cli in err and python not in err, err
+
+
 def test_a_root_the_ontology_lacks_fails_in_the_check(hpo):
-    with pytest.raises(KgfsError, match=r"root 'HP:9999999' is not a term of the ontology \(--root\)"):
+    with pytest.raises(KgfsError, match=r"root 'HP:9999999' is not a term of the ontology \(roots\)"):
         _hpo_input(hpo, roots=["HP:9999999"]).check(None)
 
 
@@ -107,7 +131,7 @@ def test_positives_and_instances_with_a_filter(tmp_path):
     bad = OntologyInput.from_options({"ontology": tmp_path / "p.tsv", "annotations": tmp_path / "g.tsv",
                                       "positives": tmp_path / "dis.tsv", "instances": tmp_path / "info.tsv",
                                       "instances_where": "type=protein-coding"})
-    with pytest.raises(KgfsError, match=r"info\.tsv:1: no column 'type' \(--instances-where\)"):
+    with pytest.raises(KgfsError, match=r"info\.tsv:1: no column 'type' \(instances_where\)"):
         bad.read_facts()
 
 

@@ -7,7 +7,7 @@ import gzip
 import pytest
 
 from kg.errors import InputFormatError, UnknownFeatureError
-from kg.ontology import build_table, read_obo
+from kg.ontology import read_obo, term_table
 from kg.ontology.obo import check_obo_options
 
 OBO = """format-version: 1.2
@@ -43,7 +43,7 @@ def obo(tmp_path):
 
 @pytest.mark.parametrize("reader", [read_obo, check_obo_options])
 def test_unknown_relation_lists_those_of_the_file(obo, reader):
-    with pytest.raises(InputFormatError, match=r"go\.obo: unknown relation 'regulates' \(--relations\); relations "
+    with pytest.raises(InputFormatError, match=r"go\.obo: unknown relation 'regulates' \(relations\); relations "
                                                r"in this file: is_a, part_of \(or all\)"):
         reader(obo, relations=["is_a", "regulates"])
     reader(obo, relations=["is_a", "part_of"])
@@ -52,7 +52,7 @@ def test_unknown_relation_lists_those_of_the_file(obo, reader):
 
 @pytest.mark.parametrize("reader", [read_obo, check_obo_options])
 def test_namespace_not_in_the_file_lists_those_it_has(obo, reader):
-    with pytest.raises(InputFormatError, match=r"no term in namespace 'molecular_function' \(--namespaces\); "
+    with pytest.raises(InputFormatError, match=r"no term in namespace 'molecular_function' \(namespaces\); "
                                                r"namespaces in this file: biological_process \(BP\)$"):
         reader(obo, namespaces="BP+MF")
     with pytest.raises(InputFormatError, match="no term in namespace 'XY'"):
@@ -74,12 +74,12 @@ def test_an_obo_file_that_is_not_utf8_names_its_line(tmp_path):
         read_obo(p)
 
 
-def test_messages_name_the_command_line_options(obo):
+def test_messages_name_the_parameters(obo):
     go = read_obo(obo)
-    with pytest.raises(UnknownFeatureError, match=r"obsolete .*\(--on-obsolete replace or drop\)"):
-        build_table(go, {"g": ["GO:3"]})
-    with pytest.raises(UnknownFeatureError, match=r"GO:9.*--unknown drop drops such terms"):
-        build_table(go, {"g": ["GO:9"]})
-    assert "unknown='drop'" not in str(pytest.raises(UnknownFeatureError, build_table, go, {"g": ["GO:9"]}).value)
-    t = build_table(go, {"g": ["GO:2"], "h": ["GO:9"]}, {"g": 1, "h": 0, "x": 1}, unknown="drop")
+    with pytest.raises(UnknownFeatureError, match=r"obsolete .*\(on_obsolete='replace' or drop\)"):
+        term_table(go, {"g": ["GO:3"]})
+    with pytest.raises(UnknownFeatureError, match=r"GO:9.*unknown='drop' drops such terms"):
+        term_table(go, {"g": ["GO:9"]})
+    assert "--unknown" not in str(pytest.raises(UnknownFeatureError, term_table, go, {"g": ["GO:9"]}).value)
+    t = term_table(go, {"g": ["GO:2"], "h": ["GO:9"]}, {"g": 1, "h": 0, "x": 1}, unknown="drop")
     assert t.meta["unannotated_genes"] == ["h", "x"]

@@ -50,14 +50,16 @@ from kg.ontology.obo import (
     normalize_namespaces,
     read_obo,
 )
+from kg.plugins import Plugins
 
-__all__ = ["ONTOLOGY_FORMATS", "check_ontology_options", "ontology_format", "read_ontology", "read_owl",
-           "read_term_tables", "restrict_to_roots"]
+__all__ = ["AUTO", "ONTOLOGY_READERS", "OntologyFormat", "check_ontology_options", "ontology_format", "read_ontology",
+           "read_owl", "read_term_tables", "restrict_to_roots"]
 
 log = logging.getLogger(__name__)
 
 #: The ontology forms :func:`read_ontology` knows (``auto`` detects them from the file's first bytes).
-ONTOLOGY_FORMATS = ("obo", "owl", "tables")
+#: ``format="auto"``: the format that claims the file (:func:`ontology_format`).
+AUTO = "auto"
 
 _OBO = "http://purl.obolibrary.org/obo/"
 _OIO = "http://www.geneontology.org/formats/oboInOwl#"
@@ -74,8 +76,84 @@ _ONTOLOGY, _VERSION_IRI, _VERSION_INFO = _OWL + "Ontology", _OWL + "versionIRI",
 _OBO_IRI = re.compile(r"^http://purl\.obolibrary\.org/obo/([A-Za-z][A-Za-z0-9]*)_([A-Za-z0-9_]+)$")
 
 
+class OntologyFormat:
+    """An ontology file format as a plug-in (:data:`ONTOLOGY_READERS`): how its files begin, how they are read,
+    what can be checked before any work."""
+
+    #: Formats are asked in this order (highest first) whether a file's first line is theirs.
+    priority = 0
+
+    @classmethod
+    def claims(cls, first_line: str) -> bool:
+        """Whether a file whose first non-empty line is ``first_line`` is of this format."""
+        return False
+
+    @classmethod
+    def read(cls, path, *, relations, namespaces, terms=None, obsolete=None) -> GeneOntology:
+        raise NotImplementedError
+
+    @classmethod
+    def check(cls, path, *, relations, namespaces) -> None:
+        """Refuse options the file cannot serve, before any work (nothing by default: the read will say)."""
+
+
+class OboFormat(OntologyFormat):
+    """OBO 1.2/1.4 (:func:`kg.ontology.obo.read_obo`): what a file is when no other format claims it."""
+
+    priority = -1
+
+    @classmethod
+    def claims(cls, first_line: str) -> bool:
+        return True
+
+    @classmethod
+    def read(cls, path, *, relations, namespaces, terms=None, obsolete=None) -> GeneOntology:
+        return read_obo(path, relations=relations, namespaces=namespaces)
+
+    @classmethod
+    def check(cls, path, *, relations, namespaces) -> None:
+        check_obo_options(path, relations=relations, namespaces=namespaces)
+
+
+class OwlFormat(OntologyFormat):
+    """OWL as RDF/XML or Turtle (:func:`read_owl`)."""
+
+    priority = 2
+
+    @classmethod
+    def claims(cls, first_line: str) -> bool:
+        return first_line.startswith(("<", "@prefix", "PREFIX"))
+
+    @classmethod
+    def read(cls, path, *, relations, namespaces, terms=None, obsolete=None) -> GeneOntology:
+        return read_owl(path, relations=relations, namespaces=namespaces)
+
+
+class TablesFormat(OntologyFormat):
+    """GO.db-style tables: ``child``/``parent`` rows, with optional term tables (:func:`read_term_tables`)."""
+
+    priority = 1
+
+    @classmethod
+    def claims(cls, first_line: str) -> bool:
+        cells = [c.strip().lower() for c in first_line.split("\t")]
+        return "child" in cells and "parent" in cells
+
+    @classmethod
+    def read(cls, path, *, relations, namespaces, terms=None, obsolete=None) -> GeneOntology:
+        return read_term_tables(path, terms=terms, obsolete=obsolete, relations=relations, namespaces=namespaces)
+
+
+#: Ontology file formats by name (``format=``), imported on first use; a package outside kgfs adds its own under the
+#: entry-point group ``kgfs.ontology_formats``.
+ONTOLOGY_READERS = Plugins("kgfs.ontology_formats", "ontology format", {
+    "obo": "kg.ontology.read:OboFormat", "owl": "kg.ontology.read:OwlFormat",
+    "tables": "kg.ontology.read:TablesFormat"})
+
+
 def ontology_format(path: str | os.PathLike) -> str:
-    """``obo``, ``owl`` or ``tables`` from the first bytes of a (plain or gzip) file.
+    """The name of the format that claims a (plain or gzip) file by its first non-empty line (:data:`ONTOLOGY_READERS`,
+    highest priority first; OBO when no other does).
 
     Examples
     --------
@@ -88,12 +166,8 @@ def ontology_format(path: str | os.PathLike) -> str:
     with _open_text(Path(path)) as fh:
         head = fh.read(4096)
     first = next((ln for ln in head.splitlines() if ln.strip()), "").strip()
-    if first.startswith("<") or first.startswith("@prefix") or first.startswith("PREFIX"):
-        return "owl"
-    cells = [c.strip().lower() for c in first.split("\t")]
-    if "child" in cells and "parent" in cells:
-        return "tables"
-    return "obo"
+    formats = sorted(ONTOLOGY_READERS.items(), key=lambda nf: -nf[1].priority)
+    return next(name for name, fmt in formats if fmt.claims(first))
 
 
 def _curie(iri: str, ids: dict[str, str]) -> str:
@@ -492,7 +566,7 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
 def read_ontology(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a",),
                   namespaces: str | Iterable[str] | None = None, roots: str | Iterable[str] | None = None,
                   terms: str | os.PathLike | None = None, obsolete: str | os.PathLike | None = None,
-                  format: str = "auto") -> GeneOntology:  # noqa: A002 - the natural name for a file format option
+                  format: str = AUTO) -> GeneOntology:  # noqa: A002 - the natural name for a file format option
     """Read an ontology in any form kgfs knows and keep the sub-ontology under ``roots``.
 
     Parameters
@@ -505,7 +579,8 @@ def read_ontology(path: str | os.PathLike, *, relations: str | Sequence[str] = (
         See :func:`restrict_to_roots`.
     terms, obsolete : path-like, optional
         The term tables of a child -> parent table (:func:`read_term_tables`).
-    format : {"auto", "obo", "owl", "tables"}
+    format : str
+        ``"auto"`` (by the file's first line) or a registered format: ``obo``, ``owl``, ``tables``.
 
     Returns
     -------
@@ -515,15 +590,9 @@ def read_ontology(path: str | os.PathLike, *, relations: str | Sequence[str] = (
     --------
     >>> read_ontology("hp.obo", roots="HP:0000118")                      # doctest: +SKIP
     """
-    fmt = ontology_format(path) if format == "auto" else format
-    if fmt not in ONTOLOGY_FORMATS:
-        raise ValueError(f"format must be 'auto' or one of {', '.join(ONTOLOGY_FORMATS)}, got {format!r}")
-    if fmt == "obo":
-        onto = read_obo(path, relations=relations, namespaces=namespaces)
-    elif fmt == "owl":
-        onto = read_owl(path, relations=relations, namespaces=namespaces)
-    else:
-        onto = read_term_tables(path, terms=terms, obsolete=obsolete, relations=relations, namespaces=namespaces)
+    name = ontology_format(path) if format == AUTO else format
+    fmt = ONTOLOGY_READERS.get(name, "format")
+    onto = fmt.read(path, relations=relations, namespaces=namespaces, terms=terms, obsolete=obsolete)
     return restrict_to_roots(onto, roots)
 
 
@@ -541,5 +610,4 @@ def check_ontology_options(path: str | os.PathLike, *, relations: str | Sequence
     ...
     kg.errors.InputFormatError: ...t.obo: unknown relation 'part_of' (relations); relations in this file: ...
     """
-    if ontology_format(path) == "obo":
-        check_obo_options(path, relations=relations, namespaces=namespaces)
+    ONTOLOGY_READERS.get(ontology_format(path)).check(path, relations=relations, namespaces=namespaces)

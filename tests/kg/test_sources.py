@@ -202,11 +202,12 @@ def _compared_names(path: Path, names: set[str], kinds: set[str], root: Path = R
 
 def test_no_module_compares_a_source_annotator_format_or_kind_name():
     from kg.ontology.formats import ANNOTATION_FORMATS
+    from kg.ontology.read import ONTOLOGY_READERS
 
-    # "table" (the two-column annotation format) is also a word of stages, roles and exports: left out
-    formats = set(ANNOTATION_FORMATS.names()) - {"table"}
+    # "table"/"tables" (a two-column annotation file, GO.db tables) are also words of stages, roles and exports
+    formats = (set(ANNOTATION_FORMATS.names()) | set(ONTOLOGY_READERS.names())) - {"table", "tables"}
     names = set(SOURCES.names()) | set(ANNOTATORS.names()) | formats
-    assert {"sparql", "dump", "lexicon", "spotlight", "gaf", "gpad", "hpoa"} <= names
+    assert {"sparql", "dump", "lexicon", "spotlight", "gaf", "gpad", "hpoa", "obo", "owl"} <= names
     found = [hit for folder in ("kg", "flows") for p in sorted((ROOT / folder).rglob("*.py"))
              for hit in _compared_names(p, names, _kinds())]
     assert not found, "name comparisons (ask the registered class instead):\n" + "\n".join(found)

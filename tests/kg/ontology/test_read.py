@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.errors import CycleError, InputFormatError, UnknownFeatureError
+from kg.errors import CycleError, InputFormatError, KgfsError, UnknownFeatureError
 from kg.ontology import term_table
 from kg.ontology.read import ontology_format, read_ontology, read_owl, read_term_tables, restrict_to_roots
 from tests.strategies import dags
@@ -246,3 +246,34 @@ def test_restrict_to_roots_is_the_induced_sub_dag_of_the_descendants(h, data):
     assert set(sub.hierarchy.node_ids.tolist()) == below
     assert sorted(sub.hierarchy.edge_list()) == sorted((c, p) for c, p in h.edge_list() if c in below and p in below)
     assert sub.report["edges_leaving_roots"] == sum(1 for c, p in h.edge_list() if c in below and p not in below)
+
+
+def test_a_new_ontology_format_is_one_class_and_one_registration(tmp_path):
+    from kg.ontology.read import ONTOLOGY_READERS, OntologyFormat, read_ontology, read_term_tables
+
+    class Arrows(OntologyFormat):
+        """``# arrows`` then ``child -> parent`` lines."""
+
+        priority = 5
+
+        @classmethod
+        def claims(cls, first_line):
+            return first_line == "# arrows"
+
+        @classmethod
+        def read(cls, path, *, relations, namespaces, terms=None, obsolete=None):
+            rows = [ln.split(" -> ") for ln in path.read_text().splitlines()[1:] if ln.strip()]
+            tsv = tmp_path / "as.tsv"
+            tsv.write_text("child\tparent\n" + "".join(f"{c}\t{p}\n" for c, p in rows))
+            return read_term_tables(tsv, relations=relations, namespaces=namespaces)
+
+    p = tmp_path / "t.arrows"
+    p.write_text("# arrows\nX:2 -> X:1\nX:3 -> X:2\n")
+    ONTOLOGY_READERS.register("arrows", Arrows)
+    try:
+        by_name, detected = read_ontology(p, format="arrows"), read_ontology(p)
+        assert sorted(by_name.hierarchy.node_ids) == sorted(detected.hierarchy.node_ids) == ["X:1", "X:2", "X:3"]
+    finally:
+        ONTOLOGY_READERS.unregister("arrows")
+    with pytest.raises(KgfsError, match="unknown ontology format 'arrows'"):
+        read_ontology(p, format="arrows")

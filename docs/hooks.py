@@ -61,8 +61,8 @@ def role_to_markdown(match: re.Match) -> str:
 def canonical(target: str) -> str:
     """Where the API reference shows an object: a name a package re-exports is shown in its own module.
 
-    >>> canonical("kg.ontology.build_table")
-    'kg.ontology.table.build_table'
+    >>> canonical("kg.ontology.term_table")
+    'kg.ontology.table.term_table'
     >>> canonical("kg.table.FeatureTable.X")  # not a function, class or module: as written
     'kg.table.FeatureTable.X'
     """

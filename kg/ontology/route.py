@@ -16,7 +16,7 @@ Examples
 >>> from kg.routes import resolve_dataset
 >>> inp = resolve_dataset({"dataset": "bundled/DM-BP"})
 >>> inp.kind, inp.name, inp.check(None)["classes"]
-('go', 'bundled/DM-BP', {'anti-longevity': 36, 'pro-longevity': 91})
+('ontology', 'bundled/DM-BP', {'anti-longevity': 36, 'pro-longevity': 91})
 """
 
 from __future__ import annotations

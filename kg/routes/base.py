@@ -501,7 +501,7 @@ def check_nonempty(table: FeatureTable, min_support: int | None = None, unfilter
     >>> check_nonempty(t.drop_rare(5000), 5000, t)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: no feature is present in 5000 instances or more (min_support='5000'): ... in 995 instance(s)
+    kg.errors.KgfsError: no feature is present in 5000 instances or more (min_support=5000): ... in 995 instance(s)
     """
     if table.n_instances == 0:
         raise KgfsError("the table has no instances (no instance has a feature and a label)")

@@ -10,7 +10,6 @@ pipeline).
 
 from __future__ import annotations
 
-import ast
 import logging
 import re
 import time
@@ -48,7 +47,10 @@ def param(name: str, value=None) -> str:
     >>> str(KgfsError(f"{param('sparql_url')} is required when {param('source', 'sparql')}"))
     "sparql_url is required when source='sparql'"
     """
-    return _MARK + name + ("" if value is None else _VALUE + repr(value)) + _MARK
+    if value is None:
+        return _MARK + name + _MARK
+    # a string as it is ("s"), anything else as its repr ("r"): Python quotes the one, the command line neither
+    return _MARK + name + _VALUE + ("s" + value if isinstance(value, str) else "r" + repr(value)) + _MARK
 
 
 def render_params(text: str, words: Mapping[str, str] | None = None) -> str:
@@ -71,13 +73,13 @@ def render_params(text: str, words: Mapping[str, str] | None = None) -> str:
     words = words or {}
 
     def said(m: re.Match) -> str:
-        name, value = m.group(1), m.group(2)  # the value as its repr
+        name, value = m.group(1), m.group(2)
+        if value is None:
+            return words.get(name, name)
+        text, python = value[1:], repr(value[1:]) if value[:1] == "s" else value[1:]
         if name not in words:
-            return name if value is None else f"{name}={value}"
-        if value is None or value == "True":
-            return words[name]
-        plain = ast.literal_eval(value) if value[:1] in "'\"" else value
-        return f"{words[name]} {plain}"
+            return f"{name}={python}"
+        return words[name] if python == "True" else f"{words[name]} {text}"
 
     return _MARKED.sub(said, text)
 

@@ -42,7 +42,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from joblib import Parallel, delayed
 
+from kg.datasets import load_dataset
 from kg.errors import KgfsError
 from kg.files import atomic_write
 from kg.store.keys import SOURCE_PACKAGES, code_digest
@@ -220,8 +222,6 @@ def _run_unit(plan: EvaluationPlan, table, dataset: str, selectors: list, fold: 
 
 
 def _load_default(name):
-    from kg.datasets import load_dataset
-
     return load_dataset(name)
 
 
@@ -478,8 +478,6 @@ def _execute(cells: _Cells, n_jobs: int, progress) -> None:
     if n_jobs == 1 or len(jobs) <= 1:
         results = (_run_unit(*job) for job in jobs)
     else:
-        from joblib import Parallel, delayed
-
         results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(_run_unit)(*job) for job in jobs)
     for dname, fold, df in results:
         cells.store(dname, fold, df)

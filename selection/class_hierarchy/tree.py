@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.cluster.hierarchy import fcluster, linkage
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
@@ -597,8 +598,6 @@ def default_node_classifier(**params):
     >>> default_node_classifier(C=0.5).fit([[0.0], [1.0], [3.0], [4.0]], [0, 0, 1, 1]).predict([[3.5]]).tolist()
     [1]
     """
-    from sklearn.pipeline import make_pipeline
-
     return make_pipeline(StandardScaler(with_mean=False), LinearSVC(**{"C": 1.0, "max_iter": 5000, **params}))
 
 

@@ -44,7 +44,6 @@ import pandas as pd
 import scipy.sparse as sp
 from joblib import Parallel, delayed
 
-from kg.datasets import load_dataset
 from kg.errors import KgfsError
 from kg.files import atomic_write
 from kg.store.keys import SOURCE_PACKAGES, code_digest
@@ -222,6 +221,8 @@ def _run_unit(plan: EvaluationPlan, table, dataset: str, selectors: list, fold: 
 
 
 def _load_default(name):
+    from kg.datasets import load_dataset
+
     return load_dataset(name)
 
 

@@ -46,7 +46,6 @@ import pandas as pd
 import selection.evaluation.stats as stats
 from kg.files import atomic_write
 from selection.evaluation.baseline import BASELINE_KIND
-from selection.evaluation.html import evaluation_html
 from selection.evaluation.plots import (  # re-exported: the report's plots
     plot_accuracy_vs_compression,
     plot_cd_diagram,
@@ -440,6 +439,8 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     >>> sorted(paths)
     ['html', 'plots', 'report', 'results', 'stats', 'summary']
     """
+    from selection.evaluation.html import evaluation_html
+
     settings = ReportSettings() if settings is None else settings
     title, alpha = settings.title or "Evaluation report", settings.alpha
     alternative = settings.alternative or "two-sided"

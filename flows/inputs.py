@@ -31,7 +31,7 @@ from kg.datasets import dataset_info, load_dataset, resolve_names
 from kg.errors import KgfsError
 from kg.routes import dataset_kind, input_kinds, resolve_dataset
 from kg.routes.base import Input, Option
-from kg.routes.tables import DEFAULT_DATASET, RegistryDataset
+from kg.routes.tables import DEFAULT_DATASET, TABLE_LOADERS, RegistryDataset
 
 if TYPE_CHECKING:
     from kg.table import FeatureTable
@@ -221,7 +221,6 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
     ['synthetic/S-D2-B2']
     """
     from kg.formats.folder import read_table_folder
-    from kg.routes.tables import TABLE_LOADERS
 
     names: list[str] = []
     tables: dict[str, FeatureTable] = {}

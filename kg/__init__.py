@@ -19,6 +19,8 @@ Examples
 [[1, 1]]
 """
 
+import importlib
+
 from kg.errors import (
     ChecksumError,
     CycleError,
@@ -35,8 +37,6 @@ _LAZY = {"FeatureHierarchy": "kg.hierarchy", "FeatureTable": "kg.table"}
 
 def __getattr__(name):  # numpy/scipy load with the first table or hierarchy, not with `import kg` (`kgfs --help`)
     if name in _LAZY:
-        import importlib
-
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value

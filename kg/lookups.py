@@ -33,6 +33,7 @@ from pathlib import Path
 
 from kg.errors import KgfsError
 from kg.rdf.sources.common import MemoCache, check_direction
+from kg.rdf.vocabulary import vocabulary_of
 from kg.sources import SourceBase, as_source, breadth_first_edges
 
 __all__ = ["SharedLookups", "shared_lookups"]
@@ -326,7 +327,6 @@ def _as_source(source, vocabulary, type_namespaces):
 
     if isinstance(source, rdflib.Graph):
         from kg.rdf.sources.rdflib_graph import RdflibSource
-        from kg.rdf.vocabulary import vocabulary_of
 
         vocab = vocabulary_of(vocabulary)  # a preset's name, a TOML file or a vocabulary: as --preset
         return RdflibSource(source, vocabulary=vocab, type_namespaces=type_namespaces)

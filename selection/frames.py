@@ -43,9 +43,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from kg.errors import KgfsError
 from kg.files import atomic_write
+from kg.rdf.relations import kind_of
+from selection.base import reads_counts
+from selection.measures.relevance import information_gain
+from selection.registry import get_selector, selector_entry
 
 __all__ = ["read_selected", "select_features", "select_per_instance", "selection_frame", "write_instance_selection",
            "write_selection"]
@@ -84,8 +89,6 @@ def select_features(table, selector: str, params: Mapping | None = None):
     >>> select_features(t, "complete")[1]["feature"].tolist()
     ['x']
     """
-    from selection.registry import selector_entry
-
     entry = selector_entry(selector)  # looked up once; _fitted builds from the entry
     if entry.kind == "lazy":
         raise KgfsError(
@@ -98,9 +101,6 @@ def select_features(table, selector: str, params: Mapping | None = None):
 
 
 def _fitted(table, selector: str, params):
-    from selection.base import reads_counts
-    from selection.registry import get_selector
-
     if table.y is None:
         raise KgfsError("the table has no labels; selection needs a class")
     if len(np.unique(np.asarray(table.y))) < 2:
@@ -138,8 +138,6 @@ def select_per_instance(table, selector: str, params: Mapping | None = None):
     >>> select_per_instance(t, "all-pos")[1].toarray().astype(int).tolist()
     [[1, 1], [0, 1], [0, 0]]
     """
-    from selection.registry import selector_entry
-
     entry = selector_entry(selector)
     if entry.kind != "lazy":
         raise KgfsError(f"{entry.name!r} is not a lazy selector; select_features fits it on the whole table")
@@ -176,8 +174,6 @@ def write_instance_selection(table, mask, out: str | os.PathLike) -> dict[str, s
     >>> pd.read_csv(f"{d}/instance_features.csv").values.tolist()
     [['b', 'x', 0]]
     """
-    import scipy.sparse as sp
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     m = sp.csr_matrix(mask, dtype=bool)
@@ -237,8 +233,6 @@ def selection_frame(table, sel) -> pd.DataFrame:
     mask = np.asarray(sel.get_support(), dtype=bool)
     scores = getattr(sel, "scores_", None)
     if scores is None:
-        from selection.measures.relevance import information_gain
-
         scores = information_gain(table.X, table.y)
     h = table.hierarchy
     df = pd.DataFrame({
@@ -253,8 +247,6 @@ def selection_frame(table, sel) -> pd.DataFrame:
     if names:
         df.insert(1, "name", [names.get(f, "") for f in df["feature"]])
     if isinstance(table.meta.get("features"), list):  # a table of several kinds (kg.rdf.kinds): say each one's
-        from kg.rdf.relations import kind_of
-
         df.insert(1, "kind", [kind_of(f) for f in df["feature"]])
     return df
 

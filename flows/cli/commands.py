@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from flows import progress, settings
 from flows.cli.console import (
+    SHORT_NAMESPACES,
     LineProgress,
     cache_table,
     datasets_table,
@@ -21,6 +22,7 @@ from flows.cli.console import (
     summary_table,
     table_notes_lines,
 )
+from kg.errors import HierarchyCycleWarning, KgfsError
 
 __all__ = ["CliError", "cmd_build", "cmd_cache_clear", "cmd_cache_ls", "cmd_cache_verify", "cmd_datasets_fetch",
            "cmd_datasets_list", "cmd_evaluate", "cmd_export", "cmd_ingest", "cmd_methods", "cmd_run", "cmd_select",
@@ -70,8 +72,6 @@ def _note(name: str, meta, files=None) -> None:
 
 def short_iris(text: str) -> str:
     """``text`` with the IRIs of well-known namespaces written short (``dbc:Cat_554``)."""
-    from flows.cli.console import SHORT_NAMESPACES
-
     for ns, prefix in SHORT_NAMESPACES.items():
         text = text.replace(ns, prefix)
     return text
@@ -112,7 +112,6 @@ def cmd_run(args) -> int:
     from flows.cli.display import RunDisplay
     from flows.inputs import check_output, resolve_input
     from flows.server import local as local_server
-    from kg.errors import HierarchyCycleWarning
     from kg.routes.base import Context
 
     out, err, home = _console(stderr=False), _console(), settings.kgfs_home()
@@ -298,7 +297,6 @@ def cmd_datasets_fetch(args) -> int:
 
 def cmd_build(args) -> int:
     from flows.inputs import check_output, resolve_input
-    from kg.errors import HierarchyCycleWarning
     from kg.routes import build_table
     from kg.routes.base import Context
 
@@ -526,7 +524,6 @@ def _ingest(ingest, quiet: bool):
 
 
 def cmd_ingest(args) -> int:
-    from kg.errors import KgfsError
     from kg.rdf.index.dumpindex import index_for_cache, ingest_summary
     from kg.rdf.vocabulary import vocabulary_of
 

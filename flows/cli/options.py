@@ -21,6 +21,7 @@ import argparse
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from kg.errors import did_you_mean
 from kg.option_values import CHECK_HELP
 from kg.option_values import positive_number as _positive
 from kg.option_values import whole_number as _whole
@@ -64,8 +65,6 @@ class Parser(argparse.ArgumentParser):
         >>> p._suggestion("unrecognized arguments: --selctor x")
         ' (did you mean --selector?)'
         """
-        from kg.errors import did_you_mean
-
         if not message.startswith("unrecognized arguments:"):
             return ""
         known = list(self.suggest_from or self._option_string_actions)

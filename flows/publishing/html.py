@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+
 from flows.publishing.report import cache_outcome, run_labels, stage_note
 from kg.store import Record
 
@@ -22,8 +24,6 @@ __all__ = ["run_html"]
 
 
 def _hierarchy_section(table, selection) -> str:
-    import numpy as np
-
     from kg.formats.tree_html import hierarchy_view
 
     sel = selection.set_index("feature").reindex(table.feature_names.tolist())

@@ -6,13 +6,17 @@ store alone (:func:`flows.runner.run_from_store`), so both leave the same :class
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flows.publishing.html import run_html
 from flows.publishing.publish import publish
 from flows.stages import RunPlan
 from kg.store import Record
+from kg.table import FeatureTable
 
 __all__ = ["NOTE_LISTS", "RunResult", "finish", "note_files"]
 
@@ -64,9 +68,6 @@ def note_files(meta: Mapping) -> dict[str, str]:
     >>> note_files({"removed_cycle_edges": [["a", "b"]], "unknown_terms": ["GO:1"], "violations": 3})
     {'notes/removed_cycle_edges.csv': 'child,parent\na,b\n', 'notes/unknown_terms.csv': 'unknown_terms\nGO:1\n'}
     """
-    import csv
-    import io
-
     out = {}
     for key in NOTE_LISTS:
         v = meta.get(key)
@@ -85,8 +86,6 @@ def note_files(meta: Mapping) -> dict[str, str]:
 
 def finish(plan: RunPlan, records: Mapping[str, Record], runinfo: Mapping[str, dict], out: str | Path) -> RunResult:
     """Publish a run's records into ``out`` with its ``report.html`` and notes, and read its headline results."""
-    from flows.publishing.html import run_html
-    from kg.table import FeatureTable
     from selection.evaluation.headline import run_results
 
     params = plan.options.params(plan.input)

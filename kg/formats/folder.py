@@ -35,7 +35,7 @@ import numpy as np
 from kg.errors import ImplicationError, InputFormatError, KgfsError, few, param
 from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
-from kg.formats.csv_io import first_line_naming, utf8_error
+from kg.formats.csv_io import first_line_naming, utf8_error, write_sparse_csv
 from kg.hierarchy import FeatureHierarchy
 from kg.store.records import write_json
 from kg.table import FeatureTable
@@ -422,8 +422,6 @@ def export_file(table: FeatureTable, fmt: str, path: str | os.PathLike, *, spars
         write_arff(table, path, sparse=sparse, relation=relation, id_attribute=id_attribute)
     elif fmt == "csv":
         if sparse:
-            from kg.formats.csv_io import write_sparse_csv
-
             write_sparse_csv(table, path)
         else:
             write_csv(table, path)

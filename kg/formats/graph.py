@@ -41,6 +41,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
+from kg.errors import KgfsError, few, param
 from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
 
@@ -233,8 +234,6 @@ def read_selection(path: str | os.PathLike, hierarchy: FeatureHierarchy) -> tupl
     ([False, True], {'Person': 'a person'}, [0.1, 0.5])
     """
     import pandas as pd
-
-    from kg.errors import KgfsError, few, param
 
     frame = pd.read_csv(path, dtype={"feature": str, "name": str})
     if "feature" not in frame:

@@ -37,6 +37,8 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from kg.rdf.vocabulary import DBPEDIA
+
 __all__ = ["FILE_SCAN_LIMIT", "INDEX_SCAN_LIMIT", "LABEL_PREDICATES", "dump_labels"]
 
 log = logging.getLogger(__name__)
@@ -125,7 +127,6 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     See the module.
     """
     from kg.rdf.dumpfiles import dump_files
-    from kg.rdf.vocabulary import DBPEDIA
 
     vocabulary = vocabulary or DBPEDIA
     wanted = {str(i) for i in iris}

@@ -47,10 +47,11 @@ Examples
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kg.errors import KgfsError, ParameterError, param
+from kg.errors import HierarchyCycleWarning, KgfsError, ParameterError, param
 from kg.rdf.sources.common import DIRECTIONS
 from kg.sources import breadth_first_edges
 
@@ -374,9 +375,6 @@ def relation_facts(
 def _acyclic(edges: set[tuple[str, str]]) -> set[tuple[str, str]]:
     """The class graph with its cycles broken once (as the types' hierarchy breaks them), before it is copied
     under every predicate: each copy then loses the same edges, and the cycles are reported once."""
-    import warnings
-
-    from kg.errors import HierarchyCycleWarning
     from kg.hierarchy import FeatureHierarchy
 
     with warnings.catch_warnings(record=True):

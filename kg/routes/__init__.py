@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg.datasets import dataset_info, fetch
 from kg.errors import KgfsError
 from kg.plugins import Plugins
 from kg.routes.base import BatchedStep, Context, Input, Step
@@ -115,8 +116,6 @@ def resolve_dataset(values: Mapping[str, Any]) -> Input:
     >>> resolve_dataset({"dataset": "rpv/CE-BP", "mirror": "/no/mirror"}).kind  # doctest: +SKIP
     'dataset'
     """
-    from kg.datasets import dataset_info, fetch
-
     name = values.get("dataset") or DEFAULT_DATASET
     info = dataset_info(name)
     cls = dataset_kind(info.loader)

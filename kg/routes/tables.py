@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg.datasets import dataset_info, fetch, load_dataset
 from kg.errors import ParameterError, param
 from kg.files import sha256_file
 from kg.routes.base import CHECK, MIN_SUPPORT, MIRROR, NAME, Context, FileRef, Input, Option, check_nonempty, table_step
@@ -75,8 +76,6 @@ class RegistryDataset(Input):
 
     @classmethod
     def from_options(cls, values: Mapping[str, Any]) -> RegistryDataset:
-        from kg.datasets import dataset_info, fetch
-
         name = values.get("dataset") or DEFAULT_DATASET
         info, mirror = dataset_info(name), values.get("mirror") or os.environ.get("KGFS_DATA_MIRROR") or None
         if values.get("violations") and info.loader not in TABLE_LOADERS:
@@ -90,8 +89,6 @@ class RegistryDataset(Input):
 
     def load(self) -> FeatureTable:
         """The table, by the dataset's registry loader, ``min_support`` applied after loading."""
-        from kg.datasets import load_dataset
-
         table = load_dataset(self.name, mirror=self.mirror, **({"check": self.violations} if self.violations else {}))
         return _filtered(table, self.min_support)
 

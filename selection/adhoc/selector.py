@@ -52,6 +52,7 @@ import logging
 from numbers import Integral, Real
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
@@ -221,8 +222,6 @@ class ADHOC(HierarchicalSelector):
         if isinstance(spec, str) and spec != "auto":
             raise ValueError(f"symbolic must be 'auto', None or a list of columns, got {spec!r}")
         if _is_dataframe(X):  # "auto", and the base of an explicit list
-            import pandas as pd
-
             for j, dt in enumerate(X.dtypes):
                 sym[j] = isinstance(dt, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dt) \
                     or pd.api.types.is_string_dtype(dt)
@@ -243,8 +242,6 @@ class ADHOC(HierarchicalSelector):
     def _frame_columns(self, X):
         """A DataFrame's columns: numeric values (symbolic ones as level codes), the symbolic mask,
         symbolic codes and level counts; missing values raise or are imputed."""
-        import pandas as pd
-
         names = [str(c) for c in X.columns]
         sym = self._symbolic_columns(X, X.shape[1], names)
         frame = {}

@@ -23,11 +23,16 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.cluster.hierarchy import fcluster, linkage
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kg.errors import CycleError, InputFormatError, KgfsError
+from kg.files import atomic_write
 
 __all__ = [
     "ClassHierarchy",
@@ -204,8 +209,6 @@ class ClassHierarchy:
 
     def write(self, path: str | Path) -> None:
         """Write the tree as an edges file readable by :meth:`read` (atomically)."""
-        from kg.files import atomic_write
-
         text = "# child\tparent\n" + "".join(f"{c}\t{p}\n" for c, p in self.edges())
         atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
 
@@ -255,8 +258,6 @@ class ClassHierarchy:
         >>> sorted(t.edges())
         [('a', 'node:1'), ('b', 'node:root'), ('c', 'node:1'), ('node:1', 'node:root')]
         """
-        from scipy.cluster.hierarchy import fcluster, linkage
-
         y = np.asarray(y)
         classes = np.unique(y)
         labels = [str(c) for c in classes]
@@ -597,10 +598,6 @@ def default_node_classifier(**params):
     >>> default_node_classifier(C=0.5).fit([[0.0], [1.0], [3.0], [4.0]], [0, 0, 1, 1]).predict([[3.5]]).tolist()
     [1]
     """
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-    from sklearn.svm import LinearSVC
-
     return make_pipeline(StandardScaler(with_mean=False), LinearSVC(**{"C": 1.0, "max_iter": 5000, **params}))
 
 

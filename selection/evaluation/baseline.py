@@ -32,6 +32,7 @@ import pandas as pd
 from sklearn.dummy import DummyClassifier
 from sklearn.model_selection import StratifiedKFold
 
+from selection.evaluation.cv import COLUMNS
 from selection.evaluation.metrics import compression, fold_metrics, positive_label
 
 __all__ = ["BASELINE", "BASELINE_CLASSIFIER", "BASELINE_KIND", "is_baseline", "majority_baseline"]
@@ -98,8 +99,6 @@ def majority_baseline(y, *, dataset: str, n_splits: int, n_features: int, random
     >>> rows[["accuracy", "auroc", "aucpr", "gm", "compression"]].round(3).values.tolist()
     [[0.667, 0.5, 0.333, 0.0, 1.0], [0.667, 0.5, 0.333, 0.0, 1.0]]
     """
-    from selection.evaluation.cv import COLUMNS
-
     y = np.asarray(y)
     labels = np.unique(y)
     if pos_label is not None and pos_label not in labels.tolist():  # its text form (results.csv): the class it names

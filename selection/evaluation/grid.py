@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from joblib import Parallel, delayed
 
 from kg.errors import KgfsError
 from kg.files import atomic_write
@@ -478,8 +479,6 @@ def _execute(cells: _Cells, n_jobs: int, progress) -> None:
     if n_jobs == 1 or len(jobs) <= 1:
         results = (_run_unit(*job) for job in jobs)
     else:
-        from joblib import Parallel, delayed
-
         results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(_run_unit)(*job) for job in jobs)
     for dname, fold, df in results:
         cells.store(dname, fold, df)

@@ -26,6 +26,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from selection.evaluation.baseline import BASELINE, BASELINE_CLASSIFIER
+
 __all__ = ["HEADLINE_MEASURES", "headline", "kept_features", "row_note", "run_results", "selection_warnings"]
 
 #: Summary measures shown in the headline (column title); the others stay in ``summary.csv``.
@@ -107,8 +109,6 @@ def row_note(row) -> str:
     >>> row_note({"selector": "majority class", "classifier": "prior", "degenerate": float("nan")})
     'baseline (no feature)'
     """
-    from selection.evaluation.baseline import BASELINE, BASELINE_CLASSIFIER
-
     if row.get("selector") == BASELINE and row.get("classifier") == BASELINE_CLASSIFIER:
         return "baseline (no feature)"
     d = row.get("degenerate")

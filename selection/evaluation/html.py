@@ -36,6 +36,15 @@ import pandas as pd
 
 from selection.evaluation.baseline import is_baseline
 from selection.evaluation.headline import headline, row_note
+from selection.evaluation.tables import (
+    BASELINE_COLUMN,
+    METRIC_NAMES,
+    STATS_INTRO,
+    _order,
+    dataset_means,
+    dataset_sds,
+    degenerate_cells,
+)
 
 __all__ = ["CSS", "esc", "evaluation_html", "html_table", "measures_section", "page", "plots_section", "png_img",
            "stats_section", "summary_section"]
@@ -243,15 +252,6 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
     >>> "<h3>Classification accuracy -- nb</h3>" in measures_section(_example_results(), ["accuracy"])
     True
     """
-    from selection.evaluation.tables import (
-        BASELINE_COLUMN,
-        METRIC_NAMES,
-        _order,
-        dataset_means,
-        dataset_sds,
-        degenerate_cells,
-    )
-
     out = ["<h2>Results per measure</h2>",
            "<p>Each cell: mean ± sd over the folds; bold: the best per dataset; the last column is the "
            "majority-class baseline on the same folds; † a degenerate selection.</p>"]
@@ -303,8 +303,6 @@ def stats_section(blocks: Sequence[Mapping]) -> str:
     >>> "exploratory" in stats_section(stats_blocks(_example_results(), ["accuracy"]))
     True
     """
-    from selection.evaluation.tables import METRIC_NAMES, STATS_INTRO
-
     intro = "".join("<li>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", re.sub(r"(?<!\*)\*([^*]+)\*(?!\*)", r"<i>\1</i>",
                                                                           esc(x[2:]))) + "</li>"
                     for x in STATS_INTRO if x.startswith("- "))

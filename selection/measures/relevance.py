@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import (
+    chdtrc,  # the chi-square survival function as a plain ufunc
+)
 
 from kg.hierarchy import binary_csr
 
@@ -494,10 +497,6 @@ def chi_square_pvalue(X, y, counts: ClassCounts | None = None, *, stat: np.ndarr
     >>> chi_square_pvalue(np.array([[1, 1], [1, 0], [0, 1], [0, 0]]), [1, 1, 0, 0]).round(4).tolist()
     [0.0455, 1.0]
     """
-    from scipy.special import (
-        chdtrc,  # the chi-square survival function as a plain ufunc
-    )
-
     c = counts if counts is not None else ClassCounts(X, y)
     dof = max(len(c.classes) - 1, 1)
     return chdtrc(dof, chi_square(X, y, c) if stat is None else stat)

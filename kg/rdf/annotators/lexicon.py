@@ -202,7 +202,6 @@ class LexiconAnnotator(AnnotatorBase):
         mapping is used as given. With a ``vocabulary``, its language replaces ``lang``.
         """
         from kg.rdf.sources.dump import read_lexicon_entries
-        from kg.rdf.vocabulary import DBPEDIA
 
         labels, redirect_map, inlinks = read_lexicon_entries(
             paths, vocabulary=vocabulary, lang=lang, namespaces=namespaces, skip_bad_lines=skip_bad_lines

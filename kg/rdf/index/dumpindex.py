@@ -127,7 +127,9 @@ from pathlib import Path
 from kg.errors import InputFormatError
 from kg.files import atomic_write
 from kg.rdf.dumpfiles import dump_files
+from kg.rdf.index.extsort import SpillPool
 from kg.rdf.index.ingest import FORMAT, build_segment
+from kg.rdf.index.lexicon import open_lexicon
 from kg.rdf.index.manifest import MANIFEST, IndexDamaged, Problem, check_folder, write_manifest
 from kg.rdf.index.segment import Segment
 from kg.rdf.vocabulary import DBPEDIA, PRESETS, Vocabulary
@@ -309,8 +311,6 @@ class DumpIndex:
         self.spill_bytes = spill_bytes
 
     def _pool(self):
-        from kg.rdf.index.extsort import SpillPool
-
         return SpillPool() if self.spill_bytes is None else SpillPool(self.spill_bytes)
 
     def __repr__(self) -> str:
@@ -525,8 +525,6 @@ class DumpIndex:
     def _lexicon(self, files: list[Path], segs: list[Segment], vocabulary: Vocabulary, min_length: int, prior: str,
                  repair: dict | None):
         """The lexicon of segments; ``repair``: rebuild a damaged one (noting it in the dict, with ``full``)."""
-        from kg.rdf.index.lexicon import open_lexicon
-
         with _locked(self.root / ".lock"):
             _remove_leftovers(self.root / "lexicons")
             return open_lexicon(segs, self.root / "lexicons", vocabulary=vocabulary, min_length=min_length,

@@ -36,6 +36,8 @@ import pyoxigraph as ox
 
 from kg.iri import check_iri
 from kg.rdf.dumpfiles import DumpReader, dump_files
+from kg.rdf.index.dumpindex import index_for_cache
+from kg.rdf.index.linefilter import LineFilter
 from kg.rdf.sources.common import (
     MemoCache,
     check_direction,
@@ -44,6 +46,7 @@ from kg.rdf.sources.common import (
     property_walk,
     role_predicates,
 )
+from kg.rdf.sources.index import IndexSource
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
 from kg.sources import SourceBase, breadth_first_edges
 
@@ -103,9 +106,6 @@ class DumpSource(SourceBase):
         (each file read once into the index, every question a look-up); else (or lenient) the dump streamed."""
         access = settings.access
         if access.cache_dir is not None and not access.lenient:
-            from kg.rdf.index.dumpindex import index_for_cache
-            from kg.rdf.sources.index import IndexSource
-
             return IndexSource(settings.dump, index_for_cache(access.cache_dir), vocabulary=settings.vocabulary,
                                type_namespaces=settings.type_namespaces, skip_bad_lines=access.skip_bad_lines,
                                progress=ingest_progress(access.progress))
@@ -156,8 +156,6 @@ class DumpSource(SourceBase):
         p_sub, p_broad = {ox.NamedNode(p) for p in v.subclass_of}, {ox.NamedNode(p) for p in v.broader}
         filt = None
         if v.skip_unused_lines:
-            from kg.rdf.index.linefilter import LineFilter
-
             filt = LineFilter({p.value for p in p_type | p_subj | p_sub | p_broad})
         types: dict[str, set[str]] = {e: set() for e in entities}
         cats: dict[str, set[str]] = {e: set() for e in entities}
@@ -233,8 +231,6 @@ class DumpSource(SourceBase):
         found: dict[str, set[str]] = {e: set() for e in todo}
         filt = None
         if self.vocabulary.skip_unused_lines:
-            from kg.rdf.index.linefilter import LineFilter
-
             filt = LineFilter(preds)
         for f in dump_files(self.paths):
             reader = DumpReader(f, skip_bad_lines=self.skip_bad_lines, bad_lines=self.report["bad_lines"],
@@ -407,8 +403,6 @@ def read_lexicon_entries(
     inlinks: dict[str, int] = {}
     filt = None
     if v.skip_unused_lines:
-        from kg.rdf.index.linefilter import LineFilter
-
         filt = LineFilter(v.labels + v.redirects + v.prior_links, label_predicates=v.labels, language=lang)
     for f in dump_files(paths):
         for q in DumpReader(f, skip_bad_lines=skip_bad_lines, line_filter=filt):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+from importlib.metadata import PackageNotFoundError, version
 
 from kg.errors import KgfsError, TransientError
 
@@ -48,7 +49,6 @@ def default_user_agent() -> str:
     """
     if os.environ.get("KGFS_USER_AGENT"):
         return os.environ["KGFS_USER_AGENT"]
-    from importlib.metadata import PackageNotFoundError, version
 
     def v(dist: str) -> str:
         try:

@@ -1,22 +1,29 @@
 """``kgfs serve --watch DIR``: the ``kgfs-watch`` flow its deployment runs on a schedule, on a local Prefect server.
 
-Schedules need a real API server (the temporary one a flow run starts does not schedule): the
-home's managed server (:mod:`flows.server.local`, on 127.0.0.1) unless ``PREFECT_API_URL`` names one
-(:func:`api_for_serving`). Each tick (a scheduled flow run) runs :func:`flows.pipeline.kgfs_run` on
-every new file of the folder (:func:`flows.watch.ledger.process_folder`), each file the input of the
-kind the options describe (:func:`flows.inputs.watch_input`: a corpus, or a labels table over an
-ontology); the stage store is shared, so what the files have in common is computed once. A file
-that failed is reported (ledger, log, artifact, a *Failed* tick), retried with a back-off and given
-up after ``max_attempts`` until its content changes.
+Schedules need a real API server (the temporary one a flow run starts does not schedule): the user's server
+(:mod:`flows.server.local`, on 127.0.0.1; the one ``kgfs run`` uses) unless ``PREFECT_API_URL`` names one, chosen
+before Prefect is imported (:func:`flows.watch.api.api_for_serving`). Each tick (a scheduled flow run) runs
+:func:`flows.pipeline.kgfs_run` on every new file of the folder (:func:`flows.watch.ledger.process_folder`), each
+file the input of the kind the options describe (:func:`flows.inputs.watch_input`: a corpus, or a labels table over
+an ontology); the stage store is shared, so what the files have in common is computed once. A file that failed is
+reported (ledger, log, artifact, a *Failed* tick), retried with a back-off and given up after ``max_attempts``
+until its content changes. SIGINT (Ctrl-C) or SIGTERM stops serving within a few seconds, with one line
+(:func:`serve`).
 
 Prefect reads its settings when imported: this module configures the kgfs home first
-(:func:`flows.settings.ensure_configured`); the command line imports it only for ``kgfs serve``.
+(:func:`flows.settings.ensure_configured`); the command line imports it only for ``kgfs serve``, once
+``PREFECT_API_URL`` is set.
 """
 
 # ruff: noqa: E402 (Prefect is imported after the offline configuration, see the module doc)
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import signal
+import sys
+import threading
 from pathlib import Path
 
 from flows import settings
@@ -25,34 +32,87 @@ settings.ensure_configured()  # before `import prefect` (see the module doc): th
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
+from prefect.runner import Runner
+from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from flows import pipeline
 from flows.inputs import watch_input
 from flows.run_options import RunOptions
-from flows.server.local import ensure_server
 from flows.watch import ledger
+from flows.watch.api import api_for_serving
 from kg.errors import KgfsError
 
 __all__ = ["api_for_serving", "serve", "watch_flow"]
 
 
-def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) -> str:
-    """``$PREFECT_API_URL``, or the home's managed server's (:func:`flows.server.local.ensure_server`; then put
-    there); sets the runner's environment."""
-    url = os.environ.get("PREFECT_API_URL")
-    if not url:
-        url = os.environ["PREFECT_API_URL"] = ensure_server(home, port=port).api_url
-    os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", str(max(1, min(10, int(interval or 10) // 2))))
-    os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"  # the flow runs are child processes: Prefect's log lines help
-    return url
+class _Runner(Runner):
+    """Prefect's runner, without its SIGTERM handler (it waits, from inside the signal handler, for the event loop
+    the handler interrupted: ``kgfs serve`` then never stopped); :func:`serve` handles SIGTERM as SIGINT."""
+
+    def handle_sigterm(self, *args, **kwargs) -> None:
+        _Stopping.current.signalled(signal.SIGTERM)
 
 
-def serve(name: str, parameters: dict, schedule: dict) -> int:
-    """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs (blocks)."""
+class _Stopping:
+    """SIGINT or SIGTERM: one line, then the runner is cancelled (KeyboardInterrupt in the main thread); a runner
+    still not stopped ``grace`` seconds later (or a second signal) ends the process at once, its flow runs with it
+    (they carry the process marker: :mod:`flows.server.processes`). The user's server is not this process's: it stays
+    (stopped when idle, or by ``kgfs server stop``)."""
+
+    current: _Stopping
+
+    def __init__(self, grace: float):
+        self.grace, self.signum = grace, None
+
+    def signalled(self, signum: int, frame=None) -> None:
+        if self.signum is not None:  # asked twice: at once
+            self.hard_exit()
+        self.signum = signum
+        print(f"kgfs serve: stopping ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+        timer = threading.Timer(self.grace, self.hard_exit)
+        timer.daemon = True
+        timer.start()
+        raise KeyboardInterrupt
+
+    @property
+    def status(self) -> int:
+        return 128 + int(self.signum or signal.SIGINT)
+
+    def hard_exit(self) -> None:
+        from flows.server.processes import MARKER_ENV, marked_processes, terminate
+
+        with contextlib.suppress(Exception):
+            terminate(marked_processes(os.environ.get(MARKER_ENV, "")), grace=1.0)
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(self.status)
+
+
+def serve(name: str, parameters: dict, schedule: dict, *, grace: float = 5.0, lease=None) -> int:
+    """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs until SIGINT or SIGTERM; returns
+    the exit status (130 or 143).
+
+    ``lease`` is a context manager held while serving (the user's server's lease), released before the process
+    ends, even when the runner does not stop within ``grace`` seconds.
+    """
+    stopping = _Stopping.current = _Stopping(grace)
+    previous = {sig: signal.signal(sig, stopping.signalled) for sig in (signal.SIGINT, signal.SIGTERM)}
     # limit=1: ticks run one after another, so two ticks never process the same new file
-    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True,
-                     tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
-    return 0
+    runner = _Runner(name=name, limit=1)
+    # Prefect read its settings when imported: the API chosen since (a caller that imported it first) applies too
+    api = {PREFECT_API_URL: os.environ["PREFECT_API_URL"]} if os.environ.get("PREFECT_API_URL") else {}
+    try:
+        with lease if lease is not None else contextlib.nullcontext(), temporary_settings(updates=api):
+            runner.add_flow(watch_flow, name=name, parameters=parameters,
+                            tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(runner.start())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0 if stopping.signum is None else stopping.status
 
 
 @flow(name="kgfs-watch", persist_result=False, log_prints=False)

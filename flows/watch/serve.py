@@ -47,24 +47,24 @@ __all__ = ["api_for_serving", "serve", "watch_flow"]
 
 class _Runner(Runner):
     """Prefect's runner, without its SIGTERM handler (it waits, from inside the signal handler, for the event loop
-    the handler interrupted: ``kgfs serve`` then never stopped); :func:`serve` handles SIGTERM as SIGINT."""
+    the handler interrupted: ``kgfs serve`` never stopped); :func:`serve` handles SIGTERM as SIGINT."""
 
     def handle_sigterm(self, *args, **kwargs) -> None:
         _Stopping.current.signalled(signal.SIGTERM)
 
 
 class _Stopping:
-    """SIGINT or SIGTERM: one line, then the runner is cancelled (KeyboardInterrupt in the main thread); a runner
-    still not stopped ``grace`` seconds later (or a second signal) ends the process at once, its flow runs with it
-    (they carry the process marker: :mod:`flows.server.processes`). The user's server is not this process's: it stays
-    (stopped when idle, or by ``kgfs server stop``)."""
+    """SIGINT or SIGTERM: one line, then the runner is cancelled; a runner still not stopped ``grace`` seconds later
+    (or a second signal) ends the process at once, its flow runs with it (they carry the process marker:
+    :mod:`flows.server.processes`). The user's server is not this process's: it stays (stopped when idle, or by
+    ``kgfs server stop``)."""
 
     current: _Stopping
 
     def __init__(self, grace: float):
-        self.grace, self.signum = grace, None
+        self.grace, self.signum, self.task = grace, None, None
 
-    def signalled(self, signum: int, frame=None) -> None:
+    def signalled(self, signum: int) -> None:
         if self.signum is not None:  # asked twice: at once
             self.hard_exit()
         self.signum = signum
@@ -72,47 +72,69 @@ class _Stopping:
         timer = threading.Timer(self.grace, self.hard_exit)
         timer.daemon = True
         timer.start()
-        raise KeyboardInterrupt
+        if self.task is not None:
+            self.task.cancel()
 
     @property
     def status(self) -> int:
         return 128 + int(self.signum or signal.SIGINT)
 
-    def hard_exit(self) -> None:
+    @staticmethod
+    def end_flow_runs(grace: float) -> None:
+        """End the flow runs (and their workers) still running: the processes carrying this process's marker."""
         from flows.server.processes import MARKER_ENV, marked_processes, terminate
 
+        if os.environ.get(MARKER_ENV):
+            terminate(marked_processes(os.environ[MARKER_ENV]), grace=grace)
+
+    def hard_exit(self) -> None:
         with contextlib.suppress(Exception):
-            terminate(marked_processes(os.environ.get(MARKER_ENV, "")), grace=1.0)
+            self.end_flow_runs(1.0)
         with contextlib.suppress(Exception):
             sys.stderr.flush()
         os._exit(self.status)
 
 
+async def _run_until_signalled(runner: Runner, stopping: _Stopping) -> None:
+    loop = asyncio.get_running_loop()
+    stopping.task = asyncio.ensure_future(runner.start())
+    await asyncio.sleep(0)  # runner.start() sets its SIGTERM handler first: ours replace it
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopping.signalled, sig)
+    try:
+        await stopping.task
+    except asyncio.CancelledError:
+        if stopping.signum is None:
+            raise
+
+
 def serve(name: str, parameters: dict, schedule: dict, *, grace: float = 5.0, lease=None) -> int:
     """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs until SIGINT or SIGTERM; returns
-    the exit status (130 or 143).
+    the exit status (0, or 130 after SIGINT, 143 after SIGTERM).
 
-    ``lease`` is a context manager held while serving (the user's server's lease), released before the process
-    ends, even when the runner does not stop within ``grace`` seconds.
+    ``lease`` is a context manager held while serving (the user's server's lease). Ctrl-C in a terminal signals the
+    whole process group: the flow runs (this process's children) start with SIGINT blocked, so a tick is ended by
+    this process (SIGTERM), never interrupted half-way with a traceback on the console.
     """
     stopping = _Stopping.current = _Stopping(grace)
-    previous = {sig: signal.signal(sig, stopping.signalled) for sig in (signal.SIGINT, signal.SIGTERM)}
     # limit=1: ticks run one after another, so two ticks never process the same new file
     runner = _Runner(name=name, limit=1)
     # Prefect read its settings when imported: the API chosen since (a caller that imported it first) applies too
     api = {PREFECT_API_URL: os.environ["PREFECT_API_URL"]} if os.environ.get("PREFECT_API_URL") else {}
-    try:
-        with lease if lease is not None else contextlib.nullcontext(), temporary_settings(updates=api):
-            runner.add_flow(watch_flow, name=name, parameters=parameters,
-                            tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
-            with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(runner.start())
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return 0 if stopping.signum is None else stopping.status
+    # a thread that takes SIGINT for this process (signals blocked in a thread are delivered to another one)
+    threading.Thread(target=threading.Event().wait, name="kgfs-serve-signals", daemon=True).start()
+    with lease if lease is not None else contextlib.nullcontext(), temporary_settings(updates=api):
+        runner.add_flow(watch_flow, name=name, parameters=parameters,
+                        tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # inherited by the flow runs
+        try:
+            asyncio.run(_run_until_signalled(runner, stopping))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    if stopping.signum is None:
+        return 0
+    stopping.end_flow_runs(3.0)
+    return stopping.status
 
 
 @flow(name="kgfs-watch", persist_result=False, log_prints=False)

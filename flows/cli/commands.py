@@ -220,9 +220,11 @@ def _run_options(args) -> RunOptions:
 
 
 def cmd_serve(args) -> int:
-    """Start (or reuse) the home's Prefect server on 127.0.0.1 and serve the watch-folder deployment."""
+    """Serve the watch-folder deployment on the user's Prefect server (found or started on 127.0.0.1, as `kgfs run`
+    does) unless ``PREFECT_API_URL`` names one; until SIGINT or SIGTERM."""
     from flows.inputs import watch_kind, watch_values
     from flows.server import local as local_server
+    from flows.watch.api import api_for_serving
     from kg.routes.base import Context
 
     watch = Path(args.watch).absolute()
@@ -235,11 +237,13 @@ def cmd_serve(args) -> int:
     values = watch_values(_input_values(args))  # JSON-friendly, paths absolute: a deployment's parameter
     home = settings.kgfs_home()
     kind = watch_kind(values)
-    _ingest(lambda show: kind.prepare_options(values, Context(home), show), args.quiet)  # dumps read once, up front
-    managed = not os.environ.get("PREFECT_API_URL")  # the home's server: held (no idle stop) while serving
-    from flows.watch import serve as watch_mod  # imports Prefect, configured by main()
+    managed = not os.environ.get("PREFECT_API_URL")  # the user's server: held (no idle stop) while serving
+    with local_server.starting(home, managed, _announce):  # boots meanwhile
+        _ingest(lambda show: kind.prepare_options(values, Context(home), show), args.quiet)  # dumps read up front
+    # before Prefect is imported: it reads PREFECT_API_URL then (without it, a temporary server of this process)
+    url = api_for_serving(home, args.port, args.interval, announce=_announce)
+    from flows.watch import serve as watch_mod  # imports Prefect
 
-    url = watch_mod.api_for_serving(home, args.port, args.interval)
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
               "run_options": _run_options(args).to_json(), "home": str(home), "settle_seconds": args.settle}
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
@@ -247,9 +251,10 @@ def cmd_serve(args) -> int:
     print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
           f"outputs and ledger.json in {out}", flush=True)
     print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
-          f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'", flush=True)
-    with local_server.lease(home) if managed else contextlib.nullcontext():
-        return watch_mod.serve(args.deployment, params, schedule)
+          f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'\n"
+          "kgfs serve: Ctrl-C stops serving", flush=True)
+    return watch_mod.serve(args.deployment, params, schedule,
+                           lease=local_server.lease(home) if managed else None)
 
 
 def cmd_server(args) -> int:

@@ -1,22 +1,29 @@
 """``kgfs serve --watch DIR``: the ``kgfs-watch`` flow its deployment runs on a schedule, on a local Prefect server.
 
-Schedules need a real API server (the temporary one a flow run starts does not schedule): the
-home's managed server (:mod:`flows.server.local`, on 127.0.0.1) unless ``PREFECT_API_URL`` names one
-(:func:`api_for_serving`). Each tick (a scheduled flow run) runs :func:`flows.pipeline.kgfs_run` on
-every new file of the folder (:func:`flows.watch.ledger.process_folder`), each file the input of the
-kind the options describe (:func:`flows.inputs.watch_input`: a corpus, or a labels table over an
-ontology); the stage store is shared, so what the files have in common is computed once. A file
-that failed is reported (ledger, log, artifact, a *Failed* tick), retried with a back-off and given
-up after ``max_attempts`` until its content changes.
+Schedules need a real API server (the temporary one a flow run starts does not schedule): the user's server
+(:mod:`flows.server.local`, on 127.0.0.1; the one ``kgfs run`` uses) unless ``PREFECT_API_URL`` names one, chosen
+before Prefect is imported (:func:`flows.watch.api.api_for_serving`). Each tick (a scheduled flow run) runs
+:func:`flows.pipeline.kgfs_run` on every new file of the folder (:func:`flows.watch.ledger.process_folder`), each
+file the input of the kind the options describe (:func:`flows.inputs.watch_input`: a corpus, or a labels table over
+an ontology); the stage store is shared, so what the files have in common is computed once. A file that failed is
+reported (ledger, log, artifact, a *Failed* tick), retried with a back-off and given up after ``max_attempts``
+until its content changes. SIGINT (Ctrl-C) or SIGTERM stops serving within a few seconds, with one line
+(:func:`serve`).
 
 Prefect reads its settings when imported: this module configures the kgfs home first
-(:func:`flows.settings.ensure_configured`); the command line imports it only for ``kgfs serve``.
+(:func:`flows.settings.ensure_configured`); the command line imports it only for ``kgfs serve``, once
+``PREFECT_API_URL`` is set.
 """
 
 # ruff: noqa: E402 (Prefect is imported after the offline configuration, see the module doc)
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import signal
+import sys
+import threading
 from pathlib import Path
 
 from flows import settings
@@ -25,34 +32,109 @@ settings.ensure_configured()  # before `import prefect` (see the module doc): th
 
 from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
+from prefect.runner import Runner
+from prefect.settings import PREFECT_API_URL, temporary_settings
 
 from flows import pipeline
 from flows.inputs import watch_input
 from flows.run_options import RunOptions
-from flows.server.local import ensure_server
 from flows.watch import ledger
+from flows.watch.api import api_for_serving
 from kg.errors import KgfsError
 
 __all__ = ["api_for_serving", "serve", "watch_flow"]
 
 
-def api_for_serving(home: str | os.PathLike, port: int, interval: int | None) -> str:
-    """``$PREFECT_API_URL``, or the home's managed server's (:func:`flows.server.local.ensure_server`; then put
-    there); sets the runner's environment."""
-    url = os.environ.get("PREFECT_API_URL")
-    if not url:
-        url = os.environ["PREFECT_API_URL"] = ensure_server(home, port=port).api_url
-    os.environ.setdefault("PREFECT_RUNNER_POLL_FREQUENCY", str(max(1, min(10, int(interval or 10) // 2))))
-    os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"  # the flow runs are child processes: Prefect's log lines help
-    return url
+class _Runner(Runner):
+    """Prefect's runner, without its SIGTERM handler (it waits, from inside the signal handler, for the event loop
+    the handler interrupted: ``kgfs serve`` never stopped); :func:`serve` handles SIGTERM as SIGINT."""
+
+    def handle_sigterm(self, *args, **kwargs) -> None:
+        _Stopping.current.signalled(signal.SIGTERM)
 
 
-def serve(name: str, parameters: dict, schedule: dict) -> int:
-    """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs (blocks)."""
+class _Stopping:
+    """SIGINT or SIGTERM: one line, then the runner is cancelled; a runner still not stopped ``grace`` seconds later
+    (or a second signal) ends the process at once, its flow runs with it (they carry the process marker:
+    :mod:`flows.server.processes`). The user's server is not this process's: it stays (stopped when idle, or by
+    ``kgfs server stop``)."""
+
+    current: _Stopping
+
+    def __init__(self, grace: float):
+        self.grace, self.signum, self.task = grace, None, None
+
+    def signalled(self, signum: int) -> None:
+        if self.signum is not None:  # asked twice: at once
+            self.hard_exit()
+        self.signum = signum
+        print(f"kgfs serve: stopping ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+        timer = threading.Timer(self.grace, self.hard_exit)
+        timer.daemon = True
+        timer.start()
+        if self.task is not None:
+            self.task.cancel()
+
+    @property
+    def status(self) -> int:
+        return 128 + int(self.signum or signal.SIGINT)
+
+    @staticmethod
+    def end_flow_runs(grace: float) -> None:
+        """End the flow runs (and their workers) still running: the processes carrying this process's marker."""
+        from flows.server.processes import MARKER_ENV, marked_processes, terminate
+
+        if os.environ.get(MARKER_ENV):
+            terminate(marked_processes(os.environ[MARKER_ENV]), grace=grace)
+
+    def hard_exit(self) -> None:
+        with contextlib.suppress(Exception):
+            self.end_flow_runs(1.0)
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(self.status)
+
+
+async def _run_until_signalled(runner: Runner, stopping: _Stopping) -> None:
+    loop = asyncio.get_running_loop()
+    stopping.task = asyncio.ensure_future(runner.start())
+    await asyncio.sleep(0)  # runner.start() sets its SIGTERM handler first: ours replace it
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopping.signalled, sig)
+    try:
+        await stopping.task
+    except asyncio.CancelledError:
+        if stopping.signum is None:
+            raise
+
+
+def serve(name: str, parameters: dict, schedule: dict, *, grace: float = 5.0, lease=None) -> int:
+    """Register the ``kgfs-watch/<name>`` deployment and run its scheduled flow runs until SIGINT or SIGTERM; returns
+    the exit status (0, or 130 after SIGINT, 143 after SIGTERM).
+
+    ``lease`` is a context manager held while serving (the user's server's lease). Ctrl-C in a terminal signals the
+    whole process group: the flow runs (this process's children) start with SIGINT blocked, so a tick is ended by
+    this process (SIGTERM), never interrupted half-way with a traceback on the console.
+    """
+    stopping = _Stopping.current = _Stopping(grace)
     # limit=1: ticks run one after another, so two ticks never process the same new file
-    watch_flow.serve(name=name, parameters=parameters, limit=1, print_starting_message=True,
-                     tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
-    return 0
+    runner = _Runner(name=name, limit=1)
+    # Prefect read its settings when imported: the API chosen since (a caller that imported it first) applies too
+    api = {PREFECT_API_URL: os.environ["PREFECT_API_URL"]} if os.environ.get("PREFECT_API_URL") else {}
+    # a thread that takes SIGINT for this process (signals blocked in a thread are delivered to another one)
+    threading.Thread(target=threading.Event().wait, name="kgfs-serve-signals", daemon=True).start()
+    with lease if lease is not None else contextlib.nullcontext(), temporary_settings(updates=api):
+        runner.add_flow(watch_flow, name=name, parameters=parameters,
+                        tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # inherited by the flow runs
+        try:
+            asyncio.run(_run_until_signalled(runner, stopping))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    if stopping.signum is None:
+        return 0
+    stopping.end_flow_runs(3.0)
+    return stopping.status
 
 
 @flow(name="kgfs-watch", persist_result=False, log_prints=False)

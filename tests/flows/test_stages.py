@@ -201,7 +201,8 @@ _PLAIN = ["flows", "flows.cli", "flows.cli.main", "flows.cli.commands", "flows.c
           "flows.inputs", "flows.progress", "flows.publishing.html", "flows.publishing.outcome",
           "flows.publishing.publish",
           "flows.publishing.report", "flows.run_options", "flows.runner", "flows.server.local",
-          "flows.server.processes", "flows.server.environment", "flows.settings", "flows.stages", "flows.watch.ledger"]
+          "flows.server.processes", "flows.server.environment", "flows.settings", "flows.stages", "flows.watch.api",
+          "flows.watch.ledger"]
 
 
 def test_importing_flows_changes_nothing(tmp_path):

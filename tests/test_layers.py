@@ -22,6 +22,13 @@ def test_import_contracts_hold():
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 
+def test_the_rdf_and_ontology_rooms_are_independent_by_contract():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    assert any(c["type"] == "independence" and set(c["modules"]) == {"kg.rdf", "kg.ontology"} for c in contracts)
+
+
 def _parameters(fn: ast.FunctionDef) -> int:
     a = fn.args
     names = [x.arg for x in a.posonlyargs + a.args]

@@ -37,11 +37,12 @@ def api_for_serving(home: str | os.PathLike, port: int | None, interval: int | N
 
     Examples
     --------
+    >>> saved = dict(os.environ)
+    >>> _ = os.environ.pop("PREFECT_RUNNER_POLL_FREQUENCY", None)  # a user's own setting is kept: none here
     >>> os.environ["PREFECT_API_URL"] = "http://127.0.0.1:4300/api"
     >>> api_for_serving("/my/.kgfs", None, 30), os.environ["PREFECT_RUNNER_POLL_FREQUENCY"]
     ('http://127.0.0.1:4300/api', '10')
-    >>> for k in ("PREFECT_API_URL", "PREFECT_RUNNER_POLL_FREQUENCY", "PREFECT_LOGGING_LEVEL"):
-    ...     del os.environ[k]
+    >>> os.environ.clear(); os.environ.update(saved)
     """
     url = os.environ.get("PREFECT_API_URL")
     if not url:

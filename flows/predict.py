@@ -83,7 +83,33 @@ def new_input(saved: Mapping, values: Mapping) -> Input | None:
     changes.setdefault("name", Path(given["corpus"]).stem)
     if any(f.name == "min_support" for f in dataclasses.fields(inp)):
         changes["min_support"] = None
-    return dataclasses.replace(inp, **changes)
+    new = dataclasses.replace(inp, **changes)
+    _read_unlabelled(new)
+    return new
+
+
+def _read_unlabelled(inp: Input) -> None:
+    """A new corpus needs no label column: read without labels when it has none (kept in the input's memo, which
+    its steps read)."""
+    from kg.errors import InputFormatError
+
+    column = inp.label_column or "label"
+    try:
+        inp.read_corpus()
+        return
+    except InputFormatError as exc:
+        if f"[{column!r}] not found" not in str(exc):
+            raise
+    from kg.rdf.corpus import MAX_RECORD_BYTES, EntityColumns, load_corpus
+
+    v = inp.bridge_vocabulary() or inp.vocabulary()
+    columns = inp.entity_columns
+    if columns and v.id_pattern:  # as CorpusInput.read_corpus reads it, without the labels
+        columns = EntityColumns(tuple(columns), v.expand_entity)
+    inp.memo()["corpus"] = load_corpus(
+        inp.corpus.path, id_column=inp.id_column or "id", text_column=inp.text_column or "text", label_column=None,
+        entity_columns=columns, skip_bad_lines=bool(inp.skip_bad_lines),
+        max_record_bytes=inp.max_record_bytes or MAX_RECORD_BYTES)
 
 
 def input_table(inp: Input, home: str | Path, *, batch_size: int = 500) -> FeatureTable:

@@ -326,7 +326,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Run `kgfs COMMAND --help` for the options of a command.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in (_add_run, _add_fit_predict, _add_datasets, _add_one_step_commands, _add_serve, _add_server, _add_cache, _add_ingest):
+    for add in (_add_run, _add_fit_predict, _add_datasets, _add_one_step_commands, _add_serve, _add_server, _add_cache,
+                _add_ingest):
         add(sub, common)
     if command and command in sub.choices:  # a mistyped option of this command: "did you mean"
         parsers = [sub.choices[command]]

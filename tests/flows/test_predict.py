@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from flows.cli.main import main
-from tests.kg.conftest import DBO, RDF_TYPE, R, instance_triples
+from tests.kg.conftest import DBO, R, instance_triples
 
 SUBCLASS = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
 

@@ -242,10 +242,10 @@ class _Reader:
         if tag == "dict":
             return {self.value(k): self.value(x) for k, x in v["items"]}
         if tag == "tree":
-            from sklearn.tree._tree import Tree
+            from kg.sklearn_compat import tree_class
 
             args, state = self.value(v["args"]), self.value(v["state"])
-            tree = Tree(int(args[0]), np.asarray(args[1], dtype=np.intp), int(args[2]))
+            tree = tree_class()(int(args[0]), np.asarray(args[1], dtype=np.intp), int(args[2]))
             tree.__setstate__(state)
             return tree
         if tag == "supplied":

@@ -56,5 +56,14 @@ __all__ = [
     "SparseMatrices",
     "StrOptions",
     "make_constraint",
+    "tree_class",
     "validate_parameter_constraints",
 ]
+
+
+def tree_class() -> type:
+    """``sklearn.tree._tree.Tree``, the nodes of a fitted decision tree (:mod:`selection.model` rebuilds one from
+    its arrays); imported when asked for."""
+    from sklearn.tree._tree import Tree
+
+    return Tree

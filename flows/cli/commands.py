@@ -25,8 +25,8 @@ from flows.cli.console import (
 from kg.errors import HierarchyCycleWarning, KgfsError
 
 __all__ = ["CliError", "cmd_build", "cmd_cache_clear", "cmd_cache_ls", "cmd_cache_verify", "cmd_datasets_fetch",
-           "cmd_datasets_list", "cmd_evaluate", "cmd_export", "cmd_ingest", "cmd_methods", "cmd_run", "cmd_select",
-           "cmd_serve", "cmd_server", "short_iris"]
+           "cmd_datasets_list", "cmd_evaluate", "cmd_export", "cmd_fit", "cmd_ingest", "cmd_methods", "cmd_predict",
+           "cmd_run", "cmd_select", "cmd_serve", "cmd_server", "short_iris"]
 
 from kg.rdf import cache_folder
 
@@ -543,4 +543,75 @@ def cmd_ingest(args) -> int:
                                                            skip_bad_lines=args.skip_bad_lines, progress=show,
                                                            full=True),
                                  args.quiet), index.root))
+    return 0
+
+
+def cmd_fit(args) -> int:
+    """Build the table of the input (through the stage store, as `kgfs run`), fit --selector and the first
+    --classifier on all of it and write the model folder (:mod:`selection.model`)."""
+    from flows import predict
+    from flows.inputs import check_output, resolve_input
+    from kg.routes.base import Context
+    from selection.model import describe_model
+    from selection.param_routing import method_params
+
+    home = settings.kgfs_home()
+    classifier = args.classifiers[0]
+    with _console().status("checking the input…") if not args.quiet else contextlib.nullcontext():
+        check_output(args.model, "folder", "--model")
+        params = method_params(_parse_params(args.param), [args.selector], [classifier])
+        inp = resolve_input(_input_values(args))
+        checked = inp.check(Context(home))
+    _check_notes(inp.name, checked)
+    _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)
+    with _console().status(f"building the table and fitting {args.selector} + {classifier}…") \
+            if not args.quiet else contextlib.nullcontext():
+        model, table = predict.fit(inp, home, args.model, selector=args.selector,
+                                   params=params.get(args.selector, {}), classifier=classifier,
+                                   classifier_params=params.get(classifier, {}), batch_size=args.batch_size)
+    _note(inp.name, table.meta)
+    print(f"{inp.name}: {describe_model(model.info)}, classes {model.info['training']['classes']} -> model "
+          f"{Path(args.model).absolute()} (done in {_wall_seconds():.1f} s)")
+    return 0
+
+
+def cmd_predict(args) -> int:
+    """Score new data with a model of `kgfs fit`: OUT/predictions.csv (see :mod:`flows.predict`)."""
+    from flows import predict
+    from flows.inputs import check_output, resolve_input
+    from kg.formats.folder import read_table_folder
+    from kg.routes.base import Context
+    from selection.model import describe_model, load_model
+
+    home = settings.kgfs_home()
+    check_output(args.out, "folder")
+    model = load_model(args.model)  # a damaged or foreign model is refused before any work
+    values = _input_values(args)
+    given = sorted(k for k, v in values.items() if v is not None and v is not False)
+    if args.table:
+        if given:
+            raise CliError("--table goes alone: the table's features are the model's already (give --corpus or "
+                           "--dataset to generate them)")
+        table, name = read_table_folder(args.table), Path(args.table).name
+    else:
+        inp = predict.new_input(model.info.get("input") or {}, values) or resolve_input(values)
+        with _console().status("checking the input…") if not args.quiet else contextlib.nullcontext():
+            _check_notes(inp.name, inp.check(Context(home)))
+        _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)
+        with _console().status("generating the features…") if not args.quiet else contextlib.nullcontext():
+            table = predict.input_table(inp, home, batch_size=args.batch_size)
+        name = inp.name
+    rows, report = predict.predict_table(model, table, top=args.top)
+    path = predict.write_predictions(rows, args.out, [str(c) for c in model.classes])
+    unknown = report["n_without_features"]
+    print(f"{name}: predicted {report['n_instances']} instances with {describe_model(model.info)}: "
+          + ", ".join(f"{c} {n}" for c, n in report["classes"].items())
+          + (f"; accuracy {report['accuracy']:.3f} against its labels" if report.get("accuracy") is not None else ""))
+    print(f"{unknown} of {report['n_instances']} instances have none of the model's features (entities unknown to "
+          f"the graph, or not linked): predicted from no feature" if unknown else
+          f"every instance has some of the model's {model.features.n_features} features", flush=True)
+    if report["n_new_features"]:
+        print(f"kgfs: note: {name}: {report['n_new_features']} features the model was not fitted on were dropped",
+              file=sys.stderr)
+    print(f"predictions -> {path} (done in {_wall_seconds():.1f} s)")
     return 0

@@ -122,8 +122,8 @@ def _setup_logging(debug: bool) -> None:
         warnings.filterwarnings("ignore", module=r"prefect(\.|$)")
 
 
-_COMMANDS = ("run", "build", "serve", "datasets", "select", "evaluate", "export", "methods", "server", "cache",
-             "ingest")
+_COMMANDS = ("run", "fit", "predict", "build", "serve", "datasets", "select", "evaluate", "export", "methods",
+             "server", "cache", "ingest")
 
 
 def _command_of(argv: list[str]) -> str:

@@ -14,8 +14,10 @@ from flows.cli.commands import (
     cmd_datasets_list,
     cmd_evaluate,
     cmd_export,
+    cmd_fit,
     cmd_ingest,
     cmd_methods,
+    cmd_predict,
     cmd_run,
     cmd_select,
     cmd_serve,
@@ -103,6 +105,46 @@ def _add_run(sub, common) -> None:
     _add_run_options(r)
     r.add_argument("--out", default="kgfs-output", help="output folder (default ./kgfs-output)")
     r.add_argument("--no-cache", action="store_true", help="recompute every stage")
+
+
+def _add_fit_predict(sub, common) -> None:
+    f = _command(sub, common, "fit", cmd_fit, epilog=_methods_epilog(
+        "examples:\n  kgfs fit --model M                       # bundled DM-BP, shsel-ig-prune + nb\n"
+        "  kgfs fit --corpus people.csv --entity-columns qid --preset wikidata --dump truthy.nt.bz2 "
+        "--selector hip --classifiers nb --model M\n"
+        "  kgfs predict --model M --corpus new-people.csv --out P\n", ("selector", "classifier")),
+                 help="fit --selector and a classifier on a whole table and keep them as a model folder",
+                 description="Build the table of the input as `kgfs run` does (same inputs and options, the "
+                             "stages stored), fit --selector and the first of --classifiers on all of it, and write "
+                             "the model folder --model: the input's settings, the feature ids and hierarchy, the "
+                             "fitted selector and classifier, the training data's fingerprint and the kgfs "
+                             "version, every file checksummed (JSON and NumPy arrays; no pickle). A lazy selector "
+                             "(rpv, hip, mr) selects for each new instance at predict time.")
+    _add_input_options(f)
+    _add_run_options(f)
+    f.add_argument("--model", required=True, metavar="DIR", help="the model folder to write")
+
+    p = _command(sub, common, "predict", cmd_predict,
+                 epilog="examples:\n  kgfs predict --model M --dataset bundled/DM-BP --out P\n"
+                        "  kgfs predict --model M --corpus new.csv --out P   # read and linked as the fitted corpus\n"
+                        "  kgfs predict --model M --table T --out P          # a table folder of `kgfs build`\n",
+                 help="score new data with a model of `kgfs fit`: predictions.csv",
+                 description="Generate the features of the input exactly as at fit time (--corpus alone: the "
+                             "model's graph, vocabulary and feature kinds; the fitted features only: a new feature "
+                             "is dropped, a missing one is 0, each row closed under the fitted hierarchy) and "
+                             "write OUT/predictions.csv: instance_id, predicted, p_<class> per class, n_features, "
+                             "why (the selected features present that weigh most, with their weight), and label "
+                             "when the input has labels. Instances with none of the model's features (entities "
+                             "unknown to the graph) are counted and predicted from no feature.")
+    p.add_argument("--model", required=True, metavar="DIR", help="model folder of `kgfs fit`")
+    p.add_argument("--table", metavar="DIR", help="a table folder (`kgfs build`) instead of an input")
+    _add_input_options(p)
+    p.add_argument("--top", type=whole_number(0), default=3, metavar="N", help="features named in the why column "
+                   "(default 3)")
+    p.add_argument("--batch-size", type=whole_number(), default=500, metavar="N", help="DBpedia route: texts "
+                   "(entities) per annotation (fetch) task (default 500)")
+    p.add_argument("--out", default="kgfs-predictions", metavar="DIR", help="output folder (default "
+                   "./kgfs-predictions)")
 
 
 def _add_serve(sub, common) -> None:
@@ -284,7 +326,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog="Run `kgfs COMMAND --help` for the options of a command.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in (_add_run, _add_datasets, _add_one_step_commands, _add_serve, _add_server, _add_cache, _add_ingest):
+    for add in (_add_run, _add_fit_predict, _add_datasets, _add_one_step_commands, _add_serve, _add_server, _add_cache,
+                _add_ingest):
         add(sub, common)
     if command and command in sub.choices:  # a mistyped option of this command: "did you mean"
         parsers = [sub.choices[command]]

@@ -198,7 +198,7 @@ def test_verified_record_detects_changed_content(source, tmp_path):
 _PLAIN = ["flows", "flows.cli", "flows.cli.main", "flows.cli.commands", "flows.cli.parser", "flows.publishing",
           "flows.server", "flows.watch",
           "flows.cli.console", "flows.cli.display", "flows.cli.options",
-          "flows.inputs", "flows.progress", "flows.publishing.html", "flows.publishing.outcome",
+          "flows.inputs", "flows.predict", "flows.progress", "flows.publishing.html", "flows.publishing.outcome",
           "flows.publishing.publish",
           "flows.publishing.report", "flows.run_options", "flows.runner", "flows.server.local",
           "flows.server.processes", "flows.server.environment", "flows.settings", "flows.stages", "flows.watch.api",

@@ -1,0 +1,713 @@
+"""A fitted model kept in a folder: the selector and the classifier, the features they read, and how they came to be.
+
+A model folder holds
+
+- ``manifest.json``: the format and its version, the kgfs and scikit-learn versions that wrote it, and the
+  sha256 of every other file (a file truncated or edited since is refused, named);
+- ``model.json``: the settings (the run's input as JSON, the source's description, the selector and the
+  classifier with their parameters), the training data's fingerprint (:func:`table_fingerprint`), and the
+  fitted estimator as a tree of its classes' attributes (JSON values; arrays by name);
+- ``arrays.npz``: the estimator's arrays (NumPy's format, read with ``allow_pickle=False``);
+- ``features.npz``: the fitted feature ids and their hierarchy, with their readable names (a table of no
+  instances, :meth:`kg.table.FeatureTable.save`).
+
+Nothing is pickled. An estimator is saved as its class and its attributes; only the classes of
+:func:`trusted_classes` are built on load (the estimators :mod:`selection.registry` registers, the ones they
+build, ``Pipeline``, :class:`~selection.lazy.LazySelectionClassifier` and :class:`~kg.features.KGFeatures`);
+an attribute of another type (a function, an object of another class) is refused when the model is saved,
+naming it. A :class:`~kg.features.KGFeatures` step is saved without its ``source``, ``annotator`` and
+``memory`` (handles on a graph, not values: the source's ``describe()`` is kept); they are passed again on load.
+
+Examples
+--------
+>>> import tempfile
+>>> from kg.routes import build_table, resolve_dataset
+>>> table = build_table(resolve_dataset({}))
+>>> fitted = fit_model(table, "shsel-ig-prune", classifier="nb")
+>>> folder = save_model(fitted, tempfile.mkdtemp() + "/m")
+>>> again = load_model(folder)
+>>> bool((again.predict_proba(table) == fitted.predict_proba(table)).all())
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from kg.errors import InputFormatError, KgfsError
+from kg.files import atomic_write, sha256_file
+from kg.hierarchy import FeatureHierarchy
+from kg.table import FeatureTable
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "FittedModel", "align_table", "explain", "fit_model", "load_model",
+           "load_pipeline", "save_model", "save_pipeline", "table_fingerprint", "trusted_classes"]
+
+FORMAT = "kgfs-model"
+#: The version of the folder's layout; a model of another version is refused.
+FORMAT_VERSION = 1
+MANIFEST, MODEL, ARRAYS, FEATURES = "manifest.json", "model.json", "arrays.npz", "features.npz"
+#: The parameters of :class:`~kg.features.KGFeatures` not saved: handles on a graph, passed again on load.
+SUPPLIED = ("source", "annotator", "memory")
+_TAG = "__kgfs__"
+_TREE = "sklearn.tree._tree:Tree"  # not an estimator: the nodes of a fitted decision tree (arrays)
+
+
+# --------------------------------------------------------------------------- trusted classes
+def _name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _nested_classes(est, seen: dict[str, type]) -> None:
+    if not hasattr(est, "get_params"):
+        return
+    seen.setdefault(_name(type(est)), type(est))
+    for value in est.get_params(deep=False).values():
+        if isinstance(value, list | tuple):  # a Pipeline's steps
+            for item in value:
+                _nested_classes(item[-1] if isinstance(item, tuple) else item, seen)
+        else:
+            _nested_classes(value, seen)
+
+
+def trusted_classes() -> dict[str, type]:
+    """The classes a model may be built of, by ``module:qualname``: those of :mod:`selection.registry` (a class
+    it registers, or the classes of what a registered function builds), ``Pipeline``,
+    :class:`~selection.lazy.LazySelectionClassifier`, the lazy classifiers and :class:`~kg.features.KGFeatures`.
+
+    Returns
+    -------
+    dict of str -> type
+
+    Examples
+    --------
+    >>> names = trusted_classes()
+    >>> "sklearn.naive_bayes:BernoulliNB" in names, "selection.hierarchical.shsel:SHSEL" in names
+    (True, True)
+    >>> "builtins:eval" in names
+    False
+    """
+    from sklearn.pipeline import Pipeline
+
+    from kg.features import KGFeatures
+    from selection.lazy import LazyKNN, LazyNaiveBayes, LazySelectionClassifier
+    from selection.registry import available_classifiers, available_selectors
+
+    seen: dict[str, type] = {}
+    for entry in [*available_selectors().values(), *available_classifiers().values()]:
+        if isinstance(entry.factory, type):
+            seen.setdefault(_name(entry.factory), entry.factory)
+        else:  # a function that builds the estimator (svm-linear: a Pipeline; tree): the classes it builds
+            try:
+                _nested_classes(entry.factory(), seen)
+            except TypeError:  # it needs arguments: only its declared classes
+                continue
+    for cls in (Pipeline, KGFeatures, LazySelectionClassifier, LazyNaiveBayes, LazyKNN):
+        seen.setdefault(_name(cls), cls)
+    return seen
+
+
+# --------------------------------------------------------------------------- the estimator as JSON + arrays
+class _Writer:
+    def __init__(self, trusted: Mapping[str, type]):
+        self.trusted, self.arrays, self.hierarchies = trusted, {}, {}
+
+    def array(self, a: np.ndarray, where: str) -> dict:
+        kind = "array"
+        if a.dtype.kind == "O":
+            if not all(isinstance(v, str) for v in a.ravel().tolist()):
+                raise KgfsError(f"cannot save {where}: an array of Python objects that are not all strings")
+            a, kind = a.astype(str), "object-strings"
+        elif a.dtype.hasobject:
+            raise KgfsError(f"cannot save {where}: an array of Python objects")
+        ref = f"a{len(self.arrays)}"
+        self.arrays[ref] = a
+        return {_TAG: kind, "ref": ref}
+
+    def hierarchy(self, h: FeatureHierarchy) -> dict:
+        ref = self.hierarchies.get(id(h), (None,))[0]
+        if ref is None:
+            ref = f"h{len(self.hierarchies)}"
+            self.hierarchies[id(h)] = (ref, h)
+            c, p = h.edges
+            self.arrays.update({f"{ref}.nodes": h.node_ids.astype(str), f"{ref}.child": c, f"{ref}.parent": p,
+                                f"{ref}.removed": np.array(h.removed_edges, dtype=str).reshape(-1, 2)})
+        return {_TAG: "hierarchy", "ref": ref}
+
+    def value(self, v: Any, where: str) -> Any:
+        if v is None or isinstance(v, bool | str):
+            return v
+        if isinstance(v, int | float) and type(v) in (int, float):
+            return v
+        if isinstance(v, np.generic):
+            if v.dtype.kind not in "biufcUS":
+                raise KgfsError(f"cannot save {where}: a NumPy scalar of dtype {v.dtype}")
+            return {_TAG: "scalar", "dtype": v.dtype.str, "value": v.item()}
+        if isinstance(v, np.dtype):
+            return {_TAG: "dtype", "value": v.str}
+        if isinstance(v, np.ndarray):
+            return self.array(v, where)
+        if sp.issparse(v):
+            m = sp.csr_matrix(v)
+            return {_TAG: "csr", "data": self.array(m.data, where), "indices": self.array(m.indices, where),
+                    "indptr": self.array(m.indptr, where), "shape": list(m.shape),
+                    "matrix": not isinstance(v, sp.sparray)}
+        if isinstance(v, FeatureHierarchy):
+            return self.hierarchy(v)
+        if isinstance(v, tuple):
+            return {_TAG: "tuple", "items": [self.value(x, f"{where}[{i}]") for i, x in enumerate(v)]}
+        if isinstance(v, list):
+            return [self.value(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        if isinstance(v, dict):
+            if all(isinstance(k, str) for k in v) and _TAG not in v:
+                return {k: self.value(x, f"{where}[{k!r}]") for k, x in v.items()}
+            return {_TAG: "dict", "items": [[self.value(k, where), self.value(x, f"{where}[{k!r}]")]
+                                            for k, x in v.items()]}
+        if hasattr(v, "get_params"):
+            return self.estimator(v, where)
+        if _name(type(v)) == _TREE:  # a fitted decision tree's nodes: its constructor's arguments and its arrays
+            cls, args, state = v.__reduce__()
+            return {_TAG: "tree", "args": self.value(tuple(args), where), "state": self.value(state, where)}
+        raise KgfsError(f"cannot save {where}: a {type(v).__module__}.{type(v).__qualname__} (a model holds "
+                        "estimators of the registry's classes, arrays and plain values)")
+
+    def estimator(self, est, where: str) -> dict:
+        from kg.features import KGFeatures
+
+        name = _name(type(est))
+        if name not in self.trusted:
+            raise KgfsError(f"cannot save {where}: {name} is not one of the estimator classes a model may hold "
+                            "(selection.model.trusted_classes)")
+        state = {}
+        for k, v in vars(est).items():
+            if isinstance(est, KGFeatures) and k in SUPPLIED:
+                state[k] = {_TAG: "supplied", "name": k}
+            elif isinstance(est, KGFeatures) and k.startswith("_") and k != "_sklearn_output_config":
+                continue  # its look-up caches, made again from the source
+            else:
+                state[k] = self.value(v, f"{where}.{k}")
+        return {_TAG: "estimator", "class": name, "state": state}
+
+
+class _Reader:
+    def __init__(self, arrays: Mapping[str, np.ndarray], trusted: Mapping[str, type], supplied: Mapping[str, Any],
+                 path: Path):
+        self.arrays, self.trusted, self.supplied, self.path = arrays, trusted, supplied, path
+        self.hierarchies: dict[str, FeatureHierarchy] = {}
+
+    def array(self, ref: str) -> np.ndarray:
+        try:
+            return self.arrays[ref]
+        except KeyError:
+            raise InputFormatError(f"the model names an array {ref!r} that {ARRAYS} does not hold", self.path) from None
+
+    def value(self, v: Any) -> Any:
+        if isinstance(v, list):
+            return [self.value(x) for x in v]
+        if not isinstance(v, dict):
+            return v
+        tag = v.get(_TAG)
+        if tag is None:
+            return {k: self.value(x) for k, x in v.items()}
+        if tag == "array":
+            return self.array(v["ref"])
+        if tag == "object-strings":
+            return self.array(v["ref"]).astype(object)
+        if tag == "scalar":
+            return np.dtype(v["dtype"]).type(v["value"])
+        if tag == "dtype":
+            return np.dtype(v["value"])
+        if tag == "csr":
+            shape = tuple(v["shape"])
+            parts = (self.value(v["data"]), self.value(v["indices"]), self.value(v["indptr"]))
+            return sp.csr_matrix(parts, shape=shape) if v.get("matrix", True) else sp.csr_array(parts, shape=shape)
+        if tag == "hierarchy":
+            ref = v["ref"]
+            if ref not in self.hierarchies:
+                removed = [tuple(r) for r in self.array(f"{ref}.removed").tolist()]
+                self.hierarchies[ref] = FeatureHierarchy(self.array(f"{ref}.nodes"), self.array(f"{ref}.child"),
+                                                         self.array(f"{ref}.parent"), removed_edges=removed)
+            return self.hierarchies[ref]
+        if tag == "tuple":
+            return tuple(self.value(x) for x in v["items"])
+        if tag == "dict":
+            return {self.value(k): self.value(x) for k, x in v["items"]}
+        if tag == "tree":
+            from kg.sklearn_compat import tree_class
+
+            args, state = self.value(v["args"]), self.value(v["state"])
+            tree = tree_class()(int(args[0]), np.asarray(args[1], dtype=np.intp), int(args[2]))
+            tree.__setstate__(state)
+            return tree
+        if tag == "supplied":
+            return self.supplied.get(v["name"])
+        if tag == "estimator":
+            cls = self.trusted.get(v["class"])
+            if cls is None:
+                raise InputFormatError(f"the model holds a {v['class']}, not one of the classes a model may hold",
+                                       self.path)
+            est = cls.__new__(cls)
+            est.__dict__.update({k: self.value(x) for k, x in v["state"].items()})
+            return est
+        raise InputFormatError(f"unknown value tag {tag!r} in the model", self.path)
+
+
+# --------------------------------------------------------------------------- fitting
+def table_fingerprint(table: FeatureTable) -> str:
+    """The sha256 of a table's content: its cells, feature and instance ids, labels and hierarchy edges.
+
+    Examples
+    --------
+    >>> from kg.routes import build_table, resolve_dataset
+    >>> t = build_table(resolve_dataset({}))
+    >>> table_fingerprint(t) == table_fingerprint(t.select_instances(range(t.n_instances))), len(table_fingerprint(t))
+    (True, 64)
+    """
+    h = hashlib.sha256()
+    x = sp.csr_matrix(table.X)
+    x.sort_indices()
+    c, p = table.hierarchy.edges
+    parts = [np.asarray(x.shape, np.int64), x.indptr.astype(np.int64), x.indices.astype(np.int64),
+             table.feature_names.astype(str), table.instance_ids.astype(str), np.asarray(c, np.int64),
+             np.asarray(p, np.int64)]
+    if table.y is not None:
+        parts.append(np.asarray(table.y).astype(str))
+    for a in parts:
+        h.update(str(a.dtype).encode() + str(a.shape).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+@dataclass
+class FittedModel:
+    """A fitted estimator over fixed features, with what made it.
+
+    Attributes
+    ----------
+    estimator : estimator
+        ``Pipeline([("selector", ...), ("classifier", ...)])`` for an eager or flat selector,
+        :class:`~selection.lazy.LazySelectionClassifier` for a lazy one (each instance its own features), or any
+        fitted estimator with ``predict`` over ``features``' columns (a ``Pipeline`` starting with
+        :class:`~kg.features.KGFeatures` takes entities instead).
+    features : FeatureTable
+        No instances: the fitted feature ids (columns), their hierarchy and ``meta["term_names"]``.
+    info : dict
+        JSON: ``input`` (a run's input as JSON), ``source`` (its description), ``selector``, ``classifier``,
+        ``training`` (``fingerprint``, ``n_instances``, ``classes``), ...
+    """
+
+    estimator: Any
+    features: FeatureTable
+    info: dict = field(default_factory=dict)
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.asarray(self.estimator.classes_)
+
+    def names(self) -> list[str]:
+        """A readable name per feature: the term name when the table had one, else its id."""
+        names = self.features.meta.get("term_names") or {}
+        return [str(names.get(f) or f) for f in self.features.feature_names.tolist()]
+
+    def matrix(self, X) -> sp.csr_matrix:
+        """``X`` (a table over the model's features, or a matrix over them) as a CSR matrix of the model's columns."""
+        if isinstance(X, FeatureTable):
+            X = align_table(X, self.features)[0]
+        return sp.csr_matrix(X, dtype=np.float64)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities (columns: :attr:`classes`); a classifier without ``predict_proba`` gives 1 to its
+        predicted class."""
+        X = self.matrix(X)
+        if hasattr(self.estimator, "predict_proba"):
+            try:
+                return np.asarray(self.estimator.predict_proba(X))
+            except AttributeError:  # SVC without probability=True
+                pass
+        pred = np.asarray(self.estimator.predict(X))
+        return (pred[:, None] == self.classes[None, :]).astype(np.float64)
+
+    def predict(self, X) -> np.ndarray:
+        proba = self.predict_proba(X)
+        return self.classes[np.argmax(proba, axis=1)]
+
+
+def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None, *, classifier: str = "nb",
+              classifier_params: Mapping | None = None, info: Mapping | None = None) -> FittedModel:
+    """Fit the registered ``selector`` and ``classifier`` on the whole table.
+
+    An eager or flat selector gives ``Pipeline([("selector", selector), ("classifier", classifier)])``
+    (the classifier fitted on the selected columns); a lazy one (RPV, HIP, MR, ...) a
+    :class:`~selection.lazy.LazySelectionClassifier` of it and the classifier's per-instance form (``nb``,
+    ``1nn``, ``knn``), which selects for each new instance at predict time.
+
+    Parameters
+    ----------
+    table : FeatureTable
+        Labelled.
+    selector, classifier : str
+        Names of :mod:`selection.registry`.
+    params, classifier_params : mapping, optional
+    info : mapping, optional
+        More of the model's JSON description (a run's ``input``, its ``source``).
+
+    Returns
+    -------
+    FittedModel
+    """
+    from sklearn.pipeline import Pipeline
+
+    from selection.evaluation.specs import method_spec
+    from selection.frames import _fitted
+    from selection.lazy import LazySelectionClassifier
+    from selection.registry import classifier_entry, selector_entry
+
+    sentry, centry = selector_entry(selector), classifier_entry(classifier)
+    params, classifier_params = dict(params or {}), dict(classifier_params or {})
+    spec = method_spec((centry.name, classifier_params), "classifier")
+    if sentry.kind == "lazy":
+        if spec.lazy is None:
+            raise KgfsError(f"classifier {centry.name!r} cannot score the per-instance features of the lazy selector "
+                            f"{sentry.name!r}: {spec.lazy_error}")
+        sel = _fitted(table, sentry, params)  # checks the labels, as `kgfs select` does
+        est = LazySelectionClassifier(sel, spec.lazy)
+        est.fit(table.X, table.y)
+        est.selector_ = sel  # the selector fitted above (fit cloned it; the same data, the same state)
+    else:
+        sel = _fitted(table, sentry, params)
+        est = Pipeline([("selector", sel), ("classifier", spec.estimator)])
+        est.steps[1] = ("classifier", spec.estimator.fit(sel.transform(table.X), table.y))
+    features = _features_table(table.feature_names, table.hierarchy, table.meta.get("term_names") or {})
+    y = np.asarray(table.y)
+    described = {"selector": {"name": sentry.name, "params": params, "kind": sentry.kind},
+                 "classifier": {"name": centry.name, "params": classifier_params},
+                 "training": {"fingerprint": table_fingerprint(table), "n_instances": int(table.n_instances),
+                              "n_features": int(table.n_features),
+                              "classes": {str(c): int((y == c).sum()) for c in np.unique(y)},
+                              "dataset": table.meta.get("dataset")}}
+    return FittedModel(est, features, {**described, **dict(info or {})})
+
+
+def _features_table(ids, hierarchy: FeatureHierarchy, names: Mapping) -> FeatureTable:
+    ids = np.asarray(ids).astype(str)
+    return FeatureTable(sp.csr_matrix((0, len(ids))), ids, np.array([], dtype=str), None, hierarchy,
+                        meta={"term_names": {f: str(names.get(f) or "") for f in ids.tolist()}})
+
+
+# --------------------------------------------------------------------------- new data over the fitted features
+def align_table(table: FeatureTable, features: FeatureTable) -> tuple[sp.csr_matrix, dict]:
+    """A table's rows over the fitted features: a feature the model does not know is dropped, a fitted one the
+    table lacks is 0, and each row is closed under the fitted hierarchy.
+
+    Returns
+    -------
+    X : csr_matrix of float64, shape (table.n_instances, features.n_features)
+    report : dict
+        ``n_new_features`` (dropped), ``n_missing_features`` (zero), ``n_without_features`` (rows with none of
+        the fitted features: predicted from no feature).
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> fitted = FeatureTable.from_facts({"a": ["B"]}, FeatureHierarchy.from_edges([("B", "A")]))
+    >>> new = FeatureTable.from_facts({"x": ["B"], "y": ["C"]}, FeatureHierarchy.from_edges([], nodes=["B", "C"]))
+    >>> X, report = align_table(new, fitted)
+    >>> fitted.feature_names.tolist(), X.toarray().tolist(), report["n_without_features"]
+    (['A', 'B'], [[1.0, 1.0], [0.0, 0.0]], 1)
+    """
+    where = {f: j for j, f in enumerate(features.feature_names.tolist())}
+    cols = np.array([where.get(f, -1) for f in table.feature_names.tolist()], dtype=np.int64)
+    keep = np.flatnonzero(cols >= 0)
+    sub = sp.csr_matrix(table.X)[:, keep].tocsr()
+    x = sp.csr_matrix((np.ones(sub.nnz), cols[keep][sub.indices], sub.indptr),
+                      shape=(table.n_instances, features.n_features))
+    x = sp.csr_matrix(features.hierarchy.close(x), dtype=np.float64)
+    x.data[:] = 1.0
+    x.sort_indices()
+    return x, {"n_new_features": int(len(cols) - len(keep)), "n_missing_features": int(features.n_features - len(keep)),
+               "n_without_features": int((np.diff(x.indptr) == 0).sum())}
+
+
+def _nb_weights(model: FittedModel):
+    """``(n_features, n_classes)`` log-odds a present feature adds (NB), or ``None`` for another classifier."""
+    from sklearn.naive_bayes import BernoulliNB
+
+    from selection.lazy import LazyNaiveBayes, LazySelectionClassifier
+
+    est = model.estimator
+    if isinstance(est, LazySelectionClassifier) and isinstance(est.classifier_, LazyNaiveBayes):
+        return est.classifier_.log_p1_ - est.classifier_.log_p0_, None
+    steps = getattr(est, "steps", None)
+    if steps and isinstance(steps[-1][1], BernoulliNB) and hasattr(steps[0][1], "get_support"):
+        nb, support = steps[-1][1], np.asarray(steps[0][1].get_support(), bool)
+        lp1 = nb.feature_log_prob_.T  # (n_selected, n_classes)
+        w = np.zeros((model.features.n_features, lp1.shape[1]))
+        w[support] = lp1 - np.log1p(-np.exp(lp1))
+        return w, support
+    return None, None
+
+
+def explain(model: FittedModel, X, top: int = 3) -> tuple[np.ndarray, list[list[tuple[int, float]]]]:
+    """Class probabilities and, per instance, the selected features present in it that weigh most in its
+    prediction: ``(column, weight)`` pairs, the heaviest first (at most ``top``, those of positive weight).
+
+    What "weigh" means, by classifier:
+
+    - Bernoulli NB (``nb``, and the per-instance ``lazy-nb`` of a lazy selector): the log-probability a present
+      feature adds to the predicted class against the runner-up class, ``[log P(x=1|c) - log P(x=0|c)] -
+      [log P(x=1|c') - log P(x=0|c')]``: the log-odds of the prediction decompose exactly into these terms;
+    - any other classifier: how much the predicted class's probability drops when that feature is set to 0
+      (the instance scored again without it and its more specific features, so that the row stays closed under
+      the hierarchy).
+
+    The features "selected" are the selector's (an eager one's support; a lazy one's features of that instance).
+    """
+    X = model.matrix(X)
+    proba = model.predict_proba(X)
+    k = proba.shape[1]
+    order = np.argsort(-proba, axis=1, kind="stable")
+    best = order[:, 0]
+    second = order[:, 1] if k > 1 else order[:, 0]
+    mask = _selected(model, X)
+    row_mask = mask if sp.issparse(mask) else sp.csr_matrix(np.asarray(mask, dtype=np.float64)[None, :])
+    present = sp.csr_matrix(X.multiply(row_mask))
+    present.eliminate_zeros()
+    w, _ = _nb_weights(model)
+    out: list[list[tuple[int, float]]] = []
+    if w is not None:
+        for i in range(X.shape[0]):
+            cols = present.indices[present.indptr[i]:present.indptr[i + 1]]
+            weights = w[cols, best[i]] - w[cols, second[i]]
+            out.append(_top(cols, weights, top))
+        return proba, out
+    rows, cols_all = [], []
+    for i in range(X.shape[0]):
+        cols = present.indices[present.indptr[i]:present.indptr[i + 1]]
+        rows += [i] * len(cols)
+        cols_all += cols.tolist()
+    if rows:  # every instance again without one of its features (and the more specific ones), all in one call
+        h = model.features.hierarchy
+        below = sp.csr_matrix(h.descendant_matrix + sp.identity(h.n_nodes, format="csr"), dtype=np.float64)
+        base = X[rows]
+        base = sp.csr_matrix(base - base.multiply(below[cols_all] > 0))
+        base.eliminate_zeros()
+        p = model.predict_proba(base)
+        drop = proba[rows, best[rows]] - p[np.arange(len(rows)), best[rows]]
+    start = 0
+    for i in range(X.shape[0]):
+        n = present.indptr[i + 1] - present.indptr[i]
+        out.append(_top(np.asarray(cols_all[start:start + n]), drop[start:start + n] if n else np.zeros(0), top))
+        start += n
+    return proba, out
+
+
+def _top(cols: np.ndarray, weights: np.ndarray, top: int) -> list[tuple[int, float]]:
+    keep = weights > 0
+    cols, weights = cols[keep], weights[keep]
+    order = np.lexsort((cols, -weights))[:top]
+    return [(int(cols[j]), float(weights[j])) for j in order]
+
+
+def _selected(model: FittedModel, X: sp.csr_matrix):
+    """The features selected for each row: a boolean vector (eager), or a sparse mask (lazy)."""
+    from selection.lazy import LazySelectionClassifier
+
+    est = model.estimator
+    if isinstance(est, LazySelectionClassifier):
+        if est.selector_ is None:
+            return np.ones(X.shape[1], bool)
+        if est.support_ is not None:
+            return np.asarray(est.support_, bool)
+        return sp.csr_matrix(est.selector_.select_for(X), dtype=np.float64)
+    steps = getattr(est, "steps", None)
+    if steps and hasattr(steps[0][1], "get_support"):
+        from kg.features import KGFeatures
+
+        first = next((s for _, s in steps if not isinstance(s, KGFeatures)), None)
+        if first is not None and hasattr(first, "get_support"):
+            return np.asarray(first.get_support(), bool)
+    return np.ones(X.shape[1], bool)
+
+
+# --------------------------------------------------------------------------- the folder
+def _versions() -> dict:
+    import importlib.metadata
+
+    import sklearn
+
+    try:
+        kgfs = importlib.metadata.version("kgfs")
+    except importlib.metadata.PackageNotFoundError:
+        kgfs = "unknown"
+    return {"kgfs": kgfs, "scikit-learn": sklearn.__version__, "numpy": np.__version__}
+
+
+def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+            for name, value in arrays.items():
+                with zf.open(name + ".npy", "w", force_zip64=True) as out:
+                    np.lib.format.write_array(out, np.asanyarray(value), allow_pickle=False)
+
+    atomic_write(path, write)
+
+
+def save_model(model: FittedModel, folder: str | os.PathLike) -> Path:
+    """Write ``model`` into ``folder`` (created; its model files replaced): see the module for what it holds.
+
+    Raises
+    ------
+    KgfsError
+        The estimator holds something a model cannot keep (named: an object of a class not in
+        :func:`trusted_classes`, a function).
+    """
+    folder = Path(folder)
+    writer = _Writer(trusted_classes())
+    tree = writer.value(model.estimator, "the estimator")
+    folder.mkdir(parents=True, exist_ok=True)
+    _write_npz(folder / ARRAYS, writer.arrays)
+    model.features.save(folder / FEATURES)
+    body = json.dumps({**model.info, "estimator": tree}, indent=1, sort_keys=True, default=str)
+    atomic_write(folder / MODEL, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
+    manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "versions": _versions(),
+                "files": {n: sha256_file(folder / n) for n in (MODEL, ARRAYS, FEATURES)}}
+    text = json.dumps(manifest, indent=1, sort_keys=True)
+    atomic_write(folder / MANIFEST, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+    return folder
+
+
+def _refuse(path: Path, why: str) -> KgfsError:
+    return InputFormatError(f"{why}; not a model kgfs can load (write it again with `kgfs fit`)", str(path))
+
+
+def _manifest(folder: Path) -> dict:
+    path = folder / MANIFEST
+    if not folder.is_dir():
+        raise KgfsError(f"{folder}: no model folder there")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise _refuse(path, "no manifest: not a model folder") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _refuse(path, f"the manifest is not JSON ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise _refuse(path, "not a kgfs model manifest")
+    version = manifest.get("format_version")
+    if version != FORMAT_VERSION:
+        wrote = (manifest.get("versions") or {}).get("kgfs", "an unknown version")
+        raise _refuse(path, f"model format version {version!r} (written by kgfs {wrote}); this kgfs reads "
+                            f"version {FORMAT_VERSION}")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or set(files) != {MODEL, ARRAYS, FEATURES}:
+        raise _refuse(path, "the manifest does not list the model's files")
+    for name, digest in sorted(files.items()):
+        f = folder / name
+        if not f.is_file():
+            raise _refuse(f, "missing from the model folder")
+        if sha256_file(f) != digest:
+            raise _refuse(f, "damaged: its content is not what the model's manifest recorded (truncated or edited)")
+    return manifest
+
+
+def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory=None) -> FittedModel:
+    """Read a model written by :func:`save_model`, checking every file against the manifest first.
+
+    Parameters
+    ----------
+    folder : path
+    source, annotator, memory : optional
+        Given to a :class:`~kg.features.KGFeatures` step (not saved: see the module).
+
+    Raises
+    ------
+    KgfsError
+        One line naming the file: not a model folder, another format version, a file missing, truncated or
+        edited since it was written.
+    """
+    folder = Path(folder)
+    manifest = _manifest(folder)
+    wrote = (manifest.get("versions") or {}).get("scikit-learn")
+    import sklearn
+
+    if wrote and wrote.split(".")[:2] != sklearn.__version__.split(".")[:2]:
+        import warnings
+
+        warnings.warn(f"{folder / MANIFEST}: the model was written with scikit-learn {wrote}, this is "
+                      f"{sklearn.__version__}: its estimators may not behave the same", stacklevel=2)
+    try:
+        with np.load(folder / ARRAYS, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as exc:
+        raise _refuse(folder / ARRAYS, f"cannot read the arrays ({exc})") from None
+    try:
+        info = json.loads((folder / MODEL).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise _refuse(folder / MODEL, f"not JSON ({exc})") from None
+    features = FeatureTable.load(folder / FEATURES)
+    reader = _Reader(arrays, trusted_classes(), {"source": source, "annotator": annotator, "memory": memory},
+                     folder / MODEL)
+    try:
+        estimator = reader.value(info.pop("estimator"))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, KgfsError):
+            raise
+        raise _refuse(folder / MODEL, f"the estimator cannot be read ({exc})") from None
+    info["versions"] = manifest.get("versions")
+    return FittedModel(estimator, features, info)
+
+
+# --------------------------------------------------------------------------- a scikit-learn Pipeline
+def save_pipeline(pipeline, folder: str | os.PathLike, info: Mapping | None = None) -> Path:
+    """Save a fitted ``Pipeline`` of :class:`~kg.features.KGFeatures`, a selector and a classifier.
+
+    The ``KGFeatures`` step's ``source`` and ``annotator`` are not saved: its source's ``describe()`` is (in
+    ``model.json``); :func:`load_pipeline` takes them again.
+
+    Returns
+    -------
+    Path
+        The folder.
+    """
+    from kg.features import KGFeatures
+
+    steps = getattr(pipeline, "steps", None)
+    if not steps or not isinstance(steps[0][1], KGFeatures):
+        raise KgfsError("save_pipeline saves a Pipeline whose first step is a KGFeatures (save_model saves a "
+                        "FittedModel)")
+    kg = steps[0][1]
+    if not hasattr(kg, "vocabulary_"):
+        raise KgfsError("the pipeline is not fitted (fit it before saving it)")
+    source = kg.source
+    described = source.describe() if hasattr(source, "describe") else type(source).__name__
+    names = dict(zip(kg.hierarchy_.node_ids.tolist(), np.asarray(kg.feature_labels_).astype(str).tolist(), strict=True))
+    features = _features_table(kg.hierarchy_.node_ids, kg.hierarchy_, names)
+    return save_model(FittedModel(pipeline, features, {"source": described, "kind": "pipeline", **dict(info or {})}),
+                      folder)
+
+
+def load_pipeline(folder: str | os.PathLike, source, *, annotator=None, memory=None):
+    """The ``Pipeline`` :func:`save_pipeline` wrote, its ``KGFeatures`` step given ``source`` (and ``annotator``)
+    again.
+
+    Examples
+    --------
+    See ``docs/python-api.md`` (a model you can keep).
+    """
+    return load_model(folder, source=source, annotator=annotator, memory=memory).estimator
+
+
+def describe_model(info: Mapping) -> str:
+    """One line: selector, classifier, training size."""
+    t = info.get("training") or {}
+    return (f"{(info.get('selector') or {}).get('name')} + {(info.get('classifier') or {}).get('name')}, fitted on "
+            f"{t.get('n_instances')} instances x {t.get('n_features')} features")
+

@@ -119,7 +119,9 @@ def _add_fit_predict(sub, common) -> None:
                              "the model folder --model: the input's settings, the feature ids and hierarchy, the "
                              "fitted selector and classifier, the training data's fingerprint and the kgfs "
                              "version, every file checksummed (JSON and NumPy arrays; no pickle). A lazy selector "
-                             "(rpv, hip, mr) selects for each new instance at predict time.")
+                             "(rpv, hip, mr) selects for each new instance at predict time. fit evaluates nothing: "
+                             "the evaluation's options of `kgfs run` (--selectors, --protocol, --n-splits, --n-jobs, "
+                             "--dask-address) are accepted and not used.")
     _add_input_options(f)
     _add_run_options(f)
     f.add_argument("--model", required=True, metavar="DIR", help="the model folder to write")

@@ -13,7 +13,7 @@ them, callers read a few members that every kgfs source has through :class:`Sour
     Whether the source's entities are IRIs (an annotator's, or ``prefix:local`` names expanded by the
     vocabulary) or plain identifiers taken as they are (genes of an annotation file).
 ``stored``
-    Whether its answers are a run's stored direct features and edges (:class:`kg.rdf.table.StoredSource`).
+    Whether its answers are a run's stored direct features and edges (:class:`kg.rdf.stored.StoredSource`).
 ``report``
     What the source met on the way (bad dump lines, entities without a link): a dict, empty by default.
 ``labels(iris)``

@@ -7,7 +7,7 @@ A :class:`FeatureSpec` answers the route's two questions for any of them:
 - :meth:`FeatureSpec.direct`: each entity's direct features (``types(entities)``, ...);
 - :meth:`FeatureSpec.edges`: the hierarchy edges above a set of direct features.
 
-A source of a run's stored answers (``source.stored``: :class:`kg.rdf.table.StoredSource`)
+A source of a run's stored answers (``source.stored``: :class:`kg.rdf.stored.StoredSource`)
 gives them as they were stored, whatever the kinds.
 
 With several kinds the table is one closed table whose hierarchy is the union of the kinds'
@@ -221,7 +221,7 @@ class FeatureSpec:
 
         Examples
         --------
-        >>> from kg.rdf.table import StoredSource
+        >>> from kg.rdf.stored import StoredSource
         >>> FeatureSpec.of().direct(StoredSource({"E": ["T"]}, [], "memory"), ["E", "F"])
         ({'E': {'T'}, 'F': set()}, {})
         """
@@ -247,7 +247,7 @@ class FeatureSpec:
 
         Examples
         --------
-        >>> from kg.rdf.table import StoredSource
+        >>> from kg.rdf.stored import StoredSource
         >>> FeatureSpec.of("relations").groups(StoredSource({}, [], "memory", groups={"E": [["out:p"]]}), ["E"])
         {'E': [['out:p']]}
         """
@@ -263,7 +263,7 @@ class FeatureSpec:
 
         Examples
         --------
-        >>> from kg.rdf.table import StoredSource
+        >>> from kg.rdf.stored import StoredSource
         >>> FeatureSpec.of().edges(StoredSource({}, [("T", "Thing")], "memory"), ["T"])
         {('T', 'Thing')}
         """

@@ -11,9 +11,9 @@ Three steps, each stored: ``annotate`` (entity linking in batches of texts, ``an
 Spotlight or the dump's lexicon; or the corpus's entity columns), ``fetch`` (the entities' direct
 types or categories in batches, ``fetch-batch``, then the hierarchy above them) and ``table``
 (the DAG with cycles broken and reported, and the closed table, from the stored answers:
-:func:`kg.rdf.table.table_from_records`). Calls to Spotlight and SPARQL happen only in the
+:func:`kg.rdf.stored.table_from_records`). Calls to Spotlight and SPARQL happen only in the
 batches, which the pipeline runs a few at a time and retries on transient errors
-(:func:`is_transient`; the steps: :class:`AnnotateStep`, :class:`FetchStep`). With a
+(:func:`kg.rdf.steps.is_transient`; the steps: :mod:`kg.rdf.steps`). With a
 kgfs home, a dump is read once into the dump index (:mod:`kg.rdf.index.dumpindex`;
 :meth:`CorpusInput.prepare` does it up front, with a bar) and every question is a look-up there.
 
@@ -39,8 +39,6 @@ Examples
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -55,10 +53,10 @@ from kg.rdf.relations import FEATURE_KINDS
 from kg.rdf.sources import SOURCES
 from kg.rdf.sources.bridge import BRIDGES
 from kg.rdf.sources.common import Access
+from kg.rdf.steps import AnnotateStep, FetchStep, read_payload
 from kg.routes.base import (
     MIN_SUPPORT,
     NAME,
-    BatchedStep,
     Context,
     FileRef,
     Input,
@@ -77,8 +75,7 @@ if TYPE_CHECKING:
 # SPARQLWrapper, numpy, pyoxigraph); the command line reads this module's options for `kgfs --help`, which stays
 # light.
 
-__all__ = ["AnnotateStep", "CorpusInput", "DEFAULT_TIMEOUT", "DUMP_HASH_LIMIT", "FetchStep", "TOTAL_TIMEOUTS",
-           "dump_fingerprint", "is_transient", "read_payload", "write_json"]
+__all__ = ["CorpusInput", "DEFAULT_TIMEOUT", "DUMP_HASH_LIMIT", "TOTAL_TIMEOUTS", "dump_fingerprint"]
 
 #: Seconds per Spotlight or SPARQL request when the input gives no ``timeout``.
 DEFAULT_TIMEOUT = 20.0
@@ -668,7 +665,7 @@ class CorpusInput(Input):
                            self._table, needs=("annotate", "fetch"))]
 
     def _table(self, up: Mapping[str, Record]):
-        from kg.rdf.table import table_from_records
+        from kg.rdf.stored import table_from_records
 
         corpus = self.read_corpus()
         table = table_from_records(corpus, read_payload(up["annotate"], "entities"),
@@ -676,160 +673,3 @@ class CorpusInput(Input):
                                    name=self.name, features=self.spec(), min_support=self.min_support or 1,
                                    annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
         return check_nonempty(table, self.min_support)
-
-
-# --------------------------------------------------------------------------- the stored steps
-def is_transient(exc: BaseException | None) -> bool:
-    """Whether a failed batch may succeed later: the service unreachable, a timeout, HTTP 5xx/429.
-
-    The Spotlight and SPARQL clients already retry each request a few times; this decides whether
-    the whole batch is worth retrying after a longer wait. Bad input is not, nor a request that
-    ran out of its time allowed (:class:`~kg.errors.DeadlineError`: the time a batch may take is
-    bounded, and the pipeline's retries would multiply it).
-
-    Parameters
-    ----------
-    exc : exception or None
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from kg.rdf.annotators.spotlight import SpotlightError
-    >>> is_transient(TimeoutError()), is_transient(SpotlightError("Spotlight unavailable: HTTP 503"))
-    (True, True)
-    >>> is_transient(SpotlightError("HTTP 400 Bad Request")), is_transient(ValueError("x"))
-    (False, False)
-    >>> from kg.errors import DeadlineError
-    >>> is_transient(DeadlineError("SPARQL endpoint timed out 3 time(s)"))
-    False
-    """
-    import requests
-
-    from kg.errors import DeadlineError
-    from kg.rdf.annotators.spotlight import SpotlightError
-    from kg.rdf.sources.sparql_protocol import SourceUnavailableError
-
-    if isinstance(exc, DeadlineError):
-        return False
-    if isinstance(exc, (SourceUnavailableError, ConnectionError, TimeoutError, requests.ConnectionError,
-                        requests.Timeout)):
-        return True
-    msg = str(exc).lower()
-    return isinstance(exc, SpotlightError) and any(w in msg for w in ("unavailable", "timed out", "timeout",
-                                                                      "connection", "429", " 5"))
-
-
-def read_payload(record: Record, role: str):
-    """The JSON payload of a step's file ``role`` (written by :func:`write_json`)."""
-    return json.loads(record.path(role).read_text(encoding="utf-8"))
-
-
-def write_json(path: Path, obj) -> None:
-    """A step's payload as compact JSON with sorted keys (the C encoder: the facts of a corpus are megabytes),
-    written atomically."""
-    from kg.files import atomic_write
-
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
-
-
-class AnnotateStep(BatchedStep):
-    """Entity linking in batches of ``ctx.batch_size`` texts, merged in corpus order (``entities.json``)."""
-
-    name, batch_name = "annotate", "annotate-batch"
-
-    def __init__(self, inp: Input, ctx: Context):  # inp: the CorpusInput
-        self.inp, self.ctx = inp, ctx
-
-    def batches(self, up):
-        from kg.rdf.table import corpus_batches
-
-        return [{"start": a, "stop": b} for a, b in corpus_batches(len(self.inp.read_corpus()), self.ctx.batch_size)]
-
-    def batch_label(self, batch):
-        return f"annotate {batch['start']}-{batch['stop']}"
-
-    def batch_key(self, up, batch):
-        return {"corpus": self.inp.corpus.sha256, "range": [int(batch["start"]), int(batch["stop"])],
-                **self.inp.annotator_inputs(), "columns": self.inp._columns()}
-
-    def compute_batch(self, folder, up, batch):
-        from kg.rdf.table import annotate_batch
-
-        corpus = self.inp.read_corpus()
-        annotator = None if corpus.entities is not None else self.inp.make_annotator(self.ctx)
-        payload, summary = annotate_batch(corpus, batch["start"], batch["stop"], annotator)
-        write_json(folder / "entities.json", payload)
-        return {"entities": "entities.json"}, summary
-
-    def key(self, up):
-        return {"batches": [b.hash for b in up["batches"]], "corpus": self.inp.corpus.sha256}
-
-    def compute(self, folder, up):
-        from kg.rdf.table import merge_annotations
-
-        payload, summary = merge_annotations(read_payload(b, "entities") for b in up["batches"])
-        write_json(folder / "entities.json", payload)
-        return {"entities": "entities.json"}, summary
-
-    def transient(self, exc):
-        return is_transient(exc)
-
-
-class FetchStep(BatchedStep):
-    """The entities' direct types or categories in batches, then the hierarchy above them (``facts.json``)."""
-
-    name, batch_name, needs = "fetch", "fetch-batch", ("annotate",)
-
-    def __init__(self, inp: Input, ctx: Context):  # inp: the CorpusInput
-        self.inp, self.ctx = inp, ctx
-
-    def batches(self, up):
-        from kg.rdf.table import entity_batches
-
-        return [{"entities": b} for b in entity_batches(read_payload(up["annotate"], "entities"), self.ctx.batch_size)]
-
-    def batch_key(self, up, batch):
-        entities = sorted(batch["entities"])
-        return {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **self.inp.source_inputs()}
-
-    def compute_batch(self, folder, up, batch):
-        from kg.rdf.table import fetch_features
-
-        spec, source, entities = self.inp.spec(), self.inp.make_source(self.ctx), sorted(batch["entities"])
-        payload, summary = fetch_features(source, entities, spec)
-        write_json(folder / "facts.json", payload)
-        if not spec.counts:
-            return {"facts": "facts.json"}, summary
-        write_json(folder / "groups.json", spec.groups(source, entities))  # each relation, for the counts
-        return {"facts": "facts.json", "groups": "groups.json"}, summary
-
-    def _depth(self):
-        return 2 if self.inp.category_depth is None else self.inp.category_depth
-
-    def key(self, up):
-        return {"batches": [b.hash for b in up["batches"]], **self.inp.source_inputs(), "category_depth": self._depth()}
-
-    def compute(self, folder, up):
-        from kg.rdf.kinds import merge_reports
-        from kg.rdf.table import fetch_hierarchy
-
-        per: dict[str, list[str]] = {}
-        for b in up["batches"]:
-            per.update(read_payload(b, "facts"))
-        payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.spec())
-        if self.inp.spec().uses_relations:
-            payload["relations"] = merge_reports(b.summary.get("relations", {}) for b in up["batches"])
-        if self.inp.spec().counts:
-            payload["groups"] = {e: g for b in up["batches"] for e, g in read_payload(b, "groups").items()}
-        if self.inp.bridge == "same-as":
-            payload["entities_without_link"] = sorted(e for b in up["batches"]
-                                                      for e in b.summary.get("entities_without_link", ()))
-        write_json(folder / "facts.json", payload)
-        return {"facts": "facts.json"}, summary
-
-    def transient(self, exc):
-        return is_transient(exc)

@@ -146,7 +146,7 @@ def test_a_server_that_never_answers_fails_within_the_time_allowed(tmp_path):
     import time
 
     from kg.errors import DeadlineError
-    from kg.rdf.route import is_transient
+    from kg.rdf.steps import is_transient
     from tests.kg.servers import HangingServer
 
     with HangingServer() as srv:

@@ -1,0 +1,380 @@
+"""The RDF route in pieces over stored results: annotate in batches, fetch in batches, build.
+
+The steps of :class:`kg.rdf.route.CorpusInput` are made of these functions: annotate a
+range of texts (:func:`annotate_batch`, merged by :func:`merge_annotations`), fetch the direct
+types or categories of a batch of entities (:func:`fetch_features`), then the hierarchy above
+them (:func:`fetch_hierarchy`), and build the table from those stored answers
+(:func:`table_from_records`, through :class:`StoredSource`, a knowledge source answering from a
+fetch result). The external calls (Spotlight, SPARQL) happen only in the batch functions.
+
+Examples
+--------
+>>> from kg.rdf.corpus import Corpus
+>>> c = Corpus(ids=["t1", "t2"], entities=[["http://dbpedia.org/resource/Kobe_Bryant"], []], labels=[1, 0])
+>>> payload, summary = annotate_batch(c, 0, 2, None)
+>>> payload["entities"], summary
+([['http://dbpedia.org/resource/Kobe_Bryant'], []], {'n_instances': 2, 'n_mentions': 1})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from kg.rdf.corpus import Corpus
+from kg.rdf.kinds import FeatureSpec
+from kg.rdf.table import assemble_table
+from kg.sources import SourceBase, as_source
+
+if TYPE_CHECKING:  # numpy/scipy load with the first table, not with the route's specs and checks
+    from kg.table import FeatureTable
+
+__all__ = ["StoredSource", "annotate_batch", "corpus_batches", "entity_batches", "fetch_features", "fetch_hierarchy",
+           "merge_annotations", "table_from_records"]
+
+
+def corpus_batches(n: int, batch_size: int = 500) -> list[list[int]]:
+    """``[start, stop)`` ranges over ``n`` instances, ``batch_size`` each (one empty range for none).
+
+    Parameters
+    ----------
+    n : int
+    batch_size : int
+
+    Returns
+    -------
+    list of [int, int]
+
+    Examples
+    --------
+    >>> corpus_batches(5, 2), corpus_batches(0)
+    ([[0, 2], [2, 4], [4, 5]], [[0, 0]])
+    """
+    b = max(1, int(batch_size))
+    return [[i, min(i + b, n)] for i in range(0, n, b)] or [[0, 0]]
+
+
+def annotate_batch(corpus: Corpus, start: int, stop: int, annotator) -> tuple[dict, dict]:
+    """Entity linking of instances ``start:stop`` (the annotator, or the corpus's entity columns).
+
+    Parameters
+    ----------
+    corpus : Corpus
+    start, stop : int
+    annotator : Annotator or None
+        Not used when the corpus gives entities.
+
+    Returns
+    -------
+    payload : dict
+        ``ids``, ``entities`` (per instance), ``report`` (:func:`kg.rdf.table.link_entities`).
+    summary : dict
+        ``n_instances``, ``n_mentions``.
+
+    Examples
+    --------
+    See the module.
+    """
+    from kg.rdf.table import link_entities
+
+    def part(v):
+        return None if v is None else v[start:stop]
+
+    sub = Corpus(ids=corpus.ids[start:stop], texts=part(corpus.texts), entities=part(corpus.entities),
+                 labels=part(corpus.labels), source=corpus.source)
+    ents, report = link_entities(sub, None if sub.entities is not None else annotator)
+    payload = {"ids": list(sub.ids), "entities": [ents[i] for i in sub.ids], "report": report}
+    return payload, {"n_instances": len(sub), "n_mentions": report["n_mentions"]}
+
+
+def merge_annotations(batches: Iterable[Mapping]) -> tuple[dict, dict]:
+    """The corpus's entities from its batches' payloads (in the batches' order).
+
+    Parameters
+    ----------
+    batches : iterable of mapping
+        Payloads of :func:`annotate_batch`.
+
+    Returns
+    -------
+    payload : dict
+        ``ids``, ``entities``, ``report`` (invalid IRIs, mentions, instances without entities).
+    summary : dict
+
+    Examples
+    --------
+    >>> a = {"ids": ["1"], "entities": [["E"]], "report": {"invalid_iris": [], "n_mentions": 1,
+    ...                                                    "instances_without_entities": []}}
+    >>> merge_annotations([a, a])[1]["n_entities"]
+    1
+    """
+    ids, ents, invalid, mentions, empty = [], [], [], 0, []
+    for data in batches:
+        ids += data["ids"]
+        ents += data["entities"]
+        invalid += data["report"]["invalid_iris"]
+        mentions += data["report"]["n_mentions"]
+        empty += data["report"]["instances_without_entities"]
+    report = {"invalid_iris": invalid, "n_mentions": mentions, "instances_without_entities": empty}
+    n_ent = len({e for es in ents for e in es})
+    summary = {"n_instances": len(ids), "n_entities": n_ent, **report, "invalid_iris": len(invalid)}
+    return {"ids": ids, "entities": ents, "report": report}, summary
+
+
+def _entities(annotations: Mapping) -> list[str]:
+    return sorted({e for es in annotations["entities"] for e in es})
+
+
+def entity_batches(annotations: Mapping, batch_size: int = 500) -> list[list[str]]:
+    """The distinct entities of an annotation payload (sorted), in batches.
+
+    Parameters
+    ----------
+    annotations : mapping
+        From :func:`merge_annotations`.
+    batch_size : int
+
+    Returns
+    -------
+    list of list of str
+
+    Examples
+    --------
+    >>> entity_batches({"entities": [["b", "a"], ["a"], ["c"]]}, 2)
+    [['a', 'b'], ['c']]
+    """
+    ents = _entities(annotations)
+    b = max(1, int(batch_size))
+    return [ents[i:i + b] for i in range(0, len(ents), b)]
+
+
+def fetch_features(source, entities: Sequence[str], features: str | Sequence[str] | FeatureSpec = "types"
+                   ) -> tuple[dict, dict]:
+    """The direct features (types, categories, relations; :mod:`kg.rdf.kinds`) of entities.
+
+    Parameters
+    ----------
+    source : KnowledgeSource
+    entities : sequence of str
+    features : str, sequence of str or FeatureSpec
+
+    Returns
+    -------
+    payload : dict
+        Entity -> sorted feature ids (every entity, possibly with none).
+    summary : dict
+        With a bridge (:mod:`kg.rdf.sources.bridge`), ``entities_without_link``: the entities with no
+        link into the graph of the features.
+
+    Examples
+    --------
+    >>> src = StoredSource({"E": ["T"]}, [], "memory")
+    >>> fetch_features(src, ["E", "F"])
+    ({'E': ['T'], 'F': []}, {'n_entities': 2, 'n_with_features': 1})
+    """
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features)
+    per, relation_report = spec.direct(source, entities)
+    payload = {e: sorted(per.get(e, ())) for e in entities}
+    summary = {"n_entities": len(entities), "n_with_features": sum(1 for e in entities if per.get(e))}
+    if relation_report:
+        summary["relations"] = relation_report
+    if hasattr(source, "mapped"):  # entities of another graph, through owl:sameAs
+        links = source.mapped(entities)
+        summary["entities_without_link"] = [e for e in entities if not links.get(e)]
+    return payload, summary
+
+
+def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]],
+                    features: str | Sequence[str] | FeatureSpec = "types",
+                    category_depth: int | None = 2) -> tuple[dict, dict]:
+    """The hierarchy above the entities' direct features (subClassOf, skos:broader to a depth, the relations'
+    two orders; :mod:`kg.rdf.kinds`).
+
+    Parameters
+    ----------
+    source : KnowledgeSource
+    per_entity : mapping
+        Entity -> direct features (merged payloads of :func:`fetch_features`).
+    features : str, sequence of str or FeatureSpec
+    category_depth : int or None
+        Used when ``features`` is not a spec.
+
+    Returns
+    -------
+    payload : dict
+        ``per_entity``, ``edges`` (sorted ``[child, parent]``), ``source`` (its description); with an
+        ``owl:equivalentClass`` bridge, ``types_without_link`` (the entities' own types that had no
+        equivalent class in the graph of the features, dropped).
+    summary : dict
+
+    Examples
+    --------
+    >>> src = StoredSource({}, [("T", "Thing")], "memory")
+    >>> fetch_hierarchy(src, {"E": ["T"]})[0]["edges"]
+    [['T', 'Thing']]
+    """
+    nodes = sorted({f for fs in per_entity.values() for f in fs})
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
+    edges = spec.edges(source, nodes)
+    source = as_source(source)
+    desc = source.describe()
+    payload = {"per_entity": dict(per_entity), "edges": sorted(map(list, edges)), "source": desc}
+    if "types_without_link" in source.report:
+        payload["types_without_link"] = sorted(source.report["types_without_link"])
+    return payload, {"n_entities": len(per_entity), "n_direct_features": len(nodes), "n_edges": len(edges)}
+
+
+class StoredSource(SourceBase):
+    """A knowledge source answering from a fetch result (:func:`fetch_hierarchy`'s payload).
+
+    Its types and categories are the stored direct features; its edges are every stored edge
+    whatever is asked (the stored hierarchy is exactly the one above those features).
+
+    Parameters
+    ----------
+    per_entity : mapping
+        Entity -> direct features.
+    edges : iterable of (child, parent)
+    desc : str
+        What the answers came from (:meth:`describe`).
+
+    Examples
+    --------
+    >>> s = StoredSource({"E": ["T"]}, [["T", "Thing"]], "dump d/")
+    >>> s.types(["E", "F"]), s.class_edges(["T"]), s.describe()
+    ({'E': {'T'}, 'F': set()}, {('T', 'Thing')}, 'dump d/')
+    """
+
+    #: Its answers are a run's stored direct features and edges, of any kind (:mod:`kg.rdf.kinds`).
+    stored = True
+
+    def __init__(self, per_entity: Mapping[str, Iterable[str]], edges: Iterable[Sequence[str]], desc: str, *,
+                 groups: Mapping[str, Sequence[Sequence[str]]] | None = None):
+        self._per = {e: set(v) for e, v in per_entity.items()}
+        self._edges = {tuple(e) for e in edges}
+        self._desc = desc
+        self._groups = dict(groups or {})
+
+    def groups(self, entities: Iterable[str]) -> dict[str, list[list[str]]]:
+        """The stored relations of each entity, one id list per relation (``--values count``)."""
+        return {e: [list(g) for g in self._groups.get(e, ())] for e in entities}
+
+    def describe(self) -> str:
+        """Where the stored answers came from.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        See the class.
+        """
+        return self._desc
+
+    def types(self, entities: Iterable[str]) -> dict[str, set[str]]:
+        """The stored direct features of each entity (empty for an unknown one).
+
+        Parameters
+        ----------
+        entities : iterable of str
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        See the class.
+        """
+        return {e: self._per.get(e, set()) for e in entities}
+
+    categories = types
+
+    def class_edges(self, classes: Iterable[str]) -> set[tuple[str, str]]:
+        """Every stored edge.
+
+        Parameters
+        ----------
+        classes : iterable of str
+            Not used: the stored edges are those above the stored features.
+
+        Returns
+        -------
+        set of (str, str)
+
+        Examples
+        --------
+        See the class.
+        """
+        return set(self._edges)
+
+    def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
+        """Every stored edge (see :meth:`class_edges`).
+
+        Parameters
+        ----------
+        categories : iterable of str
+        depth : int or None
+
+        Returns
+        -------
+        set of (str, str)
+
+        Examples
+        --------
+        >>> StoredSource({}, [["C", "B"]], "d").broader(["C"], 2)
+        {('C', 'B')}
+        """
+        return set(self._edges)
+
+
+def table_from_records(corpus: Corpus, annotations: Mapping, facts: Mapping, *, name: str | None = None,
+                       features: str | Sequence[str] | FeatureSpec = "types", min_support: int = 1,
+                       category_depth: int | None = 2, annotator: str | None = None) -> FeatureTable:
+    """Build the DAG (cycles broken and reported) and the closed table from stored answers.
+
+    Parameters
+    ----------
+    corpus : Corpus
+        The corpus (its labels and source).
+    annotations : mapping
+        :func:`merge_annotations`'s payload.
+    facts : mapping
+        :func:`fetch_hierarchy`'s payload.
+    name : str, optional
+        The dataset's name (``meta["dataset"]``).
+    features, min_support, category_depth
+        As in :func:`kg.rdf.table.assemble_table`.
+    annotator : str, optional
+        The annotator the entities came from (kept in the meta).
+
+    Returns
+    -------
+    FeatureTable
+        Its meta holds the annotator and the annotation report.
+
+    Examples
+    --------
+    >>> e = "http://dbpedia.org/resource/E"
+    >>> c = Corpus(ids=["1", "2"], entities=[[e], []], labels=[1, 0])
+    >>> ann = merge_annotations([annotate_batch(c, 0, 2, None)[0]])[0]
+    >>> facts = {"per_entity": {e: ["T"]}, "edges": [["T", "Thing"]], "source": "memory"}
+    >>> t = table_from_records(c, ann, facts, name="d")
+    >>> t.X.toarray().astype(int).tolist(), t.feature_names.tolist()
+    ([[1, 1], [0, 0]], ['T', 'Thing'])
+    """
+    linked = Corpus(ids=annotations["ids"], entities=annotations["entities"], labels=corpus.labels,
+                    source=corpus.source)
+    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
+    table = assemble_table(linked, None, StoredSource(facts["per_entity"], facts["edges"], facts["source"],
+                                                   groups=facts.get("groups")),
+                        features=spec, min_support=int(min_support), meta={"dataset": name})
+    table.meta["annotator"] = annotator
+    table.meta.update(annotations["report"])
+    if "relations" in facts:  # the relations' report, of every batch
+        table.meta["relations"] = {**facts["relations"], **table.meta.get("relations", {})}
+    for k in ("entities_without_link", "types_without_link"):  # a bridge between graphs
+        if k in facts:
+            table.meta[k] = facts[k]
+    return table

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import HierarchyCycleWarning, KgfsError
+from kg.errors import EmptyTableError, HierarchyCycleWarning, KgfsError
 from kg.routes import build_table, from_json
 from kg.routes.base import Context, FileRef, Input
 from kg.table import FeatureTable
@@ -33,15 +33,16 @@ CORPUS_FIELDS = ("corpus", "text_column", "label_column", "id_column", "entity_c
                  "max_record_bytes", "name")
 
 
-def stored_table(inp: Input, home: str | Path, *, batch_size: int = 500) -> FeatureTable:
-    """The input's table by its route's steps in the home's stage store, its features named from the graph."""
+def stored_table(inp: Input, home: str | Path, *, batch_size: int = 500, names: bool = True) -> FeatureTable:
+    """The input's table by its route's steps in the home's stage store, its features named from the graph
+    (unless ``names`` is false: a table to predict, whose features the model names)."""
     from flows.stages import stage_store
 
     ctx = Context(home, batch_size=batch_size)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=HierarchyCycleWarning)  # reported by the table's meta
         table = build_table(inp, ctx, stage_store(home))
-    if not table.meta.get("term_names"):
+    if names and not table.meta.get("term_names"):
         names = inp.feature_names(table.feature_names.tolist(), ctx)
         if names:
             table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
@@ -69,67 +70,43 @@ def new_input(saved: Mapping, values: Mapping) -> Input | None:
     """The input of a new corpus generated as the saved input was (its graph, vocabulary, feature kinds), or
     ``None`` when ``values`` (the options given) are not a corpus alone.
 
-    The features are not filtered by support (``min_support`` 1): the model's features decide which are kept.
+    The corpus may have no labels (``labels_optional``), and the features are not filtered by support
+    (``min_support`` 1): the model's features decide which are kept.
     """
     given = {k: v for k, v in values.items() if v is not None and v is not False}
     if not given.get("corpus") or not saved or not set(given) <= set(CORPUS_FIELDS):
         return None
     inp = from_json(saved)
-    if not any(f.name == "corpus" for f in dataclasses.fields(inp)):
+    fields = {f.name for f in dataclasses.fields(inp)}
+    if "corpus" not in fields:
         raise KgfsError(f"the model was fitted on {inp.describe()}, which reads no corpus: give the new data "
                         "as --dataset, --table or the options of its kind of input")
     changes = {k: (tuple(v) if isinstance(v, list) else v) for k, v in given.items() if k != "corpus"}
-    changes["corpus"] = FileRef.of(given["corpus"], "--corpus")
+    changes["corpus"] = FileRef.of(given["corpus"], "corpus")
     changes.setdefault("name", Path(given["corpus"]).stem)
-    if any(f.name == "min_support" for f in dataclasses.fields(inp)):
-        changes["min_support"] = None
-    new = dataclasses.replace(inp, **changes)
-    _read_unlabelled(new)
-    return new
-
-
-def _read_unlabelled(inp: Input) -> None:
-    """A new corpus needs no label column: read without labels when it has none (kept in the input's memo, which
-    its steps read)."""
-    from kg.errors import InputFormatError
-
-    column = inp.label_column or "label"
-    try:
-        inp.read_corpus()
-        return
-    except InputFormatError as exc:
-        if f"[{column!r}] not found" not in str(exc):
-            raise
-    from kg.rdf.corpus import MAX_RECORD_BYTES, EntityColumns, load_corpus
-
-    v = inp.bridge_vocabulary() or inp.vocabulary()
-    columns = inp.entity_columns
-    if columns and v.id_pattern:  # as CorpusInput.read_corpus reads it, without the labels
-        columns = EntityColumns(tuple(columns), v.expand_entity)
-    inp.memo()["corpus"] = load_corpus(
-        inp.corpus.path, id_column=inp.id_column or "id", text_column=inp.text_column or "text", label_column=None,
-        entity_columns=columns, skip_bad_lines=bool(inp.skip_bad_lines),
-        max_record_bytes=inp.max_record_bytes or MAX_RECORD_BYTES)
+    changes.update({k: v for k, v in (("min_support", None), ("labels_optional", True)) if k in fields})
+    return dataclasses.replace(inp, **changes)
 
 
 def input_table(inp: Input, home: str | Path, *, batch_size: int = 500) -> FeatureTable:
-    """:func:`stored_table`; a corpus none of whose entities the graph knows gives its instances with no feature."""
+    """:func:`stored_table` of a table to predict (the model names its features: they are not looked up); a
+    corpus none of whose entities the graph knows gives its instances with no feature."""
     if any(f.name == "min_support" for f in dataclasses.fields(inp)) and getattr(inp, "min_support", None):
         inp = dataclasses.replace(inp, min_support=None)  # the model's features decide which are kept
     try:
-        return stored_table(inp, home, batch_size=batch_size)
-    except KgfsError as exc:
-        if "has no features" not in str(exc) or not hasattr(inp, "read_corpus"):
+        return stored_table(inp, home, batch_size=batch_size, names=False)
+    except EmptyTableError as exc:
+        if exc.empty != "features" or not hasattr(inp, "read_corpus"):
             raise
-        import scipy.sparse as sp
+    import scipy.sparse as sp
 
-        from kg.hierarchy import FeatureHierarchy
+    from kg.hierarchy import FeatureHierarchy
 
-        corpus = inp.read_corpus()
-        ids = np.asarray([str(i) for i in corpus.ids])
-        y = None if corpus.labels is None else np.asarray(corpus.labels)
-        return FeatureTable(sp.csr_matrix((len(ids), 0)), np.array([], dtype=str), ids, y,
-                            FeatureHierarchy.from_edges([], nodes=[]), meta={"dataset": inp.name})
+    corpus = inp.read_corpus()
+    ids = np.asarray([str(i) for i in corpus.ids])
+    y = None if corpus.labels is None else np.asarray(corpus.labels)
+    return FeatureTable(sp.csr_matrix((len(ids), 0)), np.array([], dtype=str), ids, y,
+                        FeatureHierarchy.from_edges([], nodes=[]), meta={"dataset": inp.name})
 
 
 def predict_table(model, table: FeatureTable, top: int = 3) -> tuple[list[dict], dict]:

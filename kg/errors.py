@@ -138,6 +138,21 @@ class MissingFileError(KgfsError, FileNotFoundError):
         return self.args[0]
 
 
+class NotAFileError(MissingFileError, IsADirectoryError):
+    """A file a parameter names is a directory (the message names it and the parameter).
+
+    Examples
+    --------
+    >>> err = NotAFileError("/tmp", f"is a directory, expected a file ({param('labels')})")
+    >>> str(err), isinstance(err, IsADirectoryError), err.errno
+    ('/tmp: is a directory, expected a file (labels)', True, 21)
+    """
+
+    def __init__(self, path, message: str):
+        super().__init__(path, message)
+        self.errno = 21
+
+
 class ParameterError(KgfsError, ValueError):
     """A parameter's value is missing, out of range or inconsistent with another's (names them with :func:`param`).
 
@@ -243,6 +258,22 @@ class ChecksumError(KgfsError):
     >>> issubclass(ChecksumError, KgfsError)
     True
     """
+
+
+class EmptyTableError(KgfsError):
+    """A table would have no instances or no features; :attr:`empty` says which (``"instances"`` or
+    ``"features"``).
+
+    Examples
+    --------
+    >>> err = EmptyTableError("the table has no features", empty="features")
+    >>> str(err), err.empty
+    ('the table has no features', 'features')
+    """
+
+    def __init__(self, message: str, *, empty: str):
+        super().__init__(message)
+        self.empty = empty
 
 
 class HierarchyCycleWarning(UserWarning):

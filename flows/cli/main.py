@@ -164,8 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug or isinstance(exc, SystemExit):
             raise
 
-        kind, text = error_line(exc)
-        kind = "error" if isinstance(exc, CliError) else kind
+        kind, text = ("error", " ".join(str(exc).split())) if isinstance(exc, CliError) else error_line(exc)
         print(f"kgfs: {kind}: {text}" + (" (run with --debug for the traceback)" if kind != "error" else ""),
               file=sys.stderr)
         return 1

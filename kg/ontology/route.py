@@ -187,11 +187,11 @@ class OntologyInput(Input):
         if onto is None or values.get("annotations") is None:
             raise ParameterError(f"the ontology route needs both {param('ontology')} (or {param('obo')}) and "
                                  f"{param('annotations')}")
-        flag = "--ontology" if values.get("ontology") else "--obo"
-        files = {"ontology": FileRef.of(onto, flag), "annotations": FileRef.of(values["annotations"], "--annotations"),
-                 "labels": FileRef.of(values.get("labels"), "--labels")}
+        given = "ontology" if values.get("ontology") else "obo"
+        files = {"ontology": FileRef.of(onto, given), "annotations": FileRef.of(values["annotations"], "annotations"),
+                 "labels": FileRef.of(values.get("labels"), "labels")}
         for role in _EXTRA_FILES:
-            files[role] = FileRef.of(values.get(role), "--" + role.replace("_", "-"))
+            files[role] = FileRef.of(values.get(role), role)
         return cls._with_options(values.get("name") or Path(values["annotations"]).stem, files, {}, values)
 
     @classmethod

@@ -328,6 +328,7 @@ def read_corpus(
     format: str | None = None,
     invalid_iri: str = "raise",
     skip_bad_lines: bool | BadRecords = False,
+    labels_optional: bool = False,
 ) -> Corpus:
     """Read a CSV/TSV/JSONL corpus, streaming (memory grows with the records kept).
 
@@ -349,6 +350,9 @@ def read_corpus(
         :class:`EntityColumns` also says how short ids are expanded.
     label_column : str or None
         Column of class labels; ``None`` for an unlabelled corpus.
+    labels_optional : bool
+        A file without ``label_column`` is read unlabelled instead of refused (a new corpus to predict); with
+        the column, every record needs its label as usual.
     invalid_iri : {"raise", "skip"}
         What to do with a value of an entity column that is not an absolute IRI. Unsafe
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
@@ -393,6 +397,8 @@ def read_corpus(
     for n, rec in _rows(path, fmt, bad):
         if not checked:
             cols = set(rec)
+            if labels_optional and label_column not in cols:
+                label_column = None
             wanted = [c for c in (label_column,) if c is not None]
             wanted += list(entity_columns) if entity_columns else [text_column] if text_column else []
             if id_column is not None and id_column != "id":
@@ -555,6 +561,7 @@ def load_corpus(
     format: str | None = None,
     skip_bad_lines: bool = False,
     max_record_bytes: int = MAX_RECORD_BYTES,
+    labels_optional: bool = False,
 ) -> Corpus:
     """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
 
@@ -571,6 +578,8 @@ def load_corpus(
         Skip (and count) records that cannot be read (CSV/TSV/JSONL) instead of failing.
     max_record_bytes : int
         The largest record (default :data:`MAX_RECORD_BYTES`; see :func:`read_corpus`).
+    labels_optional : bool
+        A CSV/TSV/JSONL file without the label column is read unlabelled (see :func:`read_corpus`).
 
     Returns
     -------
@@ -589,5 +598,5 @@ def load_corpus(
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
         return read_sports_tweets(p, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes)
     return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
-                       label_column=label_column, format=format,
+                       label_column=label_column, format=format, labels_optional=labels_optional,
                        skip_bad_lines=BadRecords(bool(skip_bad_lines), max_record_bytes))

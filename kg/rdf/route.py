@@ -174,6 +174,9 @@ class CorpusInput(Input):
         Dump files or folders of that graph (absolute paths), and ``bridge_dump_files`` their fingerprint.
     bridge_preset : str, optional
         Its vocabulary (default ``dbpedia``).
+    labels_optional : bool, optional
+        A corpus without the label column is read unlabelled (a new corpus to predict: :mod:`flows.predict`)
+        instead of refused. From Python (no command-line option).
     """
 
     kind = "rdf"
@@ -265,6 +268,7 @@ class CorpusInput(Input):
     exclude_properties: tuple[str, ...] | None = None
     label_property: str | None = None
     values: str | None = None
+    labels_optional: bool | None = None
 
     # ----------------------------------------------------------------- making one
     @classmethod
@@ -290,7 +294,7 @@ class CorpusInput(Input):
             if v.get(k) is not None and (str(v[k]).endswith(".toml") or Path(str(v[k])).is_file()):
                 v[k] = str(Path(v[k]).absolute())
         return cls(**{**v, "name": v.get("name") or (Path(corpus).stem if corpus is not None else "")},
-                   corpus=FileRef.of(corpus, "--corpus"), dump=tuple(str(Path(d).resolve()) for d in dumps["dump"]),
+                   corpus=FileRef.of(corpus, "corpus"), dump=tuple(str(Path(d).resolve()) for d in dumps["dump"]),
                    dump_files=dump_fingerprint(dumps["dump"]),
                    bridge_dump=tuple(str(Path(d).resolve()) for d in dumps["bridge_dump"]),
                    bridge_dump_files=dump_fingerprint(dumps["bridge_dump"]))
@@ -458,7 +462,8 @@ class CorpusInput(Input):
         # the records read depend on the size limit too (with --skip-bad-lines, longer ones are left out)
         return {"text_column": self.text_column, "id_column": self.id_column, "label_column": self.label_column,
                 "entity_columns": list(self.entity_columns) if self.entity_columns else None,
-                **({"max_record_bytes": self.max_record_bytes} if self.max_record_bytes else {})}
+                **({"max_record_bytes": self.max_record_bytes} if self.max_record_bytes else {}),
+                **({"labels_optional": True} if self.labels_optional else {})}
 
     # ----------------------------------------------------------------- the objects it builds (memo)
     def _memoized(self, key: str, make: Callable[[], Any]):
@@ -479,7 +484,8 @@ class CorpusInput(Input):
         return self._memoized("corpus", lambda: load_corpus(
             self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
             label_column=self.label_column or "label", entity_columns=columns,
-            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES))
+            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES,
+            labels_optional=bool(self.labels_optional)))
 
     def access(self, ctx: Context | None) -> Access:
         """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""

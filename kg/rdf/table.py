@@ -39,7 +39,7 @@ import logging
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
-from kg.errors import NOTED, HierarchyCycleWarning, InputFormatError, KgfsError
+from kg.errors import NOTED, EmptyTableError, HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
 from kg.rdf.corpus import Corpus
@@ -308,10 +308,9 @@ def assemble_table(
         log.info("%d of %d instances have no %s (kept as empty rows)", m["instances_without_features"],
                  len(corpus), kinds)
     if h.n_nodes == 0:
-        raise KgfsError(
+        raise EmptyTableError(
             f"no {kinds} found for any of the {fact_report['n_entities']} entities of {corpus.source}; "
-            "check the annotator, the source and the type namespaces"
-        )
+            "check the annotator, the source and the type namespaces", empty="features")
     table = FeatureTable.from_facts(facts, h, corpus.label_map, min_support=min_support, instances=corpus.ids, meta=m)
     if spec.counts:  # the relations' counts behind the cells (the hierarchical selectors read their presence)
         from kg.rdf.kinds import count_values

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from kg.errors import KgfsError, param
+from kg.errors import EmptyTableError, KgfsError, MissingFileError, NotAFileError, param
 from kg.files import sha256_file
 from kg.option_values import CHECK_HELP, UsageError, positive_number, whole_number
 
@@ -124,26 +124,27 @@ class FileRef:
     >>> _ = p.write_text("abc")
     >>> FileRef.of(p).sha256[:8], FileRef.of(None)
     ('ba7816bf', None)
-    >>> FileRef.of(p.parent / "b.txt", "--labels")
+    >>> FileRef.of(p.parent / "b.txt", "labels")
     Traceback (most recent call last):
     ...
-    FileNotFoundError: [Errno 2] file not found (--labels): '.../b.txt'
+    kg.errors.MissingFileError: .../b.txt: file not found (labels)
     """
 
     path: str
     sha256: str
 
     @classmethod
-    def of(cls, path: str | os.PathLike | None, option: str | None = None) -> FileRef | None:
-        """The reference of a file (``None`` for ``None``); errors name the path and the option."""
+    def of(cls, path: str | os.PathLike | None, name: str | None = None) -> FileRef | None:
+        """The reference of a file (``None`` for ``None``); errors name the path and the parameter ``name`` that
+        gave it (:func:`kg.errors.param`: the command line says its option)."""
         if path is None:
             return None
         p = Path(path)
-        given = f" ({option})" if option else ""
+        given = f" ({param(name)})" if name else ""
         if p.is_dir():
-            raise IsADirectoryError(21, f"is a directory, expected a file{given}", str(p))
+            raise NotAFileError(p, f"is a directory, expected a file{given}")
         if not p.is_file():
-            raise FileNotFoundError(2, f"file not found{given}", str(p))
+            raise MissingFileError(p, f"file not found{given}")
         return cls(str(p.absolute()), sha256_file(p))
 
 
@@ -501,17 +502,18 @@ def check_nonempty(table: FeatureTable, min_support: int | None = None, unfilter
     >>> check_nonempty(t.drop_rare(5000), 5000, t)
     Traceback (most recent call last):
     ...
-    kg.errors.KgfsError: no feature is present in 5000 instances or more (min_support=5000): ... in 995 instance(s)
+    kg.errors.EmptyTableError: no feature is present in 5000 instances or more (min_support=5000): ...instance(s)
     """
     if table.n_instances == 0:
-        raise KgfsError("the table has no instances (no instance has a feature and a label)")
+        raise EmptyTableError("the table has no instances (no instance has a feature and a label)", empty="instances")
     if table.n_features == 0:
         most = f"; its most frequent feature is in {int(unfiltered.support.max())} instance(s)" \
             if unfiltered is not None and unfiltered.n_features else ""
         if min_support and min_support > 1:
-            raise KgfsError(f"no feature is present in {min_support} instances or more "
-                            f"({param('min_support', min_support)}): the table would be empty{most}")
-        raise KgfsError("the table has no features (no instance has a known feature)")
+            raise EmptyTableError(f"no feature is present in {min_support} instances or more "
+                                  f"({param('min_support', min_support)}): the table would be empty{most}",
+                                  empty="features")
+        raise EmptyTableError("the table has no features (no instance has a known feature)", empty="features")
     return table
 
 

@@ -153,10 +153,10 @@ class OwnTable(Input):
         arff, csv = values.get("arff"), values.get("csv")
         if arff is not None and csv is not None:
             raise ParameterError(f"give one table: {param('arff')} or {param('csv')}, not both")
-        path, option = (arff, "--arff") if arff is not None else (csv, "--csv")
+        path, option = (arff, "arff") if arff is not None else (csv, "csv")
         return cls(name=values.get("name") or Path(path).stem, table=FileRef.of(path, option),
                    format="arff" if arff is not None else "csv",
-                   hierarchy=FileRef.of(values.get("hierarchy"), "--hierarchy"),
+                   hierarchy=FileRef.of(values.get("hierarchy"), "hierarchy"),
                    violations=values.get("violations") or "repair", min_support=values.get("min_support"),
                    hierarchy_drop_unknown=values.get("hierarchy_drop_unknown") or None)
 

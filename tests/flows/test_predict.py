@@ -95,3 +95,47 @@ def test_a_new_corpus_is_predicted_with_its_unknown_entities_counted(tmp_path, h
     assert [rows[i]["n_features"] for i in "abcde"] == ["3", "0", "2", "0", "0"]
     assert rows["b"]["why"] == "" and "label" not in rows["a"]
     assert "Athlete" in rows["a"]["why"] or "Cricketer" in rows["a"]["why"] or "Person" in rows["a"]["why"]
+
+
+def test_a_table_folder_of_kgfs_build_is_predicted_as_the_corpus_it_came_from(tmp_path, home, capsys):
+    assert main(["fit", "--model", str(tmp_path / "M")]) == 0
+    assert main(["build", "--out", str(tmp_path / "T")]) == 0
+    assert main(["predict", "--model", str(tmp_path / "M"), "--out", str(tmp_path / "P1")]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "M"), "--table", str(tmp_path / "T"),
+                 "--out", str(tmp_path / "P2")]) == 0
+    out = capsys.readouterr().out
+    assert "T: predicted 127 instances" in out and "accuracy" in out
+    assert _rows(tmp_path / "P2" / "predictions.csv") == _rows(tmp_path / "P1" / "predictions.csv")
+    assert main(["predict", "--model", str(tmp_path / "M"), "--table", str(tmp_path / "T"), "--dataset",
+                 "bundled/DM-BP", "--out", str(tmp_path / "P3")]) == 1
+    assert capsys.readouterr().err.startswith("kgfs: error: --table goes alone: ")
+
+
+def test_a_corpus_whose_entities_the_graph_all_ignores_is_predicted_from_no_feature(tmp_path, home, dump, capsys):
+    corpus = tmp_path / "train.csv"
+    corpus.write_text("id,entity,label\n" + "".join(f"{e},{R}{e},person\n" for e in ["Chris_Gayle", "Barack_Obama"])
+                      + "".join(f"{e},{R}{e},place\n" for e in ["Lyon", "England"]), encoding="utf-8")
+    assert main(["fit", "--corpus", str(corpus), "--entity-columns", "entity", "--dump", str(dump),
+                 "--selector", "complete", "--model", str(tmp_path / "M")]) == 0
+    new = tmp_path / "unknown.csv"  # labelled, but none of its entities is in the graph
+    new.write_text("id,entity,label\n" f"x,{R}Nobody_Knows,person\n" f"y,{R}Nowhere,place\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "M"), "--corpus", str(new), "--out", str(tmp_path / "P")]) == 0
+    out = capsys.readouterr().out
+    assert "predicted 2 instances" in out and "2 of 2 instances have none of the model's features" in out
+    assert "accuracy 0.500 against its labels" in out  # one prior for both: one of the two right
+    rows = _rows(tmp_path / "P" / "predictions.csv")
+    assert [r["instance_id"] for r in rows] == ["x", "y"] and {r["n_features"] for r in rows} == {"0"}
+    assert [r["label"] for r in rows] == ["person", "place"]
+
+
+def test_a_new_corpus_file_that_is_missing_names_the_option(tmp_path, home, dump, capsys):
+    corpus = tmp_path / "train.csv"
+    corpus.write_text("id,entity,label\n" f"a,{R}Chris_Gayle,person\n" f"b,{R}Lyon,place\n", encoding="utf-8")
+    assert main(["fit", "--corpus", str(corpus), "--entity-columns", "entity", "--dump", str(dump),
+                 "--selector", "complete", "--model", str(tmp_path / "M")]) == 0
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "M"), "--corpus", str(tmp_path / "no.csv"),
+                 "--out", str(tmp_path / "P")]) == 1
+    assert capsys.readouterr().err.strip() == f"kgfs: error: {tmp_path / 'no.csv'}: file not found (--corpus)"

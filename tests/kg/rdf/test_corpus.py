@@ -38,6 +38,20 @@ def test_missing_column_is_named(tmp_path):
         read_corpus(p)
 
 
+def test_labels_optional_reads_a_file_without_the_label_column_unlabelled(tmp_path):
+    p = tmp_path / "new.csv"
+    p.write_text("id,text\na,Lyon wins\nb,Paris\n")
+    with pytest.raises(InputFormatError, match=r"\['label'\] not found"):
+        read_corpus(p)
+    c = load_corpus(p, labels_optional=True)
+    assert (c.ids, c.texts, c.labels) == (["a", "b"], ["Lyon wins", "Paris"], None)
+    p.write_text("id,text,cls\na,Lyon wins,x\nb,Paris,\n")  # with the column, every label is still required
+    with pytest.raises(InputFormatError, match=r":3: empty label in column 'cls'"):
+        load_corpus(p, label_column="cls", labels_optional=True)
+    p.write_text("id,text,cls\na,Lyon wins,x\nb,Paris,y\n")
+    assert load_corpus(p, label_column="cls", labels_optional=True).labels == ["x", "y"]
+
+
 def test_bad_jsonl_line_is_named(tmp_path):
     p = tmp_path / "c.jsonl"
     p.write_text('{"id": 1, "text": "a", "label": 0}\n{"id": 2, "text": \n')

@@ -27,6 +27,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -38,6 +39,22 @@ from kg.sources import SourceBase, as_source, breadth_first_edges
 
 __all__ = ["SharedLookups", "shared_lookups"]
 
+
+
+def _wal(db: sqlite3.Connection, wait: float = 120.0) -> None:
+    """Put the file in WAL mode (kept in the file: once set, only read). Switching needs the file alone, and SQLite
+    answers "database is locked" at once, whatever the busy timeout, while another process switches or writes: the
+    switch is retried until the mode is WAL (``wait`` seconds at most)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal" or \
+                    db.execute("PRAGMA journal_mode=WAL").fetchone()[0].lower() == "wal":
+                return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        time.sleep(0.05)
 
 class _DiskMemo:
     """``(kind, key) -> set`` answers of one source, as JSON rows of an SQLite file (shared by processes)."""
@@ -55,7 +72,7 @@ class _DiskMemo:
         """A connection for one read or one write (committed), closed after it; WAL lets processes share the file."""
         db = sqlite3.connect(self.path, timeout=120)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            _wal(db)
             with db:
                 yield db
         finally:

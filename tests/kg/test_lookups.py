@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import rdflib
 
@@ -74,3 +75,29 @@ def test_answers_are_kept_per_source_object_and_go_with_it():
     del g, twin
     gc.collect()
     assert len(_SHARED) == before - 2
+
+
+def _open_memo(args):
+    from kg.lookups import _DiskMemo
+
+    folder, start = args
+    import time
+
+    time.sleep(max(0.0, start - time.time()))  # every process at once
+    memo = _DiskMemo(Path(folder), "one source")
+    memo.put("types", {f"k{i}": ["v"] for i in range(50)})
+    return sorted(memo.get("types", ["k1"]).get("k1", []))
+
+
+def test_processes_opening_one_new_lookups_file_at_once_all_get_in(tmp_path):
+    """Switching a new file to WAL needs it alone: SQLite says "database is locked" at once to the others, whatever
+    the busy timeout (GridSearchCV's workers on one fresh memory folder); the switch is retried."""
+    import multiprocessing
+    import time
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(4) as pool:
+        for round_ in range(6):
+            folder = tmp_path / f"m{round_}"
+            start = time.time() + 1.0
+            assert all(r in ([], ["v"]) for r in pool.map(_open_memo, [(str(folder), start)] * 8))

@@ -119,6 +119,35 @@ class LinearForm:
     def predict(self, X) -> np.ndarray:
         return self.classes[np.argmax(self.decision(X), axis=1)]
 
+    def explain(self, X, top: int = 3) -> tuple[np.ndarray, list[list[tuple[int, float]]]]:
+        """Class probabilities and, per row, the selected features present in it that weigh most in its prediction:
+        ``(column, weight)`` pairs, heaviest first, at most ``top``, of positive weight only. A feature's weight is
+        what it adds to the predicted class's log-likelihood against the runner-up's (the log-odds of the
+        prediction are these terms and the bias). Vectorised: no loop over the rows."""
+        X = sp.csr_matrix(X, dtype=np.float64)
+        proba = self.predict_proba(X)
+        k = proba.shape[1]
+        order = np.argsort(-proba, axis=1, kind="stable")
+        best = order[:, 0]
+        second = order[:, 1] if k > 1 else best
+        present = sp.csr_matrix(X[:, self.support] if self.binarize is None else X[:, self.support] > self.binarize,
+                                dtype=np.float64)
+        present.eliminate_zeros()
+        cols = np.flatnonzero(self.support)[present.indices]
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(present.indptr))
+        weights = self.weights[cols, best[rows]] - self.weights[cols, second[rows]]
+        keep = weights > 0
+        rows, cols, weights = rows[keep], cols[keep], weights[keep]
+        at = np.lexsort((cols, -weights, rows))  # by row, the heaviest first, ties by column
+        rows, cols, weights = rows[at], cols[at], weights[at]
+        starts = np.searchsorted(rows, np.arange(X.shape[0]))
+        rank = np.arange(len(rows)) - starts[rows]
+        chosen = rank < top
+        out: list[list[tuple[int, float]]] = [[] for _ in range(X.shape[0])]
+        for r, c, w in zip(rows[chosen].tolist(), cols[chosen].tolist(), weights[chosen].tolist(), strict=True):
+            out[r].append((c, w))
+        return proba, out
+
     # ----------------------------------------------------------------- kept in a model folder
     def to_arrays(self, prefix: str = "form.") -> dict[str, np.ndarray]:
         """The form as named arrays (no object arrays: saved and read with ``allow_pickle=False``)."""

@@ -1,20 +1,21 @@
-"""Names of DBpedia features (types, categories) from the dump: their ``rdfs:label`` (or ``skos:prefLabel``).
+"""Names of features (types, categories, the objects of relations) from the dump: their ``rdfs:label`` (or
+``skos:prefLabel``).
 
-A table of the DBpedia route names its features by IRI; the dump holds their labels. This module
-finds them for the features of a run (:meth:`kg.rdf.route.CorpusInput.feature_names`), reading
-the dump index without changing it:
+A table of the RDF route names its features by IRI; the dump holds their labels. This module finds them for the
+features of a run (:meth:`kg.rdf.route.CorpusInput.feature_names`), reading the dump index without changing it:
 
-1. the labels the index already keeps (``rdfs:label`` of ``http://dbpedia.org/resource/`` IRIs,
-   which covers categories: ``.../resource/Category:...``), from the segments of the dump files
-   that were ingested (:meth:`kg.rdf.index.dumpindex.DumpIndex.known_segment`; a segment with more
-   than :data:`INDEX_SCAN_LIMIT` labels, such as the entities' ``labels_en``, is left out: it names
-   entities, not features);
-2. for the IRIs still unnamed (ontology classes: ``http://dbpedia.org/ontology/...``, or categories
-   named by ``skos:prefLabel``), the small files that describe classes or categories (their
-   segment has ``rdfs:subClassOf`` or ``skos:broader`` edges; without an index, every file), at
-   most :data:`FILE_SCAN_LIMIT` bytes each, streamed once.
+1. a file whose segment keeps its names (:mod:`kg.rdf.index.ingest`: every labelled IRI's best label, by key) is
+   answered by a ``searchsorted`` per segment (:meth:`kg.rdf.index.segment.Segment.names`): no dump file is
+   opened and no column is scanned, whatever the dump's size; among the files, the best rank wins (``rdfs:label``
+   before ``skos:prefLabel`` before aliases, the vocabulary's language before untagged), then the first file;
+2. a file ingested by a kgfs that kept no names, or not ingested at all, is read as it used to be: the labels its
+   segment keeps (``rdfs:label`` of the ``entities`` namespaces; a segment with more than
+   :data:`INDEX_SCAN_LIMIT` of them is left out), then, for the IRIs still unnamed, the files that describe classes
+   or categories (their segment has ``rdfs:subClassOf`` or ``skos:broader`` edges; without an index, every file),
+   at most :data:`FILE_SCAN_LIMIT` bytes each, streamed once. ``kgfs ingest`` again (after ``kgfs cache clear``)
+   gives such a file its names.
 
-English or untagged labels are used (English first). An IRI without a label is left out of the
+English (the vocabulary's language) or untagged labels are used. An IRI without a label is left out of the
 result: the report shows its id.
 
 Examples
@@ -49,6 +50,28 @@ FILE_SCAN_LIMIT = 64 << 20
 INDEX_SCAN_LIMIT = 5_000_000
 #: The predicates read as a feature's name, in order of preference.
 LABEL_PREDICATES = ("http://www.w3.org/2000/01/rdf-schema#label", "http://www.w3.org/2004/02/skos/core#prefLabel")
+
+
+def _from_names(wanted: set[str], files: Sequence[Path], index, vocabulary) -> tuple[dict[str, str], list[Path]]:
+    """Names of ``wanted`` from the segments that keep them (the best rank, then the first file); and the files
+    whose segment keeps none (not ingested, or by an earlier kgfs)."""
+    from kg.rdf.index.columns import hash_keys
+
+    order = sorted(wanted)
+    keys = None
+    best: dict[int, tuple[int, int, str]] = {}
+    older: list[Path] = []
+    for i, f in enumerate(files):
+        seg = index.known_segment(f, vocabulary)
+        if seg is None or not seg.has_names:
+            older.append(f)
+            continue
+        keys = hash_keys(order) if keys is None else keys
+        query, rank, texts = seg.names(keys)
+        for q, r, text in zip(query.tolist(), rank.tolist(), texts, strict=True):
+            if q not in best or (r, i) < best[q][:2]:
+                best[q] = (r, i, text)
+    return {order[q]: text for q, (_r, _i, text) in best.items()}, older
 
 
 def _from_index(wanted: set[str], files: Sequence[Path], index, vocabulary) -> tuple[dict[str, str], list[Path]]:
@@ -138,9 +161,14 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     if cache_dir is not None and (Path(cache_dir) / "index").is_dir():
         from kg.rdf.index.dumpindex import index_for_cache
 
-        found, describe = _from_index(wanted, files, index_for_cache(cache_dir), vocabulary)
+        index = index_for_cache(cache_dir)
+        found, older = _from_names(wanted, files, index, vocabulary)
+        describe = []
+        if older and wanted - found.keys():
+            more, describe = _from_index(wanted - found.keys(), older, index, vocabulary)
+            found.update(more)
     rest = wanted - found.keys()
-    if rest:
+    if rest and describe:
         predicates = tuple(dict.fromkeys([*vocabulary.labels, *LABEL_PREDICATES]))
         found.update(_from_files(rest, describe, predicates, vocabulary.language or "en"))
     return found

@@ -82,3 +82,20 @@ def test_arrays_that_are_not_a_form_are_refused():
     assert LinearForm.from_arrays({}) is None
     with pytest.raises(ValueError, match="do not fit together"):
         LinearForm.from_arrays({**arrays, "form.bias": np.zeros(5)})
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=closed_tables(n_classes=3), k=st.integers(1, 12), top=st.integers(1, 4))
+def test_explain_gives_the_per_row_terms_of_the_log_odds_heaviest_first(data, k, top):
+    X, y, h = data
+    est = _fitted(SelectKBest(chi2, k=min(k, X.shape[1])), X, y)
+    form = LinearForm.of(est, X.shape[1])
+    proba, why = form.explain(X, top=top)
+    assert np.allclose(proba, est.predict_proba(X), rtol=0, atol=1e-12)
+    for i in range(X.shape[0]):  # the row-by-row reference
+        order = np.argsort(-proba[i], kind="stable")
+        best, second = order[0], order[1]
+        cols = [j for j in X[i].indices.tolist() if form.support[j]]
+        terms = sorted(((form.weights[j, best] - form.weights[j, second], j) for j in cols),
+                       key=lambda t: (-t[0], t[1]))
+        assert why[i] == [(j, w) for w, j in terms if w > 0][:top]

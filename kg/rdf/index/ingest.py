@@ -16,6 +16,14 @@ A segment holds what a :class:`~kg.rdf.vocabulary.Vocabulary` asks of a file:
 - the lexicon's raw material: labels (in the vocabulary's language, or untagged) and redirects
   of the resources under its ``entities`` namespaces (string columns, in file order), and the
   in-link counts of its ``prior_links`` predicates (keys and counts);
+- the *names*: the best label of every IRI the file labels, by key (``names.keys.npy``, sorted; the
+  row of its text and its rank), so that a feature's name is a ``searchsorted`` away, whatever the
+  dump's size (:func:`kg.rdf.labels.dump_labels`): the labels above and those of other IRIs (an
+  ontology's classes; ``rdfs:label`` and ``skos:prefLabel``, the latter for IRIs outside the
+  ``entities`` namespaces or under ``not_entities``, such as DBpedia's categories; ``names.text``).
+  The rank prefers ``rdfs:label``, then ``skos:prefLabel``, then the vocabulary's other label
+  predicates (aliases), and the vocabulary's language before untagged; the first in the file among
+  equals;
 - the strongly connected components of the ``subclass``, ``broader`` (and ``subproperty``) graphs
   of the file (their cycles), listed one per line.
 
@@ -50,6 +58,7 @@ import contextlib
 import itertools
 import json
 import time
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 
@@ -60,7 +69,7 @@ from kg.rdf.dumpfiles import DumpReader
 from kg.rdf.index.columns import StringColumn, StringColumnWriter, find_sorted, hash_keys, load_array, save_array
 from kg.rdf.index.extsort import NpyWriter, SortedRuns, SpillPool, write_pair_array
 from kg.rdf.index.linefilter import LineFilter
-from kg.rdf.vocabulary import DBPEDIA, Vocabulary
+from kg.rdf.vocabulary import DBPEDIA, RDFS, SKOS, Vocabulary
 
 __all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "RELATION_TABLES", "build_segment", "line_filter"]
 
@@ -76,7 +85,10 @@ RELATION_TABLES = {"relations_out": ("objects", "predicates"), "relations_in": (
 _BATCH = 1 << 16  # facts hashed at a time
 _PROGRESS_EVERY = 1 << 16  # triples between two progress reports
 _RECENT = 1 << 16  # object IRIs whose key is cached (the cache is emptied when full: a bounded memory)
-_LABEL, _REDIR, _LINK = "label", "redirect", "link"
+_LABEL, _REDIR, _LINK, _NAME = "label", "redirect", "link", "name"
+#: The predicates that name an IRI, best first (then the vocabulary's other label predicates: aliases).
+NAME_PREDICATES = (RDFS + "label", SKOS + "prefLabel")
+_ROW_BITS = 40  # a name's sort order: its rank above the row (rows < 2**40)
 _REL = ("relation",)  # the action of a relation predicate (compared by identity)
 _MAX_DECIDED = 1 << 20  # distinct predicates whose decision is kept (a bounded memory on any dump)
 
@@ -177,11 +189,31 @@ class _Terms:
         return out
 
 
+class _Ranks:
+    """An ``int8`` column appended one value at a time, written in blocks (a bounded memory)."""
+
+    def __init__(self, path: Path):
+        self.path, self._out, self._buf = path, NpyWriter(path, np.int8), array("b")
+
+    def add(self, value: int) -> None:
+        self._buf.append(value)
+        if len(self._buf) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._out.write(np.frombuffer(self._buf, dtype=np.int8))
+        self._buf = array("b")
+
+    def close(self) -> None:
+        self._flush()
+        self._out.close()
+
+
 class _Builder:
     """What one file contributes, gathered while it is read."""
 
     def __init__(self, folder: Path, vocabulary: Vocabulary, pool: SpillPool):
-        self.folder, self.vocabulary = folder, vocabulary
+        self.folder, self.vocabulary, self.pool = folder, vocabulary, pool
         self.tmp = folder / ".runs"
         self.tmp.mkdir()
         self.terms = _Terms(folder, SortedRuns(self.tmp, "terms", ("hi", "lo", "row"), pool=pool))
@@ -193,11 +225,16 @@ class _Builder:
                 f = self.facts[role]
                 self.actions.setdefault(p, []).append((f.subjects.append, f.objects.append))
         for kind, preds in ((_LABEL, vocabulary.labels), (_REDIR, vocabulary.redirects),
-                            (_LINK, vocabulary.prior_links)):
+                            (_LINK, vocabulary.prior_links),
+                            (_NAME, [p for p in NAME_PREDICATES if p not in vocabulary.labels])):
             for p in preds:
                 self.actions.setdefault(p, []).append(kind)
+        names = dict.fromkeys([*NAME_PREDICATES, *vocabulary.labels])
+        self.name_rank = {p: 2 * i for i, p in enumerate(names)}  # + 1: not in the vocabulary's language
         self.columns = {name: StringColumnWriter(folder, name) for name in
                         ("labels.subject", "labels.text", "redirects.source", "redirects.target")}
+        self.names = (StringColumnWriter(self.tmp, "names.subject"), StringColumnWriter(folder, "names.text"))
+        self.ranks = {"labels": _Ranks(self.tmp / "labels.rank.npy"), "names": _Ranks(self.tmp / "names.rank.npy")}
         self.links = SortedRuns(self.tmp, "inlinks", ("hi", "lo"), pool=pool)
         self.link_objects: list[str] = []
         self.relations = _Relations(self.tmp, pool, self.terms) if vocabulary.index_relations else None
@@ -218,6 +255,10 @@ class _Builder:
         red_s, red_t = self.columns["redirects.source"].add, self.columns["redirects.target"].add
         links = self.link_objects
         ns = tuple(self.vocabulary.entities)
+        not_entities = tuple(self.vocabulary.not_entities)
+        lab_r, nam_r = self.ranks["labels"].add, self.ranks["names"].add
+        nam_s, nam_t = self.names[0].add, self.names[1].add
+        rank_of = self.name_rank
         lang = self.vocabulary.language
         langs = (lang, None) if lang is not None else None
         facts: list = list(self.facts.values())
@@ -260,6 +301,18 @@ class _Builder:
                         if sv.startswith(ns):
                             lab_s(sv)
                             lab_t(o.value)
+                            lab_r(rank_of[pv] + (o.language != lang))
+                        else:  # not the lexicon's (an ontology's class): a name only
+                            nam_s(sv)
+                            nam_t(o.value)
+                            nam_r(rank_of[pv] + (o.language != lang))
+                elif act == _NAME:
+                    if type(o) is literal and (langs is None or o.language in langs):
+                        sv = s.value
+                        if not sv.startswith(ns) or (not_entities and any(x in sv for x in not_entities)):
+                            nam_s(sv)
+                            nam_t(o.value)
+                            nam_r(rank_of[pv] + (o.language != lang))
                 elif type(o) is named:
                     if act == _REDIR:
                         sv = s.value
@@ -308,6 +361,7 @@ class _Builder:
                 runs.append(runs_of)
         for name, col in self.columns.items():
             counts[name.split(".")[0]] = col.close()
+        counts["names"] = self._write_names(counts["labels"])
         counts["inlinks"] = self._write_links()
         for r in runs:
             r.close()
@@ -384,6 +438,43 @@ class _Builder:
         lines += sorted(column.take(rows_of[loops].tolist()))  # a self-loop is a cycle of one
         (self.folder / f"{role}.cycles.tsv").write_text("".join(x + "\n" for x in lines), encoding="utf-8")
         return {"cycles": len(lines), "nodes": int(len(members) + len(np.setdiff1d(loops, members)))}
+
+    def _write_names(self, n_labels: int) -> int:
+        """``names.keys.npy`` (the distinct labelled IRIs' keys, sorted), ``names.row.npy`` (the row of each one's
+        best label: below ``n_labels`` in ``labels.text``, else in ``names.text``) and ``names.rank.npy``; the
+        labels are hashed block by block and sorted in runs (a bounded memory)."""
+        for c in self.names:
+            c.close()
+        for r in self.ranks.values():
+            r.close()
+        runs = SortedRuns(self.tmp, "names", ("hi", "lo", "order"), pool=self.pool)
+        for folder, name, offset in ((self.folder, "labels", 0), (self.tmp, "names", n_labels)):
+            column = StringColumn(folder, f"{name}.subject")
+            ranks = np.asarray(load_array(self.tmp / f"{name}.rank.npy"), np.int64)
+            strings = iter(column)
+            for start in range(0, len(column), _BATCH):
+                keys = hash_keys(itertools.islice(strings, _BATCH))
+                rows = np.arange(start, start + len(keys), dtype=np.int64) + offset
+                runs.add(hi=keys[:, 0], lo=keys[:, 1], order=(ranks[start:start + len(keys)] << _ROW_BITS) | rows)
+            del column, ranks
+        hi_raw, lo_raw = self.tmp / "names.hi", self.tmp / "names.lo"
+        n = 0
+        with open(hi_raw, "wb") as fh, open(lo_raw, "wb") as fl, \
+                NpyWriter(self.folder / "names.row.npy", np.int64) as row_out, \
+                NpyWriter(self.folder / "names.rank.npy", np.int8) as rank_out:
+            for b in runs.merged(group=2):  # an IRI's labels in one block, its best first
+                hi, lo, order = b["hi"], b["lo"], b["order"]
+                first = np.flatnonzero(np.r_[True, (hi[1:] != hi[:-1]) | (lo[1:] != lo[:-1])])
+                fh.write(np.ascontiguousarray(hi[first], "<u8").tobytes())
+                fl.write(np.ascontiguousarray(lo[first], "<u8").tobytes())
+                row_out.write(order[first] & ((1 << _ROW_BITS) - 1))
+                rank_out.write(order[first] >> _ROW_BITS)
+                n += len(first)
+        write_pair_array(self.folder / "names.keys.npy", hi_raw, lo_raw, np.uint64, n)
+        runs.close()
+        for f in ("names.subject.bin", "names.subject.offsets.npy", "labels.rank.npy", "names.rank.npy"):
+            (self.tmp / f).unlink()
+        return n
 
     def _write_links(self) -> int:
         """``inlinks.keys.npy`` (distinct linked resources, sorted) and ``inlinks.count.npy``, written block by block

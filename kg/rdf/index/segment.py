@@ -17,6 +17,11 @@ Examples
 (True, False)
 >>> seg.parents("broader", ["http://c/A"])
 [(0, 'http://c/B')]
+>>> _ = (d / "n.nt").write_text('<http://c/A> <http://www.w3.org/2000/01/rdf-schema#label> "a"@en .\\n'
+...                             '<http://c/A> <http://www.w3.org/2000/01/rdf-schema#label> "A" .\\n')
+>>> [seg] = DumpIndex(d / "i").segments(d / "n.nt")
+>>> seg.names(hash_keys(["http://c/B", "http://c/A"]))  # query 1: its English label (rank 0)
+(array([1]), array([0], dtype=int8), ['a'])
 """
 
 from __future__ import annotations
@@ -79,6 +84,34 @@ class Segment:
         See the module.
         """
         return bool(self.info["counts"].get(kind))
+
+    @property
+    def has_names(self) -> bool:
+        """Whether the segment keeps its labelled IRIs' names by key (segments ingested before kgfs kept them
+        do not: :func:`kg.rdf.labels.dump_labels` reads their labels as it used to)."""
+        return "names" in self.info["counts"]
+
+    def names(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """The names the file gives IRIs of ``keys`` (``(m, 2)``, :func:`~kg.rdf.index.columns.hash_keys`): the
+        query indices that have one (ascending), each one's rank (lower is better: see
+        :mod:`kg.rdf.index.ingest`) and its text. Looked up by ``searchsorted``: no scan.
+
+        Examples
+        --------
+        See the module.
+        """
+        if not self.has_names or not int(self.info["counts"]["names"]):
+            return np.zeros(0, np.int64), np.zeros(0, np.int8), []
+        query, rows = KeyTable(self.folder, "names").find(keys)
+        source = np.asarray(load_array(self.folder / "names.row.npy")[rows], np.int64)
+        rank = np.asarray(load_array(self.folder / "names.rank.npy")[rows], np.int8)
+        n_labels = int(self.info["counts"].get("labels", 0))
+        texts = np.empty(len(source), dtype=object)
+        own = source < n_labels
+        for mask, name, offset in ((own, "labels.text", 0), (~own, "names.text", n_labels)):
+            if mask.any():
+                texts[mask] = StringColumn(self.folder, name).take((source[mask] - offset).tolist())
+        return query, rank, texts.tolist()
 
     def term_names(self, ids) -> list[str]:
         """The IRIs of term ids.

@@ -11,6 +11,11 @@ A model folder holds
 - ``features.npz``: the fitted feature ids and their hierarchy, with their readable names (a table of no
   instances, :meth:`kg.table.FeatureTable.save`).
 
+An eager selection followed by Bernoulli naive Bayes (``kgfs fit``'s default) also keeps its linear form
+(:mod:`selection.scoring`: the arrays ``form.*``, kept only when they give the estimator's probabilities on the
+training table): a loaded model then scores and explains new data with NumPy alone, and the estimator is built
+from ``model.json`` (importing scikit-learn) only when it is asked for (:attr:`FittedModel.estimator`).
+
 Nothing is pickled. An estimator is saved as its class and its attributes; only the classes of
 :func:`trusted_classes` are built on load (the estimators :mod:`selection.registry` registers, the ones they
 build, ``Pipeline``, :class:`~selection.lazy.LazySelectionClassifier` and :class:`~kg.features.KGFeatures`);
@@ -36,8 +41,7 @@ import hashlib
 import json
 import os
 import zipfile
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +52,7 @@ from kg.errors import InputFormatError, KgfsError
 from kg.files import atomic_write, sha256_file
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
+from selection.scoring import LinearForm
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "FittedModel", "align_table", "explain", "fit_model", "load_model",
            "load_pipeline", "save_model", "save_pipeline", "table_fingerprint", "trusted_classes"]
@@ -287,7 +292,6 @@ def table_fingerprint(table: FeatureTable) -> str:
     return h.hexdigest()
 
 
-@dataclass
 class FittedModel:
     """A fitted estimator over fixed features, with what made it.
 
@@ -303,15 +307,33 @@ class FittedModel:
     info : dict
         JSON: ``input`` (a run's input as JSON), ``source`` (its description), ``selector``, ``classifier``,
         ``training`` (``fingerprint``, ``n_instances``, ``classes``), ...
+    form : selection.scoring.LinearForm or None
+        The estimator's linear form, when it has one: what scores and explains (no scikit-learn needed).
     """
 
-    estimator: Any
-    features: FeatureTable
-    info: dict = field(default_factory=dict)
+    def __init__(self, estimator: Any, features: FeatureTable, info: Mapping | None = None, *,
+                 form: LinearForm | None = None, decode: Callable[[], Any] | None = None):
+        self._estimator, self._decode = estimator, decode
+        self.features, self.info, self.form = features, dict(info or {}), form
+
+    @property
+    def estimator(self) -> Any:
+        """The fitted estimator (built from the model folder on first use when the model was loaded)."""
+        if self._estimator is None and self._decode is not None:
+            self._estimator, self._decode = self._decode(), None
+        return self._estimator
+
+    @estimator.setter
+    def estimator(self, value: Any) -> None:  # its linear form with it (not checked: no table here)
+        self._estimator, self._decode = value, None
+        self.form = LinearForm.of(value, self.features.n_features)
+
+    def __repr__(self) -> str:
+        return f"FittedModel({describe_model(self.info)}, linear form: {self.form is not None})"
 
     @property
     def classes(self) -> np.ndarray:
-        return np.asarray(self.estimator.classes_)
+        return self.form.classes if self.form is not None else np.asarray(self.estimator.classes_)
 
     def names(self) -> list[str]:
         """A readable name per feature: the term name when the table had one, else its id."""
@@ -328,6 +350,8 @@ class FittedModel:
         """Class probabilities (columns: :attr:`classes`); a classifier without ``predict_proba`` gives 1 to its
         predicted class."""
         X = self.matrix(X)
+        if self.form is not None:
+            return self.form.predict_proba(X)
         if hasattr(self.estimator, "predict_proba"):
             try:
                 return np.asarray(self.estimator.predict_proba(X))
@@ -386,6 +410,7 @@ def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None,
         sel = _fitted(table, sentry, params)
         est = Pipeline([("selector", sel), ("classifier", spec.estimator)])
         est.steps[1] = ("classifier", spec.estimator.fit(sel.transform(table.X), table.y))
+    form = LinearForm.of(est, table.n_features, check=table.X)
     features = _features_table(table.feature_names, table.hierarchy, table.meta.get("term_names") or {})
     y = np.asarray(table.y)
     described = {"selector": {"name": sentry.name, "params": params, "kind": sentry.kind},
@@ -394,7 +419,7 @@ def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None,
                               "n_features": int(table.n_features),
                               "classes": {str(c): int((y == c).sum()) for c in np.unique(y)},
                               "dataset": table.meta.get("dataset")}}
-    return FittedModel(est, features, {**described, **dict(info or {})})
+    return FittedModel(est, features, {**described, **dict(info or {})}, form=form)
 
 
 def _features_table(ids, hierarchy: FeatureHierarchy, names: Mapping) -> FeatureTable:
@@ -472,6 +497,8 @@ def explain(model: FittedModel, X, top: int = 3) -> tuple[np.ndarray, list[list[
     The features "selected" are the selector's (an eager one's support; a lazy one's features of that instance).
     """
     X = model.matrix(X)
+    if model.form is not None:  # the same terms, vectorised
+        return model.form.explain(X, top=top)
     proba = model.predict_proba(X)
     k = proba.shape[1]
     order = np.argsort(-proba, axis=1, kind="stable")
@@ -519,6 +546,8 @@ def _top(cols: np.ndarray, weights: np.ndarray, top: int) -> list[tuple[int, flo
 
 def _selected(model: FittedModel, X: sp.csr_matrix):
     """The features selected for each row: a boolean vector (eager), or a sparse mask (lazy)."""
+    if model.form is not None:
+        return model.form.support
     from selection.lazy import LazySelectionClassifier
 
     est = model.estimator
@@ -574,7 +603,7 @@ def save_model(model: FittedModel, folder: str | os.PathLike) -> Path:
     writer = _Writer(trusted_classes())
     tree = writer.value(model.estimator, "the estimator")
     folder.mkdir(parents=True, exist_ok=True)
-    _write_npz(folder / ARRAYS, writer.arrays)
+    _write_npz(folder / ARRAYS, {**writer.arrays, **(model.form.to_arrays() if model.form is not None else {})})
     model.features.save(folder / FEATURES)
     body = json.dumps({**model.info, "estimator": tree}, indent=1, sort_keys=True, default=str)
     atomic_write(folder / MODEL, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
@@ -635,14 +664,6 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     """
     folder = Path(folder)
     manifest = _manifest(folder)
-    wrote = (manifest.get("versions") or {}).get("scikit-learn")
-    import sklearn
-
-    if wrote and wrote.split(".")[:2] != sklearn.__version__.split(".")[:2]:
-        import warnings
-
-        warnings.warn(f"{folder / MANIFEST}: the model was written with scikit-learn {wrote}, this is "
-                      f"{sklearn.__version__}: its estimators may not behave the same", stacklevel=2)
     try:
         with np.load(folder / ARRAYS, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
@@ -653,16 +674,41 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     except ValueError as exc:
         raise _refuse(folder / MODEL, f"not JSON ({exc})") from None
     features = FeatureTable.load(folder / FEATURES)
-    reader = _Reader(arrays, trusted_classes(), {"source": source, "annotator": annotator, "memory": memory},
-                     folder / MODEL)
+    if "estimator" not in info:
+        raise _refuse(folder / MODEL, "no estimator in it")
+    tree = info.pop("estimator")
     try:
-        estimator = reader.value(info.pop("estimator"))
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, KgfsError):
-            raise
-        raise _refuse(folder / MODEL, f"the estimator cannot be read ({exc})") from None
+        form = LinearForm.from_arrays(arrays)
+    except ValueError as exc:
+        raise _refuse(folder / ARRAYS, str(exc)) from None
+    supplied = {"source": source, "annotator": annotator, "memory": memory}
+
+    def decode():
+        _check_sklearn(manifest, folder)
+        try:
+            return _Reader(arrays, trusted_classes(), supplied, folder / MODEL).value(tree)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, KgfsError):
+                raise
+            raise _refuse(folder / MODEL, f"the estimator cannot be read ({exc})") from None
+
     info["versions"] = manifest.get("versions")
-    return FittedModel(estimator, features, info)
+    model = FittedModel(None, features, info, form=form, decode=decode)
+    if form is None or any(v is not None for v in supplied.values()):
+        model.estimator  # noqa: B018 - built now: a model it cannot build is refused on load
+    return model
+
+
+def _check_sklearn(manifest: Mapping, folder: Path) -> None:
+    """A warning when the estimator is built under another scikit-learn minor version than wrote it."""
+    import sklearn
+
+    wrote = (manifest.get("versions") or {}).get("scikit-learn")
+    if wrote and wrote.split(".")[:2] != sklearn.__version__.split(".")[:2]:
+        import warnings
+
+        warnings.warn(f"{folder / MANIFEST}: the model was written with scikit-learn {wrote}, this is "
+                      f"{sklearn.__version__}: its estimators may not behave the same", stacklevel=3)
 
 
 # --------------------------------------------------------------------------- a scikit-learn Pipeline

@@ -165,6 +165,17 @@ def test_a_class_outside_the_trusted_list_is_never_built(saved, tmp_path):
     info["estimator"]["class"] = "subprocess:Popen"
     (folder / MODEL).write_text(json.dumps(info))
     _rewrite_manifest(folder)
+    model = load_model(folder)  # scored by its linear form: the estimator is built when asked for, and refused
+    with pytest.raises(KgfsError, match="subprocess:Popen, not one of the classes"):
+        model.estimator  # noqa: B018
+    folder = _copy(saved[1], tmp_path / "without-form")
+    info = json.loads((folder / MODEL).read_text())
+    info["estimator"]["class"] = "subprocess:Popen"
+    (folder / MODEL).write_text(json.dumps(info))
+    with np.load(folder / ARRAYS) as z:  # a model without a linear form is built, so refused, on load
+        arrays = {k: z[k] for k in z.files if not k.startswith("form.")}
+    np.savez(folder / ARRAYS, **arrays)
+    _rewrite_manifest(folder)
     with pytest.raises(KgfsError, match="subprocess:Popen, not one of the classes"):
         load_model(folder)
 
@@ -213,3 +224,35 @@ def test_a_pipeline_of_kgfeatures_round_trips_with_its_source_passed_again(tmp_p
     assert again["select"].hierarchy_ is again["kg"].hierarchy_  # one hierarchy, saved once
     new = ["FBgn_unknown", genes["gene"][0]]
     assert np.array_equal(pipe.predict_proba(new), again.predict_proba(new))
+
+
+def test_a_selection_and_nb_is_scored_and_explained_by_its_linear_form_without_scikit_learn(saved, table):
+    import subprocess
+    import sys
+
+    from selection.model import FittedModel, explain
+
+    fitted, folder = saved
+    assert fitted.form is not None and load_model(folder).form is not None
+    by_estimator = FittedModel(fitted.estimator, fitted.features, fitted.info)  # no form: the estimator scores
+    assert np.allclose(fitted.predict_proba(table), by_estimator.predict_proba(table), rtol=0, atol=1e-12)
+    proba, why = explain(fitted, table)
+    proba_e, why_e = explain(by_estimator, table)
+    assert np.allclose(proba, proba_e, rtol=0, atol=1e-12)
+    assert [[c for c, _w in row] for row in why] == [[c for c, _w in row] for row in why_e]
+    assert np.allclose([w for row in why for _c, w in row], [w for row in why_e for _c, w in row], atol=1e-9)
+    code = ("import sys; from selection.model import load_model; from kg.table import FeatureTable; "
+            f"m = load_model({str(folder)!r}); import numpy as np; import scipy.sparse as sp; "
+            "p = m.predict_proba(sp.csr_matrix((3, m.features.n_features))); "
+            "print(p.shape, 'sklearn' in sys.modules, 'scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2]).stdout.split()
+    assert out == ["(3,", "2)", "False", "False"]
+
+
+def test_a_lazy_selector_has_no_linear_form_and_is_built_on_load(table, tmp_path):
+    model = fit_model(table, "hip", classifier="nb")
+    assert model.form is None
+    again = load_model(save_model(model, tmp_path / "m"))
+    assert again.form is None and again._estimator is not None
+    assert np.array_equal(again.predict_proba(table), model.predict_proba(table))

@@ -40,7 +40,7 @@ from pathlib import Path
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import normalize_iri
 
-__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "EntityColumns", "load_corpus", "read_corpus",
+__all__ = ["MAX_RECORD_BYTES", "BadRecords", "Corpus", "EntityColumns", "OptionalColumn", "load_corpus", "read_corpus",
            "read_sports_tweets"]
 
 log = logging.getLogger(__name__)
@@ -318,6 +318,20 @@ def _rows(path: Path, fmt: str, bad: _Bad):
     return _delimited(path, "\t" if fmt == "tsv" else ",", bad)
 
 
+class OptionalColumn(str):
+    """The name of a column a file may lack (``read_corpus(label_column=OptionalColumn("label"))``: a corpus with
+    or without labels).
+
+    Examples
+    --------
+    >>> c = OptionalColumn("label")
+    >>> c == "label", isinstance(c, str)
+    (True, True)
+    """
+
+    __slots__ = ()
+
+
 def read_corpus(
     path: str | os.PathLike,
     *,
@@ -328,7 +342,6 @@ def read_corpus(
     format: str | None = None,
     invalid_iri: str = "raise",
     skip_bad_lines: bool | BadRecords = False,
-    labels_optional: bool = False,
 ) -> Corpus:
     """Read a CSV/TSV/JSONL corpus, streaming (memory grows with the records kept).
 
@@ -348,11 +361,9 @@ def read_corpus(
     entity_columns : str, list of str or EntityColumns, optional
         Column(s) holding entity IRIs (whitespace-separated; ``?``/empty = none); an
         :class:`EntityColumns` also says how short ids are expanded.
-    label_column : str or None
-        Column of class labels; ``None`` for an unlabelled corpus.
-    labels_optional : bool
-        A file without ``label_column`` is read unlabelled instead of refused (a new corpus to predict); with
-        the column, every record needs its label as usual.
+    label_column : str, OptionalColumn or None
+        Column of class labels; ``None`` for an unlabelled corpus; an :class:`OptionalColumn`: a file without it
+        is read unlabelled instead of refused (a new corpus to predict), and with it every record needs its label.
     invalid_iri : {"raise", "skip"}
         What to do with a value of an entity column that is not an absolute IRI. Unsafe
         characters of absolute IRIs are always percent-encoded (see :mod:`kg.iri`).
@@ -397,7 +408,7 @@ def read_corpus(
     for n, rec in _rows(path, fmt, bad):
         if not checked:
             cols = set(rec)
-            if labels_optional and label_column not in cols:
+            if isinstance(label_column, OptionalColumn) and label_column not in cols:
                 label_column = None
             wanted = [c for c in (label_column,) if c is not None]
             wanted += list(entity_columns) if entity_columns else [text_column] if text_column else []
@@ -561,7 +572,6 @@ def load_corpus(
     format: str | None = None,
     skip_bad_lines: bool = False,
     max_record_bytes: int = MAX_RECORD_BYTES,
-    labels_optional: bool = False,
 ) -> Corpus:
     """Read any supported corpus: ``.txt`` is the Sports Tweets format, else CSV/TSV/JSONL.
 
@@ -578,9 +588,6 @@ def load_corpus(
         Skip (and count) records that cannot be read (CSV/TSV/JSONL) instead of failing.
     max_record_bytes : int
         The largest record (default :data:`MAX_RECORD_BYTES`; see :func:`read_corpus`).
-    labels_optional : bool
-        A CSV/TSV/JSONL file without the label column is read unlabelled (see :func:`read_corpus`).
-
     Returns
     -------
     Corpus
@@ -598,5 +605,5 @@ def load_corpus(
     if format == "tweets" or (format is None and p.suffix.lower() == ".txt"):
         return read_sports_tweets(p, skip_bad_lines=skip_bad_lines, max_record_bytes=max_record_bytes)
     return read_corpus(p, id_column=id_column, text_column=text_column, entity_columns=entity_columns,
-                       label_column=label_column, format=format, labels_optional=labels_optional,
+                       label_column=label_column, format=format,
                        skip_bad_lines=BadRecords(bool(skip_bad_lines), max_record_bytes))

@@ -475,7 +475,7 @@ class CorpusInput(Input):
 
     def read_corpus(self) -> Corpus:
         """The corpus, read once (:func:`kg.rdf.corpus.load_corpus` with the column options)."""
-        from kg.rdf.corpus import MAX_RECORD_BYTES, EntityColumns, load_corpus
+        from kg.rdf.corpus import MAX_RECORD_BYTES, EntityColumns, OptionalColumn, load_corpus
 
         v = self.bridge_vocabulary() or self.vocabulary()  # the corpus's entities are of the bridged graph
         columns = self.entity_columns
@@ -483,9 +483,9 @@ class CorpusInput(Input):
             columns = EntityColumns(tuple(columns), v.expand_entity)
         return self._memoized("corpus", lambda: load_corpus(
             self.corpus.path, id_column=self.id_column or "id", text_column=self.text_column or "text",
-            label_column=self.label_column or "label", entity_columns=columns,
-            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES,
-            labels_optional=bool(self.labels_optional)))
+            label_column=(OptionalColumn if self.labels_optional else str)(self.label_column or "label"),
+            entity_columns=columns,
+            skip_bad_lines=bool(self.skip_bad_lines), max_record_bytes=self.max_record_bytes or MAX_RECORD_BYTES))
 
     def access(self, ctx: Context | None) -> Access:
         """The caches (in the kgfs home of ``ctx``), time limits, bad-line rule and progress of the route."""

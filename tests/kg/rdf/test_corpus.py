@@ -4,7 +4,7 @@ import json
 import pytest
 
 from kg.errors import InputFormatError, KgfsError
-from kg.rdf.corpus import Corpus, load_corpus, read_corpus, read_sports_tweets
+from kg.rdf.corpus import Corpus, OptionalColumn, load_corpus, read_corpus, read_sports_tweets
 
 
 def test_tsv_csv_jsonl_give_the_same_corpus(tmp_path):
@@ -38,18 +38,18 @@ def test_missing_column_is_named(tmp_path):
         read_corpus(p)
 
 
-def test_labels_optional_reads_a_file_without_the_label_column_unlabelled(tmp_path):
+def test_an_optional_label_column_reads_a_file_without_the_label_column_unlabelled(tmp_path):
     p = tmp_path / "new.csv"
     p.write_text("id,text\na,Lyon wins\nb,Paris\n")
     with pytest.raises(InputFormatError, match=r"\['label'\] not found"):
         read_corpus(p)
-    c = load_corpus(p, labels_optional=True)
+    c = load_corpus(p, label_column=OptionalColumn("label"))
     assert (c.ids, c.texts, c.labels) == (["a", "b"], ["Lyon wins", "Paris"], None)
     p.write_text("id,text,cls\na,Lyon wins,x\nb,Paris,\n")  # with the column, every label is still required
     with pytest.raises(InputFormatError, match=r":3: empty label in column 'cls'"):
-        load_corpus(p, label_column="cls", labels_optional=True)
+        load_corpus(p, label_column=OptionalColumn("cls"))
     p.write_text("id,text,cls\na,Lyon wins,x\nb,Paris,y\n")
-    assert load_corpus(p, label_column="cls", labels_optional=True).labels == ["x", "y"]
+    assert load_corpus(p, label_column=OptionalColumn("cls")).labels == ["x", "y"]
 
 
 def test_bad_jsonl_line_is_named(tmp_path):

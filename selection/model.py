@@ -11,12 +11,18 @@ A model folder holds
 - ``features.npz``: the fitted feature ids and their hierarchy, with their readable names (a table of no
   instances, :meth:`kg.table.FeatureTable.save`).
 
-Nothing is pickled. An estimator is saved as its class and its attributes; only the classes of
-:func:`trusted_classes` are built on load (the estimators :mod:`selection.registry` registers, the ones they
-build, ``Pipeline``, :class:`~selection.lazy.LazySelectionClassifier` and :class:`~kg.features.KGFeatures`);
-an attribute of another type (a function, an object of another class) is refused when the model is saved,
-naming it. A :class:`~kg.features.KGFeatures` step is saved without its ``source``, ``annotator`` and
-``memory`` (handles on a graph, not values: the source's ``describe()`` is kept); they are passed again on load.
+Nothing is pickled. An estimator is saved as its class and its attributes (:mod:`selection.encoding`); only the
+classes of :func:`~selection.encoding.trusted_classes` are built on load (the estimators :mod:`selection.registry`
+registers, the ones they build, ``Pipeline``, :class:`~selection.lazy.LazySelectionClassifier` and
+:class:`~kg.features.KGFeatures`); an attribute of another type (a function, an object of another class) is
+refused when the model is saved, naming it. A :class:`~kg.features.KGFeatures` step is saved without its
+``source``, ``annotator`` and ``memory`` (handles on a graph, not values: the source's ``describe()`` is kept);
+they are passed again on load.
+
+This module holds the model: :class:`FittedModel` and :func:`fit_model`, the rows of a new table over its features
+(:func:`align_table`) and why it predicts what it does (:func:`explain`), and its folder (:func:`save_model`,
+:func:`load_model` and their manifest checks; :func:`save_pipeline` and :func:`load_pipeline` for a scikit-learn
+``Pipeline`` of :class:`~kg.features.KGFeatures`). ``trusted_classes`` is importable from here too.
 
 Examples
 --------
@@ -48,6 +54,7 @@ from kg.errors import InputFormatError, KgfsError
 from kg.files import atomic_write, sha256_file
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
+from selection.encoding import Decoder, Encoder, trusted_classes
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "FittedModel", "align_table", "explain", "fit_model", "load_model",
            "load_pipeline", "save_model", "save_pipeline", "table_fingerprint", "trusted_classes"]
@@ -56,209 +63,6 @@ FORMAT = "kgfs-model"
 #: The version of the folder's layout; a model of another version is refused.
 FORMAT_VERSION = 1
 MANIFEST, MODEL, ARRAYS, FEATURES = "manifest.json", "model.json", "arrays.npz", "features.npz"
-#: The parameters of :class:`~kg.features.KGFeatures` not saved: handles on a graph, passed again on load.
-SUPPLIED = ("source", "annotator", "memory")
-_TAG = "__kgfs__"
-_TREE = "sklearn.tree._tree:Tree"  # not an estimator: the nodes of a fitted decision tree (arrays)
-
-
-# --------------------------------------------------------------------------- trusted classes
-def _name(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def _nested_classes(est, seen: dict[str, type]) -> None:
-    if not hasattr(est, "get_params"):
-        return
-    seen.setdefault(_name(type(est)), type(est))
-    for value in est.get_params(deep=False).values():
-        if isinstance(value, list | tuple):  # a Pipeline's steps
-            for item in value:
-                _nested_classes(item[-1] if isinstance(item, tuple) else item, seen)
-        else:
-            _nested_classes(value, seen)
-
-
-def trusted_classes() -> dict[str, type]:
-    """The classes a model may be built of, by ``module:qualname``: those of :mod:`selection.registry` (a class
-    it registers, or the classes of what a registered function builds), ``Pipeline``,
-    :class:`~selection.lazy.LazySelectionClassifier`, the lazy classifiers and :class:`~kg.features.KGFeatures`.
-
-    Returns
-    -------
-    dict of str -> type
-
-    Examples
-    --------
-    >>> names = trusted_classes()
-    >>> "sklearn.naive_bayes:BernoulliNB" in names, "selection.hierarchical.shsel:SHSEL" in names
-    (True, True)
-    >>> "builtins:eval" in names
-    False
-    """
-    from sklearn.pipeline import Pipeline
-
-    from kg.features import KGFeatures
-    from selection.lazy import LazyKNN, LazyNaiveBayes, LazySelectionClassifier
-    from selection.registry import available_classifiers, available_selectors
-
-    seen: dict[str, type] = {}
-    for entry in [*available_selectors().values(), *available_classifiers().values()]:
-        if isinstance(entry.factory, type):
-            seen.setdefault(_name(entry.factory), entry.factory)
-        else:  # a function that builds the estimator (svm-linear: a Pipeline; tree): the classes it builds
-            try:
-                _nested_classes(entry.factory(), seen)
-            except TypeError:  # it needs arguments: only its declared classes
-                continue
-    for cls in (Pipeline, KGFeatures, LazySelectionClassifier, LazyNaiveBayes, LazyKNN):
-        seen.setdefault(_name(cls), cls)
-    return seen
-
-
-# --------------------------------------------------------------------------- the estimator as JSON + arrays
-class _Writer:
-    def __init__(self, trusted: Mapping[str, type]):
-        self.trusted, self.arrays, self.hierarchies = trusted, {}, {}
-
-    def array(self, a: np.ndarray, where: str) -> dict:
-        kind = "array"
-        if a.dtype.kind == "O":
-            if not all(isinstance(v, str) for v in a.ravel().tolist()):
-                raise KgfsError(f"cannot save {where}: an array of Python objects that are not all strings")
-            a, kind = a.astype(str), "object-strings"
-        elif a.dtype.hasobject:
-            raise KgfsError(f"cannot save {where}: an array of Python objects")
-        ref = f"a{len(self.arrays)}"
-        self.arrays[ref] = a
-        return {_TAG: kind, "ref": ref}
-
-    def hierarchy(self, h: FeatureHierarchy) -> dict:
-        ref = self.hierarchies.get(id(h), (None,))[0]
-        if ref is None:
-            ref = f"h{len(self.hierarchies)}"
-            self.hierarchies[id(h)] = (ref, h)
-            c, p = h.edges
-            self.arrays.update({f"{ref}.nodes": h.node_ids.astype(str), f"{ref}.child": c, f"{ref}.parent": p,
-                                f"{ref}.removed": np.array(h.removed_edges, dtype=str).reshape(-1, 2)})
-        return {_TAG: "hierarchy", "ref": ref}
-
-    def value(self, v: Any, where: str) -> Any:
-        if v is None or isinstance(v, bool | str):
-            return v
-        if isinstance(v, int | float) and type(v) in (int, float):
-            return v
-        if isinstance(v, np.generic):
-            if v.dtype.kind not in "biufcUS":
-                raise KgfsError(f"cannot save {where}: a NumPy scalar of dtype {v.dtype}")
-            return {_TAG: "scalar", "dtype": v.dtype.str, "value": v.item()}
-        if isinstance(v, np.dtype):
-            return {_TAG: "dtype", "value": v.str}
-        if isinstance(v, np.ndarray):
-            return self.array(v, where)
-        if sp.issparse(v):
-            m = sp.csr_matrix(v)
-            return {_TAG: "csr", "data": self.array(m.data, where), "indices": self.array(m.indices, where),
-                    "indptr": self.array(m.indptr, where), "shape": list(m.shape),
-                    "matrix": not isinstance(v, sp.sparray)}
-        if isinstance(v, FeatureHierarchy):
-            return self.hierarchy(v)
-        if isinstance(v, tuple):
-            return {_TAG: "tuple", "items": [self.value(x, f"{where}[{i}]") for i, x in enumerate(v)]}
-        if isinstance(v, list):
-            return [self.value(x, f"{where}[{i}]") for i, x in enumerate(v)]
-        if isinstance(v, dict):
-            if all(isinstance(k, str) for k in v) and _TAG not in v:
-                return {k: self.value(x, f"{where}[{k!r}]") for k, x in v.items()}
-            return {_TAG: "dict", "items": [[self.value(k, where), self.value(x, f"{where}[{k!r}]")]
-                                            for k, x in v.items()]}
-        if hasattr(v, "get_params"):
-            return self.estimator(v, where)
-        if _name(type(v)) == _TREE:  # a fitted decision tree's nodes: its constructor's arguments and its arrays
-            cls, args, state = v.__reduce__()
-            return {_TAG: "tree", "args": self.value(tuple(args), where), "state": self.value(state, where)}
-        raise KgfsError(f"cannot save {where}: a {type(v).__module__}.{type(v).__qualname__} (a model holds "
-                        "estimators of the registry's classes, arrays and plain values)")
-
-    def estimator(self, est, where: str) -> dict:
-        from kg.features import KGFeatures
-
-        name = _name(type(est))
-        if name not in self.trusted:
-            raise KgfsError(f"cannot save {where}: {name} is not one of the estimator classes a model may hold "
-                            "(selection.model.trusted_classes)")
-        state = {}
-        for k, v in vars(est).items():
-            if isinstance(est, KGFeatures) and k in SUPPLIED:
-                state[k] = {_TAG: "supplied", "name": k}
-            elif isinstance(est, KGFeatures) and k.startswith("_") and k != "_sklearn_output_config":
-                continue  # its look-up caches, made again from the source
-            else:
-                state[k] = self.value(v, f"{where}.{k}")
-        return {_TAG: "estimator", "class": name, "state": state}
-
-
-class _Reader:
-    def __init__(self, arrays: Mapping[str, np.ndarray], trusted: Mapping[str, type], supplied: Mapping[str, Any],
-                 path: Path):
-        self.arrays, self.trusted, self.supplied, self.path = arrays, trusted, supplied, path
-        self.hierarchies: dict[str, FeatureHierarchy] = {}
-
-    def array(self, ref: str) -> np.ndarray:
-        try:
-            return self.arrays[ref]
-        except KeyError:
-            raise InputFormatError(f"the model names an array {ref!r} that {ARRAYS} does not hold", self.path) from None
-
-    def value(self, v: Any) -> Any:
-        if isinstance(v, list):
-            return [self.value(x) for x in v]
-        if not isinstance(v, dict):
-            return v
-        tag = v.get(_TAG)
-        if tag is None:
-            return {k: self.value(x) for k, x in v.items()}
-        if tag == "array":
-            return self.array(v["ref"])
-        if tag == "object-strings":
-            return self.array(v["ref"]).astype(object)
-        if tag == "scalar":
-            return np.dtype(v["dtype"]).type(v["value"])
-        if tag == "dtype":
-            return np.dtype(v["value"])
-        if tag == "csr":
-            shape = tuple(v["shape"])
-            parts = (self.value(v["data"]), self.value(v["indices"]), self.value(v["indptr"]))
-            return sp.csr_matrix(parts, shape=shape) if v.get("matrix", True) else sp.csr_array(parts, shape=shape)
-        if tag == "hierarchy":
-            ref = v["ref"]
-            if ref not in self.hierarchies:
-                removed = [tuple(r) for r in self.array(f"{ref}.removed").tolist()]
-                self.hierarchies[ref] = FeatureHierarchy(self.array(f"{ref}.nodes"), self.array(f"{ref}.child"),
-                                                         self.array(f"{ref}.parent"), removed_edges=removed)
-            return self.hierarchies[ref]
-        if tag == "tuple":
-            return tuple(self.value(x) for x in v["items"])
-        if tag == "dict":
-            return {self.value(k): self.value(x) for k, x in v["items"]}
-        if tag == "tree":
-            from kg.sklearn_compat import tree_class
-
-            args, state = self.value(v["args"]), self.value(v["state"])
-            tree = tree_class()(int(args[0]), np.asarray(args[1], dtype=np.intp), int(args[2]))
-            tree.__setstate__(state)
-            return tree
-        if tag == "supplied":
-            return self.supplied.get(v["name"])
-        if tag == "estimator":
-            cls = self.trusted.get(v["class"])
-            if cls is None:
-                raise InputFormatError(f"the model holds a {v['class']}, not one of the classes a model may hold",
-                                       self.path)
-            est = cls.__new__(cls)
-            est.__dict__.update({k: self.value(x) for k, x in v["state"].items()})
-            return est
-        raise InputFormatError(f"unknown value tag {tag!r} in the model", self.path)
 
 
 # --------------------------------------------------------------------------- fitting
@@ -571,7 +375,7 @@ def save_model(model: FittedModel, folder: str | os.PathLike) -> Path:
         :func:`trusted_classes`, a function).
     """
     folder = Path(folder)
-    writer = _Writer(trusted_classes())
+    writer = Encoder(trusted_classes())
     tree = writer.value(model.estimator, "the estimator")
     folder.mkdir(parents=True, exist_ok=True)
     _write_npz(folder / ARRAYS, writer.arrays)
@@ -653,8 +457,8 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     except ValueError as exc:
         raise _refuse(folder / MODEL, f"not JSON ({exc})") from None
     features = FeatureTable.load(folder / FEATURES)
-    reader = _Reader(arrays, trusted_classes(), {"source": source, "annotator": annotator, "memory": memory},
-                     folder / MODEL)
+    reader = Decoder(arrays, trusted_classes(), {"source": source, "annotator": annotator, "memory": memory},
+                     folder / MODEL, arrays_file=ARRAYS)
     try:
         estimator = reader.value(info.pop("estimator"))
     except (KeyError, TypeError, ValueError) as exc:

@@ -6,8 +6,9 @@ A model folder holds
   sha256 of every other file (a file truncated or edited since is refused, named);
 - ``model.json``: the settings (the run's input as JSON, the source's description, the selector and the
   classifier with their parameters), the training data's fingerprint (:func:`table_fingerprint`), and the
-  fitted estimator as a tree of its classes' attributes (JSON values; arrays by name);
-- ``arrays.npz``: the estimator's arrays (NumPy's format, read with ``allow_pickle=False``);
+  fitted estimator as a tree of its classes' attributes (JSON values; arrays by name), and its ``probe``: a few
+  rows over its features and the class probabilities it gave them when it was saved (see below);
+- ``arrays.npz``: the estimator's arrays, and the probe's (NumPy's format, read with ``allow_pickle=False``);
 - ``features.npz``: the fitted feature ids and their hierarchy, with their readable names (a table of no
   instances, :meth:`kg.table.FeatureTable.save`).
 
@@ -18,6 +19,19 @@ registers, the ones they build, ``Pipeline``, :class:`~selection.lazy.LazySelect
 refused when the model is saved, naming it. A :class:`~kg.features.KGFeatures` step is saved without its
 ``source``, ``annotator`` and ``memory`` (handles on a graph, not values: the source's ``describe()`` is kept);
 they are passed again on load.
+
+A model is checked against the scikit-learn that loads it, not refused for its version alone: on load the probe's
+rows are predicted again and, when a probability differs from the saved one by more than
+:data:`PROBE_TOLERANCE` (or the prediction fails: an attribute this scikit-learn reads that the one which wrote the
+model did not set), the model is refused in one line naming ``model.json`` and both scikit-learn versions ("the
+model predicts differently under scikit-learn X than under Y which wrote it ...; fit it again"). A model that
+predicts its probe the same loads without a warning, whatever the versions (a note is logged at INFO when they
+differ). The probe (at most :data:`PROBE_ROWS` rows and a row of no feature) is, for :func:`fit_model`'s model,
+rows of the training table spread evenly in its order, over the fitted features and closed under their hierarchy;
+for a model without training rows (:func:`save_pipeline`, a :class:`FittedModel` made by hand) one row per
+feature, that feature and its ancestors, the features spread evenly among those the selector keeps (all when it
+keeps none or has no support). A model written before the probe existed is checked by its version only (a
+warning when its scikit-learn minor version differs). Predicting the probe takes a few milliseconds.
 
 This module holds the model: :class:`FittedModel` and :func:`fit_model`, the rows of a new table over its features
 (:func:`align_table`) and why it predicts what it does (:func:`explain`), and its folder (:func:`save_model`,
@@ -40,6 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import zipfile
 from collections.abc import Mapping
@@ -56,13 +71,19 @@ from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 from selection.encoding import Decoder, Encoder, trusted_classes
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "FittedModel", "align_table", "explain", "fit_model", "load_model",
-           "load_pipeline", "save_model", "save_pipeline", "table_fingerprint", "trusted_classes"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "PROBE_ROWS", "PROBE_TOLERANCE", "FittedModel", "align_table", "explain",
+           "fit_model", "load_model", "load_pipeline", "save_model", "save_pipeline", "table_fingerprint",
+           "trusted_classes"]
+
+log = logging.getLogger(__name__)
 
 FORMAT = "kgfs-model"
 #: The version of the folder's layout; a model of another version is refused.
 FORMAT_VERSION = 1
 MANIFEST, MODEL, ARRAYS, FEATURES = "manifest.json", "model.json", "arrays.npz", "features.npz"
+#: The probe's rows at most (and a row of no feature), and how far (absolute) a probability it predicts on load may
+#: be from the one it predicted when it was saved.
+PROBE_ROWS, PROBE_TOLERANCE = 20, 1e-9
 
 
 # --------------------------------------------------------------------------- fitting
@@ -107,11 +128,16 @@ class FittedModel:
     info : dict
         JSON: ``input`` (a run's input as JSON), ``source`` (its description), ``selector``, ``classifier``,
         ``training`` (``fingerprint``, ``n_instances``, ``classes``), ...
+    probe : csr_matrix, optional
+        The rows over ``features``' columns whose probabilities :func:`save_model` records and :func:`load_model`
+        checks (see the module): :func:`fit_model` keeps some of the training table's, a loaded model the saved
+        ones; ``None``: one row per feature, made when the model is saved.
     """
 
     estimator: Any
     features: FeatureTable
     info: dict = field(default_factory=dict)
+    probe: sp.csr_matrix | None = None
 
     @property
     def classes(self) -> np.ndarray:
@@ -131,18 +157,21 @@ class FittedModel:
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities (columns: :attr:`classes`); a classifier without ``predict_proba`` gives 1 to its
         predicted class."""
-        X = self.matrix(X)
-        if hasattr(self.estimator, "predict_proba"):
-            try:
-                return np.asarray(self.estimator.predict_proba(X))
-            except AttributeError:  # SVC without probability=True
-                pass
-        pred = np.asarray(self.estimator.predict(X))
-        return (pred[:, None] == self.classes[None, :]).astype(np.float64)
+        return _proba(self.estimator, self.matrix(X))
 
     def predict(self, X) -> np.ndarray:
         proba = self.predict_proba(X)
         return self.classes[np.argmax(proba, axis=1)]
+
+
+def _proba(estimator, X) -> np.ndarray:
+    if hasattr(estimator, "predict_proba"):
+        try:
+            return np.asarray(estimator.predict_proba(X))
+        except AttributeError:  # SVC without probability=True
+            pass
+    pred = np.asarray(estimator.predict(X))
+    return (pred[:, None] == np.asarray(estimator.classes_)[None, :]).astype(np.float64)
 
 
 def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None, *, classifier: str = "nb",
@@ -198,7 +227,8 @@ def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None,
                               "n_features": int(table.n_features),
                               "classes": {str(c): int((y == c).sum()) for c in np.unique(y)},
                               "dataset": table.meta.get("dataset")}}
-    return FittedModel(est, features, {**described, **dict(info or {})})
+    probe = _with_empty_row(align_table(table.select_instances(_spread(table.n_instances)), features)[0])
+    return FittedModel(est, features, {**described, **dict(info or {})}, probe=probe)
 
 
 def _features_table(ids, hierarchy: FeatureHierarchy, names: Mapping) -> FeatureTable:
@@ -342,6 +372,88 @@ def _selected(model: FittedModel, X: sp.csr_matrix):
     return np.ones(X.shape[1], bool)
 
 
+# --------------------------------------------------------------------------- the probe: the model checks itself
+def _spread(n: int, k: int = PROBE_ROWS) -> np.ndarray:
+    """At most ``k`` positions spread evenly over ``range(n)``."""
+    return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64)) if n else np.zeros(0, np.int64)
+
+
+def _with_empty_row(x: sp.csr_matrix) -> sp.csr_matrix:
+    return sp.csr_matrix(sp.vstack([x, sp.csr_matrix((1, x.shape[1]))], format="csr"), dtype=np.float64)
+
+
+def _kg_step(est):
+    """A ``Pipeline``'s first step when it is a :class:`~kg.features.KGFeatures` (it reads entities), else None."""
+    from kg.features import KGFeatures
+
+    steps = getattr(est, "steps", None)
+    return steps[0][1] if steps and isinstance(steps[0][1], KGFeatures) else None
+
+
+def _feature_probe(model: FittedModel) -> sp.csr_matrix:
+    """One row per feature (that feature and its ancestors), spread among those the selector keeps; and an empty row."""
+    n = model.features.n_features
+    steps = getattr(model.estimator, "steps", None) or []
+    first = 1 if _kg_step(model.estimator) is not None else 0
+    step = steps[first][1] if len(steps) > first else None
+    kept = np.asarray(step.get_support(), bool) if hasattr(step, "get_support") else np.zeros(n, bool)
+    cols = np.flatnonzero(kept) if kept.shape == (n,) and kept.any() else np.arange(n)
+    pick = cols[_spread(len(cols))]
+    direct = sp.csr_matrix((np.ones(len(pick)), (np.arange(len(pick)), pick)), shape=(len(pick), n))
+    x = sp.csr_matrix(model.features.hierarchy.close(direct), dtype=np.float64)
+    x.data[:] = 1.0
+    x.sort_indices()
+    return _with_empty_row(x)
+
+
+def _probe_proba(model: FittedModel, rows: sp.csr_matrix) -> np.ndarray:
+    """The probabilities of the probe's rows; a Pipeline of KGFeatures: its steps after KGFeatures (no graph)."""
+    kg = _kg_step(model.estimator)
+    if kg is None:
+        return model.predict_proba(rows)
+    from kg.table import HierarchicalCSR
+
+    return _proba(model.estimator[1:], HierarchicalCSR.wrap(rows, kg.hierarchy_))
+
+
+def _probe_json(model: FittedModel, writer: Encoder) -> dict | None:
+    """The probe's rows and their probabilities as model.json holds them; None for an estimator that cannot predict
+    (a Pipeline of KGFeatures alone)."""
+    kg = _kg_step(model.estimator)
+    if not hasattr(model.estimator[1:] if kg is not None else model.estimator, "predict"):
+        return None
+    rows = sp.csr_matrix(model.probe if model.probe is not None else _feature_probe(model), dtype=np.float64)
+    proba = np.asarray(_probe_proba(model, rows), dtype=np.float64)
+    return {"rows": writer.value(rows, "the probe"), "proba": writer.value(proba, "the probe")}
+
+
+def _check_probe(model: FittedModel, expected: np.ndarray, wrote: Mapping, path: Path) -> None:
+    """Refuse the model when its probe's probabilities are not the saved ones (see the module)."""
+    import sklearn
+
+    now = {"scikit-learn": sklearn.__version__, "numpy": np.__version__}
+    failure = None
+    try:
+        got = _probe_proba(model, model.probe)
+        diff = float(np.max(np.abs(got - expected), initial=0.0)) if got.shape == expected.shape else np.inf
+        detail = (f"its probe of {model.probe.shape[0]} rows: probabilities differ by up to {diff:.3g}, more than "
+                  f"{PROBE_TOLERANCE:g}" if got.shape == expected.shape else
+                  f"its probe gives {got.shape} probabilities, not the {expected.shape} saved")
+    except Exception as exc:  # what this scikit-learn reads and the one that wrote the model did not set, ...
+        diff, failure = np.inf, exc
+        detail = " ".join(f"its probe fails: {type(exc).__name__}: {exc}".split())
+    sk = wrote.get("scikit-learn") or "an unknown version"
+    if not diff <= PROBE_TOLERANCE:  # NaN too
+        also = wrote.get("numpy") not in (None, now["numpy"])
+        here = f"scikit-learn {now['scikit-learn']}" + (f" and numpy {now['numpy']}" if also else "")
+        there = sk + (f" and numpy {wrote.get('numpy')}" if also else "")
+        raise InputFormatError(f"the model predicts differently under {here} than under {there} which wrote it "
+                               f"({detail}); fit it again", str(path)) from failure
+    if sk != now["scikit-learn"]:
+        log.info("%s: written with scikit-learn %s, loaded with %s: its probe of %d rows predicts the same", path,
+                 sk, now["scikit-learn"], model.probe.shape[0])
+
+
 # --------------------------------------------------------------------------- the folder
 def _versions() -> dict:
     import importlib.metadata
@@ -377,10 +489,11 @@ def save_model(model: FittedModel, folder: str | os.PathLike) -> Path:
     folder = Path(folder)
     writer = Encoder(trusted_classes())
     tree = writer.value(model.estimator, "the estimator")
+    probe = _probe_json(model, writer)  # after the estimator is encoded: as it was before it predicted
     folder.mkdir(parents=True, exist_ok=True)
     _write_npz(folder / ARRAYS, writer.arrays)
     model.features.save(folder / FEATURES)
-    body = json.dumps({**model.info, "estimator": tree}, indent=1, sort_keys=True, default=str)
+    body = json.dumps({**model.info, "estimator": tree, "probe": probe}, indent=1, sort_keys=True, default=str)
     atomic_write(folder / MODEL, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "versions": _versions(),
                 "files": {n: sha256_file(folder / n) for n in (MODEL, ARRAYS, FEATURES)}}
@@ -435,18 +548,10 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     ------
     KgfsError
         One line naming the file: not a model folder, another format version, a file missing, truncated or
-        edited since it was written.
+        edited since it was written; a model that predicts its probe differently here (see the module).
     """
     folder = Path(folder)
     manifest = _manifest(folder)
-    wrote = (manifest.get("versions") or {}).get("scikit-learn")
-    import sklearn
-
-    if wrote and wrote.split(".")[:2] != sklearn.__version__.split(".")[:2]:
-        import warnings
-
-        warnings.warn(f"{folder / MANIFEST}: the model was written with scikit-learn {wrote}, this is "
-                      f"{sklearn.__version__}: its estimators may not behave the same", stacklevel=2)
     try:
         with np.load(folder / ARRAYS, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
@@ -459,14 +564,34 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     features = FeatureTable.load(folder / FEATURES)
     reader = Decoder(arrays, trusted_classes(), {"source": source, "annotator": annotator, "memory": memory},
                      folder / MODEL, arrays_file=ARRAYS)
+    probe = info.pop("probe", None)
     try:
         estimator = reader.value(info.pop("estimator"))
+        rows, proba = (None, None) if probe is None else (reader.value(probe["rows"]), reader.value(probe["proba"]))
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, KgfsError):
             raise
         raise _refuse(folder / MODEL, f"the estimator cannot be read ({exc})") from None
+    if probe is not None and not (sp.issparse(rows) and rows.shape[1] == features.n_features
+                                  and np.ndim(proba) == 2 and len(proba) == rows.shape[0]):
+        raise _refuse(folder / MODEL, "its probe is not rows over the model's features and their probabilities")
     info["versions"] = manifest.get("versions")
-    return FittedModel(estimator, features, info)
+    model = FittedModel(estimator, features, info, probe=rows)
+    if probe is not None:
+        _check_probe(model, np.asarray(proba), manifest.get("versions") or {}, folder / MODEL)
+    else:  # a model written before the probe: its version alone
+        _warn_of_version(folder / MANIFEST, (manifest.get("versions") or {}).get("scikit-learn"))
+    return model
+
+
+def _warn_of_version(path: Path, wrote: str | None) -> None:
+    import sklearn
+
+    if wrote and wrote.split(".")[:2] != sklearn.__version__.split(".")[:2]:
+        import warnings
+
+        warnings.warn(f"{path}: the model was written with scikit-learn {wrote}, this is {sklearn.__version__}: its "
+                      "estimators may not behave the same (a model written by this kgfs checks itself)", stacklevel=3)
 
 
 # --------------------------------------------------------------------------- a scikit-learn Pipeline
@@ -475,6 +600,10 @@ def save_pipeline(pipeline, folder: str | os.PathLike, info: Mapping | None = No
 
     The ``KGFeatures`` step's ``source`` and ``annotator`` are not saved: its source's ``describe()`` is (in
     ``model.json``); :func:`load_pipeline` takes them again.
+
+    With no training table at hand, the probe that :func:`load_model` checks is one row per feature (that feature
+    and its ancestors: the closed rows ``KGFeatures`` gives), the features spread among those the selector keeps,
+    and a row of no feature; it is predicted by the steps after ``KGFeatures``, so that the check reads no graph.
 
     Returns
     -------

@@ -95,3 +95,26 @@ def test_a_new_corpus_is_predicted_with_its_unknown_entities_counted(tmp_path, h
     assert [rows[i]["n_features"] for i in "abcde"] == ["3", "0", "2", "0", "0"]
     assert rows["b"]["why"] == "" and "label" not in rows["a"]
     assert "Athlete" in rows["a"]["why"] or "Cricketer" in rows["a"]["why"] or "Person" in rows["a"]["why"]
+
+
+def test_a_model_that_predicts_differently_here_is_one_line_naming_model_json(tmp_path, home, capsys):
+    import json
+
+    from kg.files import sha256_file
+
+    assert main(["fit", "--model", str(tmp_path / "M")]) == 0
+    folder = tmp_path / "M"
+    ref = json.loads((folder / "model.json").read_text())["probe"]["proba"]["ref"]
+    with np.load(folder / "arrays.npz", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[ref] = arrays[ref] + 1e-3  # as another scikit-learn would predict
+    np.savez(folder / "arrays.npz", **arrays)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"] = {n: sha256_file(folder / n) for n in manifest["files"]}
+    manifest["versions"]["scikit-learn"] = "0.99.0"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["predict", "--model", str(folder), "--out", str(tmp_path / "P")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(folder / "model.json") in err[0] and "than under 0.99.0 which wrote it" in err[0]
+    assert err[0].endswith("fit it again") and not (tmp_path / "P" / "predictions.csv").exists()

@@ -62,8 +62,8 @@ __all__ = [
 
 
 def tree_class() -> type:
-    """``sklearn.tree._tree.Tree``, the nodes of a fitted decision tree (:mod:`selection.model` rebuilds one from
-    its arrays); imported when asked for."""
+    """``sklearn.tree._tree.Tree``, the nodes of a fitted decision tree (:mod:`selection.encoding` rebuilds one
+    from its arrays); imported when asked for."""
     from sklearn.tree._tree import Tree
 
     return Tree

@@ -6,8 +6,9 @@ A model folder holds
   sha256 of every other file (a file truncated or edited since is refused, named);
 - ``model.json``: the settings (the run's input as JSON, the source's description, the selector and the
   classifier with their parameters), the training data's fingerprint (:func:`table_fingerprint`), and the
-  fitted estimator as a tree of its classes' attributes (JSON values; arrays by name);
-- ``arrays.npz``: the estimator's arrays (NumPy's format, read with ``allow_pickle=False``);
+  fitted estimator as a tree of its classes' attributes (JSON values; arrays by name), and its ``probe``: a few
+  rows over its features and the class probabilities it gave them when it was saved (see below);
+- ``arrays.npz``: the estimator's arrays, and the probe's (NumPy's format, read with ``allow_pickle=False``);
 - ``features.npz``: the fitted feature ids and their hierarchy, with their readable names (a table of no
   instances, :meth:`kg.table.FeatureTable.save`).
 
@@ -16,12 +17,33 @@ An eager selection followed by Bernoulli naive Bayes (``kgfs fit``'s default) al
 training table): a loaded model then scores and explains new data with NumPy alone, and the estimator is built
 from ``model.json`` (importing scikit-learn) only when it is asked for (:attr:`FittedModel.estimator`).
 
-Nothing is pickled. An estimator is saved as its class and its attributes; only the classes of
-:func:`trusted_classes` are built on load (the estimators :mod:`selection.registry` registers, the ones they
-build, ``Pipeline``, :class:`~selection.lazy.LazySelectionClassifier` and :class:`~kg.features.KGFeatures`);
-an attribute of another type (a function, an object of another class) is refused when the model is saved,
-naming it. A :class:`~kg.features.KGFeatures` step is saved without its ``source``, ``annotator`` and
-``memory`` (handles on a graph, not values: the source's ``describe()`` is kept); they are passed again on load.
+Nothing is pickled. An estimator is saved as its class and its attributes (:mod:`selection.encoding`); only the
+classes of :func:`~selection.encoding.trusted_classes` are built on load (the estimators :mod:`selection.registry`
+registers, the ones they build, ``Pipeline``, :class:`~selection.lazy.LazySelectionClassifier` and
+:class:`~kg.features.KGFeatures`); an attribute of another type (a function, an object of another class) is
+refused when the model is saved, naming it. A :class:`~kg.features.KGFeatures` step is saved without its
+``source``, ``annotator`` and ``memory`` (handles on a graph, not values: the source's ``describe()`` is kept);
+they are passed again on load.
+
+A model is checked against the scikit-learn that loads it, not refused for its version alone: on load the probe's
+rows are predicted again and, when a probability differs from the saved one by more than
+:data:`PROBE_TOLERANCE` (or the prediction fails: an attribute this scikit-learn reads that the one which wrote the
+model did not set), the model is refused in one line naming ``model.json`` and both scikit-learn versions ("the
+model predicts differently under scikit-learn X than under Y which wrote it ...; fit it again"). A model that
+predicts its probe the same loads without a warning, whatever the versions (a note is logged at INFO when they
+differ). The probe's saved probabilities are the estimator's; a model with a linear form checks the form against
+them on load (no scikit-learn needed), and the estimator when it is built. The probe (at most
+:data:`PROBE_ROWS` rows and a row of no feature) is, for :func:`fit_model`'s model, rows of the training table
+spread evenly in its order, over the fitted features and closed under their hierarchy; for a model without
+training rows (:func:`save_pipeline`, a :class:`FittedModel` made by hand) one row per feature, that feature and
+its ancestors, the features spread evenly among those the selector keeps (all when it keeps none or has no
+support). A model written before the probe existed is checked by its version only (a
+warning when its scikit-learn minor version differs). Predicting the probe takes a few milliseconds.
+
+This module holds the model: :class:`FittedModel` and :func:`fit_model`, the rows of a new table over its features
+(:func:`align_table`) and why it predicts what it does (:func:`explain`), and its folder (:func:`save_model`,
+:func:`load_model` and their manifest checks; :func:`save_pipeline` and :func:`load_pipeline` for a scikit-learn
+``Pipeline`` of :class:`~kg.features.KGFeatures`). ``trusted_classes`` is importable from here too.
 
 Examples
 --------
@@ -39,6 +61,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import zipfile
 from collections.abc import Callable, Mapping
@@ -52,218 +75,22 @@ from kg.errors import InputFormatError, KgfsError
 from kg.files import atomic_write, sha256_file
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
+from selection.encoding import Decoder, Encoder, trusted_classes
 from selection.scoring import LinearForm
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "FittedModel", "align_table", "explain", "fit_model", "load_model",
-           "load_pipeline", "save_model", "save_pipeline", "table_fingerprint", "trusted_classes"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "PROBE_ROWS", "PROBE_TOLERANCE", "FittedModel", "align_table", "explain",
+           "fit_model", "load_model", "load_pipeline", "save_model", "save_pipeline", "table_fingerprint",
+           "trusted_classes"]
+
+log = logging.getLogger(__name__)
 
 FORMAT = "kgfs-model"
 #: The version of the folder's layout; a model of another version is refused.
 FORMAT_VERSION = 1
 MANIFEST, MODEL, ARRAYS, FEATURES = "manifest.json", "model.json", "arrays.npz", "features.npz"
-#: The parameters of :class:`~kg.features.KGFeatures` not saved: handles on a graph, passed again on load.
-SUPPLIED = ("source", "annotator", "memory")
-_TAG = "__kgfs__"
-_TREE = "sklearn.tree._tree:Tree"  # not an estimator: the nodes of a fitted decision tree (arrays)
-
-
-# --------------------------------------------------------------------------- trusted classes
-def _name(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def _nested_classes(est, seen: dict[str, type]) -> None:
-    if not hasattr(est, "get_params"):
-        return
-    seen.setdefault(_name(type(est)), type(est))
-    for value in est.get_params(deep=False).values():
-        if isinstance(value, list | tuple):  # a Pipeline's steps
-            for item in value:
-                _nested_classes(item[-1] if isinstance(item, tuple) else item, seen)
-        else:
-            _nested_classes(value, seen)
-
-
-def trusted_classes() -> dict[str, type]:
-    """The classes a model may be built of, by ``module:qualname``: those of :mod:`selection.registry` (a class
-    it registers, or the classes of what a registered function builds), ``Pipeline``,
-    :class:`~selection.lazy.LazySelectionClassifier`, the lazy classifiers and :class:`~kg.features.KGFeatures`.
-
-    Returns
-    -------
-    dict of str -> type
-
-    Examples
-    --------
-    >>> names = trusted_classes()
-    >>> "sklearn.naive_bayes:BernoulliNB" in names, "selection.hierarchical.shsel:SHSEL" in names
-    (True, True)
-    >>> "builtins:eval" in names
-    False
-    """
-    from sklearn.pipeline import Pipeline
-
-    from kg.features import KGFeatures
-    from selection.lazy import LazyKNN, LazyNaiveBayes, LazySelectionClassifier
-    from selection.registry import available_classifiers, available_selectors
-
-    seen: dict[str, type] = {}
-    for entry in [*available_selectors().values(), *available_classifiers().values()]:
-        if isinstance(entry.factory, type):
-            seen.setdefault(_name(entry.factory), entry.factory)
-        else:  # a function that builds the estimator (svm-linear: a Pipeline; tree): the classes it builds
-            try:
-                _nested_classes(entry.factory(), seen)
-            except TypeError:  # it needs arguments: only its declared classes
-                continue
-    for cls in (Pipeline, KGFeatures, LazySelectionClassifier, LazyNaiveBayes, LazyKNN):
-        seen.setdefault(_name(cls), cls)
-    return seen
-
-
-# --------------------------------------------------------------------------- the estimator as JSON + arrays
-class _Writer:
-    def __init__(self, trusted: Mapping[str, type]):
-        self.trusted, self.arrays, self.hierarchies = trusted, {}, {}
-
-    def array(self, a: np.ndarray, where: str) -> dict:
-        kind = "array"
-        if a.dtype.kind == "O":
-            if not all(isinstance(v, str) for v in a.ravel().tolist()):
-                raise KgfsError(f"cannot save {where}: an array of Python objects that are not all strings")
-            a, kind = a.astype(str), "object-strings"
-        elif a.dtype.hasobject:
-            raise KgfsError(f"cannot save {where}: an array of Python objects")
-        ref = f"a{len(self.arrays)}"
-        self.arrays[ref] = a
-        return {_TAG: kind, "ref": ref}
-
-    def hierarchy(self, h: FeatureHierarchy) -> dict:
-        ref = self.hierarchies.get(id(h), (None,))[0]
-        if ref is None:
-            ref = f"h{len(self.hierarchies)}"
-            self.hierarchies[id(h)] = (ref, h)
-            c, p = h.edges
-            self.arrays.update({f"{ref}.nodes": h.node_ids.astype(str), f"{ref}.child": c, f"{ref}.parent": p,
-                                f"{ref}.removed": np.array(h.removed_edges, dtype=str).reshape(-1, 2)})
-        return {_TAG: "hierarchy", "ref": ref}
-
-    def value(self, v: Any, where: str) -> Any:
-        if v is None or isinstance(v, bool | str):
-            return v
-        if isinstance(v, int | float) and type(v) in (int, float):
-            return v
-        if isinstance(v, np.generic):
-            if v.dtype.kind not in "biufcUS":
-                raise KgfsError(f"cannot save {where}: a NumPy scalar of dtype {v.dtype}")
-            return {_TAG: "scalar", "dtype": v.dtype.str, "value": v.item()}
-        if isinstance(v, np.dtype):
-            return {_TAG: "dtype", "value": v.str}
-        if isinstance(v, np.ndarray):
-            return self.array(v, where)
-        if sp.issparse(v):
-            m = sp.csr_matrix(v)
-            return {_TAG: "csr", "data": self.array(m.data, where), "indices": self.array(m.indices, where),
-                    "indptr": self.array(m.indptr, where), "shape": list(m.shape),
-                    "matrix": not isinstance(v, sp.sparray)}
-        if isinstance(v, FeatureHierarchy):
-            return self.hierarchy(v)
-        if isinstance(v, tuple):
-            return {_TAG: "tuple", "items": [self.value(x, f"{where}[{i}]") for i, x in enumerate(v)]}
-        if isinstance(v, list):
-            return [self.value(x, f"{where}[{i}]") for i, x in enumerate(v)]
-        if isinstance(v, dict):
-            if all(isinstance(k, str) for k in v) and _TAG not in v:
-                return {k: self.value(x, f"{where}[{k!r}]") for k, x in v.items()}
-            return {_TAG: "dict", "items": [[self.value(k, where), self.value(x, f"{where}[{k!r}]")]
-                                            for k, x in v.items()]}
-        if hasattr(v, "get_params"):
-            return self.estimator(v, where)
-        if _name(type(v)) == _TREE:  # a fitted decision tree's nodes: its constructor's arguments and its arrays
-            cls, args, state = v.__reduce__()
-            return {_TAG: "tree", "args": self.value(tuple(args), where), "state": self.value(state, where)}
-        raise KgfsError(f"cannot save {where}: a {type(v).__module__}.{type(v).__qualname__} (a model holds "
-                        "estimators of the registry's classes, arrays and plain values)")
-
-    def estimator(self, est, where: str) -> dict:
-        from kg.features import KGFeatures
-
-        name = _name(type(est))
-        if name not in self.trusted:
-            raise KgfsError(f"cannot save {where}: {name} is not one of the estimator classes a model may hold "
-                            "(selection.model.trusted_classes)")
-        state = {}
-        for k, v in vars(est).items():
-            if isinstance(est, KGFeatures) and k in SUPPLIED:
-                state[k] = {_TAG: "supplied", "name": k}
-            elif isinstance(est, KGFeatures) and k.startswith("_") and k != "_sklearn_output_config":
-                continue  # its look-up caches, made again from the source
-            else:
-                state[k] = self.value(v, f"{where}.{k}")
-        return {_TAG: "estimator", "class": name, "state": state}
-
-
-class _Reader:
-    def __init__(self, arrays: Mapping[str, np.ndarray], trusted: Mapping[str, type], supplied: Mapping[str, Any],
-                 path: Path):
-        self.arrays, self.trusted, self.supplied, self.path = arrays, trusted, supplied, path
-        self.hierarchies: dict[str, FeatureHierarchy] = {}
-
-    def array(self, ref: str) -> np.ndarray:
-        try:
-            return self.arrays[ref]
-        except KeyError:
-            raise InputFormatError(f"the model names an array {ref!r} that {ARRAYS} does not hold", self.path) from None
-
-    def value(self, v: Any) -> Any:
-        if isinstance(v, list):
-            return [self.value(x) for x in v]
-        if not isinstance(v, dict):
-            return v
-        tag = v.get(_TAG)
-        if tag is None:
-            return {k: self.value(x) for k, x in v.items()}
-        if tag == "array":
-            return self.array(v["ref"])
-        if tag == "object-strings":
-            return self.array(v["ref"]).astype(object)
-        if tag == "scalar":
-            return np.dtype(v["dtype"]).type(v["value"])
-        if tag == "dtype":
-            return np.dtype(v["value"])
-        if tag == "csr":
-            shape = tuple(v["shape"])
-            parts = (self.value(v["data"]), self.value(v["indices"]), self.value(v["indptr"]))
-            return sp.csr_matrix(parts, shape=shape) if v.get("matrix", True) else sp.csr_array(parts, shape=shape)
-        if tag == "hierarchy":
-            ref = v["ref"]
-            if ref not in self.hierarchies:
-                removed = [tuple(r) for r in self.array(f"{ref}.removed").tolist()]
-                self.hierarchies[ref] = FeatureHierarchy(self.array(f"{ref}.nodes"), self.array(f"{ref}.child"),
-                                                         self.array(f"{ref}.parent"), removed_edges=removed)
-            return self.hierarchies[ref]
-        if tag == "tuple":
-            return tuple(self.value(x) for x in v["items"])
-        if tag == "dict":
-            return {self.value(k): self.value(x) for k, x in v["items"]}
-        if tag == "tree":
-            from kg.sklearn_compat import tree_class
-
-            args, state = self.value(v["args"]), self.value(v["state"])
-            tree = tree_class()(int(args[0]), np.asarray(args[1], dtype=np.intp), int(args[2]))
-            tree.__setstate__(state)
-            return tree
-        if tag == "supplied":
-            return self.supplied.get(v["name"])
-        if tag == "estimator":
-            cls = self.trusted.get(v["class"])
-            if cls is None:
-                raise InputFormatError(f"the model holds a {v['class']}, not one of the classes a model may hold",
-                                       self.path)
-            est = cls.__new__(cls)
-            est.__dict__.update({k: self.value(x) for k, x in v["state"].items()})
-            return est
-        raise InputFormatError(f"unknown value tag {tag!r} in the model", self.path)
+#: The probe's rows at most (and a row of no feature), and how far (absolute) a probability it predicts on load may
+#: be from the one it predicted when it was saved.
+PROBE_ROWS, PROBE_TOLERANCE = 20, 1e-9
 
 
 # --------------------------------------------------------------------------- fitting
@@ -307,14 +134,19 @@ class FittedModel:
     info : dict
         JSON: ``input`` (a run's input as JSON), ``source`` (its description), ``selector``, ``classifier``,
         ``training`` (``fingerprint``, ``n_instances``, ``classes``), ...
+    probe : csr_matrix, optional
+        The rows over ``features``' columns whose probabilities :func:`save_model` records and :func:`load_model`
+        checks (see the module): :func:`fit_model` keeps some of the training table's, a loaded model the saved
+        ones; ``None``: one row per feature, made when the model is saved.
     form : selection.scoring.LinearForm or None
         The estimator's linear form, when it has one: what scores and explains (no scikit-learn needed).
     """
 
-    def __init__(self, estimator: Any, features: FeatureTable, info: Mapping | None = None, *,
-                 form: LinearForm | None = None, decode: Callable[[], Any] | None = None):
+    def __init__(self, estimator: Any, features: FeatureTable, info: Mapping | None = None,
+                 probe: sp.csr_matrix | None = None, *, form: LinearForm | None = None,
+                 decode: Callable[[], Any] | None = None):
         self._estimator, self._decode = estimator, decode
-        self.features, self.info, self.form = features, dict(info or {}), form
+        self.features, self.info, self.probe, self.form = features, dict(info or {}), probe, form
 
     @property
     def estimator(self) -> Any:
@@ -350,19 +182,21 @@ class FittedModel:
         """Class probabilities (columns: :attr:`classes`); a classifier without ``predict_proba`` gives 1 to its
         predicted class."""
         X = self.matrix(X)
-        if self.form is not None:
-            return self.form.predict_proba(X)
-        if hasattr(self.estimator, "predict_proba"):
-            try:
-                return np.asarray(self.estimator.predict_proba(X))
-            except AttributeError:  # SVC without probability=True
-                pass
-        pred = np.asarray(self.estimator.predict(X))
-        return (pred[:, None] == self.classes[None, :]).astype(np.float64)
+        return self.form.predict_proba(X) if self.form is not None else _proba(self.estimator, X)
 
     def predict(self, X) -> np.ndarray:
         proba = self.predict_proba(X)
         return self.classes[np.argmax(proba, axis=1)]
+
+
+def _proba(estimator, X) -> np.ndarray:
+    if hasattr(estimator, "predict_proba"):
+        try:
+            return np.asarray(estimator.predict_proba(X))
+        except AttributeError:  # SVC without probability=True
+            pass
+    pred = np.asarray(estimator.predict(X))
+    return (pred[:, None] == np.asarray(estimator.classes_)[None, :]).astype(np.float64)
 
 
 def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None, *, classifier: str = "nb",
@@ -410,7 +244,6 @@ def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None,
         sel = _fitted(table, sentry, params)
         est = Pipeline([("selector", sel), ("classifier", spec.estimator)])
         est.steps[1] = ("classifier", spec.estimator.fit(sel.transform(table.X), table.y))
-    form = LinearForm.of(est, table.n_features, check=table.X)
     features = _features_table(table.feature_names, table.hierarchy, table.meta.get("term_names") or {})
     y = np.asarray(table.y)
     described = {"selector": {"name": sentry.name, "params": params, "kind": sentry.kind},
@@ -419,7 +252,9 @@ def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None,
                               "n_features": int(table.n_features),
                               "classes": {str(c): int((y == c).sum()) for c in np.unique(y)},
                               "dataset": table.meta.get("dataset")}}
-    return FittedModel(est, features, {**described, **dict(info or {})}, form=form)
+    probe = _with_empty_row(align_table(table.select_instances(_spread(table.n_instances)), features)[0])
+    form = LinearForm.of(est, table.n_features, check=table.X)
+    return FittedModel(est, features, {**described, **dict(info or {})}, probe=probe, form=form)
 
 
 def _features_table(ids, hierarchy: FeatureHierarchy, names: Mapping) -> FeatureTable:
@@ -567,6 +402,95 @@ def _selected(model: FittedModel, X: sp.csr_matrix):
     return np.ones(X.shape[1], bool)
 
 
+# --------------------------------------------------------------------------- the probe: the model checks itself
+def _spread(n: int, k: int = PROBE_ROWS) -> np.ndarray:
+    """At most ``k`` positions spread evenly over ``range(n)``."""
+    return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64)) if n else np.zeros(0, np.int64)
+
+
+def _with_empty_row(x: sp.csr_matrix) -> sp.csr_matrix:
+    return sp.csr_matrix(sp.vstack([x, sp.csr_matrix((1, x.shape[1]))], format="csr"), dtype=np.float64)
+
+
+def _kg_step(est):
+    """A ``Pipeline``'s first step when it is a :class:`~kg.features.KGFeatures` (it reads entities), else None."""
+    from kg.features import KGFeatures
+
+    steps = getattr(est, "steps", None)
+    return steps[0][1] if steps and isinstance(steps[0][1], KGFeatures) else None
+
+
+def _feature_probe(model: FittedModel) -> sp.csr_matrix:
+    """One row per feature (that feature and its ancestors), spread among those the selector keeps; and an empty row."""
+    n = model.features.n_features
+    steps = getattr(model.estimator, "steps", None) or []
+    first = 1 if _kg_step(model.estimator) is not None else 0
+    step = steps[first][1] if len(steps) > first else None
+    kept = np.asarray(step.get_support(), bool) if hasattr(step, "get_support") else np.zeros(n, bool)
+    cols = np.flatnonzero(kept) if kept.shape == (n,) and kept.any() else np.arange(n)
+    pick = cols[_spread(len(cols))]
+    direct = sp.csr_matrix((np.ones(len(pick)), (np.arange(len(pick)), pick)), shape=(len(pick), n))
+    x = sp.csr_matrix(model.features.hierarchy.close(direct), dtype=np.float64)
+    x.data[:] = 1.0
+    x.sort_indices()
+    return _with_empty_row(x)
+
+
+def _probe_proba(model: FittedModel, rows: sp.csr_matrix) -> np.ndarray:
+    """The estimator's probabilities of the probe's rows (not its linear form's: the form is checked against them);
+    a Pipeline of KGFeatures: its steps after KGFeatures (no graph)."""
+    kg = _kg_step(model.estimator)
+    if kg is None:
+        return _proba(model.estimator, sp.csr_matrix(rows, dtype=np.float64))
+    from kg.table import HierarchicalCSR
+
+    return _proba(model.estimator[1:], HierarchicalCSR.wrap(rows, kg.hierarchy_))
+
+
+def _probe_json(model: FittedModel, writer: Encoder) -> dict | None:
+    """The probe's rows and their probabilities as model.json holds them; None for an estimator that cannot predict
+    (a Pipeline of KGFeatures alone)."""
+    kg = _kg_step(model.estimator)
+    if not hasattr(model.estimator[1:] if kg is not None else model.estimator, "predict"):
+        return None
+    rows = sp.csr_matrix(model.probe if model.probe is not None else _feature_probe(model), dtype=np.float64)
+    proba = np.asarray(_probe_proba(model, rows), dtype=np.float64)
+    return {"rows": writer.value(rows, "the probe"), "proba": writer.value(proba, "the probe")}
+
+
+def _form_agrees(form: LinearForm, rows: sp.csr_matrix, expected: np.ndarray) -> bool:
+    """Whether a linear form gives the probe's saved probabilities (the estimator's)."""
+    got = form.predict_proba(rows)
+    return got.shape == expected.shape and bool(np.max(np.abs(got - expected), initial=0.0) <= PROBE_TOLERANCE)
+
+
+def _check_probe(model: FittedModel, expected: np.ndarray, wrote: Mapping, path: Path) -> None:
+    """Refuse the model when its probe's probabilities are not the saved ones (see the module)."""
+    import sklearn
+
+    now = {"scikit-learn": sklearn.__version__, "numpy": np.__version__}
+    failure = None
+    try:
+        got = _probe_proba(model, model.probe)
+        diff = float(np.max(np.abs(got - expected), initial=0.0)) if got.shape == expected.shape else np.inf
+        detail = (f"its probe of {model.probe.shape[0]} rows: probabilities differ by up to {diff:.3g}, more than "
+                  f"{PROBE_TOLERANCE:g}" if got.shape == expected.shape else
+                  f"its probe gives {got.shape} probabilities, not the {expected.shape} saved")
+    except Exception as exc:  # what this scikit-learn reads and the one that wrote the model did not set, ...
+        diff, failure = np.inf, exc
+        detail = " ".join(f"its probe fails: {type(exc).__name__}: {exc}".split())
+    sk = wrote.get("scikit-learn") or "an unknown version"
+    if not diff <= PROBE_TOLERANCE:  # NaN too
+        also = wrote.get("numpy") not in (None, now["numpy"])
+        here = f"scikit-learn {now['scikit-learn']}" + (f" and numpy {now['numpy']}" if also else "")
+        there = sk + (f" and numpy {wrote.get('numpy')}" if also else "")
+        raise InputFormatError(f"the model predicts differently under {here} than under {there} which wrote it "
+                               f"({detail}); fit it again", str(path)) from failure
+    if sk != now["scikit-learn"]:
+        log.info("%s: written with scikit-learn %s, loaded with %s: its probe of %d rows predicts the same", path,
+                 sk, now["scikit-learn"], model.probe.shape[0])
+
+
 # --------------------------------------------------------------------------- the folder
 def _versions() -> dict:
     import importlib.metadata
@@ -600,12 +524,13 @@ def save_model(model: FittedModel, folder: str | os.PathLike) -> Path:
         :func:`trusted_classes`, a function).
     """
     folder = Path(folder)
-    writer = _Writer(trusted_classes())
+    writer = Encoder(trusted_classes())
     tree = writer.value(model.estimator, "the estimator")
+    probe = _probe_json(model, writer)  # after the estimator is encoded: as it was before it predicted
     folder.mkdir(parents=True, exist_ok=True)
     _write_npz(folder / ARRAYS, {**writer.arrays, **(model.form.to_arrays() if model.form is not None else {})})
     model.features.save(folder / FEATURES)
-    body = json.dumps({**model.info, "estimator": tree}, indent=1, sort_keys=True, default=str)
+    body = json.dumps({**model.info, "estimator": tree, "probe": probe}, indent=1, sort_keys=True, default=str)
     atomic_write(folder / MODEL, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, "versions": _versions(),
                 "files": {n: sha256_file(folder / n) for n in (MODEL, ARRAYS, FEATURES)}}
@@ -660,7 +585,7 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     ------
     KgfsError
         One line naming the file: not a model folder, another format version, a file missing, truncated or
-        edited since it was written.
+        edited since it was written; a model that predicts its probe differently here (see the module).
     """
     folder = Path(folder)
     manifest = _manifest(folder)
@@ -674,41 +599,55 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     except ValueError as exc:
         raise _refuse(folder / MODEL, f"not JSON ({exc})") from None
     features = FeatureTable.load(folder / FEATURES)
-    if "estimator" not in info:
-        raise _refuse(folder / MODEL, "no estimator in it")
-    tree = info.pop("estimator")
-    try:
-        form = LinearForm.from_arrays(arrays)
-    except ValueError as exc:
-        raise _refuse(folder / ARRAYS, str(exc)) from None
     supplied = {"source": source, "annotator": annotator, "memory": memory}
+    probe, tree = info.pop("probe", None), info.pop("estimator", None)
+    try:
+        # the probe holds no estimator: read without the trusted classes (which import the registry)
+        values = Decoder(arrays, {}, supplied, folder / MODEL, arrays_file=ARRAYS)
+        rows, proba = (None, None) if probe is None else (values.value(probe["rows"]), values.value(probe["proba"]))
+        form = LinearForm.from_arrays(arrays)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, KgfsError):
+            raise
+        raise _refuse(folder / MODEL, f"the model cannot be read ({exc})") from None
+    if tree is None:
+        raise _refuse(folder / MODEL, "no estimator in it")
+    if probe is not None and not (sp.issparse(rows) and rows.shape[1] == features.n_features
+                                  and np.ndim(proba) == 2 and len(proba) == rows.shape[0]):
+        raise _refuse(folder / MODEL, "its probe is not rows over the model's features and their probabilities")
+    info["versions"] = manifest.get("versions")
+    wrote = manifest.get("versions") or {}
 
     def decode():
-        _check_sklearn(manifest, folder)
         try:
-            return _Reader(arrays, trusted_classes(), supplied, folder / MODEL).value(tree)
+            estimator = Decoder(arrays, trusted_classes(), supplied, folder / MODEL, arrays_file=ARRAYS).value(tree)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, KgfsError):
                 raise
             raise _refuse(folder / MODEL, f"the estimator cannot be read ({exc})") from None
+        if probe is not None:
+            _check_probe(FittedModel(estimator, features, info, probe=rows), np.asarray(proba), wrote, folder / MODEL)
+        else:  # a model written before the probe: its version alone
+            _warn_of_version(folder / MANIFEST, wrote.get("scikit-learn"))
+        return estimator
 
-    info["versions"] = manifest.get("versions")
-    model = FittedModel(None, features, info, form=form, decode=decode)
-    if form is None or any(v is not None for v in supplied.values()):
-        model.estimator  # noqa: B018 - built now: a model it cannot build is refused on load
+    model = FittedModel(None, features, info, probe=rows, form=form, decode=decode)
+    if form is not None and probe is not None and not _form_agrees(form, rows, np.asarray(proba)):
+        model.estimator  # noqa: B018 - a model that predicts differently here is refused so, naming the versions
+        raise _refuse(folder / MODEL, "its linear form does not give its probe's probabilities")
+    if form is None or probe is None or any(v is not None for v in supplied.values()):
+        model.estimator  # noqa: B018 - built (and checked) now: a model it cannot build is refused on load
     return model
 
 
-def _check_sklearn(manifest: Mapping, folder: Path) -> None:
-    """A warning when the estimator is built under another scikit-learn minor version than wrote it."""
+def _warn_of_version(path: Path, wrote: str | None) -> None:
     import sklearn
 
-    wrote = (manifest.get("versions") or {}).get("scikit-learn")
     if wrote and wrote.split(".")[:2] != sklearn.__version__.split(".")[:2]:
         import warnings
 
-        warnings.warn(f"{folder / MANIFEST}: the model was written with scikit-learn {wrote}, this is "
-                      f"{sklearn.__version__}: its estimators may not behave the same", stacklevel=3)
+        warnings.warn(f"{path}: the model was written with scikit-learn {wrote}, this is {sklearn.__version__}: its "
+                      "estimators may not behave the same (a model written by this kgfs checks itself)", stacklevel=3)
 
 
 # --------------------------------------------------------------------------- a scikit-learn Pipeline
@@ -717,6 +656,10 @@ def save_pipeline(pipeline, folder: str | os.PathLike, info: Mapping | None = No
 
     The ``KGFeatures`` step's ``source`` and ``annotator`` are not saved: its source's ``describe()`` is (in
     ``model.json``); :func:`load_pipeline` takes them again.
+
+    With no training table at hand, the probe that :func:`load_model` checks is one row per feature (that feature
+    and its ancestors: the closed rows ``KGFeatures`` gives), the features spread among those the selector keeps,
+    and a row of no feature; it is predicted by the steps after ``KGFeatures``, so that the check reads no graph.
 
     Returns
     -------

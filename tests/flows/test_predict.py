@@ -139,3 +139,26 @@ def test_a_new_corpus_file_that_is_missing_names_the_option(tmp_path, home, dump
     assert main(["predict", "--model", str(tmp_path / "M"), "--corpus", str(tmp_path / "no.csv"),
                  "--out", str(tmp_path / "P")]) == 1
     assert capsys.readouterr().err.strip() == f"kgfs: error: {tmp_path / 'no.csv'}: file not found (--corpus)"
+
+
+def test_a_model_that_predicts_differently_here_is_one_line_naming_model_json(tmp_path, home, capsys):
+    import json
+
+    from kg.files import sha256_file
+
+    assert main(["fit", "--model", str(tmp_path / "M")]) == 0
+    folder = tmp_path / "M"
+    ref = json.loads((folder / "model.json").read_text())["probe"]["proba"]["ref"]
+    with np.load(folder / "arrays.npz", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[ref] = arrays[ref] + 1e-3  # as another scikit-learn would predict
+    np.savez(folder / "arrays.npz", **arrays)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"] = {n: sha256_file(folder / n) for n in manifest["files"]}
+    manifest["versions"]["scikit-learn"] = "0.99.0"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["predict", "--model", str(folder), "--out", str(tmp_path / "P")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(folder / "model.json") in err[0] and "than under 0.99.0 which wrote it" in err[0]
+    assert err[0].endswith("fit it again") and not (tmp_path / "P" / "predictions.csv").exists()

@@ -24,7 +24,6 @@ from selection.model import (
     load_pipeline,
     save_model,
     save_pipeline,
-    trusted_classes,
 )
 
 BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "bundled" / "DM-BP"
@@ -47,12 +46,24 @@ def _copy(folder: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(folder, tmp_path / "copy"))
 
 
-def _rewrite_manifest(folder: Path) -> None:
+def _rewrite_manifest(folder: Path, **versions: str) -> None:
+    """The manifest's checksums made those of the files as they are now (and ``versions`` recorded instead)."""
     from kg.files import sha256_file
 
     m = json.loads((folder / MANIFEST).read_text())
     m["files"] = {n: sha256_file(folder / n) for n in m["files"]}
+    m["versions"].update({k.replace("_", "-"): v for k, v in versions.items()})
     (folder / MANIFEST).write_text(json.dumps(m))
+
+
+def _edit_probe(folder: Path, change) -> None:
+    """``change(proba)`` applied to the probe's saved probabilities in arrays.npz, the manifest re-hashed."""
+    ref = json.loads((folder / MODEL).read_text())["probe"]["proba"]["ref"]
+    with np.load(folder / ARRAYS, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays[ref] = change(arrays[ref].copy())
+    np.savez(folder / ARRAYS, **arrays)
+    _rewrite_manifest(folder)
 
 
 @pytest.mark.parametrize("selector, classifier", [("shsel-ig-prune", "nb"), ("hip", "nb"), ("mr", "1nn"),
@@ -180,17 +191,6 @@ def test_a_class_outside_the_trusted_list_is_never_built(saved, tmp_path):
         load_model(folder)
 
 
-def test_the_trusted_list_is_the_registry_s_classes():
-    from selection.registry import available_classifiers, available_selectors
-
-    names = trusted_classes()
-    for entry in [*available_selectors().values(), *available_classifiers().values()]:
-        if isinstance(entry.factory, type):
-            assert f"{entry.factory.__module__}:{entry.factory.__qualname__}" in names
-    assert "sklearn.preprocessing._data:StandardScaler" in names  # what svm-linear builds
-    assert not [n for n in names if n.startswith(("builtins:", "subprocess:", "os:"))]
-
-
 def test_what_a_model_cannot_keep_is_refused_when_saving(table, tmp_path):
     from sklearn.feature_selection import SelectKBest, chi2
     from sklearn.naive_bayes import BernoulliNB
@@ -198,9 +198,9 @@ def test_what_a_model_cannot_keep_is_refused_when_saving(table, tmp_path):
 
     model = fit_model(table, "complete", classifier="nb")
     model.estimator = Pipeline([("s", SelectKBest(chi2, k=5)), ("c", BernoulliNB())]).fit(table.X, table.y)
-    with pytest.raises(KgfsError, match="cannot save .*SelectKBest is not one of"):
+    with pytest.raises(KgfsError, match="cannot save .*SelectKBest is not one of"):  # see test_encoding.py
         save_model(model, tmp_path / "m")
-    assert not (tmp_path / "m" / MANIFEST).exists()
+    assert not (tmp_path / "m" / MANIFEST).exists()  # nothing written
 
 
 def test_a_pipeline_of_kgfeatures_round_trips_with_its_source_passed_again(tmp_path):
@@ -221,6 +221,11 @@ def test_a_pipeline_of_kgfeatures_round_trips_with_its_source_passed_again(tmp_p
     assert json.loads((folder / MODEL).read_text())["source"]["kind"] == "ontology"  # its describe()
     again = load_pipeline(folder, go())
     assert np.array_equal(pipe.predict_proba(genes["gene"]), again.predict_proba(genes["gene"]))
+    # its probe (no training table): one feature each with its ancestors, among those the selector keeps; an empty row
+    probe = load_model(folder, source=go()).probe
+    kept = pipe["select"].get_support()
+    assert probe.shape == (21, pipe["kg"].hierarchy_.n_nodes) and probe[-1].nnz == 0
+    assert all(kept[probe[i].indices].any() for i in range(20))
     assert again["select"].hierarchy_ is again["kg"].hierarchy_  # one hierarchy, saved once
     new = ["FBgn_unknown", genes["gene"][0]]
     assert np.array_equal(pipe.predict_proba(new), again.predict_proba(new))
@@ -256,3 +261,104 @@ def test_a_lazy_selector_has_no_linear_form_and_is_built_on_load(table, tmp_path
     again = load_model(save_model(model, tmp_path / "m"))
     assert again.form is None and again._estimator is not None
     assert np.array_equal(again.predict_proba(table), model.predict_proba(table))
+
+
+# --------------------------------------------------------------------------- the probe: a model checks itself on load
+def test_fit_model_s_probe_is_training_rows_and_an_empty_one(saved, table):
+    model, folder = saved
+    X = model.matrix(table)
+    rows = model.probe
+    assert rows.shape[0] == 21 and rows[-1].nnz == 0
+    assert {tuple(rows[i].indices) for i in range(20)} <= {tuple(X[i].indices) for i in range(X.shape[0])}
+    again = load_model(folder)
+    assert (again.probe != rows).nnz == 0  # kept: saving the loaded model again records the same rows
+
+
+def test_a_model_that_predicts_its_probe_differently_is_refused_naming_model_json(saved, tmp_path):
+    import sklearn
+
+    folder = _copy(saved[1], tmp_path)
+
+    def nudge(proba):
+        proba[3, 0] += 1e-6
+        return proba
+    _edit_probe(folder, nudge)
+    _rewrite_manifest(folder, scikit_learn="0.99.0")
+    with pytest.raises(KgfsError) as exc:
+        load_model(folder)
+    msg = str(exc.value)
+    assert msg.startswith(f"{folder / MODEL}: the model predicts differently under scikit-learn "
+                          f"{sklearn.__version__} than under 0.99.0 which wrote it (its probe of 21 rows")
+    assert msg.endswith("; fit it again") and "\n" not in msg and "1e-06" in msg
+
+
+def test_a_probe_of_another_shape_is_refused_as_unreadable(saved, tmp_path):
+    folder = _copy(saved[1], tmp_path)
+    _edit_probe(folder, lambda p: p[:-1])
+    with pytest.raises(KgfsError, match=f"{MODEL}: its probe is not rows over the model's features"):
+        load_model(folder)
+
+
+def test_a_difference_within_the_tolerance_is_accepted(saved, tmp_path):
+    from selection.model import PROBE_TOLERANCE
+
+    folder = _copy(saved[1], tmp_path)
+    _edit_probe(folder, lambda p: p + PROBE_TOLERANCE / 2)
+    load_model(folder)
+
+
+def test_another_scikit_learn_whose_probe_agrees_loads_without_a_warning(saved, tmp_path, table, caplog):
+    import logging
+
+    folder = _copy(saved[1], tmp_path)
+    _rewrite_manifest(folder, scikit_learn="0.99.0")
+    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="selection.model"):
+        warnings.simplefilter("error")
+        again = load_model(folder)
+        assert caplog.records == []  # scored by its linear form: the estimator is built (and checked) when asked for
+        again.estimator  # noqa: B018
+    assert np.array_equal(again.predict_proba(table), saved[0].predict_proba(table))
+    assert again.info["versions"]["scikit-learn"] == "0.99.0"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{folder / MODEL}: written with scikit-learn 0.99.0, loaded with {__import__('sklearn').__version__}: "
+        "its probe of 21 rows predicts the same"]
+
+
+def test_a_model_this_scikit_learn_cannot_predict_with_is_refused(saved, tmp_path):
+    folder = _copy(saved[1], tmp_path)
+    info = json.loads((folder / MODEL).read_text())
+    nb = info["estimator"]["state"]["steps"][1]["items"][1]  # ("classifier", BernoulliNB)
+    del nb["state"]["feature_log_prob_"]  # as an attribute a newer scikit-learn reads and an older one did not set
+    (folder / MODEL).write_text(json.dumps(info))
+    _rewrite_manifest(folder, scikit_learn="0.99.0")
+    model = load_model(folder)  # its linear form scores it, whatever scikit-learn: the estimator is refused when built
+    with pytest.raises(KgfsError, match=r"model.json: the model predicts differently under scikit-learn \S+ than "
+                                        r"under 0.99.0 which wrote it \(its probe fails: AttributeError: .*\); "
+                                        "fit it again$"):
+        model.estimator  # noqa: B018
+
+
+def test_a_model_without_a_probe_is_checked_by_its_version_alone(saved, tmp_path):
+    folder = _copy(saved[1], tmp_path)
+    info = json.loads((folder / MODEL).read_text())
+    del info["probe"]  # as kgfs wrote models before the probe
+    (folder / MODEL).write_text(json.dumps(info))
+    _rewrite_manifest(folder, scikit_learn="0.99.0")
+    with pytest.warns(UserWarning, match="written with scikit-learn 0.99.0"):
+        again = load_model(folder)
+    assert again.probe is None
+    _rewrite_manifest(folder, scikit_learn=__import__("sklearn").__version__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_model(folder)
+
+
+def test_a_linear_form_that_does_not_give_the_probe_s_probabilities_is_refused_naming_model_json(saved, tmp_path):
+    folder = _copy(saved[1], tmp_path)
+    with np.load(folder / ARRAYS, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["form.bias"] = arrays["form.bias"] + np.array([0.5, -0.5])  # the estimator still agrees with its probe
+    np.savez(folder / ARRAYS, **arrays)
+    _rewrite_manifest(folder)
+    with pytest.raises(KgfsError, match=r"model.json: its linear form does not give its probe's probabilities"):
+        load_model(folder)

@@ -23,7 +23,6 @@ from flows.cli.commands import (
     cmd_serve,
     cmd_server,
 )
-from flows.cli.console import OPTION_WORDS
 from flows.cli.options import (
     EVALUATE_OPTIONS,
     RUN_EXAMPLES,
@@ -33,6 +32,7 @@ from flows.cli.options import (
     add_options,
     whole_number,
 )
+from flows.words import OPTION_WORDS
 
 __all__ = ["build_parser"]
 

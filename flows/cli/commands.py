@@ -576,12 +576,12 @@ def cmd_fit(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    """Score new data with a model of `kgfs fit`: OUT/predictions.csv (see :mod:`flows.predict`)."""
+    """Score new data with a model of `kgfs fit`: OUT/predictions.csv and OUT/predict.json (see :mod:`flows.predict`:
+    the work ``kgfs serve --model`` does with each new corpus file, too)."""
     from flows import predict
     from flows.inputs import check_output, resolve_input
     from kg.formats.folder import read_table_folder
-    from kg.routes.base import Context
-    from selection.model import describe_model, load_model
+    from selection.model import load_model
 
     home = settings.kgfs_home()
     check_output(args.out, "folder")
@@ -592,26 +592,25 @@ def cmd_predict(args) -> int:
         if given:
             raise CliError("--table goes alone: the table's features are the model's already (give --corpus or "
                            "--dataset to generate them)")
-        table, name = read_table_folder(args.table), Path(args.table).name
+        report = predict.predict_into(model, read_table_folder(args.table), args.out, top=args.top,
+                                      name=Path(args.table).name)
     else:
         inp = predict.new_input(model.info.get("input") or {}, values) or resolve_input(values)
-        with _console().status("checking the input…") if not args.quiet else contextlib.nullcontext():
-            _check_notes(inp.name, inp.check(Context(home)))
-        _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)
-        with _console().status("generating the features…") if not args.quiet else contextlib.nullcontext():
-            table = predict.input_table(inp, home, batch_size=args.batch_size)
-        name = inp.name
-    rows, report = predict.predict_table(model, table, top=args.top)
-    path = predict.write_predictions(rows, args.out, [str(c) for c in model.classes])
-    unknown = report["n_without_features"]
-    print(f"{name}: predicted {report['n_instances']} instances with {describe_model(model.info)}: "
+        report = predict.predict_input(
+            model, inp, home, args.out, top=args.top, batch_size=args.batch_size,
+            status=None if args.quiet else lambda text: _console().status(f"{text}…"),
+            ingest=lambda read: _ingest(read, args.quiet))
+        _check_notes(inp.name, report)
+    name, unknown = report["name"], report["n_without_features"]
+    print(f"{name}: predicted {report['n_instances']} instances with {report['model']}: "
           + ", ".join(f"{c} {n}" for c, n in report["classes"].items())
           + (f"; accuracy {report['accuracy']:.3f} against its labels" if report.get("accuracy") is not None else ""))
     print(f"{unknown} of {report['n_instances']} instances have none of the model's features (entities unknown to "
           f"the graph, or not linked): predicted from no feature" if unknown else
-          f"every instance has some of the model's {model.features.n_features} features", flush=True)
+          f"every instance has some of the model's {report['n_model_features']} features", flush=True)
     if report["n_new_features"]:
         print(f"kgfs: note: {name}: {report['n_new_features']} features the model was not fitted on were dropped",
               file=sys.stderr)
-    print(f"predictions -> {path} (done in {_wall_seconds():.1f} s)")
+    print(f"predictions -> {report['predictions']} (report {Path(args.out) / predict.REPORT}; done in "
+          f"{_wall_seconds():.1f} s)")
     return 0

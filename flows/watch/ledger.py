@@ -8,7 +8,8 @@ done (with this model: ``version``). Outputs go to ``OUT/<file stem>-<hash[:12]>
 The ledger (``OUT/ledger.json``, rewritten atomically after every corpus) records, per content
 hash, the file, status (``ok``, ``failed`` or ``gave-up``), attempts, the error's first line (naming the
 command line's options, as ``kgfs run`` says it: :mod:`flows.words`), the output folder and what the callable
-reported (a prediction's counts per class and of instances with none of the model's features), and per tick (numbered) what was processed, skipped, failed, waiting and given up.
+reported (a prediction's counts per class and of instances with none of the model's features), and per tick
+(numbered) what was processed, skipped, failed, waiting and given up.
 A corpus that fails never stops the other corpora of the tick; it is tried again with a back-off
 in ticks (the 2nd attempt on the next tick, the 3rd two ticks later, then four, ...) and given up
 after ``max_attempts`` attempts (default 3; the ledger says ``gave-up`` and why) until its content

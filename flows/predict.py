@@ -188,20 +188,32 @@ ENTITY_NOTES = ("instances_without_entities", "entities_without_features", "enti
                 "instances_without_features", "skipped_records")
 
 
-def corpus_input(model, path: str | Path, options: Mapping | None = None) -> Input:
-    """The input of the corpus file ``path`` generated as the model's training input was (:func:`new_input`), read
-    with the reading ``options`` given (``text_column``, ``id_column``, ...: :data:`CORPUS_FIELDS`).
+def _given(options: Mapping | None) -> dict:
+    return {k: v for k, v in (options or {}).items() if v is not None and v is not False and v != ()}
+
+
+def model_input(model, options: Mapping | None = None) -> Input:
+    """The input the model was fitted on, once it is checked that a new corpus can be read as its corpus was: it
+    reads a corpus, and ``options`` are only a corpus's reading options (``text_column``, ``id_column``, ...:
+    :data:`CORPUS_FIELDS`). What ``kgfs serve --model`` checks before serving (and reads up front: its dumps).
 
     Raises
     ------
     KgfsError
         An option that is not a corpus's reading option (named as the caller's option, :func:`kg.errors.param`),
         a model that keeps no input or was fitted on an input that reads no corpus.
+
+    Examples
+    --------
+    >>> from selection.model import FittedModel
+    >>> model_input(FittedModel(None, None, {"input": {"kind": "dbpedia", "name": "c"}}), {"dump": ["d/"]})
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: dump does not apply with a model: a new corpus is read and linked as the model's was ...
     """
     from kg.errors import param
 
-    values = {k: v for k, v in (options or {}).items() if v is not None and v is not False}
-    wrong = sorted(k for k in values if k not in CORPUS_FIELDS or k == "corpus")
+    wrong = sorted(k for k in _given(options) if k not in CORPUS_FIELDS or k == "corpus")
     if wrong:
         reading = ", ".join(param(f) for f in CORPUS_FIELDS if f not in ("corpus", "name"))
         raise KgfsError(f"{param(wrong[0])} does not apply with a model: a new corpus is read and linked as the "
@@ -211,7 +223,18 @@ def corpus_input(model, path: str | Path, options: Mapping | None = None) -> Inp
     if not saved:
         raise KgfsError("the model keeps no input to generate a corpus's features as at fit time (write it again "
                         "with `kgfs fit`)")
-    return new_input(saved, {**values, "corpus": str(path)})
+    inp = from_json(saved)
+    if not any(f.name == "corpus" for f in dataclasses.fields(inp)):
+        raise KgfsError(f"the model was fitted on {inp.describe()}, which reads no corpus: it cannot predict corpus "
+                        "files (`kgfs predict --model M --dataset/--table/...` scores data of its kind)")
+    return inp
+
+
+def corpus_input(model, path: str | Path, options: Mapping | None = None) -> Input:
+    """The input of the corpus file ``path`` generated as the model's training input was (:func:`new_input`), read
+    with the reading ``options`` given (checked by :func:`model_input`)."""
+    model_input(model, options)
+    return new_input(model.info["input"], {**_given(options), "corpus": str(path)})
 
 
 def predict_into(model, table: FeatureTable, out_dir: str | Path, *, top: int = 3, name: str | None = None,
@@ -292,4 +315,4 @@ def predict_file(model, path: str | Path, home: str | Path, out_dir: str | Path,
     return report
 
 
-__all__ += ["ENTITY_NOTES", "REPORT", "corpus_input", "predict_file", "predict_input", "predict_into"]
+__all__ += ["ENTITY_NOTES", "REPORT", "corpus_input", "model_input", "predict_file", "predict_input", "predict_into"]

@@ -46,8 +46,8 @@ from flows.words import cli_words
 from kg.errors import KgfsError
 from kg.files import atomic_write, sha256_file
 
-__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "SETTLE_SECONDS", "corpus_files", "process_folder",
-           "read_ledger", "report_line", "tick_markdown", "write_ledger"]
+__all__ = ["CORPUS_SUFFIXES", "LEDGER_NAME", "MAX_ATTEMPTS", "SETTLE_SECONDS", "corpus_files", "failed_tick",
+           "process_folder", "read_ledger", "report_line", "tick_markdown", "write_ledger"]
 
 log = logging.getLogger(__name__)
 
@@ -301,6 +301,31 @@ def _attempt(path: Path, sha: str, entry: Mapping, target: Path,
     return new
 
 
+def failed_tick(out_dir: str | os.PathLike, exc: BaseException, words: Mapping[str, str] | None = None) -> dict:
+    """Record a tick that processed no corpus because what processes them failed (``kgfs serve --model``: the model
+    damaged since serving started): its ``error`` in one line, the corpora's attempts untouched (not their fault).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> failed_tick(d, KgfsError("/m/arrays.npz: damaged"))["error"]
+    'KgfsError: /m/arrays.npz: damaged'
+    >>> read_ledger(d)["ticks"][-1]["tick"]
+    1
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    ledger = read_ledger(out)
+    number = int(ledger.get("tick_count", len(ledger["ticks"]))) + 1
+    ledger["tick_count"] = number
+    tick = {"tick": number, "started": _now(), "finished": _now(), "error": _one_line(exc, words), "processed": [],
+            "skipped": [], "failed": [], "waiting": [], "given_up": [], "settling": [], "gone": []}
+    ledger["ticks"].append(tick)
+    write_ledger(out, ledger)
+    return tick
+
+
 def tick_markdown(tick: Mapping, ledger: Mapping) -> str:
     """A markdown summary of a tick: counts, and the corpora processed or failed in it.
 
@@ -326,6 +351,8 @@ def tick_markdown(tick: Mapping, ledger: Mapping) -> str:
               f"{len(tick['failed'])}, waiting {len(tick.get('waiting', []))} (retried later), given up "
               f"{len(tick.get('given_up', []))} (until their content changes), settling "
               f"{len(tick.get('settling', []))} (still being written), gone {len(tick.get('gone', []))}")
+    if tick.get("error"):
+        return f"# kgfs watch tick {tick['started']}\n\nno corpus processed: `{tick['error']}`\n"
     lines = [f"# kgfs watch tick {tick['started']}", "", counts, "", "| file | status | attempts | output / error |",
              "|---|---|---|---|"]
     shown = [e for e in sorted(ledger["corpora"].values(), key=lambda e: e["file"])

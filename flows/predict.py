@@ -238,7 +238,7 @@ def corpus_input(model, path: str | Path, options: Mapping | None = None) -> Inp
 
 
 def predict_into(model, table: FeatureTable, out_dir: str | Path, *, top: int = 3, name: str | None = None,
-                 notes=()) -> dict:
+                 notes=(), corpus: str | Path | None = None) -> dict:
     """Predict ``table`` with ``model`` into ``out_dir``: ``predictions.csv`` (:func:`write_predictions`), then the
     report ``predict.json`` (last). Returns the report.
 
@@ -246,8 +246,8 @@ def predict_into(model, table: FeatureTable, out_dir: str | Path, *, top: int = 
     model's features, entities the graph does not know; ``n_new_features``, ``n_missing_features``, ``classes``: the
     predicted count per class, ``training``, ``accuracy`` when the table has labels) with ``name``, ``model`` (the
     model's one-line description), ``n_model_features``, ``notes`` (the input check's), ``entities`` (what the
-    table's meta counts of entities not linked or without features: :data:`ENTITY_NOTES`) and ``predictions``
-    (the file).
+    table's meta counts of entities not linked or without features: :data:`ENTITY_NOTES`), ``predictions``
+    (the file) and ``corpus`` (the corpus file predicted, when there is one).
     """
     import json
 
@@ -262,6 +262,8 @@ def predict_into(model, table: FeatureTable, out_dir: str | Path, *, top: int = 
     report.update(name=name or str(meta.get("dataset") or ""), model=describe_model(model.info),
                   n_model_features=int(model.features.n_features), notes=list(notes or ()), entities=entities,
                   predictions=str(Path(path).absolute()))
+    if corpus is not None:
+        report["corpus"] = str(Path(corpus).absolute())
     text = json.dumps(report, indent=1, sort_keys=True)
     atomic_write(Path(out_dir) / REPORT, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
     return report
@@ -292,14 +294,16 @@ def predict_input(model, inp: Input, home: str | Path, out_dir: str | Path, *, t
     (ingest or (lambda read: read(None)))(lambda progress: inp.prepare(ctx, progress))
     with status("generating the features"):
         table = input_table(inp, home, batch_size=batch_size)
-    return predict_into(model, table, out_dir, top=top, name=inp.name, notes=checked.get("notes") or ())
+    corpus = getattr(inp, "corpus", None)
+    return predict_into(model, table, out_dir, top=top, name=inp.name, notes=checked.get("notes") or (),
+                        corpus=getattr(corpus, "path", None))
 
 
 def predict_file(model, path: str | Path, home: str | Path, out_dir: str | Path, corpus_options: Mapping | None = None,
                  *, top: int = 3, batch_size: int = 500) -> dict:
     """Predict the corpus file ``path`` with ``model`` (read and linked as the model's corpus was:
     :func:`corpus_input`) into ``out_dir``: ``predictions.csv`` and ``predict.json``; returns the report
-    (:func:`predict_into`; ``corpus`` the file). What ``kgfs serve --model`` does with each new file.
+    (:func:`predict_into`). What ``kgfs serve --model`` does with each new file.
 
     Examples
     --------
@@ -309,10 +313,8 @@ def predict_file(model, path: str | Path, home: str | Path, out_dir: str | Path,
     ...
     kg.errors.KgfsError: the model keeps no input to generate a corpus's features as at fit time (write it ...)
     """
-    report = predict_input(model, corpus_input(model, path, corpus_options), home, out_dir, top=top,
-                           batch_size=batch_size)
-    report["corpus"] = str(Path(path).absolute())
-    return report
+    return predict_input(model, corpus_input(model, path, corpus_options), home, out_dir, top=top,
+                         batch_size=batch_size)
 
 
 __all__ += ["ENTITY_NOTES", "REPORT", "corpus_input", "model_input", "predict_file", "predict_input", "predict_into"]

@@ -213,7 +213,8 @@ def model_input(model, options: Mapping | None = None) -> Input:
     """
     from kg.errors import param
 
-    wrong = sorted(k for k in _given(options) if k not in CORPUS_FIELDS or k == "corpus")
+    # the corpus is the file given, named by its stem
+    wrong = sorted(k for k in _given(options) if k not in CORPUS_FIELDS or k in ("corpus", "name"))
     if wrong:
         reading = ", ".join(param(f) for f in CORPUS_FIELDS if f not in ("corpus", "name"))
         raise KgfsError(f"{param(wrong[0])} does not apply with a model: a new corpus is read and linked as the "

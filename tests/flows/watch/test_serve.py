@@ -240,6 +240,7 @@ def test_serve_a_model_predicts_each_new_unlabelled_corpus(tmp_path, monkeypatch
 def corpus_model(tmp_path, home, monkeypatch) -> Path:
     """A model of the people/places corpus, fitted in this process (`kgfs fit`); no Prefect server of the user's."""
     monkeypatch.setenv("KGFS_SERVER_DIR", str(tmp_path / "server"))
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)  # a refused `kgfs serve` sets none (a serving one does)
     assert main(["fit", *_corpus_model_inputs(tmp_path), "--model", str(tmp_path / "M")]) == 0
     return tmp_path / "M"
 

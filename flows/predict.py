@@ -154,3 +154,145 @@ def write_predictions(rows: list[dict], folder: str | Path, classes) -> Path:
         w.writeheader()
         w.writerows(rows)
     return path
+
+
+# ------------------------------------------------------------------ one corpus, one input, one table: predicted
+
+#: The prediction's report next to ``predictions.csv`` (written last: its presence says the folder is complete).
+REPORT = "predict.json"
+#: What a table's meta counts about its instances' entities (reported with the prediction, as counts).
+ENTITY_NOTES = ("instances_without_entities", "entities_without_features", "entities_without_link",
+                "instances_without_features", "skipped_records")
+
+
+def _given(options: Mapping | None) -> dict:
+    return {k: v for k, v in (options or {}).items() if v is not None and v is not False and v != ()}
+
+
+def model_input(model, options: Mapping | None = None) -> Input:
+    """The input the model was fitted on, once it is checked that a new corpus can be read as its corpus was: it
+    reads a corpus, and ``options`` are only a corpus's reading options (``text_column``, ``id_column``, ...:
+    :data:`CORPUS_FIELDS`). What ``kgfs serve --model`` checks before serving (and reads up front: its dumps).
+
+    Raises
+    ------
+    KgfsError
+        An option that is not a corpus's reading option (named as the caller's option, :func:`kg.errors.param`),
+        a model that keeps no input or was fitted on an input that reads no corpus.
+
+    Examples
+    --------
+    >>> from selection.model import FittedModel
+    >>> model_input(FittedModel(None, None, {"input": {"kind": "dbpedia", "name": "c"}}), {"dump": ["d/"]})
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: dump does not apply with a model: a new corpus is read and linked as the model's was ...
+    """
+    from kg.errors import param
+
+    # the corpus is the file given, named by its stem
+    wrong = sorted(k for k in _given(options) if k not in CORPUS_FIELDS or k in ("corpus", "name"))
+    if wrong:
+        reading = ", ".join(param(f) for f in CORPUS_FIELDS if f not in ("corpus", "name"))
+        raise KgfsError(f"{param(wrong[0])} does not apply with a model: a new corpus is read and linked as the "
+                        f"model's was ({(model.info or {}).get('source') or 'its input'}); only how the corpus is read "
+                        f"may differ ({reading})")
+    saved = (model.info or {}).get("input")
+    if not saved:
+        raise KgfsError("the model keeps no input to generate a corpus's features as at fit time (write it again "
+                        "with `kgfs fit`)")
+    inp = from_json(saved)
+    if not any(f.name == "corpus" for f in dataclasses.fields(inp)):
+        raise KgfsError(f"the model was fitted on {inp.describe()}, which reads no corpus: it cannot predict corpus "
+                        "files (`kgfs predict --model M --dataset/--table/...` scores data of its kind)")
+    return inp
+
+
+def corpus_input(model, path: str | Path, options: Mapping | None = None) -> Input:
+    """The input of the corpus file ``path`` generated as the model's training input was (:func:`new_input`), read
+    with the reading ``options`` given (checked by :func:`model_input`)."""
+    model_input(model, options)
+    return new_input(model.info["input"], {**_given(options), "corpus": str(path)})
+
+
+def predict_into(model, table: FeatureTable, out_dir: str | Path, *, top: int = 3, name: str | None = None,
+                 notes=(), corpus: str | Path | None = None) -> dict:
+    """Predict ``table`` with ``model`` into ``out_dir``: ``predictions.csv`` (:func:`write_predictions`), then the
+    report ``predict.json`` (last). Returns the report.
+
+    The report is :func:`predict_table`'s (``n_instances``, ``n_without_features``: instances with none of the
+    model's features, entities the graph does not know; ``n_new_features``, ``n_missing_features``, ``classes``: the
+    predicted count per class, ``training``, ``accuracy`` when the table has labels) with ``name``, ``model`` (the
+    model's one-line description), ``n_model_features``, ``notes`` (the input check's), ``entities`` (what the
+    table's meta counts of entities not linked or without features: :data:`ENTITY_NOTES`), ``predictions``
+    (the file) and ``corpus`` (the corpus file predicted, when there is one).
+    """
+    import json
+
+    from kg.files import atomic_write
+    from selection.model import describe_model
+
+    rows, report = predict_table(model, table, top=top)
+    path = write_predictions(rows, out_dir, [str(c) for c in model.classes])
+    meta = table.meta or {}
+    entities = {k: (len(meta[k]) if isinstance(meta[k], list | dict) else int(meta[k]))
+                for k in ENTITY_NOTES if meta.get(k)}
+    report.update(name=name or str(meta.get("dataset") or ""), model=describe_model(model.info),
+                  n_model_features=int(model.features.n_features), notes=list(notes or ()), entities=entities,
+                  predictions=str(Path(path).absolute()))
+    if corpus is not None:
+        report["corpus"] = str(Path(corpus).absolute())
+    text = json.dumps(report, indent=1, sort_keys=True)
+    atomic_write(Path(out_dir) / REPORT, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+    return report
+
+
+def predict_input(model, inp: Input, home: str | Path, out_dir: str | Path, *, top: int = 3, batch_size: int = 500,
+                  status=None, ingest=None) -> dict:
+    """Check ``inp``, read what its route reads up front, generate its features (the stage store of ``home``,
+    :func:`input_table`) and predict them into ``out_dir`` (:func:`predict_into`). Returns the report.
+
+    Parameters
+    ----------
+    status : callable, optional
+        ``status(text)``: a context manager shown while a phase runs (``checking the input``, ``generating the
+        features``; the command line's spinner).
+    ingest : callable, optional
+        ``ingest(read)`` calls ``read(progress)``, the input's :meth:`~kg.routes.base.Input.prepare` (the command
+        line: under a bar of the bytes read); default ``read(None)``.
+    """
+    import contextlib
+
+    from kg.routes.base import Context
+
+    status = status or (lambda text: contextlib.nullcontext())
+    ctx = Context(home)
+    with status("checking the input"):
+        checked = inp.check(ctx) or {}
+    (ingest or (lambda read: read(None)))(lambda progress: inp.prepare(ctx, progress))
+    with status("generating the features"):
+        table = input_table(inp, home, batch_size=batch_size)
+    corpus = getattr(inp, "corpus", None)
+    return predict_into(model, table, out_dir, top=top, name=inp.name, notes=checked.get("notes") or (),
+                        corpus=getattr(corpus, "path", None))
+
+
+def predict_file(model, path: str | Path, home: str | Path, out_dir: str | Path, corpus_options: Mapping | None = None,
+                 *, top: int = 3, batch_size: int = 500) -> dict:
+    """Predict the corpus file ``path`` with ``model`` (read and linked as the model's corpus was:
+    :func:`corpus_input`) into ``out_dir``: ``predictions.csv`` and ``predict.json``; returns the report
+    (:func:`predict_into`). What ``kgfs serve --model`` does with each new file.
+
+    Examples
+    --------
+    >>> from selection.model import FittedModel
+    >>> predict_file(FittedModel(None, None, {}), "new.csv", "home", "out")  # fitted in Python, not by kgfs fit
+    Traceback (most recent call last):
+    ...
+    kg.errors.KgfsError: the model keeps no input to generate a corpus's features as at fit time (write it ...)
+    """
+    return predict_input(model, corpus_input(model, path, corpus_options), home, out_dir, top=top,
+                         batch_size=batch_size)
+
+
+__all__ += ["ENTITY_NOTES", "REPORT", "corpus_input", "model_input", "predict_file", "predict_input", "predict_into"]

@@ -221,10 +221,12 @@ def _run_options(args) -> RunOptions:
 
 def cmd_serve(args) -> int:
     """Serve the watch-folder deployment on the user's Prefect server (found or started on 127.0.0.1, as `kgfs run`
-    does) unless ``PREFECT_API_URL`` names one; until SIGINT or SIGTERM."""
+    does) unless ``PREFECT_API_URL`` names one; until SIGINT or SIGTERM. With ``--model``, each new corpus is
+    predicted with the model (:func:`flows.predict.predict_file`) instead of run through the pipeline."""
     from flows.inputs import watch_kind, watch_values
     from flows.server import local as local_server
     from flows.watch.api import api_for_serving
+    from flows.words import OPTION_WORDS
     from kg.routes.base import Context
 
     watch = Path(args.watch).absolute()
@@ -232,29 +234,56 @@ def cmd_serve(args) -> int:
         raise CliError(f"{watch}: the watched folder does not exist")
     if bool(args.cron) == bool(args.interval):
         raise CliError("give exactly one of --cron EXPR and --interval SECONDS")
-    out = Path(args.out).absolute()
-    out.mkdir(parents=True, exist_ok=True)
     values = watch_values(_input_values(args))  # JSON-friendly, paths absolute: a deployment's parameter
     home = settings.kgfs_home()
-    kind = watch_kind(values)
+    model = _serving_model(args, values) if args.model else None  # checked before anything starts or is written
+    kind = type(model[1]) if model else watch_kind(values)
+    prepare = model[1].prepare if model else lambda ctx, show: kind.prepare_options(values, ctx, show)
+    out = Path(args.out).absolute()
+    out.mkdir(parents=True, exist_ok=True)
     managed = not os.environ.get("PREFECT_API_URL")  # the user's server: held (no idle stop) while serving
     with local_server.starting(home, managed, _announce):  # boots meanwhile
-        _ingest(lambda show: kind.prepare_options(values, Context(home), show), args.quiet)  # dumps read up front
+        _ingest(lambda show: prepare(Context(home), show), args.quiet)  # dumps read up front
     # before Prefect is imported: it reads PREFECT_API_URL then (without it, a temporary server of this process)
     url = api_for_serving(home, args.port, args.interval, announce=_announce)
     from flows.watch import serve as watch_mod  # imports Prefect
 
-    params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values,
-              "run_options": _run_options(args).to_json(), "home": str(home), "settle_seconds": args.settle}
+    params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values, "home": str(home),
+              "settle_seconds": args.settle,
+              # the errors in the ledger say this command's options; the watched file is the kind's file (--corpus)
+              "option_words": {**OPTION_WORDS, kind.watch_field: "--watch"}}
+    if model:
+        params.update(model=str(Path(args.model).absolute()), predict_options={"top": args.top,
+                                                                               "batch_size": args.batch_size})
+    else:
+        params["run_options"] = _run_options(args).to_json()
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
     ui = url[:-4] if url.endswith("/api") else url
-    print(f"kgfs serve: watching {watch} ({'cron ' + args.cron if args.cron else f'every {args.interval} s'}); "
-          f"outputs and ledger.json in {out}", flush=True)
+    when = "cron " + args.cron if args.cron else f"every {args.interval} s"
+    print(f"kgfs serve: watching {watch} ({when}); " + (
+        f"predicting each new corpus with the model {params['model']} ({model[0]}); predictions and ledger.json in "
+        f"{out}" if model else f"outputs and ledger.json in {out}"), flush=True)
     print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
           f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'\n"
           "kgfs serve: Ctrl-C stops serving", flush=True)
     return watch_mod.serve(args.deployment, params, schedule,
                            lease=local_server.lease(home) if managed else None)
+
+
+def _serving_model(args, values: dict):
+    """``kgfs serve --model``: the model loaded (a damaged one refused in one line naming its file), the evaluation's
+    options refused, the input options checked to be a corpus's reading options; ``(description, the model's
+    training input)``."""
+    from flows import predict
+    from selection.model import describe_model, load_model
+
+    given = [flag for dest, (flag, default) in getattr(args, "evaluation_options", {}).items()
+             if getattr(args, dest, default) != default]
+    if given:
+        raise CliError(f"{given[0]} does not apply with --model: the model's selector and classifier predict, "
+                       "nothing is evaluated (give it without --model to run the pipeline on each corpus)")
+    model = load_model(args.model)
+    return describe_model(model.info), predict.model_input(model, values)
 
 
 def cmd_server(args) -> int:
@@ -576,12 +605,12 @@ def cmd_fit(args) -> int:
 
 
 def cmd_predict(args) -> int:
-    """Score new data with a model of `kgfs fit`: OUT/predictions.csv (see :mod:`flows.predict`)."""
+    """Score new data with a model of `kgfs fit`: OUT/predictions.csv and OUT/predict.json (see :mod:`flows.predict`:
+    the work ``kgfs serve --model`` does with each new corpus file, too)."""
     from flows import predict
     from flows.inputs import check_output, resolve_input
     from kg.formats.folder import read_table_folder
-    from kg.routes.base import Context
-    from selection.model import describe_model, load_model
+    from selection.model import load_model
 
     home = settings.kgfs_home()
     check_output(args.out, "folder")
@@ -592,26 +621,25 @@ def cmd_predict(args) -> int:
         if given:
             raise CliError("--table goes alone: the table's features are the model's already (give --corpus or "
                            "--dataset to generate them)")
-        table, name = read_table_folder(args.table), Path(args.table).name
+        report = predict.predict_into(model, read_table_folder(args.table), args.out, top=args.top,
+                                      name=Path(args.table).name)
     else:
         inp = predict.new_input(model.info.get("input") or {}, values) or resolve_input(values)
-        with _console().status("checking the input…") if not args.quiet else contextlib.nullcontext():
-            _check_notes(inp.name, inp.check(Context(home)))
-        _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)
-        with _console().status("generating the features…") if not args.quiet else contextlib.nullcontext():
-            table = predict.input_table(inp, home, batch_size=args.batch_size)
-        name = inp.name
-    rows, report = predict.predict_table(model, table, top=args.top)
-    path = predict.write_predictions(rows, args.out, [str(c) for c in model.classes])
-    unknown = report["n_without_features"]
-    print(f"{name}: predicted {report['n_instances']} instances with {describe_model(model.info)}: "
+        report = predict.predict_input(
+            model, inp, home, args.out, top=args.top, batch_size=args.batch_size,
+            status=None if args.quiet else lambda text: _console().status(f"{text}…"),
+            ingest=lambda read: _ingest(read, args.quiet))
+        _check_notes(inp.name, report)
+    name, unknown = report["name"], report["n_without_features"]
+    print(f"{name}: predicted {report['n_instances']} instances with {report['model']}: "
           + ", ".join(f"{c} {n}" for c, n in report["classes"].items())
           + (f"; accuracy {report['accuracy']:.3f} against its labels" if report.get("accuracy") is not None else ""))
     print(f"{unknown} of {report['n_instances']} instances have none of the model's features (entities unknown to "
           f"the graph, or not linked): predicted from no feature" if unknown else
-          f"every instance has some of the model's {model.features.n_features} features", flush=True)
+          f"every instance has some of the model's {report['n_model_features']} features", flush=True)
     if report["n_new_features"]:
         print(f"kgfs: note: {name}: {report['n_new_features']} features the model was not fitted on were dropped",
               file=sys.stderr)
-    print(f"predictions -> {path} (done in {_wall_seconds():.1f} s)")
+    print(f"predictions -> {report['predictions']} (report {Path(args.out) / predict.REPORT}; done in "
+          f"{_wall_seconds():.1f} s)")
     return 0

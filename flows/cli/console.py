@@ -4,8 +4,8 @@
   terminal (a pipe, a file): lines are as long as they need to be.
 - :class:`LineProgress`: progress as plain lines, printed as things happen, for a stream that
   is not a terminal (``rich`` live displays show nothing there until the end).
-- :func:`error_line`: any exception as the one line the command line prints (:func:`cli_words`:
-  naming the command line's options, not the library's keywords).
+- :func:`error_line`: any exception as the one line the command line prints (:func:`cli_words`, from
+  :mod:`flows.words`: naming the command line's options, not the library's keywords).
 - :func:`summary_table`, :func:`datasets_table`, :func:`cache_table`: the tables of ``kgfs run``,
   ``kgfs datasets list`` and ``kgfs cache ls``; :func:`table_notes_lines`: what a table's meta
   reports about its input (dropped terms, genes without annotations, ...), naming a few.
@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from flows.words import LIBRARY_WORDS, OPTION_WORDS, cli_words
 from kg.errors import KgfsError, few, render_params
 
-__all__ = ["LineProgress", "cache_table", "cli_words", "datasets_table", "error_line", "make_console", "short_iri",
-           "summary_table", "table_notes_lines"]
+# the word tables live in flows.words (the flows that report to a person use them too); named here as before
+__all__ = ["LIBRARY_WORDS", "OPTION_WORDS", "LineProgress", "cache_table", "cli_words", "datasets_table", "error_line",
+           "make_console", "short_iri", "summary_table", "table_notes_lines"]
 
 
 def make_console(stderr: bool = True):
@@ -120,52 +121,6 @@ class LineProgress:
 
 _PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.ENOTDIR: "not a directory",
           errno.EACCES: "permission denied", errno.ENOSPC: "no space left on the device"}
-
-
-#: The library's parameter names the options do not say by their own name.
-LIBRARY_WORDS = {"source": "--kg", "annotator": "--annotator", "vocabulary": "--preset", "params": "--param",
-                 "selectors": "--selector", "classifiers": "--classifier", "options": "--option"}
-#: Parameter name -> the option of the command being run that sets it (:func:`kg.errors.param`; the parser
-#: adds its options' destinations: :func:`flows.cli.parser.option_words`).
-OPTION_WORDS: dict[str, str] = dict(LIBRARY_WORDS)
-
-# The library's messages name its Python keywords ("pass unknown='drop'"); the command line names
-# its options instead. A hint that already names the option in parentheses keeps only the option.
-_HINTS = [
-    (re.compile(r"\b\w+=\S+ \((--[\w-]+)\)"), r"\1"),
-    (re.compile(r"\bunknown='drop'"), "--unknown drop"),
-    (re.compile(r"\bcheck='(repair|report|raise)'"), r"--check \1"),
-    (re.compile(r"\bon_obsolete='(\w+)'"), r"--on-obsolete \1"),
-    (re.compile(r"\bskip_bad_lines=True"), "--skip-bad-lines"),
-    (re.compile(r"\bdrop_unknown=True"), "--hierarchy-drop-unknown"),
-    (re.compile(r"\bmax_record_bytes=N\b"), "--max-record-bytes"),
-    (re.compile(r"\bpass (binarize|check_implication|missing)=(\S+)"), r"pass --param \1=\2"),
-]
-
-
-def cli_words(text: str) -> str:
-    """``text`` with the library's parameters (:func:`kg.errors.param`) and keyword hints said as the command
-    line's options (:data:`OPTION_WORDS`).
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> cli_words("bad line 3; pass skip_bad_lines=True (--skip-bad-lines) to skip it")
-    'bad line 3; pass --skip-bad-lines to skip it'
-    >>> cli_words("term GO:9 not in the ontology; pass unknown='drop' to drop them")
-    'term GO:9 not in the ontology; pass --unknown drop to drop them'
-    """
-    text = render_params(text, OPTION_WORDS)
-    for pattern, repl in _HINTS:
-        text = pattern.sub(repl, text)
-    return text
 
 
 def error_line(exc: BaseException) -> tuple[str, str]:

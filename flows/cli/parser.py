@@ -23,7 +23,6 @@ from flows.cli.commands import (
     cmd_serve,
     cmd_server,
 )
-from flows.cli.console import OPTION_WORDS
 from flows.cli.options import (
     EVALUATE_OPTIONS,
     RUN_EXAMPLES,
@@ -33,12 +32,14 @@ from flows.cli.options import (
     add_options,
     whole_number,
 )
+from flows.words import OPTION_WORDS
 
 __all__ = ["build_parser"]
 
 EPILOG_SERVE = """examples:
   kgfs serve --watch genes/ --interval 300 --obo go.obo.gz --annotations gene_go.tsv --n-splits 5
   kgfs serve --watch corpora/ --cron "0 * * * *" --dump dbpedia/ --features types --out results/
+  kgfs serve --watch new-corpora/ --interval 300 --model M --out predictions/   # predict with a model of kgfs fit
 """
 
 
@@ -151,12 +152,16 @@ def _add_fit_predict(sub, common) -> None:
 
 def _add_serve(sub, common) -> None:
     sv = _command(sub, common, "serve", cmd_serve, epilog=EPILOG_SERVE,
-                  help="scheduled runs on new corpus files of a folder (Prefect deployment)",
+                  help="scheduled runs (or predictions) on new corpus files of a folder (Prefect deployment)",
                   description="Start a local Prefect server on 127.0.0.1 (unless PREFECT_API_URL points at "
                               "one) and serve the kgfs-watch deployment: on every tick, run the pipeline on "
                               "each corpus file of --watch not processed yet (by content hash), write its "
-                              "outputs under --out and record what was done in --out/ledger.json. Runs "
-                              "until interrupted (Ctrl-C); the server keeps running (`kgfs server stop`).")
+                              "outputs under --out and record what was done in --out/ledger.json. With --model "
+                              "(a model folder of `kgfs fit`), predict each new corpus instead, read and linked as "
+                              "the model's was (labels optional; only how a corpus is read may be given: "
+                              "--text-column, --id-column, ...; the evaluation's options do not apply): "
+                              "predictions.csv and predict.json per corpus. Runs until interrupted (Ctrl-C); the "
+                              "server keeps running (`kgfs server stop`).")
     sv.add_argument("--watch", required=True, metavar="DIR", help="folder of corpus files (with --obo and "
                     "--annotations: labels tables gene<TAB>label)")
     sv.add_argument("--cron", metavar="EXPR", help='tick schedule, e.g. "*/15 * * * *"')
@@ -170,8 +175,16 @@ def _add_serve(sub, common) -> None:
     sv.add_argument("--settle", type=float, default=60.0, metavar="SECONDS",
                     help="a corpus is processed once nothing wrote to it for SECONDS (default 60): a file still being "
                          "copied in is left for a later tick")
+    sv.add_argument("--model", metavar="DIR", help="a model folder of `kgfs fit`: predict each new corpus with it "
+                    "(OUT/<corpus>-<hash>/predictions.csv and predict.json) instead of running the pipeline")
+    sv.add_argument("--top", type=whole_number(0), default=3, metavar="N", help="with --model: features named in the "
+                    "why column (default 3)")
     _add_input_options(sv, watch=True)
+    first = len(sv._actions)
     _add_run_options(sv)
+    # the pipeline's options that a prediction does not use (--batch-size it does): refused with --model when given
+    sv.set_defaults(evaluation_options={a.dest: (max(a.option_strings, key=len), a.default)
+                                        for a in sv._actions[first:] if a.dest != "batch_size"})
 
 
 def _add_server(sub, common) -> None:

@@ -5,7 +5,10 @@ Schedules need a real API server (the temporary one a flow run starts does not s
 before Prefect is imported (:func:`flows.watch.api.api_for_serving`). Each tick (a scheduled flow run) runs
 :func:`flows.pipeline.kgfs_run` on every new file of the folder (:func:`flows.watch.ledger.process_folder`), each
 file the input of the kind the options describe (:func:`flows.inputs.watch_input`: a corpus, or a labels table over
-an ontology); the stage store is shared, so what the files have in common is computed once. A file that failed is
+an ontology); the stage store is shared, so what the files have in common is computed once. With a model of
+``kgfs fit`` (``kgfs serve --model``) each new file is predicted instead (:func:`flows.predict.predict_file`: read
+and linked as the model's corpus was), its report (counts per class, instances with none of the model's features)
+kept in the ledger and the tick's artifact. A file that failed is
 reported (ledger, log, artifact, a *Failed* tick), retried with a back-off and given up after ``max_attempts``
 until its content changes. SIGINT (Ctrl-C) or SIGTERM stops serving within a few seconds, with one line
 (:func:`serve`).
@@ -40,6 +43,7 @@ from flows.inputs import watch_input
 from flows.run_options import RunOptions
 from flows.watch import ledger
 from flows.watch.api import api_for_serving
+from flows.words import OPTION_WORDS
 from kg.errors import KgfsError
 
 __all__ = ["api_for_serving", "serve", "watch_flow"]
@@ -139,26 +143,51 @@ def serve(name: str, parameters: dict, schedule: dict, *, grace: float = 5.0, le
 
 @flow(name="kgfs-watch", persist_result=False, log_prints=False)
 def watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None, run_options: dict | None = None,
-               home: str | None = None, max_attempts: int = 3, settle_seconds: float = ledger.SETTLE_SECONDS) -> dict:
+               home: str | None = None, max_attempts: int = 3, settle_seconds: float = ledger.SETTLE_SECONDS,
+               model: str | None = None, predict_options: dict | None = None,
+               option_words: dict | None = None) -> dict:
     """Process every new file of ``watch_dir`` (see the module doc); fails when one failed.
 
     ``source_options`` are the input options given to ``kgfs serve`` (:func:`flows.inputs.watch_values`),
     ``run_options`` a :class:`~flows.run_options.RunOptions` in its JSON form; a corpus is processed once nothing
-    wrote to it for ``settle_seconds``.
+    wrote to it for ``settle_seconds``. With ``model`` (a model folder of ``kgfs fit``, loaded and so checked again
+    in this process on every tick) each corpus is predicted instead (:func:`flows.predict.predict_file`, with
+    ``predict_options``: ``top``, ``batch_size``; ``source_options`` are then how a corpus is read), the ledger
+    keeping each one's report and the model it was done with (a corpus done with another model is done again).
+    ``option_words`` (:data:`flows.words.OPTION_WORDS` of the command that serves) name the options in the errors.
     """
     home = str(Path(home).absolute()) if home else str(settings.kgfs_home())
-    options = RunOptions.from_json(run_options)
+    words = {**OPTION_WORDS, **(option_words or {})}
+    version = None
+    if model:
+        from flows import predict
+        from kg.files import sha256_file
+        from selection.model import MANIFEST, load_model
 
-    def run(path: Path, target: Path) -> list[str]:
-        result = pipeline.kgfs_run.with_options(flow_run_name=f"kgfs-run {path.name}")(
-            watch_input(path, source_options or {}), options, str(target), home)
-        return result.reused
+        try:
+            fitted = load_model(model)  # checked again: changed since serving started, it fails the tick
+            version = f"model:{sha256_file(Path(model) / MANIFEST)}"
+        except (KgfsError, OSError) as exc:
+            tick = ledger.failed_tick(out_dir, exc, words)  # the ledger says why nothing was predicted
+            create_markdown_artifact(ledger.tick_markdown(tick, ledger.read_ledger(out_dir)), key="kgfs-watch-tick",
+                                     description=f"the model {model} could not be loaded")
+            raise KgfsError(f"--model {model}: {tick['error']} (no corpus predicted in this tick)") from None
+
+        def run(path: Path, target: Path) -> dict:
+            return predict.predict_file(fitted, path, home, target, source_options, **(predict_options or {}))
+    else:
+        options = RunOptions.from_json(run_options)
+
+        def run(path: Path, target: Path) -> list[str]:
+            result = pipeline.kgfs_run.with_options(flow_run_name=f"kgfs-run {path.name}")(
+                watch_input(path, source_options or {}), options, str(target), home)
+            return result.reused
 
     tick = ledger.process_folder(watch_dir, out_dir, run, get_run_logger(), max_attempts=max_attempts,
-                                 settle_seconds=settle_seconds)
+                                 settle_seconds=settle_seconds, words=words, version=version)
     if tick["processed"] or tick["failed"]:
         create_markdown_artifact(ledger.tick_markdown(tick, ledger.read_ledger(out_dir)), key="kgfs-watch-tick",
-                                 description=f"corpora processed from {watch_dir}")
+                                 description=f"corpora {'predicted' if model else 'processed'} from {watch_dir}")
     if tick["failed"]:
         raise KgfsError(f"{len(tick['failed'])} corpus file(s) failed (retried on a later tick, given up after "
                         f"{max_attempts} attempts: see the ledger): " + ", ".join(tick["failed"]))

@@ -164,3 +164,64 @@ def test_ledger_errors_name_options_not_python_keywords(tmp_path):
     process_folder(watch, out, run, QUIET, settle_seconds=0)
     error = next(iter(read_ledger(out)["corpora"].values()))["error"]
     assert error.endswith("malformed; pass --skip-bad-lines to skip such records") and "skip_bad_lines" not in error
+
+
+def test_ledger_errors_say_the_parameters_as_the_serving_command_s_options(tmp_path):
+    """The ledger runs in the flow process (no flows.cli there): the words of the command that serves are given."""
+    from kg.errors import ParameterError, param
+
+    watch, out = tmp_path / "watch", tmp_path / "out"
+    watch.mkdir()
+    (watch / "a.tsv").write_text("x")
+
+    def run(path, target):
+        raise ParameterError(f"{param('sparql_url')} is required when {param('source', 'sparql')}\nmore")
+
+    words = {"sparql_url": "--sparql-url", "source": "--kg"}
+    tick = process_folder(watch, out, run, QUIET, settle_seconds=0, words=words)
+    error = next(iter(read_ledger(out)["corpora"].values()))["error"]
+    assert error == "ParameterError: --sparql-url is required when --kg sparql"
+    assert f"`{error}`" in tick_markdown(tick, read_ledger(out))
+
+
+def test_a_prediction_s_report_is_kept_and_another_model_predicts_again(folders):
+    """``kgfs serve --model``: the callable returns a report (kept, in the tick's markdown too); a corpus done with
+    one model (``version``) is done again with another, even one given up before."""
+    watch, out = folders
+    calls: list[tuple[str, str]] = []
+
+    def predict(version):
+        def run(path, target):
+            calls.append((path.name, version))
+            if path.read_text().startswith("bad"):
+                raise ValueError("no entity column")
+            return {"n_instances": 2, "n_without_features": 1, "classes": {"person": 2, "place": 0}}
+        return run
+
+    for _ in range(6):
+        tick = process_folder(watch, out, predict("m1"), QUIET, settle_seconds=0, version="m1")
+    entries = {e["file"]: e for e in read_ledger(out)["corpora"].values()}
+    assert entries["good.tsv"]["report"]["classes"] == {"person": 2, "place": 0}
+    assert entries["good.tsv"]["version"] == "m1" and "stages_reused" not in entries["good.tsv"]
+    assert entries["broken.tsv"]["status"] == "gave-up" and tick["given_up"] == ["broken.tsv"]
+    first = process_folder(watch, out, predict("m1"), QUIET, settle_seconds=0, version="m1")
+    assert first["skipped"] == ["good.tsv"]
+    tick = process_folder(watch, out, predict("m2"), QUIET, settle_seconds=0, version="m2")
+    assert tick["processed"] == ["good.tsv"] and tick["failed"] == ["broken.tsv"]
+    entries = {e["file"]: e for e in read_ledger(out)["corpora"].values()}
+    assert entries["broken.tsv"]["attempts"] == 1 and entries["good.tsv"]["version"] == "m2"
+    md = tick_markdown(tick, read_ledger(out))
+    assert "## Predictions" in md and "| good.tsv | 2 | 1 | person 2, place 0 |" in md
+
+
+def test_a_tick_whose_model_cannot_be_loaded_is_recorded_with_why(folders):
+    from flows.watch.ledger import failed_tick
+    from kg.errors import KgfsError
+
+    watch, out = folders
+    process_folder(watch, out, Runner(), QUIET, settle_seconds=0)
+    tick = failed_tick(out, KgfsError("/m/arrays.npz: truncated\nmore"))
+    ledger = read_ledger(out)
+    assert tick["tick"] == 2 and ledger["ticks"][-1]["error"] == "KgfsError: /m/arrays.npz: truncated"
+    assert {e["file"]: e["attempts"] for e in ledger["corpora"].values()} == {"good.tsv": 1, "broken.tsv": 1}
+    assert "no corpus processed: `KgfsError: /m/arrays.npz: truncated`" in tick_markdown(tick, ledger)

@@ -249,20 +249,19 @@ def cmd_serve(args) -> int:
     from flows.watch import serve as watch_mod  # imports Prefect
 
     params = {"watch_dir": str(watch), "out_dir": str(out), "source_options": values, "home": str(home),
-              "settle_seconds": args.settle,
               # the errors in the ledger say this command's options; the watched file is the kind's file (--corpus)
-              "option_words": {**OPTION_WORDS, kind.watch_field: "--watch"}}
+              "ledger_options": {"settle_seconds": args.settle, "words": {**OPTION_WORDS, kind.watch_field: "--watch"}}}
     if model:
-        params.update(model=str(Path(args.model).absolute()), predict_options={"top": args.top,
-                                                                               "batch_size": args.batch_size})
+        params["prediction"] = {"model": str(Path(args.model).absolute()), "top": args.top,
+                                "batch_size": args.batch_size}
     else:
         params["run_options"] = _run_options(args).to_json()
     schedule = {"cron": args.cron} if args.cron else {"interval": int(args.interval)}
     ui = url[:-4] if url.endswith("/api") else url
     when = "cron " + args.cron if args.cron else f"every {args.interval} s"
     print(f"kgfs serve: watching {watch} ({when}); " + (
-        f"predicting each new corpus with the model {params['model']} ({model[0]}); predictions and ledger.json in "
-        f"{out}" if model else f"outputs and ledger.json in {out}"), flush=True)
+        f"predicting each new corpus with the model {params['prediction']['model']} ({model[0]}); predictions and "
+        f"ledger.json in {out}" if model else f"outputs and ledger.json in {out}"), flush=True)
     print(f"kgfs serve: Prefect UI {ui} (deployment kgfs-watch/{args.deployment}); run a tick by hand with\n"
           f"  PREFECT_API_URL={url} prefect deployment run 'kgfs-watch/{args.deployment}'\n"
           "kgfs serve: Ctrl-C stops serving", flush=True)

@@ -41,6 +41,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from flows.words import cli_words
 from kg.errors import KgfsError
@@ -253,8 +254,8 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
         if number < int(entry.get("retry_tick", 0)):
             tick["waiting"].append(path.name)
             continue
-        ledger["corpora"][sha] = _attempt(path, sha, entry, out / f"{path.stem}-{sha[:12]}", run, tick, max_attempts,
-                                          logger, words, version)
+        ledger["corpora"][sha] = _attempt(path, sha, entry, out / f"{path.stem}-{sha[:12]}", tick,
+                                          _How(run, max_attempts, logger, words, version))
         write_ledger(out, ledger)  # after every corpus: a killed tick loses at most the one in progress
     tick["finished"] = _now()
     ledger["ticks"].append(tick)
@@ -262,10 +263,19 @@ def process_folder(watch_dir: str | os.PathLike, out_dir: str | os.PathLike,
     return tick
 
 
-def _attempt(path: Path, sha: str, entry: Mapping, target: Path,
-             run: Callable[[Path, Path], Iterable[str] | Mapping], tick: dict, max_attempts: int, logger,
-             words: Mapping[str, str] | None = None, version: str | None = None) -> dict:
+class _How(NamedTuple):
+    """How a tick processes its corpora (:func:`process_folder`'s arguments)."""
+
+    run: Callable[[Path, Path], Iterable[str] | Mapping]
+    max_attempts: int
+    logger: logging.Logger
+    words: Mapping[str, str] | None
+    version: str | None
+
+
+def _attempt(path: Path, sha: str, entry: Mapping, target: Path, tick: dict, how: _How) -> dict:
     """Process one corpus; its new ledger entry (the tick's lists are updated)."""
+    run, max_attempts, logger, words, version = how
     attempts = int(entry.get("attempts", 0)) + 1
     new = {"file": path.name, "path": str(path.absolute()), "sha256": sha, "out": str(target), "attempts": attempts,
            "first_seen": entry.get("first_seen", tick["started"]), "started": _now()}

@@ -143,22 +143,28 @@ def serve(name: str, parameters: dict, schedule: dict, *, grace: float = 5.0, le
 
 @flow(name="kgfs-watch", persist_result=False, log_prints=False)
 def watch_flow(watch_dir: str, out_dir: str, source_options: dict | None = None, run_options: dict | None = None,
-               home: str | None = None, max_attempts: int = 3, settle_seconds: float = ledger.SETTLE_SECONDS,
-               model: str | None = None, predict_options: dict | None = None,
-               option_words: dict | None = None) -> dict:
+               home: str | None = None, ledger_options: dict | None = None, prediction: dict | None = None) -> dict:
     """Process every new file of ``watch_dir`` (see the module doc); fails when one failed.
 
     ``source_options`` are the input options given to ``kgfs serve`` (:func:`flows.inputs.watch_values`),
     ``run_options`` a :class:`~flows.run_options.RunOptions` in its JSON form; a corpus is processed once nothing
-    wrote to it for ``settle_seconds``. With ``model`` (a model folder of ``kgfs fit``, loaded and so checked again
-    in this process on every tick) each corpus is predicted instead (:func:`flows.predict.predict_file`, with
-    ``predict_options``: ``top``, ``batch_size``; ``source_options`` are then how a corpus is read), the ledger
-    keeping each one's report and the model it was done with (a corpus done with another model is done again).
-    ``option_words`` (:data:`flows.words.OPTION_WORDS` of the command that serves) name the options in the errors.
+    wrote to it for ``ledger_options["settle_seconds"]`` (default :data:`~flows.watch.ledger.SETTLE_SECONDS`), and
+    given up after ``ledger_options["max_attempts"]`` (default 3) failed attempts. With ``prediction``
+    (``model``: a model folder of ``kgfs fit``, loaded and so checked again in this process on every tick;
+    ``top``, ``batch_size``) each corpus is predicted instead (:func:`flows.predict.predict_file`;
+    ``source_options`` are then how a corpus is read), the ledger keeping each one's report and the model it was
+    done with (a corpus done with another model is done again).
+    ``ledger_options["words"]`` (:data:`flows.words.OPTION_WORDS` of the command that serves) name the options in
+    the errors.
     """
     home = str(Path(home).absolute()) if home else str(settings.kgfs_home())
-    words = {**OPTION_WORDS, **(option_words or {})}
+    how = dict(ledger_options or {})
+    words = {**OPTION_WORDS, **(how.get("words") or {})}
+    max_attempts = int(how.get("max_attempts", 3))
+    settle_seconds = float(how.get("settle_seconds", ledger.SETTLE_SECONDS))
     version = None
+    predict_options = dict(prediction or {})
+    model = predict_options.pop("model", None)
     if model:
         from flows import predict
         from kg.files import sha256_file

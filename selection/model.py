@@ -25,20 +25,13 @@ refused when the model is saved, naming it. A :class:`~kg.features.KGFeatures` s
 ``source``, ``annotator`` and ``memory`` (handles on a graph, not values: the source's ``describe()`` is kept);
 they are passed again on load.
 
-A model is checked against the scikit-learn that loads it, not refused for its version alone: on load the probe's
-rows are predicted again and, when a probability differs from the saved one by more than
-:data:`PROBE_TOLERANCE` (or the prediction fails: an attribute this scikit-learn reads that the one which wrote the
-model did not set), the model is refused in one line naming ``model.json`` and both scikit-learn versions ("the
-model predicts differently under scikit-learn X than under Y which wrote it ...; fit it again"). A model that
-predicts its probe the same loads without a warning, whatever the versions (a note is logged at INFO when they
-differ). The probe's saved probabilities are the estimator's; a model with a linear form checks the form against
-them on load (no scikit-learn needed), and the estimator when it is built. The probe (at most
-:data:`PROBE_ROWS` rows and a row of no feature) is, for :func:`fit_model`'s model, rows of the training table
-spread evenly in its order, over the fitted features and closed under their hierarchy; for a model without
-training rows (:func:`save_pipeline`, a :class:`FittedModel` made by hand) one row per feature, that feature and
-its ancestors, the features spread evenly among those the selector keeps (all when it keeps none or has no
-support). A model written before the probe existed is checked by its version only (a
-warning when its scikit-learn minor version differs). Predicting the probe takes a few milliseconds.
+A model checks itself when it is loaded (:mod:`selection.probe`): it predicts again a few rows (its probe: rows of
+the training table, or for :func:`save_pipeline` one feature each) whose probabilities were saved with it, and is
+refused in one line naming ``model.json`` and both scikit-learn versions when they differ; one that agrees loads
+without a warning whatever the versions. A model written before the probe is checked by its version only (a
+warning when its scikit-learn minor version differs). The probe's saved probabilities are the estimator's: a model
+with a linear form checks the form against them on load (no scikit-learn needed), and its estimator when it is
+built.
 
 This module holds the model: :class:`FittedModel` and :func:`fit_model`, the rows of a new table over its features
 (:func:`align_table`) and why it predicts what it does (:func:`explain`), and its folder (:func:`save_model`,
@@ -61,7 +54,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import zipfile
 from collections.abc import Callable, Mapping
@@ -76,21 +68,16 @@ from kg.files import atomic_write, sha256_file
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 from selection.encoding import Decoder, Encoder, trusted_classes
+from selection.probe import PROBE_TOLERANCE, check_probe, class_probabilities, encode_probe, spread, with_empty_row
 from selection.scoring import LinearForm
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "PROBE_ROWS", "PROBE_TOLERANCE", "FittedModel", "align_table", "explain",
-           "fit_model", "load_model", "load_pipeline", "save_model", "save_pipeline", "table_fingerprint",
-           "trusted_classes"]
-
-log = logging.getLogger(__name__)
+__all__ = ["FORMAT", "FORMAT_VERSION", "FittedModel", "align_table", "explain", "fit_model", "load_model",
+           "load_pipeline", "save_model", "save_pipeline", "table_fingerprint", "trusted_classes"]
 
 FORMAT = "kgfs-model"
 #: The version of the folder's layout; a model of another version is refused.
 FORMAT_VERSION = 1
 MANIFEST, MODEL, ARRAYS, FEATURES = "manifest.json", "model.json", "arrays.npz", "features.npz"
-#: The probe's rows at most (and a row of no feature), and how far (absolute) a probability it predicts on load may
-#: be from the one it predicted when it was saved.
-PROBE_ROWS, PROBE_TOLERANCE = 20, 1e-9
 
 
 # --------------------------------------------------------------------------- fitting
@@ -182,21 +169,11 @@ class FittedModel:
         """Class probabilities (columns: :attr:`classes`); a classifier without ``predict_proba`` gives 1 to its
         predicted class."""
         X = self.matrix(X)
-        return self.form.predict_proba(X) if self.form is not None else _proba(self.estimator, X)
+        return self.form.predict_proba(X) if self.form is not None else class_probabilities(self.estimator, X)
 
     def predict(self, X) -> np.ndarray:
         proba = self.predict_proba(X)
         return self.classes[np.argmax(proba, axis=1)]
-
-
-def _proba(estimator, X) -> np.ndarray:
-    if hasattr(estimator, "predict_proba"):
-        try:
-            return np.asarray(estimator.predict_proba(X))
-        except AttributeError:  # SVC without probability=True
-            pass
-    pred = np.asarray(estimator.predict(X))
-    return (pred[:, None] == np.asarray(estimator.classes_)[None, :]).astype(np.float64)
 
 
 def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None, *, classifier: str = "nb",
@@ -252,7 +229,7 @@ def fit_model(table: FeatureTable, selector: str, params: Mapping | None = None,
                               "n_features": int(table.n_features),
                               "classes": {str(c): int((y == c).sum()) for c in np.unique(y)},
                               "dataset": table.meta.get("dataset")}}
-    probe = _with_empty_row(align_table(table.select_instances(_spread(table.n_instances)), features)[0])
+    probe = with_empty_row(align_table(table.select_instances(spread(table.n_instances)), features)[0])
     form = LinearForm.of(est, table.n_features, check=table.X)
     return FittedModel(est, features, {**described, **dict(info or {})}, probe=probe, form=form)
 
@@ -402,95 +379,6 @@ def _selected(model: FittedModel, X: sp.csr_matrix):
     return np.ones(X.shape[1], bool)
 
 
-# --------------------------------------------------------------------------- the probe: the model checks itself
-def _spread(n: int, k: int = PROBE_ROWS) -> np.ndarray:
-    """At most ``k`` positions spread evenly over ``range(n)``."""
-    return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64)) if n else np.zeros(0, np.int64)
-
-
-def _with_empty_row(x: sp.csr_matrix) -> sp.csr_matrix:
-    return sp.csr_matrix(sp.vstack([x, sp.csr_matrix((1, x.shape[1]))], format="csr"), dtype=np.float64)
-
-
-def _kg_step(est):
-    """A ``Pipeline``'s first step when it is a :class:`~kg.features.KGFeatures` (it reads entities), else None."""
-    from kg.features import KGFeatures
-
-    steps = getattr(est, "steps", None)
-    return steps[0][1] if steps and isinstance(steps[0][1], KGFeatures) else None
-
-
-def _feature_probe(model: FittedModel) -> sp.csr_matrix:
-    """One row per feature (that feature and its ancestors), spread among those the selector keeps; and an empty row."""
-    n = model.features.n_features
-    steps = getattr(model.estimator, "steps", None) or []
-    first = 1 if _kg_step(model.estimator) is not None else 0
-    step = steps[first][1] if len(steps) > first else None
-    kept = np.asarray(step.get_support(), bool) if hasattr(step, "get_support") else np.zeros(n, bool)
-    cols = np.flatnonzero(kept) if kept.shape == (n,) and kept.any() else np.arange(n)
-    pick = cols[_spread(len(cols))]
-    direct = sp.csr_matrix((np.ones(len(pick)), (np.arange(len(pick)), pick)), shape=(len(pick), n))
-    x = sp.csr_matrix(model.features.hierarchy.close(direct), dtype=np.float64)
-    x.data[:] = 1.0
-    x.sort_indices()
-    return _with_empty_row(x)
-
-
-def _probe_proba(model: FittedModel, rows: sp.csr_matrix) -> np.ndarray:
-    """The estimator's probabilities of the probe's rows (not its linear form's: the form is checked against them);
-    a Pipeline of KGFeatures: its steps after KGFeatures (no graph)."""
-    kg = _kg_step(model.estimator)
-    if kg is None:
-        return _proba(model.estimator, sp.csr_matrix(rows, dtype=np.float64))
-    from kg.table import HierarchicalCSR
-
-    return _proba(model.estimator[1:], HierarchicalCSR.wrap(rows, kg.hierarchy_))
-
-
-def _probe_json(model: FittedModel, writer: Encoder) -> dict | None:
-    """The probe's rows and their probabilities as model.json holds them; None for an estimator that cannot predict
-    (a Pipeline of KGFeatures alone)."""
-    kg = _kg_step(model.estimator)
-    if not hasattr(model.estimator[1:] if kg is not None else model.estimator, "predict"):
-        return None
-    rows = sp.csr_matrix(model.probe if model.probe is not None else _feature_probe(model), dtype=np.float64)
-    proba = np.asarray(_probe_proba(model, rows), dtype=np.float64)
-    return {"rows": writer.value(rows, "the probe"), "proba": writer.value(proba, "the probe")}
-
-
-def _form_agrees(form: LinearForm, rows: sp.csr_matrix, expected: np.ndarray) -> bool:
-    """Whether a linear form gives the probe's saved probabilities (the estimator's)."""
-    got = form.predict_proba(rows)
-    return got.shape == expected.shape and bool(np.max(np.abs(got - expected), initial=0.0) <= PROBE_TOLERANCE)
-
-
-def _check_probe(model: FittedModel, expected: np.ndarray, wrote: Mapping, path: Path) -> None:
-    """Refuse the model when its probe's probabilities are not the saved ones (see the module)."""
-    import sklearn
-
-    now = {"scikit-learn": sklearn.__version__, "numpy": np.__version__}
-    failure = None
-    try:
-        got = _probe_proba(model, model.probe)
-        diff = float(np.max(np.abs(got - expected), initial=0.0)) if got.shape == expected.shape else np.inf
-        detail = (f"its probe of {model.probe.shape[0]} rows: probabilities differ by up to {diff:.3g}, more than "
-                  f"{PROBE_TOLERANCE:g}" if got.shape == expected.shape else
-                  f"its probe gives {got.shape} probabilities, not the {expected.shape} saved")
-    except Exception as exc:  # what this scikit-learn reads and the one that wrote the model did not set, ...
-        diff, failure = np.inf, exc
-        detail = " ".join(f"its probe fails: {type(exc).__name__}: {exc}".split())
-    sk = wrote.get("scikit-learn") or "an unknown version"
-    if not diff <= PROBE_TOLERANCE:  # NaN too
-        also = wrote.get("numpy") not in (None, now["numpy"])
-        here = f"scikit-learn {now['scikit-learn']}" + (f" and numpy {now['numpy']}" if also else "")
-        there = sk + (f" and numpy {wrote.get('numpy')}" if also else "")
-        raise InputFormatError(f"the model predicts differently under {here} than under {there} which wrote it "
-                               f"({detail}); fit it again", str(path)) from failure
-    if sk != now["scikit-learn"]:
-        log.info("%s: written with scikit-learn %s, loaded with %s: its probe of %d rows predicts the same", path,
-                 sk, now["scikit-learn"], model.probe.shape[0])
-
-
 # --------------------------------------------------------------------------- the folder
 def _versions() -> dict:
     import importlib.metadata
@@ -526,7 +414,7 @@ def save_model(model: FittedModel, folder: str | os.PathLike) -> Path:
     folder = Path(folder)
     writer = Encoder(trusted_classes())
     tree = writer.value(model.estimator, "the estimator")
-    probe = _probe_json(model, writer)  # after the estimator is encoded: as it was before it predicted
+    probe = encode_probe(model.estimator, model.features, model.probe, writer)  # after the estimator: as it was
     folder.mkdir(parents=True, exist_ok=True)
     _write_npz(folder / ARRAYS, {**writer.arrays, **(model.form.to_arrays() if model.form is not None else {})})
     model.features.save(folder / FEATURES)
@@ -585,7 +473,7 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     ------
     KgfsError
         One line naming the file: not a model folder, another format version, a file missing, truncated or
-        edited since it was written; a model that predicts its probe differently here (see the module).
+        edited since it was written; a model that predicts its probe differently here (:mod:`selection.probe`).
     """
     folder = Path(folder)
     manifest = _manifest(folder)
@@ -626,7 +514,7 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
                 raise
             raise _refuse(folder / MODEL, f"the estimator cannot be read ({exc})") from None
         if probe is not None:
-            _check_probe(FittedModel(estimator, features, info, probe=rows), np.asarray(proba), wrote, folder / MODEL)
+            check_probe(estimator, rows, np.asarray(proba), wrote, folder / MODEL)
         else:  # a model written before the probe: its version alone
             _warn_of_version(folder / MANIFEST, wrote.get("scikit-learn"))
         return estimator
@@ -638,6 +526,12 @@ def load_model(folder: str | os.PathLike, *, source=None, annotator=None, memory
     if form is None or probe is None or any(v is not None for v in supplied.values()):
         model.estimator  # noqa: B018 - built (and checked) now: a model it cannot build is refused on load
     return model
+
+
+def _form_agrees(form: LinearForm, rows: sp.csr_matrix, expected: np.ndarray) -> bool:
+    """Whether a linear form gives the probe's saved probabilities (the estimator's)."""
+    got = form.predict_proba(rows)
+    return got.shape == expected.shape and bool(np.max(np.abs(got - expected), initial=0.0) <= PROBE_TOLERANCE)
 
 
 def _warn_of_version(path: Path, wrote: str | None) -> None:

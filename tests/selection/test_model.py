@@ -300,7 +300,7 @@ def test_a_probe_of_another_shape_is_refused_as_unreadable(saved, tmp_path):
 
 
 def test_a_difference_within_the_tolerance_is_accepted(saved, tmp_path):
-    from selection.model import PROBE_TOLERANCE
+    from selection.probe import PROBE_TOLERANCE
 
     folder = _copy(saved[1], tmp_path)
     _edit_probe(folder, lambda p: p + PROBE_TOLERANCE / 2)
@@ -312,7 +312,7 @@ def test_another_scikit_learn_whose_probe_agrees_loads_without_a_warning(saved, 
 
     folder = _copy(saved[1], tmp_path)
     _rewrite_manifest(folder, scikit_learn="0.99.0")
-    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="selection.model"):
+    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="selection.probe"):
         warnings.simplefilter("error")
         again = load_model(folder)
         assert caplog.records == []  # scored by its linear form: the estimator is built (and checked) when asked for

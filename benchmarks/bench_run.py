@@ -9,7 +9,11 @@ called directly and the outputs published, in a fresh Python process: imports in
 - one parameter changed (``--param threshold=0.9``: select, evaluate and export recomputed, server up);
 - ``kgfs --help`` and ``kgfs datasets list`` (wall), and ``python -X importtime`` totals (sum of the
   self times) of the imports of ``kgfs --help`` and of a cached ``kgfs run``, with whether Prefect
-  and matplotlib were imported.
+  and matplotlib were imported;
+- bad options refused (issue 40): ``kgfs run --param threshhold=0.9``, ``kgfs run --selector shsel-ig-prun``
+  and ``kgfs run --param threshold=2`` in a fresh home (each must fail with its message), with their ratio to
+  ``kgfs --help`` and to ``python -c "import flows.cli"`` timed in the same run (target: each < 1 s on a quiet
+  machine). ``--early-only`` runs this section alone (seconds, no server).
 
 Targets (issue 17; quiet 2-core machine, medians of 5): cached <= 2x library and < 4 s; one
 parameter changed <= 2.5x; cold <= library + 8 s, with a server up <= library + 2 s; ``kgfs --help``
@@ -18,7 +22,9 @@ parameter changed <= 2.5x; cold <= library + 8 s, with a server up <= library + 
 With ``--against CHECKOUT`` it first times ``kgfs --help`` and a cached ``kgfs run`` of this checkout and of
 another one in turn (a ratio this/other), e.g. against the commit before a restructure.
 
-Run by hand from the repository:  python benchmarks/bench_run.py [--repeat 5] [--against /tmp/old-kgfs]
+With ``--against``, the bad options are timed for the other checkout too (a ratio this/other).
+
+Run by hand from the repository:  python benchmarks/bench_run.py [--repeat 5] [--against /tmp/old-kgfs] [--early-only]
 """
 
 from __future__ import annotations
@@ -95,6 +101,55 @@ def against(other: Path, repeat: int) -> None:
               f"ratio {med[what + ' this'] / med[what + ' other']:5.2f}")
 
 
+#: bad options of `kgfs run` -> the start of the one-line error each must print
+EARLY_FAILURES = {
+    "--param threshhold=0.9": "kgfs: error: --param threshhold: none of the methods given has a parameter "
+                              "'threshhold' (did you mean threshold?)",
+    "--selector shsel-ig-prun": "kgfs: error: unknown selector 'shsel-ig-prun' (did you mean shsel-ig-prune",
+    "--param threshold=2": "kgfs: error: selector shsel-ig-prune: threshold=2 is not valid: must be float in [0, 1]",
+}
+
+
+def early_failures(repeat: int, roots: dict[str, Path]) -> dict[str, float]:
+    """Medians of ``repeat`` timings of each bad option (:data:`EARLY_FAILURES`) and of the two baselines, for each
+    checkout of ``roots`` in turn, each in a fresh folder (no store, no server); an option that does not fail with
+    its message stops the benchmark."""
+    times: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="kgfs-bench-early-") as tmp:
+        for _ in range(repeat):
+            for who, root in roots.items():
+                d = Path(tmp, f"{who}-{len(times.get(f'{who} help', []))}")
+                d.mkdir()
+                cases = {"help": [sys.executable, "-m", "flows.cli", "--help"],
+                         "import": [sys.executable, "-c", "import flows.cli"],
+                         **{opt: [sys.executable, "-m", "flows.cli", "run", *opt.split()] for opt in EARLY_FAILURES}}
+                for what, cmd in cases.items():
+                    dt, proc = _timed(cmd, d, check=what in ("help", "import"), root=root)
+                    if what in EARLY_FAILURES:
+                        last = (proc.stderr.strip().splitlines() or [""])[-1]
+                        if proc.returncode != 1 or not last.startswith(EARLY_FAILURES[what]):
+                            sys.exit(f"{who}: kgfs run {what} did not fail with its message:\n{proc.stderr[-2000:]}")
+                    times.setdefault(f"{who} {what}", []).append(dt)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def print_early(med: dict[str, float], repeat: int, other: Path | None) -> None:
+    """The bad-options section: each time, its ratio to both baselines, the target, and this/other."""
+    print(f"bad options refused by `kgfs run` (fresh home; medians of {repeat}); baselines in the same run: "
+          f"kgfs --help {med['this help']:.2f} s, python -c 'import flows.cli' {med['this import']:.2f} s")
+    head = f"{'':<36}{'time':>7}  {'/help':>6}  {'/import':>7}   {'target':<8}"
+    print(head + (f"{'other':>8}  {'this/other':>10}" if other else ""))
+    for opt in EARLY_FAILURES:
+        t = med[f"this {opt}"]
+        line = (f"{'kgfs run ' + opt:<36}{t:6.2f}s  {t / med['this help']:5.2f}x  {t / med['this import']:6.2f}x   "
+                f"{'< 1 s':<8}{'OK' if t < 1 else 'MISSED':<6}")
+        if other:
+            line += f"{med[f'other {opt}']:6.2f}s  {t / med[f'other {opt}']:9.2f}"
+        print(line)
+    if other:
+        print(f"(other: {other}; its kgfs --help {med['other help']:.2f} s)")
+
+
 def import_total(args: list[str], cwd) -> tuple[float, bool, bool]:
     """``-X importtime`` total (s) of ``kgfs ARGS``, and whether Prefect / matplotlib were imported."""
     _dt, proc = _timed([sys.executable, "-X", "importtime", "-m", "flows.cli", *args], cwd, check=False)
@@ -135,8 +190,16 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds; medians are printed (the targets: 5)")
     ap.add_argument("--against", type=Path, metavar="CHECKOUT", help="also time `kgfs --help` and a cached run "
                     "against another checkout of kgfs (e.g. `git worktree add /tmp/old COMMIT`), in turn")
+    ap.add_argument("--early-only", action="store_true", help="only the bad options refused by `kgfs run` (seconds; "
+                    "no server)")
     args = ap.parse_args()
     load0 = os.getloadavg()[0]
+    roots = {"this": ROOT, **({"other": args.against.resolve()} if args.against else {})}
+    early = early_failures(max(3, args.repeat), roots)
+    if args.early_only:
+        print_early(early, max(3, args.repeat), args.against)
+        print(f"load average: {load0:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
+        return
     if args.against:
         against(args.against.resolve(), max(5, args.repeat))
     rounds = [one_round() for _ in range(args.repeat)]
@@ -158,6 +221,7 @@ def main() -> None:
     for label, key in (("kgfs --help", "imports_help"), ("kgfs run (cached)", "imports_run")):
         total, prefect, mpl = rounds[-1][key]
         print(f"-X importtime total, {label:<25}{total:6.2f} s   prefect imported: {prefect}, matplotlib: {mpl}")
+    print_early(early, max(3, args.repeat), args.against)
     print(f"load average: {load0:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores")
 
 

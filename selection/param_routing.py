@@ -1,7 +1,8 @@
 """Which method a ``--param`` value is for: ``NAME.KEY`` or a plain ``KEY`` routed to the methods of a command.
 
 :func:`method_params` gives each registered method named on the command line the parameters meant
-for it, checked against its declaration (:meth:`selection.registry.Entry.check_params`);
+for it, checked against its declaration (:meth:`selection.registry.Entry.check_params`; the declarations are
+read without importing the estimators: :mod:`selection.declarations`);
 :func:`whole_table_params` does the same for the one selector ``kgfs run`` fits on a whole table.
 ``KEY=VALUE`` items themselves are parsed by :func:`selection.params.parse_assignments`.
 
@@ -107,14 +108,14 @@ def method_params(assignments: Mapping, selectors, classifiers=(), *, free=()) -
             given.setdefault(name, {})[pname] = value
             continue
         for group in ([n for n in entries if entries[n].role == "selector"], [n for n in entries if n in classifiers]):
-            hits = [n for n in group if pname in {p.name for p in entries[n].parameters()}]
+            hits = [n for n in group if pname in {p.name for p in entries[n].declared()}]
             if hits:
                 break
         hits = hits or list(free)
         if not hits:
-            known = "; ".join(f"{n}: {', '.join(p.name for p in e.parameters()) or '(none)'}"
+            known = "; ".join(f"{n}: {', '.join(p.name for p in e.declared()) or '(none)'}"
                               for n, e in entries.items())
-            names = {p.name for e in entries.values() for p in e.parameters()}
+            names = {p.name for e in entries.values() for p in e.declared()}
             raise ParameterError(f"{param('params', pname)}: none of the methods given has a parameter {pname!r}"
                             f"{did_you_mean(pname, names)} ({known})")
         for n in hits:

@@ -32,13 +32,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from numbers import Integral
 
-from kg import sklearn_compat as pv
+import selection.constraints as light
 from kg.errors import KgfsError, ParameterError, did_you_mean, param
 
 __all__ = ["Parameter", "check_values", "constraint_text", "declared_parameters", "docstring_parameters",
@@ -170,28 +168,16 @@ def _read_section(lines: list[str], i: int, out: dict[str, str]) -> int:
 
 
 # ------------------------------------------------------------------ constraints in words
-def _interval_text(c) -> str:
-    assert isinstance(c, pv.Interval)
-    kind = "int" if c.type is Integral else "float"
-    lo = None if c.left is None or c.left == -math.inf else c.left
-    hi = None if c.right is None or c.right == math.inf else c.right
-    if lo is not None and hi is not None:
-        left = "[" if c.closed in ("left", "both") else "("
-        right = "]" if c.closed in ("right", "both") else ")"
-        return f"{kind} in {left}{lo:g}, {hi:g}{right}"
-    if lo is not None:
-        return f"{kind} {'>=' if c.closed in ('left', 'both') else '>'} {lo:g}"
-    if hi is not None:
-        return f"{kind} {'<=' if c.closed in ('right', 'both') else '<'} {hi:g}"
-    return kind
-
-
 def _one_constraint(raw) -> str | None:
+    if light.is_light(raw):  # a marker or a type, written the same in scikit-learn's notation and kgfs's
+        return light.text(raw)
+    from kg import sklearn_compat as pv  # a constraint object of scikit-learn's
+
     c = pv.make_constraint(raw)
     if isinstance(c, pv.Hidden) or getattr(c, "hidden", False):
         return None
     if isinstance(c, pv.Interval):
-        return _interval_text(c)
+        return light.interval_text(c)
     if isinstance(c, (pv.StrOptions, pv.Options)):
         opts = sorted((o for o in c.options if o not in getattr(c, "deprecated", ())), key=str)
         return " or ".join(repr(o) for o in opts)
@@ -227,7 +213,7 @@ def constraint_text(constraints: Iterable) -> str:
     >>> constraint_text([Interval(Real, 0, 1, closed="both")]), constraint_text([StrOptions({"b", "a"}), None])
     ('float in [0, 1]', "'a' or 'b' or None")
     """
-    if constraints == "no_validation":
+    if isinstance(constraints, str) and constraints == "no_validation":
         return "any"
     parts = [t for t in (_one_constraint(c) for c in constraints) if t]
     return " or ".join(dict.fromkeys(parts)) or "any"
@@ -318,13 +304,10 @@ def check_values(declared: Iterable[Parameter], values: Mapping, *, owner: str, 
         if p is None:
             raise KgfsError(f"{owner} has no {noun} {name!r}{did_you_mean(name, by_name)}{listing}")
         if p.constraints:
-            try:  # scikit-learn takes True for a number; a user who typed true meant something else
-                if isinstance(value, bool) and "bool" not in p.allowed.split(" or "):
-                    raise pv.InvalidParameterError(name)
-                pv.validate_parameter_constraints({name: list(p.constraints)}, {name: value}, caller_name=owner)
-            except pv.InvalidParameterError:
-                raise KgfsError(f"{owner}: {name}={_show_value(value)} is not valid: must be {p.allowed}{listing}") \
-                    from None
+            # scikit-learn takes True for a number; a user who typed true meant something else
+            if (isinstance(value, bool) and "bool" not in p.allowed.split(" or ")) \
+                    or not light.satisfied(p.constraints, value):
+                raise KgfsError(f"{owner}: {name}={_show_value(value)} is not valid: must be {p.allowed}{listing}")
         out[name] = value
     return out
 

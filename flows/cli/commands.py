@@ -107,8 +107,19 @@ def _outputs_notes(outputs) -> dict:
     return {Path(k).stem: str(v) for k, v in outputs.items() if str(k).startswith("notes/")}
 
 
+def _check_selector_params(args) -> None:
+    """``--selector`` and its ``--param`` values checked against the registry's declarations, before anything heavy
+    is imported (no estimator, no scikit-learn: :mod:`selection.declarations`) and before a server boots: an unknown
+    selector, a mistyped parameter or a value out of range fails at once, with the message :func:`_run_options` would
+    give (which checks everything again, the evaluation's methods and protocol first)."""
+    from selection.param_routing import whole_table_params
+
+    whole_table_params(args.selector, _parse_params(args.param))
+
+
 # --------------------------------------------------------------------------- commands
 def cmd_run(args) -> int:
+    _check_selector_params(args)
     from flows.cli.display import RunDisplay
     from flows.inputs import check_output, resolve_input
     from flows.server import local as local_server
@@ -232,6 +243,7 @@ def cmd_serve(args) -> int:
     watch = Path(args.watch).absolute()
     if not watch.is_dir():
         raise CliError(f"{watch}: the watched folder does not exist")
+    _check_selector_params(args)
     if bool(args.cron) == bool(args.interval):
         raise CliError("give exactly one of --cron EXPR and --interval SECONDS")
     values = watch_values(_input_values(args))  # JSON-friendly, paths absolute: a deployment's parameter

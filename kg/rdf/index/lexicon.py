@@ -595,8 +595,9 @@ class IndexedLexicon:
         self._forms = KeyTable(self.folder, "forms")
         self._entity, self._weight = self._forms.payload("entity"), self._forms.payload("weight")
         self._prefixes = KeyTable(self.folder, "prefixes")
-        self._span_keys = load_array(self.folder / "spans.keys.npy")
-        self._span_kind = load_array(self.folder / "spans.kind.npy")
+        # plain views of the mapped files (a memmap's indexing goes through Python)
+        self._span_keys = np.asarray(load_array(self.folder / "spans.keys.npy"))
+        self._span_kind = np.asarray(load_array(self.folder / "spans.kind.npy"))
         segments = self.folder.parent.parent / "segments"
         cols = self.stats["columns"]
         self._subjects = _Chain([StringColumn(segments / n, "labels.subject") for n in cols["labels"]])
@@ -625,8 +626,10 @@ class IndexedLexicon:
         if not len(keys) or not len(table):
             return out
         order = np.argsort(keys)  # sorted queries: each search starts where the last ended
-        pos = np.minimum(np.searchsorted(table, keys[order]), len(table) - 1)
-        hit = np.asarray(table[pos]) == keys[order]
+        keys = keys[order]
+        pos = np.searchsorted(table, keys)
+        np.minimum(pos, len(table) - 1, out=pos)
+        hit = table[pos] == keys
         out[order[hit]] = self._span_kind[pos[hit]]
         return out
 
@@ -656,8 +659,16 @@ class IndexedLexicon:
         if not firsts:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
         lo, hi = starts[np.concatenate(firsts)], ends[np.concatenate(lasts)]
-        query, rows = self._forms.find(hash_keys([low[x:y] for x, y in zip(lo.tolist(), hi.tolist())]))
-        lo, hi = lo[query], hi[query]
+        distinct: dict[str, int] = {}  # a name mentioned many times is hashed once
+        span = np.fromiter([distinct.setdefault(low[x:y], len(distinct)) for x, y in zip(lo.tolist(), hi.tolist())],
+                           np.int64, len(lo))
+        query, rows = self._forms.find(hash_keys(distinct))
+        del distinct
+        row_of = np.full(int(span.max(initial=-1)) + 1, -1, np.int64)
+        row_of[query] = rows
+        rows = row_of[span]
+        found = rows >= 0
+        lo, hi, rows = lo[found], hi[found], rows[found]
         order = np.argsort(lo, kind="stable")
         return lo[order], hi[order], rows[order]
 

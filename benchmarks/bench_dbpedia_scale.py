@@ -17,11 +17,23 @@ and of half the redirect pages. Then, each step in a fresh child process (wall t
 - the growth exponent of per-corpus time with dump size over the sizes measured (results are
   kept in ``--results``, so sizes can be run one at a time), and the extrapolation to 100M.
 
+With ``--against COMMIT`` (e.g. ``4756336``, the round whose per-corpus times issue 40 asks back),
+the same new corpora are also run, in the same run and interleaved with this checkout's, by that
+commit's code: a detached worktree of the repository at ``/tmp/kgfs-<COMMIT>`` (made by the
+benchmark, kept for later runs), a child process with ``PYTHONPATH`` at it, its own kgfs home and
+index (ingested from the same generated dump by its own code), and that commit's API for a corpus's
+table (``kg.routes.build_table`` now; ``kg.dbpedia.batches.spec_table`` at 4756336). For types and
+for categories it prints this checkout's time, the commit's and their ratio. ``--repeat N`` runs each
+corpus N times and keeps the minimum (per side).
+
 Targets (issue 18): ingest <= 2x bare parse + the lexicon build, peak RSS < 1.5 GB at 20M; per new
 corpus at 20M < 10 s and < 1.5 GB (types), < 15 s (categories); per-corpus time growing at most as
-(dump size)^0.3. Timings on a loaded machine are noisy: the load average is printed.
+(dump size)^0.3. Issue 40: at 5M a new corpus in <= 2.5 s (types), <= 5 s (categories), at 4756336's
+speed or better. Timings on a loaded machine are noisy: the load average is printed (before each
+corpus too).
 
     python benchmarks/bench_dbpedia_scale.py --sizes 1M 5M [--data DIR] [--results FILE]
+    python benchmarks/bench_dbpedia_scale.py --sizes 5M --against 4756336 --repeat 3
 """
 
 from __future__ import annotations
@@ -292,19 +304,67 @@ print(json.dumps(out))
 """
 
 
-def child(mode: str, **args) -> dict:
-    code = CHILD.format(root=str(ROOT))
+# The same steps with the code of an older commit (its API: read from the commit; see --against).
+OLD_CHILD = {
+    # 4756336 (and the rounds before kg/rdf): the route under kg/dbpedia, a run spec and spec_table
+    "kg.dbpedia": r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+t0 = time.perf_counter()
+mode, args = sys.argv[1], json.loads(sys.argv[2])
+if mode == "ingest":
+    from kg.dbpedia.index import DumpIndex
+    t = time.perf_counter()
+    report = DumpIndex(args["index"]).ingest(args["dump"])
+    out = {{"seconds": time.perf_counter() - t, "lexicon": report["lexicon"]}}
+else:
+    from kg.dbpedia.batches import spec_table
+    from kg.runs.inputs import dbpedia_source
+    t = time.perf_counter()
+    spec = dbpedia_source(args["corpus"], {{"dump": args["dump"], "features": args["features"]}})
+    table = spec_table(spec, cache_dir=args["cache"])
+    out = {{"seconds": time.perf_counter() - t, "shape": [table.n_instances, table.n_features],
+           "mentions": table.meta.get("n_mentions"), "entities": table.meta.get("n_entities")}}
+out["process_seconds"] = time.perf_counter() - t0
+hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+out["peak_rss_mb"] = int(hwm.split()[1]) / 1024
+print(json.dumps(out))
+""",
+}
+
+
+def old_checkout(commit: str) -> tuple[Path, str]:
+    """A detached worktree of the repository at ``commit`` (``/tmp/kgfs-<commit>``, reused when there), and
+    which of :data:`OLD_CHILD`'s APIs its code has."""
+    full = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", f"{commit}^{{commit}}"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    where = Path(tempfile.gettempdir()) / f"kgfs-{commit}"
+    head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if not (where.is_dir() and head.returncode == 0 and head.stdout.strip() == full):
+        if where.exists():
+            raise SystemExit(f"{where} exists and is not a worktree at {commit}: remove it first")
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(where), full], check=True,
+                       capture_output=True)
+    if (where / "kg" / "dbpedia" / "batches.py").is_file():
+        return where, "kg.dbpedia"
+    if (where / "kg" / "routes" / "__init__.py").is_file():
+        return where, "kg.routes"
+    raise SystemExit(f"no known API to build a corpus's table at {commit}")
+
+
+def child(mode: str, *, code_root: Path = ROOT, api: str = "kg.routes", env: dict | None = None, **args) -> dict:
+    code = (CHILD if api == "kg.routes" else OLD_CHILD[api]).format(root=str(code_root))
     t = time.perf_counter()
     res = subprocess.run([sys.executable, "-c", code, mode, json.dumps(args, default=str)], capture_output=True,
-                         text=True)
+                         text=True, env={**os.environ, "PYTHONPATH": str(code_root), **(env or {})})
     if res.returncode:
-        raise RuntimeError(f"{mode} failed:\n{res.stderr[-3000:]}")
+        raise RuntimeError(f"{mode} failed ({code_root}):\n{res.stderr[-3000:]}")
     out = json.loads(res.stdout.strip().splitlines()[-1])
     out["wall"] = time.perf_counter() - t
     return out
 
 
-def measure(n: int, data: Path) -> dict:
+def measure(n: int, data: Path, against: str | None = None, repeat: int = 1) -> dict:
     d = dumps_for(data, n)
     dump, meta = d / "dump", json.loads((d / "meta.json").read_text())
     load = os.getloadavg()[0]
@@ -323,14 +383,51 @@ def measure(n: int, data: Path) -> dict:
               f"= files {ing['segments_seconds']:.1f} s ({ratio:.2f}x the bare parse; target <= 2x) "
               f"+ lexicon {ing['lexicon_seconds']:.1f} s ({ing['lexicon']['n_surface_forms']:,} forms); "
               f"index {ing['bytes'] / 1e6:.0f} MB on disk", flush=True)
-        res["corpora"] = {}
+        old = None
+        if against:
+            where, api = old_checkout(against)
+            old_home = home / f"old-{against}"  # its own kgfs home, cache and index
+            old = {"code_root": where, "api": api, "cache": old_home / "dbpedia-cache",
+                   "env": {"KGFS_HOME": str(old_home), "KGFS_CACHE": str(old_home / "cache")}}
+            r = child("ingest", code_root=where, api=api, env=old["env"], dump=dump, index=old["cache"] / "index")
+            print(f"ingest at {against:<13} : {r['seconds']:7.1f} s   peak RSS {r['peak_rss_mb']:6.0f} MB   "
+                  f"({where}, {api})", flush=True)
+        res["corpora"], res["against"] = {}, {}
         for corpus in corpora(d):
             for features in ("types", "categories"):
-                r = child("corpus", corpus=corpus, dump=dump, features=features, home=home)
-                res["corpora"][f"{corpus.name}/{features}"] = r
+                key = f"{corpus.name}/{features}"
+                new_runs, old_runs = [], []
+                for _ in range(repeat):  # interleaved: both sides see the same load
+                    new_runs.append(child("corpus", corpus=corpus, dump=dump, features=features, home=home))
+                    new_runs[-1]["load"] = os.getloadavg()[0]
+                    if old is not None:
+                        old_runs.append(child("corpus", code_root=old["code_root"], api=old["api"], env=old["env"],
+                                              corpus=corpus, dump=dump, features=features, cache=old["cache"]))
+                        old_runs[-1]["load"] = os.getloadavg()[0]
+                r = res["corpora"][key] = min(new_runs, key=lambda x: x["seconds"])
+                r["all_seconds"] = [x["seconds"] for x in new_runs]
                 print(f"new corpus {corpus.name:<15} {features:<10}: {r['seconds']:5.1f} s route "
                       f"({r['process_seconds']:.1f} s with imports)   peak RSS {r['peak_rss_mb']:6.0f} MB   "
-                      f"{r['shape'][0]} x {r['shape'][1]}, {r['mentions']} mentions", flush=True)
+                      f"{r['shape'][0]} x {r['shape'][1]}, {r['mentions']} mentions   (load {r['load']:.1f}"
+                      f"{'; min of ' + str(repeat) if repeat > 1 else ''})", flush=True)
+                if old_runs:
+                    o = res["against"][key] = min(old_runs, key=lambda x: x["seconds"])
+                    o["all_seconds"] = [x["seconds"] for x in old_runs]
+                    print(f"  at {against:<26}: {o['seconds']:5.1f} s route ({o['process_seconds']:.1f} s with "
+                          f"imports)   peak RSS {o['peak_rss_mb']:6.0f} MB   {o['shape'][0]} x {o['shape'][1]}, "
+                          f"{o['mentions']} mentions   (load {o['load']:.1f})", flush=True)
+                    print(f"  this checkout / {against}: {r['seconds'] / o['seconds']:.2f}x "
+                          f"({r['seconds']:.2f} s vs {o['seconds']:.2f} s)", flush=True)
+        if old is not None:
+            loads = [x["load"] for x in res["against"].values()]
+            print(f"\n== per new corpus: this checkout vs {against} (load average {min(loads):.1f}-{max(loads):.1f})")
+            for features in ("types", "categories"):
+                keys = [k for k in res["corpora"] if k.endswith("/" + features)]
+                mine = [res["corpora"][k]["seconds"] for k in keys]
+                theirs = [res["against"][k]["seconds"] for k in keys]
+                each = "   ".join(f"{k.split('/')[0]} {m:.2f} s vs {t:.2f} s ({m / t:.2f}x)"
+                                   for k, m, t in zip(keys, mine, theirs))
+                print(f"{features:<10}: {each}   ratio of the totals {sum(mine) / sum(theirs):.2f}", flush=True)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return res
@@ -366,6 +463,9 @@ def main() -> None:
     ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "kgfs-bench-dbpedia"),
                     help="where generated dumps are kept (reused by later runs)")
     ap.add_argument("--results", help="JSON file of results, extended by this run (default: in --data)")
+    ap.add_argument("--against", metavar="COMMIT",
+                    help="also time each new corpus with this commit's code (e.g. 4756336), in the same run")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each new corpus (the minimum is kept)")
     args = ap.parse_args()
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
@@ -373,7 +473,7 @@ def main() -> None:
     results = json.loads(path.read_text()) if path.is_file() else {}
     for size in args.sizes:
         n = int(float(size[:-1]) * {"K": 1e3, "M": 1e6}[size[-1].upper()]) if size[-1].isalpha() else int(size)
-        results[str(n)] = measure(n, data)
+        results[str(n)] = measure(n, data, args.against, max(1, args.repeat))
         path.write_text(json.dumps(results, indent=1))
     growth(results)
 

@@ -13,6 +13,11 @@ same mentions from a table on disk that opens in milliseconds:
   and ends at a token's end, so the candidates are the token spans; a span is looked up, and
   extended by the next token only while it is the prefix of some form. Candidates are then
   resolved exactly as the automaton's (:func:`~kg.rdf.annotators.lexicon.longest_matches`).
+- a batch of texts is handled as arrays (:mod:`kg.rdf.index.spans`): tokens from masks over its
+  code points, the 64-bit keys of all the spans of a round at once, looked up with
+  ``searchsorted`` in the sorted keys of the forms and of their token prefixes (``spans.keys.npy``,
+  each with its kind); only a span whose key is a form's is sliced and looked up by its exact
+  128-bit key, and overlapping candidates are resolved in rounds of vector operations.
 
 The two annotators give the same annotations (tested on the test dump and on random texts).
 
@@ -48,13 +53,11 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import logging
 import os
 import re
 import shutil
-from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import unquote
@@ -66,9 +69,11 @@ from kg.rdf.index.columns import (
     StringColumn,
     find_sorted,
     hash_keys,
+    load_array,
 )
 from kg.rdf.index.extsort import ColumnReader, NpyWriter, SortedRuns, SpillPool, write_pair_array
 from kg.rdf.index.manifest import MANIFEST, IndexDamaged, check_folder, write_manifest
+from kg.rdf.index.spans import SpanKeys, code_points, longest_first, string_keys, tokens
 from kg.rdf.index.surface import fold, normalize_form
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
 from kg.sources import Annotation
@@ -77,28 +82,18 @@ __all__ = ["IndexedLexicon", "build_lexicon", "open_lexicon"]
 
 log = logging.getLogger(__name__)
 
-LEXICON_FORMAT = 2
+LEXICON_FORMAT = 3  # 3: the 64-bit keys of the forms and of their token prefixes (spans.keys.npy, spans.kind.npy)
 # on folded text (every whitespace character is a space): word runs, and any other non-space character
 _TOKEN = re.compile(r"\w+|[^\w ]")
 _BLOCK = 1 << 16
 _OK, _OWN = 1, 2  # flags of a label row: its form is kept; its subject is an entity (not a category)
+_FORM, _PREFIX = 1, 2  # kinds of a span key: the key of a form; of a token prefix of a form
 
 
 #: Candidate spans looked up at once (bounds the memory of a long text's look-ups).
 SPAN_WINDOW = 1 << 14
-
-
-def _tokens(low: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every token of folded texts: its text's index, start and end (integer arrays, text order)."""
-    code = "i" if max(map(len, low), default=0) < (1 << 31) else "q"  # 4 bytes a position unless a text is huge
-    which, starts, ends = array("i"), array(code), array(code)
-    for k, x in enumerate(low):
-        before = len(starts)
-        for m in _TOKEN.finditer(x):
-            starts.append(m.start())
-            ends.append(m.end())
-        which.extend(itertools.repeat(k, len(starts) - before))
-    return tuple(np.frombuffer(a, f"i{a.itemsize}") for a in (which, starts, ends))
+#: Characters of the texts annotated together (a longer text alone).
+CHUNK_CHARS = 1 << 20
 
 
 class _Chain:
@@ -256,6 +251,7 @@ class _Builder:
         self.n_labels = len(self.subjects)
         self.links = [s for s in segments if s.has("inlinks")]
         self.prefixes = SortedRuns(self.tmp, "prefixes", ("hi", "lo"), pool=pool)
+        self.spans = SortedRuns(self.tmp, "spans", ("key",), pool=pool)
         self.pairs = SortedRuns(self.tmp, "pairs", ("e_hi", "e_lo", "f_hi", "f_lo"), pool=pool)
 
     def iri(self, refs) -> list[str]:
@@ -278,10 +274,12 @@ class _Builder:
         keys = np.zeros((len(forms), 2), np.uint64)
         if kept:
             keys[ok] = hash_keys(kept)
-            found = {f[:m.end()] for f in kept for m in list(_TOKEN.finditer(f))[:-1]}
+            self.spans.add(key=string_keys(kept), kind=np.full(len(kept), _FORM, np.uint8))
+            found = list({f[:m.end()] for f in kept for m in list(_TOKEN.finditer(f))[:-1]})
             if found:
                 p = hash_keys(found)
                 self.prefixes.add(hi=p[:, 0], lo=p[:, 1])
+                self.spans.add(key=string_keys(found), kind=np.full(len(found), _PREFIX, np.uint8))
         return keys, ok
 
     # 1. the redirect map
@@ -444,6 +442,22 @@ class _Builder:
         out.close()
         self.prefixes.close()
 
+    def write_spans(self) -> int:
+        """The distinct span keys of forms and prefixes, sorted, with their kinds (or-ed); returns their number."""
+        n = 0
+        with NpyWriter(self.folder / "spans.keys.npy", np.uint64) as keys, \
+                NpyWriter(self.folder / "spans.kind.npy", np.uint8) as kinds:
+            for b in self.spans.merged(group=1):  # a key's rows in one block
+                k = b["key"]
+                if not len(k):
+                    continue
+                start = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+                keys.write(k[start])
+                kinds.write(np.bitwise_or.reduceat(b["kind"], start))
+                n += len(start)
+        self.spans.close()
+        return n
+
 
 def build_lexicon(segments, folder, *, vocabulary: Vocabulary = DBPEDIA, min_length: int = 2, prior: str = "auto",
                   pool: SpillPool | None = None) -> dict:
@@ -482,9 +496,11 @@ def build_lexicon(segments, folder, *, vocabulary: Vocabulary = DBPEDIA, min_len
     weights = b.link_weights(rmap) if prior == "auto" else None
     counts = b.resolve(weights)
     b.write_prefixes()
+    n_spans = b.write_spans()
     shutil.rmtree(b.tmp)
-    stats = {"format": LEXICON_FORMAT, **counts, "prior_source": "given" if weights is not None else
-             "surface-form count", "min_length": int(min_length), "vocabulary": vocabulary.name,
+    stats = {"format": LEXICON_FORMAT, **counts, "n_span_keys": n_spans,
+             "prior_source": "given" if weights is not None else "surface-form count",
+             "min_length": int(min_length), "vocabulary": vocabulary.name,
              "segments": [s.folder.name for s in segments],
              "columns": {"labels": [s.folder.name for s in segments if s.has("labels")],
                          "redirects": [s.folder.name for s in segments if s.has("redirects")]}}
@@ -579,6 +595,9 @@ class IndexedLexicon:
         self._forms = KeyTable(self.folder, "forms")
         self._entity, self._weight = self._forms.payload("entity"), self._forms.payload("weight")
         self._prefixes = KeyTable(self.folder, "prefixes")
+        # plain views of the mapped files (a memmap's indexing goes through Python)
+        self._span_keys = np.asarray(load_array(self.folder / "spans.keys.npy"))
+        self._span_kind = np.asarray(load_array(self.folder / "spans.kind.npy"))
         segments = self.folder.parent.parent / "segments"
         cols = self.stats["columns"]
         self._subjects = _Chain([StringColumn(segments / n, "labels.subject") for n in cols["labels"]])
@@ -600,12 +619,68 @@ class IndexedLexicon:
             self._names.update(zip(todo[~own].tolist(), self._targets.take(todo[~own] - n)))
         return [self._names[i] for i in ids]
 
+    def _kinds(self, keys: np.ndarray) -> np.ndarray:
+        """The kinds (:data:`_FORM`, :data:`_PREFIX` bits) of span keys; 0 for a key of no form or prefix."""
+        table = self._span_keys
+        out = np.zeros(len(keys), np.uint8)
+        if not len(keys) or not len(table):
+            return out
+        order = np.argsort(keys)  # sorted queries: each search starts where the last ended
+        keys = keys[order]
+        pos = np.searchsorted(table, keys)
+        np.minimum(pos, len(table) - 1, out=pos)
+        hit = table[pos] == keys
+        out[order[hit]] = self._span_kind[pos[hit]]
+        return out
+
+    def _candidates(self, low: str, starts: np.ndarray, ends: np.ndarray, more: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The token spans of ``low`` that are forms: start, end and the form's row (in start order).
+
+        Spans grow one token per round while they are a form's prefix: their 64-bit keys are
+        computed and looked up in vector form (:mod:`kg.rdf.index.spans`); only those whose key is a
+        form's are sliced and looked up by their exact key.
+        """
+        spans = SpanKeys(code_points(low), starts, ends)
+        firsts, lasts = [], []
+        n = len(starts)
+        for a in range(0, n, SPAN_WINDOW):  # spans starting in this window, one token longer per round
+            first = np.arange(a, min(n, a + SPAN_WINDOW))
+            last = first
+            while len(first):
+                kind = self._kinds(spans.keys(first, last))
+                form = (kind & _FORM).astype(bool)
+                firsts.append(first[form])
+                lasts.append(last[form])
+                longer = (kind & _PREFIX).astype(bool)
+                longer &= more[last]
+                first, last = first[longer], last[longer] + 1
+        del spans
+        if not firsts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        lo, hi = starts[np.concatenate(firsts)], ends[np.concatenate(lasts)]
+        distinct: dict[str, int] = {}  # a name mentioned many times is hashed once
+        span = np.fromiter([distinct.setdefault(low[x:y], len(distinct)) for x, y in zip(lo.tolist(), hi.tolist())],
+                           np.int64, len(lo))
+        query, rows = self._forms.find(hash_keys(distinct))
+        del distinct
+        row_of = np.full(int(span.max(initial=-1)) + 1, -1, np.int64)
+        row_of[query] = rows
+        rows = row_of[span]
+        found = rows >= 0
+        lo, hi, rows = lo[found], hi[found], rows[found]
+        order = np.argsort(lo, kind="stable")
+        return lo[order], hi[order], rows[order]
+
     def annotate(self, texts: Sequence[str]) -> list[list[Annotation]]:
         """The mentions in each text (one list per text), as :meth:`LexiconAnnotator.annotate` finds them.
 
-        Memory is a small multiple of the texts, whatever their length: tokens, candidate spans and
-        candidates are NumPy arrays (a few dozen bytes per token), spans are looked up
-        :data:`SPAN_WINDOW` at a time, and only the mentions kept become objects.
+        Texts are folded and joined by spaces (no token crosses one) into chunks of about
+        :data:`CHUNK_CHARS` characters; a chunk is tokenised, its candidate spans found
+        (:meth:`_candidates`) and resolved longest first (:func:`kg.rdf.index.spans.longest_first`)
+        in vector operations. Memory is a small multiple of a chunk, whatever the number of texts:
+        its code points (4 bytes a character) and about 40 bytes a token; only the mentions kept
+        become objects.
 
         Parameters
         ----------
@@ -620,59 +695,37 @@ class IndexedLexicon:
         See the module.
         """
         texts = ["" if t is None else str(t) for t in texts]
-        low = [fold(t) for t in texts]
-        which, starts, ends = _tokens(low)
-        n = len(starts)
-        # the next token continues a span only within the same text
-        more = np.zeros(n, bool)
-        more[:-1] = which[1:] == which[:-1]
-        found: list[tuple[np.ndarray, ...]] = []
-        for a in range(0, n, SPAN_WINDOW):  # spans starting in this window, one token longer per round
-            first = np.arange(a, min(n, a + SPAN_WINDOW))
-            last = first
-            while len(first):
-                t, lo, hi = which[first], starts[first], ends[last]
-                # a span's text is hashed and looked up once per round, however many texts hold it
-                distinct: dict[str, int] = {}
-                span = np.fromiter((distinct.setdefault(low[x][y:z], len(distinct))
-                                    for x, y, z in zip(t.tolist(), lo.tolist(), hi.tolist())), np.int64, len(t))
-                keys = hash_keys(distinct)
-                del distinct
-                query, rows = self._forms.find(keys)
-                if len(rows):
-                    row_of = np.full(len(keys), -1, np.int64)
-                    row_of[query] = rows
-                    hit = np.flatnonzero(row_of[span] >= 0)
-                    found.append((t[hit], lo[hit], hi[hit], row_of[span[hit]]))
-                prefix = np.zeros(len(keys), bool)
-                prefix[self._prefixes.find(keys)[0]] = True
-                longer = np.flatnonzero(prefix[span])
-                longer = longer[more[last[longer]]]
-                first, last = first[longer], last[longer] + 1
         out: list[list[Annotation]] = [[] for _ in texts]
-        if not found:
+        if not len(self._span_keys):
             return out
-        del which, starts, ends, more, keys  # the candidates alone from here on
-        t, lo, hi, rows = (np.concatenate(c) for c in zip(*found))
-        found.clear()
-        # per text, longest first then leftmost (as longest_matches), non-overlapping
-        order = np.lexsort((lo, lo - hi, t))
-        t, lo, hi, rows = t[order], lo[order], hi[order], rows[order]
-        keep = np.zeros(len(t), bool)
-        bounds = np.flatnonzero(np.diff(t)) + 1
-        for g0, g1 in zip([0, *bounds.tolist()], [*bounds.tolist(), len(t)]):
-            taken = bytearray(len(texts[int(t[g0])]))
-            for i, x, y in zip(range(g0, g1), lo[g0:g1].tolist(), hi[g0:g1].tolist()):
-                if taken.find(1, x, y) == -1:
-                    taken[x:y] = b"\x01" * (y - x)
-                    keep[i] = True
-        t, lo, hi, rows = t[keep], lo[keep], hi[keep], rows[keep]
-        order = np.lexsort((lo, t))
-        t, lo, hi, rows = t[order], lo[order], hi[order], rows[order]
-        for k, iri, w, x, y in zip(t.tolist(), self._iri(rows), np.asarray(self._weight[rows]).tolist(), lo.tolist(),
-                                   hi.tolist()):
-            out[k].append(Annotation(uri=iri, surface_form=texts[k][x:y], offset=x, score=w))
+        a = 0
+        while a < len(texts):
+            b, size = a + 1, len(texts[a])
+            while b < len(texts) and size + len(texts[b]) < CHUNK_CHARS:
+                size += len(texts[b]) + 1
+                b += 1
+            self._annotate_chunk(texts, a, b, out)
+            a = b
         return out
+
+    def _annotate_chunk(self, texts: list[str], a: int, b: int, out: list[list[Annotation]]) -> None:
+        low = " ".join([fold(t) for t in texts[a:b]])
+        begin = np.zeros(b - a, np.int64)  # where each text starts in ``low``
+        np.cumsum([len(t) + 1 for t in texts[a:b - 1]], out=begin[1:])
+        starts, ends = tokens(code_points(low))
+        which = np.searchsorted(begin, starts, "right") - 1
+        more = np.zeros(len(starts), bool)  # the next token continues a span only within the same text
+        more[:-1] = which[1:] == which[:-1]
+        del which
+        lo, hi, rows = self._candidates(low, starts, ends, more)
+        del low, starts, ends, more
+        keep = longest_first(lo, hi)  # spans of different texts never overlap
+        lo, hi, rows = lo[keep], hi[keep], rows[keep]
+        which = np.searchsorted(begin, lo, "right") - 1
+        lo, hi = lo - begin[which], hi - begin[which]
+        for k, iri, w, x, y in zip((which + a).tolist(), self._iri(rows), np.asarray(self._weight[rows]).tolist(),
+                                   lo.tolist(), hi.tolist()):
+            out[k].append(Annotation(uri=iri, surface_form=texts[k][x:y], offset=x, score=w))
 
     def annotate_one(self, text: str) -> list[Annotation]:
         """The mentions in one text, in text order.

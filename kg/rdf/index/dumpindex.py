@@ -71,6 +71,12 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
                                         untagged) of a resource under its `entities` namespaces, file order
         redirects.source,               string columns: every redirect of such a resource, file order
         redirects.target
+        names.text                      string column: the labels of IRIs outside the lexicon's (an ontology's
+                                        classes; skos:prefLabel of categories), file order
+        names.keys.npy                  (2, n) uint64: the keys of the IRIs the file labels, sorted (one each)
+        names.row.npy                   (n,) int64: the row of its best label: in labels.text, or (from the
+                                        number of labels on) in names.text
+        names.rank.npy                  (n,) int8: that label's rank (ingest.NAME_PREDICATES, language first)
         inlinks.keys.npy                (2, m) uint64: the keys of the resources the prior_links point at, sorted
         inlinks.count.npy               (m,) int64: how many such links point at each
       lexicons/<hash>/                  the lexicon of some segments (hash of the format, their sha256 and
@@ -83,6 +89,8 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
                                         columns one after another, then of their `redirects.target` columns
         forms.weight.npy                (F,) float64: the entity's prior
         prefixes.keys.npy               (2, P) uint64: the keys of every proper token prefix of a form, sorted
+        spans.keys.npy, spans.kind.npy  the 64-bit keys of every form and token prefix, sorted, and which each
+                                        is (what the annotator looks a batch's spans up in: kg.rdf.index.spans)
 
 Everything but ``files.json`` is written into a temporary folder first and renamed into place
 whole (the sorted runs an ingest spills go under it, in ``.runs/``, a lexicon's in ``.work/``, and

@@ -509,7 +509,7 @@ class DumpIndex:
 
         Returns
         -------
-        kg.rdf.index.lexicon.IndexedLexicon
+        kg.rdf.index.mentions.IndexedLexicon
 
         Raises
         ------

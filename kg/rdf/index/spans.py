@@ -1,6 +1,6 @@
 """Token spans of folded texts, their 64-bit keys and the longest-match choice, in NumPy over code points.
 
-The lexicon annotator (:class:`kg.rdf.index.lexicon.IndexedLexicon`) looks up every span of
+The lexicon annotator (:class:`kg.rdf.index.mentions.IndexedLexicon`) looks up every span of
 tokens that may be a surface form. Done string by string, that is a Python slice, a hash and a
 dictionary entry per span (dozens per tweet); here a batch of texts is one array of code points:
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from kg.rdf.annotators.lexicon import longest_matches
 from kg.rdf.corpus import read_corpus, read_sports_tweets
-from kg.rdf.index import lexicon as lexicon_module
+from kg.rdf.index import mentions as lexicon_module  # the annotator (its chunk and window sizes)
 from kg.rdf.index import spans
 from kg.rdf.index.columns import hash_keys
 from kg.rdf.index.dumpindex import DumpIndex

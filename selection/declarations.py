@@ -33,6 +33,9 @@ __all__ = ["PARAMETERS"]
 _BINARIZE = {"binarize": (None, [Interval(Real, None, None, closed="neither"), None])}
 #: ``check_implication`` of the eager hierarchical selectors
 _CHECK_IMPLICATION = {"check_implication": (True, ["boolean", StrOptions({"repair"})])}
+#: The lazy selectors' implication check (off by default, no repair) and their relevance measures.
+_LAZY_CHECK = {"check_implication": (False, ["boolean"])}
+_LAZY_RELEVANCE = [StrOptions({"ig", "lazyr", "r", "value_ig"})]
 
 #: the metrics scikit-learn's ``KNeighborsClassifier`` names (of the version the tests check against)
 _KNN_METRICS = {
@@ -85,27 +88,27 @@ PARAMETERS: dict[str, dict[str, tuple]] = {
     },
     "selection.lazy.selectors:RPV": {
         **_BINARIZE,
-        "check_implication": (False, ["boolean"]),
-        "relevance": ("lazyr", [StrOptions({"ig", "lazyr", "r", "value_ig"})]),
+        **_LAZY_CHECK,
+        "relevance": ("lazyr", _LAZY_RELEVANCE),
         "smoothing": (None, [StrOptions({"laplace"}), None]),
     },
     "selection.lazy.selectors:HIP": {
         **_BINARIZE,
-        "check_implication": (False, ["boolean"]),
+        **_LAZY_CHECK,
     },
     "selection.lazy.selectors:MR": {
         **_BINARIZE,
         "check_implication": (True, ["boolean"]),
-        "relevance": ("r", [StrOptions({"ig", "lazyr", "r", "value_ig"})]),
+        "relevance": ("r", _LAZY_RELEVANCE),
         "smoothing": (None, [StrOptions({"laplace"}), None]),
     },
     "selection.lazy.selectors:AllPositive": {
         **_BINARIZE,
-        "check_implication": (False, ["boolean"]),
+        **_LAZY_CHECK,
     },
     "selection.lazy.selectors:AllNegative": {
         **_BINARIZE,
-        "check_implication": (False, ["boolean"]),
+        **_LAZY_CHECK,
     },
     "selection.hierarchical.greedy_top_down:GreedyTopDownRPV": {
         **_BINARIZE,

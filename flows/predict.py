@@ -70,8 +70,8 @@ def new_input(saved: Mapping, values: Mapping) -> Input | None:
     """The input of a new corpus generated as the saved input was (its graph, vocabulary, feature kinds), or
     ``None`` when ``values`` (the options given) are not a corpus alone.
 
-    The corpus may have no labels (``labels_optional``), and the features are not filtered by support
-    (``min_support`` 1): the model's features decide which are kept.
+    The corpus may have no labels (``labels_optional``); its features are not filtered by support when they are
+    generated (:func:`input_table`): the model's features decide which are kept.
     """
     given = {k: v for k, v in values.items() if v is not None and v is not False}
     if not given.get("corpus") or not saved or not set(given) <= set(CORPUS_FIELDS):
@@ -84,7 +84,8 @@ def new_input(saved: Mapping, values: Mapping) -> Input | None:
     changes = {k: (tuple(v) if isinstance(v, list) else v) for k, v in given.items() if k != "corpus"}
     changes["corpus"] = FileRef.of(given["corpus"], "corpus")
     changes.setdefault("name", Path(given["corpus"]).stem)
-    changes.update({k: v for k, v in (("min_support", None), ("labels_optional", True)) if k in fields})
+    if "labels_optional" in fields:  # (min_support: input_table keeps every feature of any input)
+        changes["labels_optional"] = True
     return dataclasses.replace(inp, **changes)
 
 

@@ -450,12 +450,13 @@ class _Builder:
         runs = SortedRuns(self.tmp, "names", ("hi", "lo", "order"), pool=self.pool)
         for folder, name, offset in ((self.folder, "labels", 0), (self.tmp, "names", n_labels)):
             column = StringColumn(folder, f"{name}.subject")
-            ranks = np.asarray(load_array(self.tmp / f"{name}.rank.npy"), np.int64)
+            ranks = load_array(self.tmp / f"{name}.rank.npy")  # mapped: a block at a time is read
             strings = iter(column)
             for start in range(0, len(column), _BATCH):
                 keys = hash_keys(itertools.islice(strings, _BATCH))
                 rows = np.arange(start, start + len(keys), dtype=np.int64) + offset
-                runs.add(hi=keys[:, 0], lo=keys[:, 1], order=(ranks[start:start + len(keys)] << _ROW_BITS) | rows)
+                rank = np.asarray(ranks[start:start + len(keys)], np.int64)
+                runs.add(hi=keys[:, 0], lo=keys[:, 1], order=(rank << _ROW_BITS) | rows)
             del column, ranks
         hi_raw, lo_raw = self.tmp / "names.hi", self.tmp / "names.lo"
         n = 0

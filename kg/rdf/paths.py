@@ -224,7 +224,14 @@ def _group_sum(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.nda
     """The distinct rows of ``keys`` (n x k ints) and the sum of ``values`` over each."""
     if len(keys) == 0:
         return keys, values
-    uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+    spans = keys.max(axis=0).astype(np.int64) + 1
+    if float(np.prod(spans.astype(np.float64))) < 2.0 ** 62:  # one int64 key per row: a 1-D sort, not a row sort
+        mult = np.concatenate([np.cumprod(spans[::-1])[::-1][1:], [1]]).astype(np.int64)
+        flat = keys.astype(np.int64) @ mult
+        uniq_flat, inverse = np.unique(flat, return_inverse=True)
+        uniq = (uniq_flat[:, None] // mult[None, :]) % spans[None, :]
+    else:
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
     return uniq, np.bincount(inverse.ravel(), weights=values, minlength=len(uniq))
 
 

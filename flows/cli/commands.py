@@ -436,7 +436,7 @@ def cmd_evaluate(args) -> int:
         TimeRemainingColumn,
     )
 
-    from flows.inputs import check_output, load_tables
+    from flows.inputs import check_output, load_instances_named, load_tables
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
@@ -447,9 +447,12 @@ def cmd_evaluate(args) -> int:
                            n_splits=args.n_splits, random_state=args.seed)
     check_output(args.out, "folder")
     con = _console()
+    instances = plan.protocol.data == "instances"  # the protocol generates the features in the fit (split)
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
-        datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
-    for name, table in [(n, t) for n, t in datasets.items() if check_folds(t.y, plan.n_splits, n) is None]:
+        datasets = load_instances_named(args.datasets, mirror=_mirror(args)) if instances else \
+            load_tables(args.datasets, mirror=_mirror(args), check=args.check)
+    for name, table in [] if instances else [(n, t) for n, t in datasets.items()
+                                             if check_folds(t.y, plan.n_splits, n) is None]:
         _note(name, table.meta)  # after every table's folds are checked: a bad input stays one line
     lines = LineProgress(_say) if not (con.is_terminal or args.quiet) else None
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
@@ -462,7 +465,8 @@ def cmd_evaluate(args) -> int:
     _print_summary(out, res.summary, n_rows=40)
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
           f"in {res.seconds:.1f} s; done in {_wall_seconds():.1f} s\nresults: {res.results}\nsummary: {res.summary}"
-          f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else ""))
+          f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else "")
+          + (f"\nselected features: {res.selected_features}" if res.selected_features else ""))
     if res.n_failed:
         print(f"kgfs: error: {res.n_failed} cell(s) failed; their errors are in the status/error columns of "
               f"{res.results}", file=sys.stderr)

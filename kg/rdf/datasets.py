@@ -94,7 +94,7 @@ def read_split(path: Path, column: str, ids: Sequence[str], id_column: str = "id
     --------
     >>> import tempfile
     >>> p = Path(tempfile.mkdtemp()) / "c.tsv"
-    >>> _ = p.write_text("id\tentity\tlabel\tsplit\na\tx\t1\ttrain\nb\ty\t0\tTest\n")
+    >>> _ = p.write_text("id\\tentity\\tlabel\\tsplit\\na\\tx\\t1\\ttrain\\nb\\ty\\t0\\tTest\\n")
     >>> read_split(p, "split", ["b", "a"])
     ['test', 'train']
     """

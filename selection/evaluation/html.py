@@ -45,6 +45,7 @@ from selection.evaluation.tables import (
     dataset_means,
     dataset_sds,
     degenerate_cells,
+    split_features,
 )
 
 __all__ = ["CSS", "esc", "evaluation_html", "html_table", "measures_section", "page", "plots_section", "png_img",
@@ -301,7 +302,7 @@ def split_section(results: pd.DataFrame, features: pd.DataFrame | None = None, b
     results : pandas.DataFrame
         Rows with the split columns (:data:`selection.evaluation.split.SPLIT_COLUMNS`).
     features : pandas.DataFrame, optional
-        ``selected_features.csv`` (:func:`selection.evaluation.report.split_features`).
+        ``selected_features.csv`` (:func:`selection.evaluation.tables.split_features`).
     baseline : pandas.DataFrame, optional
         The majority-class baseline's row per dataset.
     limit : int
@@ -434,7 +435,7 @@ def plots_section(paths: Sequence) -> str:
 
 def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequence[Mapping], *, title: str,
                     notes: Sequence[str] = (), plots: Sequence = (), baseline: pd.DataFrame | None = None,
-                    metrics: Sequence[str] = (), features: pd.DataFrame | None = None) -> str:
+                    metrics: Sequence[str] = ()) -> str:
     """``report.html`` of an evaluation (``kgfs evaluate``): headline, results, statistics, plots.
 
     Parameters
@@ -448,15 +449,15 @@ def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequen
     plots : sequence of path
     baseline : pandas.DataFrame, optional
     metrics : sequence of str
-    features : pandas.DataFrame, optional
-        The final models' selected features of a split evaluation (:func:`split_section`).
 
     Returns
     -------
     str
     """
     intro = "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else ""
-    sections = [intro, split_section(results, features, baseline), summary_section(summary)]
+    features = split_features(results)  # a split evaluation's final models (the rows' selected_features)
+    sections = [intro, split_section(results, features if len(features) else None, baseline),
+                summary_section(summary)]
     if len(results):
         sections += [measures_section(results, metrics or ["accuracy"], baseline), stats_section(blocks)]
     sections.append(plots_section(plots))

@@ -613,9 +613,12 @@ def _split(data, selectors, classifiers, *, dataset, n_splits=5, random_state=0,
     if generation is not None and not all(isinstance(v, list) and v for v in generation.values()):
         raise KgfsError(f"option generation must map KGFeatures parameters to lists of values, e.g. "
                         f'{{"min_support": [1, 2, 3]}}; got {generation!r}')
-    rows = split_rows(data, selectors, classifiers, generation=generation, thresholds=options["thresholds"],
-                      inner_splits=n_splits, random_state=random_state, confidence=float(options["confidence"]),
-                      pos_label=options["pos_label"], n_jobs=int(options["search_jobs"]))
+    from selection.evaluation.split import SplitSettings
+
+    settings = SplitSettings(generation=generation, thresholds=options["thresholds"], inner_splits=n_splits,
+                             random_state=random_state, confidence=float(options["confidence"]),
+                             pos_label=options["pos_label"], n_jobs=int(options["search_jobs"]))
+    rows = split_rows(data, selectors, classifiers, settings)
     rows["dataset"] = dataset
     return rows
 

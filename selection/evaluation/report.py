@@ -65,6 +65,7 @@ from selection.evaluation.tables import (  # re-exported: the tables the reports
     dataset_means,
     dataset_sds,
     degenerate_cells,
+    split_features,
 )
 
 __all__ = ["BASELINE_COLUMN", "STATS_INTRO", "ReportSettings", "dataset_means", "dataset_sds", "degenerate_cells",
@@ -368,40 +369,6 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
     return "\n".join(out)
 
 
-def split_features(results: pd.DataFrame) -> pd.DataFrame:
-    """The final models' selected features of a split evaluation, one row per dataset x selector x classifier x
-    feature (``selected_features.csv``), from the rows' ``selected_features`` column.
-
-    Parameters
-    ----------
-    results : pandas.DataFrame
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset``, ``selector``, ``classifier``, ``rank``, ``feature``, ``label``, ``support`` (and
-        ``test_instances`` for a lazy selector); empty without the column.
-
-    Examples
-    --------
-    >>> r = pd.DataFrame([{"dataset": "d", "selector": "s", "classifier": "c",
-    ...                    "selected_features": '[{"feature": "f", "label": "F", "support": 2}]'}])
-    >>> split_features(r).to_dict("records")
-    [{'dataset': 'd', 'selector': 's', 'classifier': 'c', 'rank': 1, 'feature': 'f', 'label': 'F', 'support': 2}]
-    """
-    rows = []
-    if "selected_features" not in results:
-        return pd.DataFrame(rows)
-    for r in results.to_dict("records"):
-        raw = r.get("selected_features")
-        if not isinstance(raw, str) or not raw:
-            continue
-        for k, f in enumerate(json.loads(raw), start=1):
-            rows.append({"dataset": r["dataset"], "selector": r["selector"], "classifier": r["classifier"],
-                         "rank": k, **f})
-    return pd.DataFrame(rows)
-
-
 def split_markdown(results: pd.DataFrame) -> list[str]:
     """The lines of report.md's table of a split evaluation: test accuracy with its interval, the chosen settings.
 
@@ -513,8 +480,9 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict = {}
-    features = split_features(results)  # a split evaluation's final models: their features in a file of their own
-    if "selected_features" in results:
+    full = results  # with a split evaluation's final models' features (report.html lists them)
+    if "selected_features" in results:  # in a file of their own, not in results.csv
+        features = split_features(results)
         results = results.drop(columns=["selected_features"])
         paths["selected_features"] = out / "selected_features.csv"
         atomic_write(paths["selected_features"], lambda p: features.to_csv(p, index=False))
@@ -545,8 +513,8 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
         rep = head.rstrip("\n") + "\n\n" + "\n".join(split_lines) + "\n\n" + (sep.lstrip("\n") + rest if sep else "")
     paths["report"] = out / "report.md"
     atomic_write(paths["report"], lambda p: p.write_text(rep + "\n", encoding="utf-8"))
-    html = evaluation_html(results, summary, blocks, title=title, notes=notes, plots=pngs, baseline=baseline,
-                           metrics=metrics, features=features if len(features) else None)
+    html = evaluation_html(full, summary, blocks, title=title, notes=notes, plots=pngs, baseline=baseline,
+                           metrics=metrics)
     paths["html"] = out / "report.html"
     atomic_write(paths["html"], lambda p: p.write_text(html, encoding="utf-8"))
     return paths

@@ -80,8 +80,8 @@ from selection.evaluation.metrics import compression, fold_metrics, positive_lab
 from selection.evaluation.specs import MethodSpec, method_specs, params_json
 from selection.lazy.estimator import LazySelectionClassifier
 
-__all__ = ["SPLIT_COLUMNS", "THRESHOLDS", "SplitOutcome", "SplitResult", "evaluate_split", "kg_features",
-           "model_grid", "split_rows", "wilson_interval"]
+__all__ = ["SPLIT_COLUMNS", "THRESHOLDS", "SplitOutcome", "SplitResult", "SplitSettings", "evaluate_split",
+           "kg_features", "model_grid", "split_rows", "wilson_interval"]
 
 log = logging.getLogger(__name__)
 
@@ -402,15 +402,61 @@ def _selected(pipe: Pipeline, X_train, X_test, kind: str):
     return names[idx].tolist(), labels[idx].tolist(), support[idx].tolist(), None, float(mask.sum())
 
 
-def _one(data, train, test, selector: MethodSpec, classifier: MethodSpec, *, generation, thresholds, cv,
-         confidence, pos_label, n_jobs) -> SplitOutcome:
+@dataclass(frozen=True)
+class SplitSettings:
+    """How :func:`evaluate_split` tunes and scores (its keywords; the ``split`` protocol's options).
+
+    Parameters
+    ----------
+    generation : mapping of str -> list, optional
+        KGFeatures parameters and the values tuned (default: the dataset's ``generation_grid``; empty: the
+        dataset's settings as they are).
+    thresholds : sequence of float, optional
+        The thresholds tuned for a threshold method (default :data:`THRESHOLDS`).
+    inner_splits : int
+        Folds of the stratified CV on the training part.
+    random_state : int
+        Seed of the inner folds.
+    confidence : float
+        Level of the accuracy's Wilson interval.
+    pos_label : optional
+        Positive class of AUROC, AUCPR and GM (default: the minority class of the whole dataset).
+    n_jobs : int or None
+        Workers of each grid search (joblib; the source's answers are shared in one process, so 1 is fastest
+        for small graphs).
+
+    Examples
+    --------
+    >>> SplitSettings(inner_splits=3).thresholds_searched()[-2:]
+    (0.99, 1.0)
+    """
+
+    generation: Mapping[str, Sequence] | None = None
+    thresholds: Sequence[float] | None = None
+    inner_splits: int = 5
+    random_state: int = 0
+    confidence: float = 0.95
+    pos_label: object = None
+    n_jobs: int | None = 1
+
+    def thresholds_searched(self) -> tuple:
+        """:attr:`thresholds`, or :data:`THRESHOLDS`."""
+        return THRESHOLDS if self.thresholds is None else tuple(float(v) for v in self.thresholds)
+
+
+def _one(data, parts, selector: MethodSpec, classifier: MethodSpec, settings: SplitSettings, pos_label
+         ) -> SplitOutcome:
+    train, test = parts
     out = SplitOutcome(data.name, selector.label, classifier.label, kind=selector.kind, params=dict(selector.params),
-                       n_train=len(train), n_test=len(test), confidence=confidence, pos_label=pos_label)
+                       n_train=len(train), n_test=len(test), confidence=settings.confidence, pos_label=pos_label)
     X = np.asarray(data.entities, dtype=object)
     y = np.asarray(data.y)
+    cv = StratifiedKFold(n_splits=settings.inner_splits, shuffle=True, random_state=settings.random_state)
     try:
-        pipe, grid = model_grid(data, selector, classifier, generation=generation, thresholds=thresholds)
-        search = GridSearchCV(pipe, grid, cv=cv, scoring="accuracy", refit=True, error_score=np.nan, n_jobs=n_jobs)
+        pipe, grid = model_grid(data, selector, classifier, generation=settings.generation,
+                                thresholds=settings.thresholds_searched())
+        search = GridSearchCV(pipe, grid, cv=cv, scoring="accuracy", refit=True, error_score=np.nan,
+                              n_jobs=settings.n_jobs)
         t0 = time.perf_counter()
         with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
             warnings.simplefilter("ignore", FitFailedWarning)  # a candidate without features loses (NaN)
@@ -443,16 +489,14 @@ def _one(data, train, test, selector: MethodSpec, classifier: MethodSpec, *, gen
                                     compression=compression(out.n_selected, out.n_features), labels=labels)
         out.accuracy = float(out.measures["accuracy"])
         correct = int(np.sum(np.asarray(pred) == y[test]))
-        out.ci_low, out.ci_high = wilson_interval(correct, len(test), confidence)
+        out.ci_low, out.ci_high = wilson_interval(correct, len(test), settings.confidence)
     except Exception as exc:  # noqa: BLE001 - one failed method must not lose the others' results
         log.warning("split protocol: %s / %s on %s failed: %s", selector.label, classifier.label, data.name, exc)
         out.status, out.error = "failed", f"{type(exc).__name__}: {exc}"
     return out
 
 
-def evaluate_split(data, selectors, classifiers, *, generation: Mapping[str, Sequence] | None = None,
-                   thresholds: Sequence[float] | None = None, inner_splits: int = 5, random_state: int = 0,
-                   confidence: float = 0.95, pos_label=None, n_jobs: int | None = 1) -> SplitResult:
+def evaluate_split(data, selectors, classifiers, settings: SplitSettings | None = None, **options) -> SplitResult:
     """Tune each selector x classifier on the training part of a fixed split, score the test part once (see the module).
 
     Parameters
@@ -461,22 +505,10 @@ def evaluate_split(data, selectors, classifiers, *, generation: Mapping[str, Seq
         With a split (:func:`kg.datasets.load_instances`, e.g. ``nodeclass/aifb``).
     selectors, classifiers : sequence
         Registry names, ``(name, params)`` pairs, estimators or MethodSpecs (:mod:`selection.evaluation.specs`).
-    generation : mapping of str -> list, optional
-        KGFeatures parameters and the values tuned (default: the dataset's ``generation_grid``; empty: the
-        dataset's settings as they are).
-    thresholds : sequence of float, optional
-        The thresholds tuned for a threshold method (default :data:`THRESHOLDS`).
-    inner_splits : int
-        Folds of the stratified CV on the training part.
-    random_state : int
-        Seed of the inner folds.
-    confidence : float
-        Level of the accuracy's Wilson interval.
-    pos_label : optional
-        Positive class of AUROC, AUCPR and GM (default: the minority class of the whole dataset).
-    n_jobs : int or None
-        Workers of each grid search (joblib; the source's answers are shared in one process, so 1 is fastest
-        for small graphs).
+    settings : SplitSettings, optional
+    **options
+        Fields of :class:`SplitSettings` over ``settings`` (``generation={"min_support": [1, 2]}``,
+        ``inner_splits=5``, ...).
 
     Returns
     -------
@@ -487,30 +519,31 @@ def evaluate_split(data, selectors, classifiers, *, generation: Mapping[str, Seq
     KgfsError
         The dataset has no split, or a class of the training part has fewer members than ``inner_splits``.
     """
+    import dataclasses
+
+    settings = dataclasses.replace(settings or SplitSettings(), **options)
     train, test = data.train_test()
-    check_folds(np.asarray(data.y)[train], inner_splits, f"{data.name} (training part)")
-    cv = StratifiedKFold(n_splits=inner_splits, shuffle=True, random_state=random_state)
-    pos = positive_label(np.asarray(data.y), pos_label)
+    check_folds(np.asarray(data.y)[train], settings.inner_splits, f"{data.name} (training part)")
+    pos = positive_label(np.asarray(data.y), settings.pos_label)
     sels = method_specs(selectors, "selector")
     clfs = method_specs(classifiers, "classifier")
-    outcomes = [_one(data, train, test, s, c, generation=generation,
-                     thresholds=THRESHOLDS if thresholds is None else tuple(thresholds), cv=cv,
-                     confidence=confidence, pos_label=pos, n_jobs=n_jobs) for s in sels for c in clfs]
-    return SplitResult(outcomes, inner_splits, random_state)
+    outcomes = [_one(data, (train, test), s, c, settings, pos) for s in sels for c in clfs]
+    return SplitResult(outcomes, settings.inner_splits, settings.random_state)
 
 
-def split_rows(data, selectors, classifiers, **kw) -> pd.DataFrame:
+def split_rows(data, selectors, classifiers, settings: SplitSettings | None = None, **options) -> pd.DataFrame:
     """:func:`evaluate_split` as result rows (:data:`~selection.evaluation.cv.COLUMNS` + :data:`SPLIT_COLUMNS`).
 
     Parameters
     ----------
     data : kg.instances.EntityDataset
     selectors, classifiers : sequence
-    **kw
-        :func:`evaluate_split`'s keywords.
+    settings : SplitSettings, optional
+    **options
+        Fields of :class:`SplitSettings`.
 
     Returns
     -------
     pandas.DataFrame
     """
-    return evaluate_split(data, selectors, classifiers, **kw).frame()
+    return evaluate_split(data, selectors, classifiers, settings, **options).frame()

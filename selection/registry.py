@@ -382,7 +382,7 @@ def _checked_factory(name: str, factory) -> None:
 
 def register_selector(name: str, factory, *, kind: str | None = None, description: str = "",
                       presets: Mapping | None = None, paper: str = "", fixed: tuple = (),
-                      parameters: Mapping | None = None) -> Entry:
+                      parameters: Mapping | None = None, tuning: Mapping | None = None) -> Entry:
     """Register a selector class under ``name`` (``kgfs select --selector NAME``, names in the evaluation).
 
     Parameters
@@ -401,6 +401,9 @@ def register_selector(name: str, factory, *, kind: str | None = None, descriptio
     parameters : mapping, optional
         Its parameters, name -> ``(default, constraints)`` (:mod:`selection.declarations`), for checks that
         import nothing; default: read from the class when first checked.
+    tuning : mapping, optional
+        Parameter -> values the split protocol searches (see :class:`Entry`; a threshold method's threshold is
+        searched without it).
 
     Returns
     -------
@@ -420,7 +423,7 @@ def register_selector(name: str, factory, *, kind: str | None = None, descriptio
     if kind not in KINDS:
         raise ValueError(f"selector kind must be eager, lazy or flat, got {kind!r}")
     entry = Entry(name, factory, kind, description, dict(presets or {}), paper, tuple(fixed),
-                  None if parameters is None else dict(parameters))
+                  None if parameters is None else dict(parameters), dict(tuning or {}))
     _SELECTORS[name] = entry
     return entry
 

@@ -96,8 +96,8 @@ def _wall_seconds() -> float:
 _T0 = time.perf_counter()
 
 
-def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None)
+def _print_summary(console, summary_csv: Path, n_rows: int = 12, **kw) -> None:
+    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None, **kw)
     if table is not None:
         console.print(table)
 
@@ -462,7 +462,9 @@ def cmd_evaluate(args) -> int:
                        report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
                        lambda done, total: prog.update(tid, total=total, completed=done))
     out = _console(stderr=False)
-    _print_summary(out, res.summary, n_rows=40)
+    _print_summary(out, res.summary, n_rows=40, **({"title": "fixed split: the test part scored once, every setting "
+                                                             "tuned on the training part (report.html: the intervals, "
+                                                             "the settings chosen)"} if instances else {}))
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
           f"in {res.seconds:.1f} s; done in {_wall_seconds():.1f} s\nresults: {res.results}\nsummary: {res.summary}"
           f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else "")

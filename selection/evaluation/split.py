@@ -191,16 +191,10 @@ def kg_features(data, **params):
 
 def _tuned(spec: MethodSpec, thresholds: Sequence[float]) -> dict[str, list]:
     """The parameters of a method the search tunes, by name (without their step's prefix)."""
-    out: dict[str, list] = {}
+    out: dict[str, list] = {k: list(v) for k, v in spec.tuning.items()}  # the registry's (logreg: C)
     if spec.kind == "classifier":
-        if spec.name:
-            from selection.registry import classifier_entry
-
-            for k, values in classifier_entry(spec.name).tuning.items():
-                if k not in spec.params:
-                    out[k] = list(values)
         return out
-    if spec.threshold_grid is not None and "threshold" not in spec.params:
+    if spec.threshold_grid is not None and "threshold" not in spec.params and "threshold" not in out:
         out["threshold"] = [float(t) for t in thresholds]
     return out
 

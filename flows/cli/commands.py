@@ -220,7 +220,11 @@ def _run_options(args) -> RunOptions:
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
         eval_selectors = [args.selector, *eval_selectors]
-    plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
+    plan = plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
+    if plan.protocol.data != "table":  # a run evaluates the table it built
+        raise CliError(f"--protocol {args.protocol} generates the features inside each fit from a dataset's graph; "
+                       f"kgfs run evaluates the table it builds: use kgfs evaluate --protocol {args.protocol} "
+                       "--datasets NAME")
     params = whole_table_params(args.selector, _parse_params(args.param))  # --selector's only; never a lazy one
     return RunOptions(selector=args.selector, selector_params=params,
                       eval_selectors=tuple(dict.fromkeys(eval_selectors)), classifiers=tuple(args.classifiers),

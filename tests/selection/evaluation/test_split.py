@@ -217,3 +217,13 @@ def test_kgfs_evaluate_protocol_split_on_aifb(shared_data, tmp_path, monkeypatch
     assert main(["evaluate", "--datasets", str(out), "--protocol", "split", "--selectors", "complete",
                  "--out", str(tmp_path / "F")]) == 1
     assert "a table folder; --protocol split generates the features inside each fit" in capsys.readouterr().err
+
+
+def test_kgfs_run_refuses_the_split_protocol(tmp_path, monkeypatch, capsys):
+    from flows.cli import main
+
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    assert main(["run", "--protocol", "split", "--out", str(tmp_path / "R")]) == 1
+    err = capsys.readouterr().err
+    assert "kgfs run evaluates the table it builds: use kgfs evaluate --protocol split" in err
+    assert not (tmp_path / "R").exists()

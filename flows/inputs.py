@@ -242,6 +242,40 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
     return tables
 
 
+def load_instances_named(items: Sequence[str], *, mirror=None) -> dict:
+    """The instances of registry datasets (names or patterns), with their graphs: ``kgfs evaluate`` under a protocol
+    that generates the features inside each fit (``--protocol split``; :func:`kg.datasets.load_instances`).
+
+    Parameters
+    ----------
+    items : sequence of str
+        Registry names or glob patterns (a table folder has no graph: refused).
+    mirror : path, optional
+
+    Returns
+    -------
+    dict
+        Name -> :class:`kg.instances.EntityDataset`, in the order given.
+
+    Examples
+    --------
+    >>> load_instances_named(["some-table-folder/"])  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    kg.errors.KgfsError: --datasets some-table-folder/: a table folder; ...
+    """
+    from kg.datasets import load_instances
+
+    out = {}
+    for item in items:
+        if Path(item).is_dir() or item.endswith(".npz") or item.endswith("/"):
+            raise KgfsError(f"--datasets {item}: a table folder; --protocol split generates the features inside "
+                            "each fit from a dataset's graph: give a registry dataset of the rdf loader "
+                            "(nodeclass/aifb, nodeclass/mutag, wikidata/codex-people)")
+        for n in resolve_names([item]):
+            out[n] = load_instances(n, mirror=mirror)
+    return out
+
+
 def check_output(path, kind: str = "folder", option: str = "--out") -> None:
     """Raise a :class:`KgfsError` when an output path cannot be what a command writes.
 

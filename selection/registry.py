@@ -117,6 +117,10 @@ class Entry:
         The estimator's parameters, name -> ``(default, constraints)`` (:mod:`selection.declarations`;
         default: its entry in :data:`~selection.declarations.PARAMETERS`, else read from the class by
         :meth:`declared`, which imports it then).
+    tuning : mapping
+        The values a protocol that tunes the method searches, parameter -> tuple of values (the ``split``
+        protocol's grid search on the training part, :mod:`selection.evaluation.split`: ``logreg``'s ``C``);
+        a parameter the user sets is not tuned.
 
     Examples
     --------
@@ -136,6 +140,7 @@ class Entry:
     paper: str = ""
     fixed: tuple = ()
     declaration: Mapping | None = None
+    tuning: Mapping = field(default_factory=dict)
 
     @property
     def factory(self) -> Callable:
@@ -277,6 +282,9 @@ _ADHOC = "selection.adhoc.selector:ADHOC"
 _BNB = "sklearn.naive_bayes:BernoulliNB"
 _KNN = "sklearn.neighbors:KNeighborsClassifier"
 _SVC = "sklearn.svm:SVC"
+_LOGREG = "sklearn.linear_model:LogisticRegression"
+#: ``logreg``'s C, searched by the split protocol (strongest regularisation first: ties go to it)
+LOGREG_C = (0.01, 0.1, 1.0, 10.0, 100.0)
 _LAZY_NB = "selection.lazy.classifiers:LazyNaiveBayes"
 _LAZY_KNN = "selection.lazy.classifiers:LazyKNN"
 _LINEAR_SVM = "selection.class_hierarchy.tree:default_node_classifier"
@@ -346,6 +354,9 @@ _CLASSIFIERS: dict[str, Entry] = {e.name: e for e in (
     Entry("1nn", _KNN, "classifier", "1-NN, Euclidean", {"n_neighbors": 1},
           paper=f"{_RPV_PAPER}, s.5.2"),
     Entry("svm", _SVC, "classifier", "SVM, polynomial kernel", {"kernel": "poly"}, paper=_SHSEL_PAPER),
+    Entry("logreg", _LOGREG, "classifier", "logistic regression (L2, lbfgs); the split protocol tunes C",
+          {"max_iter": 5000}, tuning={"C": LOGREG_C},
+          paper="the classifier of kgbench's feature baseline (Bloem et al., kgbench, ESWC 2021)"),
     Entry("lazy-nb", _LAZY_NB, "classifier", "Bernoulli NB scoring each instance on its selected features (lazy)",
           paper=_RPV_PAPER),
     Entry("lazy-1nn", _LAZY_KNN, "classifier", "1-NN, Euclidean over each instance's selected features (lazy)",
@@ -371,7 +382,7 @@ def _checked_factory(name: str, factory) -> None:
 
 def register_selector(name: str, factory, *, kind: str | None = None, description: str = "",
                       presets: Mapping | None = None, paper: str = "", fixed: tuple = (),
-                      parameters: Mapping | None = None) -> Entry:
+                      parameters: Mapping | None = None, tuning: Mapping | None = None) -> Entry:
     """Register a selector class under ``name`` (``kgfs select --selector NAME``, names in the evaluation).
 
     Parameters
@@ -390,6 +401,9 @@ def register_selector(name: str, factory, *, kind: str | None = None, descriptio
     parameters : mapping, optional
         Its parameters, name -> ``(default, constraints)`` (:mod:`selection.declarations`), for checks that
         import nothing; default: read from the class when first checked.
+    tuning : mapping, optional
+        Parameter -> values the split protocol searches (see :class:`Entry`; a threshold method's threshold is
+        searched without it).
 
     Returns
     -------
@@ -409,13 +423,14 @@ def register_selector(name: str, factory, *, kind: str | None = None, descriptio
     if kind not in KINDS:
         raise ValueError(f"selector kind must be eager, lazy or flat, got {kind!r}")
     entry = Entry(name, factory, kind, description, dict(presets or {}), paper, tuple(fixed),
-                  None if parameters is None else dict(parameters))
+                  None if parameters is None else dict(parameters), dict(tuning or {}))
     _SELECTORS[name] = entry
     return entry
 
 
 def register_classifier(name: str, factory, *, description: str = "", presets: Mapping | None = None,
-                        paper: str = "", fixed: tuple = (), parameters: Mapping | None = None) -> Entry:
+                        paper: str = "", fixed: tuple = (), parameters: Mapping | None = None,
+                        tuning: Mapping | None = None) -> Entry:
     """Register a classifier class under ``name``.
 
     Parameters
@@ -431,6 +446,8 @@ def register_classifier(name: str, factory, *, description: str = "", presets: M
         See :class:`Entry`.
     parameters : mapping, optional
         See :func:`register_selector`.
+    tuning : mapping, optional
+        Parameter -> values the split protocol searches (see :class:`Entry`).
 
     Returns
     -------
@@ -446,7 +463,7 @@ def register_classifier(name: str, factory, *, description: str = "", presets: M
     """
     _checked_factory(name, factory)
     entry = Entry(name, factory, "classifier", description, dict(presets or {}), paper, tuple(fixed),
-                  None if parameters is None else dict(parameters))
+                  None if parameters is None else dict(parameters), dict(tuning or {}))
     _CLASSIFIERS[name] = entry
     return entry
 

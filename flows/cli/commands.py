@@ -96,8 +96,8 @@ def _wall_seconds() -> float:
 _T0 = time.perf_counter()
 
 
-def _print_summary(console, summary_csv: Path, n_rows: int = 12) -> None:
-    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None)
+def _print_summary(console, summary_csv: Path, n_rows: int = 12, **kw) -> None:
+    table = summary_table(summary_csv, n_rows, width=console.width if console.is_terminal else None, **kw)
     if table is not None:
         console.print(table)
 
@@ -220,7 +220,11 @@ def _run_options(args) -> RunOptions:
     eval_selectors = args.selectors or [args.selector, "complete"]
     if args.selector not in eval_selectors:
         eval_selectors = [args.selector, *eval_selectors]
-    plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
+    plan = plan_evaluation(args.protocol, eval_selectors, args.classifiers, n_splits=args.n_splits)
+    if plan.protocol.data != "table":  # a run evaluates the table it built
+        raise CliError(f"--protocol {args.protocol} generates the features inside each fit from a dataset's graph; "
+                       f"kgfs run evaluates the table it builds: use kgfs evaluate --protocol {args.protocol} "
+                       "--datasets NAME")
     params = whole_table_params(args.selector, _parse_params(args.param))  # --selector's only; never a lazy one
     return RunOptions(selector=args.selector, selector_params=params,
                       eval_selectors=tuple(dict.fromkeys(eval_selectors)), classifiers=tuple(args.classifiers),
@@ -436,7 +440,7 @@ def cmd_evaluate(args) -> int:
         TimeRemainingColumn,
     )
 
-    from flows.inputs import check_output, load_tables
+    from flows.inputs import check_output, load_instances_named, load_tables
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
@@ -447,9 +451,12 @@ def cmd_evaluate(args) -> int:
                            n_splits=args.n_splits, random_state=args.seed)
     check_output(args.out, "folder")
     con = _console()
+    instances = plan.protocol.data == "instances"  # the protocol generates the features in the fit (split)
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
-        datasets = load_tables(args.datasets, mirror=_mirror(args), check=args.check)
-    for name, table in [(n, t) for n, t in datasets.items() if check_folds(t.y, plan.n_splits, n) is None]:
+        datasets = load_instances_named(args.datasets, mirror=_mirror(args)) if instances else \
+            load_tables(args.datasets, mirror=_mirror(args), check=args.check)
+    for name, table in [] if instances else [(n, t) for n, t in datasets.items()
+                                             if check_folds(t.y, plan.n_splits, n) is None]:
         _note(name, table.meta)  # after every table's folds are checked: a bad input stays one line
     lines = LineProgress(_say) if not (con.is_terminal or args.quiet) else None
     with Progress(SpinnerColumn(), TextColumn("evaluating"), BarColumn(), MofNCompleteColumn(), TextColumn("cells"),
@@ -459,10 +466,13 @@ def cmd_evaluate(args) -> int:
                        report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
                        lambda done, total: prog.update(tid, total=total, completed=done))
     out = _console(stderr=False)
-    _print_summary(out, res.summary, n_rows=40)
+    _print_summary(out, res.summary, n_rows=40, **({"title": "fixed split: the test part scored once, every setting "
+                                                             "tuned on the training part (report.html: the intervals, "
+                                                             "the settings chosen)"} if instances else {}))
     print(f"{res.n_cells} cells ({res.n_computed} computed, {res.n_reused} reused, {res.n_failed} failed) "
           f"in {res.seconds:.1f} s; done in {_wall_seconds():.1f} s\nresults: {res.results}\nsummary: {res.summary}"
-          f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else ""))
+          f"\nstats:   {res.stats}\nreport:  {res.report}" + (f"\nreport.html: {res.html}" if res.html else "")
+          + (f"\nselected features: {res.selected_features}" if res.selected_features else ""))
     if res.n_failed:
         print(f"kgfs: error: {res.n_failed} cell(s) failed; their errors are in the status/error columns of "
               f"{res.results}", file=sys.stderr)

@@ -159,7 +159,8 @@ def error_line(exc: BaseException) -> tuple[str, str]:
     return "internal error", f"{type(exc).__name__}: {msg}"
 
 
-def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12, width: int | None = None):
+def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12, width: int | None = None,
+                  title: str = "cross-validation, mean (±sd) over the folds"):
     """The cross-validation summary (``summary.csv``) as a ``rich`` table, the baseline beside the methods.
 
     Each method's row gives the mean and sd over the folds; the majority-class baseline's row
@@ -174,6 +175,8 @@ def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12, width: int |
         At most this many method rows (the baselines are always shown); the caption says how many more.
     width : int, optional
         The console's width (default: no limit).
+    title : str
+        What the numbers are (a split evaluation's: the test part's scores).
 
     Returns
     -------
@@ -226,7 +229,7 @@ def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12, width: int |
     lines = []
     if more:
         lines.append(f"... and {more} more rows in {summary_csv}")
-    t = Table(title="cross-validation, mean (±sd) over the folds", title_justify="left", box=box.SIMPLE_HEAD,
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD,
               pad_edge=False, padding=(0, 1), collapse_padding=True, caption_justify="left")
     for k, c in enumerate(cols):
         text = c in ("dataset", "selector", "classifier")

@@ -170,9 +170,11 @@ EVALUATE_OPTIONS = [
                                                                       "folders")),
     ("--selectors", dict(nargs="+", required=True, metavar="NAME", help="selectors (listed below)")),
     ("--classifiers", dict(nargs="+", metavar="NAME", help="default: the protocol's")),
-    ("--protocol", dict(default="basic", help="basic, shsel2014, rpv2020, hifsrr2017 (default basic; listed "
-                                              "below)")),
-    ("--n-splits", dict(type=int, help="folds (default: the protocol's)")),
+    ("--protocol", dict(default="basic", help="basic, shsel2014, rpv2020, hifsrr2017, split (a dataset's fixed "
+                                              "train/test split, features generated in the fit; default basic; "
+                                              "listed below)")),
+    ("--n-splits", dict(type=int, help="folds (default: the protocol's; split: the inner folds on the training "
+                                       "part)")),
     ("--seed", dict(type=whole_number(0), default=0, help="seed of the folds (default 0)")),
     ("--n-jobs", dict(type=whole_number(1, all_cores=True), default=-1, help="parallel workers (default -1: all "
                                                                              "cores)")),

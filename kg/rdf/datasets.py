@@ -1,12 +1,19 @@
 """Registry datasets of the RDF route (loader ``rdf``): a corpus of entities and an RDF dump, as one table.
 
-A manifest entry gives the files ``corpus`` (CSV with an id, the entity and a label column) and
-``dump`` (N-Triples, plain or compressed), and the options of the route: ``preset``,
-``entity_columns``, ``features``, ``direction``, ``exclude_properties``, ``label_property``,
-``values``, ``min_support``, ``category_depth``. :func:`load_rdf_dataset` builds the table from the
-dump streamed (nothing cached) in one pass per question: what ``kgfs build --dataset`` builds
-through the dump index (:class:`kg.rdf.route.CorpusInput`), for
-:func:`kg.datasets.load_dataset` and ``kgfs evaluate --datasets NAME``.
+A manifest entry gives the files ``corpus`` (CSV or TSV with an id, the entity and a label column),
+``dump`` (N-Triples, plain or compressed) and optionally ``preset`` (the graph's vocabulary as a TOML
+preset file, :func:`kg.rdf.vocabulary.load_preset`, used unless the ``preset`` option names one), and the
+options of the route: ``preset``, ``entity_columns``, ``features``, ``direction``, ``exclude_properties``,
+``label_property``, ``values``, ``min_support``, ``category_depth``, and ``split_column``: the corpus column
+that gives the dataset's fixed split (``train`` / ``test`` per instance).
+
+- :func:`load_rdf_dataset` builds the table from the dump streamed (nothing cached) in one pass per
+  question: what ``kgfs build --dataset`` builds through the dump index
+  (:class:`kg.rdf.route.CorpusInput`), for :func:`kg.datasets.load_dataset` and ``kgfs evaluate --datasets
+  NAME``. With a split its ``meta["split"]`` lists the ``train`` and the ``test`` instance ids.
+- :func:`load_rdf_instances` gives the instances themselves with the dump as their knowledge source
+  (:class:`kg.instances.EntityDataset`, :func:`kg.datasets.load_instances`): for an evaluation that
+  generates the features inside each fit (``kgfs evaluate --protocol split``).
 
 Examples
 --------
@@ -25,10 +32,84 @@ from kg.rdf.corpus import EntityColumns, load_corpus
 from kg.rdf.kinds import FeatureSpec
 from kg.rdf.vocabulary import vocabulary_of
 
-__all__ = ["load_rdf_dataset"]
+__all__ = ["load_rdf_dataset", "load_rdf_instances", "read_split"]
 
 _KNOWN = {"preset", "entity_columns", "features", "direction", "exclude_properties", "label_property", "values",
-          "min_support", "category_depth", "id_column", "label_column"}
+          "min_support", "category_depth", "id_column", "label_column", "split_column"}
+
+
+def _check_options(options: Mapping) -> None:
+    unknown = sorted(set(options) - _KNOWN)
+    if unknown:
+        raise KgfsError(f"the rdf loader takes no option {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN))})")
+
+
+def _vocabulary(paths: Mapping[str, Path], options: Mapping):
+    """The ``preset`` option's vocabulary, else the dataset's ``preset`` file's, else DBpedia's."""
+    given = options.get("preset")
+    return vocabulary_of(given if given is not None else paths.get("preset"))
+
+
+def _spec(options: Mapping, vocabulary) -> FeatureSpec:
+    relations = FeatureSpec.of(options.get("features")).uses_relations
+    spec = FeatureSpec.of(
+        options.get("features"), category_depth=options.get("category_depth", 2),
+        direction=options.get("direction") if relations else None,
+        exclude=[vocabulary.expand_property(p, "exclude_properties")
+                 for p in (options.get("exclude_properties") or ()) if relations],
+        values=options.get("values") if relations else None)
+    spec.check_label_property(options.get("label_property"), vocabulary)
+    return spec
+
+
+def _corpus(paths: Mapping[str, Path], options: Mapping, vocabulary):
+    columns: Sequence[str] = tuple(options.get("entity_columns") or ("entity",))
+    return load_corpus(paths["corpus"], id_column=options.get("id_column", "id"), text_column=None,
+                       label_column=options.get("label_column", "label"),
+                       entity_columns=EntityColumns(tuple(columns), vocabulary.expand_entity))
+
+
+def read_split(path: Path, column: str, ids: Sequence[str], id_column: str = "id") -> list[str]:
+    """The split column of a corpus file (``train`` / ``test``), in the order of the corpus's ``ids``.
+
+    Parameters
+    ----------
+    path : path
+        The corpus (CSV or TSV, by its name).
+    column : str
+    ids : sequence of str
+        The corpus's instance ids (:func:`kg.rdf.corpus.load_corpus`).
+    id_column : str
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    KgfsError
+        The column is missing, or an instance has no split value.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "c.tsv"
+    >>> _ = p.write_text("id\\tentity\\tlabel\\tsplit\\na\\tx\\t1\\ttrain\\nb\\ty\\t0\\tTest\\n")
+    >>> read_split(p, "split", ["b", "a"])
+    ['test', 'train']
+    """
+    import pandas as pd
+
+    name = str(path).lower().removesuffix(".gz").removesuffix(".bz2")
+    frame = pd.read_csv(path, sep="\t" if name.endswith((".tsv", ".tab")) else ",", dtype=str, keep_default_na=False)
+    if column not in frame or id_column not in frame:
+        raise KgfsError(f"{path}: no {column!r} column (split_column) beside {id_column!r}; it has "
+                        f"{', '.join(map(repr, frame.columns))}")
+    by_id = dict(zip(frame[id_column].str.strip(), frame[column].str.strip().str.lower()))
+    missing = [i for i in ids if not by_id.get(i)]
+    if missing:
+        raise KgfsError(f"{path}: {len(missing)} instance(s) without a {column!r} value, e.g. {missing[0]!r}")
+    return [by_id[i] for i in ids]
 
 
 def load_rdf_dataset(paths: Mapping[str, Path], **options):
@@ -51,24 +132,72 @@ def load_rdf_dataset(paths: Mapping[str, Path], **options):
     KgfsError
         An unknown option, or a label property that would be a feature.
     """
-    unknown = sorted(set(options) - _KNOWN)
-    if unknown:
-        raise KgfsError(f"the rdf loader takes no option {', '.join(unknown)} (known: {', '.join(sorted(_KNOWN))})")
+    _check_options(options)
     from kg.rdf.sources.dump import DumpSource
     from kg.rdf.table import assemble_table
 
-    vocabulary = vocabulary_of(options.get("preset"))
-    relations = FeatureSpec.of(options.get("features")).uses_relations
-    spec = FeatureSpec.of(
-        options.get("features"), category_depth=options.get("category_depth", 2),
-        direction=options.get("direction") if relations else None,
-        exclude=[vocabulary.expand_property(p, "exclude_properties")
-                 for p in (options.get("exclude_properties") or ()) if relations],
-        values=options.get("values") if relations else None)
-    spec.check_label_property(options.get("label_property"), vocabulary)
-    columns: Sequence[str] = tuple(options.get("entity_columns") or ("entity",))
-    corpus = load_corpus(paths["corpus"], id_column=options.get("id_column", "id"), text_column=None,
-                         label_column=options.get("label_column", "label"),
-                         entity_columns=EntityColumns(tuple(columns), vocabulary.expand_entity))
+    vocabulary = _vocabulary(paths, options)
+    spec = _spec(options, vocabulary)
+    corpus = _corpus(paths, options, vocabulary)
     source = DumpSource(paths["dump"], vocabulary=vocabulary)
-    return assemble_table(corpus, None, source, features=spec, min_support=int(options.get("min_support", 1)))
+    table = assemble_table(corpus, None, source, features=spec, min_support=int(options.get("min_support", 1)))
+    if options.get("split_column"):
+        split = read_split(paths["corpus"], options["split_column"], corpus.ids, options.get("id_column", "id"))
+        table.meta["split"] = {p: [i for i, s in zip(corpus.ids, split) if s == p] for p in ("train", "test")}
+    return table
+
+
+def load_rdf_instances(paths: Mapping[str, Path], *, name: str = "", **options):
+    """The instances of a registry dataset of loader ``rdf``, with its dump as their knowledge source.
+
+    Parameters
+    ----------
+    paths : mapping
+        Role -> file: ``corpus``, ``dump`` and optionally ``preset``.
+    name : str
+        The dataset's name.
+    **options
+        As :func:`load_rdf_dataset`'s; the feature options become the parameters of the dataset's
+        :class:`~kg.features.KGFeatures` (:meth:`kg.instances.EntityDataset.features`), its
+        ``split_column`` the split.
+
+    Returns
+    -------
+    kg.instances.EntityDataset
+        One entity per instance (the first of its entity columns; an instance without one has an empty
+        value, which KGFeatures turns into an empty row); the source a
+        :class:`~kg.rdf.sources.dump.DumpSource` over the dump (streamed, each answer kept in memory).
+
+    Raises
+    ------
+    KgfsError
+        An unknown option, a label property that would be a feature, an instance with several entities.
+    """
+    _check_options(options)
+    from kg.files import sha256_file
+    from kg.instances import EntityDataset
+    from kg.rdf.sources.dump import DumpSource
+
+    vocabulary = _vocabulary(paths, options)
+    spec = _spec(options, vocabulary)  # the leak check of the label property, as for the table
+    corpus = _corpus(paths, options, vocabulary)
+    several = next((i for i, es in zip(corpus.ids, corpus.entities) if len(es) > 1), None)
+    if several is not None:
+        raise KgfsError(f"{paths['corpus']}: instance {several!r} has several entities; the instances of a dataset "
+                        "for KGFeatures have one each")
+    split = None
+    if options.get("split_column"):
+        split = read_split(paths["corpus"], options["split_column"], corpus.ids, options.get("id_column", "id"))
+    params = {"features": list(spec.kinds), "min_support": int(options.get("min_support", 1))}
+    if "categories" in spec.kinds:
+        params["category_depth"] = spec.category_depth
+    if spec.uses_relations:
+        params["direction"] = spec.relations.direction
+        params["exclude_properties"] = list(spec.relations.exclude)
+        if spec.counts:
+            params["values"] = spec.relations.values
+    provenance = {role: sha256_file(p) for role, p in sorted(paths.items())}
+    return EntityDataset(name or Path(paths["corpus"]).stem, corpus.ids, [es[0] if es else None
+                                                                          for es in corpus.entities],
+                         corpus.labels, source=DumpSource(paths["dump"], vocabulary=vocabulary), split=split,
+                         features_params=params, provenance=provenance)

@@ -177,6 +177,9 @@ class CorpusInput(Input):
     labels_optional : bool, optional
         A corpus without the label column is read unlabelled (a new corpus to predict: :mod:`flows.predict`)
         instead of refused. From Python (no command-line option).
+    split_column : str, optional
+        The corpus column of a fixed train/test split (a registry dataset's ``split_column`` option): the
+        table's ``meta["split"]`` then lists the ``train`` and the ``test`` instance ids. No command-line option.
     """
 
     kind = "rdf"
@@ -274,6 +277,7 @@ class CorpusInput(Input):
     values: str | None = None
     labels_optional: bool | None = None
     depth: int | None = None
+    split_column: str | None = None
 
     # ----------------------------------------------------------------- making one
     @classmethod
@@ -321,6 +325,8 @@ class CorpusInput(Input):
         given = {k: v for k, v in values.items() if v is not None}
         merged = {**dict(options), **given, "name": given.get("name") or name, "corpus": paths["corpus"],
                   "dump": [paths["dump"]]}
+        if merged.get("preset") is None and "preset" in paths:  # the dataset's own preset file
+            merged["preset"] = str(paths["preset"])
         if not FeatureSpec.of(merged.get("features")).uses_relations:  # the dataset's relation options do not
             for k in ("direction", "exclude_properties", "values"):     # apply to a run without relations
                 if k not in given:
@@ -675,7 +681,8 @@ class CorpusInput(Input):
                                        "features": self.spec().key(), "min_support": self.min_support or 1,
                                        "category_depth": 2 if self.category_depth is None else self.category_depth,
                                        **({"relations": self.spec().relations.to_json()}
-                                          if self.spec().uses_relations else {})},
+                                          if self.spec().uses_relations else {}),
+                                       **({"split_column": self.split_column} if self.split_column else {})},
                            self._table, needs=("annotate", "fetch"))]
 
     def _table(self, up: Mapping[str, Record]):
@@ -686,4 +693,9 @@ class CorpusInput(Input):
                                    read_payload(up["fetch"], "facts"),
                                    name=self.name, features=self.spec(), min_support=self.min_support or 1,
                                    annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
+        if self.split_column:
+            from kg.rdf.datasets import read_split
+
+            split = read_split(Path(self.corpus.path), self.split_column, corpus.ids, self.id_column or "id")
+            table.meta["split"] = {p: [i for i, s in zip(corpus.ids, split) if s == p] for p in ("train", "test")}
         return check_nonempty(table, self.min_support)

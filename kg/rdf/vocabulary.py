@@ -371,8 +371,9 @@ class Vocabulary:
         return self.id_namespace + v if re.fullmatch(self.id_pattern, v) else value
 
     def expand_property(self, value: str, option: str | None = None) -> str:
-        """A predicate as its IRI: a full IRI, a prefixed name (``dbo:occupation``, ``wdt:P106``), or, when the
-        relations are Wikidata's, a property id (``P106``).
+        """A predicate as its IRI: a full IRI, a prefixed name (``dbo:occupation``, ``wdt:P106``, or one of the
+        vocabulary's own ``namespaces``: ``swrc:affiliation`` for the AIFB preset), or, when the relations are
+        Wikidata's, a property id (``P106``).
 
         Parameters
         ----------
@@ -398,8 +399,8 @@ class Vocabulary:
         if re.fullmatch(r"P[1-9][0-9]*", v) and WDT in self.relations:
             return WDT + v
         head, sep, tail = v.partition(":")
-        if sep and head in PREFIXES and not tail.startswith("//"):
-            v = PREFIXES[head] + tail
+        if sep and not tail.startswith("//") and (head in PREFIXES or head in self.namespaces):
+            v = (PREFIXES[head] if head in PREFIXES else self.namespaces[head]) + tail
         if not re.match(r"^[A-Za-z][A-Za-z0-9+.\-]*://\S+$", v) or any(c in v for c in '<>"{}|^`\\'):
             where = f" ({option})" if option else ""
             raise KgfsError(f"{value!r} is not a predicate IRI, a prefixed name ({', '.join(sorted(PREFIXES))}:) "

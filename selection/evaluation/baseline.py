@@ -69,7 +69,7 @@ def is_baseline(frame: pd.DataFrame) -> pd.Series:
 
 
 def majority_baseline(y, *, dataset: str, n_splits: int, n_features: int, random_state: int = 0,
-                      pos_label=None, multiclass: str = "macro") -> pd.DataFrame:
+                      pos_label=None, multiclass: str = "macro", folds=None) -> pd.DataFrame:
     """The majority-class baseline's rows on the folds of :func:`~selection.evaluation.cv.evaluate_table`.
 
     Parameters
@@ -87,6 +87,8 @@ def majority_baseline(y, *, dataset: str, n_splits: int, n_features: int, random
         as ``results.csv`` writes it.
     multiclass : {"macro", "weighted"}
         Averaging over more than two classes, as the evaluation's.
+    folds : sequence of (train, test) index arrays, optional
+        The evaluation's own parts instead of the stratified k-fold (a fixed train/test split: one pair).
 
     Returns
     -------
@@ -98,6 +100,10 @@ def majority_baseline(y, *, dataset: str, n_splits: int, n_features: int, random
     >>> rows = majority_baseline([0, 0, 0, 1, 1, 0], dataset="d", n_splits=2, n_features=3)
     >>> rows[["accuracy", "auroc", "aucpr", "gm", "compression"]].round(3).values.tolist()
     [[0.667, 0.5, 0.333, 0.0, 1.0], [0.667, 0.5, 0.333, 0.0, 1.0]]
+    >>> split = majority_baseline([0, 0, 1, 1, 1, 0], dataset="d", n_splits=2, n_features=3,
+    ...                           folds=[([0, 1, 2], [3, 4, 5])])
+    >>> split[["fold", "n_train", "n_test", "accuracy"]].round(3).values.tolist()
+    [[0.0, 3.0, 3.0, 0.333]]
     """
     y = np.asarray(y)
     labels = np.unique(y)
@@ -106,8 +112,10 @@ def majority_baseline(y, *, dataset: str, n_splits: int, n_features: int, random
         pos_label = named[0] if named else None
     pos = positive_label(y, pos_label)
     rows = []
-    splitter = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state)
-    for k, (tr, te) in enumerate(splitter.split(np.zeros(len(y)), y)):
+    if folds is None:
+        folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=random_state).split(np.zeros(len(y)), y)
+    for k, (tr, te) in enumerate(folds):
+        tr, te = np.asarray(tr, dtype=int), np.asarray(te, dtype=int)
         prior = DummyClassifier(strategy="prior").fit(np.zeros((len(tr), 1)), y[tr])
         none = np.zeros((len(te), 1))
         m = fold_metrics(y[te], prior.predict(none), prior.predict_proba(none), prior.classes_, pos_label=pos,

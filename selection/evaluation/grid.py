@@ -20,6 +20,15 @@ reused from other code. A cell file is reused only when it parses, carries its k
 sha256 of its rows (:func:`cell_text`); a corrupt, truncated or edited one (a bit flipped in an
 accuracy leaves valid JSON) is computed again, with a warning naming it.
 
+A protocol that evaluates a dataset's instances rather than a table (``data="instances"``: the ``split``
+protocol, which generates the features inside each fit) gets them from
+:func:`kg.datasets.load_instances` (:class:`kg.instances.EntityDataset`); its cells are keyed by the
+instances' :meth:`~kg.instances.EntityDataset.fingerprint`, its folds checked on the training part, its
+outer units are the protocol's ``outer_folds`` (one: the fixed split) and its baseline is the majority
+class of the training part scored on the test part. The extra columns a protocol's rows carry beyond
+:data:`~selection.evaluation.cv.COLUMNS` (the split's confidence interval, chosen settings and selected
+features) are kept in the cells and in ``results.csv``.
+
 Then the outputs of :func:`selection.evaluation.report.write_outputs` are written: ``results.csv``,
 ``baseline.csv`` (the majority-class baseline on the same folds, :mod:`selection.evaluation.baseline`),
 ``summary.csv``, ``stats.md``, ``report.md``, ``report.html`` and PNG plots under ``plots/`` (plus
@@ -54,7 +63,8 @@ from selection.evaluation.protocols import get_protocol
 from selection.evaluation.report import ReportSettings, write_outputs
 from selection.evaluation.specs import MethodSpec
 
-__all__ = ["GridResult", "run_grid", "table_fingerprint", "cell_key", "cell_text", "read_cell", "write_skipped"]
+__all__ = ["GridResult", "run_grid", "table_fingerprint", "data_fingerprint", "cell_key", "cell_text", "read_cell",
+           "write_skipped"]
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +87,8 @@ class GridResult:
         ``baseline.csv``: the majority-class baseline on the same folds.
     html : Path or None
         ``report.html``: the report as one self-contained page.
+    selected_features : Path or None
+        ``selected_features.csv``: the final models' features of a split evaluation.
     n_cells, n_computed, n_reused, n_failed : int
         Cells of the grid, computed now, reused from ``out_dir/cells``, and failed.
     seconds : float
@@ -99,6 +111,7 @@ class GridResult:
     sweep: Path | None = None
     baseline: Path | None = None
     html: Path | None = None
+    selected_features: Path | None = None
     n_cells: int = 0
     n_computed: int = 0
     n_reused: int = 0
@@ -226,6 +239,34 @@ def _load_default(name):
     return load_dataset(name)
 
 
+def _load_instances(name):
+    from kg.datasets import load_instances
+
+    return load_instances(name)
+
+
+def _instances(data) -> bool:
+    """Whether an evaluated dataset is instances with their graph (:class:`kg.instances.EntityDataset`), not a table."""
+    return not hasattr(data, "X") and hasattr(data, "train_test")
+
+
+def data_fingerprint(data) -> str:
+    """:func:`table_fingerprint` of a table, the instances' own fingerprint of an EntityDataset.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> data_fingerprint(SimpleNamespace(X=sp.csr_matrix([[1]]), y=[0], feature_names=["a"])) == \\
+    ...     table_fingerprint(SimpleNamespace(X=sp.csr_matrix([[1]]), y=[0], feature_names=["a"]))
+    True
+    """
+    return data.fingerprint() if _instances(data) else table_fingerprint(data)
+
+
+def _size(data) -> int:
+    return len(data.y) if _instances(data) else data.X.nnz + data.X.shape[0]
+
+
 def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
              progress: Callable[[int, int], None] | None = None, load: Callable | None = None,
              report: ReportSettings | None = None) -> GridResult:
@@ -276,7 +317,7 @@ def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
         raise TypeError(f"run_grid takes an EvaluationPlan (selection.evaluation.plan.plan_evaluation(protocol, "
                         f"selectors, classifiers, ...)), got {type(plan).__name__}")
     proto = plan.protocol
-    tables = _load_tables(datasets, load, plan.n_splits)
+    tables = _load_tables(datasets, load, plan.n_splits, proto)
     out = Path(out_dir)
     cells = _Cells(out / "cells", tables, plan)
     if progress:
@@ -299,7 +340,7 @@ def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
         report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), baseline=paths.get("baseline"),
-        html=paths.get("html"), n_cells=cells.total,
+        html=paths.get("html"), selected_features=paths.get("selected_features"), n_cells=cells.total,
         n_computed=cells.total - cells.n_reused, n_reused=cells.n_reused,
         n_failed=int((results["status"] != "ok").sum()), seconds=time.perf_counter() - t_start,
     )
@@ -311,10 +352,15 @@ def _baseline(tables: Mapping, plan: EvaluationPlan, results: pd.DataFrame) -> p
     for name, t in tables.items():
         r = results[results["dataset"] == name]
         pos = r["pos_label"].dropna().iloc[0] if len(r) and r["pos_label"].notna().any() else None
+        if _instances(t):  # the fixed split: the training part's majority class scored on the test part
+            n_features = int(r["n_features"].max()) if len(r) and r["n_features"].notna().any() else 0
+            folds = [t.train_test()]
+        else:
+            n_features, folds = t.X.shape[1], None
         frames.append(majority_baseline(np.asarray(t.y), dataset=name, n_splits=plan.n_splits,
-                                        n_features=t.X.shape[1], random_state=plan.random_state,
+                                        n_features=n_features, random_state=plan.random_state,
                                         pos_label=None if pos in (None, "None", "") else pos,
-                                        multiclass=_multiclass(plan)))
+                                        multiclass=_multiclass(plan), folds=folds))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
 
 
@@ -326,19 +372,32 @@ def _multiclass(plan: EvaluationPlan) -> str:
         return "macro"
 
 
-def _load_tables(datasets, load, n_splits: int) -> dict:
-    """Every dataset loaded and its folds checked before any work."""
+def _load_tables(datasets, load, n_splits: int, proto=None) -> dict:
+    """Every dataset loaded (tables, or instances for a protocol of ``data="instances"``) and its folds checked
+    before any work."""
+    wants = getattr(proto, "data", "table")
     if isinstance(datasets, Mapping):
         tables = dict(datasets)
     else:
         if isinstance(datasets, str):
             datasets = [datasets]
-        load = load or _load_default
+        load = load or (_load_instances if wants == "instances" else _load_default)
         tables = {str(name): load(name) for name in datasets}
     if not tables:
         raise KgfsError("no datasets given")
     for name, t in tables.items():
-        check_folds(None if t.y is None else np.asarray(t.y), n_splits, name)
+        if wants == "instances" and not _instances(t):
+            raise KgfsError(f"dataset {name!r}: protocol {proto.name} generates the features inside each fit and "
+                            "needs the instances with their knowledge graph (kg.datasets.load_instances, a registry "
+                            "dataset such as nodeclass/aifb), not a table")
+        if wants == "table" and _instances(t):
+            raise KgfsError(f"dataset {name!r}: protocol {proto.name} evaluates a table; instances with their graph "
+                            "go to a protocol that generates the features in the fit (split)")
+        if _instances(t):
+            train, _ = t.train_test()  # a dataset without a split says so
+            check_folds(np.asarray(t.y)[train], n_splits, f"{name} (training part)")
+        else:
+            check_folds(None if t.y is None else np.asarray(t.y), n_splits, name)
     return tables
 
 
@@ -352,8 +411,8 @@ class _Cells:
         self.units: dict[tuple, list] = {}
         self.rows: dict[str, list] = {}  # key -> the rows of each finished cell
         for dname, t in tables.items():
-            fp = table_fingerprint(t)
-            for fold in range(plan.n_splits):
+            fp = data_fingerprint(t)
+            for fold in range(plan.protocol.n_outer(plan.n_splits)):
                 for s in plan.selectors:
                     pending = False
                     for c in plan.classifiers:
@@ -373,7 +432,7 @@ class _Cells:
     def jobs(self) -> list[tuple]:
         """Pending ``(dataset, fold, selector specs)``, biggest first (a large dataset must not
         start last and leave the other cores idle)."""
-        size = {d: (t.X.nnz + t.X.shape[0]) for d, t in self.tables.items()}
+        size = {d: _size(t) for d, t in self.tables.items()}
         return sorted(((d, f, specs) for (d, f), specs in self.units.items()), key=lambda j: -size[j[0]] * len(j[2]))
 
     def store(self, dname: str, fold: int, df: pd.DataFrame) -> None:
@@ -390,7 +449,8 @@ class _Cells:
     def gather(self) -> pd.DataFrame:
         """This grid's cells (only its own keys: an out_dir may hold older cells)."""
         rows = [r for k in self.keys.values() for r in self.rows[k]]
-        return pd.DataFrame(rows, columns=COLUMNS)
+        extra = list(dict.fromkeys(c for r in rows for c in r if c not in COLUMNS))  # a protocol's own columns
+        return pd.DataFrame(rows, columns=COLUMNS + extra)
 
 
 def _rows_sha256(rows: list) -> str:
@@ -510,9 +570,18 @@ def _sort(df, tables, plan: EvaluationPlan):
 
 def _notes(plan: EvaluationPlan, results, tables: Mapping) -> list[str]:
     proto = plan.protocol
-    notes = [f"Protocol `{proto.name}`: {proto.description}.",
-             f"Stratified {plan.n_splits}-fold cross-validation, seed {plan.random_state}; selection fitted on the "
-             "training part of each fold only. Values are means over folds.",
+    if proto.data == "instances":
+        parts = "; ".join(f"{d}: train {c['train']}, test {c['test']}" for d, t in tables.items()
+                          for c in [t.split_counts()])
+        how = (f"Fixed train/test split ({parts}). Features generated inside every fit (KGFeatures in the "
+               f"Pipeline); every setting tuned by a stratified {plan.n_splits}-fold cross-validation on the "
+               f"training part (seed {plan.random_state}), the best refitted on the whole training part and the "
+               "test part scored once: values are test-part scores (no sd: one split); the accuracy's Wilson "
+               "interval is in results.csv and report.html.")
+    else:
+        how = (f"Stratified {plan.n_splits}-fold cross-validation, seed {plan.random_state}; selection fitted on the "
+               "training part of each fold only. Values are means over folds.")
+    notes = [f"Protocol `{proto.name}`: {proto.description}.", how,
              f"Positive class for AUROC / AUCPR / GM: `{results['pos_label'].iloc[0]}`"
              + (" (per dataset; see results.csv)" if results["pos_label"].nunique() > 1 else "") + "."
              if len(results) else "No results."]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -44,10 +45,11 @@ from selection.evaluation.tables import (
     dataset_means,
     dataset_sds,
     degenerate_cells,
+    split_features,
 )
 
 __all__ = ["CSS", "esc", "evaluation_html", "html_table", "measures_section", "page", "plots_section", "png_img",
-           "stats_section", "summary_section"]
+           "split_section", "stats_section", "summary_section"]
 
 #: The page's styles (inline: the report must open offline, from a file).
 CSS = """
@@ -290,6 +292,86 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
     return "\n".join(out)
 
 
+def split_section(results: pd.DataFrame, features: pd.DataFrame | None = None, baseline: pd.DataFrame | None = None,
+                  *, limit: int = 40) -> str:
+    """The split protocol's results: each model's test accuracy with its interval, what the training part chose,
+    and the features the final model selected.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Rows with the split columns (:data:`selection.evaluation.split.SPLIT_COLUMNS`).
+    features : pandas.DataFrame, optional
+        ``selected_features.csv`` (:func:`selection.evaluation.tables.split_features`).
+    baseline : pandas.DataFrame, optional
+        The majority-class baseline's row per dataset.
+    limit : int
+        Features listed per model (the rest are in ``selected_features.csv``).
+
+    Returns
+    -------
+    str
+        ``""`` without split columns.
+
+    Examples
+    --------
+    >>> r = pd.DataFrame([{"dataset": "d", "selector": "complete", "classifier": "logreg", "accuracy": 0.75,
+    ...                    "accuracy_ci_low": 0.5, "accuracy_ci_high": 0.9, "confidence": 0.95, "cv_accuracy": 0.7,
+    ...                    "chosen": '{"clf__C": 1.0}', "n_features": 4, "n_selected": 4, "n_train": 8, "n_test": 4,
+    ...                    "n_candidates": 5, "select_seconds": 1.0, "status": "ok"}])
+    >>> f = pd.DataFrame([{"dataset": "d", "selector": "complete", "classifier": "logreg", "feature": "out:p",
+    ...                    "label": "p", "support": 3}])
+    >>> sec = split_section(r, f)
+    >>> "0.750 [0.500, 0.900]" in sec, "C=1.0" in sec, "out:p" in sec
+    (True, True, True)
+    """
+    if "accuracy_ci_low" not in results or results.empty:
+        return ""
+    ok = results[results["status"] == "ok"]
+    conf = float(ok["confidence"].dropna().iloc[0]) if len(ok) and ok["confidence"].notna().any() else 0.95
+    rows = []
+    for r in results.to_dict("records"):
+        try:
+            chosen = json.loads(r.get("chosen") or "{}")
+        except (TypeError, ValueError):
+            chosen = {}
+        said = ", ".join(f"{k.split('__')[-1]}={v}" for k, v in chosen.items())
+        acc = r.get("accuracy")
+        rows.append({"dataset": r["dataset"], "selector": r["selector"], "classifier": r["classifier"],
+                     "test accuracy": "failed" if r.get("status") != "ok" else
+                     f"{acc:.3f} [{r['accuracy_ci_low']:.3f}, {r['accuracy_ci_high']:.3f}]",
+                     "train CV accuracy": "" if r.get("cv_accuracy") != r.get("cv_accuracy") else
+                     f"{r['cv_accuracy']:.3f}",
+                     "chosen on train": said, "features (generated -> kept)":
+                     f"{int(r['n_features'])} -> {r['n_selected']:g}" if r.get("status") == "ok" else "",
+                     "settings tried": r.get("n_candidates"),
+                     "search s": round(float(r.get("select_seconds") or 0.0), 1),
+                     "train / test": f"{r.get('n_train')} / {r.get('n_test')}"})
+    if baseline is not None and len(baseline):
+        for b in baseline.to_dict("records"):
+            rows.append({"dataset": b["dataset"], "selector": "majority class", "classifier": "prior",
+                         "test accuracy": f"{b['accuracy']:.3f}", "train CV accuracy": "", "chosen on train": "",
+                         "features (generated -> kept)": "0", "settings tried": "", "search s": "",
+                         "train / test": f"{b.get('n_train')} / {b.get('n_test')}"})
+    out = ["<h2>Test split</h2>",
+           f"<p>Every setting chosen by cross-validation on the training part only (the features generated inside "
+           f"each fit); the test part scored once. Test accuracy with its Wilson {conf:.0%} interval: with "
+           f"{int(results['n_test'].max())} test instances an interval is wide, and two methods whose intervals "
+           "overlap are not told apart by this split.</p>",
+           html_table(rows, row_class=lambda r: "baseline" if r["selector"] == "majority class" else "")]
+    if features is not None and len(features):
+        out.append("<h3>Selected features of the final models</h3>")
+        for (d, s, c), g in features.groupby(["dataset", "selector", "classifier"], sort=False):
+            shown = g.head(limit)
+            cols = [k for k in ("feature", "label", "support", "test_instances") if k in g and g[k].notna().any()]
+            more = f" (the first {limit}; all in selected_features.csv)" if len(g) > limit else ""
+            out.append(f"<p><b>{esc(d)} / {esc(s)} / {esc(c)}</b>: {len(g)} feature(s){esc(more)}; support = "
+                       "training instances that have it" + ("; test_instances = test instances it was selected for"
+                                                              if "test_instances" in cols else "") + "</p>")
+            out.append(html_table(shown[cols].to_dict("records"), cols))
+    return "\n".join(out)
+
+
 def _p(v) -> str:
     return "" if v is None or v != v else (f"{v:.1E}" if v < 0.001 else f"{v:.3f}")
 
@@ -373,7 +455,9 @@ def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequen
     str
     """
     intro = "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else ""
-    sections = [intro, summary_section(summary)]
+    features = split_features(results)  # a split evaluation's final models (the rows' selected_features)
+    sections = [intro, split_section(results, features if len(features) else None, baseline),
+                summary_section(summary)]
     if len(results):
         sections += [measures_section(results, metrics or ["accuracy"], baseline), stats_section(blocks)]
     sections.append(plots_section(plots))

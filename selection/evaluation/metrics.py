@@ -37,6 +37,7 @@ import numpy as np
 from scipy.stats import rankdata
 
 __all__ = [
+    "wilson_interval",
     "positive_label",
     "geometric_mean",
     "compression",
@@ -414,3 +415,47 @@ def fold_metrics(y_true, y_pred, proba, classes, *, pos_label, compression: floa
         out["auroc"] = auroc(y_true, proba, classes, pos_label, multiclass)
         out["aucpr"] = aucpr(y_true, proba, classes, pos_label, multiclass)
     return out
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (an accuracy on ``n`` test instances).
+
+    Wilson (1927): the interval of the proportions ``p`` whose normal test does not reject the observed
+    ``successes / n`` at level ``1 - confidence``; unlike the normal-approximation (Wald) interval it stays inside
+    [0, 1] and keeps its coverage near 0 and 1 and for the small test parts of the benchmarks (36 AIFB people).
+
+    Parameters
+    ----------
+    successes : int
+        Correct predictions.
+    n : int
+        Test instances.
+    confidence : float
+        Two-sided level, in (0, 1).
+
+    Returns
+    -------
+    (float, float)
+        The lower and upper bound; ``(nan, nan)`` for ``n == 0``.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in wilson_interval(23, 36)]
+    [0.4758, 0.7752]
+    >>> [round(v, 4) for v in wilson_interval(10, 10)], [round(v, 4) for v in wilson_interval(0, 10)]
+    ([0.7225, 1.0], [0.0, 0.2775])
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if n <= 0:
+        return float("nan"), float("nan")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be in [0, n], got {successes} of {n}")
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -23,6 +23,14 @@ A protocol bundles an evaluation function and the defaults of a paper's experime
   test instance, through :class:`~selection.lazy.estimator.LazySelectionClassifier`), so the
   classifier is identical across all methods (option ``lazy_classifiers_for_eager=False``
   turns that off).
+- ``split``: a dataset's fixed train/test split (``nodeclass/aifb``, ``nodeclass/mutag``: the node-classification
+  benchmarks): the features generated inside the fit (a ``KGFeatures`` Pipeline), every choice (the generation
+  grid, e.g. ``min_support``; the selector's threshold; the classifier's declared tuning, ``logreg``'s ``C``)
+  tuned by a stratified ``n_splits``-fold CV on the training part, the test part scored once, its accuracy
+  with a Wilson confidence interval, the final model's selected features reported
+  (:mod:`selection.evaluation.split`). It evaluates a dataset's instances and graph
+  (:func:`kg.datasets.load_instances`), not a table (``data="instances"``), in one outer unit
+  (``outer_folds=1``).
 - ``hifsrr2017`` (Zhao et al. 2017, section 3.3): features selected per internal node of a
   class tree (:mod:`selection.class_hierarchy.evaluation`); its selectors are that module's
   methods by name (``hifsrr``, ``fsnm``, ``fisher``, ...), its classifier the per-node one.
@@ -62,7 +70,7 @@ from selection.evaluation.specs import method_specs, protocol_method_spec, spec_
 from selection.params import Parameter, check_values, declared_parameters
 
 __all__ = ["Protocol", "ProtocolOptions", "register_protocol", "get_protocol", "available_protocols",
-           "SHSEL_THRESHOLDS", "hifsrr2017", "rpv_pos_label"]
+           "SHSEL_THRESHOLDS", "SplitOptions", "hifsrr2017", "rpv_pos_label"]
 
 #: The SHSEL paper's sweep: 0, 0.01, ..., 1.
 SHSEL_THRESHOLDS = tuple(np.round(np.arange(0, 101) / 100.0, 2).tolist())
@@ -103,6 +111,13 @@ class Protocol:
         The :class:`ProtocolOptions` subclass declaring the options (None: no options).
     paper_methods : tuple of str
         The methods the protocol's paper compares (``kgfs methods NAME`` names the protocol).
+    data : {"table", "instances"}
+        What the protocol evaluates: a :class:`~kg.table.FeatureTable` (the features already generated), or a
+        dataset's instances with the knowledge source of their features (:class:`kg.instances.EntityDataset`,
+        loaded by :func:`kg.datasets.load_instances`), whose features it generates inside each fit.
+    outer_folds : int or None
+        Outer units of work per dataset (cells per selector x classifier); None: ``n_splits`` (a CV's folds).
+        The split protocol has one (the fixed split) and its ``n_splits`` are the inner folds.
 
     Examples
     --------
@@ -126,6 +141,18 @@ class Protocol:
     methods: tuple | None = None  # selector names the protocol itself resolves (None: the selector registry)
     option_class: type | None = None
     paper_methods: tuple = ()
+    data: str = "table"
+    outer_folds: int | None = None
+
+    def n_outer(self, n_splits: int) -> int:
+        """Cells per dataset x selector x classifier: :attr:`outer_folds`, else ``n_splits``.
+
+        Examples
+        --------
+        >>> get_protocol("basic").n_outer(10), get_protocol("split").n_outer(5)
+        (10, 1)
+        """
+        return int(self.outer_folds or n_splits)
 
     def parameters(self) -> list[Parameter]:
         """The declared options (see :class:`ProtocolOptions`).
@@ -289,7 +316,7 @@ def available_protocols() -> dict[str, Protocol]:
 
     Examples
     --------
-    >>> {"basic", "rpv2020", "shsel2014", "hifsrr2017"} <= set(available_protocols())
+    >>> {"basic", "rpv2020", "shsel2014", "hifsrr2017", "split"} <= set(available_protocols())
     True
     """
     return dict(sorted(_PROTOCOLS.items()))
@@ -542,6 +569,60 @@ def _hifsrr2017_post(rows: pd.DataFrame, options) -> pd.DataFrame:
 
 
 
+# ------------------------------------------------------------------ split (a fixed train/test split)
+class SplitOptions(ProtocolOptions):
+    """Options of the ``split`` protocol.
+
+    Parameters
+    ----------
+    generation : dict or None
+        KGFeatures parameters and the values tuned on the training part, e.g. ``{"min_support": [1, 2, 3]}``
+        (default: the dataset's ``evaluation.generation`` in the registry; ``{}``: its settings as they are).
+    thresholds : list of float or None
+        The thresholds tuned for a threshold method (default: 0, 0.1, ..., 0.9, 0.95, 0.99, 1); a fixed
+        ``--param threshold=...`` is not tuned.
+    confidence : float
+        Level of the test accuracy's Wilson interval.
+    pos_label : str, int or None
+        The positive class of AUROC, AUCPR and GM (default: the minority class).
+    search_jobs : int
+        Workers of each grid search (1: in the cell's process, where the graph's answers are shared).
+    """
+
+    _parameter_constraints = {"generation": [dict, None], "thresholds": ["array-like", None],
+                              "confidence": [Interval(Real, 0, 1, closed="neither")],
+                              "pos_label": [str, Integral, None],
+                              "search_jobs": [Interval(Integral, 1, None, closed="left")]}
+
+    def __init__(self, generation=None, thresholds=None, confidence=0.95, pos_label=None, search_jobs=1):
+        self.generation = generation
+        self.thresholds = thresholds
+        self.confidence = confidence
+        self.pos_label = pos_label
+        self.search_jobs = search_jobs
+
+
+def _split(data, selectors, classifiers, *, dataset, n_splits=5, random_state=0, folds=None, options=None):
+    """Protocol ``split`` (:func:`selection.evaluation.split.evaluate_split`) as result rows; ``folds`` is
+    ignored (one outer unit: the fixed split)."""
+    from selection.evaluation.split import split_rows
+
+    proto = _PROTOCOLS["split"]
+    options = proto.defaults(proto.check_options(options))
+    generation = options["generation"]
+    if generation is not None and not all(isinstance(v, list) and v for v in generation.values()):
+        raise KgfsError(f"option generation must map KGFeatures parameters to lists of values, e.g. "
+                        f'{{"min_support": [1, 2, 3]}}; got {generation!r}')
+    from selection.evaluation.split import SplitSettings
+
+    settings = SplitSettings(generation=generation, thresholds=options["thresholds"], inner_splits=n_splits,
+                             random_state=random_state, confidence=float(options["confidence"]),
+                             pos_label=options["pos_label"], n_jobs=int(options["search_jobs"]))
+    rows = split_rows(data, selectors, classifiers, settings)
+    rows["dataset"] = dataset
+    return rows
+
+
 _SHSEL_PAPER = ("shsel-ig", "shsel-ig-prune", "shsel-c", "shsel-c-prune", "sig", "sc", "tsel-lift", "tsel-ig",
                 "hill-climbing", "greedy-top-down", "complete", "nb", "knn", "svm")
 _RPV_PAPER = ("rpv", "rpv-ig", "rpv-r", "hip", "mr", "all-pos", "all-neg", "cfs", "relieff", "gtd-rpv", "tsel-rpv",
@@ -578,4 +659,11 @@ register_protocol(
     description="HiFSRR paper (2017) s.3.3: features selected per internal node of a class tree, "
                 "10-fold CV, average accuracy of the per-node linear SVMs for each number of features "
                 "per node (threshold column), plus top-down accuracy",
+)
+register_protocol(
+    "split", _split, classifiers=("logreg", "nb"), metrics=("accuracy", "gm", "auroc", "aucpr", "compression"),
+    rank_metrics=("accuracy",), n_splits=5, option_class=SplitOptions, data="instances", outer_folds=1,
+    description="a dataset's fixed train/test split (the node-classification benchmarks): features generated "
+                "inside the fit, generation settings, threshold and C tuned by 5-fold CV on the train part, "
+                "the test part scored once, accuracy with a Wilson 95% interval, the final model's features",
 )

@@ -35,6 +35,7 @@ ranks and tests (those then use the datasets where every method has a score).
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ import pandas as pd
 import selection.evaluation.stats as stats
 from kg.files import atomic_write
 from selection.evaluation.baseline import BASELINE_KIND
+from selection.evaluation.cv import COLUMNS
 from selection.evaluation.plots import (  # re-exported: the report's plots
     plot_accuracy_vs_compression,
     plot_cd_diagram,
@@ -63,6 +65,7 @@ from selection.evaluation.tables import (  # re-exported: the tables the reports
     dataset_means,
     dataset_sds,
     degenerate_cells,
+    split_features,
 )
 
 __all__ = ["BASELINE_COLUMN", "STATS_INTRO", "ReportSettings", "dataset_means", "dataset_sds", "degenerate_cells",
@@ -366,6 +369,33 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
     return "\n".join(out)
 
 
+def split_markdown(results: pd.DataFrame) -> list[str]:
+    """The lines of report.md's table of a split evaluation: test accuracy with its interval, the chosen settings.
+
+    Examples
+    --------
+    >>> r = pd.DataFrame([{"dataset": "d", "selector": "s", "classifier": "c", "accuracy": 0.5,
+    ...                    "accuracy_ci_low": 0.2, "accuracy_ci_high": 0.8, "cv_accuracy": 0.6,
+    ...                    "chosen": '{"kg__min_support": 2}', "n_features": 9, "n_selected": 3.0, "status": "ok"}])
+    >>> split_markdown(r)[-1]
+    '| d | s | c | 0.500 [0.200, 0.800] | 0.600 | min_support=2 | 9 -> 3 |'
+    """
+    if "accuracy_ci_low" not in results or results.empty:
+        return []
+    out = ["## Test split", "", "| dataset | selector | classifier | test accuracy [CI] | train CV accuracy | "
+           "chosen on train | features generated -> kept |", "|---|---|---|---|---|---|---|"]
+    for r in results.to_dict("records"):
+        chosen = json.loads(r.get("chosen") or "{}") if isinstance(r.get("chosen"), str) else {}
+        said = ", ".join(f"{k.split('__')[-1]}={v}" for k, v in chosen.items())
+        if r.get("status") != "ok":
+            out.append(f"| {r['dataset']} | {r['selector']} | {r['classifier']} | failed | | | |")
+            continue
+        out.append(f"| {r['dataset']} | {r['selector']} | {r['classifier']} | {r['accuracy']:.3f} "
+                   f"[{r['accuracy_ci_low']:.3f}, {r['accuracy_ci_high']:.3f}] | {r['cv_accuracy']:.3f} | {said} | "
+                   f"{int(r['n_features'])} -> {r['n_selected']:g} |")
+    return out
+
+
 def _safe(s: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in str(s))
 
@@ -446,9 +476,16 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     alternative = settings.alternative or "two-sided"
     base_rows = results["kind"].eq(BASELINE_KIND) if "kind" in results else pd.Series(False, index=results.index)
     baseline, results = results[base_rows], results[~base_rows].reset_index(drop=True)
+    baseline = baseline[[c for c in baseline.columns if baseline[c].notna().any() or c in COLUMNS]]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict = {}
+    full = results  # with a split evaluation's final models' features (report.html lists them)
+    if "selected_features" in results:  # in a file of their own, not in results.csv
+        features = split_features(results)
+        results = results.drop(columns=["selected_features"])
+        paths["selected_features"] = out / "selected_features.csv"
+        atomic_write(paths["selected_features"], lambda p: features.to_csv(p, index=False))
     paths["results"] = out / "results.csv"
     atomic_write(paths["results"], lambda p: results.to_csv(p, index=False))
     if baseline is not None and len(baseline):
@@ -470,9 +507,13 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
                        alpha=alpha) if settings.plots and len(results) else []
     paths["plots"] = pngs
     rep = report_markdown(results, metrics, rank_metrics, title=title, notes=notes, plots=pngs, baseline=baseline)
+    split_lines = split_markdown(results)
+    if split_lines:  # the test-split table first, after the notes
+        head, sep, rest = rep.partition("\n## ")
+        rep = head.rstrip("\n") + "\n\n" + "\n".join(split_lines) + "\n\n" + (sep.lstrip("\n") + rest if sep else "")
     paths["report"] = out / "report.md"
     atomic_write(paths["report"], lambda p: p.write_text(rep + "\n", encoding="utf-8"))
-    html = evaluation_html(results, summary, blocks, title=title, notes=notes, plots=pngs, baseline=baseline,
+    html = evaluation_html(full, summary, blocks, title=title, notes=notes, plots=pngs, baseline=baseline,
                            metrics=metrics)
     paths["html"] = out / "report.html"
     atomic_write(paths["html"], lambda p: p.write_text(html, encoding="utf-8"))

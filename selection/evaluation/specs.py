@@ -212,6 +212,9 @@ class MethodSpec:
         Classifiers: the form that scores per-instance masks (see the module docstring).
     lazy_error : Exception or None
         Why there is no such form (raised by :meth:`build_lazy`).
+    tuning : dict
+        The values a tuning protocol searches per parameter (the registry entry's
+        :attr:`~selection.registry.Entry.tuning`; a parameter the spec sets is left out): the split protocol's.
 
     Examples
     --------
@@ -227,6 +230,7 @@ class MethodSpec:
     name: str = ""
     lazy: object = None
     lazy_error: BaseException | None = None
+    tuning: dict = field(default_factory=dict)
     #: The ``hierarchy`` parameters of the estimator and of those nested in it (``selector__hierarchy``).
     hierarchy_keys: tuple = field(init=False, repr=False, default=())
     _code: tuple = field(init=False, repr=False, default=())
@@ -341,11 +345,12 @@ def _from_name(name: str | Entry, params: Mapping, role: str) -> MethodSpec:
     entry = selector_entry(name) if role == "selector" else classifier_entry(name)  # an Entry passes as it is
     name, params = entry.name, dict(params)
     label = spec_label(name, params)
+    tuning = {k: list(v) for k, v in (entry.tuning or {}).items() if k not in params}
     if role == "selector":
-        return MethodSpec(label, _built(entry, params, label), params, entry.kind, name)
+        return MethodSpec(label, _built(entry, params, label), params, entry.kind, name, tuning=tuning)
     est = _built(entry, params, label)
     lazy, error = _lazy_form(name, params, est)
-    return MethodSpec(label, est, params, "classifier", name, lazy, error)
+    return MethodSpec(label, est, params, "classifier", name, lazy, error, tuning=tuning)
 
 
 def _built(entry, params: Mapping, label: str):

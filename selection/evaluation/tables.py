@@ -6,10 +6,13 @@ Kept apart from :mod:`selection.evaluation.report` (which writes the files) and
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["BASELINE_COLUMN", "METRIC_NAMES", "STATS_INTRO", "dataset_means", "dataset_sds", "degenerate_cells"]
+__all__ = ["BASELINE_COLUMN", "METRIC_NAMES", "STATS_INTRO", "dataset_means", "dataset_sds", "degenerate_cells",
+           "split_features"]
 
 METRIC_NAMES = {
     "accuracy": "Classification accuracy",
@@ -152,3 +155,35 @@ STATS_INTRO = (
 )
 
 
+def split_features(results: pd.DataFrame) -> pd.DataFrame:
+    """The final models' selected features of a split evaluation, one row per dataset x selector x classifier x
+    feature (``selected_features.csv``), from the rows' ``selected_features`` column.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``selector``, ``classifier``, ``rank``, ``feature``, ``label``, ``support`` (and
+        ``test_instances`` for a lazy selector); empty without the column.
+
+    Examples
+    --------
+    >>> r = pd.DataFrame([{"dataset": "d", "selector": "s", "classifier": "c",
+    ...                    "selected_features": '[{"feature": "f", "label": "F", "support": 2}]'}])
+    >>> split_features(r).to_dict("records")
+    [{'dataset': 'd', 'selector': 's', 'classifier': 'c', 'rank': 1, 'feature': 'f', 'label': 'F', 'support': 2}]
+    """
+    rows = []
+    if "selected_features" not in results:
+        return pd.DataFrame(rows)
+    for r in results.to_dict("records"):
+        raw = r.get("selected_features")
+        if not isinstance(raw, str) or not raw:
+            continue
+        for k, f in enumerate(json.loads(raw), start=1):
+            rows.append({"dataset": r["dataset"], "selector": r["selector"], "classifier": r["classifier"],
+                         "rank": k, **f})
+    return pd.DataFrame(rows)

@@ -216,8 +216,11 @@ def summary_table(summary_csv: str | os.PathLike, n_rows: int = 12, width: int |
     else:
         df = df.drop(columns=["dataset"], errors="ignore")
     if "n_selected" in df:  # "kept/all"
-        df["n_selected"] = [f"{v:.0f}" + (f"/{int(df['n_features'][i])}" if "n_features" in df else "")
-                            for i, v in df["n_selected"].items()]
+        def kept(i, v):  # a failed cell has neither number
+            n = df["n_features"][i] if "n_features" in df else None
+            return ("-" if v != v else f"{v:.0f}") + ("" if n is None else "/-" if n != n else f"/{int(n)}")
+
+        df["n_selected"] = [kept(i, v) for i, v in df["n_selected"].items()]
     cols = [c for c in columns if c in df]
     cells = [[("-" if v != v else f"{v:.3f}") if isinstance(v, float) else str(v) for v in row[cols]]
              for _, row in df.iterrows()]

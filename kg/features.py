@@ -153,6 +153,12 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     exclude_properties : sequence of str
         Relations: predicates kept out of the features with their subproperties (IRIs, prefixed names,
         Wikidata's ``P106``): exclude the one the labels come from.
+    depth : int, optional
+        ``features="paths"``: the longest path, 1 to 3 (default 2; :mod:`kg.rdf.paths`). Their
+        generation keeps only the features of at least ``min_support`` training rows at every level.
+    values : {"binary", "count"}
+        Relations and paths: the output holds how many relations (walks) stand behind each cell instead
+        of 1 (the hierarchical selectors read their presence).
 
     Attributes
     ----------
@@ -207,6 +213,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         "source": "no_validation", "annotator": "no_validation", "vocabulary": "no_validation",
         "type_namespaces": "no_validation", "memory": "no_validation",
         "direction": [StrOptions({"out", "in", "both"})], "exclude_properties": [list, tuple],
+        "depth": [Interval(Integral, 1, 3, closed="both"), None], "values": [StrOptions({"binary", "count"})],
     }
 
     #: Parameters that are handles (a graph, an annotator, a cache): shared by clones, never copied.
@@ -214,7 +221,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def __init__(self, source=None, features="types", input="auto", annotator=None,  # noqa: A002 - sklearn's name
                  vocabulary=None, min_support=1, category_depth=2, type_namespaces=None, memory=None,
-                 direction="out", exclude_properties=()):
+                 direction="out", exclude_properties=(), depth=None, values="binary"):
         self.source = source
         self.features = features
         self.input = input
@@ -226,6 +233,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.memory = memory
         self.direction = direction
         self.exclude_properties = exclude_properties
+        self.depth = depth
+        self.values = values
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_clone__(self):
@@ -309,19 +318,36 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         entities, _ = link_entities(corpus, None, expand=expand)
         return entities
 
-    def _facts(self, X):
+    def _facts(self, X, allowed=None):
         values, index = _column(X)
         lookups = self._lookups()
         rows = self._row_entities(values, lookups)
-        facts, edges, report = fetch_facts(rows, lookups, features=self._spec(lookups))
-        return list(rows), {i: set(facts.get(i, ())) for i in rows}, edges, report, index
+        spec = self._spec(lookups)
+        facts, edges, report = fetch_facts(rows, lookups, features=spec, allowed=allowed)
+        return list(rows), {i: set(facts.get(i, ())) for i in rows}, edges, report, index, rows, spec
 
     def _spec(self, lookups) -> FeatureSpec:
-        """The kinds and the relations' options (the excluded predicates expanded by the source's vocabulary)."""
+        """The kinds and the relations' options (the excluded predicates expanded by the source's vocabulary;
+        the paths pruned at ``min_support`` as they are generated)."""
         expand = getattr(lookups.vocabulary, "expand_property", None)
         exclude = [expand(p, "exclude_properties") if expand else p for p in self.exclude_properties or ()]
+        paths = "paths" in self._kinds()
         return FeatureSpec.of(list(self._kinds()), category_depth=self.category_depth, direction=self.direction,
-                              exclude=exclude)
+                              exclude=exclude, values=self.values, depth=self.depth,
+                              prune=self.min_support if paths else None)
+
+    def _counts(self, spec, rows, ids, names, x, hierarchy, allowed=None):
+        """The counts behind the cells ``x`` (``values="count"``), laid out as ``x``."""
+        from types import SimpleNamespace
+
+        from kg.rdf.kinds import count_values
+        from kg.rdf.table import entity_weights
+
+        ents = sorted({e for es in rows.values() for e in es})
+        groups = spec.groups(self._lookups(), ents, weights=entity_weights(rows), allowed=allowed)
+        layout = SimpleNamespace(instance_ids=np.asarray(ids, dtype=object), feature_names=np.asarray(names, object),
+                                 X=x, n_instances=len(ids))
+        return count_values(layout, hierarchy, rows, groups)
 
     def fit(self, X, y=None):
         """Look the training values up, build the hierarchy, keep the features of ``min_support`` rows.
@@ -353,11 +379,11 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """
         table, index = self._fit(X)
         self.n_unknown_transform_ = self.n_unknown_
-        return self._output(table.X, index)
+        return self._output(table.values if table.values is not None else table.X, index)
 
     def _fit(self, X):
         self._validate_params()
-        ids, facts, edges, report, index = self._facts(X)
+        ids, facts, edges, report, index, rows, spec = self._facts(X)
         nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
         if not nodes:
             raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
@@ -367,6 +393,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         if table.n_features == 0:
             raise ValueError(f"min_support={self.min_support} keeps none of the {h.n_nodes} features of the "
                              f"{len(ids)} training values")
+        if spec.counts:
+            table = table.with_values(self._counts(spec, rows, ids, table.feature_names.tolist(), table.X, h))
         names = table.feature_names
         self.vocabulary_ = {str(f): j for j, f in enumerate(names.tolist())}
         self.hierarchy_ = table.hierarchy
@@ -377,6 +405,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                             "removed_cycle_edges": [list(e) for e in removed], "n_features_found": h.n_nodes}
         if self.n_unknown_:
             log.info("%d of %d training rows have no %s (empty rows)", self.n_unknown_, len(ids), self._what())
+        self.fit_report_["relations"] = report.get("relations", {})
         return table, index
 
     def _source_name(self) -> str:
@@ -404,7 +433,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             ``(n_rows, len(vocabulary_))``, carrying ``hierarchy_`` (see :meth:`set_output`).
         """
         check_is_fitted(self, "vocabulary_")
-        ids, facts, edges, _, index = self._facts(X)
+        ids, facts, edges, _, index, row_entities, spec = self._facts(X, allowed=self.vocabulary_)
         n, m = len(ids), len(self.vocabulary_)
         nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
         if nodes:
@@ -419,10 +448,14 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                     cols.append(index_of[f])
             direct = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, h.n_nodes))
             closed = h.close(direct).tocsr()
+            if spec.counts:
+                closed = sp.csr_matrix(self._counts(spec, row_entities, ids, h.node_ids.tolist(), closed, h,
+                                                    allowed=self.vocabulary_))
             col_map = np.array([self.vocabulary_.get(str(f), -1) for f in h.node_ids.tolist()], dtype=np.int64)
             keep = np.flatnonzero(col_map >= 0)
             sub = closed[:, keep].tocsr()
-            x = sp.csr_matrix((np.ones(sub.nnz), col_map[keep][sub.indices], sub.indptr), shape=(n, m))
+            x = sp.csr_matrix((sub.data.astype(np.float64) if spec.counts else np.ones(sub.nnz),
+                               col_map[keep][sub.indices], sub.indptr), shape=(n, m))
             x.sort_indices()
         else:
             x = sp.csr_matrix((n, m), dtype=np.float64)
@@ -437,7 +470,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         if config == "pandas":
             import pandas as pd
 
-            df = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(x, dtype=np.int8), index=index,
+            dtype = np.float64 if self.values == "count" else np.int8
+            df = pd.DataFrame.sparse.from_spmatrix(sp.csr_matrix(x, dtype=dtype), index=index,
                                                    columns=self.hierarchy_.node_ids.tolist())
             df.attrs["hierarchy"] = self.hierarchy_
             return df

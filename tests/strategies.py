@@ -69,3 +69,24 @@ def coach_hierarchy() -> FeatureHierarchy:
          ("Politician", "Person")],
         nodes=["Person", "Team", "Athlete", "Coach", "Player", "Politician"],
     )
+
+
+@st.composite
+def small_graphs(draw, max_nodes: int = 7, max_triples: int = 14):
+    """A random graph of relations between a few nodes, their classes and a class hierarchy (acyclic),
+    as N-Triples text under ``http://x/``: ``(ntriples, relation triples, direct types, class edges)``."""
+    n = draw(st.integers(2, max_nodes))
+    nodes = [f"http://x/n{i}" for i in range(n)]
+    preds = ["http://x/p", "http://x/q"]
+    classes = [f"http://x/C{i}" for i in range(4)]
+    triples = draw(st.lists(st.tuples(st.sampled_from(nodes), st.sampled_from(preds), st.sampled_from(nodes)),
+                            max_size=max_triples, unique=True))
+    types = draw(st.lists(st.tuples(st.sampled_from(nodes), st.sampled_from(classes)), max_size=8, unique=True))
+    class_edges = [(classes[i], classes[j]) for i in range(1, 4) for j in range(i)
+                   if draw(st.booleans())]
+    rdf_type = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+    sub = "http://www.w3.org/2000/01/rdf-schema#subClassOf"
+    lines = [f"<{s}> <{p}> <{o}> ." for s, p, o in triples]
+    lines += [f"<{s}> <{rdf_type}> <{c}> ." for s, c in types]
+    lines += [f"<{c}> <{sub}> <{p}> ." for c, p in class_edges]
+    return "\n".join(lines) + "\n", triples, types, class_edges

@@ -69,11 +69,12 @@ def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:
     """
     asked = ["types"] if features is None else [features] if isinstance(features, str) else list(features)
     if not asked:
-        raise ParameterError(f"{param('features')}: give at least one kind (types, categories, relations, "
-                             "qualified-relations)")
+        raise ParameterError(f"{param('features')}: give at least one kind ({', '.join(FEATURE_KINDS)})")
     for k in asked:
         if k not in FEATURE_KINDS:
             raise ParameterError(f"{param('features')}: unknown kind {k!r} (choose from {', '.join(FEATURE_KINDS)})")
+    if "paths" in asked:  # its first level is the qualified relations
+        asked = [k for k in asked if k not in ("relations", "qualified-relations")]
     if "qualified-relations" in asked:
         asked = [k for k in asked if k != "relations"]
     return tuple(k for k in FEATURE_KINDS if k in asked)
@@ -104,16 +105,31 @@ class FeatureSpec:
 
     @classmethod
     def of(cls, features: str | Sequence[str] | None = None, *, category_depth: int | None = 2,
-           direction: str | None = None, exclude: Iterable[str] = (), values: str | None = None) -> FeatureSpec:
+           direction: str | None = None, exclude: Iterable[str] = (), values: str | None = None,
+           depth: int | None = None, prune: int | None = None) -> FeatureSpec:
         """A spec from command-line-like values (``None``: the defaults).
+
+        ``depth`` and ``prune`` are the paths' (:class:`~kg.rdf.paths.PathOptions`): their length and
+        the ``min_support`` their generation prunes with.
 
         Examples
         --------
         >>> FeatureSpec.of().kinds, FeatureSpec.of("relations", values="count").counts
         (('types',), True)
+        >>> FeatureSpec.of("paths", depth=2, prune=3).relations.to_json()
+        {'direction': 'out', 'exclude': [], 'depth': 2, 'prune': 3}
         """
-        spec = cls(parse_kinds(features), category_depth,
-                   RelationOptions(direction or "out", tuple(exclude or ()), values or "binary"))
+        kinds = parse_kinds(features)
+        base = (direction or "out", tuple(exclude or ()), values or "binary")
+        if "paths" in kinds:
+            from kg.rdf.paths import PathOptions
+
+            options = PathOptions(*base, depth=2 if depth is None else depth, prune=prune or 1)
+        elif depth is not None:
+            raise ParameterError(f"{param('depth', depth)} is the length of paths: give {param('features', 'paths')}")
+        else:
+            options = RelationOptions(*base)
+        spec = cls(kinds, category_depth, options)
         if spec.counts and not spec.uses_relations:
             raise ParameterError(f"{param('values', 'count')} counts relations: give {param('features', 'relations')} "
                                  "or qualified-relations")
@@ -128,6 +144,11 @@ class FeatureSpec:
     def counts(self) -> bool:
         """Whether the table also holds the relations' counts (``values='count'``)."""
         return self.relations.values == "count"
+
+    @property
+    def paths(self) -> bool:
+        """Whether the ``paths`` kind is asked (:mod:`kg.rdf.paths`)."""
+        return "paths" in self.kinds
 
     @property
     def uses_relations(self) -> bool:
@@ -199,11 +220,14 @@ class FeatureSpec:
         if not self.multi:
             return self.kinds[0], fid
         kind = kind_of(fid)
+        if kind in RELATION_KINDS and self.paths:
+            kind = "paths"
         prefix = KIND_PREFIX.get(kind, "")
         return kind, fid[len(prefix):]
 
     # ------------------------------------------------------------------ the two questions
-    def direct(self, source, entities: Sequence[str]) -> tuple[dict[str, set[str]], dict]:
+    def direct(self, source, entities: Sequence[str], *, weights: Mapping[str, float] | None = None,
+               allowed: Iterable[str] | None = None) -> tuple[dict[str, set[str]], dict]:
         """Each entity's direct features, of every kind asked.
 
         Parameters
@@ -211,6 +235,10 @@ class FeatureSpec:
         source : KnowledgeSource
             A :class:`~kg.sources.RelationSource` too when a relation kind is asked.
         entities : sequence of str
+        weights : mapping of entity -> number, optional
+            Paths: how many rows each entity stands for (what their generation's support counts).
+        allowed : iterable of str, optional
+            Paths: generate exactly these features (a fitted vocabulary) instead of the frequent ones.
 
         Returns
         -------
@@ -230,7 +258,12 @@ class FeatureSpec:
         if source.stored:  # a run's stored answers: the direct features of every kind
             return source.types(entities), report
         for kind in self.kinds:
-            if kind in RELATION_KINDS:
+            if kind == "paths":
+                from kg.rdf.paths import path_features
+
+                per, _, report = path_features(entities, source, options=self.relations, weights=weights,
+                                               allowed=allowed)
+            elif kind in RELATION_KINDS:
                 per, report = relation_features(entities, source, qualified=kind == "qualified-relations",
                                                 options=self.relations)
             else:
@@ -241,9 +274,11 @@ class FeatureSpec:
                 out[e].update(per.get(e, ()))
         return out, report
 
-    def groups(self, source, entities: Sequence[str]) -> dict[str, list[list[str]]]:
+    def groups(self, source, entities: Sequence[str], *, weights: Mapping[str, float] | None = None,
+               allowed: Iterable[str] | None = None) -> dict[str, list]:
         """Each entity's relations one by one (:func:`~kg.rdf.relations.relation_groups`), of the relation
         kind asked: what :meth:`count_values` counts. A source of stored answers gives the stored groups.
+        Paths give their walks' counts at once: one ``{feature: count}`` per entity (exact, not closed).
 
         Examples
         --------
@@ -256,6 +291,11 @@ class FeatureSpec:
         kind = next((k for k in self.kinds if k in RELATION_KINDS), None)
         if kind is None:
             return {e: [] for e in entities}
+        if kind == "paths":
+            from kg.rdf.paths import path_features
+
+            _, counts, _ = path_features(entities, source, options=self.relations, weights=weights, allowed=allowed)
+            return {e: [counts.get(e, {})] if counts.get(e) else [] for e in entities}
         return relation_groups(entities, source, qualified=kind == "qualified-relations", options=self.relations)
 
     def edges(self, source, nodes: Iterable[str]) -> set[tuple[str, str]]:
@@ -272,11 +312,17 @@ class FeatureSpec:
         by_kind: dict[str, list[str]] = {}
         for fid in nodes:
             kind, raw = self.untag(fid)
-            by_kind.setdefault("relations" if kind in RELATION_KINDS else kind, []).append(raw)
+            by_kind.setdefault("paths" if kind in RELATION_KINDS and self.paths else
+                               "relations" if kind in RELATION_KINDS else kind, []).append(raw)
         edges: set[tuple[str, str]] = set()
         for kind, raw in by_kind.items():
             raw = sorted(raw)
-            if kind == "relations":
+            if kind == "paths":
+                from kg.rdf.paths import path_edges
+
+                found = path_edges(raw, source)
+                kind = "qualified-relations"  # path ids carry no prefix
+            elif kind == "relations":
                 found = relation_edges(raw, source)
                 kind = "qualified-relations"  # relation ids carry no prefix
             elif kind == "types":
@@ -298,8 +344,9 @@ def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
     hierarchy : FeatureHierarchy
         The whole hierarchy the table was closed under (the counts are closed under it too).
     entities : mapping of instance id -> entity IRIs
-    groups : mapping of entity -> list of id lists
-        :meth:`FeatureSpec.groups`.
+    groups : mapping of entity -> list of id lists (or of ``{id: count}``)
+        :meth:`FeatureSpec.groups`: each id list one relation, counted once for every feature it implies;
+        each mapping exact counts (paths' walks), taken as they are.
 
     Returns
     -------
@@ -321,18 +368,30 @@ def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
 
     index = hierarchy.index
     rows, cols, owner = [], [], {}
+    e_rows, e_cols, e_vals = [], [], []  # exact counts (paths: {feature: walks}), not closed again
     g = 0
     for e, gs in groups.items():
         first = g
         for ids in gs:
-            for f in ids:
-                j = index.get(f)
-                if j is not None:
-                    rows.append(g)
-                    cols.append(j)
+            if isinstance(ids, Mapping):
+                for f, k in ids.items():
+                    j = index.get(f)
+                    if j is not None:
+                        e_rows.append(g)
+                        e_cols.append(j)
+                        e_vals.append(float(k))
+            else:
+                for f in ids:
+                    j = index.get(f)
+                    if j is not None:
+                        rows.append(g)
+                        cols.append(j)
             g += 1
         owner[e] = (first, g)
     closed = hierarchy.close(sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(g, hierarchy.n_nodes)))
+    if e_rows:
+        exact = sp.csr_matrix((e_vals, (e_rows, e_cols)), shape=(g, hierarchy.n_nodes))
+        closed = sp.csr_matrix(closed.astype(np.float64) + exact)
     a_rows, a_cols = [], []
     for r, inst in enumerate(table.instance_ids.tolist()):
         for e in dict.fromkeys(entities.get(inst, ())):

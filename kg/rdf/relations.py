@@ -73,8 +73,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Every kind of feature of the RDF route (``--features``), and those made of relations.
-FEATURE_KINDS = ("types", "categories", "relations", "qualified-relations")
-RELATION_KINDS = ("relations", "qualified-relations")
+FEATURE_KINDS = ("types", "categories", "relations", "qualified-relations", "paths")
+#: The kinds made of relations (``paths``: :mod:`kg.rdf.paths`, relations along paths with their objects).
+RELATION_KINDS = ("relations", "qualified-relations", "paths")
 #: How the kinds' ids are told apart in a table of several kinds (relation ids say their kind already).
 KIND_PREFIX = {"types": "type:", "categories": "category:"}
 

@@ -215,7 +215,11 @@ class CorpusInput(Input):
         Option("--features", "one or more kinds: types, instance of + subclass of (default; DBpedia: rdf:type + "
                              "rdfs:subClassOf, Wikidata: P31 + P279); categories (DBpedia: dct:subject + "
                              "skos:broader); relations (has a property); qualified-relations (has a property to an "
-                             "object of a class). Several kinds make one table", choices=FEATURE_KINDS, many=True),
+                             "object of a class); paths (relations along paths of up to --depth hops, to objects of a "
+                             "class and to which objects). Several kinds make one table",
+               choices=FEATURE_KINDS, many=True),
+        Option("--depth", "paths: the longest path, 1 to 3 hops (default 2); only the features of --min-support "
+                          "instances are generated", metavar="N", parse=whole_number(1)),
         Option("--direction", "relations: the entity as subject (out, default), as object (in), or both",
                choices=("out", "in", "both")),
         Option("--exclude-properties", "relations: predicates kept out of the features, with their subproperties "
@@ -272,6 +276,7 @@ class CorpusInput(Input):
     label_property: str | None = None
     values: str | None = None
     labels_optional: bool | None = None
+    depth: int | None = None
     split_column: str | None = None
 
     # ----------------------------------------------------------------- making one
@@ -326,6 +331,8 @@ class CorpusInput(Input):
             for k in ("direction", "exclude_properties", "values"):     # apply to a run without relations
                 if k not in given:
                     merged.pop(k, None)
+        if not FeatureSpec.of(merged.get("features")).paths and "depth" not in given:
+            merged.pop("depth", None)
         return cls.from_options(merged)
 
     # ----------------------------------------------------------------- what decides what
@@ -364,7 +371,8 @@ class CorpusInput(Input):
         return self._memoized("spec", lambda: FeatureSpec.of(
             self.features, category_depth=2 if self.category_depth is None else self.category_depth,
             direction=self.direction, exclude=[v.expand_property(p, "--exclude-properties")
-                                               for p in self.exclude_properties or ()], values=self.values))
+                                               for p in self.exclude_properties or ()], values=self.values,
+            depth=self.depth, prune=(self.min_support or 1) if self.features and "paths" in self.features else None))
 
     def source_vocabulary(self):
         """The vocabulary the knowledge source reads with: :meth:`vocabulary`, indexing relations when asked."""
@@ -547,7 +555,7 @@ class CorpusInput(Input):
             raise ParameterError(f"{param('features', 'categories')}: the {v.name} preset has no category predicates "
                                  f"(subject); use {param('features', 'types')}, or describe them in a preset file "
                                  f"({param('preset')})")
-        if ("types" in kinds or "qualified-relations" in kinds) and not v.instance_of:
+        if ("types" in kinds or "qualified-relations" in kinds or "paths" in kinds) and not v.instance_of:
             raise ParameterError(f"{param('features', ' '.join(kinds))}: the {v.name} preset has no instance-of "
                                  "predicates")
         if spec.uses_relations and not v.relations:

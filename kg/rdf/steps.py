@@ -139,21 +139,31 @@ class FetchStep(BatchedStep):
     def batches(self, up):
         from kg.rdf.stored import entity_batches
 
-        return [{"entities": b} for b in entity_batches(read_payload(up["annotate"], "entities"), self.ctx.batch_size)]
+        annotations = read_payload(up["annotate"], "entities")
+        if self.inp.spec().paths:  # pruned by their support over every instance: one batch, each entity weighed
+            from kg.rdf.table import entity_weights
+
+            weights = entity_weights({str(i): e for i, e in enumerate(annotations["entities"])})
+            return [{"entities": sorted(weights), "weights": weights}]
+        return [{"entities": b} for b in entity_batches(annotations, self.ctx.batch_size)]
 
     def batch_key(self, up, batch):
         entities = sorted(batch["entities"])
-        return {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **self.inp.source_inputs()}
+        key = {"entities": hashlib.sha256("\n".join(entities).encode()).hexdigest(), **self.inp.source_inputs()}
+        if "weights" in batch:
+            key["weights"] = hashlib.sha256(" ".join(str(batch["weights"][e]) for e in entities).encode()).hexdigest()
+        return key
 
     def compute_batch(self, folder, up, batch):
         from kg.rdf.stored import fetch_features
 
         spec, source, entities = self.inp.spec(), self.inp.make_source(self.ctx), sorted(batch["entities"])
-        payload, summary = fetch_features(source, entities, spec)
+        weights = batch.get("weights")
+        payload, summary = fetch_features(source, entities, spec, weights=weights)
         write_json(folder / "facts.json", payload)
         if not spec.counts:
             return {"facts": "facts.json"}, summary
-        write_json(folder / "groups.json", spec.groups(source, entities))  # each relation, for the counts
+        write_json(folder / "groups.json", spec.groups(source, entities, weights=weights))  # for the counts
         return {"facts": "facts.json", "groups": "groups.json"}, summary
 
     def _depth(self):

@@ -148,8 +148,8 @@ def entity_batches(annotations: Mapping, batch_size: int = 500) -> list[list[str
     return [ents[i:i + b] for i in range(0, len(ents), b)]
 
 
-def fetch_features(source, entities: Sequence[str], features: str | Sequence[str] | FeatureSpec = "types"
-                   ) -> tuple[dict, dict]:
+def fetch_features(source, entities: Sequence[str], features: str | Sequence[str] | FeatureSpec = "types",
+                   *, weights: Mapping[str, float] | None = None) -> tuple[dict, dict]:
     """The direct features (types, categories, relations; :mod:`kg.rdf.kinds`) of entities.
 
     Parameters
@@ -157,6 +157,8 @@ def fetch_features(source, entities: Sequence[str], features: str | Sequence[str
     source : KnowledgeSource
     entities : sequence of str
     features : str, sequence of str or FeatureSpec
+    weights : mapping of entity -> number, optional
+        Paths: how many instances each entity occurs in (their generation's support).
 
     Returns
     -------
@@ -173,7 +175,7 @@ def fetch_features(source, entities: Sequence[str], features: str | Sequence[str
     ({'E': ['T'], 'F': []}, {'n_entities': 2, 'n_with_features': 1})
     """
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features)
-    per, relation_report = spec.direct(source, entities)
+    per, relation_report = spec.direct(source, entities, weights=weights)
     payload = {e: sorted(per.get(e, ())) for e in entities}
     summary = {"n_entities": len(entities), "n_with_features": sum(1 for e in entities if per.get(e))}
     if relation_report:

@@ -52,7 +52,8 @@ from kg.table import FeatureTable
 # Imported where they are used: each annotator and source (requests, SPARQLWrapper, pyoxigraph, the dump index),
 # so a route that uses one does not load the others.
 
-__all__ = ["assemble_table", "build_hierarchy", "fetch_facts", "link_entities", "make_annotator", "make_source"]
+__all__ = ["assemble_table", "build_hierarchy", "entity_weights", "fetch_facts", "link_entities", "make_annotator",
+           "make_source"]
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,7 @@ def fetch_facts(
     *,
     features: str | Sequence[str] | FeatureSpec = "types",
     category_depth: int | None = 2,
+    allowed=None,
 ) -> tuple[dict[str, set[str]], set[tuple[str, str]], dict]:
     """Direct features per instance and the hierarchy edges, from ``source``.
 
@@ -147,6 +149,9 @@ def fetch_facts(
         relations' direction and excluded predicates).
     category_depth : int or None
         ``skos:broader`` levels to follow for categories (``None``: unbounded; a spec's own otherwise).
+    allowed : iterable of str, optional
+        Paths: the features to generate (a fitted vocabulary), instead of those of at least the spec's
+        ``prune`` instances (each entity weighs the number of instances it occurs in).
 
     Returns
     -------
@@ -175,7 +180,8 @@ def fetch_facts(
     """
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     all_entities = sorted({e for ents in entities.values() for e in ents})
-    per_entity, relation_report = spec.direct(source, all_entities)
+    per_entity, relation_report = spec.direct(source, all_entities, weights=entity_weights(entities),
+                                              allowed=allowed)
     nodes = sorted({f for fs in per_entity.values() for f in fs})
     edges = spec.edges(source, nodes)
     facts = {i: set().union(*(per_entity.get(e, set()) for e in ents)) if ents else set()
@@ -192,6 +198,21 @@ def fetch_facts(
     if relation_report:
         report["relations"] = relation_report
     return facts, edges, report
+
+
+def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
+    """How many instances each entity occurs in (what a path's support at generation counts).
+
+    Examples
+    --------
+    >>> entity_weights({"t1": ["a", "b", "a"], "t2": ["a"]})
+    {'a': 2, 'b': 1}
+    """
+    out: dict[str, int] = {}
+    for ents in entities.values():
+        for e in dict.fromkeys(ents):
+            out[e] = out.get(e, 0) + 1
+    return out
 
 
 def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
@@ -315,7 +336,8 @@ def assemble_table(
     if spec.counts:  # the relations' counts behind the cells (the hierarchical selectors read their presence)
         from kg.rdf.kinds import count_values
 
-        groups = spec.groups(source, sorted({e for ents in entities.values() for e in ents}))
+        groups = spec.groups(source, sorted({e for ents in entities.values() for e in ents}),
+                             weights=entity_weights(entities))
         table = table.with_values(count_values(table, h, entities, groups))
     return table
 

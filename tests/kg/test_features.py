@@ -294,7 +294,7 @@ def test_several_kinds_of_features_make_one_table(kg_dump_dir, tweets10):
     assert both.hierarchy_.violations(x).nnz == 0
     for bad in (["types", "types"], [], ["colours"]):
         with pytest.raises(ValueError, match="features must be one of types, categories, relations, "
-                                             "qualified-relations or a list of them"):
+                                             "qualified-relations, paths or a list of them"):
             KGFeatures(source, features=bad).fit(entities)
 
 

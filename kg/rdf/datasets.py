@@ -158,7 +158,7 @@ def load_rdf_instances(paths: Mapping[str, Path], *, name: str = "", **options):
         The dataset's name.
     **options
         As :func:`load_rdf_dataset`'s; the feature options become the parameters of the dataset's
-        :class:`~kg.features.KGFeatures` (:meth:`kg.instances.EntityDataset.features`), its
+        :class:`~kg.features.KGFeatures` (``features_params`` of :class:`kg.instances.EntityDataset`), its
         ``split_column`` the split.
 
     Returns

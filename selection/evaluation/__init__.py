@@ -8,7 +8,10 @@ every fit (:mod:`selection.evaluation.specs`).
   selectors x classifiers on one table (selection fitted inside each fold); :class:`CVOptions`.
 - :mod:`selection.evaluation.classify`: a classifier fitted on the columns an eager selection kept.
 - :mod:`selection.evaluation.protocols`: the papers' experiments by name (``basic``,
-  ``shsel2014``, ``rpv2020``, ``hifsrr2017``).
+  ``shsel2014``, ``rpv2020``, ``hifsrr2017``) and the fixed split (``split``).
+- :mod:`selection.evaluation.split`: :func:`evaluate_split`, a fixed train/test split with the features
+  generated inside the fit (a ``KGFeatures`` Pipeline tuned on the training part, the test part scored once;
+  the protocol ``split``).
 - :mod:`selection.evaluation.plan`: :func:`plan_evaluation`, an :class:`EvaluationPlan` checked
   before any work.
 - :mod:`selection.evaluation.grid`: :func:`run_grid`, datasets x selectors x classifiers x

@@ -4,8 +4,8 @@ A manifest entry gives the files ``corpus`` (CSV or TSV with an id, the entity a
 ``dump`` (N-Triples, plain or compressed) and optionally ``preset`` (the graph's vocabulary as a TOML
 preset file, :func:`kg.rdf.vocabulary.load_preset`, used unless the ``preset`` option names one), and the
 options of the route: ``preset``, ``entity_columns``, ``features``, ``direction``, ``exclude_properties``,
-``label_property``, ``values``, ``min_support``, ``category_depth``, ``depth`` (paths), and ``split_column``: the corpus column
-that gives the dataset's fixed split (``train`` / ``test`` per instance).
+``label_property``, ``values``, ``min_support``, ``category_depth``, ``depth`` (paths), and ``split_column``:
+the corpus column that gives the dataset's fixed split (``train`` / ``test`` per instance).
 
 - :func:`load_rdf_dataset` builds the table from the dump streamed (nothing cached) in one pass per
   question: what ``kgfs build --dataset`` builds through the dump index

@@ -37,7 +37,7 @@ Choices (documented and tested):
   in that direction beyond the first hop (its own first-hop relations stay). The nodes skipped are
   counted in the report (``hubs``, with examples): deterministic, and said.
 - Excluded predicates (``--exclude-properties``) and their subproperties are on no step.
-- Cycles of the class graph are broken once (:func:`kg.rdf.relations._acyclic`), as for the
+- Cycles of the class graph are broken once, as :mod:`kg.rdf.relations` breaks them for the
   qualified relations; cycles of the property graph are broken by the route.
 - Counts (``values="count"``) are numbers of walks: ``out:hasAtom|Carbon`` counts a molecule's
   carbon atoms, ``out:p>in:q`` the (node, node) walks of the path.

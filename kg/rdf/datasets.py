@@ -4,8 +4,9 @@ A manifest entry gives the files ``corpus`` (CSV or TSV with an id, the entity a
 ``dump`` (N-Triples, plain or compressed) and optionally ``preset`` (the graph's vocabulary as a TOML
 preset file, :func:`kg.rdf.vocabulary.load_preset`, used unless the ``preset`` option names one), and the
 options of the route: ``preset``, ``entity_columns``, ``features``, ``direction``, ``exclude_properties``,
-``label_property``, ``values``, ``min_support``, ``category_depth``, ``depth`` (paths), and ``split_column``:
-the corpus column that gives the dataset's fixed split (``train`` / ``test`` per instance).
+``label_property``, ``values``, ``min_support``, ``category_depth``, ``depth`` (of ``paths``), and
+``split_column``: the corpus column
+that gives the dataset's fixed split (``train`` / ``test`` per instance).
 
 - :func:`load_rdf_dataset` builds the table from the dump streamed (nothing cached) in one pass per
   question: what ``kgfs build --dataset`` builds through the dump index
@@ -51,15 +52,16 @@ def _vocabulary(paths: Mapping[str, Path], options: Mapping):
 
 
 def _spec(options: Mapping, vocabulary) -> FeatureSpec:
-    relations = FeatureSpec.of(options.get("features")).uses_relations
+    asked = FeatureSpec.of(options.get("features"))
+    relations, paths = asked.uses_relations, asked.paths
     spec = FeatureSpec.of(
         options.get("features"), category_depth=options.get("category_depth", 2),
         direction=options.get("direction") if relations else None,
         exclude=[vocabulary.expand_property(p, "exclude_properties")
                  for p in (options.get("exclude_properties") or ()) if relations],
         values=options.get("values") if relations else None,
-        depth=options.get("depth") if "paths" in (options.get("features") or ()) else None,
-        prune=int(options.get("min_support", 1)) if "paths" in (options.get("features") or ()) else None)
+        depth=options.get("depth") if paths else None,  # the paths' (a dataset's depth does not apply without)
+        prune=int(options.get("min_support", 1)) if paths else None)
     spec.check_label_property(options.get("label_property"), vocabulary)
     return spec
 

@@ -230,3 +230,22 @@ def test_kgfs_run_refuses_the_split_protocol(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "kgfs run evaluates the table it builds: use kgfs evaluate --protocol split" in err
     assert not (tmp_path / "R").exists()
+
+
+def test_the_path_depth_is_tuned_like_any_generation_setting():
+    # the class is told by the league of the entity's team: two hops (dbo:team, then dbo:league)
+    g = rdflib.Graph()
+    ids, y = [f"p{i}" for i in range(24)], []
+    for i, e in enumerate(ids):
+        team = f"T{i % 4}"
+        g.add((rdflib.URIRef(X + e), rdflib.URIRef(DBO + "team"), rdflib.URIRef(X + team)))
+        y.append("east" if i % 4 < 2 else "west")
+    for k in range(4):
+        g.add((rdflib.URIRef(X + f"T{k}"), rdflib.URIRef(DBO + "league"), rdflib.URIRef(X + ("E" if k < 2 else "W"))))
+    d = EntityDataset("teams", ids, [X + e for e in ids], y, source=g, split=["train"] * 16 + ["test"] * 8,
+                      features_params={"features": ["paths"], "direction": "out"})
+    (o,) = evaluate_split(d, ["complete"], ["nb"], inner_splits=2,
+                          generation={"depth": [1, 2], "min_support": [1]}).outcomes
+    assert o.status == "ok", o.error
+    assert o.chosen["kg__depth"] in (1, 2) and o.accuracy == 1.0
+    assert any("league" in f for f in o.selected) == (o.chosen["kg__depth"] == 2)

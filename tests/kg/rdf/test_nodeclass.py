@@ -45,7 +45,7 @@ def test_every_file_names_its_upstream_with_sha256_and_size(name):
     info = dataset_info(name)
     assert info.loader == "rdf" and info.licence.startswith("none stated")
     assert info.n_instances == EXPECTED[name][0]
-    assert info.n_features == {"nodeclass/aifb": 46, "nodeclass/mutag": 112}[name]
+    assert info.n_features == {"nodeclass/aifb": 10030, "nodeclass/mutag": 182}[name]
     bench = name.split("/")[1]
     assert info.files["dump"].url == (f"https://raw.githubusercontent.com/alexanderdesouza/latent-GCN/{COMMIT}/data/"
                                       f"{bench}/{bench}_stripped.nt.gz")

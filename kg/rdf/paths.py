@@ -67,7 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kg.errors import KgfsError, ParameterError, param
-from kg.rdf.relations import RelationOptions, _acyclic, _excluded, _parents_in
+from kg.rdf.relations import RelationOptions, _acyclic, _excluded
 from kg.rdf.relations import short as _short_relation
 from kg.rdf.sources.common import DIRECTIONS
 
@@ -220,19 +220,32 @@ class _Index:
         return j
 
 
-def _group_sum(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of ``keys`` (n x k ints) and the sum of ``values`` over each."""
+def _group_sum(keys: np.ndarray, values: np.ndarray, inverse: bool = False):
+    """The distinct rows of ``keys`` (n x k non-negative ints) in lexicographic order, the sum of ``values`` over
+    each (and, with ``inverse``, the group of every row).
+
+    The rows are packed into one int64 each (mixed radix: the order stays lexicographic) when they fit, so the
+    sort is one of integers: ``np.unique(axis=0)`` sorts rows as opaque bytes, 10-20x slower.
+    """
     if len(keys) == 0:
-        return keys, values
-    spans = keys.max(axis=0).astype(np.int64) + 1
-    if float(np.prod(spans.astype(np.float64))) < 2.0 ** 62:  # one int64 key per row: a 1-D sort, not a row sort
-        mult = np.concatenate([np.cumprod(spans[::-1])[::-1][1:], [1]]).astype(np.int64)
-        flat = keys.astype(np.int64) @ mult
-        uniq_flat, inverse = np.unique(flat, return_inverse=True)
-        uniq = (uniq_flat[:, None] // mult[None, :]) % spans[None, :]
+        return (keys, values, np.zeros(0, np.int64)) if inverse else (keys, values)
+    keys = np.asarray(keys, dtype=np.int64)
+    radix = keys.max(axis=0) + 1
+    if keys.min() >= 0 and float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:
+        code = keys[:, 0].copy()
+        for j in range(1, keys.shape[1]):
+            code *= radix[j]
+            code += keys[:, j]
+        ucode, inv = np.unique(code, return_inverse=True)
+        uniq = np.empty((len(ucode), keys.shape[1]), dtype=np.int64)
+        for j in range(keys.shape[1] - 1, 0, -1):
+            ucode, uniq[:, j] = np.divmod(ucode, radix[j])
+        uniq[:, 0] = ucode
     else:
-        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-    return uniq, np.bincount(inverse.ravel(), weights=values, minlength=len(uniq))
+        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    sums = np.bincount(inv, weights=values, minlength=len(uniq))
+    return (uniq, sums, inv) if inverse else (uniq, sums)
 
 
 def path_features(
@@ -300,10 +313,22 @@ def path_features(
     def label(pid: int) -> list[tuple[str, str]]:
         return [step_label(s) for s in paths[pid]]
 
-    def keep(fids: list[str], support: np.ndarray) -> np.ndarray:
+    def keep(support: np.ndarray, name) -> tuple[np.ndarray, list[str]]:
+        """Which candidates are kept, and the names of those only (``name(i)``: the id of candidate ``i``);
+        against a vocabulary every candidate is named, otherwise only the frequent ones."""
         if allow is not None:
-            return np.fromiter((f in allow for f in fids), dtype=bool, count=len(fids))
-        return support >= min_support - 1e-9
+            fids = [name(i) for i in range(len(support))]
+            ok = np.fromiter((f in allow for f in fids), dtype=bool, count=len(fids))
+            return ok, [f for f, o in zip(fids, ok.tolist()) if o]
+        ok = support >= min_support - 1e-9
+        return ok, [name(i) for i in np.flatnonzero(ok).tolist()]
+
+    def add(rows: np.ndarray, name_ids: np.ndarray, walks: np.ndarray, names: list[str]) -> None:
+        """Each ``rows[i]`` has the feature ``names[name_ids[i]]``, behind ``walks[i]`` walks."""
+        for r, j, k in zip(rows.tolist(), name_ids.tolist(), walks.tolist()):
+            f = names[j]
+            per[ents[r]].add(f)
+            counts[ents[r]][f] = int(k)
 
     # ---- the first hop: every relation of the entities
     first = {d: source.relations(ents, d) for d in opts.directions}
@@ -341,20 +366,18 @@ def path_features(
         psupport = np.bincount(pairs[:, 0], weights=w[pairs[:, 1]], minlength=len(paths)) if len(pairs) else \
             np.zeros(len(paths))
         level_paths = np.unique(walk_path)
-        names = [path_id(label(p)) for p in level_paths.tolist()]
-        ok = keep(names, psupport[level_paths])
-        kept_paths = set(level_paths[ok].tolist())
+        ok, names = keep(psupport[level_paths], lambda i: path_id(label(int(level_paths[i]))))
+        kept_paths = level_paths[ok]
         generated, kept = len(level_paths), int(ok.sum())
-        mask = np.isin(walk_path, list(kept_paths)) if kept_paths else np.zeros(len(walk_path), bool)
+        mask = np.isin(walk_path, kept_paths) if len(kept_paths) else np.zeros(len(walk_path), bool)
         walk_row, walk_path, walk_node, walk_count = (walk_row[mask], walk_path[mask], walk_node[mask],
                                                       walk_count[mask])
-        path_names = dict(zip(level_paths.tolist(), names))
+        path_names = dict(zip(kept_paths.tolist(), names))
         # the bare paths and their counts
         keys, c = _group_sum(np.stack([walk_row, walk_path], axis=1), walk_count)
-        for (r, p), k in zip(keys.tolist(), c.tolist()):
-            f = path_names[p]
-            per[ents[r]].add(f)
-            counts[ents[r]][f] = int(k)
+        if len(keys):
+            rank = np.searchsorted(kept_paths, keys[:, 1])
+            add(keys[:, 0], rank, c, names)
         # the classes of the nodes reached, closed upward
         todo = sorted({int(x) for x in np.unique(walk_node)} - classes_of.keys())
         if todo:
@@ -363,34 +386,36 @@ def path_features(
             if met:
                 new_edges = _acyclic(source.class_edges(met))
                 class_parents = _merge_parents(class_parents, new_edges)
+            # closed once for each class and for each set of classes met (with this level's class graph)
+            up: dict[str, frozenset[int]] = {}
+            closure: dict[frozenset, np.ndarray] = {frozenset(): np.zeros(0, dtype=np.int64)}
             for j in todo:
-                closed = _closed(direct.get(nodes.items[j], ()), class_parents)
-                classes_of[j] = np.asarray(sorted(class_index(c) for c in closed), dtype=np.int64)
+                cs = frozenset(direct.get(nodes.items[j], ()))
+                got = closure.get(cs)
+                if got is None:
+                    ids: set[int] = set()
+                    for c in cs:
+                        above = up.get(c)
+                        if above is None:
+                            above = up[c] = frozenset(class_index(x) for x in sorted(_closed((c,), class_parents)))
+                        ids |= above
+                    got = closure[cs] = np.asarray(sorted(ids), dtype=np.int64)
+                classes_of[j] = got
         g_cls, k_cls = _class_features(walk_row, walk_path, walk_node, walk_count, classes_of, len(class_index.items))
         if len(g_cls):
-            csupport_keys, csupport = _group_sum(g_cls[:, 1:3], w[g_cls[:, 0]])  # (path, class) -> support
-            cnames = [f"{path_names[p]}|{class_index.items[c]}" for p, c in csupport_keys.tolist()]
-            ok = keep(cnames, csupport)
-            generated += len(cnames)
+            pc, csupport, group = _group_sum(g_cls[:, 1:3], w[g_cls[:, 0]], inverse=True)  # (path, class) -> support
+            ok, cnames = keep(csupport, lambda i: f"{path_names[int(pc[i, 0])]}|{class_index.items[int(pc[i, 1])]}")
+            generated += len(pc)
             kept += int(ok.sum())
-            good = {tuple(k): nm for k, nm, o in zip(csupport_keys.tolist(), cnames, ok.tolist()) if o}
-            for (r, p, c), k in zip(g_cls.tolist(), k_cls.tolist()):
-                nm = good.get((p, c))
-                if nm is not None:
-                    per[ents[r]].add(nm)
-                    counts[ents[r]][nm] = int(k)
+            sel = ok[group]
+            add(g_cls[sel, 0], (np.cumsum(ok) - 1)[group[sel]], k_cls[sel], cnames)
         if opts.objects:
-            okeys, osupport = _group_sum(np.stack([walk_path, walk_node], axis=1), w[walk_row])
-            onames = [f"{path_names[p]}|={nodes.items[j]}" for p, j in okeys.tolist()]
-            ok = keep(onames, osupport)
-            generated += len(onames)
+            okeys, osupport, group = _group_sum(np.stack([walk_path, walk_node], axis=1), w[walk_row], inverse=True)
+            ok, onames = keep(osupport, lambda i: f"{path_names[int(okeys[i, 0])]}|={nodes.items[int(okeys[i, 1])]}")
+            generated += len(okeys)
             kept += int(ok.sum())
-            good = {tuple(k): nm for k, nm, o in zip(okeys.tolist(), onames, ok.tolist()) if o}
-            for r, p, j, k in zip(walk_row.tolist(), walk_path.tolist(), walk_node.tolist(), walk_count.tolist()):
-                nm = good.get((p, j))
-                if nm is not None:
-                    per[ents[r]].add(nm)
-                    counts[ents[r]][nm] = int(k)
+            sel = ok[group]
+            add(walk_row[sel], (np.cumsum(ok) - 1)[group[sel]], walk_count[sel], onames)
         report["generated"].append(generated)
         report["kept"].append(kept)
         if level == opts.depth:
@@ -411,19 +436,27 @@ def path_features(
         offs = np.arange(rep.sum()) - np.repeat(np.cumsum(rep) - rep, rep)
         ext_step = node_steps[ns_lo[idx] + offs, 1]
         rp, _ = _group_sum(np.stack([walk_path[idx], ext_step, walk_row[idx]], axis=1), np.zeros(len(idx)))
+        del idx, offs, ext_step
         ext_keys, ext_support = _group_sum(rp[:, :2], w[rp[:, 2]])
-        for p, s in ext_keys.tolist():
-            key = (*paths[p], s)
+        del rp
+        ok, ext_names = keep(ext_support, lambda i: path_id([*label(int(ext_keys[i, 0])),
+                                                              step_label(int(ext_keys[i, 1]))]))
+        if not ok.any():
+            report["generated"].append(len(ext_keys))
+            report["kept"].append(0)
+            break
+        # the frequent extensions become paths (the others are never named nor numbered)
+        wanted_code, wanted_path = [], []
+        n_steps = len(steps.items)
+        for p, st in ext_keys[ok].tolist():
+            key = (*paths[p], st)
             if key not in path_of:
                 path_of[key] = len(paths)
                 paths.append(key)
-        ext_names = [path_id(label(path_of[(*paths[p], s)])) for p, s in ext_keys.tolist()]
-        ok = keep(ext_names, ext_support)
-        wanted = {(p, s): path_of[(*paths[p], s)] for (p, s), o in zip(ext_keys.tolist(), ok.tolist()) if o}
-        if not wanted:
-            report["generated"].append(len(ext_names))
-            report["kept"].append(0)
-            break
+            wanted_code.append(p * n_steps + st)
+            wanted_path.append(path_of[key])
+        wanted_code = np.asarray(wanted_code, dtype=np.int64)  # sorted: ext_keys are
+        wanted_path = np.asarray(wanted_path, dtype=np.int64)
         # follow the walks of the frequent extensions only
         lo = np.searchsorted(e_src, walk_node, "left")
         hi = np.searchsorted(e_src, walk_node, "right")
@@ -431,12 +464,15 @@ def path_features(
         idx = np.repeat(np.arange(len(walk_node)), rep)
         offs = np.arange(rep.sum()) - np.repeat(np.cumsum(rep) - rep, rep)
         edge = lo[idx] + offs
-        new_path = np.fromiter((wanted.get((p, s), -1) for p, s in zip(walk_path[idx].tolist(),
-                                                                         e_sid[edge].tolist())),
-                               dtype=np.int64, count=len(idx))
+        del offs
+        code = walk_path[idx] * n_steps + e_sid[edge]
+        at = np.minimum(np.searchsorted(wanted_code, code), len(wanted_code) - 1)
+        new_path = np.where(wanted_code[at] == code, wanted_path[at], -1)
+        del code, at
         new_row, new_node, new_count = walk_row[idx], e_dst[edge], walk_count[idx]
         ok = (new_path >= 0) & (new_node != start[new_row])  # never back to the start
         keys, c = _group_sum(np.stack([new_row[ok], new_path[ok], new_node[ok]], axis=1), new_count[ok])
+        del idx, edge, new_row, new_node, new_count, new_path, ok
         if len(keys) == 0:
             break
         walk_row, walk_path, walk_node, walk_count = keys[:, 0], keys[:, 1], keys[:, 2], c
@@ -468,11 +504,16 @@ def _closed(direct: Iterable[str], parents: Mapping[str, set[str]] | None) -> se
 
 def _class_features(walk_row, walk_path, walk_node, walk_count, classes_of, n_classes):
     """``(row, path, class)`` for every class of every node reached, and the walks behind each."""
-    lens = np.asarray([len(classes_of.get(int(j), ())) for j in walk_node.tolist()], dtype=np.int64)
-    if lens.sum() == 0:
+    uniq, inv = np.unique(walk_node, return_inverse=True)  # each node's classes looked up once
+    got = [classes_of.get(j, ()) for j in uniq.tolist()]
+    lens_u = np.fromiter((len(cs) for cs in got), dtype=np.int64, count=len(got))
+    if lens_u.sum() == 0:
         return np.zeros((0, 3), np.int64), np.zeros(0)
+    flat = np.concatenate([cs for cs in got if len(cs)])
+    lens = lens_u[inv]
     idx = np.repeat(np.arange(len(walk_node)), lens)
-    cls = np.concatenate([classes_of[int(j)] for j, k in zip(walk_node.tolist(), lens.tolist()) if k])
+    offs = np.arange(len(idx)) - np.repeat(np.cumsum(lens) - lens, lens)
+    cls = flat[np.repeat((np.cumsum(lens_u) - lens_u)[inv], lens) + offs]
     return _group_sum(np.stack([walk_row[idx], walk_path[idx], cls], axis=1), walk_count[idx])
 
 
@@ -483,17 +524,22 @@ def _node_relations(frontier: np.ndarray, nodes: _Index, steps: _Index, source, 
     iris = [nodes.items[j] for j in frontier.tolist()]
     for d in opts.directions:
         rel = source.relations(iris, d)
+        step_of: dict[str, int] = {}  # predicate -> step id, this direction
         for j, iri in zip(frontier.tolist(), iris):
             pairs = rel.get(iri, ())
-            pairs = [(p, o) for p, o in pairs if p not in excluded]
+            if excluded:
+                pairs = [(p, o) for p, o in pairs if p not in excluded]
             if len(pairs) > opts.max_fanout:
                 report["hubs"] += 1
                 if len(report["hub_examples"]) < 5:
                     report["hub_examples"].append(f"{iri} ({d}: {len(pairs)})")
                 continue
             for p, o in sorted(pairs):
+                s = step_of.get(p)
+                if s is None:
+                    s = step_of[p] = steps(f"{d} {p}")
                 src.append(j)
-                sid.append(steps(f"{d} {p}"))
+                sid.append(s)
                 dst.append(nodes(o))
     return (np.asarray(src, dtype=np.int64), np.asarray(sid, dtype=np.int64), np.asarray(dst, dtype=np.int64))
 
@@ -529,10 +575,22 @@ def path_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
     object_types = source.types(objects) if objects else {}
     classes = sorted({c for _, c, _ in parsed.values() if c is not None} |
                      {c for cs in object_types.values() for c in cs})
-    class_parents = _parents_in(_acyclic(source.class_edges(classes))) if classes else (lambda xs: {x: set()
-                                                                                                  for x in xs})
+    class_parents = _sorted_parents(_acyclic(source.class_edges(classes)) if classes else ())
     preds = sorted({p for steps, _, _ in parsed.values() for _, p in steps})
-    prop_parents = _parents_in(source.property_edges(preds)) if preds else (lambda xs: {x: set() for x in xs})
+    prop_parents = _sorted_parents(source.property_edges(preds) if preds else ())
+    object_classes = {o: tuple(sorted(cs)) for o, cs in object_types.items()}
+    heads: dict[tuple, str] = {}  # steps -> their part of the ids (each path is the head of many ids)
+    ids: dict[tuple, str] = {}  # node -> its id: one string for all the edges of a node
+
+    def fid(steps, c, o) -> str:
+        got = ids.get((steps, c, o))
+        if got is None:
+            head = heads.get(steps)
+            if head is None:
+                head = heads[steps] = path_id(steps)
+            got = ids[steps, c, o] = f"{head}|={o}" if o is not None else head if c is None else f"{head}|{c}"
+        return got
+
     edges: set[tuple[str, str]] = set()
     seen: set[tuple] = set()
     todo = list(parsed.values())
@@ -544,20 +602,26 @@ def path_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
         steps, c, o = node
         parents = []
         if o is not None:
-            cs = sorted(object_types.get(o, ()))
-            parents += [(steps, x, None) for x in cs] or [(steps, None, None)]
+            parents += [(steps, x, None) for x in object_classes.get(o, ())] or [(steps, None, None)]
         elif c is not None:
-            up = sorted(class_parents([c])[c])
-            parents += [(steps, x, None) for x in up] or [(steps, None, None)]
+            parents += [(steps, x, None) for x in class_parents.get(c, ())] or [(steps, None, None)]
         elif len(steps) > 1:
             parents.append((steps[:-1], None, None))
         for i, (d, p) in enumerate(steps):
-            for q in sorted(prop_parents([p])[p]):
+            for q in prop_parents.get(p, ()):
                 parents.append((steps[:i] + ((d, q),) + steps[i + 1:], c, o))
-        child = path_id(steps, c, o)
+        child = fid(steps, c, o)
         for par in parents:
-            edges.add((child, path_id(*par)))
+            edges.add((child, fid(*par)))
             if par not in seen:
                 todo.append(par)
     return edges
+
+
+def _sorted_parents(edges: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    """child -> its parents, sorted."""
+    out: dict[str, set[str]] = {}
+    for c, p in edges:
+        out.setdefault(c, set()).add(p)
+    return {c: tuple(sorted(ps)) for c, ps in out.items()}
 

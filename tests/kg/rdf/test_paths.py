@@ -12,7 +12,7 @@ from kg.errors import ParameterError
 from kg.features import KGFeatures
 from kg.hierarchy import FeatureHierarchy
 from kg.rdf.kinds import FeatureSpec, parse_kinds
-from kg.rdf.paths import PathOptions, is_path_id, parse_path_id, path_edges, path_features, path_id, short
+from kg.rdf.paths import PathOptions, _group_sum, is_path_id, parse_path_id, path_edges, path_features, path_id, short
 from kg.rdf.sources.rdflib_graph import RdflibSource
 from kg.rdf.vocabulary import Vocabulary
 from kg.table import FeatureTable
@@ -107,8 +107,9 @@ def test_hubs_are_not_walked_through():
 
 
 # ------------------------------------------------------------------------------------------- brute force
-def brute_force(triples, types, class_edges, entities, depth):
-    """Every walk of every entity, enumerated: the features and their supports."""
+def brute_force(triples, types, class_edges, entities, depth, walks=None):
+    """Every walk of every entity, enumerated: the features and their supports (and, into ``walks``, how many
+    walks stand behind each feature of each entity)."""
     out_e, in_e = {}, {}
     for s, p, o in triples:
         out_e.setdefault(s, []).append((("out", p), o))
@@ -139,8 +140,12 @@ def brute_force(triples, types, class_edges, entities, depth):
                     if level > 0 and other == e:
                         continue
                     path = steps + (step,)
-                    fs |= {path_id(path), path_id(path, obj=other)}
-                    fs |= {path_id(path, c) for c in closed(direct.get(other, ()))}
+                    got = {path_id(path), path_id(path, obj=other)} | {path_id(path, c)
+                                                                       for c in closed(direct.get(other, ()))}
+                    fs |= got
+                    if walks is not None:
+                        for f in got:
+                            walks.setdefault(e, {})[f] = walks.get(e, {}).get(f, 0) + 1
                     nxt.append((path, other))
             frontier = nxt
         per[e] = fs
@@ -153,14 +158,17 @@ def test_generator_matches_brute_force_and_the_table_is_closed(graph, depth, min
     text, triples, types, class_edges = graph
     src = source(text, "nt")
     entities = sorted({s for s, _, _ in triples} | {X + "n0", X + "n1"})
-    per, _, _ = path_features(entities, src, options=PathOptions(depth=depth, direction="both", prune=min_support))
-    every = brute_force(triples, types, class_edges, entities, depth)
+    per, counts, _ = path_features(entities, src, options=PathOptions(depth=depth, direction="both",
+                                                                      prune=min_support))
+    walks: dict = {}
+    every = brute_force(triples, types, class_edges, entities, depth, walks)
     support = {}
     for fs in every.values():
         for f in fs:
             support[f] = support.get(f, 0) + 1
     frequent = {f for f, k in support.items() if k >= min_support}
     assert per == {e: fs & frequent for e, fs in every.items()}
+    assert counts == {e: {f: walks[e][f] for f in fs} for e, fs in per.items()}  # the walks behind each
     # the table over the hierarchy is closed, and closing adds nothing the generator did not give
     nodes = {f for fs in per.values() for f in fs}
     if not nodes:
@@ -172,6 +180,28 @@ def test_generator_matches_brute_force_and_the_table_is_closed(graph, depth, min
     for c, p in h.edge_list():
         assert (x[:, col[c]] <= x[:, col[p]]).all()
     assert {e: {f for f in t.feature_names[np.flatnonzero(x[i])]} for i, e in enumerate(entities)} == per
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 6), st.integers(0, 3), st.integers(0, 40)), max_size=40),
+       big=st.booleans())
+def test_group_sum_is_unique_rows_and_their_sums(rows, big):
+    """The packed sort of ``_group_sum`` gives ``np.unique(axis=0)``'s rows, order and groups; ids too large to
+    pack (``big``) take ``np.unique`` itself."""
+    keys = np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+    if big and len(keys):
+        keys[:, 1] += 2 ** 40  # 7 * 2**40 * 41 > 2**62: not packed
+    values = np.arange(len(keys), dtype=np.float64) + 0.5
+    uniq, sums, group = _group_sum(keys, values, inverse=True)
+    if not len(keys):
+        assert len(uniq) == len(sums) == len(group) == 0
+        return
+    want, inv = np.unique(keys, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(uniq, want)
+    np.testing.assert_array_equal(group, inv.ravel())
+    np.testing.assert_allclose(sums, np.bincount(inv.ravel(), weights=values, minlength=len(want)))
+    u2, s2 = _group_sum(keys[:, :2], values)
+    np.testing.assert_array_equal(u2, np.unique(keys[:, :2], axis=0))
 
 
 # ------------------------------------------------------------------------------------------- KGFeatures

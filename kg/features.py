@@ -336,18 +336,15 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                               exclude=exclude, values=self.values, depth=self.depth,
                               prune=self.min_support if paths else None)
 
-    def _counts(self, spec, rows, ids, names, x, hierarchy, allowed=None):
-        """The counts behind the cells ``x`` (``values="count"``), laid out as ``x``."""
-        from types import SimpleNamespace
-
+    def _counts(self, spec, rows, table, hierarchy, allowed=None):
+        """The counts behind the cells of ``table`` (``values="count"``), laid out as its ``X``, closed under the
+        whole ``hierarchy`` the table was built from."""
         from kg.rdf.kinds import count_values
         from kg.rdf.table import entity_weights
 
         ents = sorted({e for es in rows.values() for e in es})
         groups = spec.groups(self._lookups(), ents, weights=entity_weights(rows), allowed=allowed)
-        layout = SimpleNamespace(instance_ids=np.asarray(ids, dtype=object), feature_names=np.asarray(names, object),
-                                 X=x, n_instances=len(ids))
-        return count_values(layout, hierarchy, rows, groups)
+        return count_values(table, hierarchy, rows, groups)
 
     def fit(self, X, y=None):
         """Look the training values up, build the hierarchy, keep the features of ``min_support`` rows.
@@ -394,7 +391,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             raise ValueError(f"min_support={self.min_support} keeps none of the {h.n_nodes} features of the "
                              f"{len(ids)} training values")
         if spec.counts:
-            table = table.with_values(self._counts(spec, rows, ids, table.feature_names.tolist(), table.X, h))
+            table = table.with_values(self._counts(spec, rows, table, h))
         names = table.feature_names
         self.vocabulary_ = {str(f): j for j, f in enumerate(names.tolist())}
         self.hierarchy_ = table.hierarchy
@@ -449,8 +446,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             direct = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, h.n_nodes))
             closed = h.close(direct).tocsr()
             if spec.counts:
-                closed = sp.csr_matrix(self._counts(spec, row_entities, ids, h.node_ids.tolist(), closed, h,
-                                                    allowed=self.vocabulary_))
+                whole = FeatureTable(closed, h.node_ids, ids, None, h, check="ignore")
+                closed = sp.csr_matrix(self._counts(spec, row_entities, whole, h, allowed=self.vocabulary_))
             col_map = np.array([self.vocabulary_.get(str(f), -1) for f in h.node_ids.tolist()], dtype=np.int64)
             keep = np.flatnonzero(col_map >= 0)
             sub = closed[:, keep].tocsr()

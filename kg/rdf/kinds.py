@@ -262,7 +262,7 @@ class FeatureSpec:
                 from kg.rdf.paths import path_features
 
                 per, _, report = path_features(entities, source, options=self.relations, weights=weights,
-                                               allowed=allowed)
+                                               allowed=allowed, counts=False)
             elif kind in RELATION_KINDS:
                 per, report = relation_features(entities, source, qualified=kind == "qualified-relations",
                                                 options=self.relations)

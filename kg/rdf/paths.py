@@ -67,9 +67,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from kg.errors import KgfsError, ParameterError, param
-from kg.rdf.relations import RelationOptions, _acyclic, _excluded
-from kg.rdf.relations import short as _short_relation
+from kg.rdf.relations import RelationOptions, _acyclic, _excluded, local_name
 from kg.rdf.sources.common import DIRECTIONS
+from kg.sources import breadth_first_edges
 
 __all__ = ["MAX_DEPTH", "PathOptions", "is_path_id", "parse_path_id", "path_edges", "path_features", "path_id",
            "short"]
@@ -146,7 +146,11 @@ def path_id(steps: Sequence[tuple[str, str]], cls: str | None = None, obj: str |
     >>> path_id([("out", "http://x/p"), ("in", "http://x/q")], obj="http://x/o")
     'out:http://x/p>in:http://x/q|=http://x/o'
     """
-    head = ">".join(f"{d}:{p}" for d, p in steps)
+    return _with_tail(">".join(f"{d}:{p}" for d, p in steps), cls, obj)
+
+
+def _with_tail(head: str, cls: str | None, obj: str | None) -> str:
+    """A path's id with its class (``|C``) or its object (``|=o``)."""
     if obj is not None:
         return f"{head}|={obj}"
     return head if cls is None else f"{head}|{cls}"
@@ -197,11 +201,10 @@ def short(fid: str) -> str:
     'out:p>in:q|=o'
     """
     rel = parse_path_id(fid)
-    if rel is None or not is_path_id(fid):
-        return _short_relation(fid)
+    if rel is None:
+        return local_name(fid)
     steps, c, o = rel
-    return path_id([(d, _short_relation(p)) for d, p in steps], None if c is None else _short_relation(c),
-                   None if o is None else _short_relation(o))
+    return path_id([(d, local_name(p)) for d, p in steps], c and local_name(c), o and local_name(o))
 
 
 # ------------------------------------------------------------------------------------------- generation
@@ -256,6 +259,7 @@ def path_features(
     min_support: float | None = None,
     weights: Mapping[str, float] | None = None,
     allowed: Iterable[str] | None = None,
+    counts: bool = True,
 ) -> tuple[dict[str, set[str]], dict[str, dict[str, int]], dict]:
     """Each entity's path features that are frequent (or ``allowed``), and their counts.
 
@@ -274,6 +278,8 @@ def path_features(
         How many rows each entity stands for (default 1 each).
     allowed : iterable of str, optional
         Keep exactly the features in this set instead (a fitted vocabulary: what a transform may give).
+    counts : bool
+        Also count the walks behind each feature (``False``: the second result is empty, for binary tables).
 
     Returns
     -------
@@ -303,7 +309,7 @@ def path_features(
     paths: list[tuple[int, ...]] = []  # path id -> step ids
     path_of: dict[tuple[int, ...], int] = {}
     per: dict[str, set[str]] = {e: set() for e in ents}
-    counts: dict[str, dict[str, int]] = {e: {} for e in ents}
+    walks_of: dict[str, dict[str, int]] = {e: {} for e in ents}
     report = {"generated": [], "kept": [], "hubs": 0, "hub_examples": []}
 
     def step_label(sid: int) -> tuple[str, str]:
@@ -325,10 +331,14 @@ def path_features(
 
     def add(rows: np.ndarray, name_ids: np.ndarray, walks: np.ndarray, names: list[str]) -> None:
         """Each ``rows[i]`` has the feature ``names[name_ids[i]]``, behind ``walks[i]`` walks."""
+        if not counts:
+            for r, j in zip(rows.tolist(), name_ids.tolist()):
+                per[ents[r]].add(names[j])
+            return
         for r, j, k in zip(rows.tolist(), name_ids.tolist(), walks.tolist()):
             f = names[j]
             per[ents[r]].add(f)
-            counts[ents[r]][f] = int(k)
+            walks_of[ents[r]][f] = int(k)
 
     # ---- the first hop: every relation of the entities
     first = {d: source.relations(ents, d) for d in opts.directions}
@@ -385,7 +395,7 @@ def path_features(
             met = sorted({c for cs in direct.values() for c in cs})
             if met:
                 new_edges = _acyclic(source.class_edges(met))
-                class_parents = _merge_parents(class_parents, new_edges)
+                class_parents = _parents_map(new_edges, class_parents)
             # closed once for each class and for each set of classes met (with this level's class graph)
             up: dict[str, frozenset[int]] = {}
             closure: dict[frozenset, np.ndarray] = {frozenset(): np.zeros(0, dtype=np.int64)}
@@ -481,25 +491,22 @@ def path_features(
     if report["hubs"]:
         log.info("%d node(s) with more than %d relations in a direction were not walked through (e.g. %s)",
                  report["hubs"], opts.max_fanout, ", ".join(report["hub_examples"]))
-    return per, counts, report
+    return per, walks_of, report
 
 
-def _merge_parents(parents: dict | None, edges: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
-    out = dict(parents or {})
+def _parents_map(edges: Iterable[tuple[str, str]], into: dict[str, set[str]] | None = None) -> dict[str, set[str]]:
+    """child -> its parents (added to ``into`` when given)."""
+    out = {} if into is None else into
     for c, p in edges:
         out.setdefault(c, set()).add(p)
     return out
 
 
-def _closed(direct: Iterable[str], parents: Mapping[str, set[str]] | None) -> set[str]:
-    out, todo = set(), list(direct)
-    while todo:
-        c = todo.pop()
-        if c in out:
-            continue
-        out.add(c)
-        todo.extend((parents or {}).get(c, ()))
-    return out
+def _closed(start: Iterable[str], parents: Mapping[str, set[str]] | None) -> set[str]:
+    """``start`` and every ancestor of it."""
+    start = list(start)
+    walk = breadth_first_edges(start, lambda xs: {x: (parents or {}).get(x, set()) for x in xs}, None)
+    return set(start) | {p for _, p in walk}
 
 
 def _class_features(walk_row, walk_path, walk_node, walk_count, classes_of, n_classes):
@@ -588,7 +595,7 @@ def path_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
             head = heads.get(steps)
             if head is None:
                 head = heads[steps] = path_id(steps)
-            got = ids[steps, c, o] = f"{head}|={o}" if o is not None else head if c is None else f"{head}|{c}"
+            got = ids[steps, c, o] = _with_tail(head, c, o)
         return got
 
     edges: set[tuple[str, str]] = set()
@@ -620,8 +627,5 @@ def path_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
 
 def _sorted_parents(edges: Iterable[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
     """child -> its parents, sorted."""
-    out: dict[str, set[str]] = {}
-    for c, p in edges:
-        out.setdefault(c, set()).add(p)
-    return {c: tuple(sorted(ps)) for c, ps in out.items()}
+    return {c: tuple(sorted(ps)) for c, ps in _parents_map(edges).items()}
 

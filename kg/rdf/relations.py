@@ -61,6 +61,7 @@ __all__ = [
     "RELATION_KINDS",
     "RelationOptions",
     "kind_of",
+    "local_name",
     "parse_relation_id",
     "relation_edges",
     "relation_facts",
@@ -157,6 +158,8 @@ def kind_of(fid: str) -> str:
     --------
     >>> kind_of("type:http://x/C"), kind_of("out:http://x/p|http://x/C"), kind_of("in:http://x/p")
     ('types', 'qualified-relations', 'relations')
+    >>> kind_of("out:http://x/p>in:http://x/q"), kind_of("out:http://x/p|=http://x/o")
+    ('paths', 'paths')
     """
     for kind, prefix in KIND_PREFIX.items():
         if fid.startswith(prefix):
@@ -164,6 +167,8 @@ def kind_of(fid: str) -> str:
     rel = parse_relation_id(fid)
     if rel is None:
         return "types"
+    if ">" in rel[1] or (rel[2] or "").startswith("="):  # several steps, or an object: kg.rdf.paths
+        return "paths"
     return "relations" if rel[2] is None else "qualified-relations"
 
 
@@ -177,9 +182,20 @@ def short(fid: str) -> str:
     """
     rel = parse_relation_id(fid)
     if rel is None:
-        return fid.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
+        return local_name(fid)
     d, p, c = rel
-    return relation_id(d, short(p), None if c is None else short(c))
+    return relation_id(d, local_name(p), None if c is None else local_name(c))
+
+
+def local_name(iri: str) -> str:
+    """The last part of an IRI (after its last ``/`` or ``#``).
+
+    Examples
+    --------
+    >>> local_name("http://dbpedia.org/ontology/City"), local_name("http://x/onto#p")
+    ('City', 'p')
+    """
+    return iri.rstrip("/").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
 
 
 def _excluded(edges: set[tuple[str, str]], exclude: Sequence[str]) -> set[str]:

@@ -25,9 +25,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,8 +39,40 @@ from kg.rdf.sources.common import MemoCache, check_direction
 from kg.rdf.vocabulary import vocabulary_of
 from kg.sources import SourceBase, as_source, breadth_first_edges
 
-__all__ = ["SharedLookups", "shared_lookups"]
+__all__ = ["LookupsCacheWarning", "SharedLookups", "shared_lookups"]
 
+
+_FILE = "kgfs-lookups.sqlite"
+#: ``PRAGMA user_version`` of the files this version writes: rows carry a digest (see :class:`_DiskMemo`).
+_FORMAT = 2
+_SCHEMA = ("CREATE TABLE answers (source TEXT, kind TEXT, key TEXT, value TEXT, digest BLOB, "
+           "PRIMARY KEY (source, kind, key))")
+# SQLite's primary result codes for a file that is not (or no longer) a database; every other error (locked, full,
+# read-only, I/O) says nothing about the file's contents and is reported as it is
+_DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+class LookupsCacheWarning(UserWarning):
+    """A damaged look-up cache file (``kgfs-lookups.sqlite``) was moved aside and rebuilt; the warning names both
+    files."""
+
+
+class _Damaged(Exception):
+    """What SQLite cannot see: a row whose digest does not match, a file of another format."""
+
+
+def _damage(exc: BaseException) -> str | None:
+    """Why ``exc`` says the file is damaged (``None``: it does not)."""
+    if isinstance(exc, _Damaged):
+        return str(exc)
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(exc, sqlite3.DatabaseError) and code is not None and code & 0xFF in _DAMAGE_CODES:
+        return str(exc)
+    return None
+
+
+def _digest(*fields: bytes) -> bytes:
+    return hashlib.blake2b(b"\0".join(fields), digest_size=8).digest()
 
 
 def _wal(db: sqlite3.Connection, wait: float = 120.0) -> None:
@@ -56,45 +90,176 @@ def _wal(db: sqlite3.Connection, wait: float = 120.0) -> None:
                 raise
         time.sleep(0.05)
 
-class _DiskMemo:
-    """``(kind, key) -> set`` answers of one source, as JSON rows of an SQLite file (shared by processes)."""
 
-    def __init__(self, folder: Path, describe: str):
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / "kgfs-lookups.sqlite"
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive lock on ``path`` (a lock file beside the cache) between processes: one of them moves a damaged
+    file aside, the others then see the new file (no-op where ``fcntl`` is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; the inode check of _DiskMemo._recover still applies
+        yield
+        return
+    with open(path, "a+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class _DiskMemo:
+    """``(kind, key) -> set`` answers of one source, as JSON rows of an SQLite file (shared by processes).
+
+    Damage is never reused: the file is checked on opening (``PRAGMA quick_check``: the structure of every page),
+    every row carries a digest of its source, kind, key and value (checked on reading: SQLite keeps no checksum of
+    its pages, so garbage inside a row's text would otherwise be read as an answer), and any error of SQLite that
+    says the file is no database or a malformed one, at any later read or write, is handled the same way: the
+    file is moved aside (``kgfs-lookups.damaged-<time>.sqlite``, with its ``-wal``), named in one
+    :class:`LookupsCacheWarning`, and a new one is made; the answers are asked of the source again. Processes
+    share the file: WAL mode (readers never wait for the writer), a busy timeout, and writes in ``BEGIN
+    IMMEDIATE`` transactions (the write lock taken up front, so a writer waits its turn instead of failing when
+    another one commits first); one process at a time moves a damaged file aside (a lock file), and only the file it
+    found damaged (the same inode), not one another process has just made.
+
+    Parameters
+    ----------
+    folder : Path
+    describe : str
+        The source's ``describe()``: its rows are keyed by its digest.
+    check : bool
+        Run ``PRAGMA quick_check`` on opening (``benchmarks/bench_lookups_check.py`` measures its cost).
+    """
+
+    timeout = 120.0  # seconds a process waits for another's write (SQLite's busy timeout)
+
+    def __init__(self, folder: Path, describe: str, *, check: bool = True):
+        folder = Path(folder)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise KgfsError(f"{folder}: cannot make the look-up cache's folder ({exc})") from None
+        self.path = folder / _FILE
         self.fingerprint = hashlib.sha256(describe.encode("utf-8")).hexdigest()
+        self._inode: tuple[int, int] | None = None
+        self._guarded(lambda: self._open(check))
+
+    # ------------------------------------------------------------------ the file
+    def _open(self, check: bool) -> None:
         with self._connect() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS answers (source TEXT, kind TEXT, key TEXT, value TEXT, "
-                       "PRIMARY KEY (source, kind, key))")
+            if check:
+                found = [r[0] for r in db.execute("PRAGMA quick_check")]
+                if found != ["ok"]:
+                    raise _Damaged("PRAGMA quick_check: " + "; ".join(found[:3]))
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == _FORMAT:
+                return
+            db.execute("BEGIN IMMEDIATE")  # one process makes the table; the others then find it
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            if version == 0 and not tables:
+                db.execute(_SCHEMA)
+                db.execute(f"PRAGMA user_version = {_FORMAT}")
+            elif version != _FORMAT:
+                db.execute("ROLLBACK")
+                raise _Damaged(f"not a look-up cache of this kgfs (format {version}, tables {tables}; this kgfs "
+                               f"writes format {_FORMAT})")
+            db.execute("COMMIT")
 
     @contextlib.contextmanager
     def _connect(self):
-        """A connection for one read or one write (committed), closed after it; WAL lets processes share the file."""
-        db = sqlite3.connect(self.path, timeout=120)
+        """A connection for one read or one write, closed after it (transactions explicit: ``isolation_level=None``);
+        WAL lets processes share the file."""
+        db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
         try:
+            st = os.stat(self.path)
+            self._inode = (st.st_dev, st.st_ino)  # the file this connection reads (see _recover)
             _wal(db)
-            with db:
-                yield db
+            yield db
         finally:
             db.close()
 
+    def _guarded(self, operation):
+        """``operation()``; a damaged file moved aside and made again, then ``operation()`` once more; any other
+        SQLite error (or damage again) a :class:`KgfsError` naming the file."""
+        for attempt in range(2):
+            try:
+                return operation()
+            except (sqlite3.Error, _Damaged) as exc:
+                why = _damage(exc)
+                if why is None or attempt:
+                    raise KgfsError(f"{self.path}: the look-up cache cannot be used ({exc}); delete the file or "
+                                    f"give another memory folder") from None
+                self._recover(why)
+                self._open(check=False)  # a new file: nothing to check
+
+    def _recover(self, why: str) -> None:
+        """Move the damaged file (and its WAL) aside, under the lock file, unless another process already did."""
+        found = self._inode
+        with _file_lock(self.path.with_name(_FILE + ".lock")):
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                return  # moved aside by another process; the caller makes the new one
+            if found is not None and (st.st_dev, st.st_ino) != found:
+                return  # another process made a new file since: it is not the one found damaged
+            stamp, n = time.strftime("%Y%m%dT%H%M%S"), 0
+            while (aside := self.path.with_name(f"kgfs-lookups.damaged-{stamp}{f'-{n}' if n else ''}.sqlite")
+                   ).exists():
+                n += 1
+            try:
+                os.replace(self.path, aside)
+                for tail, keep in (("-wal", True), ("-shm", False)):  # the old WAL must never meet the new file
+                    extra = Path(str(self.path) + tail)
+                    if extra.exists():
+                        os.replace(extra, Path(str(aside) + tail)) if keep else extra.unlink()
+            except OSError as exc:
+                raise KgfsError(f"{self.path}: the look-up cache is damaged ({why}) and cannot be moved aside "
+                                f"({exc}); delete it") from None
+        warnings.warn(f"{self.path}: the look-up cache was damaged ({why}); moved aside to {aside.name} and made "
+                      "again (its answers are asked of the source again)", LookupsCacheWarning, stacklevel=4)
+
+    # ------------------------------------------------------------------ rows
     def get(self, kind: str, keys: list[str]) -> dict[str, set[str]]:
+        return self._guarded(lambda: self._get(kind, keys))
+
+    def put(self, kind: str, answers: dict[str, Iterable[str]]) -> None:
+        rows, head = [], (self.fingerprint.encode(), kind.encode())
+        for k, v in answers.items():
+            value = json.dumps(sorted(v))
+            rows.append((self.fingerprint, kind, k, value, _digest(*head, k.encode("utf-8"), value.encode("utf-8"))))
+        self._guarded(lambda: self._put(rows))
+
+    def _get(self, kind: str, keys: list[str]) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}
+        head = (self.fingerprint.encode(), kind.encode())
         with self._connect() as db:
+            db.text_factory = bytes  # checked before decoding: damaged text is a damaged row, not a decoding error
+            db.execute("BEGIN")  # one snapshot for every part
             for i in range(0, len(keys), 500):
                 part = keys[i:i + 500]
                 marks = ",".join("?" * len(part))
-                for key, value in db.execute(
-                    f"SELECT key, value FROM answers WHERE source = ? AND kind = ? AND key IN ({marks})",  # noqa: S608
+                for key, value, digest in db.execute(
+                    f"SELECT key, value, digest FROM answers WHERE source = ? AND kind = ? AND key IN ({marks})",  # noqa: S608
                     [self.fingerprint, kind, *part],
                 ):
-                    out[key] = {tuple(v) if isinstance(v, list) else v for v in json.loads(value)}  # relations: pairs
+                    if not isinstance(value, bytes) or not isinstance(key, bytes) or digest != _digest(*head, key,
+                                                                                                         value):
+                        raise _Damaged(f"a row of {kind} ({repr(key)[:80]}) does not match its digest")
+                    out[key.decode("utf-8")] = {tuple(v) if isinstance(v, list) else v  # relations: pairs
+                                                for v in json.loads(value)}
+            db.execute("COMMIT")
         return out
 
-    def put(self, kind: str, answers: dict[str, Iterable[str]]) -> None:
-        rows = [(self.fingerprint, kind, k, json.dumps(sorted(v))) for k, v in answers.items()]
+    def _put(self, rows: list[tuple]) -> None:
         with self._connect() as db:
-            db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", rows)
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?)", rows)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
 
 def _describe(source) -> str:

@@ -84,16 +84,11 @@ def _check_notes(name: str, report) -> None:
 
 
 def _wall_seconds() -> float:
-    """Seconds since this process started (what "done in" says: the command's wall time, imports included)."""
-    try:
-        import psutil
+    """Seconds since kgfs started in this process (what "done in" says: the command's wall time, its imports
+    included, a shell's time before it not: :data:`flows.cli.STARTED`)."""
+    from flows.cli import STARTED
 
-        return max(0.0, time.time() - psutil.Process().create_time())
-    except Exception:  # noqa: BLE001 - no psutil or no /proc: from the start of main()
-        return time.perf_counter() - _T0
-
-
-_T0 = time.perf_counter()
+    return time.monotonic() - STARTED
 
 
 def _print_summary(console, summary_csv: Path, n_rows: int = 12, **kw) -> None:

@@ -83,6 +83,21 @@ def _check_notes(name: str, report) -> None:
         print(f"kgfs: note: {name}: {line}", file=sys.stderr)
 
 
+def _labels_needed(checked, what: str) -> None:
+    """Refuse an input its up-front check found without a class (``no_labels``: the file, the header expected, the
+    columns found) when the command needs one: before anything is built, stored or started."""
+    if (checked or {}).get("no_labels"):
+        raise KgfsError(f"{checked['no_labels']}; {what} needs the class of each instance: name the last column "
+                        "label or class")
+
+
+def _labelled_table(table, where: str, what: str) -> None:
+    """Refuse a table folder without labels (one built from an unlabelled input) when the command needs them."""
+    if table.y is None:
+        raise CliError(f"{where}: the table has no labels (built from an input without a class column); {what} "
+                       "needs the class of each instance")
+
+
 def _wall_seconds() -> float:
     """Seconds since kgfs started in this process (what "done in" says: the command's wall time, its imports
     included, a shell's time before it not: :data:`flows.cli.STARTED`)."""
@@ -131,6 +146,7 @@ def cmd_run(args) -> int:
             check_output(args.out, "folder")
             inp = resolve_input(_input_values(args))
             checked = inp.check(Context(home))  # the corpus read here is the one the stages use: kept by the input
+            _labels_needed(checked, "kgfs run (it selects and evaluates against the class)")
             options = _run_options(args)
         _check_notes(inp.name, checked)
         _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files into the index
@@ -350,6 +366,9 @@ def cmd_build(args) -> int:
         inp = resolve_input(_input_values(args))
         checked = inp.check(Context(home))  # the cheap checks first: a bad option fails before the slow part
     _check_notes(inp.name, checked)
+    if checked.get("no_labels"):  # a table of features alone is a table kgfs can build
+        print(f"kgfs: note: {inp.name}: {checked['no_labels']}; building the table without labels (kgfs select, "
+              "evaluate, run and fit need them)", file=sys.stderr)
     _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files, with a bar
     from flows.publishing.outcome import note_files
     from flows.stages import stage_store
@@ -384,6 +403,7 @@ def cmd_select(args) -> int:
     params = method_params(_parse_params(args.param), [args.selector]).get(args.selector, {})
     check_output(args.out, "folder")
     table = read_table_folder(args.table)
+    _labelled_table(table, f"--table {args.table}", f"kgfs select ({args.selector} selects against the class)")
     t0 = time.perf_counter()
     out = Path(args.out)
     if selector_entry(args.selector).kind == "lazy":  # a subset per instance: written per instance
@@ -450,6 +470,8 @@ def cmd_evaluate(args) -> int:
     with con.status("loading the datasets…") if not args.quiet else contextlib.nullcontext():
         datasets = load_instances_named(args.datasets, mirror=_mirror(args)) if instances else \
             load_tables(args.datasets, mirror=_mirror(args), check=args.check)
+    for name, table in [] if instances else datasets.items():
+        _labelled_table(table, f"--datasets {name}", "kgfs evaluate")
     for name, table in [] if instances else [(n, t) for n, t in datasets.items()
                                              if check_folds(t.y, plan.n_splits, n) is None]:
         _note(name, table.meta)  # after every table's folds are checked: a bad input stays one line
@@ -607,6 +629,7 @@ def cmd_fit(args) -> int:
         params = method_params(_parse_params(args.param), [args.selector], [classifier])
         inp = resolve_input(_input_values(args))
         checked = inp.check(Context(home))
+        _labels_needed(checked, "kgfs fit (its selector and classifier learn the class)")
     _check_notes(inp.name, checked)
     _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)
     with _console().status(f"building the table and fitting {args.selector} + {classifier}…") \

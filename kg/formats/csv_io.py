@@ -41,18 +41,19 @@ from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy
 from kg.table import FeatureTable
 
-__all__ = ["first_line_naming", "read_csv", "read_edges_csv", "utf8_error", "write_csv", "write_edges_csv",
-           "write_sparse_csv"]
+__all__ = ["LABEL_HEADERS", "check_utf8", "first_line_naming", "is_label_header", "read_csv", "read_edges_csv",
+           "table_csv_header", "unlabelled_text", "utf8_error", "write_csv", "write_edges_csv", "write_sparse_csv"]
 
 _ROWS_PER_CHUNK = 512  # rows densified at a time when writing
 
 
 def utf8_error(path: str | os.PathLike, hint: str = "save it as UTF-8") -> InputFormatError:
-    """The error for a text file that is not UTF-8, naming its first undecodable line and byte.
+    """The error for a text file that is not UTF-8, naming its first undecodable byte: its line, column and offset.
 
     Parameters
     ----------
     path : str or os.PathLike
+        Plain or gzip-compressed (detected by its magic bytes; the offset is then one of the decompressed text).
     hint : str
         What the user can do, appended to the message.
 
@@ -66,16 +67,111 @@ def utf8_error(path: str | os.PathLike, hint: str = "save it as UTF-8") -> Input
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
     >>> _ = p.write_bytes(b"id,a\\nx\\xff,1\\n")
     >>> str(utf8_error(p)).split(": ", 1)[1]
-    'not UTF-8 (byte 0xff at column 2); save it as UTF-8'
+    'not UTF-8 (byte 0xff at column 2, byte offset 6 of the file); save it as UTF-8'
     """
+    import gzip
+
     with open(path, "rb") as fh:
+        zipped = fh.read(2) == b"\x1f\x8b"
+    offset = 0
+    with (gzip.open(path, "rb") if zipped else open(path, "rb")) as fh:
         for ln, raw in enumerate(fh, start=1):
             try:
                 raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                return InputFormatError(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); {hint}",
-                                        path, ln)
+                of = "decompressed text" if zipped else "file"
+                return InputFormatError(f"not UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}, byte "
+                                        f"offset {offset + exc.start} of the {of}); {hint}", path, ln)
+            offset += len(raw)
     return InputFormatError(f"not UTF-8; {hint}", path)
+
+
+#: The header of a table CSV's last column when it holds the class (case and spaces aside).
+LABEL_HEADERS = ("label", "class")
+
+
+def is_label_header(name: str) -> bool:
+    """Whether a table CSV's last column named ``name`` holds the class (:data:`LABEL_HEADERS`)."""
+    return name.strip().lower() in LABEL_HEADERS
+
+
+def check_utf8(path: str | os.PathLike, hint: str = "save it as UTF-8") -> None:
+    """Raise :func:`utf8_error` when the file (plain or gzip-compressed) is not UTF-8: read in blocks, nothing parsed,
+    so a run can refuse it before any work (about a second per GB).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "labels.tsv"
+    >>> _ = p.write_bytes("gene\\tlabel\\nFBgn1\\tpro-longévité\\n".encode("latin-1"))
+    >>> check_utf8(p)
+    Traceback (most recent call last):
+    ...
+    kg.errors.InputFormatError: ...labels.tsv:2: not UTF-8 (byte 0xe9 at column 15, byte offset 25 of the file); ...
+    """
+    import codecs
+    import gzip
+
+    with open(path, "rb") as fh:
+        zipped = fh.read(2) == b"\x1f\x8b"
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    with (gzip.open(path, "rb") if zipped else open(path, "rb")) as fh:
+        try:
+            while block := fh.read(1 << 20):
+                decoder.decode(block)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            raise utf8_error(path, hint) from None
+
+
+def table_csv_header(path: str | os.PathLike) -> tuple[list[str], bool]:
+    """The header of a table CSV and whether its last column is the class, the whole file checked to be UTF-8 first
+    (:func:`check_utf8`); no row is parsed (the up-front check of a run).
+
+    Returns
+    -------
+    header : list of str
+    labelled : bool
+        The last column's header is ``label`` or ``class``.
+
+    Raises
+    ------
+    InputFormatError
+        Not UTF-8 (naming the line, column and byte offset), empty, or a header of fewer than two columns.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("id,GO:1,GO:2,Class\\ng1,1,0,pro\\n")
+    >>> table_csv_header(p)
+    (['id', 'GO:1', 'GO:2', 'Class'], True)
+    """
+    path = Path(path)
+    check_utf8(path)
+    with open(path, encoding="utf-8", newline="") as fh:
+        header = next(csv.reader(fh), None)
+    if not header:
+        raise InputFormatError("empty CSV file (expected a header: id, one column per feature, then label or class)",
+                               path, 1)
+    if len(header) < 2:
+        raise InputFormatError(f"the header has {len(header)} column ({header[0]!r}); expected id, one column per "
+                               "feature, then label or class", path, 1)
+    return header, is_label_header(header[-1])
+
+
+def unlabelled_text(path: str | os.PathLike, header: list[str]) -> str:
+    """What to say of a table CSV without a class column: the file, the header expected, the columns found.
+
+    Examples
+    --------
+    >>> unlabelled_text("t.csv", ["id", "a", "b", "kind"])
+    "t.csv: no class column: the last column's header is 'kind', not 'label' or 'class' (the columns: id, a, b, kind)"
+    """
+    shown = ", ".join(header) if len(header) <= 8 else ", ".join([*header[:4], "...", *header[-3:]]) + \
+        f" ({len(header)} in all)"
+    return (f"{path}: no class column: the last column's header is {header[-1]!r}, not "
+            f"{' or '.join(map(repr, LABEL_HEADERS))} (the columns: {shown})")
 
 
 class _CsvWriter:
@@ -278,7 +374,9 @@ def _read_csv(path: Path, has_label: bool):
                     rows.append(r)
                     cols.append(j)
                 elif v != "0":
-                    raise InputFormatError(f"non-binary value {v!r} in column {header[1 + j]!r}", path, ln)
+                    last = not has_label and j == k - 1  # the class, under another name?
+                    raise InputFormatError(f"non-binary value {v!r} in column {header[1 + j]!r}" + (
+                        " (the last column: if it is the class, name it label or class)" if last else ""), path, ln)
             if has_label:
                 ys.append(rec[-1])
     X = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(ids), k))

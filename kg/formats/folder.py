@@ -35,7 +35,7 @@ import numpy as np
 from kg.errors import ImplicationError, InputFormatError, KgfsError, few, param
 from kg.files import atomic_write
 from kg.formats import read_arff, read_csv, read_edges_csv, write_arff, write_csv, write_edges_csv
-from kg.formats.csv_io import first_line_naming, utf8_error, write_sparse_csv
+from kg.formats.csv_io import first_line_naming, is_label_header, utf8_error, write_sparse_csv
 from kg.hierarchy import FeatureHierarchy
 from kg.store.records import write_json
 from kg.table import FeatureTable
@@ -188,7 +188,7 @@ def _csv_has_label(path: Path) -> bool:
         header = next(csv.reader([first.decode("utf-8")]), [])
     except UnicodeDecodeError:
         raise utf8_error(path) from None
-    return bool(header) and header[-1].strip().lower() in ("label", "class")
+    return bool(header) and is_label_header(header[-1])
 
 
 def read_user_table(path: str | os.PathLike, *, fmt: str | None = None, hierarchy: str | os.PathLike | None = None,

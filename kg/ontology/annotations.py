@@ -204,8 +204,8 @@ def read_labels(path: str | os.PathLike) -> dict[str, str]:
     Raises
     ------
     InputFormatError
-        A line without a label column, or a gene given two different labels (naming the
-        file and line).
+        A line without a label column, a gene given two different labels, a byte that is not
+        UTF-8 (naming the file and line; the byte's column and offset).
 
     Examples
     --------
@@ -216,7 +216,7 @@ def read_labels(path: str | os.PathLike) -> dict[str, str]:
     {'FBgn1': 'pro-longevity', 'FBgn2': 'anti-longevity'}
     """
     path = Path(path)
-    with lines_of(path) as lines:
+    with lines_of(path, strict=True) as lines:  # a label is a value: a byte that is not UTF-8 is refused
         return _read_label_lines(path, lines)
 
 

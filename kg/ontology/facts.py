@@ -146,7 +146,7 @@ def _instance_list(path: str | os.PathLike, where: str | None) -> set[str]:
         col, value = col.strip().lower(), value.strip()
     out: set[str] = set()
     idx = None
-    with lines_of(path) as lines:
+    with lines_of(path, strict=True) as lines:
         for lineno, raw in enumerate(lines, 1):
             if not raw.strip() or raw[0] == "#":
                 continue

@@ -77,13 +77,14 @@ def normalize_namespaces(namespaces: str | Iterable[str] | None) -> tuple[str, .
     return tuple(out)
 
 
-def _open_text(path: Path):
-    """Open a plain or gzip-compressed text file (detected by magic bytes, not by suffix)."""
+def _open_text(path: Path, errors: str = "replace"):
+    """Open a plain or gzip-compressed text file (detected by magic bytes, not by suffix); ``errors`` as
+    :func:`open`'s."""
     with open(path, "rb") as fh:
         magic = fh.read(2)
     if magic == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", errors=errors)
+    return open(path, encoding="utf-8", errors=errors)
 
 
 _UNESCAPE = re.compile(r"\\(.)")

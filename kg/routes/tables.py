@@ -169,6 +169,18 @@ class OwnTable(Input):
                                 drop_unknown=bool(self.hierarchy_drop_unknown))
         return _filtered(table, self.min_support)
 
+    def check(self, ctx: Context | None) -> dict:
+        """A CSV table's text and header, before any work (no row parsed): the whole file UTF-8, a header; a table
+        without a class column is reported (``no_labels``: the file, the header expected, the columns found), and
+        the command decides (``kgfs build`` builds it unlabelled, with a note; ``kgfs run`` and ``kgfs fit`` refuse it).
+        """
+        if self.format != "csv":
+            return {}
+        from kg.formats.csv_io import table_csv_header, unlabelled_text
+
+        header, labelled = table_csv_header(self.table.path)
+        return {} if labelled else {"no_labels": unlabelled_text(self.table.path, header)}
+
     def steps(self, ctx: Context):
         files = {"table": self.table.sha256, **({"hierarchy": self.hierarchy.sha256} if self.hierarchy else {})}
         options = {"format": self.format, "check": self.violations,

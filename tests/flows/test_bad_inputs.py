@@ -47,9 +47,16 @@ def inputs(tmp_path_factory) -> Path:
     (d / "corpus.csv").write_text("id,text,label\n1,Chris Gayle scores,1\n2,Obama signs,0\n")
     (d / "a_file").write_text("I am in the way\n")
     (d / "one_class.tsv").write_text("gene\tlabel\n31957\tx\n38058\tx\n")
+    # issue 37 point 5: a labels file in latin-1 was read with U+FFFD (a third class 'pro-long\ufffdvit\ufffd')
+    (d / "latin1_labels.tsv").write_bytes(LAB.read_text(encoding="utf-8").replace("pro-longevity", "pro-longévité", 1)
+                                          .encode("latin-1"))
+    (d / "latin1_positives.txt").write_bytes(b"31957\n3\xe98058\n")
+    # a table CSV whose last column is no class: `kgfs run` stored the table stage before saying so
+    (d / "nolabel.csv").write_text("id,a,b,kind\nx,1,0,1\ny,0,1,0\nz,1,1,0\n")
     assert main(["build", *GO, "--out", str(d / "T")]) == 0
     assert main(["build", "--obo", str(OBO), "--annotations", str(ANN), "--labels", str(d / "one_class.tsv"),
                  "--out", str(d / "T1")]) == 0
+    assert main(["build", "--csv", str(d / "nolabel.csv"), "--out", str(d / "TU")]) == 0  # unlabelled, said
     (d / "bad_table").mkdir()
     (d / "bad_table" / "table.npz").write_bytes(b"not an npz file")
     tweet = "306624404287275009 Sports 'Chris Gayle is out'\n"
@@ -197,6 +204,24 @@ CASES = [
     ("evaluate-single-class", _evaluate("--selectors", "complete", table="T1"), "has a single class ('x')"),
     ("shsel-threshold-above-one", _select("--param", "threshold=2"), "threshold=2 is not valid"),
     ("shsel-threshold-negative", _select("--param", "threshold=-0.5"), "threshold=-0.5 is not valid"),
+    # issue 37 point 5: a labels file that is not UTF-8 (any route that reads one), a table CSV without a class
+    ("labels-not-utf8", _build("--obo", str(OBO), "--annotations", str(ANN), "--labels", _f("latin1_labels.tsv")),
+     "latin1_labels.tsv:5: not UTF-8 (byte 0xe9 at column 15, byte offset 88 of the file); save it as UTF-8"),
+    ("labels-not-utf8-run", _run("--obo", str(OBO), "--annotations", str(ANN), "--labels", _f("latin1_labels.tsv")),
+     "latin1_labels.tsv:5: not UTF-8 (byte 0xe9"),
+    ("positives-not-utf8", _build("--obo", str(OBO), "--annotations", str(ANN), "--positives",
+                                  _f("latin1_positives.txt")), "latin1_positives.txt:2: not UTF-8 (byte 0xe9 at "
+                                                               "column 2, byte offset 7 of the file)"),
+    ("csv-without-class-run", _run("--csv", _f("nolabel.csv")),
+     "nolabel.csv: no class column: the last column's header is 'kind', not 'label' or 'class' (the columns: id, "
+     "a, b, kind); kgfs run (it selects and evaluates against the class) needs the class of each instance"),
+    ("csv-without-class-fit", lambda d, out: ["fit", "--csv", str(d / "nolabel.csv"), "--model", str(out)],
+     "nolabel.csv: no class column: the last column's header is 'kind'"),
+    ("csv-not-utf8-run", _run("--csv", _f("latin1.csv")), "latin1.csv:2: not UTF-8 (byte 0xe9 at column 2"),
+    ("select-unlabelled-table", _select(table="TU"), "TU: the table has no labels (built from an input without a "
+                                                     "class column); kgfs select (shsel-ig-prune selects against"),
+    ("evaluate-unlabelled-table", _evaluate("--selectors", "complete", table="TU"),
+     "--datasets nolabel: the table has no labels"),
     ("tweets-junk-line", _build("--corpus", _f("junk_tweets.txt"), "--dump", _f("a_folder")), "junk_tweets.txt:2:"),
     # issue 30: a hierarchy naming features the table does not have (ZZZ,A and D,NOPE) was dropped without a word
     ("hierarchy-names-unknown-features", _build("--csv", _f("abcd.csv"), "--hierarchy", _f("unknown_edges.csv")),
@@ -248,6 +273,38 @@ def test_run_fails_on_bad_input_before_prefect_is_imported(inputs, tmp_path):
     assert proc.stderr.strip().count("\n") == 0 and "unknown relation 'foo'" in proc.stderr, proc.stderr
     assert seconds < 30, seconds  # about a second on a quiet machine; the bound only catches a Prefect start
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--csv", "nolabel.csv"], "nolabel.csv: no class column: the last column's header is 'kind', not 'label' or "
+                               "'class' (the columns: id, a, b, kind)"),
+    (["--obo", str(OBO), "--annotations", str(ANN), "--labels", "latin1_labels.tsv"],
+     "latin1_labels.tsv:5: not UTF-8 (byte 0xe9 at column 15, byte offset 88 of the file)"),
+], ids=["csv-without-class", "labels-not-utf8"])
+def test_run_refuses_unlabelled_or_undecodable_input_before_storing_or_starting_anything(inputs, tmp_path, argv,
+                                                                                         said):
+    """The real command line in a real process (issue 37 point 5: `kgfs run --csv nolabel.csv` stored the table stage
+    and started a flow first; a latin-1 labels file gave rc 0 and a third class)."""
+    code = ("import sys; sys.modules['prefect'] = None; from flows.cli import main; "
+            f"sys.exit(main({['run', *argv, '--out', str(tmp_path / 'out')]!r}))")
+    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home"), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
+                          stdin=subprocess.DEVNULL, cwd=inputs)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and said in proc.stderr, proc.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / "home" / "store").exists()
+
+
+def test_build_of_a_table_without_a_class_says_it_is_unlabelled(inputs, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "home"))
+    assert main(["build", "--csv", str(inputs / "nolabel.csv"), "--out", str(tmp_path / "T")]) == 0
+    err = capsys.readouterr().err
+    assert (f"kgfs: note: nolabel: {inputs / 'nolabel.csv'}: no class column: the last column's header is 'kind', "
+            "not 'label' or 'class' (the columns: id, a, b, kind); building the table without labels") in err, err
+    from kg.formats.folder import read_table_folder
+
+    table = read_table_folder(tmp_path / "T")
+    assert table.y is None and table.feature_names.tolist() == ["a", "b", "kind"]
 
 
 def test_hierarchy_drop_unknown_drops_and_counts(inputs, tmp_path, monkeypatch, capsys):

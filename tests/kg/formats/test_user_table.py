@@ -88,7 +88,8 @@ def test_features_missing_from_the_hierarchy_are_named(tmp_path):
 def test_text_that_is_not_utf8_names_file_and_line(tmp_path, reader, content):
     p = tmp_path / "f.csv"
     p.write_bytes(content)
-    with pytest.raises(InputFormatError, match=r"f\.csv:3: not UTF-8 \(byte 0xff at column 2\); save it as UTF-8"):
+    with pytest.raises(InputFormatError, match=r"f\.csv:3: not UTF-8 \(byte 0xff at column 2, byte offset 18 of the "
+                                               r"file\); save it as UTF-8"):
         reader(p)
 
 

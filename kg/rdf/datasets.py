@@ -104,6 +104,9 @@ def read_split(path: Path, column: str, ids: Sequence[str], id_column: str = "id
     """
     import pandas as pd
 
+    from kg.formats.csv_io import check_utf8
+
+    check_utf8(path)  # a split is a value: a byte that is not UTF-8 is named (file, line, offset), not a traceback
     name = str(path).lower().removesuffix(".gz").removesuffix(".bz2")
     frame = pd.read_csv(path, sep="\t" if name.endswith((".tsv", ".tab")) else ",", dtype=str, keep_default_na=False)
     if column not in frame or id_column not in frame:

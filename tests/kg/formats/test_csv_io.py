@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import re
 
 import pytest
@@ -19,7 +21,7 @@ _LINES = st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_
 
 @settings(max_examples=60, deadline=None)
 @given(lines=_LINES, where=st.data(), bad=st.sampled_from([b"\xe9", b"\xff", b"\xc3", b"\xed\xa0\x80"]),
-       zipped=st.booleans())
+       zipped=st.sampled_from([None, "gz", "bz2", "xz"]))
 def test_the_first_byte_that_is_not_utf8_is_named_by_line_column_and_offset(tmp_path_factory, lines, where, bad,
                                                                             zipped):
     data = "".join(f"{ln}\n" for ln in lines).encode("utf-8")
@@ -29,8 +31,8 @@ def test_the_first_byte_that_is_not_utf8_is_named_by_line_column_and_offset(tmp_
     col_chars = where.draw(st.integers(0, len(lines[line])))
     at = starts[line] + len(lines[line][:col_chars].encode("utf-8"))
     raw = data[:at] + bad + data[at:]
-    p = tmp_path_factory.mktemp("utf8") / ("t.tsv.gz" if zipped else "t.tsv")
-    p.write_bytes(gzip.compress(raw) if zipped else raw)
+    p = tmp_path_factory.mktemp("utf8") / ("t.tsv" + (f".{zipped}" if zipped else ""))
+    p.write_bytes({"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[zipped](raw) if zipped else raw)
     with pytest.raises(InputFormatError) as caught:
         check_utf8(p)
     column = at - starts[line] + 1
@@ -41,10 +43,11 @@ def test_the_first_byte_that_is_not_utf8_is_named_by_line_column_and_offset(tmp_
 
 
 @settings(max_examples=30, deadline=None)
-@given(lines=_LINES)
-def test_utf8_text_passes(tmp_path_factory, lines):
+@given(lines=_LINES, zipped=st.sampled_from([None, gzip.compress, bz2.compress, lzma.compress]))
+def test_utf8_text_passes(tmp_path_factory, lines, zipped):
     p = tmp_path_factory.mktemp("utf8") / "t.tsv"
-    p.write_text("".join(f"{ln}\n" for ln in lines), encoding="utf-8")
+    raw = "".join(f"{ln}\n" for ln in lines).encode("utf-8")
+    p.write_bytes(zipped(raw) if zipped else raw)
     check_utf8(p)
 
 

@@ -287,12 +287,14 @@ def test_run_refuses_unlabelled_or_undecodable_input_before_storing_or_starting_
     and started a flow first; a latin-1 labels file gave rc 0 and a third class)."""
     code = ("import sys; sys.modules['prefect'] = None; from flows.cli import main; "
             f"sys.exit(main({['run', *argv, '--out', str(tmp_path / 'out')]!r}))")
-    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home"), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {**os.environ, "KGFS_HOME": str(tmp_path / "home"), "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+           "KGFS_SERVER_DIR": str(tmp_path / "srv")}  # a server booting meanwhile is this test's, stopped again
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env,
                           stdin=subprocess.DEVNULL, cwd=inputs)
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and said in proc.stderr, proc.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / "home" / "store").exists()
+    assert not (tmp_path / "srv" / "server.json").exists()  # no server left running
 
 
 def test_build_of_a_table_without_a_class_says_it_is_unlabelled(inputs, tmp_path, monkeypatch, capsys):

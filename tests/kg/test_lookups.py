@@ -237,13 +237,15 @@ def test_answers_round_trip_with_their_digests(tmp_path_factory, answers):
 
 
 def _writer(args):
-    """Write rows ``[first, first + n)`` in transactions of 25, each row's value naming its key; some keys overlap
-    with the other writers'."""
+    """Write rows ``[first, first + n)`` in transactions of 10 (each a connection of its own, as SharedLookups
+    writes), each row's value naming its key, reading some back between writes; some keys overlap with the other
+    writers'."""
     folder, first, n, start = args
     time.sleep(max(0.0, start - time.time()))  # every process at once
     memo = _DiskMemo(Path(folder), "one source")
-    for i in range(first, first + n, 25):
-        memo.put("types", {f"k{j}": [f"v{j}"] for j in range(i, min(i + 25, first + n))})
+    for i in range(first, first + n, 10):
+        memo.put("types", {f"k{j}": [f"v{j}"] for j in range(i, min(i + 10, first + n))})
+        assert memo.get("types", [f"k{i}"]) == {f"k{i}": {f"v{i}"}}
     return memo.get("types", [f"k{first}"])
 
 
@@ -251,12 +253,12 @@ def test_four_processes_writing_one_cache_at_once(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     start = time.time() + 1.5
     with ctx.Pool(4) as pool:
-        got = pool.map(_writer, [(str(tmp_path), w * 300, 400, start) for w in range(4)])  # 100 keys shared
-    assert got == [{f"k{w * 300}": {f"v{w * 300}"}} for w in range(4)]
+        got = pool.map(_writer, [(str(tmp_path), w * 800, 1000, start) for w in range(4)])  # 200 keys shared
+    assert got == [{f"k{w * 800}": {f"v{w * 800}"}} for w in range(4)]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no damage
         memo = _DiskMemo(tmp_path, "one source")
-    keys = [f"k{j}" for j in range(1300)]
+    keys = [f"k{j}" for j in range(3400)]
     assert memo.get("types", keys) == {k: {"v" + k[1:]} for k in keys}
 
 

@@ -53,6 +53,7 @@ the library can cache a route's steps (:func:`kg.routes.build_table`) without th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -182,6 +183,7 @@ class Store:
             return rec
         key = stage_key(stage, inputs)
         d, rec_path = self.folder(stage, key), self.folder(stage, key) / "record.json"
+        created = not d.exists()
         d.mkdir(parents=True, exist_ok=True)
         if rec_path.exists():
             rec_path.unlink()
@@ -191,7 +193,13 @@ class Store:
         for f in d.rglob("*"):  # files of an earlier result linked to blobs: a writer must not change a blob in place
             if f.is_file() and not f.is_symlink() and f.stat().st_nlink > 1:
                 f.unlink()
-        files, summary = compute(d)
+        try:
+            files, summary = compute(d)
+        except BaseException:
+            if created:  # a stage that failed before writing anything leaves no empty folder behind
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+            raise
         sha = {role: sha256_file(d / rel) for role, rel in files.items()}
         for role, rel in files.items():
             self._share(d / rel, sha[role])

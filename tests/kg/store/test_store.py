@@ -15,7 +15,7 @@ import pytest
 
 from kg.datasets import load_dataset
 from kg.store import records as records_mod
-from kg.store.records import Record, record_valid
+from kg.store.records import Record, record_valid, stage_key
 from kg.store.store import Store
 from kg.table import FeatureTable
 
@@ -202,3 +202,25 @@ def test_clear_and_verify_remove_blobs_nothing_uses(tmp_path):
     assert not [p for p in (tmp_path / "store" / "blobs").rglob("*") if p.is_file()] and store.records() == []
     again = store.run("s", {"k": 1}, _write("f.txt", "one"))
     assert not again.reused and again.path("f").read_text() == "one" and store.verify() == []
+
+
+def test_a_stage_that_fails_before_writing_leaves_no_empty_folder(tmp_path):
+    store = Store(tmp_path)
+
+    def fails(d):
+        raise ValueError("bad input")
+
+    with pytest.raises(ValueError, match="bad input"):
+        store.run("table", {"x": 1}, fails)
+    assert not store.folder("table", stage_key("table", {"x": 1})).exists()
+
+    def writes_then_fails(d):
+        (d / "part.npy").write_bytes(b"piece")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        store.run("table", {"x": 2}, writes_then_fails)
+    # the pieces of an interrupted attempt stay for the next one (they are never reused as a result)
+    d = store.folder("table", stage_key("table", {"x": 2}))
+    assert (d / "part.npy").is_file() and not (d / "record.json").exists()
+    assert store.lookup("table", {"x": 2}) is None

@@ -51,6 +51,7 @@ from kg.ontology.obo import (
     read_obo,
 )
 from kg.plugins import Plugins
+from kg.xmlguard import check_xml
 
 __all__ = ["AUTO", "ONTOLOGY_READERS", "OntologyFormat", "check_ontology_options", "ontology_format", "read_ontology",
            "read_owl", "read_term_tables", "restrict_to_roots"]
@@ -230,6 +231,8 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
         text = fh.read()
     first = next((ln for ln in text.splitlines() if ln.strip()), "").strip()
     fmt = ox.RdfFormat.RDF_XML if first.startswith("<") else ox.RdfFormat.TURTLE
+    if fmt == ox.RdfFormat.RDF_XML:
+        check_xml(path)  # entities and nesting bounded before pyoxigraph expands them (kg.xmlguard)
     classes: list[str] = []
     is_class: set[str] = set()
     labels: dict[str, str] = {}

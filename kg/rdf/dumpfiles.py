@@ -39,6 +39,7 @@ import numpy as np
 import pyoxigraph as ox
 
 from kg.errors import InputFormatError, KgfsError
+from kg.xmlguard import check_xml
 
 __all__ = ["DumpReader", "dump_files", "dump_format", "iter_triples"]
 
@@ -335,6 +336,8 @@ class DumpReader:
         comp = _split_name(path)[1]
         # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
         base = path.resolve().as_uri() if fmt == ox.RdfFormat.RDF_XML else None
+        if fmt == ox.RdfFormat.RDF_XML:
+            check_xml(path)  # entities and nesting bounded before pyoxigraph expands them (kg.xmlguard)
         start = 0  # lines already consumed (skipped past a bad line)
         while True:
             try:

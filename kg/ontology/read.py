@@ -129,6 +129,12 @@ class OwlFormat(OntologyFormat):
     def read(cls, path, *, relations, namespaces, terms=None, obsolete=None) -> GeneOntology:
         return read_owl(path, relations=relations, namespaces=namespaces)
 
+    @classmethod
+    def check(cls, path, *, relations, namespaces) -> None:
+        """Refuse hostile RDF/XML (entities, nesting: :func:`kg.xmlguard.check_xml`) before any work is stored."""
+        if _first_line(Path(path)).startswith("<"):
+            check_xml(path)
+
 
 class TablesFormat(OntologyFormat):
     """GO.db-style tables: ``child``/``parent`` rows, with optional term tables (:func:`read_term_tables`)."""
@@ -152,6 +158,13 @@ ONTOLOGY_READERS = Plugins("kgfs.ontology_formats", "ontology format", {
     "tables": "kg.ontology.read:TablesFormat"})
 
 
+def _first_line(path: Path) -> str:
+    """The first non-empty line of a (plain or gzip) file, stripped (within its first 4 KiB)."""
+    with _open_text(path) as fh:
+        head = fh.read(4096)
+    return next((ln for ln in head.splitlines() if ln.strip()), "").strip()
+
+
 def ontology_format(path: str | os.PathLike) -> str:
     """The name of the format that claims a (plain or gzip) file by its first non-empty line (:data:`ONTOLOGY_READERS`,
     highest priority first; OBO when no other does).
@@ -164,9 +177,7 @@ def ontology_format(path: str | os.PathLike) -> str:
     >>> ontology_format(p)
     'owl'
     """
-    with _open_text(Path(path)) as fh:
-        head = fh.read(4096)
-    first = next((ln for ln in head.splitlines() if ln.strip()), "").strip()
+    first = _first_line(Path(path))
     formats = sorted(ONTOLOGY_READERS.items(), key=lambda nf: -nf[1].priority)
     return next(name for name, fmt in formats if fmt.claims(first))
 

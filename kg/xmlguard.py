@@ -13,7 +13,8 @@ never finish). :func:`check_xml` reads the file once with the standard library's
   (``<!ENTITY owl "http://www.w3.org/2002/07/owl#">``), pass;
 - an expansion amplification (text and attribute bytes delivered / bytes of the document parsed) above
   :data:`MAX_AMPLIFICATION` once more than :data:`AMPLIFICATION_FLOOR` bytes were delivered (env
-  ``KGFS_XML_MAX_AMPLIFICATION``): one plain entity referenced many times (the quadratic blow-up). expat
+  ``KGFS_XML_MAX_AMPLIFICATION``): one plain entity referenced many times (the quadratic blow-up). Counted only
+  in a file that declares an entity (without one nothing expands: character references shrink). expat
   (2.4 and later) has its own bound, 100x past 8 MiB, which the variable cannot raise;
 - elements nested deeper than :data:`MAX_DEPTH` (env ``KGFS_XML_MAX_DEPTH``);
 - XML that is not well-formed (the parser would refuse it too; the scan says where).
@@ -143,16 +144,46 @@ def check_xml(path: str | os.PathLike, *, max_depth: int | None = None,
     parser.buffer_text = True
     parser.buffer_size = 1 << 16
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    state = {"depth": 0, "out": 0}
+    parser.ordered_attributes = True  # [name, value, ...]: cheaper than a dict per element
+    depth = out = 0
     out_check = AMPLIFICATION_FLOOR
 
     def amplified() -> None:
         nonlocal out_check
-        out_check = state["out"] + (1 << 20)  # checked again after each further MiB delivered
+        out_check = out + (1 << 20)  # checked again after each further MiB delivered
         read = max(parser.CurrentByteIndex, 1)  # bytes of the document parsed so far (decompressed)
-        if state["out"] > amp_max * read:
-            raise _Refused(f"XML entity expansion above {amp_max:g}x the bytes read past 8 MiB ({state['out']:,} "
+        if out > amp_max * read:
+            raise _Refused(f"XML entity expansion above {amp_max:g}x the bytes read past 8 MiB ({out:,} "
                            f"bytes from {read:,}; the limit; set {_AMP_ENV} to raise it)")
+
+    def too_deep():
+        raise _Refused(f"elements nested deeper than {depth_max} levels (the limit; set {_DEPTH_ENV} to raise it)")
+
+    def start(name, attrs):  # no entity declared: nothing can expand, only the depth is counted
+        nonlocal depth
+        depth += 1
+        if depth > depth_max:
+            too_deep()
+
+    def counting_start(name, attrs):  # entities declared: attribute values (expanded) count as output
+        nonlocal depth, out
+        depth += 1
+        if depth > depth_max:
+            too_deep()
+        if attrs:
+            out += sum(map(len, attrs[1::2]))
+            if out > out_check:
+                amplified()
+
+    def end(name):
+        nonlocal depth
+        depth -= 1
+
+    def text(data):
+        nonlocal out
+        out += len(data)
+        if out > out_check:
+            amplified()
 
     def entity(name, is_parameter, value, base, system_id, public_id, notation):
         if is_parameter:
@@ -165,23 +196,8 @@ def check_xml(path: str | os.PathLike, *, max_depth: int | None = None,
         if "&" in value or "<" in value:
             raise _Refused(f"refusing XML entity '{name}': its value holds '&' or '<' (entities built of entities "
                            f"or markup, as in 'billion laughs', are not expanded)")
-
-    def start(name, attrs):
-        state["depth"] += 1
-        if state["depth"] > depth_max:
-            raise _Refused(f"elements nested deeper than {depth_max} levels (the limit; set {_DEPTH_ENV} to raise it)")
-        if attrs:
-            state["out"] += sum(len(v) for v in attrs.values())
-            if state["out"] > out_check:
-                amplified()
-
-    def end(name):
-        state["depth"] -= 1
-
-    def text(data):
-        state["out"] += len(data)
-        if state["out"] > out_check:
-            amplified()
+        # a plain internal entity: from here (the DTD comes before any element) the output is counted
+        parser.StartElementHandler, parser.CharacterDataHandler = counting_start, text
 
     def external(context, base, system_id, public_id):
         raise _Refused(f"refusing external XML entity reference ({system_id or public_id!r})")
@@ -189,7 +205,6 @@ def check_xml(path: str | os.PathLike, *, max_depth: int | None = None,
     parser.EntityDeclHandler = entity
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = text
     parser.ExternalEntityRefHandler = external
     try:
         with _open(path) as fh:

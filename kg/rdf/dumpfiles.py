@@ -64,6 +64,7 @@ _FORMATS = {
     ".xml": ox.RdfFormat.RDF_XML,
 }
 _LINE_BASED = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS)
+_BNODE = ox.BlankNode
 _BLOCK = 8 << 20  # bytes of decompressed lines filtered and parsed at a time (with a line filter)
 _LONG_TAG = re.compile(r"language tag|subtag", re.IGNORECASE)  # pyoxigraph's messages for a tag it refuses
 _said_long_tags = False  # the warning about long language tags is logged once per process
@@ -384,8 +385,8 @@ class DumpReader:
                             elif fmt in _LINE_BASED:
                                 yield from quads
                             else:
-                                for q in quads:
-                                    if isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode):
+                                for q in quads:  # the blank nodes given, to keep them on a lenient re-read
+                                    if type(q.subject) is _BNODE or type(q.object) is _BNODE:
                                         blanks.append((given, q))
                                     given += 1
                                     yield q

@@ -42,6 +42,7 @@ import numpy as np
 
 from kg.errors import CycleError, InputFormatError, param
 from kg.hierarchy import FeatureHierarchy
+from kg.iri import check_iri
 from kg.ontology.obo import (
     GeneOntology,
     _check_requested,
@@ -51,6 +52,7 @@ from kg.ontology.obo import (
     read_obo,
 )
 from kg.plugins import Plugins
+from kg.xmlguard import check_xml
 
 __all__ = ["AUTO", "ONTOLOGY_READERS", "OntologyFormat", "check_ontology_options", "ontology_format", "read_ontology",
            "read_owl", "read_term_tables", "restrict_to_roots"]
@@ -128,6 +130,12 @@ class OwlFormat(OntologyFormat):
     def read(cls, path, *, relations, namespaces, terms=None, obsolete=None) -> GeneOntology:
         return read_owl(path, relations=relations, namespaces=namespaces)
 
+    @classmethod
+    def check(cls, path, *, relations, namespaces) -> None:
+        """Refuse hostile RDF/XML (entities, nesting: :func:`kg.xmlguard.check_xml`) before any work is stored."""
+        if _first_line(Path(path)).startswith("<"):
+            check_xml(path)
+
 
 class TablesFormat(OntologyFormat):
     """GO.db-style tables: ``child``/``parent`` rows, with optional term tables (:func:`read_term_tables`)."""
@@ -151,6 +159,13 @@ ONTOLOGY_READERS = Plugins("kgfs.ontology_formats", "ontology format", {
     "tables": "kg.ontology.read:TablesFormat"})
 
 
+def _first_line(path: Path) -> str:
+    """The first non-empty line of a (plain or gzip) file, stripped (within its first 4 KiB)."""
+    with _open_text(path) as fh:
+        head = fh.read(4096)
+    return next((ln for ln in head.splitlines() if ln.strip()), "").strip()
+
+
 def ontology_format(path: str | os.PathLike) -> str:
     """The name of the format that claims a (plain or gzip) file by its first non-empty line (:data:`ONTOLOGY_READERS`,
     highest priority first; OBO when no other does).
@@ -163,9 +178,7 @@ def ontology_format(path: str | os.PathLike) -> str:
     >>> ontology_format(p)
     'owl'
     """
-    with _open_text(Path(path)) as fh:
-        head = fh.read(4096)
-    first = next((ln for ln in head.splitlines() if ln.strip()), "").strip()
+    first = _first_line(Path(path))
     formats = sorted(ONTOLOGY_READERS.items(), key=lambda nf: -nf[1].priority)
     return next(name for name, fmt in formats if fmt.claims(first))
 
@@ -177,6 +190,13 @@ def _curie(iri: str, ids: dict[str, str]) -> str:
         return known
     m = _OBO_IRI.match(iri)
     return f"{m.group(1)}:{m.group(2)}" if m else iri
+
+
+class _LongLanguageTags(Exception):
+    """The strict parser refused a language tag with a subtag over 8 characters (``@zh-classical``)."""
+
+
+_LONG_TAG = re.compile(r"language tag|subtag", re.IGNORECASE)
 
 
 def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a",),
@@ -220,7 +240,19 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
     >>> onto = read_owl(p)
     >>> onto.hierarchy.edge_list(), onto.names["X:1"]
     ([('X:2', 'X:1')], 'root')
+
+    A language tag with a subtag over 8 characters (``@zh-classical``, which pyoxigraph's strict parser refuses)
+    makes the file read again leniently, every IRI checked by :func:`kg.iri.check_iri`, with a warning.
     """
+    try:
+        return _read_owl(path, relations=relations, namespaces=namespaces, lenient=False)
+    except _LongLanguageTags:
+        log.warning("%s: language tags with a subtag over 8 characters (e.g. @zh-classical) accepted: read "
+                    "leniently, its IRIs checked by kgfs", path)
+        return _read_owl(path, relations=relations, namespaces=namespaces, lenient=True)
+
+
+def _read_owl(path, *, relations, namespaces, lenient: bool) -> GeneOntology:
     import pyoxigraph as ox
 
     path = Path(path)
@@ -230,6 +262,8 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
         text = fh.read()
     first = next((ln for ln in text.splitlines() if ln.strip()), "").strip()
     fmt = ox.RdfFormat.RDF_XML if first.startswith("<") else ox.RdfFormat.TURTLE
+    if fmt == ox.RdfFormat.RDF_XML:
+        check_xml(path)  # entities and nesting bounded before pyoxigraph expands them (kg.xmlguard)
     classes: list[str] = []
     is_class: set[str] = set()
     labels: dict[str, str] = {}
@@ -245,8 +279,10 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
     properties: dict[str, dict[str, str]] = {}
     version = ""
     try:
-        for t in ox.parse(text, format=fmt, base_iri=path.absolute().as_uri()):
+        for t in ox.parse(text, format=fmt, base_iri=path.absolute().as_uri(), lenient=lenient):
             s, p, o = t.subject, t.predicate.value, t.object
+            if lenient:
+                _check_iris(path, t)
             if isinstance(s, ox.BlankNode):
                 if p in (_ON_PROPERTY, _SOME) and isinstance(o, ox.NamedNode):
                     restr.setdefault(s, {})[p] = o.value
@@ -284,6 +320,8 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
             elif p in (_VERSION_IRI, _VERSION_INFO) and not version:
                 version = o.value
     except SyntaxError as exc:
+        if not lenient and _LONG_TAG.search(str(exc)):
+            raise _LongLanguageTags from None
         raise InputFormatError(f"not readable as OWL/RDF ({exc})", path) from None
     if not classes:
         raise InputFormatError("no owl:Class found (is this an OWL ontology?)", path)
@@ -325,6 +363,21 @@ def read_owl(path: str | os.PathLike, *, relations: str | Sequence[str] = ("is_a
     rels = tuple(aliases.get(r, r) for r in rels)
     return _assemble(path, _Terms([tid[c] for c in classes], names, term_ns, obsolete, alt_ids, raw_edges, rel_counts),
                      rels=rels, namespaces=ns_keep, version=version, fmt="owl")
+
+
+def _check_iris(path: Path, quad) -> None:
+    """kgfs's IRI check of what a lenient parse returned (it validates none)."""
+    import pyoxigraph as ox
+
+    for term in (quad.subject, quad.predicate, quad.object):
+        if isinstance(term, ox.Literal):
+            term = term.datatype
+        if isinstance(term, ox.NamedNode):
+            try:
+                check_iri(term.value)
+            except InputFormatError:
+                raise InputFormatError(f"invalid IRI {term.value!r} (the file was read leniently for its long "
+                                       f"language tags; kgfs's IRI check refuses it)", path) from None
 
 
 def _replacement(value: str, ids: dict[str, str]) -> str:

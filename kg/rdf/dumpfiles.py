@@ -1,7 +1,8 @@
 """Reading RDF dump files: which files, in which format, decompressed and streamed by pyoxigraph's parser.
 
-Accepted files: N-Triples (``.nt``), Turtle (``.ttl``), N-Quads (``.nq``) and RDF/XML
-(``.owl``, ``.rdf``, ``.xml``, e.g. the DBpedia ontology), each plain, ``.gz`` or ``.bz2``.
+Accepted files: N-Triples (``.nt``), Turtle (``.ttl``; ``.n3``, as Wikidata's ``Special:EntityData`` exports
+its Turtle), N-Quads (``.nq``) and RDF/XML (``.owl``, ``.rdf``, ``.xml``, e.g. the DBpedia ontology), each plain,
+``.gz`` or ``.bz2``. RDF/XML is first scanned by :func:`kg.xmlguard.check_xml` (entities and nesting bounded).
 A directory stands for every such file in it (sorted): :func:`dump_files`. :class:`DumpReader`
 streams the triples of one file (never loaded into a store); :class:`kg.rdf.sources.dump.DumpSource`,
 the dump index's ingest and the lexicon read dumps through it.
@@ -10,6 +11,12 @@ A malformed line raises :class:`~kg.errors.InputFormatError` naming the file and
 ``skip_bad_lines=True`` the reader logs it, records it in the caller's ``bad_lines`` list and goes on
 after that line (line-based formats, N-Triples/N-Quads, only: in Turtle or RDF/XML a bad
 statement leaves the parser in an unknown state, so it is always an error there).
+
+Language tags with a subtag over 8 characters (``"..."@zh-classical``, which Wikidata writes) are refused by
+pyoxigraph's strict parser; on that error the file is read again leniently from where it stopped
+(line-based formats: that line; Turtle / RDF/XML: from the start, the statements already given skipped and
+their blank nodes kept), kgfs's own IRI check (:func:`kg.iri.check_iri`) applied to every IRI the lenient parser
+returns, and a warning says so once (:attr:`DumpReader.long_language_tags`).
 
 Examples
 --------
@@ -39,6 +46,8 @@ import numpy as np
 import pyoxigraph as ox
 
 from kg.errors import InputFormatError, KgfsError
+from kg.iri import check_iri
+from kg.xmlguard import check_xml
 
 __all__ = ["DumpReader", "dump_files", "dump_format", "iter_triples"]
 
@@ -49,12 +58,28 @@ _FORMATS = {
     ".ntriples": ox.RdfFormat.N_TRIPLES,
     ".nq": ox.RdfFormat.N_QUADS,
     ".ttl": ox.RdfFormat.TURTLE,
+    ".n3": ox.RdfFormat.TURTLE,  # Wikidata's Special:EntityData/Q42.n3 is Turtle
     ".owl": ox.RdfFormat.RDF_XML,
     ".rdf": ox.RdfFormat.RDF_XML,
     ".xml": ox.RdfFormat.RDF_XML,
 }
 _LINE_BASED = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS)
+_BNODE = ox.BlankNode
 _BLOCK = 8 << 20  # bytes of decompressed lines filtered and parsed at a time (with a line filter)
+_LONG_TAG = re.compile(r"language tag|subtag", re.IGNORECASE)  # pyoxigraph's messages for a tag it refuses
+_said_long_tags = False  # the warning about long language tags is logged once per process
+
+
+def _long_tag_error(exc: SyntaxError) -> bool:
+    return bool(_LONG_TAG.search(str(exc.msg if hasattr(exc, "msg") else exc)))
+
+
+def _say_long_tags(path: Path) -> None:
+    global _said_long_tags
+    level = logging.DEBUG if _said_long_tags else logging.WARNING
+    _said_long_tags = True
+    log.log(level, "%s: language tags with a subtag over 8 characters (e.g. @zh-classical, as Wikidata writes) "
+            "accepted: read leniently, its IRIs checked by kgfs (said once)", path)
 
 
 def _split_name(path: Path) -> tuple[str, str | None]:
@@ -73,7 +98,7 @@ def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[P
     Parameters
     ----------
     paths : path or iterable of paths
-        Dump files (``.nt``, ``.ttl``, ``.nq``, ``.owl``, ``.rdf``, ``.xml``, optionally
+        Dump files (``.nt``, ``.ttl``, ``.n3``, ``.nq``, ``.owl``, ``.rdf``, ``.xml``, optionally
         ``.gz``/``.bz2``) and directories of them.
 
     Returns
@@ -97,12 +122,13 @@ def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[P
         if p.is_dir():
             found = sorted(f for f in p.iterdir() if f.is_file() and _split_name(f)[0] in _FORMATS)
             if not found:
-                raise KgfsError(f"{p}: no dump files (.nt/.ttl/.nq/.owl/.rdf, optionally .gz/.bz2) in this directory")
+                raise KgfsError(f"{p}: no dump files (.nt/.ttl/.n3/.nq/.owl/.rdf, optionally .gz/.bz2) in this "
+                                "directory")
             out.extend(found)
         elif p.is_file():
             if _split_name(p)[0] not in _FORMATS:
                 raise InputFormatError(
-                    "unknown dump format (expected .nt, .ttl, .nq, .owl, .rdf or .xml, optionally .gz/.bz2)", p
+                    "unknown dump format (expected .nt, .ttl, .n3, .nq, .owl, .rdf or .xml, optionally .gz/.bz2)", p
                 )
             out.append(p)
         else:
@@ -290,6 +316,9 @@ class DumpReader:
         The sha256 of the file's bytes, once it was read to the end (the one read that parses it).
     lines : int
         The lines read so far (with a ``line_filter``; ``0`` otherwise).
+    long_language_tags : bool
+        Whether the file had a language tag pyoxigraph's strict parser refuses (a subtag over 8 characters)
+        and was read leniently from there, its IRIs checked by :func:`kg.iri.check_iri`.
 
     Examples
     --------
@@ -311,6 +340,7 @@ class DumpReader:
         self.size = self.path.stat().st_size
         self.sha256: str | None = None
         self.lines = 0
+        self.long_language_tags = False
         self._raw: _HashingFile | None = None
 
     @property
@@ -335,7 +365,10 @@ class DumpReader:
         comp = _split_name(path)[1]
         # relative IRIs (RDF/XML without xml:base) resolve against the file, as the RDF specs say
         base = path.resolve().as_uri() if fmt == ox.RdfFormat.RDF_XML else None
+        if fmt == ox.RdfFormat.RDF_XML:
+            check_xml(path)  # entities and nesting bounded before pyoxigraph expands them (kg.xmlguard)
         start = 0  # lines already consumed (skipped past a bad line)
+        given, blanks = 0, []  # quads given by a strict pass of a statement-based format; those with blank nodes
         while True:
             try:
                 with open(path, "rb") as raw:
@@ -345,7 +378,18 @@ class DumpReader:
                         for _ in range(start):
                             fh.readline()
                         try:
-                            yield from ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient)
+                            relaxed = self.long_language_tags
+                            quads = ox.parse(input=fh, format=fmt, base_iri=base, lenient=self.lenient or relaxed)
+                            if relaxed:
+                                yield from self._checked(quads, given, blanks)
+                            elif fmt in _LINE_BASED:
+                                yield from quads
+                            else:
+                                for q in quads:  # the blank nodes given, to keep them on a lenient re-read
+                                    if type(q.subject) is _BNODE or type(q.object) is _BNODE:
+                                        blanks.append((given, q))
+                                    given += 1
+                                    yield q
                         except SyntaxError:
                             if isinstance(fh, _Piped):  # a corrupt file gives garbage or a cut line: say so
                                 fh.check(drain=0 if self.skip_bad_lines else 2 << 20)
@@ -357,11 +401,52 @@ class DumpReader:
                 self.sha256 = self._raw.hash.hexdigest()
                 return
             except SyntaxError as exc:
+                if not (self.lenient or self.long_language_tags) and _long_tag_error(exc):
+                    self.long_language_tags = True
+                    _say_long_tags(path)
+                    if fmt in _LINE_BASED:
+                        start += (exc.lineno or 1) - 1  # that line again, leniently
+                    continue
                 start = self._bad_line(exc, start)
             except (OSError, EOFError) as exc:
                 if isinstance(exc, FileNotFoundError):
                     raise
                 raise InputFormatError(f"cannot read dump ({exc})", path) from None
+
+    def _checked(self, quads, skip: int = 0, blanks=()) -> Iterator[ox.Quad]:
+        """Quads of a lenient parse with kgfs's IRI check; the first ``skip`` (given by the strict pass) left out,
+        their blank nodes renamed to the strict pass's (``blanks``: its ``(index, quad)`` with blank nodes; a
+        parser names an anonymous blank node anew on each read)."""
+        by_index, rename = dict(blanks), {}
+        ok: set[str] = set()
+
+        def iri(term):
+            if isinstance(term, ox.Literal):
+                term = term.datatype
+            if isinstance(term, ox.NamedNode) and term.value not in ok:
+                try:
+                    check_iri(term.value)
+                except InputFormatError:
+                    raise InputFormatError(f"invalid IRI {term.value!r} (the file was read leniently for its long "
+                                           f"language tags; kgfs's IRI check refuses it)", self.path) from None
+                if len(ok) < 100_000:
+                    ok.add(term.value)
+
+        def same(term):
+            return rename.get(term, term) if isinstance(term, ox.BlankNode) else term
+
+        for i, q in enumerate(quads):
+            if i < skip:
+                strict = by_index.get(i)
+                if strict is not None:
+                    for a, b in ((q.subject, strict.subject), (q.object, strict.object)):
+                        if isinstance(a, ox.BlankNode):
+                            rename[a] = b
+                continue
+            iri(q.subject), iri(q.predicate), iri(q.object), iri(q.graph_name)
+            if rename and (isinstance(q.subject, ox.BlankNode) or isinstance(q.object, ox.BlankNode)):
+                q = ox.Quad(same(q.subject), q.predicate, same(q.object), q.graph_name)
+            yield q
 
     def _filtered(self) -> Iterator[ox.Quad]:
         """The triples of the lines the filter keeps, parsed a block of lines at a time."""
@@ -408,12 +493,20 @@ class DumpReader:
         while True:
             body = kept if not start else kept[int(lines[start - 1]) + 1:]
             try:
-                yield from ox.parse(input=body, format=fmt, lenient=lenient)
+                if self.long_language_tags:
+                    yield from self._checked(ox.parse(input=body, format=fmt, lenient=True))
+                else:
+                    yield from ox.parse(input=body, format=fmt, lenient=lenient)
                 return
             except SyntaxError as exc:
                 if lines is None:
                     lines = np.flatnonzero(np.frombuffer(kept, np.uint8) == 10)  # the newline ending each kept line
                 k = min(start + (exc.lineno or 1) - 1, len(offsets) - 1)
+                if not (lenient or self.long_language_tags) and _long_tag_error(exc):
+                    self.long_language_tags = True  # that line again, leniently (and the rest of the file)
+                    _say_long_tags(self.path)
+                    start = k
+                    continue
                 self._bad_line_at(exc, done + block.count(b"\n", 0, int(offsets[k])) + 1)
                 start = k + 1
                 if start >= len(offsets):

@@ -138,7 +138,8 @@ def test_owl_relation_by_curie_and_unknown_relation(owl):
 def test_owl_that_is_not_rdf_names_the_file(tmp_path):
     p = tmp_path / "bad.owl"
     p.write_text("<?xml version='1.0'?>\n<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>\n<oops")
-    with pytest.raises(InputFormatError, match=r"bad\.owl: not readable as OWL/RDF"):
+    # refused by the XML scan before the RDF parser (kg.xmlguard), naming the line
+    with pytest.raises(InputFormatError, match=r"bad\.owl:3: not well-formed XML \(unclosed token\)"):
         read_owl(p)
 
 
@@ -277,3 +278,30 @@ def test_a_new_ontology_format_is_one_class_and_one_registration(tmp_path):
         ONTOLOGY_READERS.unregister("arrows")
     with pytest.raises(KgfsError, match="unknown ontology format 'arrows'"):
         read_ontology(p, format="arrows")
+
+
+@pytest.mark.parametrize("form", ["ttl", "owl"])
+def test_owl_with_long_language_tags_reads_leniently_its_iris_checked(form, tmp_path, caplog):
+    """``@zh-classical`` (a subtag over 8 characters, as Wikidata writes) is refused by pyoxigraph's strict parser
+    (issue 37 point 6); the ontology is read again leniently, with kgfs's IRI check, and a warning."""
+    obo = "http://purl.obolibrary.org/obo/"
+    if form == "ttl":
+        text = (f"@prefix owl: <http://www.w3.org/2002/07/owl#> .\n@prefix rdfs: <http://www.w3.org/2000/01/"
+                f"rdf-schema#> .\n<{obo}X_1> a owl:Class ; rdfs:label \"root\"@en, \"根\"@zh-classical .\n"
+                f"<{obo}X_2> a owl:Class ; rdfs:subClassOf <{obo}X_1> .\n")
+    else:
+        text = ('<?xml version="1.0"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+                'xmlns:rdfs="http://www.w3.org/2000/01/rdf-schema#" xmlns:owl="http://www.w3.org/2002/07/owl#">\n'
+                f'<owl:Class rdf:about="{obo}X_1"><rdfs:label xml:lang="en">root</rdfs:label>'
+                f'<rdfs:label xml:lang="zh-classical">根</rdfs:label></owl:Class>\n'
+                f'<owl:Class rdf:about="{obo}X_2"><rdfs:subClassOf rdf:resource="{obo}X_1"/></owl:Class>\n'
+                '</rdf:RDF>\n')
+    p = tmp_path / f"t.{form}"
+    p.write_text(text)
+    with caplog.at_level("WARNING", logger="kg.ontology.read"):
+        onto = read_owl(p)
+    assert onto.hierarchy.edge_list() == [("X:2", "X:1")] and onto.names["X:1"] == "root"
+    assert any("subtag over 8 characters" in r.getMessage() for r in caplog.records)
+    p.write_text(text.replace(f"{obo}X_2", f"{obo}X 2", 1))
+    with pytest.raises(InputFormatError, match=r"invalid IRI 'http://purl\.obolibrary\.org/obo/X 2'"):
+        read_owl(p)

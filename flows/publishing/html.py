@@ -3,12 +3,12 @@
 Made from the run's stage records when its output folder is published
 (:func:`flows.publishing.outcome.finish`), with no network and no other file (styles, script and
 images inline): the answer first (per dataset, the best method against the majority-class baseline:
-:mod:`flows.publishing.answer`); what was run and on what; warnings (a degenerate selection); the features the
-selector kept on the whole table; the cross-validation with the majority-class baseline beside the
-methods and the spread over the folds (:mod:`selection.evaluation.html`); what the statistical tests
-say; the plots; the selected hierarchy, explorable (:mod:`kg.formats.tree_html`); the stages and
-parameters. The sections come from the libraries; this module only reads the records' files and
-puts them in order.
+:mod:`flows.publishing.answer`); what was run and on what; warnings (a degenerate selection); then the
+results: the cross-validation with the majority-class baseline beside the methods and the spread over
+the folds (:mod:`selection.evaluation.html`), what the statistical tests say, the plots; then the
+features: those the selector kept on the whole table and the selected hierarchy, explorable
+(:mod:`kg.formats.tree_html`); the stages and parameters. The sections come from the libraries; this
+module only reads the records' files and puts them in order.
 """
 
 from __future__ import annotations
@@ -102,8 +102,6 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
     sections += [f"<p>{ts.get('n_instances')} instances × {ts.get('n_features')} features, {ts.get('n_edges')} "
                 f"hierarchy edges; classes {esc(ts.get('classes'))}. {esc(cache_outcome(runinfo).capitalize())}.</p>"]
     sections += [f'<div class="warning"><b>Degenerate selection:</b> {esc(w)}.</div>' for w in results["warnings"]]
-    if sel:
-        sections.append(_kept_section(results, sel.summary, params.get("selector", "")))
     proto = get_protocol(params.get("protocol") or "basic")
     if ev:
         note = ev.summary.get("note")
@@ -126,6 +124,8 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
                                                        alternative=proto.options.get("alternative", "two-sided")),
                                           names=names))
         sections.append(plots_section([ev.path(r) for r in sorted(ev.files) if r.startswith("plot:")]))
+    if sel:  # the answer, then the results, then the features
+        sections.append(_kept_section(results, sel.summary, params.get("selector", "")))
     if tab and sel and "selection" in sel.files:
         table = FeatureTable.load(tab.path("table")) if table is None else table
         sections.append(_hierarchy_section(table, pd.read_csv(sel.path("selection"))))

@@ -336,11 +336,11 @@ def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
         results = raw
     report = ReportSettings() if report is None else report
     report = replace(report, title=report.title or f"Evaluation report ({proto.name})",
-                     alternative=report.alternative or proto.options.get("alternative", "two-sided"))
+                     alternative=report.alternative or proto.options.get("alternative", "two-sided"),
+                     classes=report.classes or _n_classes(tables), averaging=_multiclass(plan))
     with_baseline = pd.concat([results, _baseline(tables, plan, results)], ignore_index=True)
     paths = write_outputs(with_baseline, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics, settings=report,
-                          default_control=proto.control, notes=_notes(plan, results, tables), sweep=sweep,
-                          n_classes=_n_classes(tables), averaging=_multiclass(plan))
+                          default_control=proto.control, notes=_notes(plan, results, tables), sweep=sweep)
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
         report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), baseline=paths.get("baseline"),

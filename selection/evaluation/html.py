@@ -42,6 +42,7 @@ from selection.evaluation.tables import (
     BOLD_RULE,
     METRIC_NAMES,
     STATS_INTRO,
+    ReportText,
     _order,
     best_cells,
     dataset_means,
@@ -461,8 +462,8 @@ def answer_section(sentences: Sequence[str]) -> str:
 
 
 def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequence[Mapping], *, title: str,
-                    notes: Sequence[str] = (), plots: Sequence = (), baseline: pd.DataFrame | None = None,
-                    metrics: Sequence[str] = (), answer: Sequence[str] = (), names: Mapping | None = None) -> str:
+                    plots: Sequence = (), baseline: pd.DataFrame | None = None, metrics: Sequence[str] = (),
+                    text: ReportText | None = None) -> str:
     """``report.html`` of an evaluation (``kgfs evaluate``): headline, results, statistics, plots.
 
     Parameters
@@ -472,19 +473,19 @@ def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequen
     blocks : sequence of dict
         :func:`selection.evaluation.significance.stats_blocks`.
     title : str
-    notes : sequence of str
     plots : sequence of path
     baseline : pandas.DataFrame, optional
     metrics : sequence of str
-    answer : sequence of str
-        The answer, one sentence per dataset: the page opens with it.
-    names : mapping, optional
-        Measure -> title (:func:`selection.evaluation.tables.metric_names`).
+    text : ReportText, optional
+        The answer (one sentence per dataset: the page opens with it), the notes and the measures' titles
+        (:func:`selection.evaluation.tables.metric_names`).
 
     Returns
     -------
     str
     """
+    text = ReportText() if text is None else text
+    answer, notes, names = text.answer, text.notes, text.names
     intro = "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else ""
     features = split_features(results)  # a split evaluation's final models (the rows' selected_features)
     sections = [answer_section(answer), intro, split_section(results, features if len(features) else None, baseline),

@@ -62,8 +62,8 @@ from selection.evaluation.significance import stats_blocks, stats_markdown
 from selection.evaluation.tables import (  # re-exported: the tables the reports are made of
     BASELINE_COLUMN,
     BOLD_RULE,
-    METRIC_NAMES,
     STATS_INTRO,
+    ReportText,
     _complete,
     _example_results,  # noqa: F401 - the examples of this module's docstrings
     _order,
@@ -72,6 +72,7 @@ from selection.evaluation.tables import (  # re-exported: the tables the reports
     dataset_sds,
     degenerate_cells,
     metric_names,
+    rename_headings,
     split_features,
     unbeaten_note,
 )
@@ -299,8 +300,7 @@ def _add_ranks(out: pd.DataFrame, results: pd.DataFrame, metric: str, several: b
 
 
 def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str, notes=(), plots=(),
-                    baseline: pd.DataFrame | None = None, plot_dir: str = "plots", answer=(),
-                    names: dict | None = None) -> str:
+                    baseline: pd.DataFrame | None = None, text: ReportText | None = None) -> str:
     """Tables laid out like the papers': datasets as rows, methods as columns, mean ± sd, best in bold, the baseline.
 
     Parameters
@@ -313,16 +313,12 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
     notes : sequence of str
         Bullet points under the title.
     plots : sequence of path
-        Images linked at the end, as ``<plot_dir>/<file name>``.
+        Images linked at the end, as ``plots/<file name>``.
     baseline : pandas.DataFrame, optional
         The majority-class baseline's rows per fold: a column of its own in every table.
-    plot_dir : str
-        The plots' folder relative to the report.
-    answer : sequence of str
-        The answer, one sentence per dataset, first under the title (``ReportSettings.answer``).
-    names : dict, optional
-        Measure -> title (default :data:`~selection.evaluation.tables.METRIC_NAMES`;
-        :func:`~selection.evaluation.tables.metric_names` names a multi-class task's averaging).
+    text : ReportText, optional
+        The answer (one sentence per dataset, first under the title), more notes (after ``notes``) and the
+        measures' titles (:func:`~selection.evaluation.tables.metric_names` names a multi-class task's averaging).
 
     Returns
     -------
@@ -337,11 +333,12 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
     >>> "| d1 | **0.700 ± 0.141** | **0.700 ± 0.000** |" in md
     True
     """
-    names = METRIC_NAMES if names is None else names
+    text = ReportText() if text is None else text
+    names = text.names
     out = [f"# {title}", ""]
-    for a in answer:
+    for a in text.answer:
         out += [f"**{a}**", ""]
-    out += [f"- {n}" for n in notes]
+    out += [f"- {n}" for n in (*notes, *text.notes)]
     with_base = baseline is not None and len(baseline)
     out.append("- Each cell: mean ± sd over the folds; "
                + (BOLD_RULE + f"; *{BASELINE_COLUMN}*: the majority-class baseline on the same folds (no feature used)"
@@ -392,7 +389,7 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
         out.append("## Plots")
         out.append("")
         for p in plots:
-            out.append(f"![{Path(p).stem}]({plot_dir}/{Path(p).name})")
+            out.append(f"![{Path(p).stem}](plots/{Path(p).name})")
             out.append("")
     return "\n".join(out)
 
@@ -446,6 +443,11 @@ class ReportSettings:
         paper, else ``two-sided``).
     plots : bool
         Write the PNG plots.
+    classes : mapping, optional
+        Dataset -> its number of classes: a multi-class task's measures name their averaging
+        (:func:`~selection.evaluation.tables.metric_names`; :func:`~selection.evaluation.grid.run_grid` sets it).
+    averaging : {"macro", "weighted"}
+        How GM, AUROC and AUCPR are averaged over more than two classes (the protocol's ``multiclass_average``).
     answer : callable, optional
         ``answer(verdicts) -> sentences``: the wording of the answer (one sentence per dataset,
         :class:`~selection.evaluation.verdict.Verdict` s in), which ``report.md`` and ``report.html`` open with
@@ -463,12 +465,13 @@ class ReportSettings:
     alpha: float = 0.05
     alternative: str | None = None
     plots: bool = True
+    classes: Mapping | None = None
+    averaging: str = "macro"
     answer: Callable[[Sequence[Verdict]], Sequence[str]] | None = None
 
 
 def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, settings: ReportSettings | None = None,
-                  default_control=None, notes=(), sweep: pd.DataFrame | None = None,
-                  n_classes: Mapping | None = None, averaging: str | None = "macro") -> dict:
+                  default_control=None, notes=(), sweep: pd.DataFrame | None = None) -> dict:
     """Write results.csv, baseline.csv, summary.csv (:func:`summarize`), stats.md, answer.json, report.md,
     report.html, plots/.
 
@@ -495,11 +498,6 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     notes : sequence of str
     sweep : pandas.DataFrame, optional
         Every threshold's results (``sweep.csv``).
-    n_classes : mapping, optional
-        Dataset -> its number of classes: a multi-class task's measures name their averaging
-        (:func:`~selection.evaluation.tables.metric_names`).
-    averaging : {"macro", "weighted"}, optional
-        How GM, AUROC and AUCPR are averaged over more than two classes.
 
     Returns
     -------
@@ -545,9 +543,11 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     atomic_write(paths["summary"], lambda p: summary.to_csv(p, index=False))
     blocks = stats_blocks(results, rank_metrics, control=settings.control, default_control=default_control,
                           alpha=alpha, alternative=alternative, baseline=baseline)
-    names = metric_names((n_classes or {}).values(), averaging)
+    n_classes, averaging = dict(settings.classes or {}), settings.averaging
+    names = metric_names(n_classes.values(), averaging)
     st = stats_markdown(results, rank_metrics, control=settings.control, default_control=default_control, alpha=alpha,
-                        title=f"{title}: statistical tests", alternative=alternative, baseline=baseline, names=names)
+                        title=f"{title}: statistical tests", alternative=alternative, baseline=baseline)
+    st = rename_headings(st, names)  # a multi-class task's averaging named
     measure = headline_measure(rank_metrics, metrics)
     found = verdicts(results, baseline, measure, alpha=alpha, control=settings.control,
                      default_control=default_control, n_classes=n_classes, averaging=averaging)
@@ -561,16 +561,16 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     pngs = write_plots(results, out / "plots", rank_metrics=rank_metrics, blocks=blocks, baseline=baseline,
                        alpha=alpha) if settings.plots and len(results) else []
     paths["plots"] = pngs
-    rep = report_markdown(results, metrics, rank_metrics, title=title, notes=notes, plots=pngs, baseline=baseline,
-                          answer=sentences, names=names)
+    text = ReportText(answer=tuple(sentences), notes=tuple(notes), names=names)
+    rep = report_markdown(results, metrics, rank_metrics, title=title, plots=pngs, baseline=baseline, text=text)
     split_lines = split_markdown(results)
     if split_lines:  # the test-split table first, after the notes
         head, sep, rest = rep.partition("\n## ")
         rep = head.rstrip("\n") + "\n\n" + "\n".join(split_lines) + "\n\n" + (sep.lstrip("\n") + rest if sep else "")
     paths["report"] = out / "report.md"
     atomic_write(paths["report"], lambda p: p.write_text(rep + "\n", encoding="utf-8"))
-    html = evaluation_html(full, summary, blocks, title=title, notes=notes, plots=pngs, baseline=baseline,
-                           metrics=metrics, answer=sentences, names=names)
+    html = evaluation_html(full, summary, blocks, title=title, plots=pngs, baseline=baseline, metrics=metrics,
+                           text=text)
     paths["html"] = out / "report.html"
     atomic_write(paths["html"], lambda p: p.write_text(html, encoding="utf-8"))
     return paths

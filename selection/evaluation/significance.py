@@ -193,7 +193,7 @@ def _p(v: float) -> str:
 
 def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default_control=None,
                    alpha: float = 0.05, title: str = "Statistical tests", alternative: str = "two-sided",
-                   baseline: pd.DataFrame | None = None, names: dict | None = None) -> str:
+                   baseline: pd.DataFrame | None = None) -> str:
     """``stats.md``: :func:`stats_blocks` as markdown (several datasets: the RPV paper's Table A.1 layout).
 
     Parameters
@@ -208,8 +208,6 @@ def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default
     alternative : {"two-sided", "one-sided"}
     baseline : pandas.DataFrame, optional
         The majority-class baseline's rows per fold.
-    names : dict, optional
-        Measure -> title (default :data:`~selection.evaluation.tables.METRIC_NAMES`).
 
     Returns
     -------
@@ -226,7 +224,7 @@ def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default
                           alternative=alternative, baseline=baseline)
     out = [f"# {title}", "", *STATS_INTRO, ""]
     for b in blocks:
-        out += [f"## {(names or METRIC_NAMES).get(b['metric'], b['metric'])} -- {b['classifier']}", ""]
+        out += [f"## {METRIC_NAMES.get(b['metric'], b['metric'])} -- {b['classifier']}", ""]
         if b["kind"] == "none":
             out += [b["message"], ""]
         elif b["kind"] == "paired":

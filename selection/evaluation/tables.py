@@ -7,12 +7,14 @@ Kept apart from :mod:`selection.evaluation.report` (which writes the files) and
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["BASELINE_COLUMN", "BOLD_RULE", "METRIC_NAMES", "STATS_INTRO", "best_cells", "dataset_means", "dataset_sds",
-           "degenerate_cells", "metric_names", "split_features", "unbeaten_note"]
+__all__ = ["BASELINE_COLUMN", "BOLD_RULE", "METRIC_NAMES", "STATS_INTRO", "ReportText", "best_cells", "dataset_means",
+           "dataset_sds", "degenerate_cells", "metric_names", "rename_headings", "split_features", "unbeaten_note"]
 
 METRIC_NAMES = {
     "accuracy": "Classification accuracy",
@@ -74,6 +76,47 @@ def metric_names(n_classes=(), averaging: str | None = "macro") -> dict:
     return names
 
 
+@dataclass(frozen=True)
+class ReportText:
+    """The words of a report beside its numbers: the answer it opens with, its notes, the measures' titles.
+
+    Attributes
+    ----------
+    answer : tuple of str
+        One sentence per dataset (``ReportSettings.answer``'s), first under the title.
+    notes : tuple of str
+        Bullet points under the answer (the protocol, the folds, what the measures are of, ...).
+    names : mapping
+        Measure -> title (:func:`metric_names`).
+
+    Examples
+    --------
+    >>> ReportText(notes=("n",)).names["accuracy"]
+    'Classification accuracy'
+    """
+
+    answer: tuple = ()
+    notes: tuple = ()
+    names: Mapping = field(default_factory=lambda: dict(METRIC_NAMES))
+
+
+def rename_headings(markdown: str, names: Mapping) -> str:
+    r"""``## <title> -- <classifier>`` headings of a report (``stats.md``) with the titles of ``names``.
+
+    Examples
+    --------
+    >>> rename_headings("# T\n## AUROC -- nb\n", {"auroc": "AUROC (macro)"})
+    '# T\n## AUROC (macro) -- nb\n'
+    """
+    for m, title in names.items():
+        old = METRIC_NAMES.get(m)
+        if old and old != title:
+            markdown = markdown.replace(f"\n## {old} -- ", f"\n## {title} -- ")
+            if markdown.startswith(f"## {old} -- "):
+                markdown = f"## {title} -- " + markdown[len(f"## {old} -- "):]
+    return markdown
+
+
 #: What bold means in the tables of the reports (the rule of :func:`best_cells`).
 BOLD_RULE = ("**bold**: the best per dataset among the methods whose mean is above the majority-class baseline's "
              "(above on average, not necessarily significantly: the answer at the top and the statistics say that); "
@@ -124,15 +167,15 @@ def best_cells(means: pd.DataFrame, baseline: pd.Series | None = None, *, higher
 
 
 def unbeaten_note(means: pd.DataFrame, baseline: pd.Series | None = None, *, higher_is_better: bool = True) -> str:
-    """What a table says instead of bolding where no method beats the baseline (``""`` where some method does).
+    """What a table says instead of bolding where no method is above the baseline (``""`` where some method is).
 
     Examples
     --------
     >>> m = pd.DataFrame({"A": [0.70, 0.90], "B": [0.71, 0.80]}, index=["d1", "d2"])
     >>> unbeaten_note(m, pd.Series({"d1": 0.72, "d2": 0.95}))
-    'No method beats the majority-class baseline here: nothing is bold.'
+    'No method is above the majority-class baseline here: nothing is bold.'
     >>> unbeaten_note(m, pd.Series({"d1": 0.72, "d2": 0.85}))
-    'No method beats the majority-class baseline on d1: nothing is bold there.'
+    'No method is above the majority-class baseline on d1: nothing is bold there.'
     """
     if baseline is None:
         return ""
@@ -141,8 +184,8 @@ def unbeaten_note(means: pd.DataFrame, baseline: pd.Series | None = None, *, hig
     if not rows:
         return ""
     if len(rows) == len(means.index):
-        return "No method beats the majority-class baseline here: nothing is bold."
-    return f"No method beats the majority-class baseline on {', '.join(map(str, rows))}: nothing is bold there."
+        return "No method is above the majority-class baseline here: nothing is bold."
+    return f"No method is above the majority-class baseline on {', '.join(map(str, rows))}: nothing is bold there."
 
 
 def _order(values) -> list:

@@ -637,7 +637,7 @@ def _classes_note(plan: EvaluationPlan, results, tables: Mapping) -> str:
     if multi:
         how = {"weighted": "weighted by class frequency (WEKA's)"}.get(_multiclass(plan), "macro (unweighted)")
         ks = sorted({k[d] for d in multi})
-        gm = ("the one-vs-rest geometric means of sensitivity and specificity, weighted by class frequency"
+        gm = ("the class-frequency-weighted mean of the one-vs-rest geometric means of sensitivity and specificity"
               if _multiclass(plan) == "weighted" else "the geometric mean of the per-class recalls")
         parts.append(f"{', '.join(multi)}: {' / '.join(map(str, ks))} classes, no positive class: AUROC and AUCPR "
                      f"are the one-vs-rest areas of every class averaged {how}; GM is {gm}")

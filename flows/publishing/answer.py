@@ -26,8 +26,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from selection.evaluation.verdict import Verdict
+if TYPE_CHECKING:  # importing selection.evaluation imports scikit-learn: only when an answer is read
+    from selection.evaluation.verdict import Verdict
 
 __all__ = ["answer_sentences", "measure_word", "read_answer", "sentence", "with_answer"]
 
@@ -131,6 +133,8 @@ def read_answer(path) -> list[Verdict]:
     >>> read_answer("/nonexistent/answer.json")
     []
     """
+    from selection.evaluation.verdict import Verdict
+
     p = Path(path)
     if not p.is_file():
         return []

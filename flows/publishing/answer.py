@@ -86,7 +86,7 @@ def sentence(v: Verdict, *, with_dataset: bool = False) -> str:
     word = measure_word(v)
     if v.selector is None:
         return f"{head}No method has a complete {word} score: there is no answer."
-    method = f"{v.selector} + {v.classifier}"
+    method = f"{v.selector} + {v.classifier}" + (" (a degenerate selection)" if v.degenerate else "")
     if v.baseline != v.baseline:
         return f"{head}The best on {word} is {method} ({v.value:.3f}); there is no majority-class baseline beside it."
     d = v.difference

@@ -82,6 +82,8 @@ class Verdict:
         The task's classes, when known.
     averaging : str or None
         ``macro`` / ``weighted`` for a multi-class task's GM, AUROC and AUCPR, None for a binary one.
+    degenerate : bool
+        The best method's selection was degenerate in some fold (empty, only roots, only constant features).
     """
 
     dataset: str
@@ -103,6 +105,7 @@ class Verdict:
     n_methods: int
     n_classes: int | None = None
     averaging: str | None = None
+    degenerate: bool = False
 
     @property
     def beats(self) -> bool:
@@ -139,6 +142,7 @@ class Verdict:
             out[k] = int(out.get(k) or 0)
         out.setdefault("outcome", "no results")
         out.setdefault("test", "")
+        out["degenerate"] = bool(out.get("degenerate") or False)
         return cls(**out)
 
 
@@ -213,7 +217,10 @@ def verdicts(results: pd.DataFrame, baseline: pd.DataFrame | None, measure: str,
                                _nan(), 0, 0, "no results", "", 0, k, avg))
             continue
         (sel, clf), value = means.idxmax(), float(means.max())
-        n_folds = int(r[ok & r["selector"].eq(sel) & r["classifier"].eq(clf)]["fold"].nunique())
+        cell = r[ok & r["selector"].eq(sel) & r["classifier"].eq(clf)]
+        n_folds = int(cell["fold"].nunique())
+        bad = bool(cell["degenerate"].map(lambda x: isinstance(x, str) and bool(x)).any()) if "degenerate" in cell \
+            else False
         row, n_cmp = None, 0
         if b is not None and len(b):
             for block in stats_blocks(r[r["classifier"] == clf], [measure], control=control if control in set(
@@ -225,12 +232,12 @@ def verdicts(results: pd.DataFrame, baseline: pd.DataFrame | None, measure: str,
         if row is None:
             diff = value - base_value
             out.append(Verdict(d, measure, sel, clf, value, base_value, diff, _nan(), _nan(), conf, _nan(), _nan(),
-                               0, n_folds, "untested", "", len(means), k, avg))
+                               0, n_folds, "untested", "", len(means), k, avg, bad))
             continue
         p_holm = float(row["p_holm"])
         outcome = ("better" if row["mean_difference"] > 0 else "worse") if p_holm < alpha else \
             "no significant difference"
         out.append(Verdict(d, measure, sel, clf, value, base_value, float(row["mean_difference"]),
                            float(row["ci_low"]), float(row["ci_high"]), conf, float(row["p_value"]), p_holm, n_cmp,
-                           int(row["n_folds"]), outcome, _TEST, len(means), k, avg))
+                           int(row["n_folds"]), outcome, _TEST, len(means), k, avg, bad))
     return out

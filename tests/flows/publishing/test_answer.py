@@ -38,6 +38,8 @@ def test_every_outcome_is_one_sentence_saying_what_the_test_says():
                             "shsel-ig-prune + nb, is 0.030 above it")
     worse = sentence(_v("worse", -0.2, -0.3, -0.1))
     assert worse.startswith("No method beats") and "significantly worse, Holm p = 0.004" in worse
+    degenerate = sentence(_v("no significant difference", 0.0, degenerate=True))
+    assert "the best, shsel-ig-prune + nb (a degenerate selection), is level with it" in degenerate
     one = sentence(_v("untested", -0.05, float("nan"), float("nan")))
     assert "no paired test" in one and "interval" not in one
     none = sentence(Verdict.from_dict({"dataset": "d", "measure": "accuracy", "outcome": "no results"}))

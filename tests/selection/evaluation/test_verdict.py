@@ -60,6 +60,12 @@ def test_above_on_average_but_not_significantly():
     assert v.above and not v.beats and v.outcome == "no significant difference" and v.ci_low < 0 < v.ci_high
 
 
+def test_a_degenerate_best_is_flagged():
+    r = _rows({"A": [0.72] * 10}).assign(degenerate="only roots")
+    assert verdicts(r, _base(), "accuracy")[0].degenerate
+    assert not verdicts(_rows({"A": [0.72] * 10}), _base(), "accuracy")[0].degenerate
+
+
 def test_a_cell_with_a_failed_fold_is_not_the_best():
     r = _rows({"A": [0.99] * 10, "B": [0.6] * 10}, status={("A", 3): "failed"})
     v = verdicts(r, _base(), "accuracy")[0]

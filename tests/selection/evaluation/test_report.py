@@ -398,5 +398,7 @@ def test_multiclass_measures_name_their_averaging_and_no_positive_class(tmp_path
     # the baseline's macro AUCPR is the mean of the class shares (1/4 here), not one class's share
     b = pd.read_csv(res.baseline)
     assert b["aucpr"].mean() == pytest.approx(0.25, abs=0.01)
+    # results.csv and baseline.csv name no positive class either
+    assert pd.read_csv(res.results)["pos_label"].isna().all() and b["pos_label"].isna().all()
     # binary and multi-class datasets together: both forms named
     assert "binary: of the positive class; multi-class: macro" in metric_names([2, 4])["auroc"]

@@ -202,9 +202,11 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
     Parameters
     ----------
     items : sequence of str
-        A folder or ``.npz`` written by :func:`kg.formats.folder.write_table_folder` (named by
-        its ``meta["dataset"]``, else the folder's name; a second table of the same dataset is
-        named ``dataset (folder)``), or registry names and patterns.
+        A folder or ``.npz`` written by :func:`kg.formats.folder.write_table_folder`, or registry
+        names and patterns. Alone, a folder's table is named by its dataset (its ``meta["dataset"]``,
+        else the folder's name); beside other tables, by its folder and its dataset
+        (``C (wikidata/codex-people)``), so two builds of one dataset are told apart in every table of the
+        report (two folders of the same name: by their paths as given).
     mirror : path, optional
         The registry's local data mirror.
     check : str, optional
@@ -223,23 +225,36 @@ def load_tables(items: Sequence[str], *, mirror=None, check: str | None = None) 
     from kg.formats.folder import read_table_folder
 
     names: list[str] = []
-    tables: dict[str, FeatureTable] = {}
+    folders: list[tuple[str, Path, FeatureTable]] = []
     for item in items:
         p = Path(item)
         if p.is_dir() or item.endswith(".npz"):
-            t = read_table_folder(p)
-            name = str(t.meta.get("dataset") or p.name)
-            if name in tables:  # tables of one dataset (built with other options): told apart by their folders
-                name = f"{name} ({p.name})"
-                if name in tables:
-                    raise KgfsError(f"--datasets: two tables named {name!r}; give folders of different names")
-            tables[name] = t
+            folders.append((item, p, read_table_folder(p)))
         else:
             names.extend(resolve_names([item]))
+    several = len(folders) + len(names) > 1
+    tables: dict[str, FeatureTable] = {}
+    for item, p, t in folders:
+        dataset = str(t.meta.get("dataset") or "")
+        folder = _folder_name(p)
+        if sum(1 for _, q, _ in folders if _folder_name(q) == folder) > 1:
+            folder = str(item).rstrip("/") or folder  # the same folder name twice: the paths as given
+        name = (f"{folder} ({dataset})" if dataset and dataset != folder else folder) if several else \
+            (dataset or folder)
+        if name in tables:
+            raise KgfsError(f"--datasets: two tables named {name!r}; give folders of different names")
+        tables[name] = t
     for n in names:
         options = {"check": check} if check and dataset_info(n).loader in TABLE_LOADERS else {}
         tables[n] = load_dataset(n, mirror=mirror, **options)
     return tables
+
+
+def _folder_name(p: Path) -> str:
+    """What a table folder (or ``.npz``) is called: the folder's name (``T`` for ``T/`` and ``T/table.npz``)."""
+    if p.suffix == ".npz":
+        return (p.parent.name if p.stem == "table" else p.stem) or str(p)
+    return p.name or str(p)
 
 
 def load_instances_named(items: Sequence[str], *, mirror=None) -> dict:

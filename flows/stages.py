@@ -145,7 +145,7 @@ class EvaluateStep(Step):
             write_skipped(folder / "grid", note, protocol=o.protocol)
         files = {role: str(Path(p).relative_to(folder)) for role, p in
                  (("evaluation", res.results), ("summary", res.summary), ("report", res.report), ("stats", res.stats),
-                  ("baseline", res.baseline)) if p is not None and Path(p).is_file()}
+                  ("baseline", res.baseline), ("answer", res.answer)) if p is not None and Path(p).is_file()}
         files.update({f"plot:{Path(p).name}": str(Path(p).relative_to(folder)) for p in res.plots or []})
         return files, {"n_rows": len(pd.read_csv(res.results)), "n_computed": res.n_computed,
                        "n_reused": res.n_reused, "n_failed": res.n_failed, "report": str(res.report),

@@ -171,6 +171,10 @@ def cmd_run(args) -> int:
         return 0
     recs = result.records
     tab, sel = recs["table"].summary, recs["select"].summary
+    from rich.markup import escape
+
+    for a in result.results.get("answer") or ():  # the answer first: the best method against the baseline
+        out.print(f"[bold]{escape(a)}[/]")
     out.print(f"[bold]{inp.name}[/]: {tab['n_instances']} instances x {tab['n_features']} features, "
               f"{tab['n_edges']} hierarchy edges, classes {tab.get('classes')}")
     _note(inp.name, tab.get("meta") or {}, _outputs_notes(result.outputs))
@@ -445,6 +449,7 @@ def _say_kept(frame, table, limit: int = 10) -> None:
 
 
 def cmd_evaluate(args) -> int:
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -456,6 +461,7 @@ def cmd_evaluate(args) -> int:
     )
 
     from flows.inputs import check_output, load_instances_named, load_tables
+    from flows.publishing.answer import answer_sentences, read_answer
     from selection.evaluation.cv import check_folds
     from selection.evaluation.grid import run_grid
     from selection.evaluation.plan import plan_evaluation
@@ -480,9 +486,12 @@ def cmd_evaluate(args) -> int:
                   TimeElapsedColumn(), TimeRemainingColumn(), console=con, disable=args.quiet or bool(lines)) as prog:
         tid = prog.add_task("grid", total=None)
         res = run_grid(datasets, plan, out_dir=args.out, n_jobs=args.n_jobs,
-                       report=ReportSettings(plots=not args.no_plots), progress=lines.cells if lines else
+                       report=ReportSettings(plots=not args.no_plots, answer=answer_sentences),
+                       progress=lines.cells if lines else
                        lambda done, total: prog.update(tid, total=total, completed=done))
     out = _console(stderr=False)
+    for a in answer_sentences(read_answer(res.answer)) if res.answer else ():  # the answer first
+        out.print(f"[bold]{escape(a)}[/]")
     _print_summary(out, res.summary, n_rows=40, **({"title": "fixed split: the test part scored once, every setting "
                                                              "tuned on the training part (report.html: the intervals, "
                                                              "the settings chosen)"} if instances else {}))

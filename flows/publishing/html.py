@@ -2,12 +2,13 @@
 
 Made from the run's stage records when its output folder is published
 (:func:`flows.publishing.outcome.finish`), with no network and no other file (styles, script and
-images inline): what was run and on what; warnings first (a degenerate selection); the features the
-selector kept on the whole table; the cross-validation with the majority-class baseline beside the
-methods and the spread over the folds (:mod:`selection.evaluation.html`); what the statistical tests
-say; the plots; the selected hierarchy, explorable (:mod:`kg.formats.tree_html`); the stages and
-parameters. The sections come from the libraries; this module only reads the records' files and
-puts them in order.
+images inline): the answer first (per dataset, the best method against the majority-class baseline:
+:mod:`flows.publishing.answer`); what was run and on what; warnings (a degenerate selection); then the
+results: the cross-validation with the majority-class baseline beside the methods and the spread over
+the folds (:mod:`selection.evaluation.html`), what the statistical tests say, the plots; then the
+features: those the selector kept on the whole table and the selected hierarchy, explorable
+(:mod:`kg.formats.tree_html`); the stages and parameters. The sections come from the libraries; this
+module only reads the records' files and puts them in order.
 """
 
 from __future__ import annotations
@@ -47,6 +48,14 @@ def _kept_section(results: Mapping, sel_summary: Mapping, selector: str) -> str:
     return head + html_table(kept[:50])
 
 
+def _averaging(proto, params: Mapping) -> str:
+    """The protocol's averaging of GM, AUROC and AUCPR over more than two classes (``macro`` unless it says)."""
+    try:
+        return proto.defaults(params.get("protocol_options") or {}).get("multiclass_average") or "macro"
+    except Exception:  # noqa: BLE001 - a protocol without declared options
+        return "macro"
+
+
 def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], params: Mapping,
              results: Mapping, table=None) -> str:
     """The run's ``report.html`` (see the module).
@@ -60,7 +69,8 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
     params : mapping
         The run's parameters (``run.json``).
     results : mapping
-        ``headline``, ``kept``, ``warnings`` (:func:`selection.evaluation.headline.run_results`).
+        ``headline``, ``kept``, ``warnings`` (:func:`selection.evaluation.headline.run_results`), ``answer``
+        (the sentences the page opens with).
     table : FeatureTable, optional
         The ``table`` record's table (read from it when not given).
 
@@ -72,6 +82,7 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
 
     from kg.table import FeatureTable
     from selection.evaluation.html import (
+        answer_section,
         esc,
         html_table,
         measures_section,
@@ -82,15 +93,15 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
     )
     from selection.evaluation.protocols import get_protocol
     from selection.evaluation.significance import stats_blocks
+    from selection.evaluation.tables import metric_names
 
     name, _tags = run_labels(params)
     tab, sel, ev = records.get("table"), records.get("select"), records.get("evaluate")
     ts = tab.summary if tab else {}
-    sections = [f"<p>{ts.get('n_instances')} instances × {ts.get('n_features')} features, {ts.get('n_edges')} "
+    sections = [answer_section(results.get("answer") or ())]
+    sections += [f"<p>{ts.get('n_instances')} instances × {ts.get('n_features')} features, {ts.get('n_edges')} "
                 f"hierarchy edges; classes {esc(ts.get('classes'))}. {esc(cache_outcome(runinfo).capitalize())}.</p>"]
     sections += [f'<div class="warning"><b>Degenerate selection:</b> {esc(w)}.</div>' for w in results["warnings"]]
-    if sel:
-        sections.append(_kept_section(results, sel.summary, params.get("selector", "")))
     proto = get_protocol(params.get("protocol") or "basic")
     if ev:
         note = ev.summary.get("note")
@@ -105,11 +116,16 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
                  "what it scores above it.</p>")
         sections.append(summary_section(summary, title="Cross-validation", intro=intro))
         if len(res):
-            sections.append(measures_section(res, proto.metrics, base))
+            names = metric_names([len(ts["classes"])] if isinstance(ts.get("classes"), Mapping) else [],
+                                 _averaging(proto, params))
+            sections.append(measures_section(res, proto.metrics, base, names=names))
             sections.append(stats_section(stats_blocks(res, proto.rank_metrics, default_control=proto.control,
                                                        baseline=base,
-                                                       alternative=proto.options.get("alternative", "two-sided"))))
+                                                       alternative=proto.options.get("alternative", "two-sided")),
+                                          names=names))
         sections.append(plots_section([ev.path(r) for r in sorted(ev.files) if r.startswith("plot:")]))
+    if sel:  # the answer, then the results, then the features
+        sections.append(_kept_section(results, sel.summary, params.get("selector", "")))
     if tab and sel and "selection" in sel.files:
         table = FeatureTable.load(tab.path("table")) if table is None else table
         sections.append(_hierarchy_section(table, pd.read_csv(sel.path("selection"))))

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from flows.publishing.answer import answer_sentences, read_answer, with_answer
 from flows.publishing.html import run_html
 from flows.publishing.publish import publish
 from flows.stages import RunPlan
@@ -36,7 +38,8 @@ class RunResult:
     params : dict
         The run's parameters (``run.json``).
     results : dict
-        ``headline`` rows, ``kept`` features and ``warnings`` (:func:`selection.evaluation.headline.run_results`).
+        ``headline`` rows, ``kept`` features and ``warnings`` (:func:`selection.evaluation.headline.run_results`),
+        and ``answer``: per dataset the sentence every report opens with (:mod:`flows.publishing.answer`).
     flow_run : str, optional
         The Prefect flow run's id (``None``: published from the store, without Prefect).
     """
@@ -95,7 +98,15 @@ def finish(plan: RunPlan, records: Mapping[str, Record], runinfo: Mapping[str, d
                           selection=sel.path("selection") if sel and "selection" in sel.files else None,
                           n_instances=tab.summary.get("n_instances") if tab else None,
                           hierarchy=None if table is None else table.hierarchy)
+    # the answer (per dataset: the best method against the baseline) opens report.md, report.html, the artifact
+    verdicts = read_answer(ev.path("answer")) if ev and "answer" in ev.files else []
+    results["answer"] = answer_sentences(verdicts)
     extra = {"report.html": run_html(records, runinfo, params, results, table)}
+    if ev and "answer" in ev.files:
+        data = json.loads(ev.path("answer").read_text(encoding="utf-8"))
+        extra["answer.json"] = json.dumps({**data, "sentences": results["answer"]}, indent=1) + "\n"
+    if ev and "report" in ev.files:
+        extra["report.md"] = with_answer(ev.path("report").read_text(encoding="utf-8"), results["answer"])
     if table is not None:
         extra.update(note_files({"removed_cycle_edges": [list(e) for e in table.hierarchy.removed_edges],
                                  **{k: v for k, v in table.meta.items() if v}}))

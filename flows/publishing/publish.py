@@ -63,6 +63,7 @@ OUTPUTS = {
     "selected_features.csv": ("select", "selected"), "selection.csv": ("select", "selection"),
     "evaluation.csv": ("evaluate", "evaluation"), "baseline.csv": ("evaluate", "baseline"),
     "summary.csv": ("evaluate", "summary"), "stats.md": ("evaluate", "stats"), "report.md": ("evaluate", "report"),
+    "answer.json": ("evaluate", "answer"),
 }
 RUN_FILE = "run.json"
 

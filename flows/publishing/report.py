@@ -9,7 +9,8 @@ selection code (the evaluation's headline rows and the selection's warnings are 
 - :func:`stage_note`: one short note per stage (``105 of 699 kept``), shared by the terminal and the logs;
 - :func:`cache_outcome`: how many stages came from the store;
 - :func:`artifact_key`: artifact keys per dataset (a Prefect key: lowercase letters, digits, dashes);
-- :func:`run_markdown`: the run's report: headline results, warnings, the plots as inline images,
+- :func:`run_markdown`: the run's report: the answer (:mod:`flows.publishing.answer`), headline results,
+  warnings, the plots as inline images,
   each stage's immutable store folder, the parameters; :func:`artifacts`: it and the run's tables,
   as the Prefect artifacts of the run.
 
@@ -229,7 +230,7 @@ def _stage_rows(records: Mapping[str, Record], runinfo: Mapping[str, Mapping]) -
 
 def run_markdown(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], params: Mapping,
                  outputs: Mapping[str, str] | None = None, *, headline: Sequence[Mapping] = (),
-                 warnings: Sequence[str] = ()) -> str:
+                 warnings: Sequence[str] = (), answer: Sequence[str] = ()) -> str:
     """The run's report: headline results, warnings, plots (inline images), stages and their store folders.
 
     Every path it names is a stage folder of the store (content-addressed: never overwritten), so
@@ -249,6 +250,8 @@ def run_markdown(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], 
         The cross-validation's rows (e.g. :func:`selection.evaluation.headline.headline`).
     warnings : sequence of str
         Shown at the top (e.g. :func:`selection.evaluation.headline.selection_warnings`).
+    answer : sequence of str
+        The answer, one sentence per dataset (:mod:`flows.publishing.answer`): the report opens with it.
 
     Returns
     -------
@@ -268,6 +271,7 @@ def run_markdown(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], 
     tab = records["table"].summary if records.get("table") else {}
     sel = records["select"].summary if records.get("select") else {}
     lines = [f"# kgfs run: {name}", ""]
+    lines += [x for a in answer for x in (f"**{a}**", "")]
     if tab:
         lines.append(f"{tab.get('n_instances')} instances × {tab.get('n_features')} features"
                      + (f", {tab['n_edges']} hierarchy edges" if "n_edges" in tab else "") + ".")
@@ -336,5 +340,5 @@ def artifacts(result: Mapping) -> list[tuple[str, str, object, str]]:
         out.append(("table", artifact_key("evaluation-summary", ds), rows,
                     f"{name}: cross-validation, mean ± sd over the folds (every column: summary.csv)"))
     md = run_markdown(result.records, result.runinfo, p, result.outputs, headline=res["headline"],
-                      warnings=res["warnings"])
+                      warnings=res["warnings"], answer=res.get("answer") or ())
     return out + [("markdown", artifact_key("kgfs-run-report", ds), md, f"{name}: the report")]

@@ -123,6 +123,7 @@ def majority_baseline(y, *, dataset: str, n_splits: int, n_features: int, random
         rows.append({"dataset": dataset, "selector": BASELINE, "params": "{}", "classifier": BASELINE_CLASSIFIER,
                      "fold": k, "n_features": int(n_features), "n_train": len(tr), "n_test": len(te),
                      "n_selected": 0, **m, "select_seconds": 0.0, "classify_seconds": 0.0, "threshold": np.nan,
-                     "threshold_choice": "", "kind": BASELINE_KIND, "pos_label": str(pos), "degenerate": "",
+                     "threshold_choice": "", "kind": BASELINE_KIND, "pos_label": str(pos) if len(labels) <= 2 else "",
+                     "degenerate": "",
                      "status": "ok", "error": ""})
     return pd.DataFrame(rows, columns=COLUMNS)

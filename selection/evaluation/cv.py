@@ -17,7 +17,8 @@ Choices the papers leave open (documented here, tested in ``tests/selection/eval
 - **Folds**: ``StratifiedKFold(n_splits, shuffle=True, random_state)``; the same seed gives the
   same folds for every selector and classifier, so methods are compared on identical splits.
 - **Positive class** (AUROC, AUCPR; sensitivity/specificity in GM): ``pos_label`` if given,
-  else the minority class of the whole table (see :mod:`selection.evaluation.metrics`).
+  else the minority class of the whole table (see :mod:`selection.evaluation.metrics`). With more than two
+  classes none is positive (the measures average over the classes) and the ``pos_label`` column is empty.
 - **Eager selectors** (kind ``eager``/``flat``): the selector's ``get_support()`` mask chooses
   the columns (a ``Pipeline`` of selectors: the composed mask). A mask that selects nothing
   leaves the classifier nothing to learn from; the fold is then scored with a prior-only
@@ -329,7 +330,8 @@ class _Fold:
         self._lazy: dict[str, object] = {}
         self._scored: dict[tuple, tuple] = {}
         self._base = {"dataset": run.dataset, "fold": index, "n_features": run.n_features,
-                      "n_train": X_tr.shape[0], "n_test": X_te.shape[0], "pos_label": str(run.pos)}
+                      "n_train": X_tr.shape[0], "n_test": X_te.shape[0],
+                      "pos_label": str(run.pos) if len(run.labels) <= 2 else ""}  # more classes: none is positive
 
     def inner(self, itr, iva) -> _Fold:
         """The fold of an inner split of this fold's training part."""

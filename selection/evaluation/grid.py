@@ -89,6 +89,8 @@ class GridResult:
         ``report.html``: the report as one self-contained page.
     selected_features : Path or None
         ``selected_features.csv``: the final models' features of a split evaluation.
+    answer : Path or None
+        ``answer.json``: per dataset, the best method against the baseline (:mod:`selection.evaluation.verdict`).
     n_cells, n_computed, n_reused, n_failed : int
         Cells of the grid, computed now, reused from ``out_dir/cells``, and failed.
     seconds : float
@@ -112,6 +114,7 @@ class GridResult:
     baseline: Path | None = None
     html: Path | None = None
     selected_features: Path | None = None
+    answer: Path | None = None
     n_cells: int = 0
     n_computed: int = 0
     n_reused: int = 0
@@ -333,14 +336,16 @@ def run_grid(datasets, plan: EvaluationPlan, *, out_dir, n_jobs: int = -1,
         results = raw
     report = ReportSettings() if report is None else report
     report = replace(report, title=report.title or f"Evaluation report ({proto.name})",
-                     alternative=report.alternative or proto.options.get("alternative", "two-sided"))
+                     alternative=report.alternative or proto.options.get("alternative", "two-sided"),
+                     classes=report.classes or _n_classes(tables), averaging=_multiclass(plan))
     with_baseline = pd.concat([results, _baseline(tables, plan, results)], ignore_index=True)
     paths = write_outputs(with_baseline, out, metrics=proto.metrics, rank_metrics=proto.rank_metrics, settings=report,
                           default_control=proto.control, notes=_notes(plan, results, tables), sweep=sweep)
     return GridResult(
         out_dir=out, results=paths["results"], summary=paths["summary"], stats=paths["stats"],
         report=paths["report"], plots=paths["plots"], sweep=paths.get("sweep"), baseline=paths.get("baseline"),
-        html=paths.get("html"), selected_features=paths.get("selected_features"), n_cells=cells.total,
+        html=paths.get("html"), selected_features=paths.get("selected_features"), answer=paths.get("answer"),
+        n_cells=cells.total,
         n_computed=cells.total - cells.n_reused, n_reused=cells.n_reused,
         n_failed=int((results["status"] != "ok").sum()), seconds=time.perf_counter() - t_start,
     )
@@ -362,6 +367,16 @@ def _baseline(tables: Mapping, plan: EvaluationPlan, results: pd.DataFrame) -> p
                                         pos_label=None if pos in (None, "None", "") else pos,
                                         multiclass=_multiclass(plan), folds=folds))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+
+
+def _n_classes(tables: Mapping) -> dict:
+    """Dataset -> its number of classes (unlabelled: left out)."""
+    out = {}
+    for name, t in tables.items():
+        y = getattr(t, "y", None)
+        if y is not None:
+            out[name] = int(len(pd.unique(pd.Series(np.asarray(y)).dropna())))
+    return out
 
 
 def _multiclass(plan: EvaluationPlan) -> str:
@@ -581,10 +596,7 @@ def _notes(plan: EvaluationPlan, results, tables: Mapping) -> list[str]:
     else:
         how = (f"Stratified {plan.n_splits}-fold cross-validation, seed {plan.random_state}; selection fitted on the "
                "training part of each fold only. Values are means over folds.")
-    notes = [f"Protocol `{proto.name}`: {proto.description}.", how,
-             f"Positive class for AUROC / AUCPR / GM: `{results['pos_label'].iloc[0]}`"
-             + (" (per dataset; see results.csv)" if results["pos_label"].nunique() > 1 else "") + "."
-             if len(results) else "No results."]
+    notes = [f"Protocol `{proto.name}`: {proto.description}.", how, _classes_note(plan, results, tables)]
     choice = plan.options.get("threshold_choice")
     if proto.name == "shsel2014":
         choice = choice or "nested"
@@ -605,6 +617,31 @@ def _notes(plan: EvaluationPlan, results, tables: Mapping) -> list[str]:
         notes.append("Selection time (s, all folds and datasets): "
                      + ", ".join(f"{k} {v:.2f}" for k, v in sel_time.items()) + ".")
     return notes
+
+
+def _classes_note(plan: EvaluationPlan, results, tables: Mapping) -> str:
+    """What GM, AUROC and AUCPR are of: the positive class of a binary task, the averaging over a multi-class one's
+    classes (which claims no positive class: :mod:`selection.evaluation.metrics` averages over all of them)."""
+    if not len(results):
+        return "No results."
+    k = _n_classes(tables)
+    binary = [d for d in tables if k.get(d, 2) <= 2]
+    multi = [d for d in tables if k.get(d, 2) > 2]
+    parts = []
+    if binary:
+        pos = results[results["dataset"].isin(binary)]["pos_label"].dropna()
+        if len(pos):
+            parts.append(f"Positive class for AUROC / AUCPR / GM: `{pos.iloc[0]}`"
+                         + (" (per dataset; see results.csv)" if pos.nunique() > 1 else "")
+                         + (f" ({', '.join(binary)})" if multi else ""))
+    if multi:
+        how = {"weighted": "weighted by class frequency (WEKA's)"}.get(_multiclass(plan), "macro (unweighted)")
+        ks = sorted({k[d] for d in multi})
+        gm = ("the class-frequency-weighted mean of the one-vs-rest geometric means of sensitivity and specificity"
+              if _multiclass(plan) == "weighted" else "the geometric mean of the per-class recalls")
+        parts.append(f"{', '.join(multi)}: {' / '.join(map(str, ks))} classes, no positive class: AUROC and AUCPR "
+                     f"are the one-vs-rest areas of every class averaged {how}; GM is {gm}")
+    return "; ".join(parts) + "." if parts else "No results."
 
 
 def write_skipped(out_dir, note: str, *, protocol: str = "basic") -> GridResult:

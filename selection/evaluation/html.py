@@ -39,17 +39,21 @@ from selection.evaluation.baseline import is_baseline
 from selection.evaluation.headline import headline, row_note
 from selection.evaluation.tables import (
     BASELINE_COLUMN,
+    BOLD_RULE,
     METRIC_NAMES,
     STATS_INTRO,
+    ReportText,
     _order,
+    best_cells,
     dataset_means,
     dataset_sds,
     degenerate_cells,
     split_features,
+    unbeaten_note,
 )
 
-__all__ = ["CSS", "esc", "evaluation_html", "html_table", "measures_section", "page", "plots_section", "png_img",
-           "split_section", "stats_section", "summary_section"]
+__all__ = ["CSS", "answer_section", "esc", "evaluation_html", "html_table", "measures_section", "page", "plots_section",
+           "png_img", "split_section", "stats_section", "summary_section"]
 
 #: The page's styles (inline: the report must open offline, from a file).
 CSS = """
@@ -64,6 +68,8 @@ tr.baseline td{font-style:italic;color:#444;background:#f7f7ff} tr.degenerate td
 .badge{display:inline-block;padding:0 .4em;border-radius:.3em;font-size:.8em;font-weight:600;margin-left:.3em}
 .badge.bad{background:#d93025;color:#fff} .badge.base{background:#3b5bdb;color:#fff}
 .warning{border-left:4px solid #d93025;background:#fff1f0;padding:.5em 1em;margin:.6em 0}
+.answer{border-left:4px solid #3b5bdb;background:#eef2ff;padding:.4em 1em;margin:.6em 0;font-size:1.08em}
+.answer p{margin:.3em 0;font-weight:600}
 .note{border-left:4px solid #f0a000;background:#fff8e6;padding:.5em 1em;margin:.6em 0}
 .plots{display:flex;flex-wrap:wrap;gap:.6em} .plots figure{margin:0;flex:1 1 45%;min-width:420px}
 .plots img{max-width:100%;border:1px solid #ddd;margin:.4em 0} .best{font-weight:700}
@@ -179,7 +185,8 @@ def page(title: str, sections: Sequence[str], *, subtitle: str = "", head: str =
             return f'<h2 id="s{len(links)}">{m.group(1)}</h2>'
         body.append(re.sub(r"<h2>(.*?)</h2>", anchor, sec))
     toc = '<nav class="toc">' + "".join(f'<a href="#{a}">{t}</a>' for a, t in links) + "</nav>" if links else ""
-    sections = [toc, *body]
+    first = [b for b in body if b.startswith('<div class="answer"')][:1]  # the answer opens the page, above the links
+    sections = [*first, toc, *[b for b in body if b not in first]]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/><title>{esc(title)}</title>"
             f"<style>{CSS}</style>{head}</head>\n<body>\n<h1>{esc(title)}</h1>{sub}\n" + "\n".join(sections)
@@ -235,7 +242,8 @@ def summary_section(summary: pd.DataFrame, *, title: str = "Results", intro: str
     return "\n".join(out)
 
 
-def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd.DataFrame | None = None) -> str:
+def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd.DataFrame | None = None, *,
+                     names: Mapping | None = None) -> str:
     """Per measure and classifier: datasets x methods, mean ± sd over the folds, the best in bold, the baseline.
 
     Parameters
@@ -243,6 +251,8 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
     results : pandas.DataFrame
     metrics : sequence of str
     baseline : pandas.DataFrame, optional
+    names : mapping, optional
+        Measure -> title (default :data:`~selection.evaluation.tables.METRIC_NAMES`).
 
     Returns
     -------
@@ -254,8 +264,11 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
     >>> "<h3>Classification accuracy -- nb</h3>" in measures_section(_example_results(), ["accuracy"])
     True
     """
+    names = METRIC_NAMES if names is None else names
+    with_base = baseline is not None and len(baseline) > 0
+    rule = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", esc(BOLD_RULE)) if with_base else "<b>bold</b>: the best per dataset"
     out = ["<h2>Results per measure</h2>",
-           "<p>Each cell: mean ± sd over the folds; bold: the best per dataset; the last column is the "
+           f"<p>Each cell: mean ± sd over the folds; {rule}; the last column is the "
            "majority-class baseline on the same folds; † a degenerate selection.</p>"]
     for m in _order([*metrics, "pct_selected"]):
         if m != "pct_selected" and m not in results:
@@ -271,9 +284,8 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
             if baseline is not None and len(baseline) and m in baseline and m != "pct_selected":
                 base = baseline.groupby("dataset", sort=False)[m].mean()
             rows = []
+            bold = best_cells(t, base, higher_is_better=higher)
             for d, row in t.iterrows():
-                vals = row.dropna()
-                best = (vals.max() if higher else vals.min()) if len(vals) else None
                 r = {"dataset": esc(d)}
                 for c, v in row.items():
                     if v != v:
@@ -281,14 +293,17 @@ def measures_section(results: pd.DataFrame, metrics: Sequence[str], baseline: pd
                         continue
                     sd = sds.at[d, c] if c in sds.columns else float("nan")
                     txt = f"{v:.{digits}f}" + ("" if sd != sd else f" ± {sd:.{digits}f}")
-                    txt = f'<span class="best">{txt}</span>' if best is not None and abs(v - best) < 1e-12 else txt
+                    txt = f'<span class="best">{txt}</span>' if bool(bold.at[d, c]) else txt
                     r[c] = txt + (" †" if bool(marks.at[d, c]) else "")
                 if base is not None:
                     b = base.get(d, float("nan"))
                     r[BASELINE_COLUMN] = "" if b != b else f"<i>{b:.{digits}f}</i>"
                 rows.append(r)
-            out.append(f"<h3>{esc(METRIC_NAMES.get(m, m))} -- {esc(clf)}</h3>")
+            out.append(f"<h3>{esc(names.get(m, m))} -- {esc(clf)}</h3>")
             out.append(html_table(rows, raw=list(rows[0])))
+            none = unbeaten_note(t, base, higher_is_better=higher)
+            if none:
+                out.append(f'<p class="unbeaten"><i>{esc(none)}</i></p>')
     return "\n".join(out)
 
 
@@ -376,7 +391,7 @@ def _p(v) -> str:
     return "" if v is None or v != v else (f"{v:.1E}" if v < 0.001 else f"{v:.3f}")
 
 
-def stats_section(blocks: Sequence[Mapping]) -> str:
+def stats_section(blocks: Sequence[Mapping], *, names: Mapping | None = None) -> str:
     """What the tests say (:func:`~selection.evaluation.significance.stats_blocks`), with warnings and how to read them.
 
     Examples
@@ -390,7 +405,7 @@ def stats_section(blocks: Sequence[Mapping]) -> str:
                     for x in STATS_INTRO if x.startswith("- "))
     out = ["<h2>Statistics</h2>", f"<ul>{intro}</ul>"]
     for b in blocks:
-        out.append(f"<h3>{esc(METRIC_NAMES.get(b['metric'], b['metric']))} -- {esc(b['classifier'])}</h3>")
+        out.append(f"<h3>{esc((names or METRIC_NAMES).get(b['metric'], b['metric']))} -- {esc(b['classifier'])}</h3>")
         if b["kind"] == "none":
             out.append(f"<p>{esc(b['message'])}</p>")
         elif b["kind"] == "paired":
@@ -433,9 +448,22 @@ def plots_section(paths: Sequence) -> str:
         for p in paths) + "</div>"
 
 
+def answer_section(sentences: Sequence[str]) -> str:
+    """The answer, one sentence per dataset, at the top of a page (``""`` without one).
+
+    Examples
+    --------
+    >>> answer_section(["No method beats the majority class (0.717)."])
+    '<div class="answer" id="answer"><p>No method beats the majority class (0.717).</p></div>'
+    """
+    if not sentences:
+        return ""
+    return '<div class="answer" id="answer">' + "".join(f"<p>{esc(x)}</p>" for x in sentences) + "</div>"
+
+
 def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequence[Mapping], *, title: str,
-                    notes: Sequence[str] = (), plots: Sequence = (), baseline: pd.DataFrame | None = None,
-                    metrics: Sequence[str] = ()) -> str:
+                    plots: Sequence = (), baseline: pd.DataFrame | None = None, metrics: Sequence[str] = (),
+                    text: ReportText | None = None) -> str:
     """``report.html`` of an evaluation (``kgfs evaluate``): headline, results, statistics, plots.
 
     Parameters
@@ -445,20 +473,25 @@ def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequen
     blocks : sequence of dict
         :func:`selection.evaluation.significance.stats_blocks`.
     title : str
-    notes : sequence of str
     plots : sequence of path
     baseline : pandas.DataFrame, optional
     metrics : sequence of str
+    text : ReportText, optional
+        The answer (one sentence per dataset: the page opens with it), the notes and the measures' titles
+        (:func:`selection.evaluation.tables.metric_names`).
 
     Returns
     -------
     str
     """
+    text = ReportText() if text is None else text
+    answer, notes, names = text.answer, text.notes, text.names
     intro = "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else ""
     features = split_features(results)  # a split evaluation's final models (the rows' selected_features)
-    sections = [intro, split_section(results, features if len(features) else None, baseline),
+    sections = [answer_section(answer), intro, split_section(results, features if len(features) else None, baseline),
                 summary_section(summary)]
     if len(results):
-        sections += [measures_section(results, metrics or ["accuracy"], baseline), stats_section(blocks)]
+        sections += [measures_section(results, metrics or ["accuracy"], baseline, names=names),
+                     stats_section(blocks, names=names)]
     sections.append(plots_section(plots))
     return page(title, sections)

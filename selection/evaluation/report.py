@@ -8,8 +8,11 @@ same folds (:mod:`selection.evaluation.baseline`), and writes files atomically:
   ``results.csv``) and sd over the folds of every measure, successful and failed folds, whether the
   method's selection was degenerate (``degenerate``: empty, only roots, only constant features,
   and in how many folds), the method's rank on the dataset and (with several datasets) its average
-  rank and wins over them; then one row per dataset for the baseline (selector ``majority class``,
+  rank and wins over them; each dataset's rows followed by its baseline's (selector ``majority class``,
   classifier ``prior``) (:func:`summarize`; ``kgfs run`` writes the same).
+- ``answer.json``: per dataset, the best method on the headline measure against the baseline, with the
+  difference, its interval and the paired test's verdict (:mod:`selection.evaluation.verdict`), and the
+  sentences ``report.md`` and ``report.html`` open with (their wording: ``ReportSettings.answer``).
 - ``baseline.csv``: the baseline's rows per fold (the columns of ``results.csv``).
 - ``stats.md``: what the tests say, per classifier x ranked measure
   (:func:`selection.evaluation.significance.stats_blocks`): over several datasets Friedman's test
@@ -38,6 +41,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,16 +61,22 @@ from selection.evaluation.plots import (  # re-exported: the report's plots
 from selection.evaluation.significance import stats_blocks, stats_markdown
 from selection.evaluation.tables import (  # re-exported: the tables the reports are made of
     BASELINE_COLUMN,
-    METRIC_NAMES,
+    BOLD_RULE,
     STATS_INTRO,
+    ReportText,
     _complete,
     _example_results,  # noqa: F401 - the examples of this module's docstrings
     _order,
+    best_cells,
     dataset_means,
     dataset_sds,
     degenerate_cells,
+    metric_names,
+    rename_headings,
     split_features,
+    unbeaten_note,
 )
+from selection.evaluation.verdict import Verdict, headline_measure, verdicts
 
 __all__ = ["BASELINE_COLUMN", "STATS_INTRO", "ReportSettings", "dataset_means", "dataset_sds", "degenerate_cells",
            "degenerate_text", "markdown_table", "summarize", "report_markdown",
@@ -86,7 +96,8 @@ def _fmt(v, digits, scale) -> str:
 def markdown_table(df: pd.DataFrame, *, higher_is_better: bool = True, digits: int = 3, scale: float = 1.0,
                    extra_rows: dict | None = None, sds: pd.DataFrame | None = None,
                    baseline: pd.Series | None = None, marks: pd.DataFrame | None = None) -> str:
-    """A markdown table of ``df`` (rows x columns) with the best value per row in bold.
+    """A markdown table of ``df`` (rows x columns) with the best value per row in bold (:data:`BOLD_RULE`: with a
+    baseline, only a value above it).
 
     Parameters
     ----------
@@ -101,7 +112,8 @@ def markdown_table(df: pd.DataFrame, *, higher_is_better: bool = True, digits: i
     sds : pandas.DataFrame, optional
         The spread of each cell (same shape), shown as ``mean ± sd``.
     baseline : pandas.Series, optional
-        Per row the majority-class baseline, in a last column of its own (never bold).
+        Per row the majority-class baseline, in a last column of its own (never bold); a method is bold only
+        when it is the best of those above it (:func:`~selection.evaluation.tables.best_cells`).
     marks : pandas.DataFrame of bool, optional
         Cells marked ``†`` (a degenerate selection).
 
@@ -119,23 +131,22 @@ def markdown_table(df: pd.DataFrame, *, higher_is_better: bool = True, digits: i
     ...                      baseline=pd.Series({"d1": 0.6}), marks=pd.DataFrame({"A": [True]}, index=["d1"])))
     | Dataset | A | *majority class (prior)* |
     |---|---:|---:|
-    | d1 | **0.500 ± 0.100** † | *0.600* |
+    | d1 | 0.500 ± 0.100 † | *0.600* |
     """
     cols = list(df.columns)
     base = baseline is not None
     lines = ["| Dataset | " + " | ".join(str(c) for c in cols) + (f" | *{BASELINE_COLUMN}*" if base else "")
              + " |", "|---|" + "---:|" * (len(cols) + base)]
+    bold = best_cells(df, baseline, higher_is_better=higher_is_better)
     for idx, row in df.iterrows():
         vals = row.to_numpy(dtype=float)
-        finite = vals[~np.isnan(vals)]
-        best = (finite.max() if higher_is_better else finite.min()) if len(finite) else np.nan
         cells = []
         for c, v in zip(cols, vals):
             s = _fmt(v, digits, scale)
             sd = np.nan if sds is None or c not in sds.columns or idx not in sds.index else sds.at[idx, c]
             if not np.isnan(v) and sd == sd and sd is not None:
                 s = f"{s} ± {sd * scale:.{digits}f}"
-            if not np.isnan(v) and np.isclose(v, best, rtol=0, atol=1e-12):
+            if bool(bold.at[idx, c]):
                 s = f"**{s}**"
             if marks is not None and c in marks.columns and idx in marks.index and bool(marks.at[idx, c]):
                 s += " †"
@@ -205,7 +216,7 @@ def summarize(results: pd.DataFrame, metrics=(), rank_metrics=(), baseline: pd.D
         Measures whose ranks are given.
     baseline : pandas.DataFrame, optional
         The majority-class baseline's rows per fold (:func:`selection.evaluation.baseline.majority_baseline`):
-        summarised the same way, one row per dataset after the methods' (no rank).
+        summarised the same way, one row per dataset right after that dataset's methods' rows (no rank).
 
     Returns
     -------
@@ -256,7 +267,12 @@ def summarize(results: pd.DataFrame, metrics=(), rank_metrics=(), baseline: pd.D
         base = summarize(baseline.drop(columns=["degenerate"], errors="ignore"), metrics)
         base = base.reindex(columns=out.columns)
         base["degenerate"] = ""
-        out = pd.concat([out, base], ignore_index=True) if len(out) else base
+        if not len(out):
+            return base
+        # each dataset's baseline row right after its methods' rows (a dataset without methods: at the end)
+        order = _order([*out["dataset"], *base["dataset"]])
+        out = pd.concat([part for d in order for part in (out[out["dataset"] == d], base[base["dataset"] == d])
+                         if len(part)], ignore_index=True)
     return out
 
 
@@ -284,7 +300,7 @@ def _add_ranks(out: pd.DataFrame, results: pd.DataFrame, metric: str, several: b
 
 
 def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str, notes=(), plots=(),
-                    baseline: pd.DataFrame | None = None, plot_dir: str = "plots") -> str:
+                    baseline: pd.DataFrame | None = None, text: ReportText | None = None) -> str:
     """Tables laid out like the papers': datasets as rows, methods as columns, mean ± sd, best in bold, the baseline.
 
     Parameters
@@ -297,11 +313,12 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
     notes : sequence of str
         Bullet points under the title.
     plots : sequence of path
-        Images linked at the end, as ``<plot_dir>/<file name>``.
+        Images linked at the end, as ``plots/<file name>``.
     baseline : pandas.DataFrame, optional
         The majority-class baseline's rows per fold: a column of its own in every table.
-    plot_dir : str
-        The plots' folder relative to the report.
+    text : ReportText, optional
+        The answer (one sentence per dataset, first under the title), more notes (after ``notes``) and the
+        measures' titles (:func:`~selection.evaluation.tables.metric_names` names a multi-class task's averaging).
 
     Returns
     -------
@@ -316,11 +333,16 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
     >>> "| d1 | **0.700 ± 0.141** | **0.700 ± 0.000** |" in md
     True
     """
+    text = ReportText() if text is None else text
+    names = text.names
     out = [f"# {title}", ""]
-    out += [f"- {n}" for n in notes]
-    out.append("- Each cell: mean ± sd over the folds; **bold**: the best per dataset"
-               + (f"; *{BASELINE_COLUMN}*: the majority-class baseline on the same folds (no feature used)"
-                  if baseline is not None and len(baseline) else "") + ".")
+    for a in text.answer:
+        out += [f"**{a}**", ""]
+    out += [f"- {n}" for n in (*notes, *text.notes)]
+    with_base = baseline is not None and len(baseline)
+    out.append("- Each cell: mean ± sd over the folds; "
+               + (BOLD_RULE + f"; *{BASELINE_COLUMN}*: the majority-class baseline on the same folds (no feature used)"
+                  if with_base else "**bold**: the best per dataset") + ".")
     out.append("")
     failed = results[results["status"] != "ok"]
     if len(failed):
@@ -353,18 +375,21 @@ def report_markdown(results: pd.DataFrame, metrics, rank_metrics, *, title: str,
             base = None
             if baseline is not None and len(baseline) and m in baseline and m != "pct_selected":
                 base = baseline.groupby("dataset", sort=False)[m].mean()
-            out.append(f"## {METRIC_NAMES.get(m, m)} -- {clf}")
+            out.append(f"## {names.get(m, m)} -- {clf}")
             out.append("")
             digits, scale = (1, 1.0) if m == "pct_selected" else (3, 1.0)
             out.append(markdown_table(t, higher_is_better=higher, digits=digits, scale=scale, extra_rows=extra,
                                       sds=dataset_sds(results, m, clf), baseline=base,
                                       marks=degenerate_cells(results, clf)))
             out.append("")
+            none = unbeaten_note(t, base, higher_is_better=higher)
+            if none:
+                out += [f"*{none}*", ""]
     if plots:
         out.append("## Plots")
         out.append("")
         for p in plots:
-            out.append(f"![{Path(p).stem}]({plot_dir}/{Path(p).name})")
+            out.append(f"![{Path(p).stem}](plots/{Path(p).name})")
             out.append("")
     return "\n".join(out)
 
@@ -418,6 +443,16 @@ class ReportSettings:
         paper, else ``two-sided``).
     plots : bool
         Write the PNG plots.
+    classes : mapping, optional
+        Dataset -> its number of classes: a multi-class task's measures name their averaging
+        (:func:`~selection.evaluation.tables.metric_names`; :func:`~selection.evaluation.grid.run_grid` sets it).
+    averaging : {"macro", "weighted"}
+        How GM, AUROC and AUCPR are averaged over more than two classes (the protocol's ``multiclass_average``).
+    answer : callable, optional
+        ``answer(verdicts) -> sentences``: the wording of the answer (one sentence per dataset,
+        :class:`~selection.evaluation.verdict.Verdict` s in), which ``report.md`` and ``report.html`` open with
+        (``kgfs`` passes ``flows.publishing.answer.answer_sentences``). Without it the answer is only the
+        numbers of ``answer.json``.
 
     Examples
     --------
@@ -430,11 +465,20 @@ class ReportSettings:
     alpha: float = 0.05
     alternative: str | None = None
     plots: bool = True
+    classes: Mapping | None = None
+    averaging: str = "macro"
+    answer: Callable[[Sequence[Verdict]], Sequence[str]] | None = None
 
 
 def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, settings: ReportSettings | None = None,
                   default_control=None, notes=(), sweep: pd.DataFrame | None = None) -> dict:
-    """Write results.csv, baseline.csv, summary.csv (:func:`summarize`), stats.md, report.md, report.html, plots/.
+    """Write results.csv, baseline.csv, summary.csv (:func:`summarize`), stats.md, answer.json, report.md,
+    report.html, plots/.
+
+    ``answer.json`` holds, per dataset, the best method on the headline measure
+    (:func:`~selection.evaluation.verdict.headline_measure`) against the majority-class baseline
+    (:func:`~selection.evaluation.verdict.verdicts`): ``{"measure": ..., "datasets": [Verdict.to_dict(), ...]}``,
+    and ``sentences`` when ``settings.answer`` words them (``report.md`` and ``report.html`` then open with them).
 
     Parameters
     ----------
@@ -458,7 +502,7 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     Returns
     -------
     dict
-        ``results``, ``summary``, ``stats``, ``report``, ``html`` (paths), ``plots`` (list of paths
+        ``results``, ``summary``, ``stats``, ``answer``, ``report``, ``html`` (paths), ``plots`` (list of paths
         under ``out_dir/plots``), and ``sweep`` and ``baseline`` when written.
 
     Examples
@@ -467,7 +511,7 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     >>> paths = write_outputs(_example_results(), tempfile.mkdtemp(), metrics=["accuracy"],
     ...                       rank_metrics=["accuracy"], settings=ReportSettings(title="T", plots=False))
     >>> sorted(paths)
-    ['html', 'plots', 'report', 'results', 'stats', 'summary']
+    ['answer', 'html', 'plots', 'report', 'results', 'stats', 'summary']
     """
     from selection.evaluation.html import evaluation_html
 
@@ -499,22 +543,34 @@ def write_outputs(results: pd.DataFrame, out_dir, *, metrics, rank_metrics, sett
     atomic_write(paths["summary"], lambda p: summary.to_csv(p, index=False))
     blocks = stats_blocks(results, rank_metrics, control=settings.control, default_control=default_control,
                           alpha=alpha, alternative=alternative, baseline=baseline)
+    n_classes, averaging = dict(settings.classes or {}), settings.averaging
+    names = metric_names(n_classes.values(), averaging)
     st = stats_markdown(results, rank_metrics, control=settings.control, default_control=default_control, alpha=alpha,
                         title=f"{title}: statistical tests", alternative=alternative, baseline=baseline)
+    st = rename_headings(st, names)  # a multi-class task's averaging named
+    measure = headline_measure(rank_metrics, metrics)
+    found = verdicts(results, baseline, measure, alpha=alpha, control=settings.control,
+                     default_control=default_control, n_classes=n_classes, averaging=averaging)
+    sentences = list(settings.answer(found)) if settings.answer is not None and found else []
+    answer = {"measure": measure, "datasets": [v.to_dict() for v in found],
+              **({"sentences": sentences} if sentences else {})}
+    paths["answer"] = out / "answer.json"
+    atomic_write(paths["answer"], lambda p: p.write_text(json.dumps(answer, indent=1) + "\n", encoding="utf-8"))
     paths["stats"] = out / "stats.md"
     atomic_write(paths["stats"], lambda p: p.write_text(st + "\n", encoding="utf-8"))
     pngs = write_plots(results, out / "plots", rank_metrics=rank_metrics, blocks=blocks, baseline=baseline,
                        alpha=alpha) if settings.plots and len(results) else []
     paths["plots"] = pngs
-    rep = report_markdown(results, metrics, rank_metrics, title=title, notes=notes, plots=pngs, baseline=baseline)
+    text = ReportText(answer=tuple(sentences), notes=tuple(notes), names=names)
+    rep = report_markdown(results, metrics, rank_metrics, title=title, plots=pngs, baseline=baseline, text=text)
     split_lines = split_markdown(results)
     if split_lines:  # the test-split table first, after the notes
         head, sep, rest = rep.partition("\n## ")
         rep = head.rstrip("\n") + "\n\n" + "\n".join(split_lines) + "\n\n" + (sep.lstrip("\n") + rest if sep else "")
     paths["report"] = out / "report.md"
     atomic_write(paths["report"], lambda p: p.write_text(rep + "\n", encoding="utf-8"))
-    html = evaluation_html(full, summary, blocks, title=title, notes=notes, plots=pngs, baseline=baseline,
-                           metrics=metrics)
+    html = evaluation_html(full, summary, blocks, title=title, plots=pngs, baseline=baseline, metrics=metrics,
+                           text=text)
     paths["html"] = out / "report.html"
     atomic_write(paths["html"], lambda p: p.write_text(html, encoding="utf-8"))
     return paths

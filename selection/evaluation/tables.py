@@ -7,12 +7,14 @@ Kept apart from :mod:`selection.evaluation.report` (which writes the files) and
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["BASELINE_COLUMN", "METRIC_NAMES", "STATS_INTRO", "dataset_means", "dataset_sds", "degenerate_cells",
-           "split_features"]
+__all__ = ["BASELINE_COLUMN", "BOLD_RULE", "METRIC_NAMES", "STATS_INTRO", "ReportText", "best_cells", "dataset_means",
+           "dataset_sds", "degenerate_cells", "metric_names", "rename_headings", "split_features", "unbeaten_note"]
 
 METRIC_NAMES = {
     "accuracy": "Classification accuracy",
@@ -23,6 +25,167 @@ METRIC_NAMES = {
     "harmonic_mean": "Harmonic mean of accuracy and compression",
     "pct_selected": "% of features selected (per instance for lazy methods)",
 }
+
+
+#: How GM, AUROC and AUCPR are computed for more than two classes (:mod:`selection.evaluation.metrics`), by averaging.
+_MULTICLASS_NAMES = {
+    "macro": {"gm": "GM (geometric mean of the per-class recalls)",
+              "auroc": "AUROC (macro average of the one-vs-rest AUROCs over the classes)",
+              "aucpr": "AUCPR (macro average of the one-vs-rest AUCPRs over the classes)"},
+    "weighted": {"gm": "GM (one-vs-rest geometric means of sensitivity and specificity, weighted by class frequency)",
+                 "auroc": "AUROC (one-vs-rest AUROCs averaged over the classes, weighted by class frequency)",
+                 "aucpr": "AUCPR (one-vs-rest AUCPRs averaged over the classes, weighted by class frequency)"},
+}
+
+
+def metric_names(n_classes=(), averaging: str | None = "macro") -> dict:
+    """The measures' titles, naming a multi-class task's averaging (no positive class is claimed there).
+
+    Parameters
+    ----------
+    n_classes : iterable of int
+        The classes of each dataset of the evaluation (empty: binary tasks).
+    averaging : {"macro", "weighted"}, optional
+        How GM, AUROC and AUCPR are averaged over more than two classes.
+
+    Returns
+    -------
+    dict
+        Measure -> title; with binary and multi-class datasets together, both forms are named.
+
+    Examples
+    --------
+    >>> metric_names([2])["auroc"], metric_names([4])["auroc"]
+    ('AUROC', 'AUROC (macro average of the one-vs-rest AUROCs over the classes)')
+    >>> metric_names([2, 4])["gm"]
+    'GM (binary: geometric mean of sensitivity and specificity; multi-class: geometric mean of the per-class recalls)'
+    """
+    ks = set(int(k) for k in n_classes)
+    multi = any(k > 2 for k in ks)
+    names = dict(METRIC_NAMES)
+    if not multi:
+        return names
+    many = _MULTICLASS_NAMES.get(averaging or "macro", _MULTICLASS_NAMES["macro"])
+    if not any(k <= 2 for k in ks):
+        return {**names, **many}
+    binary = {"gm": "geometric mean of sensitivity and specificity", "auroc": "of the positive class",
+              "aucpr": "of the positive class"}
+    for m, title in many.items():
+        short, _, how = title.partition(" (")
+        names[m] = f"{short} (binary: {binary[m]}; multi-class: {how.rstrip(')')})"
+    return names
+
+
+@dataclass(frozen=True)
+class ReportText:
+    """The words of a report beside its numbers: the answer it opens with, its notes, the measures' titles.
+
+    Attributes
+    ----------
+    answer : tuple of str
+        One sentence per dataset (``ReportSettings.answer``'s), first under the title.
+    notes : tuple of str
+        Bullet points under the answer (the protocol, the folds, what the measures are of, ...).
+    names : mapping
+        Measure -> title (:func:`metric_names`).
+
+    Examples
+    --------
+    >>> ReportText(notes=("n",)).names["accuracy"]
+    'Classification accuracy'
+    """
+
+    answer: tuple = ()
+    notes: tuple = ()
+    names: Mapping = field(default_factory=lambda: dict(METRIC_NAMES))
+
+
+def rename_headings(markdown: str, names: Mapping) -> str:
+    r"""``## <title> -- <classifier>`` headings of a report (``stats.md``) with the titles of ``names``.
+
+    Examples
+    --------
+    >>> rename_headings("# T\n## AUROC -- nb\n", {"auroc": "AUROC (macro)"})
+    '# T\n## AUROC (macro) -- nb\n'
+    """
+    for m, title in names.items():
+        old = METRIC_NAMES.get(m)
+        if old and old != title:
+            markdown = markdown.replace(f"\n## {old} -- ", f"\n## {title} -- ")
+            if markdown.startswith(f"## {old} -- "):
+                markdown = f"## {title} -- " + markdown[len(f"## {old} -- "):]
+    return markdown
+
+
+#: What bold means in the tables of the reports (the rule of :func:`best_cells`).
+BOLD_RULE = ("**bold**: the best per dataset among the methods whose mean is above the majority-class baseline's "
+             "(above on average, not necessarily significantly: the answer at the top and the statistics say that); "
+             "nothing is bold where no method is above it")
+
+
+def best_cells(means: pd.DataFrame, baseline: pd.Series | None = None, *, higher_is_better: bool = True,
+               atol: float = 1e-12) -> pd.DataFrame:
+    """Datasets x methods: True for the cells shown in bold (:data:`BOLD_RULE`).
+
+    Per dataset, the best mean; with a baseline, the best among the methods whose mean is strictly above the
+    baseline's (below, for a measure where lower is better): a row where none is has no bold cell.
+
+    Parameters
+    ----------
+    means : pandas.DataFrame
+        Datasets x methods (NaN: failed).
+    baseline : pandas.Series, optional
+        Dataset -> the baseline's mean.
+    higher_is_better : bool
+    atol : float
+        Ties with the best are bold too.
+
+    Returns
+    -------
+    pandas.DataFrame of bool
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"A": [0.70, 0.90], "B": [0.71, 0.80]}, index=["d1", "d2"])
+    >>> best_cells(m).values.tolist()
+    [[False, True], [True, False]]
+    >>> best_cells(m, pd.Series({"d1": 0.72, "d2": 0.85})).values.tolist()
+    [[False, False], [True, False]]
+    """
+    out = pd.DataFrame(False, index=means.index, columns=means.columns)
+    for d, row in means.iterrows():
+        vals = row.astype(float)
+        b = np.nan if baseline is None else baseline.get(d, np.nan)
+        if b == b:
+            vals = vals[vals > b + atol] if higher_is_better else vals[vals < b - atol]
+        vals = vals.dropna()
+        if not len(vals):
+            continue
+        best = vals.max() if higher_is_better else vals.min()
+        out.loc[d, vals.index[np.isclose(vals.to_numpy(), best, rtol=0, atol=atol)]] = True
+    return out
+
+
+def unbeaten_note(means: pd.DataFrame, baseline: pd.Series | None = None, *, higher_is_better: bool = True) -> str:
+    """What a table says instead of bolding where no method is above the baseline (``""`` where some method is).
+
+    Examples
+    --------
+    >>> m = pd.DataFrame({"A": [0.70, 0.90], "B": [0.71, 0.80]}, index=["d1", "d2"])
+    >>> unbeaten_note(m, pd.Series({"d1": 0.72, "d2": 0.95}))
+    'No method is above the majority-class baseline here: nothing is bold.'
+    >>> unbeaten_note(m, pd.Series({"d1": 0.72, "d2": 0.85}))
+    'No method is above the majority-class baseline on d1: nothing is bold there.'
+    """
+    if baseline is None:
+        return ""
+    rows = [d for d, r in best_cells(means, baseline, higher_is_better=higher_is_better).iterrows()
+            if not r.any() and baseline.get(d, np.nan) == baseline.get(d, np.nan)]
+    if not rows:
+        return ""
+    if len(rows) == len(means.index):
+        return "No method is above the majority-class baseline here: nothing is bold."
+    return f"No method is above the majority-class baseline on {', '.join(map(str, rows))}: nothing is bold there."
 
 
 def _order(values) -> list:

@@ -79,3 +79,35 @@ def test_check_output(tmp_path):
         check_output(tmp_path / "f", "folder")
     with pytest.raises(KgfsError, match=r"--out .*f/t\.arff: .*f is a file, not a folder"):
         check_output(tmp_path / "f" / "t.arff", "file")
+
+
+# --------------------------------------------------------------------------- issue 38 point 7: tables by folder
+def _build(folder: Path, dataset: str, features) -> Path:
+    from kg.formats.folder import write_table_folder
+    from kg.hierarchy import FeatureHierarchy
+    from kg.table import FeatureTable
+
+    h = FeatureHierarchy.from_edges([], nodes=list(features))
+    facts = {f"i{i}": [features[i % len(features)]] for i in range(12)}
+    t = FeatureTable.from_facts(facts, h, labels={f"i{i}": i % 2 for i in range(12)})
+    t.meta["dataset"] = dataset
+    write_table_folder(t, folder)
+    return folder
+
+
+def test_table_folders_beside_others_are_named_by_folder_and_dataset(tmp_path):
+    """Two builds of one dataset with different features are told apart in every table of the report."""
+    from flows.inputs import load_tables
+
+    a = _build(tmp_path / "types", "wikidata/codex-people", ["a", "b"])
+    b = _build(tmp_path / "relations", "wikidata/codex-people", ["a", "b", "c"])
+    assert list(load_tables([str(a), str(b)])) == ["types (wikidata/codex-people)",
+                                                    "relations (wikidata/codex-people)"]
+    assert list(load_tables([str(a)])) == ["wikidata/codex-people"]  # alone: its dataset's name
+    assert list(load_tables([str(a / "table.npz"), "synthetic/S-D2-B2"]))[0] == "types (wikidata/codex-people)"
+    # two folders of the same name: their paths as given
+    c = _build(tmp_path / "x" / "types", "wikidata/codex-people", ["a"])
+    assert list(load_tables([str(a), str(c)])) == [f"{a} (wikidata/codex-people)", f"{c} (wikidata/codex-people)"]
+    # a folder named like its dataset is not named twice
+    d = _build(tmp_path / "S", "S", ["a"])
+    assert list(load_tables([str(d), str(a)]))[0] == "S"

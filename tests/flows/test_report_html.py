@@ -88,6 +88,12 @@ def _open(browser, path: Path, viewport=(1300, 1000)):
 def test_the_degenerate_run_reads_at_a_glance(runs, browser):
     page, errors = _open(browser, runs[0]["threshold-0.9"] / "report.html")
     assert page.inner_text("h1") == "kgfs run: bundled/DM-BP · shsel-ig-prune threshold=0.9"
+    # issue 38: the page opens with its answer, above the links to its sections
+    answer = page.inner_text("div.answer")
+    assert answer.startswith("No method beats the majority class on accuracy (0.717): the best, ") and \
+        "95% interval [" in answer
+    assert page.evaluate("document.querySelector('div.answer').getBoundingClientRect().top") < \
+        page.evaluate("document.querySelector('nav.toc').getBoundingClientRect().top")
     warn = page.inner_text("div.warning")
     assert "Degenerate selection" in warn and "only roots of the hierarchy were kept" in warn
     degenerate = page.inner_text("#summary tr.degenerate")

@@ -307,3 +307,98 @@ def test_write_outputs_splits_the_baseline_rows_and_writes_report_html(tmp_path)
     assert pd.read_csv(paths["summary"])["selector"].tolist()[-1] == BASELINE
     html = paths["html"].read_text()
     assert html.startswith("<!DOCTYPE html>") and 'class="baseline"' in html and "corrected resampled t-test" in html
+
+
+# --------------------------------------------------------------------------- issue 38: bold, order, answer, names
+from selection.evaluation.html import measures_section  # noqa: E402
+from selection.evaluation.tables import BOLD_RULE, best_cells, metric_names, unbeaten_note  # noqa: E402
+
+
+def test_bold_marks_the_best_only_among_methods_above_the_baseline():
+    """The issue's case: 0.709 is not bold beside the baseline's 0.717; a row where none is above says so."""
+    t = pd.DataFrame({"shsel": [0.709, 0.90], "complete": [0.701, 0.80]}, index=["DM-BP", "d2"])
+    base = pd.Series({"DM-BP": 0.717, "d2": 0.85})
+    md = markdown_table(t, baseline=base).splitlines()
+    assert md[2] == "| DM-BP | 0.709 | 0.701 | *0.717* |"
+    assert md[3] == "| d2 | **0.900** | 0.800 | *0.850* |"
+    assert unbeaten_note(t, base) == "No method is above the majority-class baseline on DM-BP: nothing is bold there."
+    # equal to the baseline is not above it; without a baseline the best is bold as before
+    assert not best_cells(t, pd.Series({"DM-BP": 0.709, "d2": 0.95})).to_numpy().any()
+    assert best_cells(t).to_numpy().tolist() == [[True, False], [True, False]]
+    assert unbeaten_note(t, pd.Series({"DM-BP": 0.8, "d2": 0.95})) == \
+        "No method is above the majority-class baseline here: nothing is bold."
+
+
+def test_report_md_and_html_say_so_instead_of_bolding():
+    r = _grid(1, -0.05, folds=10)  # every method around 0.55-0.6, the baseline 0.7
+    base = majority_baseline(np.array([0] * 70 + [1] * 30), dataset="d0", n_splits=10, n_features=5)
+    md = report_markdown(r, ["accuracy"], ["accuracy"], title="T", baseline=base)
+    acc = md.split("## Classification accuracy -- nb")[1].split("\n## ")[0]
+    assert "**" not in acc and "*No method is above the majority-class baseline here: nothing is bold.*" in acc
+    assert BOLD_RULE in md
+    html = measures_section(r, ["accuracy"], base)
+    acc = html.split("Classification accuracy -- nb")[1].split("<h3>")[0]
+    assert 'class="best"' not in acc and "No method is above the majority-class baseline here" in acc
+    # % selected has no baseline column: its best (the fewest) is bold as before
+    assert "**" in md.split("## % of features selected")[1]
+
+
+def test_summary_has_each_datasets_baseline_after_its_methods():
+    r = _grid(3, 0.1, folds=4)
+    base = pd.concat([majority_baseline(np.array([0] * 6 + [1] * 2), dataset=f"d{d}", n_splits=4, n_features=5)
+                      for d in range(3)], ignore_index=True)
+    s = summarize(r, ["accuracy"], ["accuracy"], baseline=base)
+    assert list(zip(s["dataset"], s["selector"])) == [
+        (f"d{d}", m) for d in range(3) for m in ("A", "B", "C", BASELINE)]
+
+
+def test_write_outputs_writes_answer_json_and_the_report_opens_with_the_answer(tmp_path):
+    import json
+
+    r = _grid(1, 0.1, folds=10)
+    base = majority_baseline(np.array([0] * 70 + [1] * 30), dataset="d0", n_splits=10, n_features=5)
+    said = lambda vs: [f"{v.dataset}: best {v.selector} + {v.classifier}, {v.outcome}" for v in vs]  # noqa: E731
+    paths = write_outputs(pd.concat([r, base], ignore_index=True), tmp_path, metrics=["accuracy"],
+                          rank_metrics=["accuracy"], settings=ReportSettings(plots=False, answer=said))
+    answer = json.loads(paths["answer"].read_text())
+    assert answer["measure"] == "accuracy" and [d["selector"] for d in answer["datasets"]] == ["B"]
+    assert answer["sentences"] == [f"d0: best B + nb, {answer['datasets'][0]['outcome']}"]
+    lines = paths["report"].read_text().splitlines()
+    assert lines[0] == "# Evaluation report" and lines[2] == f"**{answer['sentences'][0]}**"
+    body = paths["html"].read_text().split("<body>")[1]
+    assert body.index('class="answer"') < body.index("<nav") and answer["sentences"][0] in body
+    # without a wording only the numbers
+    plain = write_outputs(pd.concat([r, base], ignore_index=True), tmp_path / "p", metrics=["accuracy"],
+                          rank_metrics=["accuracy"], settings=ReportSettings(plots=False))
+    assert "sentences" not in json.loads(plain["answer"].read_text())
+
+
+def test_multiclass_measures_name_their_averaging_and_no_positive_class(tmp_path):
+    """A 4-class task (the CoDEx case): macro one-vs-rest AUROC/AUCPR, GM over the classes' recalls, as
+    selection.evaluation.metrics computes them; the report claims no positive class."""
+    from kg.hierarchy import FeatureHierarchy
+    from kg.table import FeatureTable
+    from selection.evaluation.grid import run_grid
+    from selection.evaluation.plan import plan_evaluation
+
+    rng = np.random.default_rng(0)
+    h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b", "c", "d"])
+    labels = {f"i{i}": ["France", "Italy", "Spain", "Peru"][i % 4] for i in range(40)}
+    facts = {i: [f for f in ("b", "c", "d") if rng.random() < 0.5] for i in labels}
+    t = FeatureTable.from_facts(facts, h, labels=labels)
+    res = run_grid({"codex": t}, plan_evaluation("basic", ["complete"], ["nb"], n_splits=4), out_dir=tmp_path,
+                   n_jobs=1, report=ReportSettings(plots=False))
+    md = res.report.read_text()
+    assert "Positive class" not in md and "no positive class" in md
+    assert "## AUROC (macro average of the one-vs-rest AUROCs over the classes) -- nb" in md
+    assert "## GM (geometric mean of the per-class recalls) -- nb" in md
+    assert "## AUCPR (macro average of the one-vs-rest AUCPRs over the classes) -- nb" in res.stats.read_text()
+    html = res.html.read_text()
+    assert "Positive class" not in html and "macro average of the one-vs-rest AUROCs" in html
+    # the baseline's macro AUCPR is the mean of the class shares (1/4 here), not one class's share
+    b = pd.read_csv(res.baseline)
+    assert b["aucpr"].mean() == pytest.approx(0.25, abs=0.01)
+    # results.csv and baseline.csv name no positive class either
+    assert pd.read_csv(res.results)["pos_label"].isna().all() and b["pos_label"].isna().all()
+    # binary and multi-class datasets together: both forms named
+    assert "binary: of the positive class; multi-class: macro" in metric_names([2, 4])["auroc"]

@@ -132,12 +132,15 @@ def locate_file(root: Path, dataset: str, f: FileInfo, *, mirror, cache: Path, o
         return p
     looked.append(str(p))
     if offline or not f.url:
-        why = "offline" if offline else "no upstream URL"
+        if f.url:  # offline: going online would fetch it
+            hint = f"; upstream {f.url}; pass {param('mirror')}/KGFS_DATA_MIRROR or go online"
+        else:  # derived by the data mirror's scripts: no download exists, going online cannot help
+            hint = (f"; this file has no download of its own (it is derived from its upstreams: `kgfs datasets "
+                    f"list {dataset} --json` gives them and its derivation): get the kgfs data mirror, which "
+                    f"holds it at {f.path}, and pass {param('mirror')}/KGFS_DATA_MIRROR")
         raise KgfsError(
-            f"dataset {dataset!r}: file {f.path!r} not found ({why}); looked in "
-            + ", ".join(looked)
-            + (f"; upstream {f.url}" if f.url else "")
-            + f"; pass {param('mirror')}/KGFS_DATA_MIRROR or go online"
+            f"dataset {dataset!r}: file {f.path!r} not found ({'offline' if offline else 'no upstream URL'}); "
+            "looked in " + ", ".join(looked) + hint
         )
     _download(f, p, timeout)
     return p

@@ -342,6 +342,7 @@ def cmd_datasets_list(args) -> int:
     if args.json:
         print(json.dumps([{"name": i.name, "loader": i.loader or "generator", "n_instances": i.n_instances,
                            "n_features": i.n_features, "licence": i.licence, "description": i.description,
+                           "upstream": i.upstream, "derivation": i.derivation,
                            "files": {r: f.path for r, f in i.files.items()}} for i in infos], indent=1))
         return 0
     _console(stderr=False).print(datasets_table(infos))

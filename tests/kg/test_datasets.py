@@ -165,6 +165,16 @@ def test_user_cache_is_used_and_verified(shared_data, no_env):
         fetch("lod/Cities", offline=True)
 
 
+def test_a_file_with_no_download_says_what_to_get_not_to_go_online(no_env):
+    """The CoDEx dump is derived by the data mirror's scripts: online, kgfs still cannot fetch it."""
+    with pytest.raises(KgfsError) as e:
+        fetch("wikidata/codex-people", offline=False)
+    msg = str(e.value)
+    assert "no upstream URL" in msg and "go online" not in msg
+    assert "wikidata/codex_truthy.nt.gz" in msg and "KGFS_DATA_MIRROR" in msg
+    assert "kgfs datasets list wikidata/codex-people --json" in msg
+
+
 def test_hierarchy_only_datasets(shared_data, no_env):
     h = load_hierarchy("lod/StumbleUpon", mirror=shared_data)
     assert "Top" in h.index

@@ -557,7 +557,9 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
     pm = h.parent_matrix[keep]
     leaving = int(pm[:, ~mask].nnz)
     sub = pm[:, keep].tocoo()
-    hierarchy = FeatureHierarchy(h.node_ids[keep], sub.row, sub.col, removed_edges=h.removed_edges)
+    kept = h.node_ids[keep].tolist()
+    hierarchy = FeatureHierarchy(kept, sub.row, sub.col, removed_edges=h.removed_edges,
+                                 merged={k: h.merged[k] for k in kept if k in h.merged})
     report = {**onto.report, "roots": list(roots), "n_under_roots": int(keep.size),
               "n_outside_roots": int(h.n_nodes - keep.size), "edges_leaving_roots": leaving}
     return replace(onto, hierarchy=hierarchy, roots=roots, report=report)

@@ -55,9 +55,9 @@ class RunResult:
 
 
 #: The long lists of a table's meta written in full under ``notes/`` of the output folder (the console names a few).
-NOTE_LISTS = ("removed_cycle_edges", "merged_cycles", "entities_without_features", "instances_without_entities", "unannotated_genes",
+NOTE_LISTS = ("removed_cycle_edges", "entities_without_features", "instances_without_entities", "unannotated_genes",
               "unlabelled_genes", "unknown_terms", "unknown_features", "obsolete_dropped", "replaced_terms",
-              "skipped_invalid_iris", "not_conflict_instances")
+              "skipped_invalid_iris", "not_conflict_instances", "merged_cycles")
 
 
 def note_files(meta: Mapping) -> dict[str, str]:

@@ -158,7 +158,7 @@ class OntologyAnnotations:
         pm = h.parent_matrix
         out = {}
         for n in nodes:
-            j = h.index.get(n)
+            j = h.column_index.get(n)  # a member of a merged cycle: its term's parents
             out[n] = set() if j is None else set(h.node_ids[pm[j].indices].tolist())
         return out
 

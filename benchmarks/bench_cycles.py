@@ -190,8 +190,9 @@ def main(argv=None) -> int:
             print(f"  {name:15s} from_edges {secs:8.2f} s, table {table_secs:6.2f} s; {h.n_nodes:,} nodes, "
                   f"{len(h.removed_edges):,} edges removed, {len(h.merged):,} cycles merged; "
                   f"items whose features differ from the closure: {lost:,} of {len(facts):,}", flush=True)
-        print(f"  ratio from_edges break (before) / merge (now): {rows_out['break (before)'] / rows_out['merge (now)']:.1f}x;"
-              f" break (before) / break (now): {rows_out['break (before)'] / rows_out['break (now)']:.1f}x", flush=True)
+        before = rows_out["break (before)"]
+        print(f"  ratio from_edges break (before) / merge (now): {before / rows_out['merge (now)']:.1f}x;"
+              f" break (before) / break (now): {before / rows_out['break (now)']:.1f}x", flush=True)
     return 0
 
 

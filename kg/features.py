@@ -414,11 +414,14 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def _labels(self, names: list[str]) -> np.ndarray:
         lookups = self._lookups()
-        found = lookups.labels(names)
-        out = []
-        for n in names:
-            label = found.get(n) or re.split(r"[/#]", n)[-1] or n
-            out.append(label)
+        merged = self.hierarchy_.merged if hasattr(self, "hierarchy_") else {}
+        found = lookups.labels(sorted({*names, *(m for n in names for m in merged.get(n, ()))}))
+
+        def label(n: str) -> str:
+            return found.get(n) or re.split(r"[/#]", n)[-1] or n
+
+        # a merged cycle: its members' labels (the shortened id of a long one names its first member only)
+        out = [" ≡ ".join(map(label, merged[n])) if n in merged else label(n) for n in names]
         return np.asarray(out, dtype=object)
 
     def transform(self, X):

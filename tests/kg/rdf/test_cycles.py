@@ -30,7 +30,9 @@ MERGED = f"{WD}Q20 ≡ {WD}Q30"
 
 
 def _dump(path):
-    path.write_text("".join(f"<{WD}{s}> <{WDT}{p}> <{WD}{o}> .\n" for s, p, o in STATEMENTS), encoding="utf-8")
+    label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+    path.write_text("".join(f"<{WD}{s}> <{WDT}{p}> <{WD}{o}> .\n" for s, p, o in STATEMENTS)
+                    + f'<{WD}Q20> {label} "twenty"@en .\n<{WD}Q30> {label} "thirty"@en .\n', encoding="utf-8")
     return path
 
 
@@ -70,6 +72,7 @@ def test_the_command_line_builds_it_and_names_the_merged_cycle_once(home, tmp_pa
     table = read_table_folder(tmp_path / "T")
     merged = MERGED.replace(WD, "")
     assert _rows(table) == {"1": {"Q11", merged, "Q40", "Q50"}, "2": {"Q12", merged, "Q40", "Q50"}}
+    assert table.meta["term_names"][MERGED] == "twenty ≡ thirty"  # labelled by its members
     lines = [line for line in err.splitlines() if "merged" in line]
     assert len(lines) == 1 and "1 cycle(s) of the hierarchy merged" in lines[0] and "wd:Q20 ≡ wd:Q30" in lines[0]
     with open(tmp_path / "T" / "notes" / "merged_cycles.csv", encoding="utf-8", newline="") as fh:
@@ -106,3 +109,20 @@ def test_dbpedia_categories_keep_breaking_their_cycles_reported(tmp_path):
     assert both.meta["cycles"] == {"types": "merge", "categories": "break"}
     assert list(both.meta["merged_cycles"]) == ["type:http://dbpedia.org/ontology/X ≡ type:http://dbpedia.org/ontology/Y"]
     assert both.meta["removed_cycle_edges"] == [["category:" + cat + "C", "category:" + cat + "B"]]
+
+
+def test_kgfeatures_fits_the_merged_cycle_and_maps_a_member_at_transform(tmp_path):
+    from kg.features import KGFeatures
+
+    dump = _dump(tmp_path / "wd.nt")
+    with open(dump, "a", encoding="utf-8") as fh:  # an item typed with a member of the cycle itself
+        fh.write(f"<{WD}Q3> <{WDT}P31> <{WD}Q30> .\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        kg = KGFeatures(DumpSource(dump, vocabulary=WIKIDATA), vocabulary="wikidata").fit([WD + "Q1", WD + "Q2"])
+        x = kg.transform([WD + "Q3"])
+    assert kg.fit_report_["merged_cycles"] == {MERGED: [WD + "Q20", WD + "Q30"]}
+    assert kg.fit_report_["removed_cycle_edges"] == []
+    names = list(kg.vocabulary_)
+    assert {names[j].replace(WD, "") for j in x[0].indices} == {MERGED.replace(WD, ""), "Q40", "Q50"}
+    assert kg.feature_labels_[kg.vocabulary_[MERGED]] == "Q20 ≡ Q30"  # its members' (local names: no labels here)

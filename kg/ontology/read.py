@@ -538,6 +538,7 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
     if not roots:
         return onto
     h = onto.hierarchy
+    roots = tuple(dict.fromkeys(h.lookup(r) for r in roots))  # a member of a merged cycle: its term
     for r in roots:
         if r not in h.index:
             why = ("is obsolete" if r in onto.obsolete

@@ -126,3 +126,20 @@ def test_kgfeatures_fits_the_merged_cycle_and_maps_a_member_at_transform(tmp_pat
     names = list(kg.vocabulary_)
     assert {names[j].replace(WD, "") for j in x[0].indices} == {MERGED.replace(WD, ""), "Q40", "Q50"}
     assert kg.feature_labels_[kg.vocabulary_[MERGED]] == "Q20 ≡ Q30"  # its members' (local names: no labels here)
+
+
+def test_qualified_relations_merge_each_copy_of_the_cycle(tmp_path):
+    dump = _dump(tmp_path / "wd.nt")
+    with open(dump, "a", encoding="utf-8") as fh:  # Q7 relates to Q2 (of class Q12, below the cycle)
+        fh.write(f"<{WD}Q7> <{WDT}P50> <{WD}Q2> .\n")
+    corpus = Corpus(ids=["7"], entities=[[WD + "Q7"]], labels=["a"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        table = assemble_table(corpus, None, DumpSource(dump, vocabulary=WIKIDATA.with_relations()),
+                               features="qualified-relations")
+    p = f"out:{WDT}P50"
+    merged = f"{p}|{WD}Q20 ≡ {p}|{WD}Q30"
+    assert table.meta["cycles"] == {"qualified-relations": "merge"}
+    assert table.meta["removed_cycle_edges"] == [] and list(table.meta["merged_cycles"]) == [merged]
+    assert set(table.feature_names[table.X[0].indices]) == {p, f"{p}|{WD}Q12", merged, f"{p}|{WD}Q40",
+                                                            f"{p}|{WD}Q50"}

@@ -651,7 +651,8 @@ def _merge_components(ids: list[str], ci: np.ndarray, pi: np.ndarray, labels: np
     rep = np.arange(n)
     for comp in comps:  # one assignment per component (comp is sorted: its first index is its smallest)
         rep[comp] = comp[0]
-    loops = ci == pi
+    alone = np.bincount(rep, minlength=n)[rep] == 1  # a node not merged with others
+    loops = (ci == pi) & alone[ci]  # a self-loop inside a merged cycle is part of it, not reported apart
     dropped = sorted((ids[c], ids[c]) for c in ci[loops].tolist())
     kept = rep == np.arange(n)
     new_of_old = np.cumsum(kept) - 1

@@ -278,3 +278,8 @@ def test_merge_loses_no_ancestor_is_a_dag_and_ignores_edge_order(graph, rnd):
     rnd.shuffle(shuffled)
     again = _merged(shuffled, nodes=nodes)
     assert again == h and again.edge_list() == h.edge_list() and again.removed_edges == h.removed_edges
+
+
+def test_a_self_loop_inside_a_merged_cycle_is_not_reported_apart():
+    h = _merged([("a", "b"), ("b", "a"), ("a", "a"), ("c", "c")])
+    assert h.merged == {"a ≡ b": ["a", "b"]} and h.removed_edges == [("c", "c")] and h.n_edges == 0

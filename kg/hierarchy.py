@@ -591,6 +591,10 @@ class FeatureHierarchy:
 
 
 # ---------------------------------------------------------------------- cycle handling
+#: From this many edges on, ids are indexed by pandas' hash table (C), not by a Python loop over the edges.
+_HASHED_INDEX = 20_000
+
+
 def _indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
                    ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Node ids (``nodes`` first, then the other endpoints sorted) and the distinct edges as index arrays."""
@@ -599,19 +603,40 @@ def _indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
     known = dict.fromkeys(order)
     if len(known) != len(order):
         raise ValueError("duplicate node ids in `nodes`")
-    flat = [str(x) for pair in pairs for x in pair]
-    if len(flat) != 2 * len(pairs):
-        raise ValueError("every edge must be a (child, parent) pair")
-    extra = sorted(set(flat).difference(known))
-    ids = order + extra
     if not pairs:
-        return ids, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    index = {x: i for i, x in enumerate(ids)}
-    both = np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
+        return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    both = _hashed(pairs, order, known) if len(pairs) >= _HASHED_INDEX else None
+    if both is None:
+        flat = [str(x) for pair in pairs for x in pair]
+        if len(flat) != 2 * len(pairs):
+            raise ValueError("every edge must be a (child, parent) pair")
+        ids = order + sorted(set(flat).difference(known))
+        index = {x: i for i, x in enumerate(ids)}
+        both = ids, np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
+    ids, codes = both
     n = len(ids)
-    m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (both[0::2], both[1::2])), shape=(n, n)))
+    m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (codes[0::2], codes[1::2])), shape=(n, n)))
     m = m.tocoo()
     return ids, m.row.astype(np.int64), m.col.astype(np.int64)
+
+
+def _hashed(pairs: list, order: list[str], known: dict) -> tuple[list[str], np.ndarray] | None:
+    """:func:`_indexed_edges`'s ids and endpoint codes without a Python loop over the edges (pandas' factorize:
+    one hash look-up per endpoint in C, then the distinct ids placed in the node order); ``None`` when the
+    edges are not all pairs of strings (the loop then checks and converts them)."""
+    import pandas as pd
+
+    arr = np.empty((len(pairs), 2), dtype=object)
+    try:
+        arr[:] = pairs
+    except (ValueError, TypeError):
+        return None
+    codes, uniques = pd.factorize(arr.ravel())
+    if not all(isinstance(u, str) for u in uniques.tolist()):
+        return None
+    ids = order + sorted(u for u in uniques.tolist() if u not in known)
+    place = pd.Index(ids).get_indexer(uniques)
+    return ids, place[codes].astype(np.int64)
 
 
 def _cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:

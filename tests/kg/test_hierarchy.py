@@ -283,3 +283,21 @@ def test_merge_loses_no_ancestor_is_a_dag_and_ignores_edge_order(graph, rnd):
 def test_a_self_loop_inside_a_merged_cycle_is_not_reported_apart():
     h = _merged([("a", "b"), ("b", "a"), ("a", "a"), ("c", "c")])
     assert h.merged == {"a ≡ b": ["a", "b"]} and h.removed_edges == [("c", "c")] and h.n_edges == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(digraphs())
+def test_the_hashed_index_of_many_edges_builds_the_same_hierarchy(monkeypatch_graph):
+    import kg.hierarchy as kh
+
+    edges, nodes, _ = monkeypatch_graph
+    for policy in ("break", "merge"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HierarchyCycleWarning)
+            looped = FeatureHierarchy.from_edges(edges, nodes=nodes[: len(nodes) // 2], on_cycle=policy)
+            old, kh._HASHED_INDEX = kh._HASHED_INDEX, 1
+            try:
+                hashed = FeatureHierarchy.from_edges(edges, nodes=nodes[: len(nodes) // 2], on_cycle=policy)
+            finally:
+                kh._HASHED_INDEX = old
+        assert hashed == looped and hashed.removed_edges == looped.removed_edges

@@ -277,7 +277,7 @@ class EmptyTableError(KgfsError):
 
 
 class HierarchyCycleWarning(UserWarning):
-    """Cycles were found in a hierarchy and broken by removing the named edges.
+    """Cycles were found in a hierarchy and broken by removing the named edges, or merged into the named nodes.
 
     Examples
     --------

@@ -173,13 +173,16 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     n_unknown_transform_ : int
         The same for the last :meth:`transform`: such rows are empty, never an error.
     fit_report_ : dict
-        ``n_entities``, ``entities_without_features``, ``removed_cycle_edges``, ``n_features_found``.
+        ``n_entities``, ``entities_without_features``, ``removed_cycle_edges``, ``merged_cycles``
+        (merged feature -> its members), ``n_features_found``.
 
     Notes
     -----
     At transform time each value's ancestors come from the source (cached), so a new entity whose
     class was not seen in training still gets the fitted ancestors of that class. Category cycles
-    are broken per call (:func:`kg.rdf.table.build_hierarchy`).
+    are broken per call, cycles of subclass-of (Wikidata's P279) and of the relation kinds merged into one
+    feature holding every member (:meth:`kg.rdf.kinds.FeatureSpec.on_cycle`,
+    :func:`kg.rdf.table.build_hierarchy`): a value of a member class gets that feature.
 
     ``set_output(transform="pandas")`` returns a sparse DataFrame (columns: the feature ids; index:
     the input's, when it had one) with ``df.attrs["hierarchy"]``. scikit-learn's own output
@@ -385,7 +388,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         if not nodes:
             raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
                              f"({report['n_entities']} entities) in {self._source_name()}")
-        h, removed = build_hierarchy(nodes, edges)
+        h, removed = build_hierarchy(nodes, edges, spec.on_cycle())
         table = FeatureTable.from_facts(facts, h, min_support=self.min_support, instances=ids)
         if table.n_features == 0:
             raise ValueError(f"min_support={self.min_support} keeps none of the {h.n_nodes} features of the "
@@ -399,7 +402,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.n_unknown_ = int(sum(1 for i in ids if not facts.get(i)))
         self.fit_report_ = {"n_entities": report["n_entities"],
                             "entities_without_features": report["entities_without_features"],
-                            "removed_cycle_edges": [list(e) for e in removed], "n_features_found": h.n_nodes}
+                            "removed_cycle_edges": [list(e) for e in removed],
+                            "merged_cycles": {k: list(v) for k, v in h.merged.items()}, "n_features_found": h.n_nodes}
         if self.n_unknown_:
             log.info("%d of %d training rows have no %s (empty rows)", self.n_unknown_, len(ids), self._what())
         self.fit_report_["relations"] = report.get("relations", {})
@@ -410,11 +414,14 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def _labels(self, names: list[str]) -> np.ndarray:
         lookups = self._lookups()
-        found = lookups.labels(names)
-        out = []
-        for n in names:
-            label = found.get(n) or re.split(r"[/#]", n)[-1] or n
-            out.append(label)
+        merged = self.hierarchy_.merged if hasattr(self, "hierarchy_") else {}
+        found = lookups.labels(sorted({*names, *(m for n in names for m in merged.get(n, ()))}))
+
+        def label(n: str) -> str:
+            return found.get(n) or re.split(r"[/#]", n)[-1] or n
+
+        # a merged cycle: its members' labels (the shortened id of a long one names its first member only)
+        out = [" ≡ ".join(map(label, merged[n])) if n in merged else label(n) for n in names]
         return np.asarray(out, dtype=object)
 
     def transform(self, X):
@@ -436,8 +443,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         if nodes:
             with warnings.catch_warnings():  # cycles were reported by fit
                 warnings.simplefilter("ignore", HierarchyCycleWarning)
-                h, _ = build_hierarchy(nodes, edges)
-            index_of = h.index
+                h, _ = build_hierarchy(nodes, edges, spec.on_cycle())
+            index_of = h.column_index  # a member of a merged cycle is its node
             rows, cols = [], []
             for r, i in enumerate(ids):
                 for f in facts.get(i, ()):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 
 import numpy as np
@@ -108,12 +108,19 @@ class FeatureHierarchy:
         Parent index of each edge.
     removed_edges : list of (str, str), optional
         Edges removed to break cycles (kept for the report).
+    merged : mapping of str -> sequence of str, optional
+        Nodes that stand for a strongly connected component of the graph they were built from
+        (``from_edges(..., on_cycle="merge")``): node id -> the ids of its members.
 
     Attributes
     ----------
     node_ids : ndarray of str
     index : dict of str -> int
     removed_edges : list of (child, parent) id pairs removed to break cycles
+    merged : dict of str -> list of str
+        Merged node -> its members, sorted (empty when no cycle was merged).
+    aliases : dict of str -> str
+        Member id -> the merged node that holds it (:meth:`lookup`).
 
     Examples
     --------
@@ -122,6 +129,15 @@ class FeatureHierarchy:
     ['Agent', 'Person']
     >>> h.node_ids[h.roots].tolist(), h.node_ids[h.leaves].tolist()
     (['Agent'], ['Athlete'])
+
+    A cycle of a transitive relation (every member a subclass of every other) merged into one node:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     m = FeatureHierarchy.from_edges([("a", "b"), ("b", "a"), ("b", "c")], on_cycle="merge")
+    >>> m.node_ids.tolist(), m.lookup("b"), m.ancestors(m.lookup("a"))
+    (['a ≡ b', 'c'], 'a ≡ b', ['c'])
     """
 
     def __init__(
@@ -131,6 +147,7 @@ class FeatureHierarchy:
         parent: np.ndarray,
         *,
         removed_edges: Sequence[tuple[str, str]] = (),
+        merged: Mapping[str, Sequence[str]] | None = None,
     ):
         self.node_ids = _as_str_array(node_ids)
         n = len(self.node_ids)
@@ -149,6 +166,11 @@ class FeatureHierarchy:
             sp.csr_matrix((np.ones(child.size, np.int8), (child, parent)), shape=(n, n))
         )
         self.removed_edges = list(removed_edges)
+        self.merged = {str(k): sorted(map(str, v)) for k, v in sorted((merged or {}).items())}
+        unknown = [k for k in self.merged if k not in self.index]
+        if unknown:
+            raise ValueError(f"merged node {unknown[0]!r} is not a node of the hierarchy")
+        self.aliases = {m: k for k, ms in self.merged.items() for m in ms}
         if self.topological_order.size != n:  # Kahn's algorithm left nodes: a cycle
             raise CycleError("hierarchy has a cycle; build it with FeatureHierarchy.from_edges", [])
 
@@ -159,7 +181,7 @@ class FeatureHierarchy:
         edges: Iterable[tuple[str, str]],
         nodes: Iterable[str] | None = None,
         *,
-        on_cycle: str = "raise",
+        on_cycle: str | Callable[[list[str]], str] = "raise",
     ) -> FeatureHierarchy:
         """Build a hierarchy from ``(child, parent)`` id pairs.
 
@@ -170,52 +192,87 @@ class FeatureHierarchy:
         nodes : iterable of str, optional
             Node ids in the desired order (isolated nodes allowed). Nodes that appear only in
             ``edges`` are appended in sorted order. Default: all edge endpoints, sorted.
-        on_cycle : {"raise", "break"}
+        on_cycle : {"raise", "break", "merge"} or callable
             ``"raise"``: a cycle raises :class:`~kg.errors.CycleError` naming one cycle per
             strongly connected component. ``"break"``: cycles are broken deterministically
             (depth-first search from the smallest id, parents visited in sorted order; every
             back edge is removed) and a :class:`~kg.errors.HierarchyCycleWarning` names the
-            removed edges, which are also kept in ``removed_edges``.
+            removed edges, which are also kept in ``removed_edges``: the members of a cycle
+            lose the ancestors reached only through a removed edge. ``"merge"``: each strongly
+            connected component becomes one node (a cycle of a transitive relation such as
+            subclass-of makes its members equivalent), so no ancestor is lost: the node is
+            named by its sorted members joined with ``" ≡ "`` (at most 4 members and 160
+            characters, else ``"first ≡ … (N members)"``), takes the place of its first
+            member in the node order, and has every parent and child of its members outside
+            it; ``merged`` and ``aliases`` record it, :meth:`lookup` maps a member to it and a
+            :class:`~kg.errors.HierarchyCycleWarning` names the merged nodes. A self-loop is
+            dropped (kept in ``removed_edges``; it loses nothing). A callable gets the sorted
+            members of each cyclic component and answers one of the three for it (a graph of
+            several kinds of features, some of whose cycles are data errors).
+
+        Examples
+        --------
+        >>> import warnings
+        >>> cyc = [("Q20", "Q30"), ("Q30", "Q20"), ("Q20", "Q40"), ("Q30", "Q50"), ("Q12", "Q30")]
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     b = FeatureHierarchy.from_edges(cyc, on_cycle="break")
+        ...     m = FeatureHierarchy.from_edges(cyc, on_cycle="merge")
+        >>> b.ancestors("Q12")
+        ['Q30', 'Q50']
+        >>> m.ancestors("Q12"), m.merged
+        (['Q20 ≡ Q30', 'Q40', 'Q50'], {'Q20 ≡ Q30': ['Q20', 'Q30']})
         """
-        if on_cycle not in ("raise", "break"):
-            raise ValueError(f"on_cycle must be 'raise' or 'break', got {on_cycle!r}")
-        pairs = [(str(c), str(p)) for c, p in edges]
-        order = [] if nodes is None else [str(x) for x in nodes]
-        known = set(order)
-        if len(known) != len(order):
-            raise ValueError("duplicate node ids in `nodes`")
-        extra = sorted({x for pair in pairs for x in pair} - known)
-        ids = order + extra
-        index = {x: i for i, x in enumerate(ids)}
+        if not callable(on_cycle) and on_cycle not in ("raise", "break", "merge"):
+            raise ValueError(f"on_cycle must be 'raise', 'break', 'merge' or a callable, got {on_cycle!r}")
+        ids, ci, pi = _indexed_edges(edges, nodes)
         n = len(ids)
-        if pairs:
-            ci = np.fromiter((index[c] for c, _ in pairs), np.int64, len(pairs))
-            pi = np.fromiter((index[p] for _, p in pairs), np.int64, len(pairs))
-            m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (ci, pi)), shape=(n, n)))
-            m = m.tocoo()
-            ci, pi = m.row.astype(np.int64), m.col.astype(np.int64)
+        labels, comps = _cycle_components(n, ci, pi)
+        if not comps:
+            return cls(ids, ci, pi)
+        if callable(on_cycle):
+            choice = [on_cycle(sorted(ids[i] for i in comp.tolist())) for comp in comps]
+            bad = next((c for c in choice if c not in ("raise", "break", "merge")), None)
+            if bad is not None:
+                raise ValueError(f"on_cycle returned {bad!r} (expected 'raise', 'break' or 'merge')")
         else:
-            ci = pi = np.zeros(0, np.int64)
+            choice = [on_cycle] * len(comps)
+        if "raise" in choice:
+            cycles = _describe_cycles(ids, ci, pi, [c for c, k in zip(comps, choice) if k == "raise"])
+            shown = "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
+            more = f" (and {len(cycles) - 5} more)" if len(cycles) > 5 else ""
+            raise CycleError(f"hierarchy has {len(cycles)} cycle(s): {shown}{more}", cycles)
         removed: list[tuple[str, str]] = []
-        keep = _cycle_back_edges(ids, ci, pi)
-        if keep is not None:
+        notes: list[str] = []
+        to_break = [c for c, k in zip(comps, choice) if k == "break"]
+        if to_break:
+            keep = _cycle_back_edges(ids, ci, pi, to_break)
             back = np.flatnonzero(~keep)
-            cycles = _describe_cycles(ids, ci, pi)
-            if on_cycle == "raise":
-                shown = "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
-                more = f" (and {len(cycles) - 5} more)" if len(cycles) > 5 else ""
-                raise CycleError(f"hierarchy has {len(cycles)} cycle(s): {shown}{more}", cycles)
-            removed = sorted((ids[ci[k]], ids[pi[k]]) for k in back)
-            shown = ", ".join(f"{c} -> {p}" for c, p in removed[:10])
-            more = f" (and {len(removed) - 10} more)" if len(removed) > 10 else ""
-            warnings.warn(
-                f"hierarchy had {len(cycles)} cycle(s); removed {len(removed)} edge(s) to break them: "
-                f"{shown}{more}",
-                HierarchyCycleWarning,
-                stacklevel=2,
-            )
+            broken = sorted((ids[ci[k]], ids[pi[k]]) for k in back)
+            removed += broken
+            shown = ", ".join(f"{c} -> {p}" for c, p in broken[:10])
+            more = f" (and {len(broken) - 10} more)" if len(broken) > 10 else ""
+            notes.append(f"hierarchy had {len(to_break)} cycle(s); removed {len(broken)} edge(s) to break them: "
+                         f"{shown}{more}")
             ci, pi = ci[keep], pi[keep]
-        return cls(ids, ci, pi, removed_edges=removed)
+        to_merge = [c for c, k in zip(comps, choice) if k == "merge"]
+        merged: dict[str, list[str]] = {}
+        if to_merge:
+            ids, ci, pi, merged, loops = _merge_components(ids, ci, pi, labels, to_merge)
+            removed += loops
+            big = [k for k in merged if len(merged[k]) > 1]
+            shown = "; ".join(big[:5])
+            more = f" (and {len(big) - 5} more)" if len(big) > 5 else ""
+            if big:
+                notes.append(f"hierarchy had {len(big)} cycle(s); each merged into one node holding its "
+                             f"{sum(len(merged[k]) for k in big)} member(s) (no ancestor lost): {shown}{more}")
+            if loops:
+                notes.append(f"hierarchy had {len(loops)} self-loop(s), dropped: "
+                             + ", ".join(f"{c} -> {p}" for c, p in loops[:10]))
+            merged = {k: v for k, v in merged.items() if len(v) > 1}
+        for note in notes:
+            warnings.warn(note, HierarchyCycleWarning, stacklevel=2)
+        return cls(ids, ci, pi, removed_edges=sorted(removed), merged=merged)
 
     # ------------------------------------------------------------------ basic structure
     @property
@@ -234,6 +291,7 @@ class FeatureHierarchy:
         return (
             self.node_ids.tolist() == other.node_ids.tolist()
             and (self.parent_matrix != other.parent_matrix).nnz == 0
+            and self.merged == other.merged
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -263,6 +321,41 @@ class FeatureHierarchy:
     def edge_list(self) -> list[tuple[str, str]]:
         c, p = self.edges
         return list(zip(self.node_ids[c].tolist(), self.node_ids[p].tolist()))
+
+    def lookup(self, node: str) -> str:
+        """The node that holds ``node``: its merged node when a cycle was merged into one, else ``node`` itself.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     h = FeatureHierarchy.from_edges([("a", "b"), ("b", "a"), ("c", "a")], on_cycle="merge")
+        >>> h.lookup("a"), h.lookup("c"), h.lookup("unknown")
+        ('a ≡ b', 'c', 'unknown')
+        """
+        return self.aliases.get(node, node)
+
+    @cached_property
+    def column_index(self) -> dict[str, int]:
+        """Node id -> index, and each merged member -> the index of its node (what facts are mapped through)."""
+        if not self.aliases:
+            return self.index
+        return {**self.index, **{m: self.index[k] for m, k in self.aliases.items()}}
+
+    def merged_report(self) -> list[dict]:
+        """One row per merged node: ``feature``, ``n_members``, ``members`` (sorted), by feature id.
+
+        Examples
+        --------
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     h = FeatureHierarchy.from_edges([("a", "b"), ("b", "a")], on_cycle="merge")
+        >>> h.merged_report()
+        [{'feature': 'a ≡ b', 'n_members': 2, 'members': ['a', 'b']}]
+        """
+        return [{"feature": k, "n_members": len(v), "members": list(v)} for k, v in self.merged.items()]
 
     def idx(self, node: str | int) -> int:
         """Index of a node id (ints pass through); unknown ids raise UnknownFeatureError."""
@@ -471,8 +564,10 @@ class FeatureHierarchy:
             c = self.ancestor_matrix[keep_idx][:, keep_idx].astype(np.int32).tocsr()
             through = binary_csr(c @ c)
             sub = binary_csr(c - c.multiply(through)).tocoo()
+        kept_ids = self.node_ids[keep_idx].tolist()
+        merged = {k: self.merged[k] for k in kept_ids if k in self.merged} if self.merged else None
         return FeatureHierarchy(
-            self.node_ids[keep_idx], sub.row, sub.col, removed_edges=self.removed_edges
+            kept_ids, sub.row, sub.col, removed_edges=self.removed_edges, merged=merged
         ) if n_keep else FeatureHierarchy([], [], [])
 
     def _as_indices(self, keep) -> np.ndarray:
@@ -496,16 +591,116 @@ class FeatureHierarchy:
 
 
 # ---------------------------------------------------------------------- cycle handling
-def _cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> list[np.ndarray]:
-    """Strongly connected components with a cycle (size > 1, or a self-loop)."""
+#: From this many edges on, ids are indexed by pandas' hash table (C), not by a Python loop over the edges.
+_HASHED_INDEX = 20_000
+
+
+def _indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
+                   ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Node ids (``nodes`` first, then the other endpoints sorted) and the distinct edges as index arrays."""
+    pairs = edges if isinstance(edges, list) else list(edges)
+    order = [] if nodes is None else [str(x) for x in nodes]
+    known = dict.fromkeys(order)
+    if len(known) != len(order):
+        raise ValueError("duplicate node ids in `nodes`")
+    if not pairs:
+        return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    both = _hashed(pairs, order, known) if len(pairs) >= _HASHED_INDEX else None
+    if both is None:
+        flat = [str(x) for pair in pairs for x in pair]
+        if len(flat) != 2 * len(pairs):
+            raise ValueError("every edge must be a (child, parent) pair")
+        ids = order + sorted(set(flat).difference(known))
+        index = {x: i for i, x in enumerate(ids)}
+        both = ids, np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
+    ids, codes = both
+    n = len(ids)
+    m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (codes[0::2], codes[1::2])), shape=(n, n)))
+    m = m.tocoo()
+    return ids, m.row.astype(np.int64), m.col.astype(np.int64)
+
+
+def _hashed(pairs: list, order: list[str], known: dict) -> tuple[list[str], np.ndarray] | None:
+    """:func:`_indexed_edges`'s ids and endpoint codes without a Python loop over the edges (pandas' factorize:
+    one hash look-up per endpoint in C, then the distinct ids placed in the node order); ``None`` when the
+    edges are not all pairs of strings (the loop then checks and converts them)."""
+    import pandas as pd
+
+    arr = np.empty((len(pairs), 2), dtype=object)
+    try:
+        arr[:] = pairs
+    except (ValueError, TypeError):
+        return None
+    codes, uniques = pd.factorize(arr.ravel())
+    if not all(isinstance(u, str) for u in uniques.tolist()):
+        return None
+    ids = order + sorted(u for u in uniques.tolist() if u not in known)
+    place = pd.Index(ids).get_indexer(uniques)
+    return ids, place[codes].astype(np.int64)
+
+
+def _cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The strong component label of every node, and the components with a cycle (size > 1, or a self-loop),
+    each as its sorted node indices (grouped in one sort, not one scan of the nodes per component)."""
     if ci.size == 0:
-        return []
+        return np.arange(n), []
     g = sp.csr_matrix((np.ones(ci.size, np.int8), (ci, pi)), shape=(n, n))
     ncomp, labels = connected_components(g, directed=True, connection="strong")
     sizes = np.bincount(labels, minlength=ncomp)
     cyclic = sizes > 1
     cyclic[labels[ci[ci == pi]]] = True
-    return [np.flatnonzero(labels == k) for k in np.flatnonzero(cyclic)]
+    if not cyclic.any():
+        return labels, []
+    members = np.flatnonzero(cyclic[labels])
+    members = members[np.argsort(labels[members], kind="stable")]
+    bounds = np.flatnonzero(np.diff(labels[members])) + 1
+    return labels, np.split(members, bounds)
+
+
+def _component_name(members: list[str]) -> str:
+    """A merged node's id: its sorted members joined with `` ≡ ``, or the first and the count when long."""
+    joined = " ≡ ".join(members)
+    if len(members) <= 4 and len(joined) <= 160:
+        return joined
+    return f"{members[0]} ≡ … ({len(members)} members)"
+
+
+def _merge_components(ids: list[str], ci: np.ndarray, pi: np.ndarray, labels: np.ndarray,
+                      comps: list[np.ndarray]):
+    """Contract each component of ``comps`` into one node (vectorised over the edges).
+
+    Returns the new ids, edges, ``merged`` (node -> members, singletons of self-loops included) and the
+    self-loops dropped. The node of a component takes the place of its first member in ``ids``.
+    """
+    n = len(ids)
+    rep = np.arange(n)
+    for comp in comps:  # one assignment per component (comp is sorted: its first index is its smallest)
+        rep[comp] = comp[0]
+    alone = np.bincount(rep, minlength=n)[rep] == 1  # a node not merged with others
+    loops = (ci == pi) & alone[ci]  # a self-loop inside a merged cycle is part of it, not reported apart
+    dropped = sorted((ids[c], ids[c]) for c in ci[loops].tolist())
+    kept = rep == np.arange(n)
+    new_of_old = np.cumsum(kept) - 1
+    new_of_old = new_of_old[rep]
+    nc, npar = new_of_old[ci], new_of_old[pi]
+    outside = nc != npar
+    new_ids = [ids[i] for i in np.flatnonzero(kept).tolist()]
+    merged: dict[str, list[str]] = {}
+    taken = set(new_ids)
+    for comp in comps:
+        members = sorted(ids[i] for i in comp.tolist())
+        if len(members) == 1:
+            continue
+        name = _component_name(members)
+        while name in taken:  # an id of the graph already reads like this: keep both apart
+            name += " (merged)"
+        taken.add(name)
+        new_ids[int(new_of_old[comp[0]])] = name
+        merged[name] = members
+    m = len(new_ids)
+    g = binary_csr(sp.csr_matrix((np.ones(int(outside.sum()), np.int8), (nc[outside], npar[outside])), shape=(m, m)))
+    g = g.tocoo()
+    return new_ids, g.row.astype(np.int64), g.col.astype(np.int64), merged, dropped
 
 
 def _component_edges(n: int, ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> list[np.ndarray]:
@@ -559,11 +754,8 @@ def _dfs_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comp: np.nda
                 path.append(nxt)
 
 
-def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> np.ndarray | None:
-    """Mask of edges to keep, or None when the graph is already acyclic."""
-    comps = _cycle_components(len(ids), ci, pi)
-    if not comps:
-        return None
+def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> np.ndarray:
+    """Mask of the edges to keep when the cycles of ``comps`` are broken (the back edges of a DFS removed)."""
     keep = np.ones(ci.size, dtype=bool)
     for comp, edges in zip(comps, _component_edges(len(ids), ci, pi, comps)):
         for k, _ in _dfs_back_edges(ids, ci, pi, comp, edges):
@@ -571,10 +763,9 @@ def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> np.ndar
     return keep
 
 
-def _describe_cycles(ids: list[str], ci: np.ndarray, pi: np.ndarray) -> list[list[str]]:
+def _describe_cycles(ids: list[str], ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> list[list[str]]:
     """One cycle (as a list of ids, child first) per cyclic strongly connected component."""
     cycles = []
-    comps = _cycle_components(len(ids), ci, pi)
     for comp, edges in zip(comps, _component_edges(len(ids), ci, pi, comps)):
         _, path = next(_dfs_back_edges(ids, ci, pi, comp, edges))
         cycles.append([ids[i] for i in path])

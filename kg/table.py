@@ -176,7 +176,10 @@ class FeatureTable:
         Parameters
         ----------
         facts : mapping of instance id -> iterable of feature ids
-            The direct (most specific) features of each instance; ancestors are added.
+            The direct (most specific) features of each instance; ancestors are added. A member of a
+            cycle the hierarchy merged into one node (``on_cycle="merge"``) is that node
+            (:meth:`~kg.hierarchy.FeatureHierarchy.lookup`); the merged nodes are listed in
+            ``meta["merged_cycles"]`` (node -> members).
         hierarchy : FeatureHierarchy
         labels : mapping of instance id -> label, optional
             When given, every instance must have a label.
@@ -200,7 +203,7 @@ class FeatureTable:
             raise KgfsError("no instances: the corpus or fact set is empty")
         rows, cols = [], []
         missing: dict[str, list[str]] = {}
-        index = hierarchy.index
+        index = hierarchy.column_index  # node ids, and the members of merged cycles
         for r, inst in enumerate(ids):
             for f in facts.get(inst, ()):
                 j = index.get(f)
@@ -231,6 +234,8 @@ class FeatureTable:
         m = dict(meta or {})
         if missing:
             m["unknown_features"] = sorted(missing)
+        if hierarchy.merged:  # the cycles merged into one feature each, reported once
+            m["merged_cycles"] = {k: list(v) for k, v in hierarchy.merged.items()}
         m["min_support"] = int(min_support)
         if len(keep) == hierarchy.n_nodes:  # every feature kept: no column to drop (copies cost seconds at 10M cells)
             return cls(x, hierarchy.node_ids, ids, y, hierarchy, meta=m)
@@ -337,6 +342,9 @@ class FeatureTable:
             "edge_child": c,
             "edge_parent": p,
             "removed_edges": np.array(self.hierarchy.removed_edges, dtype=str).reshape(-1, 2),
+            # (node, member) for each member of a merged cycle (FeatureHierarchy.merged)
+            "merged": np.array([[k, v] for k, vs in self.hierarchy.merged.items() for v in vs], dtype=str
+                               ).reshape(-1, 2),
             "meta": np.array(json.dumps(self.meta, sort_keys=True, default=str)),
             "check": np.array(self.check),
         }
@@ -375,7 +383,10 @@ class FeatureTable:
             x = sp.csr_matrix((np.ones(indices.size), indices, z["data_indptr"]), shape=shape)
             names = z["feature_names"]
             removed = [tuple(r) for r in z["removed_edges"].tolist()]
-            h = FeatureHierarchy(names, z["edge_child"], z["edge_parent"], removed_edges=removed)
+            merged: dict[str, list[str]] = {}
+            for node, member in (z["merged"].tolist() if "merged" in z else ()):  # tables written before: none
+                merged.setdefault(node, []).append(member)
+            h = FeatureHierarchy(names, z["edge_child"], z["edge_parent"], removed_edges=removed, merged=merged)
             return cls(
                 x,
                 names,

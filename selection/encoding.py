@@ -128,6 +128,8 @@ class Encoder:
             c, p = h.edges
             self.arrays.update({f"{ref}.nodes": h.node_ids.astype(str), f"{ref}.child": c, f"{ref}.parent": p,
                                 f"{ref}.removed": np.array(h.removed_edges, dtype=str).reshape(-1, 2)})
+            if h.merged:  # the members of each merged cycle (node, member) pairs
+                self.arrays[f"{ref}.merged"] = np.array([[k, m] for k, ms in h.merged.items() for m in ms], dtype=str)
         return {_TAG: "hierarchy", "ref": ref}
 
     def value(self, v: Any, where: str) -> Any:
@@ -227,8 +229,13 @@ class Decoder:
             ref = v["ref"]
             if ref not in self.hierarchies:
                 removed = [tuple(r) for r in self.array(f"{ref}.removed").tolist()]
+                merged: dict[str, list[str]] = {}
+                if f"{ref}.merged" in self.arrays:
+                    for node, member in self.array(f"{ref}.merged").tolist():
+                        merged.setdefault(node, []).append(member)
                 self.hierarchies[ref] = FeatureHierarchy(self.array(f"{ref}.nodes"), self.array(f"{ref}.child"),
-                                                         self.array(f"{ref}.parent"), removed_edges=removed)
+                                                         self.array(f"{ref}.parent"), removed_edges=removed,
+                                                         merged=merged)
             return self.hierarchies[ref]
         if tag == "tuple":
             return tuple(self.value(x) for x in v["items"])

@@ -90,3 +90,19 @@ def small_graphs(draw, max_nodes: int = 7, max_triples: int = 14):
     lines += [f"<{s}> <{rdf_type}> <{c}> ." for s, c in types]
     lines += [f"<{c}> <{sub}> <{p}> ." for c, p in class_edges]
     return "\n".join(lines) + "\n", triples, types, class_edges
+
+
+@st.composite
+def digraphs(draw, min_nodes: int = 1, max_nodes: int = 10, max_edges: int = 25, instances: int = 6):
+    """A random directed graph that may have cycles (self-loops, 2-cycles, larger strongly connected components),
+    with a few instances' direct features: ``(edges, nodes, facts)``; ``edges`` are ``(child, parent)`` ids."""
+    n = draw(st.integers(min_nodes, max_nodes))
+    ids = [f"c{i}" for i in range(n)]
+    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=max_edges))
+    if n > 1 and draw(st.booleans()):  # make a cycle through a few nodes likely
+        ring = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=min(n, 5), unique=True))
+        pairs += list(zip(ring, ring[1:] + ring[:1]))
+    edges = [(ids[c], ids[p]) for c, p in pairs]
+    nodes = draw(st.permutations(ids))
+    facts = {f"i{k}": draw(st.lists(st.sampled_from(ids), max_size=3)) for k in range(instances)}
+    return edges, list(nodes), facts

@@ -329,6 +329,7 @@ _NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, le
           "unknown_features": "feature(s) unknown to the hierarchy, dropped",
           "hierarchy_unknown_nodes": "node(s) of --hierarchy that are not features, dropped (--hierarchy-drop-unknown)",
           "removed_cycle_edges": "hierarchy edge(s) removed to break cycles",
+          "merged_cycles": "cycle(s) of the hierarchy merged, each into one feature holding its members",
           "entities_without_features": "linked entit(ies) without features in the source",
           "entities_without_link": "entity(ies) without an owl:sameAs link into the graph of the features (--bridge)",
           "types_without_link": "type(s) without an owl:equivalentClass in the graph of the features, dropped "
@@ -380,6 +381,9 @@ def table_notes_lines(meta: Mapping, n: int = 5, files: Mapping[str, str] | None
     >>> table_notes_lines({"removed_cycle_edges": 7, "examples": {"removed_cycle_edges": ["a -> b"]}}, 1,
     ...                   {"removed_cycle_edges": "out/notes/removed_cycle_edges.csv"})
     ['7 hierarchy edge(s) removed to break cycles: a -> b and 6 more (the full list: out/notes/removed_cy...csv)']
+    >>> table_notes_lines({"merged_cycles": {"http://www.wikidata.org/entity/Q20 ≡ http://www.wikidata.org/entity/Q30":
+    ...                    ["http://www.wikidata.org/entity/Q20", "http://www.wikidata.org/entity/Q30"]}})
+    ['1 cycle(s) of the hierarchy merged, each into one feature holding its members: wd:Q20 ≡ wd:Q30']
     """
     examples = meta.get("examples") or {}
     out = []
@@ -390,6 +394,7 @@ def table_notes_lines(meta: Mapping, n: int = 5, files: Mapping[str, str] | None
         items = list(v) if isinstance(v, (list, dict)) else examples.get(key, [])
         count = len(v) if isinstance(v, (list, dict)) else int(v)
         items = [" -> ".join(map(short_iri, x)) if isinstance(x, (list, tuple)) else
+                 " ≡ ".join(short_iri(q) for q in str(x).split(" ≡ ")) if " ≡ " in str(x) else
                  " -> ".join(short_iri(p) for p in str(x).split(" -> ")) for x in items]
         shown = few(items, n) if items and count == len(items) else ", ".join(map(str, items[:n])) + (
             f" and {count - len(items[:n])} more" if items and count > len(items[:n]) else "")

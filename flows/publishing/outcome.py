@@ -60,7 +60,7 @@ class RunResult:
 #: The long lists of a table's meta written in full under ``notes/`` of the output folder (the console names a few).
 NOTE_LISTS = ("removed_cycle_edges", "entities_without_features", "instances_without_entities", "unannotated_genes",
               "unlabelled_genes", "unknown_terms", "unknown_features", "obsolete_dropped", "replaced_terms",
-              "skipped_invalid_iris", "not_conflict_instances")
+              "skipped_invalid_iris", "not_conflict_instances", "merged_cycles")
 
 
 def note_files(meta: Mapping) -> dict[str, str]:
@@ -70,6 +70,8 @@ def note_files(meta: Mapping) -> dict[str, str]:
     --------
     >>> note_files({"removed_cycle_edges": [["a", "b"]], "unknown_terms": ["GO:1"], "violations": 3})
     {'notes/removed_cycle_edges.csv': 'child,parent\na,b\n', 'notes/unknown_terms.csv': 'unknown_terms\nGO:1\n'}
+    >>> note_files({"merged_cycles": {"a ≡ b": ["a", "b"]}})["notes/merged_cycles.csv"]
+    'feature,member\na ≡ b,a\na ≡ b,b\n'
     """
     out = {}
     for key in NOTE_LISTS:
@@ -78,6 +80,11 @@ def note_files(meta: Mapping) -> dict[str, str]:
             continue
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
+        if key == "merged_cycles" and isinstance(v, dict):  # each cycle merged into one feature: its members
+            w.writerow(["feature", "member"])
+            w.writerows([k, m] for k, ms in v.items() for m in ms)
+            out[f"notes/{key}.csv"] = buf.getvalue()
+            continue
         items = list(v.items()) if isinstance(v, dict) else list(v)
         pairs = all(isinstance(x, (list, tuple)) and len(x) == 2 for x in items)
         w.writerow(["child", "parent"] if key == "removed_cycle_edges" else ["item", "value"] if pairs else [key])

@@ -47,8 +47,8 @@ __all__ = ["DENSE_LIMIT", "dense_exports", "export_file", "export_selected", "ex
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
 NOTE_KEYS = ("unknown_terms", "unknown_features", "violations", "repaired_cells", "obsolete_dropped", "replaced_terms",
              "unannotated_genes", "unlabelled_genes", "instances_without_entities", "instances_without_features",
-             "hierarchy_unknown_nodes", "removed_cycle_edges", "entities_without_link", "types_without_link",
-             "entities_without_features")
+             "hierarchy_unknown_nodes", "removed_cycle_edges", "merged_cycles", "entities_without_link",
+             "types_without_link", "entities_without_features")
 
 
 def table_summary(table: FeatureTable) -> dict:
@@ -81,6 +81,8 @@ def table_summary(table: FeatureTable) -> dict:
     meta = dict(table.meta)
     if table.hierarchy.removed_edges and not meta.get("removed_cycle_edges"):  # cycles broken, whatever the route
         meta["removed_cycle_edges"] = [list(e) for e in table.hierarchy.removed_edges]
+    if table.hierarchy.merged and not meta.get("merged_cycles"):  # cycles merged, whatever the route
+        meta["merged_cycles"] = {k: list(v) for k, v in table.hierarchy.merged.items()}
     out["meta"] = {k: (len(v) if isinstance(v, (list, dict)) else v) for k, v in meta.items()}
     examples = {k: [" -> ".join(map(str, x)) if isinstance(x, (list, tuple)) else str(x) for x in list(v)[:5]]
                 for k, v in meta.items() if k in NOTE_KEYS and isinstance(v, (list, dict)) and v}

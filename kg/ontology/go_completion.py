@@ -185,9 +185,11 @@ def complete_ontology(ontology, edges: Iterable[tuple[str, str]], *, label: str 
     extra_c = np.asarray([index[c] for c, _ in pairs], dtype=np.int64)
     extra_p = np.asarray([index[p] for _, p in pairs], dtype=np.int64)
     try:
-        union = FeatureHierarchy(ids, np.concatenate([child, extra_c]), np.concatenate([parent, extra_p]))
-    except CycleError:
+        union = FeatureHierarchy(ids, np.concatenate([child, extra_c]), np.concatenate([parent, extra_p]),
+                                 merged=h.merged)
+    except CycleError:  # broken, not merged: the completed ontology keeps its terms (a published table's columns)
         union = FeatureHierarchy.from_edges(h.edge_list() + pairs, nodes=ids, on_cycle="break")
+        union = FeatureHierarchy(union.node_ids, *union.edges, removed_edges=union.removed_edges, merged=h.merged)
     if not is_go:
         return union
     return dataclasses.replace(ontology, hierarchy=union, version=f"{ontology.version}+{label}")

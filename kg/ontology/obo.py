@@ -16,11 +16,12 @@ import io
 import logging
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.errors import CycleError, InputFormatError, UnknownFeatureError, param
+from kg.errors import CycleError, HierarchyCycleWarning, InputFormatError, UnknownFeatureError, param
 from kg.hierarchy import FeatureHierarchy
 
 __all__ = ["GeneOntology", "NAMESPACES", "check_obo_options", "normalize_namespaces", "read_obo"]
@@ -223,7 +224,7 @@ class GeneOntology:
         )
 
     def __contains__(self, term_id: object) -> bool:
-        return term_id in self.hierarchy.index
+        return term_id in self.hierarchy.column_index
 
     def resolve(self, term_id: str, on_obsolete: str = "raise") -> str | None:
         """The live term id of the hierarchy that ``term_id`` stands for.
@@ -246,9 +247,9 @@ class GeneOntology:
 
     def _classify(self, tid: str, on_obsolete: str, _depth: int = 0) -> tuple[str, str | None]:
         """("ok"|"alt"|"replaced"|"obsolete_dropped"|"obsolete"|"other_namespace"|"unknown", id or message)."""
-        index = self.hierarchy.index
+        index = self.hierarchy.column_index  # a member of a merged cycle is its term
         if tid in index:
-            return "ok", tid
+            return "ok", self.hierarchy.lookup(tid)
         primary = self.alt_ids.get(tid)
         if primary is not None and primary != tid:
             kind, value = self._classify(primary, on_obsolete, _depth + 1)
@@ -489,11 +490,29 @@ def check_obo_options(path: str | os.PathLike, *, relations: str | Sequence[str]
     _check_requested(path, rels, normalize_namespaces(namespaces), found["relationship"], spaces)
 
 
+def ontology_hierarchy(path, edges: list[tuple[str, str]], live: list[str], on_cycle: str = "merge"
+                       ) -> FeatureHierarchy:
+    """The DAG of an ontology's live terms: a cycle merged into one term (``on_cycle="merge"``, warned about
+    naming the file) or refused (``"raise"``: a :class:`~kg.errors.CycleError` naming the file and the cycle)."""
+    if on_cycle not in ("merge", "raise"):
+        raise ValueError(f"on_cycle must be 'merge' or 'raise', got {on_cycle!r}")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HierarchyCycleWarning)
+            hierarchy = FeatureHierarchy.from_edges(edges, nodes=live, on_cycle=on_cycle)
+    except CycleError as exc:
+        raise CycleError(f"{path}: {exc}", exc.cycles) from None
+    for w in caught:
+        warnings.warn(f"{path}: {w.message}", w.category, stacklevel=3)
+    return hierarchy
+
+
 def read_obo(
     path: str | os.PathLike,
     *,
     relations: str | Sequence[str] = ("is_a",),
     namespaces: str | Iterable[str] | None = None,
+    on_cycle: str = "merge",
 ) -> GeneOntology:
     """Read an OBO 1.2/1.4 ontology (plain or gzip-compressed) into a :class:`GeneOntology`.
 
@@ -507,6 +526,12 @@ def read_obo(
     namespaces : str or iterable of str, optional
         Keep only terms of these namespaces (``"BP"``, ``"biological_process"``, ``"BP+CC"``,
         ...). Edges whose target lies outside them are dropped (counted in ``report``).
+    on_cycle : {"merge", "raise"}
+        A cycle of the chosen relations (``is_a`` and ``part_of`` together can make one; both are
+        transitive, so its terms imply each other) is merged into one term holding every member
+        (:meth:`FeatureHierarchy.from_edges <kg.hierarchy.FeatureHierarchy.from_edges>`; an
+        annotation to a member is to that term; ``report["merged_cycles"]``, a
+        :class:`~kg.errors.HierarchyCycleWarning`), or refused (``"raise"``).
 
     Returns
     -------
@@ -522,7 +547,7 @@ def read_obo(
         The message names the file and line. Also a relation or namespace asked for that the
         file does not have (listing those it has).
     CycleError
-        The chosen relations form a cycle (an ontology must be acyclic).
+        The chosen relations form a cycle and ``on_cycle="raise"``.
 
     Examples
     --------
@@ -560,10 +585,7 @@ def read_obo(
     # ids.index order = file order; keep the live terms of the chosen namespaces
     live = [t for t in terms.ids if t not in terms.obsolete and (ns_keep is None or terms.nspace[t] in ns_keep)]
     edges, kept_by_rel, dangling = _live_edges(terms, set(live))
-    try:
-        hierarchy = FeatureHierarchy.from_edges(edges, nodes=live, on_cycle="raise")
-    except CycleError as exc:
-        raise CycleError(f"{path}: {exc}", exc.cycles) from None
+    hierarchy = ontology_hierarchy(path, edges, live, on_cycle)
     report = {
         "n_terms": len(terms.ids),
         "n_live": len(live),
@@ -572,6 +594,7 @@ def read_obo(
         "edges_by_relation": dict(sorted(kept_by_rel.items())),
         **dangling,
         "format_version": header.get("format-version", ""),
+        **({"merged_cycles": dict(hierarchy.merged)} if hierarchy.merged else {}),
     }
     if dangling["dangling_edges"]:
         log.info("%s: %d edge(s) point outside the kept terms, e.g. %s", path, dangling["dangling_edges"],

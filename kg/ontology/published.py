@@ -110,7 +110,7 @@ def transitive_reduction(h: FeatureHierarchy) -> FeatureHierarchy:
     p = h.parent_matrix.astype(np.int32)
     through = binary_csr(p @ a)  # reachable in two or more steps
     red = binary_csr(p - p.multiply(through)).tocoo()
-    return FeatureHierarchy(h.node_ids, red.row, red.col, removed_edges=h.removed_edges)
+    return FeatureHierarchy(h.node_ids, red.row, red.col, removed_edges=h.removed_edges, merged=h.merged)
 
 
 def hierarchy_for_terms(

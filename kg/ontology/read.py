@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.errors import CycleError, InputFormatError, param
+from kg.errors import InputFormatError, param
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import check_iri
 from kg.ontology.obo import (
@@ -49,6 +49,7 @@ from kg.ontology.obo import (
     _open_text,
     check_obo_options,
     normalize_namespaces,
+    ontology_hierarchy,
     read_obo,
 )
 from kg.plugins import Plugins
@@ -400,7 +401,7 @@ class _Terms:
 
 
 def _assemble(path: Path, terms: _Terms, *, rels: tuple[str, ...], namespaces: tuple[str, ...] | None,
-              version: str, fmt: str) -> GeneOntology:
+              version: str, fmt: str, on_cycle: str = "merge") -> GeneOntology:
     """A :class:`GeneOntology` from the terms and typed edges of a non-OBO reader (as read_obo builds it)."""
     ids, names, term_ns, obsolete = terms.ids, terms.names, terms.term_ns, terms.obsolete
     alt_ids, raw_edges, rel_counts = terms.alt_ids, terms.raw_edges, terms.rel_counts
@@ -425,14 +426,12 @@ def _assemble(path: Path, terms: _Terms, *, rels: tuple[str, ...], namespaces: t
             continue
         edges.append((child, parent))
         kept_by_rel[rel] = kept_by_rel.get(rel, 0) + 1
-    try:
-        hierarchy = FeatureHierarchy.from_edges(edges, nodes=live, on_cycle="raise")
-    except CycleError as exc:
-        raise CycleError(f"{path}: {exc}", exc.cycles) from None
+    hierarchy = ontology_hierarchy(path, edges, live, on_cycle)  # a cycle merged into one term
     report = {"n_terms": len(ids), "n_live": len(live), "n_obsolete": len(obsolete),
               "relations_in_file": dict(sorted(rel_counts.items())),
               "edges_by_relation": dict(sorted(kept_by_rel.items())),
-              "dangling_edges": n_dangling, "dangling_examples": dangling, "format_version": fmt}
+              "dangling_edges": n_dangling, "dangling_examples": dangling, "format_version": fmt,
+              **({"merged_cycles": dict(hierarchy.merged)} if hierarchy.merged else {})}
     return GeneOntology(hierarchy=hierarchy, names=names, namespace=term_ns, obsolete=obsolete, alt_ids=alt_ids,
                         version=version, relations=tuple(sorted(rel_counts)) if take_all
                         else tuple(r for r in rels if r != "all"),
@@ -592,6 +591,7 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
     if not roots:
         return onto
     h = onto.hierarchy
+    roots = tuple(dict.fromkeys(h.lookup(r) for r in roots))  # a member of a merged cycle: its term
     for r in roots:
         if r not in h.index:
             why = ("is obsolete" if r in onto.obsolete
@@ -610,7 +610,9 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
     pm = h.parent_matrix[keep]
     leaving = int(pm[:, ~mask].nnz)
     sub = pm[:, keep].tocoo()
-    hierarchy = FeatureHierarchy(h.node_ids[keep], sub.row, sub.col, removed_edges=h.removed_edges)
+    kept = h.node_ids[keep].tolist()
+    hierarchy = FeatureHierarchy(kept, sub.row, sub.col, removed_edges=h.removed_edges,
+                                 merged={k: h.merged[k] for k in kept if k in h.merged})
     report = {**onto.report, "roots": list(roots), "n_under_roots": int(keep.size),
               "n_outside_roots": int(h.n_nodes - keep.size), "edges_leaving_roots": leaving}
     return replace(onto, hierarchy=hierarchy, roots=roots, report=report)

@@ -158,7 +158,7 @@ class OntologyAnnotations:
         pm = h.parent_matrix
         out = {}
         for n in nodes:
-            j = h.index.get(n)
+            j = h.column_index.get(n)  # a member of a merged cycle: its term's parents
             out[n] = set() if j is None else set(h.node_ids[pm[j].indices].tolist())
         return out
 
@@ -176,7 +176,8 @@ class OntologyAnnotations:
         from kg.ontology.table import ancestor_closure
 
         h = self._load().hierarchy
-        seeds = [h.index[c] for c in set(classes) if c in h.index]
+        col = h.column_index  # a member of a merged cycle: its term
+        seeds = [col[c] for c in set(classes) if c in col]
         if not seeds:
             return set()
         mask = ancestor_closure(h, seeds)

@@ -174,6 +174,45 @@ class FeatureSpec:
             out["relations"] = self.relations.to_json()
         return out
 
+    def cycle_choices(self) -> dict[str, str]:
+        """What a cycle of each kind's hierarchy becomes: ``"merge"`` or ``"break"`` (a table's ``meta["cycles"]``).
+
+        The relations of types (subclass of, Wikidata's P279), relations and paths (subproperty of, and
+        the classes of their objects) are transitive: in a cycle every member is a subclass of every other,
+        so the cycle is merged into one feature holding them all and no ancestor is lost
+        (:meth:`FeatureHierarchy.from_edges(..., on_cycle="merge") <kg.hierarchy.FeatureHierarchy.from_edges>`).
+        DBpedia's category graph (``skos:broader``) is not an order; its cycles are data errors, broken
+        (the edges removed reported), as the SHSEL papers' hierarchies are.
+
+        Examples
+        --------
+        >>> FeatureSpec.of(["types", "categories"]).cycle_choices()
+        {'types': 'merge', 'categories': 'break'}
+        """
+        return {k: "break" if k == "categories" else "merge" for k in self.kinds}
+
+    def on_cycle(self):
+        """The ``on_cycle`` policy of the table's hierarchy (see :meth:`cycle_choices`): a string when every kind
+        agrees, else a callable choosing by the kind of a cycle's members (the ids of a table of several kinds
+        say their kind).
+
+        Examples
+        --------
+        >>> FeatureSpec.of("types").on_cycle(), FeatureSpec.of("categories").on_cycle()
+        ('merge', 'break')
+        >>> FeatureSpec.of(["types", "categories"]).on_cycle()(["category:http://x/A", "category:http://x/B"])
+        'break'
+        """
+        choices = self.cycle_choices()
+        if len(set(choices.values())) == 1:
+            return next(iter(choices.values()))
+
+        def choose(members: list[str]) -> str:
+            kind = kind_of(members[0])
+            return choices.get("paths" if kind in RELATION_KINDS and self.paths else kind, "merge")
+
+        return choose
+
     def check_label_property(self, label_property: str | None, vocabulary, option: str | None = None) -> None:
         """Refuse a table whose labels come from a property that is also among its features (they would leak).
 
@@ -366,7 +405,7 @@ def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
     import numpy as np
     import scipy.sparse as sp
 
-    index = hierarchy.index
+    index = hierarchy.column_index  # a member of a merged cycle counts for its node
     rows, cols, owner = [], [], {}
     e_rows, e_cols, e_vals = [], [], []  # exact counts (paths: {feature: walks}), not closed again
     g = 0

@@ -38,7 +38,7 @@ Choices (documented and tested):
   counted in the report (``hubs``, with examples): deterministic, and said.
 - Excluded predicates (``--exclude-properties``) and their subproperties are on no step.
 - Cycles of the class graph are broken once, as :mod:`kg.rdf.relations` breaks them for the
-  qualified relations; cycles of the property graph are broken by the route.
+  qualified relations; cycles of the property and class graphs are merged by the route.
 - Counts (``values="count"``) are numbers of walks: ``out:hasAtom|Carbon`` counts a molecule's
   carbon atoms, ``out:p>in:q`` the (node, node) walks of the path.
 
@@ -67,7 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kg.errors import KgfsError, ParameterError, param
-from kg.rdf.relations import RelationOptions, _acyclic, _excluded, local_name
+from kg.rdf.relations import RelationOptions, _class_graph, _excluded, local_name
 from kg.rdf.sources.common import DIRECTIONS
 from kg.sources import breadth_first_edges
 
@@ -394,7 +394,7 @@ def path_features(
             direct = source.types([nodes.items[j] for j in todo])
             met = sorted({c for cs in direct.values() for c in cs})
             if met:
-                new_edges = _acyclic(source.class_edges(met))
+                new_edges = _class_graph(source.class_edges(met))
                 class_parents = _parents_map(new_edges, class_parents)
             # closed once for each class and for each set of classes met (with this level's class graph)
             up: dict[str, frozenset[int]] = {}
@@ -582,7 +582,7 @@ def path_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
     object_types = source.types(objects) if objects else {}
     classes = sorted({c for _, c, _ in parsed.values() if c is not None} |
                      {c for cs in object_types.values() for c in cs})
-    class_parents = _sorted_parents(_acyclic(source.class_edges(classes)) if classes else ())
+    class_parents = _sorted_parents(_class_graph(source.class_edges(classes)) if classes else ())
     preds = sorted({p for steps, _, _ in parsed.values() for _, p in steps})
     prop_parents = _sorted_parents(source.property_edges(preds) if preds else ())
     object_classes = {o: tuple(sorted(cs)) for o, cs in object_types.items()}

@@ -22,9 +22,10 @@ Choices (documented and tested):
   subproperty of an excluded one, contributes nothing: a task whose label is a property of the
   entities (a person's occupation) must not see that property among its features.
 - An other end without a class in the type namespaces gives the unqualified feature only.
-- The cycles of the class graph (real in Wikidata's P279) are broken once, as in the types' hierarchy
-  (:meth:`FeatureHierarchy.from_edges <kg.hierarchy.FeatureHierarchy.from_edges>`), before the
-  graph is copied under each predicate.
+- The cycles of the class graph (real in Wikidata's P279) stay in the graph copied under each
+  predicate; the table's hierarchy merges each copy into one feature holding every member, as the
+  types' hierarchy does (:meth:`FeatureHierarchy.from_edges <kg.hierarchy.FeatureHierarchy.from_edges>`
+  with ``on_cycle="merge"``), so no ancestor is lost.
 - A qualified node ``(p, C)`` exists for the classes reached upward from the classes met with
   ``p`` or with one of its subproperties; a class without a parent is linked to ``p`` itself.
 - With ``direction="both"`` the two directions are separate features (``out:p`` and ``in:p``).
@@ -47,11 +48,10 @@ Examples
 from __future__ import annotations
 
 import logging
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kg.errors import HierarchyCycleWarning, KgfsError, ParameterError, param
+from kg.errors import KgfsError, ParameterError, param
 from kg.rdf.sources.common import DIRECTIONS
 from kg.sources import breadth_first_edges
 
@@ -355,7 +355,7 @@ def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
     preds = sorted({p for per in met.values() for p in per})
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
-    cedges = _acyclic(source.class_edges(direct)) if direct else set()
+    cedges = _class_graph(source.class_edges(direct)) if direct else set()
     edges: set[tuple[str, str]] = set()
     for d, per in met.items():
         above = breadth_first_edges(per, _parents_in(pedges), None)
@@ -389,19 +389,13 @@ def relation_facts(
     return facts, edges, report
 
 
-def _acyclic(edges: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The class graph with its cycles broken once (as the types' hierarchy breaks them), before it is copied
-    under every predicate: each copy then loses the same edges, and the cycles are reported once."""
-    from kg.hierarchy import FeatureHierarchy
-
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always", HierarchyCycleWarning)
-        h = FeatureHierarchy.from_edges(sorted(edges), on_cycle="break")
-    if h.removed_edges:
-        log.warning("the classes of the relations' other ends have %d cycle edge(s); removed once for every "
-                    "predicate: %s", len(h.removed_edges),
-                    ", ".join(f"{short(c)} -> {short(p)}" for c, p in list(h.removed_edges)[:5]))
-    return set(map(tuple, h.edge_list()))
+def _class_graph(edges: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The class graph of the relations' other ends, as it is: its cycles (Wikidata's P279 has them) stay, so
+    each qualified relation's copy of a cycle is one strongly connected component of the table's hierarchy,
+    merged there into one feature holding every member (subclass-of is transitive: breaking a cycle here
+    lost the ancestors behind the removed edges; :meth:`kg.rdf.kinds.FeatureSpec.on_cycle`). The walks
+    above it visit each class once, so a cycle ends them."""
+    return set(edges)
 
 
 def _parents_in(edges: Iterable[tuple[str, str]]):

@@ -603,8 +603,15 @@ class CorpusInput(Input):
             return {}
         from kg.rdf.labels import dump_labels
 
-        return dump_labels(features, self.dump, cache_dir=_cache_dir(ctx) if ctx else None,
-                           vocabulary=self.vocabulary())
+        features = list(features)
+        # a cycle merged into one feature is named by its members (``a ≡ b``): labelled by theirs
+        parts = {f: f.split(" ≡ ") for f in features if " ≡ " in f and " ≡ … (" not in f}
+        found = dump_labels(sorted({*features, *(m for ms in parts.values() for m in ms)}), self.dump,
+                            cache_dir=_cache_dir(ctx) if ctx else None, vocabulary=self.vocabulary())
+        for f, ms in parts.items():
+            if any(found.get(m) for m in ms):
+                found[f] = " ≡ ".join(found.get(m) or m for m in ms)
+        return {f: found[f] for f in features if f in found}
 
     def steps(self, ctx: Context):
         return [AnnotateStep(self, ctx), FetchStep(self, ctx),

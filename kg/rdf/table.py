@@ -18,9 +18,12 @@ Choices (documented and tested):
   no other entity of it has features. Such entities are listed in
   ``meta["entities_without_features"]`` and logged; instances without any feature are counted
   in ``meta["instances_without_features"]``.
-- Category cycles (real in DBpedia) are broken by ``FeatureHierarchy.from_edges(...,
-  on_cycle="break")``; the removed edges are listed in ``meta["removed_cycle_edges"]`` (and the
-  core's ``HierarchyCycleWarning`` is emitted).
+- Cycles of a transitive relation (subclass of: Wikidata's P279 has them; subproperty of) are merged,
+  each into one feature that holds every member (``FeatureHierarchy.from_edges(..., on_cycle="merge")``:
+  no ancestor is lost), listed in ``meta["merged_cycles"]`` (feature -> members). Category cycles (real
+  in DBpedia, data errors) are broken (``on_cycle="break"``); the removed edges are listed in
+  ``meta["removed_cycle_edges"]``. Which kind does which is ``meta["cycles"]``
+  (:meth:`~kg.rdf.kinds.FeatureSpec.cycle_choices`); the core's ``HierarchyCycleWarning`` is emitted.
 - Categories are followed ``category_depth`` levels up (default 2) from the entities' own
   categories; deeper walks reach most of Wikipedia's category graph.
 - Feature ids are full IRIs (unambiguous across namespaces).
@@ -215,13 +218,16 @@ def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
     return out
 
 
-def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
-    """The feature DAG; cycles are broken (``on_cycle="break"``) and the removed edges returned.
+def build_hierarchy(nodes, edges, on_cycle="break") -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
+    """The feature DAG; cycles are broken or merged (``on_cycle``) and the removed edges returned.
 
     Parameters
     ----------
     nodes : iterable of str
     edges : iterable of (child, parent)
+    on_cycle : {"break", "merge"} or callable
+        :meth:`FeatureHierarchy.from_edges`'s policy (a spec's :meth:`~kg.rdf.kinds.FeatureSpec.on_cycle`);
+        merged cycles are in the hierarchy's ``merged``.
 
     Returns
     -------
@@ -242,7 +248,7 @@ def build_hierarchy(nodes, edges) -> tuple[FeatureHierarchy, list[tuple[str, str
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
-        h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle="break")
+        h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle=on_cycle)
     for w in caught:
         if issubclass(w.category, HierarchyCycleWarning):
             log.warning("%s", w.message, extra=NOTED)
@@ -307,7 +313,7 @@ def assemble_table(
     entities, link_report = link_entities(corpus, annotator, invalid_iri=invalid_iri)
     facts, edges, fact_report = fetch_facts(entities, source, features=spec)
     nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
-    h, removed = build_hierarchy(nodes, edges)
+    h, removed = build_hierarchy(nodes, edges, spec.on_cycle())
     m = dict(meta or {})
     m.update(
         {
@@ -316,6 +322,7 @@ def assemble_table(
             "source": as_source(source).describe(),
             "annotator": None if annotator is None or corpus.entities is not None else repr(annotator),
             "removed_cycle_edges": [list(e) for e in removed],
+            "cycles": spec.cycle_choices(),
             **link_report,
             **fact_report,
             **spec.describe(),

@@ -4,12 +4,12 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
 from kg.hierarchy import FeatureHierarchy, product_nnz
-from tests.strategies import dags
+from tests.strategies import dags, digraphs
 
 # A diamond with an extra branch:  e -> a -> b -> c,  e -> d -> b
 EDGES = [("a", "b"), ("b", "c"), ("d", "b"), ("e", "a"), ("e", "d")]
@@ -179,3 +179,125 @@ def test_close_rejects_wrong_width():
 def test_empty_hierarchy():
     h = FeatureHierarchy([], [], [])
     assert h.n_nodes == 0 and h.ancestor_matrix.shape == (0, 0)
+
+
+# ---------------------------------------------------------------------- cycles merged (issue 37 point 4)
+# Q1's class Q11 is below Q20, Q2's class Q12 below Q30; Q20 and Q30 are subclasses of each other
+WIKIDATA_CYCLE = [("Q11", "Q20"), ("Q12", "Q30"), ("Q20", "Q30"), ("Q30", "Q20"), ("Q20", "Q40"), ("Q30", "Q50")]
+
+
+def _merged(edges, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        return FeatureHierarchy.from_edges(edges, on_cycle="merge", **kw)
+
+
+def test_break_loses_ancestors_merge_keeps_them():
+    with pytest.warns(HierarchyCycleWarning, match=r"removed 1 edge\(s\).*Q30 -> Q20"):
+        broken = FeatureHierarchy.from_edges(WIKIDATA_CYCLE, on_cycle="break")
+    assert broken.ancestors("Q12") == ["Q30", "Q50"]  # Q20 and Q40 lost
+    with pytest.warns(HierarchyCycleWarning, match=r"1 cycle\(s\); each merged into one node .*Q20 ≡ Q30"):
+        h = FeatureHierarchy.from_edges(WIKIDATA_CYCLE, on_cycle="merge")
+    assert h.node_ids.tolist() == ["Q11", "Q12", "Q20 ≡ Q30", "Q40", "Q50"]
+    assert h.ancestors("Q11") == h.ancestors("Q12") == ["Q20 ≡ Q30", "Q40", "Q50"]
+    assert h.merged == {"Q20 ≡ Q30": ["Q20", "Q30"]}
+    assert h.aliases == {"Q20": "Q20 ≡ Q30", "Q30": "Q20 ≡ Q30"}
+    assert h.lookup("Q30") == "Q20 ≡ Q30" and h.lookup("Q40") == "Q40"
+    assert h.merged_report() == [{"feature": "Q20 ≡ Q30", "n_members": 2, "members": ["Q20", "Q30"]}]
+    assert h.removed_edges == []
+
+
+def test_merged_node_takes_its_first_members_place_and_long_names_are_cut():
+    h = _merged([("b", "a"), ("a", "b"), ("z", "b")], nodes=["z", "b", "x", "a"])
+    assert h.node_ids.tolist() == ["z", "a ≡ b", "x"]
+    ring = [f"m{i}" for i in range(5)]
+    big = _merged(list(zip(ring, ring[1:] + ring[:1])))
+    assert big.node_ids.tolist() == ["m0 ≡ … (5 members)"] and big.merged["m0 ≡ … (5 members)"] == ring
+    long = ["x" * 60 + str(i) for i in range(3)]
+    cut = _merged(list(zip(long, long[1:] + long[:1])))
+    assert cut.node_ids.tolist() == [f"{long[0]} ≡ … (3 members)"]
+    four = _merged([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")])
+    assert four.node_ids.tolist() == ["a ≡ b ≡ c ≡ d"]
+
+
+def test_merge_drops_self_loops_and_keeps_a_name_that_is_taken():
+    h = _merged([("a", "a"), ("a", "b")])
+    assert h.edge_list() == [("a", "b")] and h.merged == {} and h.removed_edges == [("a", "a")]
+    clash = _merged([("a", "b"), ("b", "a")], nodes=["a ≡ b"])
+    assert sorted(clash.node_ids.tolist()) == ["a ≡ b", "a ≡ b (merged)"]
+
+
+def test_on_cycle_callable_chooses_per_component():
+    edges = [("k:a", "k:b"), ("k:b", "k:a"), ("c:x", "c:y"), ("c:y", "c:x")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        h = FeatureHierarchy.from_edges(edges, on_cycle=lambda ms: "break" if ms[0].startswith("c:") else "merge")
+    assert h.merged == {"k:a ≡ k:b": ["k:a", "k:b"]}
+    assert h.removed_edges == [("c:y", "c:x")]
+    with pytest.raises(ValueError, match="on_cycle returned 'skip'"):
+        FeatureHierarchy.from_edges(edges, on_cycle=lambda ms: "skip")
+    with pytest.raises(CycleError):
+        FeatureHierarchy.from_edges(edges, on_cycle=lambda ms: "raise")
+
+
+def test_restrict_and_equality_keep_merged():
+    h = _merged(WIKIDATA_CYCLE)
+    sub = h.restrict(["Q20 ≡ Q30", "Q40"])
+    assert sub.merged == {"Q20 ≡ Q30": ["Q20", "Q30"]}
+    assert h.restrict(["Q40", "Q50"]).merged == {}
+    assert h == _merged(list(reversed(WIKIDATA_CYCLE)))
+    plain = FeatureHierarchy(h.node_ids, *h.edges)
+    assert plain != h
+
+
+@settings(max_examples=150, deadline=None)
+@given(digraphs(), st.randoms(use_true_random=False))
+def test_merge_loses_no_ancestor_is_a_dag_and_ignores_edge_order(graph, rnd):
+    from kg.table import FeatureTable
+
+    edges, nodes, facts = graph
+    h = _merged(edges, nodes=nodes)
+    # a DAG (the constructor checks it), every original node held by exactly one node
+    assert all(h.lookup(x) in h.index for x in nodes)
+    assert set(h.aliases) == {m for ms in h.merged.values() for m in ms}
+    # closure of the table == networkx's transitive closure of the original graph, mapped through lookup
+    g = nx.DiGraph()
+    g.add_nodes_from(nodes)
+    g.add_edges_from(edges)
+    t = FeatureTable.from_facts(facts, h)
+    for r, inst in enumerate(t.instance_ids.tolist()):
+        want = set()
+        for f in facts[inst]:
+            want |= {h.lookup(x) for x in nx.descendants(g, f) | {f}}
+        got = set(t.feature_names[t.X[r].indices].tolist())
+        assert got == want, (inst, facts[inst])
+    # ancestors of every node: the closure mapped, minus the node itself
+    for x in nodes:
+        assert set(h.ancestors(h.lookup(x))) == {h.lookup(y) for y in nx.descendants(g, x)} - {h.lookup(x)}
+    shuffled = list(edges)
+    rnd.shuffle(shuffled)
+    again = _merged(shuffled, nodes=nodes)
+    assert again == h and again.edge_list() == h.edge_list() and again.removed_edges == h.removed_edges
+
+
+def test_a_self_loop_inside_a_merged_cycle_is_not_reported_apart():
+    h = _merged([("a", "b"), ("b", "a"), ("a", "a"), ("c", "c")])
+    assert h.merged == {"a ≡ b": ["a", "b"]} and h.removed_edges == [("c", "c")] and h.n_edges == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(digraphs())
+def test_the_hashed_index_of_many_edges_builds_the_same_hierarchy(monkeypatch_graph):
+    import kg.hierarchy as kh
+
+    edges, nodes, _ = monkeypatch_graph
+    for policy in ("break", "merge"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HierarchyCycleWarning)
+            looped = FeatureHierarchy.from_edges(edges, nodes=nodes[: len(nodes) // 2], on_cycle=policy)
+            old, kh._HASHED_INDEX = kh._HASHED_INDEX, 1
+            try:
+                hashed = FeatureHierarchy.from_edges(edges, nodes=nodes[: len(nodes) // 2], on_cycle=policy)
+            finally:
+                kh._HASHED_INDEX = old
+        assert hashed == looped and hashed.removed_edges == looped.removed_edges

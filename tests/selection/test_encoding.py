@@ -35,6 +35,16 @@ def test_values_of_every_kind_come_back_equal_with_their_types():
     assert sum(k.startswith("h") for k in enc.arrays) == 4  # one hierarchy, its arrays written once
 
 
+def test_a_hierarchy_with_a_merged_cycle_comes_back_with_it():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h = FeatureHierarchy.from_edges([("A", "B"), ("B", "A"), ("C", "A")], on_cycle="merge")
+    again, _ = _round_trip(h)
+    assert again == h and again.merged == {"A ≡ B": ["A", "B"]} and again.lookup("B") == "A ≡ B"
+
+
 def test_a_fitted_tree_is_rebuilt_from_its_arrays():
     from sklearn.tree import DecisionTreeClassifier
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from kg.errors import CycleError, InputFormatError, KgfsError, UnknownFeatureError
+from kg.errors import CycleError, HierarchyCycleWarning, InputFormatError, KgfsError, UnknownFeatureError
 from kg.ontology import (
     ancestor_closure,
     normalize_namespaces,
@@ -217,14 +217,22 @@ def test_cycle_raises_cycle_error(tmp_path):
     text = "[Term]\nid: A:1\nis_a: A:3\n\n[Term]\nid: A:2\nis_a: A:1\n\n[Term]\nid: A:3\nis_a: A:2\n\n[Term]\nid: A:4\n"
     p = write(tmp_path, "cyc.obo", text)
     with pytest.raises(CycleError, match=r"cyc\.obo.*A:1 -> A:3 -> A:2 -> A:1") as err:
-        read_obo(p)
+        read_obo(p, on_cycle="raise")
     assert err.value.cycles == [["A:1", "A:3", "A:2"]]
+    # merged by default (is_a is transitive: the three terms imply each other), warned naming the file
+    with pytest.warns(HierarchyCycleWarning, match=r"cyc\.obo: .*A:1 ≡ A:2 ≡ A:3"):
+        onto = read_obo(p)
+    assert onto.hierarchy.node_ids.tolist() == ["A:1 ≡ A:2 ≡ A:3", "A:4"]
+    assert onto.report["merged_cycles"] == {"A:1 ≡ A:2 ≡ A:3": ["A:1", "A:2", "A:3"]}
+    assert onto.resolve("A:2") == "A:1 ≡ A:2 ≡ A:3" and "A:3" in onto  # an annotation to a member is to the merged term
     # the cycle is only there through part_of: is_a alone is fine
     text2 = "[Term]\nid: A:1\nrelationship: part_of A:2\n\n[Term]\nid: A:2\nis_a: A:1\n"
     p2 = write(tmp_path, "cyc2.obo", text2)
     assert read_obo(p2).hierarchy.n_edges == 1
     with pytest.raises(CycleError):
-        read_obo(p2, relations=("is_a", "part_of"))
+        read_obo(p2, relations=("is_a", "part_of"), on_cycle="raise")
+    with pytest.warns(HierarchyCycleWarning):
+        assert read_obo(p2, relations=("is_a", "part_of")).hierarchy.node_ids.tolist() == ["A:1 ≡ A:2"]
 
 
 @settings(max_examples=40)

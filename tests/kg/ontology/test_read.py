@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.errors import CycleError, InputFormatError, KgfsError, UnknownFeatureError
+from kg.errors import HierarchyCycleWarning, InputFormatError, KgfsError, UnknownFeatureError
 from kg.ontology import term_table
 from kg.ontology.read import ontology_format, read_ontology, read_owl, read_term_tables, restrict_to_roots
 from tests.strategies import dags
@@ -209,13 +209,17 @@ def test_term_tables(tmp_path):
     assert t.feature_names.tolist() == ["GO:1", "GO:2", "GO:3"] and t.meta["other_namespace_terms"] == 1
 
 
-def test_term_tables_refuse_a_missing_column_and_a_cycle(tmp_path):
+def test_term_tables_refuse_a_missing_column_and_merge_a_cycle(tmp_path):
     (tmp_path / "p.tsv").write_text("kid\tparent\nGO:2\tGO:1\n")
     with pytest.raises(InputFormatError, match=r"p\.tsv:1: no column 'child' in the header \(ontology\)"):
         read_term_tables(tmp_path / "p.tsv")
-    (tmp_path / "c.tsv").write_text("child\tparent\nGO:2\tGO:1\nGO:1\tGO:2\n")
-    with pytest.raises(CycleError, match=r"c\.tsv"):
-        read_term_tables(tmp_path / "c.tsv")
+    (tmp_path / "c.tsv").write_text("child\tparent\nGO:2\tGO:1\nGO:1\tGO:2\nGO:3\tGO:2\n")
+    with pytest.warns(HierarchyCycleWarning, match=r"c\.tsv: .*GO:1 ≡ GO:2"):
+        onto = read_term_tables(tmp_path / "c.tsv")
+    assert onto.hierarchy.edge_list() == [("GO:3", "GO:1 ≡ GO:2")]
+    assert onto.report["merged_cycles"] == {"GO:1 ≡ GO:2": ["GO:1", "GO:2"]}
+    t = term_table(onto, {"g": ["GO:2"], "h": ["GO:3"]})
+    assert t.X.toarray().tolist() == [[1.0, 0.0], [1.0, 1.0]]
 
 
 def test_a_real_owl_file_the_dbpedia_ontology(shared_data):

@@ -2,7 +2,8 @@
 
 The type table of the CoDEx-M entities (entity column of QIDs) is built through the dump index, the
 streamed dump, an ``rdflib.Graph`` and an Oxigraph SPARQL server on 127.0.0.1, and the four tables are
-identical, the cycles of the real P279 subgraph broken the same way. The cycles the ingest reports are
+identical, the cycles of the real P279 subgraph merged the same way (each into one feature holding its
+members). The cycles the ingest reports are
 those networkx finds in the P279 graph's own JSON (an independent copy of the same data). Bridges: the
 real DBpedia ontology's ``owl:equivalentClass`` links to Wikidata, and ``owl:sameAs`` links.
 """
@@ -100,10 +101,13 @@ def test_the_codex_type_table_is_the_same_from_the_index_the_dump_rdflib_and_spa
     tables = {name: _built(corpus, src) for name, src in sources.items()}
     first, warned = tables["index"]
     assert first.shape == (len(codex_m[0]), first.n_features) and first.n_features > 1000
-    assert first.meta["removed_cycle_edges"] and warned  # the real P279 cycles were met and broken
+    # the real P279 cycles were met and merged (subclass-of is transitive: none broken, no ancestor lost)
+    assert first.meta["merged_cycles"] and warned and first.meta["removed_cycle_edges"] == []
+    assert first.meta["cycles"] == {"types": "merge"}
+    assert all(len(ms) >= 2 and first.hierarchy.lookup(ms[0]) == k for k, ms in first.meta["merged_cycles"].items())
     for name, (t, _) in tables.items():
         assert_same_table(first, t)
-        assert t.meta["removed_cycle_edges"] == first.meta["removed_cycle_edges"], name
+        assert t.meta["merged_cycles"] == first.meta["merged_cycles"], name
     assert tables["streamed"][0].meta["source"]["vocabulary"] == "wikidata"
     # the classes are Wikidata's and the table is closed: every entity typed Q5 has Q5 (and so do those of its
     # subclasses), and every ancestor of Q5 (Q215627 person, ...)
@@ -147,7 +151,7 @@ def test_the_route_with_the_wikidata_preset_builds_the_same_table(tmp_path, code
         table = route_table(inp, Context(tmp_path / "home"))
         direct, _ = _built(_corpus(codex_m), IndexSource(codex, codex_index[0], vocabulary=WIKIDATA))
     assert_same_table(direct, table)
-    assert table.meta["removed_cycle_edges"] == direct.meta["removed_cycle_edges"]
+    assert table.meta["merged_cycles"] == direct.meta["merged_cycles"] and table.meta["merged_cycles"]
 
 
 def test_a_small_spill_budget_builds_the_same_index(tmp_path, codex, codex_m, codex_index):

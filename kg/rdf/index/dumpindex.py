@@ -210,8 +210,10 @@ def ingest_summary(report: dict, root) -> str:
     for f in files:
         for role, c in (f.get("cycles") or {}).items():
             if c["cycles"]:
+                # categories' cycles are data errors, broken; a transitive relation's become one feature each
+                what = "broken in each table" if role == "broader" else "each merged into one feature in each table"
                 lines.append(f"{Path(f['path']).name}: the {role} graph has {c['cycles']:,} cycle(s) through "
-                             f"{c['nodes']:,} node(s), broken in each table (listed in {c['file']})")
+                             f"{c['nodes']:,} node(s), {what} (listed in {c['file']})")
     lex = report.get("lexicon")
     if lex:
         lines.append(f"lexicon: {lex['n_surface_forms']:,} surface forms of {lex['n_entities']:,} entities "

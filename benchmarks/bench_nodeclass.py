@@ -265,7 +265,9 @@ def render_markdown(results: Mapping) -> str:
               "(kgfs: `KGFeatures` with the setting chosen for all features + logistic regression; pyRDF2Vec: "
               "loading the graph, the walks and Word2Vec, without importing the libraries). Peak memory is the "
               "process's peak resident set (`resource.getrusage`, with its children: pyRDF2Vec's walker pool), "
-              "imports included; *after imports* is the same measure before any work.", "",
+              "imports included; *after imports* is the same measure before any work. Both run in the same benchmark "
+              "run, one after the other, on a machine shared with other work: absolute times move with its load, "
+              "the ratios less.", "",
               "| benchmark | kgfs time | kgfs peak RSS (after imports) | pyRDF2Vec time (walks) | "
               "pyRDF2Vec peak RSS (after imports) | time ratio | memory ratio |",
               "|---|---|---|---|---|---|---|"]
@@ -524,7 +526,8 @@ def main(argv=None) -> int:
         return 0
     peer_py = None if args.skip_peer else ensure_peer_venv(args.venv)
     results = {"run": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                       "machine": f"{os.cpu_count()} cores shared, Python {platform.python_version()}",
+                       "machine": f"{os.cpu_count()} cores shared with other work (load average "
+                                  f"{os.getloadavg()[0]:.1f} at the start), Python {platform.python_version()}",
                        "seed": args.seed, "inner_splits": args.inner_splits, "selectors": list(args.selectors)},
                "datasets": {}}
     if peer_py is not None:

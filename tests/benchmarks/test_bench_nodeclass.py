@@ -80,6 +80,18 @@ def test_the_interval_is_wilsons_at_95_percent():
     assert all(np.isnan(bench.interval(0, 0)))
 
 
+# ------------------------------------------------------------------------------------------------ the memory
+def test_a_child_reports_its_own_peak_not_its_parents():
+    big = b"x" * (200 * 1024 * 1024)  # written: 200 MB resident in this process
+    code = ("import importlib.util, sys; s = importlib.util.spec_from_file_location('b', sys.argv[1]); "
+            "m = importlib.util.module_from_spec(s); s.loader.exec_module(m); print(m._rss_mb())")
+    for script in ("bench_nodeclass.py", "peer_pyrdf2vec.py"):
+        r = subprocess.run([sys.executable, "-c", code, str(ROOT / "benchmarks" / script)], capture_output=True,
+                           text=True, check=True)
+        assert 1 < float(r.stdout) < 150, script  # an interpreter, not the 200 MB of the parent
+    assert bench._rss_mb() >= 200 and len(big)
+
+
 # ------------------------------------------------------------------------------------------- the JSON exchange
 def test_the_request_holds_the_settings_the_seed_and_sorted_skipped_predicates(tmp_path):
     req = bench.write_request(tmp_path / "req.json", graph=tmp_path / "g.nt.gz", entities=ENTITIES,

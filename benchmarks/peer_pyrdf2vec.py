@@ -10,14 +10,15 @@ Request keys: ``graph`` (an N-Triples file, ``.nt`` or ``.nt.gz``), ``entities``
 ``vector_size``, ``epochs``, ``seed``, ``reply`` (the path of the reply).
 
 Reply keys: ``entities`` (as requested, in order), ``embeddings`` (one list of floats per entity),
-``seconds`` (``load``, ``walks``, ``embed``, ``total``), ``peak_rss_mb`` (the largest of this process and
-its children, from ``resource.getrusage``), ``import_rss_mb`` (after importing pyRDF2Vec), ``n_walks``,
-``versions``.
+``seconds`` (``load``, ``walks``, ``embed``, ``total``), ``peak_rss_mb`` (the largest of this process, its VmHWM,
+and of its children, from ``resource.getrusage``), ``import_rss_mb`` (after importing pyRDF2Vec), ``n_walks``,
+``walks_sha256`` and ``embeddings_sha256`` (to compare two runs), ``versions``.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import resource
@@ -99,6 +100,10 @@ def main(argv: list[str]) -> int:
         "peak_rss_mb": _rss_mb(),
         "import_rss_mb": import_rss,
         "n_walks": int(sum(len(w) for w in walks)),
+        # fingerprints of the walks and of the embeddings: two runs with one seed can be compared
+        "walks_sha256": hashlib.sha256(json.dumps(walks).encode("utf-8")).hexdigest(),
+        "embeddings_sha256": hashlib.sha256(json.dumps([[float(v) for v in e] for e in embeddings]).encode(
+            "utf-8")).hexdigest(),
         "versions": {"pyrdf2vec": getattr(pyrdf2vec, "__version__", "?"), "gensim": gensim.__version__,
                      "python": sys.version.split()[0]},
     }

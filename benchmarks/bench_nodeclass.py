@@ -303,6 +303,15 @@ def render_markdown(results: Mapping) -> str:
                       "its README examples, seeded; several max_walks: one run each), the label relations "
                       "skipped; logistic regression and an RBF SVM on the "
                       f"embeddings, C in {{{', '.join(f'{c:g}' for c in PEER_C)}}} tuned on the training part."]
+    repeats = [(name, p) for name in ds for p in ds[name].get("generation", {}).get("peers", []) if "repeat" in p]
+    if repeats:
+        said = "; ".join(f"{TITLES.get(n, n)} ({p['max_walks']} walks): "
+                         f"{'the same' if p['repeat']['same_walks'] else 'different'} walks, "
+                         f"{'the same' if p['repeat']['same_embeddings'] else 'different'} embeddings"
+                         for n, p in repeats)
+        lines += ["", "Reproducibility: kgfs's features and pipelines are deterministic (the same seed gives the same "
+                      "table and the same choices). pyRDF2Vec run twice with the same request (seeds, one worker, "
+                      f"`PYTHONHASHSEED` fixed) in this run: {said} (fingerprints of its reply)."]
     lines += ["", "## The goals of issue 35", "", "| goal | measured | met |", "|---|---|---|"]
     for g in goals(results):
         met = {True: "met", False: "**not met**", None: "not measured here"}[g["met"]]
@@ -486,6 +495,14 @@ def run_dataset(name: str, args, peer_py: Path | None) -> dict:
                 peer_rows.append(r)
                 print(f"{name}: {label} + {clf}: {r['accuracy']:.4f} (cv {r['cv_accuracy']:.4f}, {r['chosen']})",
                       flush=True)
+        if args.repeat_peer:
+            # the first setting again, same request: are pyRDF2Vec's walks and embeddings reproducible?
+            _, again = run_peer(peer_py, graph=paths["dump"], entities=[str(e) for e in data.entities],
+                                skip_predicates=skip, seed=args.seed,
+                                settings={"max_walks": args.max_walks[0], "max_depth": args.max_depth})
+            runs[0]["repeat"] = {"same_walks": again.get("walks_sha256") == runs[0]["walks_sha256"],
+                                 "same_embeddings": again.get("embeddings_sha256") == runs[0]["embeddings_sha256"]}
+            print(f"{name}: pyRDF2Vec again ({args.max_walks[0]} walks, same seed): {runs[0]['repeat']}", flush=True)
         out["generation"]["peers"] = runs
         # the goal's ratio is against the fastest setting of the peer (the least favourable to kgfs)
         out["generation"]["pyrdf2vec"] = min(runs, key=lambda r: r["seconds"])
@@ -506,6 +523,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--max-walks", type=int, nargs="+", default=[PEER_SETTINGS["max_walks"]],
                     help="pyRDF2Vec's walks per entity; several values: one peer run each")
     ap.add_argument("--max-depth", type=int, default=PEER_SETTINGS["max_depth"])
+    ap.add_argument("--repeat-peer", action="store_true",
+                    help="run pyRDF2Vec's first setting twice and say whether its walks and embeddings agree")
     ap.add_argument("--venv", type=Path, default=DEFAULT_VENV, help="the peer's virtual environment")
     ap.add_argument("--skip-peer", action="store_true", help="kgfs only (no pyRDF2Vec)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")

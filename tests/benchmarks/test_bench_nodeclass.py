@@ -196,7 +196,10 @@ def test_several_walk_counts_give_a_generation_row_each_and_the_goal_uses_the_fa
     res["run"]["peer"]["max_walks"] = [100, 500]
     md = bench.render_markdown(res)
     assert "| AIFB (100 walks) | 2.5 s |" in md and "| AIFB (500 walks) | 2.5 s |" in md and "| 120.0x |" in md
-    assert "max_walks=100 / 500" in md
+    assert "max_walks=100 / 500" in md and "Reproducibility" not in md
+    g["peers"][0]["repeat"] = {"same_walks": False, "same_embeddings": False}
+    md = bench.render_markdown(res)
+    assert "AIFB (100 walks): different walks, different embeddings" in md
     assert "AIFB: kgfs 2.5 s vs pyRDF2Vec 91.8 s (36.7x)" in bench.goals(res)[3]["measured"]
 
 

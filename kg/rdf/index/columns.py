@@ -85,12 +85,15 @@ def save_array(path: Path, arr: np.ndarray) -> None:
     np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
 
 
-def load_array(path: Path) -> np.ndarray:
+def load_array(path: Path, checks=None) -> np.ndarray:
     """An ``.npy`` array, memory-mapped (an empty array is read into memory: it cannot be mapped).
 
     Parameters
     ----------
     path : Path
+    checks : kg.rdf.index.blocks.Checks, optional
+        The block checksums of its folder: the whole file is verified first (once per process), so no
+        damaged block is read (:class:`~kg.rdf.index.blocks.BlockDamaged` names it).
 
     Returns
     -------
@@ -100,6 +103,8 @@ def load_array(path: Path) -> np.ndarray:
     --------
     See :func:`save_array`.
     """
+    if checks is not None:
+        checks.file(path)
     try:
         return np.load(path, mmap_mode="r", allow_pickle=False)
     except ValueError:  # a zero-length array cannot be memory-mapped
@@ -164,15 +169,17 @@ class KeyTable:
     ----------
     folder : Path
     name : str
+    checks : kg.rdf.index.blocks.Checks, optional
+        Its folder's block checksums (every file read is verified first).
 
     Examples
     --------
     See the module.
     """
 
-    def __init__(self, folder: Path, name: str):
-        self.folder, self.name = Path(folder), name
-        keys = load_array(self.folder / f"{name}.keys.npy")
+    def __init__(self, folder: Path, name: str, checks=None):
+        self.folder, self.name, self.checks = Path(folder), name, checks
+        keys = load_array(self.folder / f"{name}.keys.npy", checks)
         self._high, self._low = keys[0], keys[1]
 
     def __len__(self) -> int:
@@ -193,7 +200,7 @@ class KeyTable:
         --------
         See the module.
         """
-        return load_array(self.folder / f"{self.name}.{field}.npy")
+        return load_array(self.folder / f"{self.name}.{field}.npy", self.checks)
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every ``(query index, row)`` pair whose keys are equal.
@@ -397,15 +404,19 @@ class StringColumn:
     ----------
     folder : Path
     name : str
+    checks : kg.rdf.index.blocks.Checks, optional
+        Its folder's block checksums: the offsets are verified whole on open, the blob's blocks as the
+        strings read cover them (once per process).
 
     Examples
     --------
     See :class:`StringColumnWriter`.
     """
 
-    def __init__(self, folder: Path, name: str):
+    def __init__(self, folder: Path, name: str, checks=None):
         self._offsets_path = Path(folder) / f"{name}.offsets.npy"
-        self._offsets = load_array(self._offsets_path)
+        self._offsets = load_array(self._offsets_path, checks)
+        self._checks = checks
         self._path = path = Path(folder) / f"{name}.bin"
         blob = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
         self._blob = memoryview(blob)  # slices of a memoryview cost a tenth of a memmap's
@@ -414,7 +425,10 @@ class StringColumn:
         return len(self._offsets) - 1
 
     def __getitem__(self, i: int) -> str:
-        return str(self._blob[int(self._offsets[i]):int(self._offsets[i + 1])], "utf-8", "surrogatepass")
+        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
+        if self._checks is not None:
+            self._checks.spans(self._path, [a], [b])
+        return str(self._blob[a:b], "utf-8", "surrogatepass")
 
     def take(self, rows: Sequence[int]) -> list[str]:
         """The strings of several rows.
@@ -434,7 +448,10 @@ class StringColumn:
         rows = np.asarray(rows, dtype=np.int64)
         if not len(rows):
             return []
-        blob, starts, stops = self._blob, self._offsets[rows].tolist(), self._offsets[rows + 1].tolist()
+        starts, stops = np.asarray(self._offsets[rows]), np.asarray(self._offsets[rows + 1])
+        if self._checks is not None:
+            self._checks.spans(self._path, starts, stops)
+        blob, starts, stops = self._blob, starts.tolist(), stops.tolist()
         return [str(blob[a:b], "utf-8", "surrogatepass") for a, b in zip(starts, stops)]
 
     def read(self, rows: Sequence[int]) -> list[str]:
@@ -467,10 +484,10 @@ class StringColumn:
         offsets = ColumnReader(self._offsets_path)
         fd = os.open(self._path, os.O_RDONLY)
         try:
-            out = []
-            for r in rows:
-                a, b = offsets.read(r, 2).tolist()
-                out.append(os.pread(fd, b - a, a).decode("utf-8", "surrogatepass"))
+            spans = [offsets.read(r, 2).tolist() for r in rows]
+            if self._checks is not None:  # the blocks these strings cover, verified before any is read
+                self._checks.spans(self._path, [a for a, _ in spans], [b for _, b in spans])
+            out = [os.pread(fd, b - a, a).decode("utf-8", "surrogatepass") for a, b in spans]
             return out
         finally:
             os.close(fd)
@@ -479,6 +496,8 @@ class StringColumn:
     def __iter__(self):
         """All strings in order, read in blocks with plain reads (the pages stay out of the process)."""
         step = 1 << 16
+        if self._checks is not None:  # read whole: verified whole first
+            self._checks.file(self._path)
         with open(self._path, "rb") as fh, open(self._offsets_path, "rb") as fo:
             version = np.lib.format.read_magic(fo)  # the offsets are read too, not mapped
             (np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0)(fo)

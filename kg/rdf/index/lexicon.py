@@ -90,7 +90,7 @@ _OK, _OWN = 1, 2  # flags of a label row: its form is kept; its subject is an en
 
 def _columns(segments, kind: str, *names: str) -> list[ColumnChain]:
     used = [s for s in segments if s.has(kind)]
-    return [ColumnChain([StringColumn(s.folder, f"{kind}.{n}") for s in used]) for n in names]
+    return [ColumnChain([StringColumn(s.folder, f"{kind}.{n}", s.checks) for s in used]) for n in names]
 
 
 def _blocks(*columns):
@@ -312,6 +312,8 @@ class _Builder:
         with SortedRuns(self.tmp, "links", ("hi", "lo"), pool=self.pool) as linked, \
                 SortedRuns(self.tmp, "weights", ("hi", "lo"), pool=self.pool) as rekeyed:
             for seg in self.links:
+                for f in ("inlinks.keys.npy", "inlinks.count.npy"):  # read with plain reads: verified first
+                    seg.checks.file(seg.folder / f)
                 hi, lo = (ColumnReader(seg.folder / "inlinks.keys.npy", row=r) for r in (0, 1))
                 count = ColumnReader(seg.folder / "inlinks.count.npy")
                 try:
@@ -524,4 +526,4 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
             os.replace(tmp, folder)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    return IndexedLexicon(folder)
+    return IndexedLexicon(folder, rebuild)

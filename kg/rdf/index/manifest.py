@@ -49,10 +49,11 @@ import numpy as np
 from kg.errors import KgfsError
 from kg.files import atomic_write, sha256_file
 
-__all__ = ["MANIFEST", "IndexDamaged", "Problem", "check_folder", "require_intact", "write_manifest"]
+__all__ = ["MANIFEST", "IndexDamaged", "Problem", "check_folder", "require_intact", "write_entries", "write_manifest"]
 
 MANIFEST = "manifest.json"
-_FORMAT = 2
+_FORMAT = 3  # 3: the CRC-32C of every block of each file (kg.rdf.index.blocks); 2 is read, and given them
+_READ_FORMATS = (2, 3)
 _HEAD = 4096  # the bytes of a file's head checked on every open (a NumPy header is 128)
 
 
@@ -117,16 +118,37 @@ def write_manifest(folder: str | os.PathLike) -> dict:
     --------
     See the module.
     """
+    from kg.rdf.index.blocks import digest_file
+
     folder = Path(folder)
     entries = {}
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name != MANIFEST:
             st = p.stat()
+            sha256, blocks = digest_file(p)  # one read for both (kg.rdf.index.blocks)
             entries[p.relative_to(folder).as_posix()] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                                                         "head": _head(p), "sha256": sha256_file(p)}
-    manifest = {"format": _FORMAT, "files": entries, "sha256": _entries_digest(entries)}
+                                                         "head": _head(p), "sha256": sha256, "blocks": blocks}
+    return write_entries(folder, entries)
+
+
+def write_entries(folder: str | os.PathLike, entries: dict) -> dict:
+    """Write a folder's ``manifest.json`` (this format) of ``entries`` (file -> size, mtime, head, sha256, blocks).
+
+    Parameters
+    ----------
+    folder : path
+    entries : dict
+
+    Returns
+    -------
+    dict
+        The manifest.
+    """
+    from kg.rdf.index.blocks import BLOCK
+
+    manifest = {"format": _FORMAT, "block": BLOCK, "files": entries, "sha256": _entries_digest(entries)}
     text = json.dumps(manifest, indent=1, sort_keys=True)
-    atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+    atomic_write(Path(folder) / MANIFEST, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
     return manifest
 
 
@@ -138,7 +160,7 @@ def _read_manifest(folder: Path) -> tuple[dict | None, str]:
         return None, "no manifest.json (an unfinished folder, or built by a kgfs without manifests)"
     except (OSError, ValueError) as exc:
         return None, f"unreadable manifest ({exc})"
-    if not (isinstance(data, dict) and data.get("format") == _FORMAT and isinstance(data.get("files"), dict)):
+    if not (isinstance(data, dict) and data.get("format") in _READ_FORMATS and isinstance(data.get("files"), dict)):
         return None, "not a manifest of this kgfs"
     if data.get("sha256") != _entries_digest(data["files"]):
         return None, "the manifest was edited (its entries do not have its recorded sha256)"

@@ -64,7 +64,8 @@ from crc32c import crc32c
 from kg.errors import RepairableError
 from kg.rdf.index.manifest import IndexDamaged, Problem, write_entries
 
-__all__ = ["BLOCK", "BlockDamaged", "Checks", "checks_enabled", "digest_file", "file_blocks", "upgrade_manifest"]
+__all__ = ["BLOCK", "BlockDamaged", "Checks", "checks_enabled", "digest_file", "file_blocks", "manifest_key",
+           "upgrade_manifest"]
 
 log = logging.getLogger(__name__)
 
@@ -83,13 +84,14 @@ def checks_enabled() -> bool:
     return os.environ.get("KGFS_BLOCK_CHECKS", "1") != "0"
 
 
-def digest_file(path: str | os.PathLike, *, block: int = BLOCK) -> tuple[str, list[int]]:
+def digest_file(path: str | os.PathLike, *, block: int | None = None) -> tuple[str, list[int]]:
     """The sha256 (hex) of a file and the CRC-32C of each of its blocks, in one streaming read.
 
     Parameters
     ----------
     path : path
-    block : int
+    block : int, optional
+        :data:`BLOCK` by default.
 
     Returns
     -------
@@ -104,6 +106,7 @@ def digest_file(path: str | os.PathLike, *, block: int = BLOCK) -> tuple[str, li
     >>> digest_file(p)[1] == [crc32c(b"abc")], digest_file(p)[0][:8]
     (True, 'ba7816bf')
     """
+    block = block or BLOCK
     h = hashlib.sha256()
     crcs = []
     with open(path, "rb") as fh:
@@ -113,19 +116,21 @@ def digest_file(path: str | os.PathLike, *, block: int = BLOCK) -> tuple[str, li
     return h.hexdigest(), crcs
 
 
-def file_blocks(path: str | os.PathLike, *, block: int = BLOCK) -> list[int]:
-    """The CRC-32C of each block of a file (streaming).
+def file_blocks(path: str | os.PathLike, *, block: int | None = None) -> list[int]:
+    """The CRC-32C of each block of a file (streaming; blocks of :data:`BLOCK` bytes by default).
 
     Examples
     --------
     See the module.
     """
+    block = block or BLOCK
     with open(path, "rb") as fh:
         return [crc32c(chunk) for chunk in iter(lambda: fh.read(block), b"")]
 
 
 class BlockDamaged(IndexDamaged, RepairableError):
-    """A block of a file of the dump index does not have the CRC-32C it had when it was built.
+    """A block of a file of the dump index does not have the CRC-32C it had when it was built (or, found by the
+    checks on open, a file of a folder is truncated or was written since).
 
     The message names the file and the block, and the command that rebuilds it; :meth:`repair` removes
     the folder (a segment is read from its dump file again, a lexicon built again, on next use).
@@ -138,13 +143,13 @@ class BlockDamaged(IndexDamaged, RepairableError):
     Examples
     --------
     >>> e = BlockDamaged(Problem(Path("/i/s/a.npy"), "block 2 of 9 (bytes ...)"), "kgfs ingest --dump t.nt",
-    ...                  Path("/i/s"), None)
+    ...                  Path("/i/s"))
     >>> isinstance(e, IndexDamaged), str(e)
     (True, 'dump index file /i/s/a.npy: block 2 of 9 (bytes ...); `kgfs ingest --dump t.nt` rebuilds it')
     """
 
-    def __init__(self, problem, rebuild: str, folder: Path, manifest_key: tuple | None):
-        IndexDamaged.__init__(self, [problem], rebuild)
+    def __init__(self, problems, rebuild: str, folder: Path, manifest_key: tuple | None = None):
+        IndexDamaged.__init__(self, problems if isinstance(problems, list) else [problems], rebuild)
         self.folder, self.manifest_key = Path(folder), manifest_key
 
     def repair(self) -> bool:
@@ -185,6 +190,17 @@ def _locked(path: Path):
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def manifest_key(folder) -> tuple | None:
+    """A folder's ``manifest.json`` as ``(inode, size, mtime_ns)`` (``None`` without one): which build it is.
+
+    Examples
+    --------
+    >>> manifest_key("/no/such/folder") is None
+    True
+    """
+    return _stat_key(Path(folder) / "manifest.json")
 
 
 def _stat_key(path: Path) -> tuple | None:
@@ -365,6 +381,6 @@ def upgrade_manifest(folder: Path, manifest: dict) -> dict:
         new = write_entries(folder, entries)
     except OSError as exc:
         log.info("%s: the manifest could not be given block checksums (%s)", folder, exc)
-        return {**manifest, "files": entries, "block": BLOCK}
+        return {**manifest, "files": entries, "block": BLOCK}  # (the blocks of this process, for its reads)
     log.info("%s: block checksums added to the manifest of a kgfs without them", folder)
     return new

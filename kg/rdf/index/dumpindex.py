@@ -135,7 +135,7 @@ from pathlib import Path
 from kg.errors import InputFormatError
 from kg.files import atomic_write
 from kg.rdf.dumpfiles import dump_files
-from kg.rdf.index.blocks import BlockDamaged
+from kg.rdf.index.blocks import BlockDamaged, manifest_key
 from kg.rdf.index.extsort import SpillPool
 from kg.rdf.index.ingest import FORMAT, build_segment
 from kg.rdf.index.lexicon import open_lexicon
@@ -424,8 +424,8 @@ class DumpIndex:
         for f in files:  # each folder checked before anything of it is read (its segment.json too)
             folder = self._known_folder(f, vocabulary)
             problems = check_folder(folder, full=full) if folder is not None else []
-            if problems and not repair:
-                raise IndexDamaged(problems, rebuild_command(f, vocabulary))
+            if problems and not repair:  # (repairable: a run's step removes the folder and runs again)
+                raise BlockDamaged(problems, rebuild_command(f, vocabulary), folder, manifest_key(folder))
             if problems:  # one line: the file under the index folder, the dump file by its name
                 bad = problems[0].file
                 log.warning("dump index file %s: %s; reading %s into the index again",

@@ -63,13 +63,14 @@ from urllib.parse import unquote
 
 import numpy as np
 
+from kg.rdf.index.blocks import BlockDamaged, manifest_key
 from kg.rdf.index.columns import (
     StringColumn,
     find_sorted,
     hash_keys,
 )
 from kg.rdf.index.extsort import ColumnReader, NpyWriter, SortedRuns, SpillPool, write_pair_array
-from kg.rdf.index.manifest import MANIFEST, IndexDamaged, check_folder, write_manifest
+from kg.rdf.index.manifest import MANIFEST, check_folder, write_manifest
 from kg.rdf.index.mentions import SPAN_FORM, SPAN_PREFIX, ColumnChain, IndexedLexicon
 from kg.rdf.index.spans import string_keys
 from kg.rdf.index.surface import normalize_form
@@ -511,8 +512,8 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
     key = json.dumps([LEXICON_FORMAT, [s.folder.name for s in used], vocabulary.fingerprint(), int(min_length), prior])
     folder = Path(root) / hashlib.sha256(key.encode()).hexdigest()[:32]
     problems = check_folder(folder, full=bool(repair and repair.get("full"))) if folder.is_dir() else []
-    if problems and repair is None:
-        raise IndexDamaged(problems, rebuild)
+    if problems and repair is None:  # (repairable: a run's step removes the folder and runs again)
+        raise BlockDamaged(problems, rebuild, folder, manifest_key(folder))
     if problems:
         log.warning("dump index file %s; building the lexicon again", problems[0])
         repair["problem"] = str(problems[0])

@@ -50,7 +50,6 @@ block 1 of 3
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -62,15 +61,13 @@ import numpy as np
 from crc32c import crc32c
 
 from kg.errors import RepairableError
-from kg.rdf.index.manifest import IndexDamaged, Problem, write_entries
+from kg.rdf.index import manifest as _manifest
+from kg.rdf.index.manifest import BLOCK, IndexDamaged, Problem, digest_file, file_blocks, write_entries
 
 __all__ = ["BLOCK", "BlockDamaged", "Checks", "checks_enabled", "digest_file", "file_blocks", "manifest_key",
            "upgrade_manifest"]
 
 log = logging.getLogger(__name__)
-
-#: The bytes of a checked block (the last block of a file may be shorter).
-BLOCK = 1 << 20
 
 # (path, inode, size, mtime_ns) -> the blocks of that file verified in this process
 _VERIFIED: dict[tuple, np.ndarray] = {}
@@ -82,50 +79,6 @@ _FOLDERS: dict[str, tuple[tuple, Checks]] = {}
 def checks_enabled() -> bool:
     """Whether reads verify their blocks (``KGFS_BLOCK_CHECKS=0``: not, for the benchmark of their cost)."""
     return os.environ.get("KGFS_BLOCK_CHECKS", "1") != "0"
-
-
-def digest_file(path: str | os.PathLike, *, block: int | None = None) -> tuple[str, list[int]]:
-    """The sha256 (hex) of a file and the CRC-32C of each of its blocks, in one streaming read.
-
-    Parameters
-    ----------
-    path : path
-    block : int, optional
-        :data:`BLOCK` by default.
-
-    Returns
-    -------
-    sha256 : str
-    crcs : list of int
-        One per block (none for an empty file).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; _ = p.write_bytes(b"abc")
-    >>> digest_file(p)[1] == [crc32c(b"abc")], digest_file(p)[0][:8]
-    (True, 'ba7816bf')
-    """
-    block = block or BLOCK
-    h = hashlib.sha256()
-    crcs = []
-    with open(path, "rb") as fh:
-        while chunk := fh.read(block):
-            h.update(chunk)
-            crcs.append(crc32c(chunk))
-    return h.hexdigest(), crcs
-
-
-def file_blocks(path: str | os.PathLike, *, block: int | None = None) -> list[int]:
-    """The CRC-32C of each block of a file (streaming; blocks of :data:`BLOCK` bytes by default).
-
-    Examples
-    --------
-    See the module.
-    """
-    block = block or BLOCK
-    with open(path, "rb") as fh:
-        return [crc32c(chunk) for chunk in iter(lambda: fh.read(block), b"")]
 
 
 class BlockDamaged(IndexDamaged, RepairableError):
@@ -371,16 +324,17 @@ def upgrade_manifest(folder: Path, manifest: dict) -> dict:
     dict
         The new manifest.
     """
+    block = _manifest.BLOCK  # (looked up now: a test writes smaller blocks)
     entries = {}
     for rel, e in manifest["files"].items():
         try:
-            entries[rel] = {**e, "blocks": file_blocks(folder / rel)}
+            entries[rel] = {**e, "blocks": file_blocks(folder / rel, block=block)}
         except OSError:
             entries[rel] = e
     try:
         new = write_entries(folder, entries)
     except OSError as exc:
         log.info("%s: the manifest could not be given block checksums (%s)", folder, exc)
-        return {**manifest, "files": entries, "block": BLOCK}  # (the blocks of this process, for its reads)
+        return {**manifest, "files": entries, "block": block}  # (for this process's reads)
     log.info("%s: block checksums added to the manifest of a kgfs without them", folder)
     return new

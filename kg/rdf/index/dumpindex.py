@@ -23,7 +23,10 @@ and array headers (and hashes a file written since it was built); a damaged fold
 the file and the ``kgfs ingest`` command that rebuilds it, and :meth:`DumpIndex.ingest` (``kgfs
 ingest``, and ``kgfs run/build/serve --dump`` before they start) rebuilds it with a warning instead.
 With ``full=True`` (``kgfs ingest``) and in :meth:`DumpIndex.verify` (``kgfs cache verify``) every
-file is hashed. The unfinished ``.building-*`` folders of a killed ingest (with the sorted runs an
+file is hashed. What a build reads is checked too, block by block (:mod:`kg.rdf.index.blocks`: a CRC-32C
+per 1 MiB block in the manifest, verified on first read): a damaged block names the file and the block,
+and the step that read it stores nothing, removes the folder and runs again (the file is read again).
+The unfinished ``.building-*`` folders of a killed ingest (with the sorted runs an
 ingest spills into them) are removed by the next one.
 
 A segment is read by :class:`kg.rdf.index.segment.Segment`, and
@@ -40,7 +43,9 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
                                         ingested, "sha256": of those entries}
       segments/<sha256>.v<F>.<V>/       one ingested file: F = ingest.FORMAT (3), V = Vocabulary.fingerprint()
         manifest.json                   every other file of the folder: size, mtime, sha256 of its head and of
-                                        its bytes (kg.rdf.index.manifest), written last
+                                        its bytes (kg.rdf.index.manifest), the CRC-32C of each of its 1 MiB
+                                        blocks (kg.rdf.index.blocks: verified as a build reads them), written
+                                        last
         segment.json                    name, size, sha256, format, vocabulary (name, fingerprint, predicates,
                                         language; relations, not_relations when it indexes relations), triples
                                         parsed, lines read, counts per table, cycles per graph role,

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kg.rdf import cache_folder
-from kg.rdf.index import blocks
+from kg.rdf.index import blocks, manifest
 from kg.rdf.index.blocks import BLOCK, BlockDamaged, Checks, digest_file, file_blocks
 from kg.rdf.index.dumpindex import DumpIndex
 from kg.rdf.vocabulary import WD, WIKIDATA
@@ -50,7 +50,7 @@ def pristine(tmp_path_factory, shared_data):
                       encoding="utf-8")
     home = base / "home"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(blocks, "BLOCK", SMALL)
+        mp.setattr(manifest, "BLOCK", SMALL)  # the blocks the manifests are written with
         DumpIndex(cache_folder(home) / "index").ingest(dump, vocabulary=W, lexicon=False)
     kit = {"home": home, "dump": dump, "corpus": corpus}
     kit["baseline"] = _table(kit, home / "store")

@@ -12,11 +12,14 @@ sets its size, 20M by default) ingested with the ``wikidata`` preset:
   (``KGFS_BLOCK_CHECKS=0``, which only this benchmark sets), ``--repeat`` times each: median wall times and
   their ratio (goal: under 5% more), and the verification's own time in the run with it (the time spent in
   ``Checks.file``/``Checks.spans``, and the bytes they hashed);
+- with ``--relations``: the same, on the dump ingested with relations (``wikidata.with_relations()``), for a
+  table of the qualified relations, both ways, of ``--items`` items drawn uniformly (their ids in a CSV): the
+  build reads the relation tables (``relations_out.objects.npy``...: the case of issue 37);
 - checksumming an index written by a kgfs without block checksums (the manifests rewritten as format 2,
   then the first open: every file of the opened folders checksummed once), in a fresh process;
 - the ingest (once, when the index is not in ``--home`` yet), with its checksums written.
 
-    python benchmarks/bench_index_checksums.py [--triples 20M] [--repeat 5] [--data DIR] [--home DIR]
+    python benchmarks/bench_index_checksums.py [--triples 20M] [--repeat 5] [--relations [--items 2000]] [--data DIR]
 """
 
 from __future__ import annotations
@@ -62,12 +65,20 @@ blocks.Checks._verify = counted
 t = time.perf_counter()
 out = {{}}
 if mode == "ingest":
-    report = DumpIndex(args["index"]).ingest(args["dump"], vocabulary=WIKIDATA)
+    vocabulary = WIKIDATA.with_relations() if args.get("relations") else WIKIDATA
+    report = DumpIndex(args["index"]).ingest(args["dump"], vocabulary=vocabulary, lexicon=not args.get("relations"))
     out["bytes"] = report["bytes"]
 elif mode == "open":  # an index of format-2 manifests: its first open checksums its folders
     index = DumpIndex(args["index"])
-    index.segments(args["dump"], vocabulary=WIKIDATA)
-    index.lexicon(args["dump"], vocabulary=WIKIDATA)
+    index.segments(args["dump"], vocabulary=WIKIDATA.with_relations() if args.get("relations") else WIKIDATA)
+    if not args.get("relations"):
+        index.lexicon(args["dump"], vocabulary=WIKIDATA)
+elif mode == "items":  # 10,000 items by their ids: qualified relations both ways from the relation tables
+    inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "preset": "wikidata",
+                                    "entity_columns": ["e"], "features": ["qualified-relations"],
+                                    "direction": "both"}})
+    table = build_table(inp, Context(home=args["home"]))
+    out["shape"] = [table.n_instances, table.n_features]
 else:
     inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "preset": "wikidata"}})
     table = build_table(inp, Context(home=args["home"]))  # a temporary store: a new corpus, the index built
@@ -110,31 +121,46 @@ def main() -> None:
     ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "kgfs-bench-wikidata-rel"))
     ap.add_argument("--home", help="kgfs home holding (or to hold) the dump's index (default: in --data)")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--relations", action="store_true",
+                    help="instead: the dump ingested with relations, a table of qualified relations (both directions) "
+                         "of --items items (the relation tables read: the case of issue 37)")
+    ap.add_argument("--items", type=int, default=2000, help="items of the --relations table")
     args = ap.parse_args()
     n = int(float(args.triples.rstrip("Mm")) * 1_000_000) if args.triples[-1] in "Mm" else int(args.triples)
     d = wd.dumps_for(Path(args.data), n)
     dump, corpus = d / "latest-truthy.nt.bz2", wd.corpus(d)
-    home = Path(args.home or d / "checksums-home")
+    home = Path(args.home or d / ("checksums-home-relations" if args.relations else "checksums-home"))
     index = home / "rdf-cache" / "index"
+    mode = "corpus"
+    if args.relations:
+        import numpy as np
+
+        mode, meta = "items", json.loads((d / "meta.json").read_text())
+        rng = np.random.default_rng(11)
+        items = meta["classes"] + 1 + rng.choice(meta["items"], min(args.items, meta["items"]), replace=False)
+        corpus = d / "items.csv"
+        corpus.write_text("id,e,label\n" + "".join(f"i{k},{wd.WD}Q{q},{k % 2}\n" for k, q in enumerate(items.tolist())),
+                          encoding="utf-8")
     if not (index / "files.json").is_file():
         t = time.perf_counter()
-        ing = child("ingest", index=index, dump=dump)
+        ing = child("ingest", index=index, dump=dump, relations=args.relations)
         print(f"ingest (checksums written): {time.perf_counter() - t:.1f} s, index {ing['bytes'] / 1e6:.0f} MB",
               flush=True)
     size = sum(p.stat().st_size for p in index.rglob("*") if p.is_file())
     meta = json.loads((d / "meta.json").read_text())
     print(f"dump: {dump} ({meta['triples']:,} triples), index {index} ({size / 1e6:.0f} MB); "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
-    child("corpus", corpus=corpus, dump=dump, home=home)  # warm the page cache (not counted)
+    child(mode, corpus=corpus, dump=dump, home=home)  # warm the page cache (not counted)
     runs: dict[str, list[dict]] = {"on": [], "off": []}
     for _ in range(args.repeat):
         for checks in (True, False):
-            runs["on" if checks else "off"].append(child("corpus", checks, corpus=corpus, dump=dump, home=home))
+            runs["on" if checks else "off"].append(child(mode, checks, corpus=corpus, dump=dump, home=home))
     on, off = (statistics.median(r["seconds"] for r in runs[k]) for k in ("on", "off"))
     ver = statistics.median(r["verify_seconds"] for r in runs["on"])
     hashed = statistics.median(r["verified_bytes"] for r in runs["on"])
     times = {k: "/".join(f"{r['seconds']:.2f}" for r in v) for k, v in runs.items()}
-    print(f"new corpus (10,000 texts, {runs['on'][0]['shape'][0]} x {runs['on'][0]['shape'][1]}): {on:.2f} s with "
+    what = f"{args.items:,} items, qualified relations both ways" if args.relations else "10,000 texts"
+    print(f"new corpus ({what}, {runs['on'][0]['shape'][0]} x {runs['on'][0]['shape'][1]}): {on:.2f} s with "
           f"the block checks, {off:.2f} s without: ratio {on / off:.3f} (goal < 1.05); the verification itself "
           f"{ver:.3f} s ({hashed / 1e6:.0f} MB hashed, {ver / on:.1%} of the run); medians of {args.repeat}, "
           f"runs on={times['on']} off={times['off']}; load average {os.getloadavg()[0]:.1f}",
@@ -144,8 +170,8 @@ def main() -> None:
     shutil.copytree(home, old, copy_function=shutil.copy2)
     try:
         files = as_format_2(old / "rdf-cache" / "index")
-        o = child("open", index=old / "rdf-cache" / "index", dump=dump)
-        again = child("open", index=old / "rdf-cache" / "index", dump=dump)
+        o = child("open", index=old / "rdf-cache" / "index", dump=dump, relations=args.relations)
+        again = child("open", index=old / "rdf-cache" / "index", dump=dump, relations=args.relations)
         print(f"an index of a kgfs without block checksums ({files} files, {size / 1e6:.0f} MB): its first open "
               f"{o['seconds']:.2f} s (checksumming its folders, the manifests written again as format 3), the next "
               f"{again['seconds']:.2f} s; nothing ingested again", flush=True)

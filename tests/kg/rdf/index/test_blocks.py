@@ -236,6 +236,54 @@ def test_the_names_columns_are_read_through_the_segments_checks(kit):
         dump_labels(iris, [kit["dump"]], cache_dir=cache_folder(kit["home"]), vocabulary=W)
 
 
+@pytest.fixture(scope="module")
+def texts(pristine, tmp_path_factory):
+    """The same dump ingested with the ``wikidata`` preset (its lexicon built), and a corpus of 2,000 texts naming
+    its items (as bench_wikidata_scale.py's), with the table of their types."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_wikidata_scale as wd
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    home = tmp_path_factory.mktemp("lexicon") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(manifest, "BLOCK", SMALL)
+        DumpIndex(cache_folder(home) / "index").ingest(pristine["dump"], vocabulary=WIKIDATA)
+    lines = wd.corpus(pristine["dump"].parent).read_text(encoding="utf-8").splitlines()
+    corpus = home.parent / "texts.tsv"
+    corpus.write_text("\n".join(lines[:2001]) + "\n", encoding="utf-8")
+    kit = {"home": home, "dump": pristine["dump"], "corpus": corpus}
+    kit["baseline"] = _text_table(kit, home / "store")
+    return kit
+
+
+def _text_table(kit, store_dir: Path):
+    from kg.rdf.route import CorpusInput
+    from kg.routes import build_table
+    from kg.routes.base import Context
+    from kg.store import Store
+
+    inp = CorpusInput.from_options({"corpus": kit["corpus"], "dump": [kit["dump"]], "preset": "wikidata"})
+    return build_table(inp, Context(home=kit["home"]), store=Store(store_dir))
+
+
+def test_a_damaged_block_of_the_lexicon_is_found_and_the_lexicon_built_again(texts, tmp_path, caplog):
+    home = tmp_path / "home"
+    shutil.copytree(texts["home"], home, copy_function=shutil.copy2)
+    shutil.rmtree(home / "store")
+    kit = {**texts, "home": home}
+    lexicon = next((cache_folder(home) / "index" / "lexicons").iterdir())
+    target = lexicon / "forms.keys.npy"
+    assert target.stat().st_size > 3 * SMALL
+    before = _sha(target)
+    _keep_time(target, lambda p: _overwrite(p, 2 * SMALL + 8, b"\x00" * 64))
+    with caplog.at_level("WARNING"):
+        t = _text_table(kit, home / "store")
+    assert _same(t, texts["baseline"]) and t.n_features > 50
+    assert "forms.keys.npy: block 2 of " in caplog.text and "built again (the lexicon)" in caplog.text
+    assert _sha(target) == before
+
+
 # --------------------------------------------------------------------------- the blocks themselves
 SIZES = st.sampled_from([k * BLOCK + d for k in range(4) for d in (-2, -1, 0, 1, 2) if k * BLOCK + d >= 0])
 

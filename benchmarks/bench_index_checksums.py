@@ -10,7 +10,8 @@ sets its size, 20M by default) ingested with the ``wikidata`` preset:
   through the route's steps (``kg.routes.build_table``: lexicon annotation, then P31 + P279 types from the
   index, a temporary store), in fresh child processes, alternating with and without the verification
   (``KGFS_BLOCK_CHECKS=0``, which only this benchmark sets), ``--repeat`` times each: median wall times and
-  their ratio (goal: under 5% more), and the verification's own time in the run with it (the time spent in
+  their ratio (goal: under 5% more), the same for their CPU time (on a loaded machine the wall times of
+  the same run vary by 2x), and the verification's own time in the run with it (the time spent in
   ``Checks.file``/``Checks.spans``, and the bytes they hashed);
 - with ``--relations``: the same, on the dump ingested with relations (``wikidata.with_relations()``), for a
   table of the qualified relations, both ways, of ``--items`` items drawn uniformly (their ids in a CSV): the
@@ -62,7 +63,7 @@ def counted(self, path, crcs, done, size, todo):
     spent["bytes"] += sum(min(self.block, size - b * self.block) for b in todo if not done[b])
     return verify(self, path, crcs, done, size, todo)
 blocks.Checks._verify = counted
-t = time.perf_counter()
+t, cpu = time.perf_counter(), time.process_time()
 out = {{}}
 if mode == "ingest":
     vocabulary = WIKIDATA.with_relations() if args.get("relations") else WIKIDATA
@@ -83,7 +84,7 @@ else:
     inp = CorpusInput.from_options({{"corpus": args["corpus"], "dump": [args["dump"]], "preset": "wikidata"}})
     table = build_table(inp, Context(home=args["home"]))  # a temporary store: a new corpus, the index built
     out["shape"] = [table.n_instances, table.n_features]
-out["seconds"] = time.perf_counter() - t
+out["seconds"], out["cpu_seconds"] = time.perf_counter() - t, time.process_time() - cpu
 out["verify_seconds"], out["verified_bytes"] = spent["seconds"], spent["bytes"]
 print(json.dumps(out))
 """
@@ -156,6 +157,7 @@ def main() -> None:
         for checks in (True, False):
             runs["on" if checks else "off"].append(child(mode, checks, corpus=corpus, dump=dump, home=home))
     on, off = (statistics.median(r["seconds"] for r in runs[k]) for k in ("on", "off"))
+    cpu_on, cpu_off = (statistics.median(r["cpu_seconds"] for r in runs[k]) for k in ("on", "off"))
     ver = statistics.median(r["verify_seconds"] for r in runs["on"])
     hashed = statistics.median(r["verified_bytes"] for r in runs["on"])
     times = {k: "/".join(f"{r['seconds']:.2f}" for r in v) for k, v in runs.items()}
@@ -165,6 +167,8 @@ def main() -> None:
           f"{ver:.3f} s ({hashed / 1e6:.0f} MB hashed, {ver / on:.1%} of the run); medians of {args.repeat}, "
           f"runs on={times['on']} off={times['off']}; load average {os.getloadavg()[0]:.1f}",
           flush=True)
+    print(f"  the same runs' CPU time (less sensitive to a loaded machine): {cpu_on:.2f} s with, {cpu_off:.2f} s "
+          f"without: ratio {cpu_on / cpu_off:.3f}", flush=True)
     old = home.parent / "checksums-home-format2"
     shutil.rmtree(old, ignore_errors=True)
     shutil.copytree(home, old, copy_function=shutil.copy2)

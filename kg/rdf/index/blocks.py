@@ -8,10 +8,13 @@ manifest (format 3), computed in the same pass as its sha256 (:func:`digest_file
 folder (:class:`kg.rdf.index.segment.Segment`, :class:`kg.rdf.index.mentions.IndexedLexicon`, the lexicon's
 build, :func:`kg.rdf.labels.dump_labels`) check what they read through the folder's :class:`Checks`:
 
-- an array (``*.npy``, memory-mapped and searched: a binary search touches blocks nobody can list
-  beforehand) is verified whole the first time it is opened in a process (:meth:`Checks.file`), hashed
-  through a map of the file: about 0.4 ms per MiB with the page cache warm on a loaded machine (the pages
-  are then in the cache for the reads that follow);
+- the keys a segment searches (the high halves of a key table: a binary search touches blocks nobody can
+  list beforehand) are verified whole the first time they are opened in a process, hashed through a map of
+  the file (about 0.4 ms per MiB with the page cache warm on a loaded machine; the pages are then in the
+  cache for the reads that follow), and so are the arrays read whole or by slices (:meth:`Checks.file`);
+- the arrays a segment reads by row (a table's payload, ``objects[rows]``, the low halves of its keys, the
+  terms' rows and keys: :class:`kg.rdf.index.columns.CheckedArray`) block by block: the blocks that the rows
+  read fall in (:meth:`Checks.spans`);
 - a string column's blob (``*.bin``, the largest files, read a few strings at a time) block by block: the
   blocks that the strings read cover, the first time each is read (:meth:`Checks.spans`);
 - what was verified is remembered for the process (by path, inode, size and time), so a block is hashed

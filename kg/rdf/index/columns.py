@@ -36,9 +36,8 @@ import numpy as np
 
 from kg.rdf.index.extsort import ColumnReader, NpyWriter
 
-__all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array",
-           "save_array",
-           "unique_keys", "write_key_table"]
+__all__ = ["CheckedArray", "KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order",
+           "load_array", "save_array", "unique_keys", "write_key_table"]
 
 
 _OFFSETS_BLOCK = 1 << 16  # offsets of a string column buffered before they are written
@@ -111,6 +110,48 @@ def load_array(path: Path, checks=None) -> np.ndarray:
         return np.load(path, allow_pickle=False)
 
 
+class CheckedArray:
+    """An ``.npy`` array, memory-mapped, whose reads verify the blocks they touch (not the whole file).
+
+    For the arrays read by index (a table's payload: ``objects[rows]``): a read of ``k`` rows hashes at
+    most the ``k`` blocks that hold them, the first time each is read in the process
+    (:meth:`kg.rdf.index.blocks.Checks.spans`).
+
+    Parameters
+    ----------
+    path : Path
+    checks : kg.rdf.index.blocks.Checks, optional
+        Its folder's block checksums (none: plain reads).
+    row : int, optional
+        Of a 2-D array, this row only (``(2, n)`` keys: the low halves are ``row=1``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.npy"
+    >>> save_array(p, np.arange(10) * 2)
+    >>> CheckedArray(p)[np.array([3, 1])].tolist(), len(CheckedArray(p))
+    ([6, 2], 10)
+    """
+
+    def __init__(self, path: Path, checks=None, row: int | None = None):
+        self.path, self.checks = Path(path), checks
+        full = load_array(self.path)
+        self.array = full if row is None else full[row]
+        # an .npy file's data is at its end, in C order
+        self.start = self.path.stat().st_size - full.nbytes + (0 if row is None else row * self.array.nbytes)
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, idx) -> np.ndarray:
+        idx = np.asarray(idx, np.int64)
+        if self.checks is not None and idx.size:
+            first = self.start + idx.ravel() * self.array.itemsize
+            self.checks.spans(self.path, first, first + self.array.itemsize)
+        return self.array[idx]
+
+
 def key_order(keys: np.ndarray) -> np.ndarray:
     """The stable order of ``(n, 2)`` keys by ``(high, low)`` (as ``np.lexsort((low, high))``).
 
@@ -179,8 +220,13 @@ class KeyTable:
 
     def __init__(self, folder: Path, name: str, checks=None):
         self.folder, self.name, self.checks = Path(folder), name, checks
-        keys = load_array(self.folder / f"{name}.keys.npy", checks)
-        self._high, self._low = keys[0], keys[1]
+        path = self.folder / f"{name}.keys.npy"
+        keys = load_array(path)
+        self._high = keys[0]
+        if checks is not None and len(self._high):  # searched: every block of the high halves is verified
+            start = path.stat().st_size - keys.nbytes
+            checks.spans(path, [start], [start + self._high.nbytes])
+        self._low = CheckedArray(path, checks, row=1) if checks is not None else keys[1]  # read by row
 
     def __len__(self) -> int:
         return len(self._high)

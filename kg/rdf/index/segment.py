@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from kg.rdf.index.blocks import Checks
-from kg.rdf.index.columns import KeyTable, StringColumn, hash_keys, load_array
+from kg.rdf.index.columns import CheckedArray, KeyTable, StringColumn, hash_keys
 from kg.rdf.index.ingest import RELATION_TABLES
 
 __all__ = ["Segment"]
@@ -111,8 +111,8 @@ class Segment:
         if not self.has_names or not int(self.info["counts"]["names"]):
             return np.zeros(0, np.int64), np.zeros(0, np.int8), []
         query, rows = KeyTable(self.folder, "names", self.checks).find(keys)
-        source = np.asarray(load_array(self.folder / "names.row.npy", self.checks)[rows], np.int64)
-        rank = np.asarray(load_array(self.folder / "names.rank.npy", self.checks)[rows], np.int8)
+        source = np.asarray(CheckedArray(self.folder / "names.row.npy", self.checks)[rows], np.int64)
+        rank = np.asarray(CheckedArray(self.folder / "names.rank.npy", self.checks)[rows], np.int8)
         n_labels = int(self.info["counts"].get("labels", 0))
         texts = np.empty(len(source), dtype=object)
         own = source < n_labels
@@ -137,7 +137,7 @@ class Segment:
         See the module.
         """
         if self._terms is None:
-            self._terms = (load_array(self.folder / "terms.row.npy", self.checks),
+            self._terms = (CheckedArray(self.folder / "terms.row.npy", self.checks),
                            StringColumn(self.folder, "terms", self.checks))
         rows, column = self._terms
         names = self._names
@@ -171,7 +171,7 @@ class Segment:
             return []
         if kind not in self._facts:
             self._facts[kind] = (KeyTable(self.folder, kind, self.checks),
-                                 load_array(self.folder / f"{kind}.objects.npy", self.checks))
+                                 CheckedArray(self.folder / f"{kind}.objects.npy", self.checks))
         table, objects = self._facts[kind]
         query, rows = table.find(keys)
         if not len(rows):
@@ -203,7 +203,7 @@ class Segment:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         if kind not in self._facts:
             self._facts[kind] = (KeyTable(self.folder, kind, self.checks),
-                                 load_array(self.folder / f"{kind}.objects.npy", self.checks))
+                                 CheckedArray(self.folder / f"{kind}.objects.npy", self.checks))
         table, objects = self._facts[kind]
         query, rows = table.find(keys)
         return query, np.asarray(objects[rows], np.int64)
@@ -224,10 +224,11 @@ class Segment:
         See the module.
         """
         if "terms.keys" not in self._facts:
-            self._facts["terms.keys"] = (load_array(self.folder / "terms.keys.npy", self.checks),)
-        (keys,) = self._facts["terms.keys"]
+            self._facts["terms.keys"] = tuple(CheckedArray(self.folder / "terms.keys.npy", self.checks, row=r)
+                                              for r in (0, 1))
+        high, low = self._facts["terms.keys"]
         ids = np.asarray(ids, np.int64)
-        return np.stack([np.asarray(keys[0][ids]), np.asarray(keys[1][ids])], axis=1)
+        return np.stack([np.asarray(high[ids]), np.asarray(low[ids])], axis=1)
 
     def relation_terms(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The relations of entities given by their keys, as term ids (no string read).
@@ -269,8 +270,8 @@ class Segment:
         if table not in self._facts:
             other, pred = RELATION_TABLES[table]
             self._facts[table] = (KeyTable(self.folder, table, self.checks),
-                                  load_array(self.folder / f"{table}.{other}.npy", self.checks),
-                                  load_array(self.folder / f"{table}.{pred}.npy", self.checks))
+                                  CheckedArray(self.folder / f"{table}.{other}.npy", self.checks),
+                                  CheckedArray(self.folder / f"{table}.{pred}.npy", self.checks))
         index, others, preds = self._facts[table]
         query, rows = index.find(keys)
         return query, np.asarray(others[rows], np.int64), np.asarray(preds[rows], np.int64)

@@ -215,10 +215,10 @@ def test_an_index_without_block_checksums_is_checksummed_once_and_not_read_again
     assert all(new["files"][k]["blocks"] == file_blocks(seg / k) for k in files)
     assert kit["index"].verify() == []
     # and now damage is found as in an index written with them
-    target = seg / "relations_out.objects.npy"
-    _keep_time(target, lambda p: _overwrite(p, p.stat().st_size - 10, b"\x00\x00\x00\xff"))
+    target = seg / "relations_out.keys.npy"  # the high halves of the keys, searched: verified whole on open
+    _keep_time(target, lambda p: _overwrite(p, 5000, b"\x00\x00\x00\xff"))
     blocks._VERIFIED.clear()  # (a new process)
-    with pytest.raises(BlockDamaged, match=r"relations_out\.objects\.npy: block 0 of 1"):
+    with pytest.raises(BlockDamaged, match=r"relations_out\.keys\.npy: block 0 of 1"):
         DumpIndex(kit["index"].root).segments(kit["dump"], vocabulary=W)[0].relation_terms(
             "relations_out", np.zeros((1, 2), np.uint64))
 
@@ -327,3 +327,17 @@ def test_verification_is_switched_off_only_by_the_benchmarks_variable(tmp_path, 
         Checks(tmp_path, {"f.bin": crcs}, "r").file(path)
     monkeypatch.setenv("KGFS_BLOCK_CHECKS", "0")
     Checks(tmp_path, {"f.bin": crcs}, "r").file(path)
+
+
+def test_an_array_read_by_rows_verifies_only_the_blocks_of_the_rows_read(tmp_path):
+    from kg.rdf.index.columns import CheckedArray, save_array
+
+    blocks._VERIFIED.clear()
+    path = tmp_path / "a.npy"
+    save_array(path, np.arange(3 * BLOCK // 8, dtype=np.int64))  # 3 MiB of data after a 128-byte header
+    crcs = file_blocks(path)
+    _keep_time(path, lambda p: _overwrite(p, 2 * BLOCK + 1000, b"\xff" * 8))  # in block 2
+    arr = CheckedArray(path, Checks(tmp_path, {"a.npy": crcs}, "r"))
+    assert arr[np.array([0, 5, BLOCK // 8])].tolist() == [0, 5, BLOCK // 8]  # blocks 0 and 1: intact
+    with pytest.raises(BlockDamaged, match=r"a\.npy: block 2 of 4 "):
+        arr[np.array([2 * BLOCK // 8 + 200])]

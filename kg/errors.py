@@ -250,6 +250,22 @@ class UnknownFeatureError(KgfsError, KeyError):
         return render_params(str(self.args[0])) if self.args else ""
 
 
+class RepairableError(KgfsError):
+    """Damaged data that the caller can repair, then do again what it was doing (:meth:`repair`).
+
+    A step of a route that meets one (:func:`kg.routes.run_step`) stores nothing, repairs, and runs again.
+
+    Examples
+    --------
+    >>> RepairableError("x").repair()
+    False
+    """
+
+    def repair(self) -> bool:
+        """Repair what is damaged (e.g. remove it, so that it is built again); whether it was done."""
+        return False
+
+
 class ChecksumError(KgfsError):
     """A dataset file does not have the sha256 the registry expects.
 

@@ -90,9 +90,9 @@ def _from_index(wanted: set[str], files: Sequence[Path], index, vocabulary) -> t
         n = int(seg.info["counts"].get("labels", 0))
         if not n or n > INDEX_SCAN_LIMIT:
             continue
-        subjects = StringColumn(seg.folder, "labels.subject")
+        subjects = StringColumn(seg.folder, "labels.subject", seg.checks)  # the segment's checks: verified as read
         rows = [i for i, s in enumerate(subjects) if s in wanted and s not in found]
-        for s, text in zip(subjects.take(rows), StringColumn(seg.folder, "labels.text").take(rows)):
+        for s, text in zip(subjects.take(rows), StringColumn(seg.folder, "labels.text", seg.checks).take(rows)):
             found.setdefault(s, text)
     return found, describe
 

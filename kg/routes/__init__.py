@@ -30,16 +30,19 @@ Examples
 
 from __future__ import annotations
 
+import logging
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.datasets import dataset_info, fetch
-from kg.errors import KgfsError
+from kg.errors import KgfsError, RepairableError
 from kg.plugins import Plugins
 from kg.routes.base import BatchedStep, Context, Input, Step
 from kg.routes.tables import DEFAULT_DATASET, RegistryDataset
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from kg.store import Record, Store
@@ -149,13 +152,31 @@ def step_inputs(inp: Input, step_name: str, key: Mapping, step: Step | None = No
 
 def run_step(inp: Input, step: Step, up: Mapping[str, Record], store: Store, *, force: bool = False,
              batch: Mapping | None = None) -> Record:
-    """Run one step (or one batch of a :class:`~kg.routes.base.BatchedStep`) in ``store``; returns its record."""
-    if batch is not None:
-        name = step.batch_name
-        return store.run(name, step_inputs(inp, name, step.batch_key(up, batch), step),
-                         lambda d: step.compute_batch(d, up, batch), force=force)
-    return store.run(step.name, step_inputs(inp, step.name, step.key(up), step), lambda d: step.compute(d, up),
-                     force=force)
+    """Run one step (or one batch of a :class:`~kg.routes.base.BatchedStep`) in ``store``; returns its record.
+
+    Damaged data met on the way that can be repaired (:class:`~kg.errors.RepairableError`: a block of the dump
+    index that does not have its checksum) stores nothing of the step: it is repaired (the segment read from
+    its dump file again), what the input built is forgotten (its source and annotator hold the damaged files
+    open), and the step runs again, at most :data:`REPAIRS` times.
+    """
+    for attempt in range(REPAIRS + 1):
+        try:
+            if batch is not None:
+                name = step.batch_name
+                return store.run(name, step_inputs(inp, name, step.batch_key(up, batch), step),
+                                 lambda d: step.compute_batch(d, up, batch), force=force)
+            return store.run(step.name, step_inputs(inp, step.name, step.key(up), step),
+                             lambda d: step.compute(d, up), force=force)
+        except RepairableError as exc:
+            if attempt == REPAIRS or not exc.repair():
+                raise
+            log.warning("the %s step runs again (%s)", step.name, exc)
+            inp.memo().clear()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+#: How many times a step is repaired and run again (:func:`run_step`) before its error is raised.
+REPAIRS = 2
 
 
 def run_steps(inp: Input, store: Store, ctx: Context | None = None, *, force: bool = False) -> dict[str, Record]:

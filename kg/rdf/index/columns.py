@@ -36,9 +36,8 @@ import numpy as np
 
 from kg.rdf.index.extsort import ColumnReader, NpyWriter
 
-__all__ = ["KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order", "load_array",
-           "save_array",
-           "unique_keys", "write_key_table"]
+__all__ = ["CheckedArray", "KeyTable", "StringColumn", "StringColumnWriter", "find_sorted", "hash_keys", "key_order",
+           "load_array", "save_array", "unique_keys", "write_key_table"]
 
 
 _OFFSETS_BLOCK = 1 << 16  # offsets of a string column buffered before they are written
@@ -85,12 +84,15 @@ def save_array(path: Path, arr: np.ndarray) -> None:
     np.save(path, np.ascontiguousarray(arr), allow_pickle=False)
 
 
-def load_array(path: Path) -> np.ndarray:
+def load_array(path: Path, checks=None) -> np.ndarray:
     """An ``.npy`` array, memory-mapped (an empty array is read into memory: it cannot be mapped).
 
     Parameters
     ----------
     path : Path
+    checks : kg.rdf.index.blocks.Checks, optional
+        The block checksums of its folder: the whole file is verified first (once per process), so no
+        damaged block is read (:class:`~kg.rdf.index.blocks.BlockDamaged` names it).
 
     Returns
     -------
@@ -100,10 +102,54 @@ def load_array(path: Path) -> np.ndarray:
     --------
     See :func:`save_array`.
     """
+    if checks is not None:
+        checks.file(path)
     try:
         return np.load(path, mmap_mode="r", allow_pickle=False)
     except ValueError:  # a zero-length array cannot be memory-mapped
         return np.load(path, allow_pickle=False)
+
+
+class CheckedArray:
+    """An ``.npy`` array, memory-mapped, whose reads verify the blocks they touch (not the whole file).
+
+    For the arrays read by index (a table's payload: ``objects[rows]``): a read of ``k`` rows hashes at
+    most the ``k`` blocks that hold them, the first time each is read in the process
+    (:meth:`kg.rdf.index.blocks.Checks.spans`).
+
+    Parameters
+    ----------
+    path : Path
+    checks : kg.rdf.index.blocks.Checks, optional
+        Its folder's block checksums (none: plain reads).
+    row : int, optional
+        Of a 2-D array, this row only (``(2, n)`` keys: the low halves are ``row=1``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.npy"
+    >>> save_array(p, np.arange(10) * 2)
+    >>> CheckedArray(p)[np.array([3, 1])].tolist(), len(CheckedArray(p))
+    ([6, 2], 10)
+    """
+
+    def __init__(self, path: Path, checks=None, row: int | None = None):
+        self.path, self.checks = Path(path), checks
+        full = load_array(self.path)
+        self.array = full if row is None else full[row]
+        # an .npy file's data is at its end, in C order
+        self.start = self.path.stat().st_size - full.nbytes + (0 if row is None else row * self.array.nbytes)
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, idx) -> np.ndarray:
+        idx = np.asarray(idx, np.int64)
+        if self.checks is not None and idx.size:
+            first = self.start + idx.ravel() * self.array.itemsize
+            self.checks.spans(self.path, first, first + self.array.itemsize)
+        return self.array[idx]
 
 
 def key_order(keys: np.ndarray) -> np.ndarray:
@@ -164,16 +210,23 @@ class KeyTable:
     ----------
     folder : Path
     name : str
+    checks : kg.rdf.index.blocks.Checks, optional
+        Its folder's block checksums (every file read is verified first).
 
     Examples
     --------
     See the module.
     """
 
-    def __init__(self, folder: Path, name: str):
-        self.folder, self.name = Path(folder), name
-        keys = load_array(self.folder / f"{name}.keys.npy")
-        self._high, self._low = keys[0], keys[1]
+    def __init__(self, folder: Path, name: str, checks=None):
+        self.folder, self.name, self.checks = Path(folder), name, checks
+        path = self.folder / f"{name}.keys.npy"
+        keys = load_array(path)
+        self._high = keys[0]
+        if checks is not None and len(self._high):  # searched: every block of the high halves is verified
+            start = path.stat().st_size - keys.nbytes
+            checks.spans(path, [start], [start + self._high.nbytes])
+        self._low = CheckedArray(path, checks, row=1) if checks is not None else keys[1]  # read by row
 
     def __len__(self) -> int:
         return len(self._high)
@@ -193,7 +246,7 @@ class KeyTable:
         --------
         See the module.
         """
-        return load_array(self.folder / f"{self.name}.{field}.npy")
+        return load_array(self.folder / f"{self.name}.{field}.npy", self.checks)
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every ``(query index, row)`` pair whose keys are equal.
@@ -397,15 +450,19 @@ class StringColumn:
     ----------
     folder : Path
     name : str
+    checks : kg.rdf.index.blocks.Checks, optional
+        Its folder's block checksums: the offsets are verified whole on open, the blob's blocks as the
+        strings read cover them (once per process).
 
     Examples
     --------
     See :class:`StringColumnWriter`.
     """
 
-    def __init__(self, folder: Path, name: str):
+    def __init__(self, folder: Path, name: str, checks=None):
         self._offsets_path = Path(folder) / f"{name}.offsets.npy"
-        self._offsets = load_array(self._offsets_path)
+        self._offsets = load_array(self._offsets_path, checks)
+        self._checks = checks
         self._path = path = Path(folder) / f"{name}.bin"
         blob = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
         self._blob = memoryview(blob)  # slices of a memoryview cost a tenth of a memmap's
@@ -414,7 +471,10 @@ class StringColumn:
         return len(self._offsets) - 1
 
     def __getitem__(self, i: int) -> str:
-        return str(self._blob[int(self._offsets[i]):int(self._offsets[i + 1])], "utf-8", "surrogatepass")
+        a, b = int(self._offsets[i]), int(self._offsets[i + 1])
+        if self._checks is not None:
+            self._checks.spans(self._path, [a], [b])
+        return str(self._blob[a:b], "utf-8", "surrogatepass")
 
     def take(self, rows: Sequence[int]) -> list[str]:
         """The strings of several rows.
@@ -434,7 +494,10 @@ class StringColumn:
         rows = np.asarray(rows, dtype=np.int64)
         if not len(rows):
             return []
-        blob, starts, stops = self._blob, self._offsets[rows].tolist(), self._offsets[rows + 1].tolist()
+        starts, stops = np.asarray(self._offsets[rows]), np.asarray(self._offsets[rows + 1])
+        if self._checks is not None:
+            self._checks.spans(self._path, starts, stops)
+        blob, starts, stops = self._blob, starts.tolist(), stops.tolist()
         return [str(blob[a:b], "utf-8", "surrogatepass") for a, b in zip(starts, stops)]
 
     def read(self, rows: Sequence[int]) -> list[str]:
@@ -467,10 +530,10 @@ class StringColumn:
         offsets = ColumnReader(self._offsets_path)
         fd = os.open(self._path, os.O_RDONLY)
         try:
-            out = []
-            for r in rows:
-                a, b = offsets.read(r, 2).tolist()
-                out.append(os.pread(fd, b - a, a).decode("utf-8", "surrogatepass"))
+            spans = [offsets.read(r, 2).tolist() for r in rows]
+            if self._checks is not None:  # the blocks these strings cover, verified before any is read
+                self._checks.spans(self._path, [a for a, _ in spans], [b for _, b in spans])
+            out = [os.pread(fd, b - a, a).decode("utf-8", "surrogatepass") for a, b in spans]
             return out
         finally:
             os.close(fd)
@@ -479,6 +542,8 @@ class StringColumn:
     def __iter__(self):
         """All strings in order, read in blocks with plain reads (the pages stay out of the process)."""
         step = 1 << 16
+        if self._checks is not None:  # read whole: verified whole first
+            self._checks.file(self._path)
         with open(self._path, "rb") as fh, open(self._offsets_path, "rb") as fo:
             version = np.lib.format.read_magic(fo)  # the offsets are read too, not mapped
             (np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0)(fo)

@@ -23,7 +23,10 @@ and array headers (and hashes a file written since it was built); a damaged fold
 the file and the ``kgfs ingest`` command that rebuilds it, and :meth:`DumpIndex.ingest` (``kgfs
 ingest``, and ``kgfs run/build/serve --dump`` before they start) rebuilds it with a warning instead.
 With ``full=True`` (``kgfs ingest``) and in :meth:`DumpIndex.verify` (``kgfs cache verify``) every
-file is hashed. The unfinished ``.building-*`` folders of a killed ingest (with the sorted runs an
+file is hashed. What a build reads is checked too, block by block (:mod:`kg.rdf.index.blocks`: a CRC-32C
+per 1 MiB block in the manifest, verified on first read): a damaged block names the file and the block,
+and the step that read it stores nothing, removes the folder and runs again (the file is read again).
+The unfinished ``.building-*`` folders of a killed ingest (with the sorted runs an
 ingest spills into them) are removed by the next one.
 
 A segment is read by :class:`kg.rdf.index.segment.Segment`, and
@@ -40,7 +43,9 @@ after another, and ``X.offsets.npy``, ``int64``, where string ``i`` is ``bin[off
                                         ingested, "sha256": of those entries}
       segments/<sha256>.v<F>.<V>/       one ingested file: F = ingest.FORMAT (3), V = Vocabulary.fingerprint()
         manifest.json                   every other file of the folder: size, mtime, sha256 of its head and of
-                                        its bytes (kg.rdf.index.manifest), written last
+                                        its bytes (kg.rdf.index.manifest), the CRC-32C of each of its 1 MiB
+                                        blocks (kg.rdf.index.blocks: verified as a build reads them), written
+                                        last
         segment.json                    name, size, sha256, format, vocabulary (name, fingerprint, predicates,
                                         language; relations, not_relations when it indexes relations), triples
                                         parsed, lines read, counts per table, cycles per graph role,
@@ -135,6 +140,7 @@ from pathlib import Path
 from kg.errors import InputFormatError
 from kg.files import atomic_write
 from kg.rdf.dumpfiles import dump_files
+from kg.rdf.index.blocks import BlockDamaged, manifest_key
 from kg.rdf.index.extsort import SpillPool
 from kg.rdf.index.ingest import FORMAT, build_segment
 from kg.rdf.index.lexicon import open_lexicon
@@ -373,8 +379,9 @@ class DumpIndex:
         >>> DumpIndex(d / "i").known_segment(p) is None
         True
         """
-        folder = self._known_folder(Path(path).resolve(), vocabulary)
-        return None if folder is None else Segment(folder)
+        path = Path(path).resolve()
+        folder = self._known_folder(path, vocabulary)
+        return None if folder is None else Segment(folder, rebuild_command(path, vocabulary))
 
     def _known_folder(self, path: Path, vocabulary: Vocabulary) -> Path | None:
         """The segment folder of a resolved path ingested with ``vocabulary`` (or its relation-indexing twin, a
@@ -414,7 +421,7 @@ class DumpIndex:
             shutil.rmtree(tmp, ignore_errors=True)
         self._remember(path, stat_key, info["sha256"])
         log.info("ingested %s: %d triples in %.1f s", path, info["triples"], info["seconds"])
-        return Segment(final)
+        return Segment(final, rebuild_command(path, vocabulary))
 
     def _open(self, files: list[Path], vocabulary: Vocabulary, skip_bad_lines: bool, progress: Progress | None,
               repair: bool, full: bool) -> tuple[list[Segment], list[Path]]:
@@ -424,21 +431,23 @@ class DumpIndex:
         for f in files:  # each folder checked before anything of it is read (its segment.json too)
             folder = self._known_folder(f, vocabulary)
             problems = check_folder(folder, full=full) if folder is not None else []
-            if problems and not repair:
-                raise IndexDamaged(problems, rebuild_command(f, vocabulary))
+            if problems and not repair:  # (repairable: a run's step removes the folder and runs again)
+                raise BlockDamaged(problems, rebuild_command(f, vocabulary), folder, manifest_key(folder))
             if problems:  # one line: the file under the index folder, the dump file by its name
                 bad = problems[0].file
                 log.warning("dump index file %s: %s; reading %s into the index again",
                             bad.relative_to(self.root) if bad.is_relative_to(self.root) else bad, problems[0].problem,
                             f.name)
-            found[f] = Segment(folder) if folder is not None and not problems else None
+            found[f] = Segment(folder, rebuild_command(f, vocabulary)) \
+                if folder is not None and not problems else None
         todo = [f for f in files if found[f] is None]
         if todo or repair:  # ``repair`` (an ingest): also to remove what killed ingests left
             with _locked(self.root / ".lock"):  # another process may have ingested them meanwhile
                 _remove_leftovers(self.root / "segments")
                 for f in todo:
                     folder = self._known_folder(f, vocabulary)
-                    found[f] = Segment(folder) if folder is not None and not check_folder(folder, full=full) else None
+                    found[f] = Segment(folder, rebuild_command(f, vocabulary)) \
+                        if folder is not None and not check_folder(folder, full=full) else None
                 todo = [f for f in todo if found[f] is None]
                 total, done = sum(f.stat().st_size for f in todo), 0
                 for f in todo:
@@ -446,7 +455,7 @@ class DumpIndex:
                     if progress is not None:
                         def report(n, base=done, name=f.name):
                             progress(base + n, total, name)
-                    found[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)
+                    found[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)  # (checksummed as written)
                     done += f.stat().st_size
         out = [found[f] for f in files]
         for seg, f in zip(out, files):
@@ -574,6 +583,17 @@ class DumpIndex:
         """
         files = [f.resolve() for f in dump_files(paths)]
         known = {f for f in files if self._known_folder(f, vocabulary) is not None}
+        for attempt in range(3):  # a block that does not have its checksum: its folder removed, built again
+            try:
+                return self._ingest(files, known, vocabulary, skip_bad_lines, progress, lexicon, full)
+            except BlockDamaged as exc:
+                if attempt == 2:
+                    raise
+                exc.repair()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _ingest(self, files: list[Path], known: set[Path], vocabulary: Vocabulary, skip_bad_lines: bool,
+                progress: Progress | None, lexicon: bool, full: bool) -> dict:
         segs, read = self._open(files, vocabulary, skip_bad_lines, progress, True, full)
         lex, repaired = None, {"full": full}
         if lexicon and any(s.has("labels") or s.has("redirects") for s in segs):

@@ -63,13 +63,14 @@ from urllib.parse import unquote
 
 import numpy as np
 
+from kg.rdf.index.blocks import BlockDamaged, manifest_key
 from kg.rdf.index.columns import (
     StringColumn,
     find_sorted,
     hash_keys,
 )
 from kg.rdf.index.extsort import ColumnReader, NpyWriter, SortedRuns, SpillPool, write_pair_array
-from kg.rdf.index.manifest import MANIFEST, IndexDamaged, check_folder, write_manifest
+from kg.rdf.index.manifest import MANIFEST, check_folder, write_manifest
 from kg.rdf.index.mentions import SPAN_FORM, SPAN_PREFIX, ColumnChain, IndexedLexicon
 from kg.rdf.index.spans import string_keys
 from kg.rdf.index.surface import normalize_form
@@ -90,7 +91,7 @@ _OK, _OWN = 1, 2  # flags of a label row: its form is kept; its subject is an en
 
 def _columns(segments, kind: str, *names: str) -> list[ColumnChain]:
     used = [s for s in segments if s.has(kind)]
-    return [ColumnChain([StringColumn(s.folder, f"{kind}.{n}") for s in used]) for n in names]
+    return [ColumnChain([StringColumn(s.folder, f"{kind}.{n}", s.checks) for s in used]) for n in names]
 
 
 def _blocks(*columns):
@@ -312,6 +313,8 @@ class _Builder:
         with SortedRuns(self.tmp, "links", ("hi", "lo"), pool=self.pool) as linked, \
                 SortedRuns(self.tmp, "weights", ("hi", "lo"), pool=self.pool) as rekeyed:
             for seg in self.links:
+                for f in ("inlinks.keys.npy", "inlinks.count.npy"):  # read with plain reads: verified first
+                    seg.checks.file(seg.folder / f)
                 hi, lo = (ColumnReader(seg.folder / "inlinks.keys.npy", row=r) for r in (0, 1))
                 count = ColumnReader(seg.folder / "inlinks.count.npy")
                 try:
@@ -509,8 +512,8 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
     key = json.dumps([LEXICON_FORMAT, [s.folder.name for s in used], vocabulary.fingerprint(), int(min_length), prior])
     folder = Path(root) / hashlib.sha256(key.encode()).hexdigest()[:32]
     problems = check_folder(folder, full=bool(repair and repair.get("full"))) if folder.is_dir() else []
-    if problems and repair is None:
-        raise IndexDamaged(problems, rebuild)
+    if problems and repair is None:  # (repairable: a run's step removes the folder and runs again)
+        raise BlockDamaged(problems, rebuild, folder, manifest_key(folder))
     if problems:
         log.warning("dump index file %s; building the lexicon again", problems[0])
         repair["problem"] = str(problems[0])
@@ -524,4 +527,4 @@ def open_lexicon(segments, root, *, vocabulary: Vocabulary = DBPEDIA, min_length
             os.replace(tmp, folder)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    return IndexedLexicon(folder)
+    return IndexedLexicon(folder, rebuild)

@@ -17,6 +17,11 @@ it is seen as well. The checks:
   sha256, and that each ``.npy`` file's header describes exactly the data the file holds, so damage
   that left size and time as they were (a bit flipped on the disk) is seen too.
 
+- the block checksums (format 3: the CRC-32C of every 1 MiB block of each file, ``blocks``) are verified by
+  the readers as they read (:mod:`kg.rdf.index.blocks`), so damage that left size and time as they were is
+  seen by a build too, before the block is used; a format-2 manifest (a kgfs without them) is read, and
+  given them on first open.
+
 Which files are covered is whatever the builder left in the folder (no list to keep in step with
 the layout): in a segment (``segments/<sha256>.v<format>/``) ``segment.json`` and every array
 (``*.npy``) and string column (``*.bin``); in a lexicon (``lexicons/<key>/``) ``lexicon.json``, its
@@ -45,14 +50,19 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from crc32c import crc32c
 
 from kg.errors import KgfsError
 from kg.files import atomic_write, sha256_file
 
-__all__ = ["MANIFEST", "IndexDamaged", "Problem", "check_folder", "require_intact", "write_manifest"]
+__all__ = ["BLOCK", "MANIFEST", "IndexDamaged", "Problem", "check_folder", "digest_file", "file_blocks",
+           "require_intact", "write_entries", "write_manifest"]
 
 MANIFEST = "manifest.json"
-_FORMAT = 2
+_FORMAT = 3  # 3: the CRC-32C of every block of each file (kg.rdf.index.blocks); 2 is read, and given them
+_READ_FORMATS = (2, 3)
+#: The bytes of a checksummed block (the last block of a file may be shorter): kg.rdf.index.blocks verifies them.
+BLOCK = 1 << 20
 _HEAD = 4096  # the bytes of a file's head checked on every open (a NumPy header is 128)
 
 
@@ -97,6 +107,50 @@ class IndexDamaged(KgfsError):
         super().__init__(f"dump index file {problems[0]}{more}; `{rebuild}` rebuilds it")
 
 
+def digest_file(path: str | os.PathLike, *, block: int | None = None) -> tuple[str, list[int]]:
+    """The sha256 (hex) of a file and the CRC-32C of each of its blocks, in one streaming read.
+
+    Parameters
+    ----------
+    path : path
+    block : int, optional
+        :data:`BLOCK` by default.
+
+    Returns
+    -------
+    sha256 : str
+    crcs : list of int
+        One per block (none for an empty file).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x"; _ = p.write_bytes(b"abc")
+    >>> digest_file(p)[1] == [crc32c(b"abc")], digest_file(p)[0][:8]
+    (True, 'ba7816bf')
+    """
+    block = block or BLOCK
+    h = hashlib.sha256()
+    crcs = []
+    with open(path, "rb") as fh:
+        while chunk := fh.read(block):
+            h.update(chunk)
+            crcs.append(crc32c(chunk))
+    return h.hexdigest(), crcs
+
+
+def file_blocks(path: str | os.PathLike, *, block: int | None = None) -> list[int]:
+    """The CRC-32C of each block of a file (streaming; blocks of :data:`BLOCK` bytes by default).
+
+    Examples
+    --------
+    See :mod:`kg.rdf.index.blocks`.
+    """
+    block = block or BLOCK
+    with open(path, "rb") as fh:
+        return [crc32c(chunk) for chunk in iter(lambda: fh.read(block), b"")]
+
+
 def _entries_digest(entries: dict) -> str:
     return hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
 
@@ -122,11 +176,28 @@ def write_manifest(folder: str | os.PathLike) -> dict:
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name != MANIFEST:
             st = p.stat()
+            sha256, blocks = digest_file(p)  # one read for both
             entries[p.relative_to(folder).as_posix()] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                                                         "head": _head(p), "sha256": sha256_file(p)}
-    manifest = {"format": _FORMAT, "files": entries, "sha256": _entries_digest(entries)}
+                                                         "head": _head(p), "sha256": sha256, "blocks": blocks}
+    return write_entries(folder, entries)
+
+
+def write_entries(folder: str | os.PathLike, entries: dict) -> dict:
+    """Write a folder's ``manifest.json`` (this format) of ``entries`` (file -> size, mtime, head, sha256, blocks).
+
+    Parameters
+    ----------
+    folder : path
+    entries : dict
+
+    Returns
+    -------
+    dict
+        The manifest.
+    """
+    manifest = {"format": _FORMAT, "block": BLOCK, "files": entries, "sha256": _entries_digest(entries)}
     text = json.dumps(manifest, indent=1, sort_keys=True)
-    atomic_write(folder / MANIFEST, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+    atomic_write(Path(folder) / MANIFEST, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
     return manifest
 
 
@@ -138,7 +209,7 @@ def _read_manifest(folder: Path) -> tuple[dict | None, str]:
         return None, "no manifest.json (an unfinished folder, or built by a kgfs without manifests)"
     except (OSError, ValueError) as exc:
         return None, f"unreadable manifest ({exc})"
-    if not (isinstance(data, dict) and data.get("format") == _FORMAT and isinstance(data.get("files"), dict)):
+    if not (isinstance(data, dict) and data.get("format") in _READ_FORMATS and isinstance(data.get("files"), dict)):
         return None, "not a manifest of this kgfs"
     if data.get("sha256") != _entries_digest(data["files"]):
         return None, "the manifest was edited (its entries do not have its recorded sha256)"

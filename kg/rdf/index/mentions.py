@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kg.rdf.index.blocks import Checks
 from kg.rdf.index.columns import KeyTable, StringColumn, hash_keys, load_array
 from kg.rdf.index.spans import SpanKeys, code_points, longest_first, tokens
 from kg.rdf.index.surface import fold
@@ -73,6 +74,8 @@ class IndexedLexicon:
     ----------
     folder : path
         Written by :func:`build_lexicon`.
+    rebuild : str, optional
+        The command that rebuilds it (named by the error of a damaged block).
 
     Attributes
     ----------
@@ -84,19 +87,24 @@ class IndexedLexicon:
     See the module.
     """
 
-    def __init__(self, folder):
+    def __init__(self, folder, rebuild: str | None = None):
         self.folder = Path(folder)
+        # its files' block checksums, and its segments' (whose columns name the entities): verified as read
+        self.checks = checks = Checks.of(self.folder, rebuild)
+        checks.file(self.folder / "lexicon.json")
         self.stats = json.loads((self.folder / "lexicon.json").read_text(encoding="utf-8"))
-        self._forms = KeyTable(self.folder, "forms")
+        self._forms = KeyTable(self.folder, "forms", checks)
         self._entity, self._weight = self._forms.payload("entity"), self._forms.payload("weight")
-        self._prefixes = KeyTable(self.folder, "prefixes")
+        self._prefixes = KeyTable(self.folder, "prefixes", checks)
         # plain views of the mapped files (a memmap's indexing goes through Python)
-        self._span_keys = np.asarray(load_array(self.folder / "spans.keys.npy"))
-        self._span_kind = np.asarray(load_array(self.folder / "spans.kind.npy"))
+        self._span_keys = np.asarray(load_array(self.folder / "spans.keys.npy", checks))
+        self._span_kind = np.asarray(load_array(self.folder / "spans.kind.npy", checks))
         segments = self.folder.parent.parent / "segments"
         cols = self.stats["columns"]
-        self._subjects = ColumnChain([StringColumn(segments / n, "labels.subject") for n in cols["labels"]])
-        self._targets = ColumnChain([StringColumn(segments / n, "redirects.target") for n in cols["redirects"]])
+        self._subjects = ColumnChain([StringColumn(segments / n, "labels.subject", Checks.of(segments / n, rebuild))
+                                      for n in cols["labels"]])
+        self._targets = ColumnChain([StringColumn(segments / n, "redirects.target", Checks.of(segments / n, rebuild))
+                                     for n in cols["redirects"]])
         self._names: dict[int, str] = {}
 
     def __repr__(self) -> str:

@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.rdf.index.columns import KeyTable, StringColumn, hash_keys, load_array
+from kg.rdf.index.blocks import Checks
+from kg.rdf.index.columns import CheckedArray, KeyTable, StringColumn, hash_keys
 from kg.rdf.index.ingest import RELATION_TABLES
 
 __all__ = ["Segment"]
@@ -45,9 +46,13 @@ class Segment:
     Parameters
     ----------
     folder : path
+    rebuild : str, optional
+        The command that rebuilds it (named by the error of a damaged block).
 
     Attributes
     ----------
+    checks : kg.rdf.index.blocks.Checks
+        Its files' block checksums, verified as they are read (pass them to a reader of its columns).
     info : dict
         The segment's record (``name``, ``sha256``, ``triples``, ``counts``, ``bad_lines``...).
 
@@ -56,8 +61,11 @@ class Segment:
     See the module.
     """
 
-    def __init__(self, folder: str | os.PathLike):
+    def __init__(self, folder: str | os.PathLike, rebuild: str | None = None):
         self.folder = Path(folder)
+        #: the block checksums of its files: whatever it reads is verified first (kg.rdf.index.blocks)
+        self.checks = Checks.of(self.folder, rebuild)
+        self.checks.file(self.folder / "segment.json")
         self.info = json.loads((self.folder / "segment.json").read_text(encoding="utf-8"))
         self._facts: dict[str, tuple] = {}
         self._terms: tuple | None = None
@@ -102,15 +110,15 @@ class Segment:
         """
         if not self.has_names or not int(self.info["counts"]["names"]):
             return np.zeros(0, np.int64), np.zeros(0, np.int8), []
-        query, rows = KeyTable(self.folder, "names").find(keys)
-        source = np.asarray(load_array(self.folder / "names.row.npy")[rows], np.int64)
-        rank = np.asarray(load_array(self.folder / "names.rank.npy")[rows], np.int8)
+        query, rows = KeyTable(self.folder, "names", self.checks).find(keys)
+        source = np.asarray(CheckedArray(self.folder / "names.row.npy", self.checks)[rows], np.int64)
+        rank = np.asarray(CheckedArray(self.folder / "names.rank.npy", self.checks)[rows], np.int8)
         n_labels = int(self.info["counts"].get("labels", 0))
         texts = np.empty(len(source), dtype=object)
         own = source < n_labels
         for mask, name, offset in ((own, "labels.text", 0), (~own, "names.text", n_labels)):
             if mask.any():
-                texts[mask] = StringColumn(self.folder, name).take((source[mask] - offset).tolist())
+                texts[mask] = StringColumn(self.folder, name, self.checks).take((source[mask] - offset).tolist())
         return query, rank, texts.tolist()
 
     def term_names(self, ids) -> list[str]:
@@ -129,7 +137,8 @@ class Segment:
         See the module.
         """
         if self._terms is None:
-            self._terms = (load_array(self.folder / "terms.row.npy"), StringColumn(self.folder, "terms"))
+            self._terms = (CheckedArray(self.folder / "terms.row.npy", self.checks),
+                           StringColumn(self.folder, "terms", self.checks))
         rows, column = self._terms
         names = self._names
         ids = np.asarray(ids, np.int64)
@@ -161,7 +170,8 @@ class Segment:
         if not self.has(kind) or not len(keys):
             return []
         if kind not in self._facts:
-            self._facts[kind] = (KeyTable(self.folder, kind), load_array(self.folder / f"{kind}.objects.npy"))
+            self._facts[kind] = (KeyTable(self.folder, kind, self.checks),
+                                 CheckedArray(self.folder / f"{kind}.objects.npy", self.checks))
         table, objects = self._facts[kind]
         query, rows = table.find(keys)
         if not len(rows):
@@ -192,7 +202,8 @@ class Segment:
         if not self.has(kind) or not len(keys):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         if kind not in self._facts:
-            self._facts[kind] = (KeyTable(self.folder, kind), load_array(self.folder / f"{kind}.objects.npy"))
+            self._facts[kind] = (KeyTable(self.folder, kind, self.checks),
+                                 CheckedArray(self.folder / f"{kind}.objects.npy", self.checks))
         table, objects = self._facts[kind]
         query, rows = table.find(keys)
         return query, np.asarray(objects[rows], np.int64)
@@ -213,10 +224,11 @@ class Segment:
         See the module.
         """
         if "terms.keys" not in self._facts:
-            self._facts["terms.keys"] = (load_array(self.folder / "terms.keys.npy"),)
-        (keys,) = self._facts["terms.keys"]
+            self._facts["terms.keys"] = tuple(CheckedArray(self.folder / "terms.keys.npy", self.checks, row=r)
+                                              for r in (0, 1))
+        high, low = self._facts["terms.keys"]
         ids = np.asarray(ids, np.int64)
-        return np.stack([np.asarray(keys[0][ids]), np.asarray(keys[1][ids])], axis=1)
+        return np.stack([np.asarray(high[ids]), np.asarray(low[ids])], axis=1)
 
     def relation_terms(self, table: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The relations of entities given by their keys, as term ids (no string read).
@@ -257,8 +269,9 @@ class Segment:
             return empty, empty, empty
         if table not in self._facts:
             other, pred = RELATION_TABLES[table]
-            self._facts[table] = (KeyTable(self.folder, table), load_array(self.folder / f"{table}.{other}.npy"),
-                                  load_array(self.folder / f"{table}.{pred}.npy"))
+            self._facts[table] = (KeyTable(self.folder, table, self.checks),
+                                  CheckedArray(self.folder / f"{table}.{other}.npy", self.checks),
+                                  CheckedArray(self.folder / f"{table}.{pred}.npy", self.checks))
         index, others, preds = self._facts[table]
         query, rows = index.find(keys)
         return query, np.asarray(others[rows], np.int64), np.asarray(preds[rows], np.int64)

@@ -73,11 +73,14 @@ def atomic_write(path: str | os.PathLike, write) -> None:
             os.close(fd)
         write(Path(tmp))
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            # a write's error names no file (a full disk: "[Errno 28] No space left on device"): say which
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 

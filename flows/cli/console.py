@@ -120,7 +120,8 @@ class LineProgress:
 
 
 _PLAIN = {errno.ENOENT: "file not found", errno.EISDIR: "is a directory", errno.ENOTDIR: "not a directory",
-          errno.EACCES: "permission denied", errno.ENOSPC: "no space left on the device"}
+          errno.EACCES: "permission denied", errno.ENOSPC: "no space left on the device",
+          errno.EFBIG: "file too large (a file-size limit of this process)"}
 
 
 def error_line(exc: BaseException) -> tuple[str, str]:

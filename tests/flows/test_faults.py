@@ -317,3 +317,41 @@ def test_cache_verify_names_a_corrupt_file(tmp_path, capsys):
     capsys.readouterr()
     assert main(["--home", str(home), "cache", "verify"]) == 0
     assert "checked 1 cached stage folder(s)" in capsys.readouterr().out
+
+
+def _file_size_limit(limit: int):
+    """In the child: writes past ``limit`` bytes fail with EFBIG, as writes on a full disk fail with ENOSPC."""
+    import resource
+
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an error from write(), not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_full_disk_mid_build_names_the_file_keeps_what_was_done_and_stores_nothing_partial(tmp_path):
+    """The bundled build writes facts.json (33 KB), then table.npz (42 KB): with room for the first only, the build
+    fails in one line naming the table's file; the facts step stays stored and is reused, the table step leaves
+    no folder (nothing half-written can be reused), and the next build gives the table a fresh home gives."""
+    from kg.table import FeatureTable
+
+    argv = [sys.executable, "-m", "flows.cli", "build", "--dataset", "bundled/DM-BP"]
+    env = kgfs_env(KGFS_HOME=str(tmp_path / "home"), KGFS_SERVER_DIR=str(tmp_path / "server"))
+    full = subprocess.run([*argv, "--out", "T"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          preexec_fn=_file_size_limit(38_000), timeout=300)
+    assert full.returncode == 1
+    (line,) = full.stderr.strip().splitlines()
+    assert line.startswith(f"kgfs: error: {tmp_path / 'home' / 'store' / 'table'}") and "table.npz: file too large" \
+        in line, line
+    store = tmp_path / "home" / "store"
+    assert [p.parent.name for p in store.glob("*/*/record.json")] and not list((store / "table").iterdir())
+    assert not list(store.rglob(".*.tmp")) and not (tmp_path / "T").exists()
+
+    again = subprocess.run([*argv, "--out", "T"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    fresh = subprocess.run([*argv, "--out", "F"], cwd=tmp_path, text=True, capture_output=True, timeout=300,
+                           env=kgfs_env(KGFS_HOME=str(tmp_path / "fresh"), KGFS_SERVER_DIR=str(tmp_path / "server")))
+    assert fresh.returncode == 0, fresh.stderr
+    a, b = FeatureTable.load(tmp_path / "T" / "table.npz"), FeatureTable.load(tmp_path / "F" / "table.npz")
+    assert list(a.feature_names) == list(b.feature_names) and (a.X != b.X).nnz == 0
+    assert main(["--home", str(tmp_path / "home"), "cache", "verify"]) == 0

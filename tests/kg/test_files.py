@@ -91,3 +91,15 @@ def test_sha256_of_gzip_content(tmp_path):
     with gzip.open(tmp_path / "a.txt.gz", "wb") as fh:
         fh.write(b"abc")
     assert sha256_file(tmp_path / "a.txt.gz", gunzip=True) == sha256_file(tmp_path / "a.txt")
+
+
+def test_atomic_write_names_the_file_of_an_error_that_names_none(tmp_path):
+    import errno
+
+    def full(tmp):
+        raise OSError(errno.ENOSPC, "No space left on device")  # what write() raises on a full disk
+
+    with pytest.raises(OSError) as e:
+        atomic_write(tmp_path / "a.json", full)
+    assert e.value.errno == errno.ENOSPC and e.value.filename == str(tmp_path / "a.json")
+    assert list(tmp_path.iterdir()) == []

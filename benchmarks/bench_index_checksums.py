@@ -12,7 +12,8 @@ sets its size, 20M by default) ingested with the ``wikidata`` preset:
   (``KGFS_BLOCK_CHECKS=0``, which only this benchmark sets), ``--repeat`` times each: median wall times and
   their ratio (goal: under 5% more), the same for their CPU time (on a loaded machine the wall times of
   the same run vary by 2x), and the verification's own time in the run with it (the time spent in
-  ``Checks.file``/``Checks.spans``, and the bytes they hashed);
+  ``Checks.file``/``spans``/``rows``, and the bytes they hashed); every child with one ``PYTHONHASHSEED``
+  (one cause fewer of the runs' differences: the table's dicts and sets are hashed alike in every run);
 - with ``--relations``: the same, on the dump ingested with relations (``wikidata.with_relations()``), for a
   table of the qualified relations, both ways, of ``--items`` items drawn uniformly (their ids in a CSV): the
   build reads the relation tables (``relations_out.objects.npy``...: the case of issue 37);
@@ -50,7 +51,7 @@ from kg.rdf.route import CorpusInput
 from kg.rdf.index.dumpindex import DumpIndex
 from kg.rdf.vocabulary import WIKIDATA
 spent = {{"seconds": 0.0, "bytes": 0}}
-for name in ("file", "spans"):  # the verification's own time
+for name in ("file", "spans", "rows"):  # the verification's own time
     def timed(self, *a, _f=getattr(blocks.Checks, name), **k):
         t0 = time.perf_counter()
         try:
@@ -91,7 +92,7 @@ print(json.dumps(out))
 
 
 def child(mode: str, checks: bool = True, **args) -> dict:
-    env = {**os.environ, "KGFS_BLOCK_CHECKS": "1" if checks else "0"}
+    env = {**os.environ, "KGFS_BLOCK_CHECKS": "1" if checks else "0", "PYTHONHASHSEED": "0"}
     res = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), mode, json.dumps(args, default=str)],
                          capture_output=True, text=True, env=env)
     if res.returncode:

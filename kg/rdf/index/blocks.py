@@ -14,7 +14,7 @@ build, :func:`kg.rdf.labels.dump_labels`) check what they read through the folde
   cache for the reads that follow), and so are the arrays read whole or by slices (:meth:`Checks.file`);
 - the arrays a segment reads by row (a table's payload, ``objects[rows]``, the low halves of its keys, the
   terms' rows and keys: :class:`kg.rdf.index.columns.CheckedArray`) block by block: the blocks that the rows
-  read fall in (:meth:`Checks.spans`);
+  read fall in (:meth:`Checks.rows`);
 - a string column's blob (``*.bin``, the largest files, read a few strings at a time) block by block: the
   blocks that the strings read cover, the first time each is read (:meth:`Checks.spans`);
 - what was verified is remembered for the process (by path, inode, size and time), so a block is hashed
@@ -79,6 +79,7 @@ _VERIFIED: dict[tuple, np.ndarray] = {}
 _LOCK = threading.Lock()
 # folder -> (manifest stat key, Checks): a folder's manifest read once per process (again when it changes)
 _FOLDERS: dict[str, tuple[tuple, Checks]] = {}
+_UNSET = object()
 
 
 def checks_enabled() -> bool:
@@ -194,6 +195,7 @@ class Checks:
         self.folder, self.crcs, self.rebuild, self.block = Path(folder), crcs, rebuild, block
         self.manifest_key = manifest_key
         self.enabled = checks_enabled()
+        self._entries: dict[str, list[int] | None] = {}  # path as read -> its CRCs (None: not in the manifest)
 
     def __repr__(self) -> str:
         return f"Checks({str(self.folder)!r}, {len(self.crcs)} files)"
@@ -233,18 +235,29 @@ class Checks:
         return checks
 
     # ------------------------------------------------------------------ verification
-    def _state(self, path: Path) -> tuple[list[int] | None, np.ndarray | None, int]:
-        """The recorded CRCs of a file, its bitmap of blocks verified in this process, and its file descriptor."""
-        rel = path.relative_to(self.folder).as_posix() if path.is_relative_to(self.folder) else None
-        crcs = self.crcs.get(rel) if rel is not None else None
+    def _state(self, path) -> tuple[list[int] | None, np.ndarray | None, int]:
+        """The recorded CRCs of a file, its bitmap of blocks verified in this process, and its size now.
+
+        Called on every read: the file's manifest entry is looked up once per path (a dict hit after
+        that, not ``Path.relative_to``), the file is stat'ed every time (a file replaced since is
+        verified again: the bitmap is by inode, size and time).
+        """
+        name = os.fspath(path)
+        crcs = self._entries.get(name, _UNSET)
+        if crcs is _UNSET:
+            path = Path(name)
+            rel = path.relative_to(self.folder).as_posix() if path.is_relative_to(self.folder) else None
+            crcs = self._entries[name] = self.crcs.get(rel) if rel is not None else None
         if crcs is None:
             return None, None, -1
-        st = path.stat()
-        k = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
-        with _LOCK:
-            done = _VERIFIED.get(k)
-            if done is None:
-                done = _VERIFIED[k] = np.zeros(len(crcs), bool)
+        st = os.stat(name)
+        k = (name, st.st_ino, st.st_size, st.st_mtime_ns)
+        done = _VERIFIED.get(k)
+        if done is None:
+            with _LOCK:
+                done = _VERIFIED.get(k)
+                if done is None:
+                    done = _VERIFIED[k] = np.zeros(len(crcs), bool)
         return crcs, done, st.st_size
 
     def _verify(self, path: Path, crcs: list[int], done: np.ndarray, size: int, blocks) -> None:
@@ -285,10 +298,9 @@ class Checks:
         """
         if not self.enabled:
             return
-        path = Path(path)
         crcs, done, size = self._state(path)
         if crcs is not None and not done.all():
-            self._verify(path, crcs, done, size, range(len(crcs)))
+            self._verify(Path(path), crcs, done, size, range(len(crcs)))
 
     def spans(self, path, starts, stops) -> None:
         """Verify the blocks that the byte ranges ``[starts[i], stops[i])`` of a file cover (each once per process).
@@ -299,24 +311,53 @@ class Checks:
         """
         if not self.enabled:
             return
-        path = Path(path)
+        crcs, done, size = self._state(path)  # (the path as given: a Path is made only to hash)
+        if crcs is not None and not done.all():
+            self._spans(Path(path), crcs, done, size, starts, stops)
+
+    def rows(self, path, start: int, itemsize: int, rows, n: int | None = None) -> None:
+        """Verify the blocks that rows of an array of ``itemsize`` bytes from byte ``start`` of a file fall in: as
+        :meth:`spans` of ``start + rows * itemsize`` (computed only if some block of the file is not verified yet;
+        with the array's length ``n``, negative rows count from its end, as NumPy reads them).
+
+        Raises
+        ------
+        BlockDamaged
+        """
+        if not self.enabled:
+            return
         crcs, done, size = self._state(path)
-        if crcs is None or done.all():
-            return
-        starts = np.asarray(starts, np.int64)
-        stops = np.asarray(stops, np.int64)
+        if crcs is not None and not done.all():
+            rows = np.asarray(rows, np.int64).ravel()
+            if n is not None and len(rows) and rows.min() < 0:
+                rows = np.where(rows < 0, rows + n, rows)
+            first = start + rows * itemsize
+            self._spans(Path(path), crcs, done, size, first, first + itemsize)
+
+    def _spans(self, path: Path, crcs: list[int], done: np.ndarray, size: int, starts, stops) -> None:
+        n = len(crcs)
+        if (size + self.block - 1) // self.block != n:
+            self._verify(path, crcs, done, size, [])  # changed size since: named there
+        starts = np.asarray(starts, np.int64).ravel()
+        stops = np.asarray(stops, np.int64).ravel()
         keep = stops > starts
-        if not keep.any():
+        if not keep.all():
+            starts, stops = starts[keep], stops[keep]
+        if not len(starts):
             return
-        first, last = starts[keep] // self.block, (stops[keep] - 1) // self.block
-        blocks = np.union1d(first, last)
-        long = np.flatnonzero(last - first > 1)  # a string over more than two blocks: the ones between too
-        if len(long):
-            blocks = np.union1d(blocks, np.concatenate([np.arange(first[i], last[i] + 1) for i in long.tolist()]))
-        blocks = blocks[blocks < len(crcs)]
-        if (stops[keep] > size).any():
-            blocks = np.arange(len(crcs))  # reads past the end: the size check below names it
-        self._verify(path, crcs, done, size, blocks.tolist())
+        if int(stops.max()) > size or int(starts.min()) < 0:  # outside the file: every block verified (and named)
+            self._verify(path, crcs, done, size, range(n))
+            return
+        first, last = starts // self.block, (stops - 1) // self.block
+        # a bitmap of the blocks the ranges cover (no sort: the reads may be millions of rows)
+        need = np.zeros(n, bool)
+        need[first] = True
+        need[last] = True
+        for i in np.flatnonzero(last - first > 1).tolist():  # a range over more than two blocks: those between too
+            need[first[i]:last[i] + 1] = True
+        need &= ~done
+        if need.any():
+            self._verify(path, crcs, done, size, np.flatnonzero(need).tolist())
 
 
 def upgrade_manifest(folder: Path, manifest: dict) -> dict:

@@ -115,7 +115,7 @@ class CheckedArray:
 
     For the arrays read by index (a table's payload: ``objects[rows]``): a read of ``k`` rows hashes at
     most the ``k`` blocks that hold them, the first time each is read in the process
-    (:meth:`kg.rdf.index.blocks.Checks.spans`).
+    (:meth:`kg.rdf.index.blocks.Checks.rows`).
 
     Parameters
     ----------
@@ -147,8 +147,7 @@ class CheckedArray:
     def __getitem__(self, idx) -> np.ndarray:
         idx = np.asarray(idx, np.int64)
         if self.checks is not None and idx.size:
-            first = self.start + idx.ravel() * self.array.itemsize
-            self.checks.spans(self.path, first, first + self.array.itemsize)
+            self.checks.rows(self.path, self.start, self.array.itemsize, idx, len(self.array))
         return self.array[idx]
 
 

@@ -341,3 +341,20 @@ def test_an_array_read_by_rows_verifies_only_the_blocks_of_the_rows_read(tmp_pat
     assert arr[np.array([0, 5, BLOCK // 8])].tolist() == [0, 5, BLOCK // 8]  # blocks 0 and 1: intact
     with pytest.raises(BlockDamaged, match=r"a\.npy: block 2 of 4 "):
         arr[np.array([2 * BLOCK // 8 + 200])]
+
+
+def test_a_negative_row_verifies_the_block_it_reads_and_ranges_over_blocks_verify_those_between(tmp_path):
+    from kg.rdf.index.columns import CheckedArray, save_array
+
+    blocks._VERIFIED.clear()
+    path = tmp_path / "a.npy"
+    save_array(path, np.arange(3 * BLOCK // 8, dtype=np.int64))
+    crcs = file_blocks(path)
+    _keep_time(path, lambda p: _overwrite(p, path.stat().st_size - 4, b"\xff" * 4))  # the last row, in block 3
+    arr = CheckedArray(path, Checks(tmp_path, {"a.npy": crcs}, "r"))
+    with pytest.raises(BlockDamaged, match=r"a\.npy: block 3 of 4 "):
+        arr[np.array([-1])]
+    blocks._VERIFIED.clear()
+    _keep_time(path, lambda p: _overwrite(p, BLOCK + 10, b"\xfe\xfd"))  # block 1, between a range's first and last
+    with pytest.raises(BlockDamaged, match=r"a\.npy: block 1 of 4 "):
+        Checks(tmp_path, {"a.npy": crcs}, "r").spans(path, [BLOCK - 5, 0], [2 * BLOCK + 5, 1])

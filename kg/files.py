@@ -80,7 +80,7 @@ def atomic_write(path: str | os.PathLike, write) -> None:
             pass
         if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
             # a write's error names no file (a full disk: "[Errno 28] No space left on device"): say which
-            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc  # OSError picks the subclass of the errno
         raise
 
 

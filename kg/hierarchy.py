@@ -15,11 +15,12 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
+from kg.cycles import indexed_edges, resolve_cycles
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
+from kg.sparse import binary_csr, product_nnz
 
-__all__ = ["FeatureHierarchy", "binary_csr"]
+__all__ = ["FeatureHierarchy", "binary_csr", "product_nnz"]  # the two re-exported from kg.sparse
 
 log = logging.getLogger(__name__)
 
@@ -29,67 +30,9 @@ def _as_str_array(values: Iterable[str]) -> np.ndarray:
     return arr.astype(str) if arr.size else np.zeros(0, dtype="<U1")
 
 
-def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
-    """``m`` as a canonical csr matrix whose stored values are all 1, of type ``dtype``.
-
-    Duplicates are summed, stored zeros dropped and every other value becomes 1; arrays are
-    copied only when something has to change. This is the one binarisation every part of kgfs
-    uses (validation of user input, with its messages, is :func:`selection.base.as_binary_csr`).
-
-    Parameters
-    ----------
-    m : array-like or scipy sparse matrix
-    dtype : numpy dtype
-        Type of the stored ones (``np.int8`` for structure, ``np.float64`` for arithmetic,
-        ``bool`` for masks).
-
-    Returns
-    -------
-    scipy.sparse.csr_matrix
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> binary_csr(np.array([[0, 2], [3, 0]]), dtype=bool).toarray().tolist()
-    [[False, True], [True, False]]
-    """
-    m = sp.csr_matrix(m)
-    if not m.has_canonical_format:
-        m = m.copy()
-        m.sum_duplicates()
-    if m.nnz and not m.data.all():
-        m = m.copy()
-        m.eliminate_zeros()
-    if m.dtype != np.dtype(dtype) or (m.nnz and not (m.data == 1).all()):
-        m = sp.csr_matrix((np.ones(m.nnz, dtype=dtype), m.indices, m.indptr), shape=m.shape)
-        m.has_canonical_format = True
-    return m
-
-
 def _row(m: sp.csr_matrix, i: int) -> np.ndarray:
     """The column indices stored in row ``i`` of a csr matrix, as int64."""
     return m.indices[m.indptr[i] : m.indptr[i + 1]].astype(np.int64)
-
-
-def product_nnz(a: sp.csr_matrix, b: sp.csr_matrix) -> int:
-    """Number of structural nonzeros of ``a @ b`` for csr ``a``, ``b`` without computing values.
-
-    Uses scipy's own symbolic pass (``csr_matmat_maxnnz``, the first half of every scipy sparse
-    product: it marks the distinct columns of each result row), about 3x cheaper than the full
-    product. That routine is not public API, so any failure to call it falls back to the
-    product. With non-negative values (0/1 tables) no entry can cancel, so both agree.
-    """
-    try:
-        from scipy.sparse import _sparsetools
-
-        idx = np.int64 if max(a.nnz, b.nnz, *a.shape, *b.shape) >= np.iinfo(np.int32).max else np.int32
-        return int(_sparsetools.csr_matmat_maxnnz(
-            a.shape[0], b.shape[1],
-            a.indptr.astype(idx, copy=False), a.indices.astype(idx, copy=False),
-            b.indptr.astype(idx, copy=False), b.indices.astype(idx, copy=False),
-        ))
-    except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover - scipy internals moved
-        return int((a @ b).nnz)
 
 
 class FeatureHierarchy:
@@ -225,51 +168,8 @@ class FeatureHierarchy:
         """
         if not callable(on_cycle) and on_cycle not in ("raise", "break", "merge"):
             raise ValueError(f"on_cycle must be 'raise', 'break', 'merge' or a callable, got {on_cycle!r}")
-        ids, ci, pi = _indexed_edges(edges, nodes)
-        n = len(ids)
-        labels, comps = _cycle_components(n, ci, pi)
-        if not comps:
-            return cls(ids, ci, pi)
-        if callable(on_cycle):
-            choice = [on_cycle(sorted(ids[i] for i in comp.tolist())) for comp in comps]
-            bad = next((c for c in choice if c not in ("raise", "break", "merge")), None)
-            if bad is not None:
-                raise ValueError(f"on_cycle returned {bad!r} (expected 'raise', 'break' or 'merge')")
-        else:
-            choice = [on_cycle] * len(comps)
-        if "raise" in choice:
-            cycles = _describe_cycles(ids, ci, pi, [c for c, k in zip(comps, choice) if k == "raise"])
-            shown = "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
-            more = f" (and {len(cycles) - 5} more)" if len(cycles) > 5 else ""
-            raise CycleError(f"hierarchy has {len(cycles)} cycle(s): {shown}{more}", cycles)
-        removed: list[tuple[str, str]] = []
-        notes: list[str] = []
-        to_break = [c for c, k in zip(comps, choice) if k == "break"]
-        if to_break:
-            keep = _cycle_back_edges(ids, ci, pi, to_break)
-            back = np.flatnonzero(~keep)
-            broken = sorted((ids[ci[k]], ids[pi[k]]) for k in back)
-            removed += broken
-            shown = ", ".join(f"{c} -> {p}" for c, p in broken[:10])
-            more = f" (and {len(broken) - 10} more)" if len(broken) > 10 else ""
-            notes.append(f"hierarchy had {len(to_break)} cycle(s); removed {len(broken)} edge(s) to break them: "
-                         f"{shown}{more}")
-            ci, pi = ci[keep], pi[keep]
-        to_merge = [c for c, k in zip(comps, choice) if k == "merge"]
-        merged: dict[str, list[str]] = {}
-        if to_merge:
-            ids, ci, pi, merged, loops = _merge_components(ids, ci, pi, labels, to_merge)
-            removed += loops
-            big = [k for k in merged if len(merged[k]) > 1]
-            shown = "; ".join(big[:5])
-            more = f" (and {len(big) - 5} more)" if len(big) > 5 else ""
-            if big:
-                notes.append(f"hierarchy had {len(big)} cycle(s); each merged into one node holding its "
-                             f"{sum(len(merged[k]) for k in big)} member(s) (no ancestor lost): {shown}{more}")
-            if loops:
-                notes.append(f"hierarchy had {len(loops)} self-loop(s), dropped: "
-                             + ", ".join(f"{c} -> {p}" for c, p in loops[:10]))
-            merged = {k: v for k, v in merged.items() if len(v) > 1}
+        ids, ci, pi = indexed_edges(edges, nodes)
+        ids, ci, pi, removed, merged, notes = resolve_cycles(ids, ci, pi, on_cycle)
         for note in notes:
             warnings.warn(note, HierarchyCycleWarning, stacklevel=2)
         return cls(ids, ci, pi, removed_edges=sorted(removed), merged=merged)
@@ -592,181 +492,3 @@ class FeatureHierarchy:
 
 # ---------------------------------------------------------------------- cycle handling
 #: From this many edges on, ids are indexed by pandas' hash table (C), not by a Python loop over the edges.
-_HASHED_INDEX = 20_000
-
-
-def _indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
-                   ) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Node ids (``nodes`` first, then the other endpoints sorted) and the distinct edges as index arrays."""
-    pairs = edges if isinstance(edges, list) else list(edges)
-    order = [] if nodes is None else [str(x) for x in nodes]
-    known = dict.fromkeys(order)
-    if len(known) != len(order):
-        raise ValueError("duplicate node ids in `nodes`")
-    if not pairs:
-        return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    both = _hashed(pairs, order, known) if len(pairs) >= _HASHED_INDEX else None
-    if both is None:
-        flat = [str(x) for pair in pairs for x in pair]
-        if len(flat) != 2 * len(pairs):
-            raise ValueError("every edge must be a (child, parent) pair")
-        ids = order + sorted(set(flat).difference(known))
-        index = {x: i for i, x in enumerate(ids)}
-        both = ids, np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
-    ids, codes = both
-    n = len(ids)
-    m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (codes[0::2], codes[1::2])), shape=(n, n)))
-    m = m.tocoo()
-    return ids, m.row.astype(np.int64), m.col.astype(np.int64)
-
-
-def _hashed(pairs: list, order: list[str], known: dict) -> tuple[list[str], np.ndarray] | None:
-    """:func:`_indexed_edges`'s ids and endpoint codes without a Python loop over the edges (pandas' factorize:
-    one hash look-up per endpoint in C, then the distinct ids placed in the node order); ``None`` when the
-    edges are not all pairs of strings (the loop then checks and converts them)."""
-    import pandas as pd
-
-    arr = np.empty((len(pairs), 2), dtype=object)
-    try:
-        arr[:] = pairs
-    except (ValueError, TypeError):
-        return None
-    codes, uniques = pd.factorize(arr.ravel())
-    if not all(isinstance(u, str) for u in uniques.tolist()):
-        return None
-    ids = order + sorted(u for u in uniques.tolist() if u not in known)
-    place = pd.Index(ids).get_indexer(uniques)
-    return ids, place[codes].astype(np.int64)
-
-
-def _cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The strong component label of every node, and the components with a cycle (size > 1, or a self-loop),
-    each as its sorted node indices (grouped in one sort, not one scan of the nodes per component)."""
-    if ci.size == 0:
-        return np.arange(n), []
-    g = sp.csr_matrix((np.ones(ci.size, np.int8), (ci, pi)), shape=(n, n))
-    ncomp, labels = connected_components(g, directed=True, connection="strong")
-    sizes = np.bincount(labels, minlength=ncomp)
-    cyclic = sizes > 1
-    cyclic[labels[ci[ci == pi]]] = True
-    if not cyclic.any():
-        return labels, []
-    members = np.flatnonzero(cyclic[labels])
-    members = members[np.argsort(labels[members], kind="stable")]
-    bounds = np.flatnonzero(np.diff(labels[members])) + 1
-    return labels, np.split(members, bounds)
-
-
-def _component_name(members: list[str]) -> str:
-    """A merged node's id: its sorted members joined with `` ≡ ``, or the first and the count when long."""
-    joined = " ≡ ".join(members)
-    if len(members) <= 4 and len(joined) <= 160:
-        return joined
-    return f"{members[0]} ≡ … ({len(members)} members)"
-
-
-def _merge_components(ids: list[str], ci: np.ndarray, pi: np.ndarray, labels: np.ndarray,
-                      comps: list[np.ndarray]):
-    """Contract each component of ``comps`` into one node (vectorised over the edges).
-
-    Returns the new ids, edges, ``merged`` (node -> members, singletons of self-loops included) and the
-    self-loops dropped. The node of a component takes the place of its first member in ``ids``.
-    """
-    n = len(ids)
-    rep = np.arange(n)
-    for comp in comps:  # one assignment per component (comp is sorted: its first index is its smallest)
-        rep[comp] = comp[0]
-    alone = np.bincount(rep, minlength=n)[rep] == 1  # a node not merged with others
-    loops = (ci == pi) & alone[ci]  # a self-loop inside a merged cycle is part of it, not reported apart
-    dropped = sorted((ids[c], ids[c]) for c in ci[loops].tolist())
-    kept = rep == np.arange(n)
-    new_of_old = np.cumsum(kept) - 1
-    new_of_old = new_of_old[rep]
-    nc, npar = new_of_old[ci], new_of_old[pi]
-    outside = nc != npar
-    new_ids = [ids[i] for i in np.flatnonzero(kept).tolist()]
-    merged: dict[str, list[str]] = {}
-    taken = set(new_ids)
-    for comp in comps:
-        members = sorted(ids[i] for i in comp.tolist())
-        if len(members) == 1:
-            continue
-        name = _component_name(members)
-        while name in taken:  # an id of the graph already reads like this: keep both apart
-            name += " (merged)"
-        taken.add(name)
-        new_ids[int(new_of_old[comp[0]])] = name
-        merged[name] = members
-    m = len(new_ids)
-    g = binary_csr(sp.csr_matrix((np.ones(int(outside.sum()), np.int8), (nc[outside], npar[outside])), shape=(m, m)))
-    g = g.tocoo()
-    return new_ids, g.row.astype(np.int64), g.col.astype(np.int64), merged, dropped
-
-
-def _component_edges(n: int, ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> list[np.ndarray]:
-    """The indices of the edges inside each component (both ends in it), found in one pass over the edges."""
-    label = np.full(n, -1, np.int64)
-    for k, comp in enumerate(comps):
-        label[comp] = k
-    lc = label[ci]
-    inside = np.flatnonzero((lc >= 0) & (lc == label[pi]))
-    order = inside[np.argsort(lc[inside], kind="stable")]
-    bounds = np.searchsorted(lc[order], np.arange(len(comps) + 1))
-    return [order[bounds[k]:bounds[k + 1]] for k in range(len(comps))]
-
-
-def _dfs_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comp: np.ndarray,
-                    edges: np.ndarray | None = None):
-    """Deterministic DFS inside one component; yields (edge index, stack path) for back edges.
-
-    ``edges``: the indices of the edges inside the component (:func:`_component_edges`), when known.
-    """
-    inside = set(comp.tolist())
-    out: dict[int, list[tuple[str, int, int]]] = {}
-    if edges is None:
-        edges = np.flatnonzero(np.isin(ci, comp) & np.isin(pi, comp))
-    for k in edges.tolist():
-        out.setdefault(int(ci[k]), []).append((ids[pi[k]], int(pi[k]), int(k)))
-    for v in out.values():
-        v.sort()
-    state: dict[int, int] = {}  # 1 = on stack, 2 = done
-    for start in sorted(inside, key=lambda i: ids[i]):
-        if start in state:
-            continue
-        stack = [(start, iter(out.get(start, [])))]
-        path = [start]
-        state[start] = 1
-        while stack:
-            node, it = stack[-1]
-            step = next(it, None)
-            if step is None:
-                state[node] = 2
-                stack.pop()
-                path.pop()
-                continue
-            _, nxt, k = step
-            s = state.get(nxt)
-            if s == 1:
-                yield k, path[path.index(nxt) :]
-            elif s is None:
-                state[nxt] = 1
-                stack.append((nxt, iter(out.get(nxt, []))))
-                path.append(nxt)
-
-
-def _cycle_back_edges(ids: list[str], ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> np.ndarray:
-    """Mask of the edges to keep when the cycles of ``comps`` are broken (the back edges of a DFS removed)."""
-    keep = np.ones(ci.size, dtype=bool)
-    for comp, edges in zip(comps, _component_edges(len(ids), ci, pi, comps)):
-        for k, _ in _dfs_back_edges(ids, ci, pi, comp, edges):
-            keep[k] = False
-    return keep
-
-
-def _describe_cycles(ids: list[str], ci: np.ndarray, pi: np.ndarray, comps: list[np.ndarray]) -> list[list[str]]:
-    """One cycle (as a list of ids, child first) per cyclic strongly connected component."""
-    cycles = []
-    for comp, edges in zip(comps, _component_edges(len(ids), ci, pi, comps)):
-        _, path = next(_dfs_back_edges(ids, ci, pi, comp, edges))
-        cycles.append([ids[i] for i in path])
-    return sorted(cycles)

@@ -77,7 +77,7 @@ def as_binary_csr(X, binarize: float | None = None, *, what: str = "X") -> sp.cs
     Returns
     -------
     scipy.sparse.csr_matrix
-        Stored values all 1.0, canonical format (see :func:`kg.hierarchy.binary_csr`).
+        Stored values all 1.0, canonical format (see :func:`kg.sparse.binary_csr`).
 
     Examples
     --------

@@ -288,7 +288,7 @@ def test_a_self_loop_inside_a_merged_cycle_is_not_reported_apart():
 @settings(max_examples=60, deadline=None)
 @given(digraphs())
 def test_the_hashed_index_of_many_edges_builds_the_same_hierarchy(monkeypatch_graph):
-    import kg.hierarchy as kh
+    import kg.cycles as kh  # where the edges are indexed
 
     edges, nodes, _ = monkeypatch_graph
     for policy in ("break", "merge"):

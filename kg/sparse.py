@@ -1,0 +1,66 @@
+"""Sparse 0/1 matrices: the one binarisation kgfs uses, and the structural size of a product."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["binary_csr", "product_nnz"]
+
+
+def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
+    """``m`` as a canonical csr matrix whose stored values are all 1, of type ``dtype``.
+
+    Duplicates are summed, stored zeros dropped and every other value becomes 1; arrays are
+    copied only when something has to change. This is the one binarisation every part of kgfs
+    uses (validation of user input, with its messages, is :func:`selection.base.as_binary_csr`).
+
+    Parameters
+    ----------
+    m : array-like or scipy sparse matrix
+    dtype : numpy dtype
+        Type of the stored ones (``np.int8`` for structure, ``np.float64`` for arithmetic,
+        ``bool`` for masks).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> binary_csr(np.array([[0, 2], [3, 0]]), dtype=bool).toarray().tolist()
+    [[False, True], [True, False]]
+    """
+    m = sp.csr_matrix(m)
+    if not m.has_canonical_format:
+        m = m.copy()
+        m.sum_duplicates()
+    if m.nnz and not m.data.all():
+        m = m.copy()
+        m.eliminate_zeros()
+    if m.dtype != np.dtype(dtype) or (m.nnz and not (m.data == 1).all()):
+        m = sp.csr_matrix((np.ones(m.nnz, dtype=dtype), m.indices, m.indptr), shape=m.shape)
+        m.has_canonical_format = True
+    return m
+
+
+def product_nnz(a: sp.csr_matrix, b: sp.csr_matrix) -> int:
+    """Number of structural nonzeros of ``a @ b`` for csr ``a``, ``b`` without computing values.
+
+    Uses scipy's own symbolic pass (``csr_matmat_maxnnz``, the first half of every scipy sparse
+    product: it marks the distinct columns of each result row), about 3x cheaper than the full
+    product. That routine is not public API, so any failure to call it falls back to the
+    product. With non-negative values (0/1 tables) no entry can cancel, so both agree.
+    """
+    try:
+        from scipy.sparse import _sparsetools
+
+        idx = np.int64 if max(a.nnz, b.nnz, *a.shape, *b.shape) >= np.iinfo(np.int32).max else np.int32
+        return int(_sparsetools.csr_matmat_maxnnz(
+            a.shape[0], b.shape[1],
+            a.indptr.astype(idx, copy=False), a.indices.astype(idx, copy=False),
+            b.indptr.astype(idx, copy=False), b.indices.astype(idx, copy=False),
+        ))
+    except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover - scipy internals moved
+        return int((a @ b).nnz)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
@@ -112,3 +113,29 @@ def sha256_file(path: str | os.PathLike, *, gunzip: bool = False) -> str:
         for chunk in iter(lambda: fh.read(_CHUNK), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+@contextlib.contextmanager
+def file_lock(path: str | os.PathLike):
+    """An exclusive advisory lock on the file ``path`` between processes (created, with its folder, when
+    missing; held until the block ends; a no-op where ``fcntl`` is missing, Windows).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with file_lock(pathlib.Path(tempfile.mkdtemp()) / "sub" / ".lock"):
+    ...     pass
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with open(path, "a+b") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kg.errors import KgfsError
+from kg.files import file_lock
 from kg.rdf.sources.common import MemoCache, check_direction
 from kg.rdf.vocabulary import vocabulary_of
 from kg.sources import SourceBase, as_source, breadth_first_edges
@@ -89,23 +90,6 @@ def _wal(db: sqlite3.Connection, wait: float = 120.0) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
         time.sleep(0.05)
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path):
-    """An exclusive lock on ``path`` (a lock file beside the cache) between processes: one of them moves a damaged
-    file aside, the others then see the new file (no-op where ``fcntl`` is missing)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: no advisory locks; the inode check of _DiskMemo._recover still applies
-        yield
-        return
-    with open(path, "a+b") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class _DiskMemo:
@@ -196,7 +180,7 @@ class _DiskMemo:
     def _recover(self, why: str) -> None:
         """Move the damaged file (and its WAL) aside, under the lock file, unless another process already did."""
         found = self._inode
-        with _file_lock(self.path.with_name(_FILE + ".lock")):
+        with file_lock(self.path.with_name(_FILE + ".lock")):
             try:
                 st = os.stat(self.path)
             except FileNotFoundError:

@@ -53,7 +53,6 @@ block 1 of 3
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import mmap
@@ -66,6 +65,7 @@ import numpy as np
 from crc32c import crc32c
 
 from kg.errors import RepairableError
+from kg.files import file_lock
 from kg.rdf.index import manifest as _manifest
 from kg.rdf.index.manifest import BLOCK, IndexDamaged, Problem, digest_file, file_blocks, write_entries
 
@@ -121,7 +121,7 @@ class BlockDamaged(IndexDamaged, RepairableError):
         """
         folder = self.folder
         root = folder.parent.parent  # <index>/segments/<folder>, <index>/lexicons/<folder>
-        with _locked(root / ".lock"):
+        with file_lock(root / ".lock"):
             key = _stat_key(folder / "manifest.json")
             if key is not None and key == self.manifest_key:
                 gone = folder.with_name(f".building-{os.getpid()}-damaged-{folder.name}")
@@ -132,23 +132,6 @@ class BlockDamaged(IndexDamaged, RepairableError):
         log.warning("%s; it is built again (%s)", self.problems[0],
                     "read from its dump file" if folder.parent.name == "segments" else "the lexicon")
         return True
-
-
-@contextlib.contextmanager
-def _locked(path: Path):
-    """The index's lock (``<index>/.lock``, as :mod:`kg.rdf.index.dumpindex` takes it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as fh:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX
-            yield
-            return
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def manifest_key(folder) -> tuple | None:

@@ -126,7 +126,6 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -138,7 +137,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kg.errors import InputFormatError
-from kg.files import atomic_write
+from kg.files import atomic_write, file_lock
 from kg.rdf.dumpfiles import dump_files
 from kg.rdf.index.blocks import BlockDamaged, manifest_key
 from kg.rdf.index.extsort import SpillPool
@@ -288,23 +287,6 @@ def _remove_leftovers(folder: Path) -> list[Path]:
     return gone
 
 
-@contextlib.contextmanager
-def _locked(path: Path):
-    """An exclusive lock on a file (other processes ingesting into the same index wait)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as fh:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: one process at a time is the user's job
-            yield
-            return
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
 class DumpIndex:
     """The segments of ingested dump files (and their lexicons) in a folder.
 
@@ -442,7 +424,7 @@ class DumpIndex:
                 if folder is not None and not problems else None
         todo = [f for f in files if found[f] is None]
         if todo or repair:  # ``repair`` (an ingest): also to remove what killed ingests left
-            with _locked(self.root / ".lock"):  # another process may have ingested them meanwhile
+            with file_lock(self.root / ".lock"):  # another process may have ingested them meanwhile
                 _remove_leftovers(self.root / "segments")
                 for f in todo:
                     folder = self._known_folder(f, vocabulary)
@@ -544,7 +526,7 @@ class DumpIndex:
     def _lexicon(self, files: list[Path], segs: list[Segment], vocabulary: Vocabulary, min_length: int, prior: str,
                  repair: dict | None):
         """The lexicon of segments; ``repair``: rebuild a damaged one (noting it in the dict, with ``full``)."""
-        with _locked(self.root / ".lock"):
+        with file_lock(self.root / ".lock"):
             _remove_leftovers(self.root / "lexicons")
             return open_lexicon(segs, self.root / "lexicons", vocabulary=vocabulary, min_length=min_length,
                                 prior=prior, pool=self._pool(), rebuild=rebuild_command(files, vocabulary),

@@ -37,7 +37,6 @@ import json
 import math
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -49,6 +48,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+def _peer_module():
+    """``benchmarks/peer_pyrdf2vec.py`` as a module (it imports pyRDF2Vec only inside its ``main``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("peer_pyrdf2vec", PEER_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 DATASETS = ("nodeclass/aifb", "nodeclass/mutag")
 SELECTORS = ("hip", "mr", "tsel-ig", "shsel-ig-prune")
@@ -321,25 +331,8 @@ def render_markdown(results: Mapping) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- measured parts
-def _rss_mb() -> float:
-    """Peak resident memory of this process (and of its waited-for children, e.g. a walker pool), in MB.
-
-    This process's own peak is ``VmHWM`` of /proc/self/status: the high-water mark of its current address space.
-    ``getrusage(RUSAGE_SELF).ru_maxrss`` is not used for it: Linux carries the high-water mark of the address
-    space replaced by ``exec`` into it, so a process started by a large parent reports the parent's peak (the
-    benchmark's 537 MB for both kgfs and pyRDF2Vec on MUTAG, before this). Children forked without ``exec``
-    start from their parent's resident set, which they share: ``RUSAGE_CHILDREN`` is right for them.
-    """
-    own = None
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            own = next((int(line.split()[1]) for line in fh if line.startswith("VmHWM:")), None)
-    except OSError:
-        pass
-    if own is None:
-        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(own, kids) / 1024.0
+# the peak memory of a generation: the peer script's own measure (standard library only), one definition for both
+_rss_mb = getattr(_peer_module(), "_rss_mb")
 
 
 def generate_child(name: str, params: Mapping, mirror: str, reply: Path) -> int:

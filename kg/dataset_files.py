@@ -4,7 +4,9 @@
 order, each copy's sha256 verified (a mismatch raises :class:`~kg.errors.ChecksumError` naming the
 file and both hashes): the bundled files beside the manifest, the mirror folder, the user cache,
 and last a download with ``requests`` into the user cache (atomically: verified before it is moved
-into place) unless offline. No path of a manifest leads outside its folder.
+into place) unless offline, or, for a file that has no download of its own but a recipe (``derive``),
+its derivation from its upstream files (themselves located the same way) into the user cache, verified
+by its content's sha256 before it is moved into place. No path of a manifest leads outside its folder.
 
 Examples
 --------
@@ -22,6 +24,7 @@ import logging
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -46,6 +49,10 @@ class FileInfo:
     ``content_sha256`` (the sha256 of the uncompressed member), since re-compression does not
     reproduce the mirror's bytes.
 
+    ``derive = "module:function"`` with ``derive_from`` (roles of the dataset's ``derived_from`` files)
+    means the file has no download of its own: ``function({role: path}, out)`` writes it from those
+    upstream files; the result is verified by ``content_sha256`` too.
+
     Attributes
     ----------
     role : str
@@ -60,6 +67,10 @@ class FileInfo:
     bundled : bool
         The file lives in the repository's ``datasets/`` folder.
     archive, member, content_sha256 : str
+        See above.
+    derive : str
+        See above.
+    derive_from : tuple of str
         See above.
 
     Examples
@@ -79,11 +90,13 @@ class FileInfo:
     archive: str = ""
     member: str = ""
     content_sha256: str = ""
+    derive: str = ""
+    derive_from: tuple[str, ...] = ()
 
 
 def locate_file(root: Path, dataset: str, f: FileInfo, *, mirror, cache: Path, offline: bool,
-                timeout: float = 60.0) -> Path:
-    """The local, verified path of file ``f`` of ``dataset``: bundled, mirror, cache, else downloaded.
+                timeout: float = 60.0, derive: Callable[[Path], None] | None = None) -> Path:
+    """The local, verified path of file ``f`` of ``dataset``: bundled, mirror, cache, else downloaded or derived.
 
     Parameters
     ----------
@@ -100,6 +113,10 @@ def locate_file(root: Path, dataset: str, f: FileInfo, *, mirror, cache: Path, o
         Never download (a missing file is an error naming where it was looked for).
     timeout : float
         Of a download's requests, in seconds.
+    derive : callable, optional
+        ``derive(out)`` writes the file at ``out`` (``f.derive``'s recipe over its located upstream files):
+        called when no copy exists and ``f`` has no download; works offline when the upstream files are in
+        the mirror or the cache.
 
     Returns
     -------
@@ -131,6 +148,9 @@ def locate_file(root: Path, dataset: str, f: FileInfo, *, mirror, cache: Path, o
         _verify(p, f)
         return p
     looked.append(str(p))
+    if derive is not None and f.derive and not f.url:
+        _derive(f, p, derive)
+        return p
     if offline or not f.url:
         if f.url:  # offline: going online would fetch it
             hint = f"; upstream {f.url}; pass {param('mirror')}/KGFS_DATA_MIRROR or go online"
@@ -144,6 +164,20 @@ def locate_file(root: Path, dataset: str, f: FileInfo, *, mirror, cache: Path, o
         )
     _download(f, p, timeout)
     return p
+
+
+def _derive(f: FileInfo, dest: Path, derive: Callable[[Path], None]) -> None:
+    """Write ``dest`` with ``derive`` atomically; its content verified before it is moved into place."""
+    log.info("deriving %s from its upstream files (%s)", f.path, ", ".join(f.derive_from))
+
+    def write(tmp: Path) -> None:
+        derive(tmp)
+        actual = sha256_file(tmp, gunzip=True) if f.path.endswith(".gz") else sha256_file(tmp)
+        if actual != f.content_sha256:
+            raise ChecksumError(f"{f.path} derived by {f.derive} from {', '.join(f.derive_from)} has content sha256 "
+                                f"{actual}, expected {f.content_sha256} (an upstream file or the recipe changed)")
+
+    atomic_write(dest, write)
 
 
 def escapes_folder(path: str) -> bool:

@@ -15,6 +15,9 @@ that gives the dataset's fixed split (``train`` / ``test`` per instance).
 - :func:`load_rdf_instances` gives the instances themselves with the dump as their knowledge source
   (:class:`kg.instances.EntityDataset`, :func:`kg.datasets.load_instances`): for an evaluation that
   generates the features inside each fit (``kgfs evaluate --protocol split``).
+- :func:`codex_truthy` is the recipe of ``wikidata/codex-people``'s dump (the manifest's ``derive``):
+  the CoDEx files and the Wikidata P279 subgraph of their upstream repositories, written as
+  Wikidata's truthy dump writes them.
 
 Examples
 --------
@@ -25,6 +28,9 @@ Examples
 
 from __future__ import annotations
 
+import gzip
+import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -33,7 +39,7 @@ from kg.rdf.corpus import EntityColumns, load_corpus
 from kg.rdf.kinds import FeatureSpec
 from kg.rdf.vocabulary import vocabulary_of
 
-__all__ = ["load_rdf_dataset", "load_rdf_instances", "read_split"]
+__all__ = ["codex_truthy", "load_rdf_dataset", "load_rdf_instances", "read_split"]
 
 _KNOWN = {"preset", "entity_columns", "features", "direction", "exclude_properties", "label_property", "values",
           "min_support", "category_depth", "id_column", "label_column", "split_column", "depth"}
@@ -210,3 +216,83 @@ def load_rdf_instances(paths: Mapping[str, Path], *, name: str = "", **options):
                                                                           for es in corpus.entities],
                          corpus.labels, source=DumpSource(paths["dump"], vocabulary=vocabulary), split=split,
                          features_params=params, provenance=provenance)
+
+
+# ------------------------------------------------------------------------------------------- recipes
+_WD, _WDT = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+_LABEL, _DESCRIPTION = "http://www.w3.org/2000/01/rdf-schema#label", "http://schema.org/description"
+_WIKIDATA_ID = re.compile(r"[PQ][1-9][0-9]*")
+
+
+def _en(text: str) -> str:
+    """An N-Triples ``"..."@en`` literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"@en'
+
+
+def codex_truthy(inputs: Mapping[str, Path], out: Path) -> None:
+    """Write the dump of ``wikidata/codex-people`` from its upstream files, as Wikidata's truthy dump writes them.
+
+    A format conversion, no fact added: ``wdt:P31`` from CoDEx's entity types (``entity_types``),
+    ``wdt:P279`` from the Wikidata subclass-of subgraph (``p279``, networkx node-link JSON whose
+    ``source`` is the superclass), the CoDEx-M relation triples (``train``, ``valid``, ``test``:
+    ``head<TAB>property<TAB>tail``) as ``wdt:P..``, and the English ``rdfs:label`` and
+    ``schema:description`` of the types (``types_en``) and properties (``relations_en``). The lines are
+    distinct and sorted, the gzip header carries no time or name: the same inputs give the same bytes.
+
+    Parameters
+    ----------
+    inputs : mapping of role -> Path
+        ``entity_types``, ``p279``, ``train``, ``valid``, ``test``, ``types_en``, ``relations_en``.
+    out : Path
+        The ``.nt.gz`` file to write.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> _ = (d / "e.json").write_text('{"Q1": ["Q5"]}')
+    >>> _ = (d / "g.json").write_text('{"links": [{"source": "Q215627", "target": "Q5"}]}')
+    >>> _ = (d / "t.txt").write_text("Q1\\tP19\\tQ2\\n")
+    >>> _ = (d / "l.json").write_text('{"Q5": {"label": "human", "description": "a \\\\"person\\\\""}}')
+    >>> _ = (d / "none.json").write_text("{}"), (d / "none.txt").write_text("")
+    >>> codex_truthy({"entity_types": d / "e.json", "p279": d / "g.json", "train": d / "t.txt", "valid": d / "none.txt",
+    ...               "test": d / "none.txt", "types_en": d / "l.json", "relations_en": d / "none.json"}, d / "o.nt.gz")
+    >>> print(gzip.decompress((d / "o.nt.gz").read_bytes()).decode(), end="")
+    <http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P19> <http://www.wikidata.org/entity/Q2> .
+    <http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P31> <http://www.wikidata.org/entity/Q5> .
+    <http://www.wikidata.org/entity/Q5> <http://schema.org/description> "a \\"person\\""@en .
+    <http://www.wikidata.org/entity/Q5> <http://www.w3.org/2000/01/rdf-schema#label> "human"@en .
+    <http://www.wikidata.org/entity/Q5> <http://www.wikidata.org/prop/direct/P279> <http://www.wikidata.org/entity/Q215627> .
+    """
+    def item(q: str, role: str, ns: str = _WD) -> str:  # an id, never an IRI of the file's choosing
+        if not _WIKIDATA_ID.fullmatch(q):
+            raise KgfsError(f"{inputs[role]} ({role}): {q!r} is not a Wikidata id (Q123, P31)")
+        return f"<{ns}{q}>"
+
+    def read_json(role: str):
+        with open(inputs[role], encoding="utf-8") as fh:
+            return json.load(fh)
+
+    lines: set[str] = set()
+    for e, types in read_json("entity_types").items():
+        lines.update(f"{item(e, 'entity_types')} <{_WDT}P31> {item(t, 'entity_types')} ." for t in types)
+    for link in read_json("p279").get("links", ()):
+        lines.add(f"{item(link['target'], 'p279')} <{_WDT}P279> {item(link['source'], 'p279')} .")
+    for part in ("train", "valid", "test"):
+        with open(inputs[part], encoding="utf-8") as fh:
+            for n, row in enumerate(fh, 1):
+                if not row.strip():
+                    continue
+                fields = row.split()
+                if len(fields) != 3:
+                    raise KgfsError(f"{inputs[part]}, line {n}: expected head, property and tail, got {row.strip()!r}")
+                h, r, t = fields
+                lines.add(f"{item(h, part)} {item(r, part, _WDT)} {item(t, part)} .")
+    for role in ("types_en", "relations_en"):
+        for q, d in read_json(role).items():
+            if d.get("label"):
+                lines.add(f"{item(q, role)} <{_LABEL}> {_en(d['label'])} .")
+            if d.get("description"):
+                lines.add(f"{item(q, role)} <{_DESCRIPTION}> {_en(d['description'])} .")
+    with open(out, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as gz:
+        gz.write("".join(line + "\n" for line in sorted(lines)).encode("utf-8"))

@@ -1,3 +1,4 @@
+import dataclasses
 import gzip
 import hashlib
 import http.server
@@ -165,14 +166,102 @@ def test_user_cache_is_used_and_verified(shared_data, no_env):
         fetch("lod/Cities", offline=True)
 
 
-def test_a_file_with_no_download_says_what_to_get_not_to_go_online(no_env):
-    """The CoDEx dump is derived by the data mirror's scripts: online, kgfs still cannot fetch it."""
+def test_a_file_with_no_download_and_no_recipe_says_what_to_get_not_to_go_online(no_env, tmp_path):
+    """A file derived by scripts outside kgfs: online, kgfs still cannot fetch it, and says so."""
+    reg = _registry({"table": FileInfo("table", "x/made.arff", "0" * 64)}, tmp_path)
     with pytest.raises(KgfsError) as e:
-        fetch("wikidata/codex-people", offline=False)
+        reg.fetch("test/tiny", offline=False)
     msg = str(e.value)
     assert "no upstream URL" in msg and "go online" not in msg
-    assert "wikidata/codex_truthy.nt.gz" in msg and "KGFS_DATA_MIRROR" in msg
-    assert "kgfs datasets list wikidata/codex-people --json" in msg
+    assert "x/made.arff" in msg and "KGFS_DATA_MIRROR" in msg
+    assert "kgfs datasets list test/tiny --json" in msg
+
+
+# ---------------------------------------------------------------------- a file derived from its upstreams
+CODEX = "wikidata/codex-people"
+
+
+def _codex_upstreams(shared_data: Path, dest: Path) -> dict[str, Path]:
+    """Copies of the seven upstream files of the CoDEx dump at their mirror paths under ``dest``."""
+    out = {}
+    for role, f in dataset_info(CODEX).derived_from.items():
+        out[role] = dest / f.path
+        out[role].parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shared_data / f.path, out[role])
+    return out
+
+
+def test_the_codex_dump_is_derived_from_its_upstream_files_in_a_mirror(shared_data, no_env):
+    """Issue 38: a mirror (or cache) with CoDEx's and the taxonomy's files, not the derived dump, is enough."""
+    mirror = no_env / "mirror"
+    _codex_upstreams(shared_data, mirror)
+    paths = fetch(CODEX, mirror=mirror, offline=True)
+    dump = paths["dump"]
+    assert dump == no_env / "cache" / "wikidata" / "codex_truthy.nt.gz"
+    # the same triples as the data mirror's copy (made by its own script), not the same gzip bytes
+    assert gzip.decompress(dump.read_bytes()) == gzip.decompress((shared_data / "wikidata/codex_truthy.nt.gz").read_bytes())
+    assert sha256_file(dump) != dataset_info(CODEX).files["dump"].sha256
+    stamp = dump.stat().st_mtime_ns
+    assert fetch(CODEX, mirror=mirror, offline=True)["dump"] == dump and dump.stat().st_mtime_ns == stamp  # reused
+    assert not [p for p in dump.parent.iterdir() if p != dump]  # no temporary file left
+
+
+def test_the_codex_dump_is_derived_from_its_upstream_files_downloaded(shared_data, no_env, http_root):
+    """The user with only the repository and the internet: the seven files are downloaded, the dump derived."""
+    root, url = http_root
+    info = dataset_info(CODEX)
+    here = _codex_upstreams(shared_data, root)
+    upstreams = {r: dataclasses.replace(f, url=f"{url}/{f.path}") for r, f in info.derived_from.items()}
+    reg = Registry({CODEX: dataclasses.replace(info, derived_from=upstreams)}, datasets_dir())
+    with pytest.raises(KgfsError) as e:  # offline, nothing anywhere: what is missing, and where to get it
+        reg.fetch(CODEX, offline=True)
+    msg = str(e.value)
+    assert msg.startswith(f"dataset {CODEX!r}: wikidata/codex_truthy.nt.gz is derived from its upstream files "
+                          "(entity_types, p279, train, valid, test, types_en, relations_en) and one of them is missing")
+    assert f"upstream {url}/wikidata/codex/entity2types.json" in msg
+    dump = reg.fetch(CODEX, offline=False)["dump"]
+    assert gzip.decompress(dump.read_bytes()) == gzip.decompress((shared_data / "wikidata/codex_truthy.nt.gz").read_bytes())
+    assert (no_env / "cache" / "wikidata" / "codex" / "entity2types.json").is_file()  # kept, verified, in the cache
+
+    # a changed upstream file is refused by its own checksum, and nothing is derived from it
+    shutil.rmtree(no_env / "cache")
+    here["train"].write_text("Q1\tP19\tQ2\n")
+    with pytest.raises(ChecksumError, match=r"one of them is not the file it should be: .*train.txt: expected sha256 d99c3437"):
+        reg.fetch(CODEX, offline=False)
+    assert not (no_env / "cache" / "wikidata" / "codex_truthy.nt.gz").exists()
+
+
+def _bad_recipe(inputs, out):
+    out.write_bytes(gzip.compress(b"not the triples\n"))
+
+
+def test_a_recipe_whose_result_differs_leaves_nothing(no_env, tmp_path):
+    (tmp_path / "up.txt").write_text("x\n")
+    up = FileInfo("up", "up.txt", sha256_file(tmp_path / "up.txt"))
+    made = FileInfo("table", "made.txt.gz", "", content_sha256="0" * 64,
+                    derive="tests.kg.test_datasets:_bad_recipe", derive_from=("up",))
+    reg = Registry({"test/tiny": DatasetInfo(name="test/tiny", loader="rpv", files={"table": made},
+                                             derived_from={"up": up})}, tmp_path)
+    with pytest.raises(ChecksumError, match=r"made.txt.gz derived by tests.kg.test_datasets:_bad_recipe from up "
+                                            r"has content sha256 [0-9a-f]{64}, expected 0{64}"):
+        reg.fetch("test/tiny", mirror=tmp_path, offline=True)
+    assert not list((no_env / "cache").rglob("*"))
+
+
+@pytest.mark.parametrize(("extra", "error"), [
+    ('derive_from = ["up"]\n', "needs 'content_sha256'"),
+    (f'content_sha256 = "{"0" * 64}"\n', "needs 'derive_from'"),
+    (f'content_sha256 = "{"0" * 64}"\nderive_from = ["down"]\n', r"needs .derive_from., roles of its derived_from files \(not among them: down; known: up\)"),
+    (f'content_sha256 = "{"0" * 64}"\nderive_from = ["up"]\nurl = "http://127.0.0.1:9/x"\n', "has a download too"),
+])
+def test_a_recipe_entry_is_checked_when_the_manifest_is_read(tmp_path, extra, error):
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text('[datasets."test/made"]\nloader = "rpv"\nlicence = "x"\n'
+                        '[datasets."test/made".files.table]\npath = "made.gz"\nderive = "m:f"\n'
+                        f'sha256 = "{"0" * 64}"\n{extra}'
+                        f'[datasets."test/made".derived_from.up]\npath = "up.txt"\nsha256 = "{"0" * 64}"\n')
+    with pytest.raises(KgfsError, match=r"manifest: file 'table' of 'test/made' \(derive = 'm:f'\) " + error):
+        Registry.from_file(manifest)
 
 
 def test_hierarchy_only_datasets(shared_data, no_env):

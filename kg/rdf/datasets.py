@@ -251,7 +251,7 @@ def codex_truthy(inputs: Mapping[str, Path], out: Path) -> None:
     >>> import tempfile
     >>> d = Path(tempfile.mkdtemp())
     >>> _ = (d / "e.json").write_text('{"Q1": ["Q5"]}')
-    >>> _ = (d / "g.json").write_text('{"links": [{"source": "Q215627", "target": "Q5"}]}')
+    >>> _ = (d / "g.json").write_text('{"links": [{"source": "Q7", "target": "Q5"}]}')
     >>> _ = (d / "t.txt").write_text("Q1\\tP19\\tQ2\\n")
     >>> _ = (d / "l.json").write_text('{"Q5": {"label": "human", "description": "a \\\\"person\\\\""}}')
     >>> _ = (d / "none.json").write_text("{}"), (d / "none.txt").write_text("")
@@ -262,7 +262,7 @@ def codex_truthy(inputs: Mapping[str, Path], out: Path) -> None:
     <http://www.wikidata.org/entity/Q1> <http://www.wikidata.org/prop/direct/P31> <http://www.wikidata.org/entity/Q5> .
     <http://www.wikidata.org/entity/Q5> <http://schema.org/description> "a \\"person\\""@en .
     <http://www.wikidata.org/entity/Q5> <http://www.w3.org/2000/01/rdf-schema#label> "human"@en .
-    <http://www.wikidata.org/entity/Q5> <http://www.wikidata.org/prop/direct/P279> <http://www.wikidata.org/entity/Q215627> .
+    <http://www.wikidata.org/entity/Q5> <http://www.wikidata.org/prop/direct/P279> <http://www.wikidata.org/entity/Q7> .
     """
     def item(q: str, role: str, ns: str = _WD) -> str:  # an id, never an IRI of the file's choosing
         if not _WIKIDATA_ID.fullmatch(q):

@@ -199,7 +199,8 @@ def test_the_codex_dump_is_derived_from_its_upstream_files_in_a_mirror(shared_da
     dump = paths["dump"]
     assert dump == no_env / "cache" / "wikidata" / "codex_truthy.nt.gz"
     # the same triples as the data mirror's copy (made by its own script), not the same gzip bytes
-    assert gzip.decompress(dump.read_bytes()) == gzip.decompress((shared_data / "wikidata/codex_truthy.nt.gz").read_bytes())
+    mirrored = shared_data / "wikidata/codex_truthy.nt.gz"
+    assert gzip.decompress(dump.read_bytes()) == gzip.decompress(mirrored.read_bytes())
     assert sha256_file(dump) != dataset_info(CODEX).files["dump"].sha256
     stamp = dump.stat().st_mtime_ns
     assert fetch(CODEX, mirror=mirror, offline=True)["dump"] == dump and dump.stat().st_mtime_ns == stamp  # reused
@@ -220,13 +221,15 @@ def test_the_codex_dump_is_derived_from_its_upstream_files_downloaded(shared_dat
                           "(entity_types, p279, train, valid, test, types_en, relations_en) and one of them is missing")
     assert f"upstream {url}/wikidata/codex/entity2types.json" in msg
     dump = reg.fetch(CODEX, offline=False)["dump"]
-    assert gzip.decompress(dump.read_bytes()) == gzip.decompress((shared_data / "wikidata/codex_truthy.nt.gz").read_bytes())
+    mirrored = shared_data / "wikidata/codex_truthy.nt.gz"
+    assert gzip.decompress(dump.read_bytes()) == gzip.decompress(mirrored.read_bytes())
     assert (no_env / "cache" / "wikidata" / "codex" / "entity2types.json").is_file()  # kept, verified, in the cache
 
     # a changed upstream file is refused by its own checksum, and nothing is derived from it
     shutil.rmtree(no_env / "cache")
     here["train"].write_text("Q1\tP19\tQ2\n")
-    with pytest.raises(ChecksumError, match=r"one of them is not the file it should be: .*train.txt: expected sha256 d99c3437"):
+    with pytest.raises(ChecksumError,
+                       match=r"one of them is not the file it should be: .*train.txt: expected sha256 d99c3437"):
         reg.fetch(CODEX, offline=False)
     assert not (no_env / "cache" / "wikidata" / "codex_truthy.nt.gz").exists()
 
@@ -251,7 +254,8 @@ def test_a_recipe_whose_result_differs_leaves_nothing(no_env, tmp_path):
 @pytest.mark.parametrize(("extra", "error"), [
     ('derive_from = ["up"]\n', "needs 'content_sha256'"),
     (f'content_sha256 = "{"0" * 64}"\n', "needs 'derive_from'"),
-    (f'content_sha256 = "{"0" * 64}"\nderive_from = ["down"]\n', r"needs .derive_from., roles of its derived_from files \(not among them: down; known: up\)"),
+    (f'content_sha256 = "{"0" * 64}"\nderive_from = ["down"]\n',
+     r"needs .derive_from., roles of its derived_from files \(not among them: down; known: up\)"),
     (f'content_sha256 = "{"0" * 64}"\nderive_from = ["up"]\nurl = "http://127.0.0.1:9/x"\n', "has a download too"),
 ])
 def test_a_recipe_entry_is_checked_when_the_manifest_is_read(tmp_path, extra, error):

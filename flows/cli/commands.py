@@ -343,7 +343,12 @@ def cmd_datasets_list(args) -> int:
         print(json.dumps([{"name": i.name, "loader": i.loader or "generator", "n_instances": i.n_instances,
                            "n_features": i.n_features, "licence": i.licence, "description": i.description,
                            "upstream": i.upstream, "derivation": i.derivation,
-                           "files": {r: f.path for r, f in i.files.items()}} for i in infos], indent=1))
+                           "files": {r: f.path for r, f in i.files.items()},
+                           # what a file without a download of its own is made from, and by which recipe
+                           "derived": {r: {"recipe": f.derive, "from": list(f.derive_from)}
+                                       for r, f in i.files.items() if f.derive},
+                           "derived_from": {r: {"path": f.path, "url": f.url, "sha256": f.sha256}
+                                            for r, f in i.derived_from.items()}} for i in infos], indent=1))
         return 0
     _console(stderr=False).print(datasets_table(infos))
     return 0

@@ -124,6 +124,13 @@ def test_datasets_list_and_fetch(capsys):
     assert main(["datasets", "list", "--json"]) == 0
     names = [d["name"] for d in json.loads(capsys.readouterr().out)]
     assert "bundled/DM-BP" in names and "aire/DM-BP" in names
+    # a file with no download of its own says what it is made from (the no-copy message points here)
+    assert main(["datasets", "list", "wikidata/codex-people", "--json"]) == 0
+    [codex] = json.loads(capsys.readouterr().out)
+    assert codex["derived"]["dump"]["recipe"] == "kg.rdf.datasets:codex_truthy"
+    assert set(codex["derived"]["dump"]["from"]) == set(codex["derived_from"]) and len(codex["derived_from"]) == 7
+    assert all(f["url"].startswith("https://raw.githubusercontent.com/") and len(f["sha256"]) == 64
+               for f in codex["derived_from"].values())
     assert main(["datasets", "list", "rpv/*-BP"]) == 0
     assert "rpv/CE-BP" in capsys.readouterr().out
     assert main(["datasets", "fetch", "bundled/DM-BP"]) == 0

@@ -318,11 +318,11 @@ def cache_table(records: Sequence[Mapping], root) -> object:
     return t
 
 
-_NOTES = {"unannotated_genes": "labelled gene(s) without a usable annotation, left out",
+_NOTES = {"unannotated_genes": "labelled {noun}(s) without a usable annotation, left out",
           "unknown_terms": "term id(s) not in the ontology, dropped (--unknown drop)",
           "obsolete_dropped": "obsolete term(s) dropped (--on-obsolete drop)",
           "replaced_terms": "obsolete term(s) replaced (--on-obsolete replace)",
-          "unlabelled_genes": "annotated gene(s) without a label, left out",
+          "unlabelled_genes": "annotated {noun}(s) without a label, left out",
           "repaired_cells": "cell(s) violated the hierarchy and were closed upward (--check report keeps them)",
           "violations": "cell(s) violate the hierarchy (kept: --check report)",
           "instances_without_entities": "instance(s) linked to no entity",
@@ -379,6 +379,8 @@ def table_notes_lines(meta: Mapping, n: int = 5, files: Mapping[str, str] | None
     --------
     >>> table_notes_lines({"unannotated_genes": ["g7", "g9"], "violations": 0})
     ['2 labelled gene(s) without a usable annotation, left out: g7, g9']
+    >>> table_notes_lines({"unlabelled_genes": 5323, "instance_noun": "disease"})
+    ['5323 annotated disease(s) without a label, left out']
     >>> table_notes_lines({"removed_cycle_edges": 7, "examples": {"removed_cycle_edges": ["a -> b"]}}, 1,
     ...                   {"removed_cycle_edges": "out/notes/removed_cycle_edges.csv"})
     ['7 hierarchy edge(s) removed to break cycles: a -> b and 6 more (the full list: out/notes/removed_cy...csv)']
@@ -400,6 +402,7 @@ def table_notes_lines(meta: Mapping, n: int = 5, files: Mapping[str, str] | None
         shown = few(items, n) if items and count == len(items) else ", ".join(map(str, items[:n])) + (
             f" and {count - len(items[:n])} more" if items and count > len(items[:n]) else "")
         full = (files or {}).get(key)
+        what = what.format(noun=meta.get("instance_noun") or "gene")  # the ontology route's instances
         out.append(f"{count} {what}" + (f": {shown}" if items else "")
                    + (f" (the full list: {full})" if full and count > min(n, len(items)) else ""))
     return out

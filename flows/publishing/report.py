@@ -43,7 +43,7 @@ __all__ = ["DEGENERATE_TAG", "artifact_key", "artifacts", "cache_outcome", "dege
 #: The Prefect tag of a run whose selection is degenerate.
 DEGENERATE_TAG = "degenerate-selection"
 
-_NOTES = {"facts": "{n_genes} genes", "table": "{n_instances} x {n_features}",
+_NOTES = {"facts": "{n_genes} {instance_noun}s", "table": "{n_instances} x {n_features}",
           "select": "{n_selected} of {n_features} kept", "annotate": "{n_instances} instances",
           "evaluate": "{n_rows} fold rows"}
 
@@ -119,7 +119,7 @@ def stage_note(stage: str, summary: Mapping | None) -> str:
     '5 of 9 kept (types 1 of 4, relations 4 of 5)'
     """
     try:
-        note = _NOTES[stage].format(**(summary or {}))
+        note = _NOTES[stage].format(**{"instance_noun": "gene", **(summary or {})})  # a record of before the noun
     except (KeyError, IndexError):
         return ""
     by_kind = (summary or {}).get("by_kind")

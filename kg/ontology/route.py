@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import KgfsError, ParameterError, few, param
-from kg.ontology.formats import FORMAT_CHOICES, chosen_format
+from kg.ontology.formats import FORMAT_CHOICES, chosen_format, instance_noun
 from kg.routes.base import MIN_SUPPORT, NAME, Context, FileRef, FunctionStep, Input, Option, check_nonempty, table_step
 
 if TYPE_CHECKING:
@@ -369,7 +369,8 @@ class OntologyInput(Input):
                                                "labels": pairs})
             n_annotations = int(sum(len(v) for v in ann.positive.values()))
             return {"facts": "facts.json"}, {"n_genes": len(ann.positive), "n_annotations": n_annotations,
-                                             "n_labels": None if labels is None else len(labels)}
+                                             "n_labels": None if labels is None else len(labels),
+                                             "instance_noun": instance_noun(ann.report.get("format"))}
 
         def table(up) -> FeatureTable:
             from kg.ontology.annotations import AnnotationSet

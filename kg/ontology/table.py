@@ -16,6 +16,7 @@ import numpy as np
 from kg.errors import KgfsError, UnknownFeatureError, param
 from kg.hierarchy import FeatureHierarchy
 from kg.ontology.annotations import AnnotationSet
+from kg.ontology.formats import instance_noun
 from kg.ontology.obo import _ON_OBSOLETE, GeneOntology
 from kg.table import FeatureTable
 
@@ -180,7 +181,9 @@ def term_table(
     (``meta["alt_ids_mapped"]``), obsolete ids replaced (``meta["replaced_terms"]``: old ->
     new) or dropped (``meta["obsolete_dropped"]``). The closure only touches the ancestors of
     the terms used, so it does not pay for the whole ontology. ``meta["term_names"]`` maps
-    every feature of the table to its GO term name.
+    every feature of the table to its GO term name; ``meta["instance_noun"]`` is what the instances are called
+    (their annotation format's :attr:`~kg.ontology.formats.base.AnnotationFormat.instance_noun`: hpoa's are
+    diseases; annotations given as a mapping are genes), for the notes and reports.
 
     Returns
     -------
@@ -209,6 +212,7 @@ def term_table(
             drop = set(read.label_terms)
             annotations = {g: [t for t in ts if t not in drop] for g, ts in annotations.items()}
     skipped = int(read.report.get("skipped_instances", 0)) if read is not None else 0
+    noun = instance_noun(read.report.get("format") if read is not None else None)  # for the notes and reports
     genes = list(annotations)
     if labels is not None:
         labelled = [g for g in genes if g in labels]
@@ -219,7 +223,7 @@ def term_table(
     facts, resolution = _resolve(ontology, genes, annotations, unknown, on_obsolete, keep_unannotated)
     if not facts:
         raise KgfsError(
-            "no gene has a usable annotation"
+            f"no {noun} has a usable annotation"
             + (f" ({resolution['other_namespace_terms']} term(s) are in other namespaces)"
                if resolution["other_namespace_terms"] else "")
         )
@@ -238,6 +242,7 @@ def term_table(
             **resolution,
             "unannotated_genes": [g for g in genes if g not in facts],
             "unlabelled_genes": unlabelled,
+            "instance_noun": noun,
         }
     )
     if read is not None:

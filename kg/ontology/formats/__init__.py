@@ -25,7 +25,7 @@ from kg.errors import ParameterError
 from kg.plugins import Plugins
 
 __all__ = ["ANNOTATION_FORMATS", "AUTO", "FORMAT_CHOICES", "annotation_format", "annotation_formats", "chosen_format",
-           "detect_format", "read_extra_file"]
+           "detect_format", "instance_noun", "read_extra_file"]
 
 #: The registered annotation formats.
 ANNOTATION_FORMATS = Plugins("kgfs.annotation_formats", "annotation format", {
@@ -71,6 +71,17 @@ def annotation_format(name: str, parameter: str | None = "annotation_format"):
         An unknown name, naming ``parameter`` and the known names.
     """
     return ANNOTATION_FORMATS.get(name, parameter)()
+
+
+def instance_noun(name: str | None) -> str:
+    """What the instances of the format registered as ``name`` are called (``"gene"`` when it is not known).
+
+    Examples
+    --------
+    >>> instance_noun("hpoa"), instance_noun("gaf"), instance_noun(None)
+    ('disease', 'gene', 'gene')
+    """
+    return ANNOTATION_FORMATS.get(name, None)().instance_noun if name in ANNOTATION_FORMATS.names() else "gene"
 
 
 def annotation_formats() -> list:

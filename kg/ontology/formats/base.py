@@ -255,6 +255,8 @@ class AnnotationFormat:
         The format of a file no format claims (the two-column table).
     extra_files : mapping
         Parameter -> what it is, for the files the format reads besides the annotations (GPAD: ``gpi``).
+    instance_noun : str
+        What the format's instances are called in messages and reports (``"gene"``; hpoa: ``"disease"``).
 
     Examples
     --------
@@ -278,6 +280,7 @@ class AnnotationFormat:
     priority: ClassVar[int] = 50
     fallback: ClassVar[bool] = False
     extra_files: ClassVar[Mapping[str, str]] = {}
+    instance_noun: ClassVar[str] = "gene"
 
     def claims(self, line: str) -> bool:
         """Whether a file whose first significant line is ``line`` is in this format."""

@@ -30,6 +30,7 @@ class HpoaFormat(AnnotationFormat):
     is the column header ``database_id<TAB>...`` (or the older ``DatabaseID<TAB>...``)."""
 
     name, title, priority = "hpoa", "hpoa", 20
+    instance_noun = "disease"
 
     def skips(self, line: str) -> bool:
         return bool(_HEADER_LINE.match(line))

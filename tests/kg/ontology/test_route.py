@@ -50,7 +50,7 @@ def test_labels_from_aspect_i_never_features_both_and_neither_left_out(hpo):
     assert not {"HP:0000005", "HP:0000006", "HP:0000007", "HP:0000001"} & set(t.feature_names.tolist())
     rep = t.meta["annotation_report"]
     assert rep["left_out_several_labels"] == 1 and rep["skipped_instances"] == 2  # OMIM:3 both; OMIM:3, OMIM:4 rows
-    assert t.meta["unannotated_genes"] == ["OMIM:6"]
+    assert t.meta["unannotated_genes"] == ["OMIM:6"] and t.meta["instance_noun"] == "disease"  # not "gene(s)"
     # OMIM:5 has Tall stature (HP:3) and NOT its parent HP:2: reported, never a positive
     assert t.meta["not_conflict_instances"] == 1 and t.meta["not_conflict_examples"][0].startswith("OMIM:5: NOT")
     assert t.X[t.instance_ids.tolist().index("OMIM:5"), t.feature_names.tolist().index("HP:0000002")] == 1
@@ -149,7 +149,7 @@ def test_gpad_with_gpi_through_the_route(tmp_path):
     assert t.meta["not_conflict_instances"] == 1
 
 
-def test_kgfs_build_on_the_command_line(hpo, tmp_path):
+def test_kgfs_build_on_the_command_line(hpo, tmp_path, capsys):
     from flows.cli import main
 
     out = tmp_path / "T"
@@ -158,6 +158,8 @@ def test_kgfs_build_on_the_command_line(hpo, tmp_path):
                  "--label-from-aspect", "I", "--label-terms", "HP:0000007", "HP:0000006", "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert (summary["n_instances"], summary["dataset"]) == (3, "phenotype")
+    # the notes call hpoa's instances diseases (a GAF's or a gene table's: genes)
+    assert "phenotype: 1 labelled disease(s) without a usable annotation, left out: OMIM:6" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------- the real datasets

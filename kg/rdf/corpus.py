@@ -51,6 +51,19 @@ log = logging.getLogger(__name__)
 MAX_RECORD_BYTES = 8 << 20
 _MISSING = {"", "?", "nan", "none", "null"}
 _WS = re.compile(r"[ \t\r\n]+")  # ASCII only: DBpedia IRIs may hold U+00A0
+#: Column names that name rows (besides ``id``): ``tweet_id``, ``geneId``, and these whole names, any case.
+_ID_NAMES = {"qid", "pid", "uid", "uuid", "iri", "uri", "identifier", "accession", "key"}
+
+
+def _looks_like_id(column: str) -> bool:
+    """Whether a column's name says it names the rows (``tweet_id``, ``geneId``, ``QID``, ``iri``).
+
+    Examples
+    --------
+    >>> [c for c in ("tweet_id", "geneId", "QID", "iri", "valid", "text", "ID") if _looks_like_id(c)]
+    ['tweet_id', 'geneId', 'QID', 'iri', 'ID']
+    """
+    return bool(re.search(r"(^|[_\W])id$|[a-z]Id$", column)) or column.lower() in _ID_NAMES | {"id"}
 
 
 @dataclass(frozen=True)
@@ -423,7 +436,9 @@ def read_corpus(
                 raise ValueError("give text_column or entity_columns")
             checked = True
             if id_column is None or id_column not in cols:  # numbered rows: said (with the columns that look like ids)
-                numbered = [c for c in rec if c not in wanted and re.search(r"(^|[_\W])id$|[a-z]Id$", str(c))]
+                like = [c for c in rec if c not in (label_column, text_column) and _looks_like_id(str(c))]
+                # the other columns first; an entity column (one entity per row: a QID, an IRI) names rows too
+                numbered = sorted(like, key=lambda c: c in (entity_columns or ()))
         rid = rec.get(id_column) if id_column is not None and id_column in rec else len(ids) + 1
         rid = str(rid).strip()
         if rid.endswith(".0") and rid[:-2].isdigit():  # ids written as floats by pandas ("1.0")

@@ -31,6 +31,21 @@ def test_custom_columns_and_row_numbers(tmp_path):
     assert c.ids == ["1", "2"] and c.labels == ["1", "0"]
 
 
+@pytest.mark.parametrize(("header", "entity", "like"), [
+    ("qid,label", "qid", ["qid"]),  # the entity column names the rows (CoDEx's people: one QID each)
+    ("qid,tweet_id,label", "qid", ["tweet_id", "qid"]),  # a column of its own first
+    ("QID,valid,label", "QID", ["QID"]),  # any case; a name that only ends with "id" is not one
+    ("entity,text,label", "entity", []),
+])
+def test_a_corpus_without_an_id_column_says_which_columns_look_like_ids(tmp_path, header, entity, like):
+    p = tmp_path / "c.csv"
+    cols = header.split(",")
+    p.write_text(header + "\n" + ",".join("http://www.wikidata.org/entity/Q42" if c == entity else "1" if
+                                          c == "label" else "x" for c in cols) + "\n")
+    c = read_corpus(p, entity_columns=[entity])
+    assert c.ids == ["1"] and c.meta["ids_numbered"] == like
+
+
 def test_missing_column_is_named(tmp_path):
     p = tmp_path / "c.tsv"
     p.write_text("id\ttweet\tlabel\n1\tx\ty\n")

@@ -587,7 +587,8 @@ class CorpusInput(Input):
         return cls.from_options({**values, "corpus": None}).prepare(ctx, progress)
 
     def feature_names(self, features, ctx=None) -> dict[str, str]:
-        """The types' and categories' labels in the dump (:func:`kg.rdf.labels.dump_labels`; the dump
+        """The features' names from the labels in the dump (:func:`kg.rdf.labels.feature_labels`: types and
+        categories by their labels, relations and paths by their predicates', classes' and objects'; the dump
         index of the kgfs home is read, never changed); none without a dump (a SPARQL endpoint is not asked).
 
         Examples
@@ -601,17 +602,10 @@ class CorpusInput(Input):
         """
         if not self.dump:
             return {}
-        from kg.rdf.labels import dump_labels
+        from kg.rdf.labels import feature_labels
 
-        features = list(features)
-        # a cycle merged into one feature is named by its members (``a ≡ b``): labelled by theirs
-        parts = {f: f.split(" ≡ ") for f in features if " ≡ " in f and " ≡ … (" not in f}
-        found = dump_labels(sorted({*features, *(m for ms in parts.values() for m in ms)}), self.dump,
-                            cache_dir=_cache_dir(ctx) if ctx else None, vocabulary=self.vocabulary())
-        for f, ms in parts.items():
-            if any(found.get(m) for m in ms):
-                found[f] = " ≡ ".join(found.get(m) or m for m in ms)
-        return {f: found[f] for f in features if f in found}
+        return feature_labels(features, self.dump, cache_dir=_cache_dir(ctx) if ctx else None,
+                              vocabulary=self.vocabulary())
 
     def steps(self, ctx: Context):
         return [AnnotateStep(self, ctx), FetchStep(self, ctx),

@@ -146,3 +146,19 @@ def test_a_new_corpus_after_ingest_opens_no_dump_file_and_keeps_its_names(dump, 
     expected = {"types": {f"{ONT}Athlete": "athlete", f"{ONT}Person": "person"},
                 "categories": {f"{C}Sports_in_Lyon": "Sports in Lyon", f"{C}Lyon": "Lyon"}}[features]
     assert set(table.feature_names.tolist()) == set(expected) and names == expected
+
+
+def test_relations_and_paths_are_named_by_their_parts_labels(dump):
+    from kg.rdf.labels import feature_labels
+
+    (dump / "properties.nt").write_text(f'<{ONT}team> <{LABEL}> "team"@en .\n<{ONT}team> <{SUB}> <{ONT}x> .\n'
+                                        f'<{R}Lakers> <{LABEL}> "Los Angeles Lakers"@en .\n')
+    wanted = [f"out:{ONT}team|{ONT}Athlete", f"out:{ONT}team>in:{ONT}team|={R}Lakers", f"in:{ONT}unnamed",
+              f"type:{ONT}Athlete", f"category:{C}Lyon", f"{ONT}Athlete ≡ {ONT}Unlabelled",
+              f"{ONT}Unlabelled ≡ … (3 members)", f"{ONT}Person ≡ … (2 members)"]
+    assert feature_labels(wanted, [dump]) == {
+        f"out:{ONT}team|{ONT}Athlete": "out: team | athlete",
+        f"out:{ONT}team>in:{ONT}team|={R}Lakers": "out: team > in: team = Los Angeles Lakers",
+        f"type:{ONT}Athlete": "athlete", f"category:{C}Lyon": "Lyon",
+        f"{ONT}Athlete ≡ {ONT}Unlabelled": f"athlete ≡ {ONT}Unlabelled",  # a member without a label: its id
+        f"{ONT}Person ≡ … (2 members)": "person ≡ … (2 members)"}  # nothing labelled: left out (in:unnamed, ...)

@@ -33,6 +33,18 @@ def test_ingest_with_the_wikidata_preset_then_build_from_qids(codex, home, tmp_p
     assert "1 instance(s) without any feature" in err
 
 
+def test_features_of_every_kind_are_named_by_the_dump_labels_of_their_parts(home, tmp_path, shared_data):
+    assert main(["build", "--dataset", "wikidata/codex-people", "--features", "types", "qualified-relations",
+                 "--out", str(tmp_path / "T")]) == 0
+    names = read_table_folder(tmp_path / "T").meta["term_names"]
+    wd, wdt = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+    assert names[f"type:{wd}Q5"] == "human"  # the type:-tagged id of a table of several kinds, by Q5's label
+    assert names[f"out:{wdt}P106"] == "out: occupation"  # wdt:P106 by the label of wd:P106
+    assert names[f"out:{wdt}P106|{wd}Q482980"] == "out: occupation | author"
+    merged = [f for f in names if " ≡ … (" in f]  # a merged cycle: its first member's name, and how many
+    assert merged and all(names[f].endswith(f[f.index(" ≡ … ("):]) and wdt not in names[f] for f in merged)
+
+
 def test_what_the_preset_cannot_do_is_an_error_naming_the_option(codex, home, tmp_path, capsys):
     corpus = tmp_path / "c.csv"
     corpus.write_text("id,qid,label\n1,Q42,a\n")

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from kg.rdf.vocabulary import DBPEDIA
 
-__all__ = ["FILE_SCAN_LIMIT", "INDEX_SCAN_LIMIT", "LABEL_PREDICATES", "dump_labels", "feature_labels"]
+__all__ = ["FILE_SCAN_LIMIT", "INDEX_SCAN_LIMIT", "LABEL_PREDICATES", "compose_names", "dump_labels", "feature_labels"]
 
 log = logging.getLogger(__name__)
 
@@ -216,11 +216,38 @@ def feature_labels(features: Iterable[str], dump: Sequence[str | os.PathLike], *
     type:wd:Q6256 -> country
     in:wdt:P27>out:wdt:P9|=wd:Q1 -> in: country of citizenship > out: P9 = Q1
     """
+    vocabulary = vocabulary or DBPEDIA
+    return compose_names(features, lambda iris: dump_labels(iris, dump, cache_dir=cache_dir, vocabulary=vocabulary),
+                         vocabulary.property_entity)
+
+
+def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping[str, str]],
+                  property_entity: Callable[[str], str] = str) -> dict[str, str]:
+    """Names of feature ids of any kind from the labels of their parts, asked once (see the module).
+
+    Parameters
+    ----------
+    features : iterable of str
+    labels : callable
+        IRIs (sorted) -> the labels found (IRI -> label; unlabelled IRIs left out): the dump's
+        (:func:`dump_labels`), or a knowledge source's look-ups.
+    property_entity : callable
+        A relation predicate -> the IRI its label is stated of (:meth:`Vocabulary.property_entity
+        <kg.rdf.vocabulary.Vocabulary.property_entity>`; default: the predicate itself).
+
+    Returns
+    -------
+    dict of str -> str
+
+    Examples
+    --------
+    >>> known = {"http://x/C": "city"}
+    >>> compose_names(["out:http://x/p|http://x/C", "http://x/C", "http://x/D"],
+    ...               lambda iris: {i: known[i] for i in iris if i in known})
+    {'out:http://x/p|http://x/C': 'out: p | city', 'http://x/C': 'city'}
+    """
     from kg.rdf.paths import parse_path_id
     from kg.rdf.relations import KIND_PREFIX, local_name
-
-    vocabulary = vocabulary or DBPEDIA
-    features = list(dict.fromkeys(str(f) for f in features))
 
     def parts(fid: str):
         """``(IRIs to label, how to write the name from them)`` of one feature id."""
@@ -231,7 +258,7 @@ def feature_labels(features: Iterable[str], dump: Sequence[str | os.PathLike], *
         if rel is None:
             return [fid], lambda got: got.get(fid)
         steps, cls, obj = rel
-        props = [vocabulary.property_entity(p) for _, p in steps]
+        props = [property_entity(p) for _, p in steps]
         iris = props + [x for x in (cls, obj) if x]
 
         def name(got):
@@ -243,12 +270,11 @@ def feature_labels(features: Iterable[str], dump: Sequence[str | os.PathLike], *
         return iris, name
 
     plans: dict[str, tuple[list, list[str], str]] = {}
-    for f in features:
+    for f in dict.fromkeys(str(f) for f in features):
         head, cut, rest = f.partition(" ≡ … (")  # a merged cycle shortened to its first member, and how many
         members = head.split(" ≡ ")
         plans[f] = [parts(m) for m in members], members, cut + rest
-    found = dump_labels(sorted({i for plan, _, _ in plans.values() for iris, _ in plan for i in iris}), dump,
-                        cache_dir=cache_dir, vocabulary=vocabulary)
+    found = labels(sorted({i for plan, _, _ in plans.values() for iris, _ in plan for i in iris}))
     out = {}
     for f, (plan, members, more) in plans.items():
         names = [name(found) for _, name in plan]

@@ -90,12 +90,13 @@ def sentence(v: Verdict, *, with_dataset: bool = False) -> str:
     if v.baseline != v.baseline:
         return f"{head}The best on {word} is {method} ({v.value:.3f}); there is no majority-class baseline beside it."
     d = v.difference
-    gap = "level with it" if abs(d) < 5e-4 else f"{abs(d):.3f} {'above' if d > 0 else 'below'} it"
+    where = "level with" if abs(d) < 5e-4 else f"{abs(d):.3f} {'above' if d > 0 else 'below'}"
+    gap = f"{where} it"
     base = f"the majority class on {word} ({v.baseline:.3f})"
     if v.outcome == "untested":
-        why = "no paired test: fewer than two folds"
+        why = "no paired test: fewer than two folds" if v.n_folds < 2 else "no paired test"
         if v.above:
-            return f"{head}The best on {word}, {method} ({v.value:.3f}), is {gap} of the majority class " \
+            return f"{head}The best on {word}, {method} ({v.value:.3f}), is {where} the majority class " \
                    f"({v.baseline:.3f}) ({why})."
         return f"{head}No method beats {base}: the best, {method}, is {gap} ({why})."
     interval = f"{100 * v.confidence:.0f}% interval [{v.ci_low:+.3f}, {v.ci_high:+.3f}]"

@@ -37,6 +37,7 @@ import pandas as pd
 
 from selection.evaluation.baseline import is_baseline
 from selection.evaluation.headline import headline, row_note
+from selection.evaluation.significance import left_out_note
 from selection.evaluation.tables import (
     BASELINE_COLUMN,
     BOLD_RULE,
@@ -406,6 +407,8 @@ def stats_section(blocks: Sequence[Mapping], *, names: Mapping | None = None) ->
     out = ["<h2>Statistics</h2>", f"<ul>{intro}</ul>"]
     for b in blocks:
         out.append(f"<h3>{esc((names or METRIC_NAMES).get(b['metric'], b['metric']))} -- {esc(b['classifier'])}</h3>")
+        if b.get("left_out"):
+            out.append(f'<p class="muted">{esc(left_out_note(b["left_out"]))}</p>')
         if b["kind"] == "none":
             out.append(f"<p>{esc(b['message'])}</p>")
         elif b["kind"] == "paired":

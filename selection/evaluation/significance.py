@@ -31,7 +31,7 @@ from selection.evaluation.tables import (
     dataset_means,
 )
 
-__all__ = ["choose_control", "stats_blocks", "stats_markdown"]
+__all__ = ["choose_control", "left_out_note", "stats_blocks", "stats_markdown"]
 
 def choose_control(methods, preferred=None, default=None):
     """The Holm control: ``preferred`` if given, else the protocol's ``default`` when present, else the first method.
@@ -104,6 +104,18 @@ def _paired_block(results, baseline, metric, clf, dataset, control, alpha) -> di
             "rows": rows, "n_train": n_train, "n_test": n_test, "alpha": alpha}
 
 
+def left_out_note(methods) -> str:
+    """The sentence that names the methods a block of tests leaves out (their cells failed).
+
+    Examples
+    --------
+    >>> left_out_note(["hip", "rpv"])
+    'Left out of the tests: hip, rpv (no complete score: their cells failed; the errors are in results.csv).'
+    """
+    return (f"Left out of the tests: {', '.join(methods)} (no complete score: their cells failed; the errors are in "
+            "results.csv).")
+
+
 def stats_blocks(results: pd.DataFrame, rank_metrics, *, control=None, default_control=None, alpha: float = 0.05,
                  alternative: str = "two-sided", baseline: pd.DataFrame | None = None) -> list[dict]:
     """What the statistical tests say, per ranked measure and classifier, as data (``stats.md`` and the HTML show it).
@@ -117,6 +129,9 @@ def stats_blocks(results: pd.DataFrame, rank_metrics, *, control=None, default_c
       critical-difference diagram) when the omnibus test does not reject or there are fewer than
       :data:`selection.evaluation.stats.MIN_DATASETS` datasets, with the reason in ``warnings``;
     - ``kind="none"``: too little data (one method, or no complete dataset), said in ``message``.
+
+    A method without a complete score on any dataset (its cells failed) is left out of its block and named in the
+    block's ``left_out``; a dataset where a method kept has no complete score is left out of the rank tests.
 
     Parameters
     ----------
@@ -147,8 +162,12 @@ def stats_blocks(results: pd.DataFrame, rank_metrics, *, control=None, default_c
     blocks = []
     for m in rank_metrics:
         for clf in _order(results["classifier"]):
-            t = _complete(dataset_means(results, m, clf))
-            head = {"metric": m, "classifier": clf}
+            means = dataset_means(results, m, clf)
+            # a method with no complete score anywhere (its cells failed) is left out, and said, rather than
+            # leaving every dataset incomplete: the others are still compared
+            failed = [c for c in means.columns if means[c].isna().all()]
+            t = _complete(means.drop(columns=failed))
+            head = {"metric": m, "classifier": clf, "left_out": failed}
             if t.shape[1] < 2 and not (t.shape == (1, 1) and baseline is not None and len(baseline)):
                 blocks.append({**head, "kind": "none", "message": f"Not enough data for the tests ({t.shape[0]} "
                                                                   f"complete dataset(s), {t.shape[1]} method(s))."})
@@ -158,7 +177,8 @@ def stats_blocks(results: pd.DataFrame, rank_metrics, *, control=None, default_c
                 continue
             ctrl = choose_control(t.columns, control, default_control)
             if t.shape[0] == 1:
-                blocks.append(_paired_block(results, baseline, m, clf, t.index[0], ctrl, alpha))
+                keep = results[~(results["classifier"].eq(clf) & results["selector"].isin(failed))]
+                blocks.append({**_paired_block(keep, baseline, m, clf, t.index[0], ctrl, alpha), "left_out": failed})
                 continue
             fr = stats.friedman(t)
             h = stats.holm_vs_control(t, ctrl, alpha=alpha, alternative=alternative)
@@ -225,6 +245,8 @@ def stats_markdown(results: pd.DataFrame, rank_metrics, *, control=None, default
     out = [f"# {title}", "", *STATS_INTRO, ""]
     for b in blocks:
         out += [f"## {METRIC_NAMES.get(b['metric'], b['metric'])} -- {b['classifier']}", ""]
+        if b.get("left_out"):
+            out += [left_out_note(b["left_out"]), ""]
         if b["kind"] == "none":
             out += [b["message"], ""]
         elif b["kind"] == "paired":

@@ -42,6 +42,9 @@ def test_every_outcome_is_one_sentence_saying_what_the_test_says():
     assert "the best, shsel-ig-prune + nb (a degenerate selection), is level with it" in degenerate
     one = sentence(_v("untested", -0.05, float("nan"), float("nan")))
     assert "no paired test" in one and "interval" not in one
+    up = sentence(_v("untested", 0.05, float("nan"), float("nan"), n_folds=1))
+    assert up == ("The best on accuracy, shsel-ig-prune + nb (0.767), is 0.050 above the majority class (0.717) "
+                  "(no paired test: fewer than two folds).")
     none = sentence(Verdict.from_dict({"dataset": "d", "measure": "accuracy", "outcome": "no results"}))
     assert none == "No method has a complete accuracy score: there is no answer."
     for s in (better, above, worse, one, none):

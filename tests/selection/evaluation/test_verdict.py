@@ -72,6 +72,21 @@ def test_a_cell_with_a_failed_fold_is_not_the_best():
     assert v.selector == "B" and v.n_methods == 1
 
 
+def test_methods_whose_cells_failed_are_left_out_of_the_tests_not_the_whole_table():
+    # hip + logreg cannot run (a lazy selector needs a lazy classifier): its rows fail, the others are still tested
+    up = [b + 0.2 + 0.01 * (k % 3) for k, b in enumerate(BASE)]
+    r = _rows({"A": up, "hip": [np.nan] * 10}, status={("hip", k): "failed" for k in range(10)})
+    v = verdicts(r, _base(), "accuracy")[0]
+    assert (v.selector, v.outcome, v.n_folds) == ("A", "better", 10) and v.ci_low > 0
+    (block,) = stats_blocks(r, ["accuracy"], baseline=_base())
+    assert block["kind"] == "paired" and block["left_out"] == ["hip"]
+    assert {x["method"] for x in block["rows"]} == {"A"}
+    from selection.evaluation.significance import stats_markdown
+
+    assert "Left out of the tests: hip (no complete score: their cells failed" in stats_markdown(
+        r, ["accuracy"], baseline=_base())
+
+
 def test_one_fold_is_untested_no_results_and_no_baseline():
     one = verdicts(_rows({"A": [0.8]}), _base(values=[0.7]), "accuracy")[0]
     assert one.outcome == "untested" and one.difference == pytest.approx(0.1) and math.isnan(one.ci_low)

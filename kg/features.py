@@ -49,7 +49,6 @@ from __future__ import annotations
 import copy
 import logging
 import re
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -58,7 +57,7 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from kg.errors import HierarchyCycleWarning, ParameterError, param
+from kg.errors import ParameterError, param
 from kg.lookups import SharedLookups, reported_cycles, shared_lookups
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec
@@ -481,9 +480,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         n, m = len(ids), len(self.vocabulary_)
         nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
         if nodes:
-            with warnings.catch_warnings():  # cycles were reported by fit
-                warnings.simplefilter("ignore", HierarchyCycleWarning)
-                h, _ = build_hierarchy(nodes, edges, spec.on_cycle())
+            h, _ = build_hierarchy(nodes, edges, spec.on_cycle(), quiet=True)  # cycles were reported by fit
             index_of = h.column_index  # a member of a merged cycle is its node
             rows, cols = [], []
             for r, i in enumerate(ids):

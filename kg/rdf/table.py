@@ -218,8 +218,8 @@ def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
     return out
 
 
-def build_hierarchy(nodes, edges, on_cycle="break", *,
-                    reported: set | None = None) -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
+def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = None,
+                    quiet: bool = False) -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
     """The feature DAG; cycles are broken or merged (``on_cycle``) and the removed edges returned.
 
     Parameters
@@ -233,6 +233,8 @@ def build_hierarchy(nodes, edges, on_cycle="break", *,
         The cycles already reported (a merged cycle as the tuple of its members, a removed edge as its pair): the
         cycles are logged and warned about only when one of them is not in it, and then added to it. Default:
         always.
+    quiet : bool
+        Report no cycle (the caller reported them before: a fitted transformer's ``transform``).
 
     Returns
     -------
@@ -262,8 +264,8 @@ def build_hierarchy(nodes, edges, on_cycle="break", *,
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
         h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle=on_cycle)
     removed = [tuple(e) for e in h.removed_edges]
-    tell = True
-    if reported is not None:
+    tell = not quiet
+    if reported is not None and tell:
         cycles = {tuple(m) for m in h.merged.values()} | set(removed)
         tell = not cycles <= reported
         reported |= cycles

@@ -175,8 +175,24 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         ``n_entities``, ``entities_without_features``, ``removed_cycle_edges``, ``merged_cycles``
         (merged feature -> its members), ``n_features_found``.
 
+    Raises
+    ------
+    kg.errors.ParameterError
+        At :meth:`fit`, before any look-up: the source cannot give a kind of ``features`` (a vocabulary without
+        category predicates, as Wikidata's, asked for categories; no relation predicates, or a source without
+        ``relations()``, asked for relations). The message names ``features=...``, what is missing and what to
+        pass instead. ``GridSearchCV`` turns it into a NaN score unless given ``error_score="raise"``.
+
     Notes
     -----
+    An :class:`~kg.rdf.sources.index.IndexSource` made with a plain vocabulary (``WIKIDATA``) gives relation
+    features too: it reads (and builds, once) its vocabulary's relation-indexing segments of the dump index.
+
+    A cycle of the hierarchy is reported (a :class:`~kg.errors.HierarchyCycleWarning` and a ``logging``
+    warning) by the first fit that meets it on a source object, not by later fits on the same object (a grid's
+    clones share it; :func:`kg.lookups.reported_cycles`) nor by :meth:`transform`; ``fit_report_`` records the
+    cycles of every fit.
+
     At transform time each value's ancestors come from the source (cached), so a new entity whose
     class was not seen in training still gets the fitted ancestors of that class. Category cycles
     are broken per call, cycles of subclass-of (Wikidata's P279) and of the relation kinds merged into one
@@ -294,8 +310,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
                               memory=self.memory)
 
     def _check_source(self, lookups: SharedLookups) -> None:
-        """Raise a :class:`~kg.errors.ParameterError` when the source cannot give every kind of ``features`` (before
-        anything is looked up: inside ``GridSearchCV`` an error at fit is a NaN score unless ``error_score="raise"``)."""
+        """Raise a :class:`~kg.errors.ParameterError` when the source cannot give every kind of ``features``, before
+        anything is looked up (in ``GridSearchCV`` an error at fit is a NaN score unless ``error_score="raise"``)."""
         src = lookups.source
         if src.stored:  # a run's stored answers: whatever kinds it stored
             return

@@ -49,7 +49,6 @@ from __future__ import annotations
 import copy
 import logging
 import re
-import warnings
 from numbers import Integral
 
 import numpy as np
@@ -58,11 +57,11 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from kg.errors import HierarchyCycleWarning
-from kg.lookups import SharedLookups, shared_lookups
+from kg.errors import ParameterError, param
+from kg.lookups import SharedLookups, reported_cycles, shared_lookups
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec
-from kg.rdf.relations import FEATURE_KINDS
+from kg.rdf.relations import FEATURE_KINDS, RELATION_KINDS
 from kg.rdf.table import build_hierarchy, fetch_facts, link_entities
 from kg.sklearn_compat import Interval, StrOptions
 from kg.table import FeatureTable, HierarchicalCSR
@@ -176,8 +175,24 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         ``n_entities``, ``entities_without_features``, ``removed_cycle_edges``, ``merged_cycles``
         (merged feature -> its members), ``n_features_found``.
 
+    Raises
+    ------
+    kg.errors.ParameterError
+        At :meth:`fit`, before any look-up: the source cannot give a kind of ``features`` (a vocabulary without
+        category predicates, as Wikidata's, asked for categories; no relation predicates, or a source without
+        ``relations()``, asked for relations). The message names ``features=...``, what is missing and what to
+        pass instead. ``GridSearchCV`` turns it into a NaN score unless given ``error_score="raise"``.
+
     Notes
     -----
+    An :class:`~kg.rdf.sources.index.IndexSource` made with a plain vocabulary (``WIKIDATA``) gives relation
+    features too: it reads (and builds, once) its vocabulary's relation-indexing segments of the dump index.
+
+    A cycle of the hierarchy is reported (a :class:`~kg.errors.HierarchyCycleWarning` and a ``logging``
+    warning) by the first fit that meets it on a source object, not by later fits on the same object (a grid's
+    clones share it; :func:`kg.lookups.reported_cycles`) nor by :meth:`transform`; ``fit_report_`` records the
+    cycles of every fit.
+
     At transform time each value's ancestors come from the source (cached), so a new entity whose
     class was not seen in training still gets the fitted ancestors of that class. Category cycles
     are broken per call, cycles of subclass-of (Wikidata's P279) and of the relation kinds merged into one
@@ -294,6 +309,43 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return shared_lookups(self.source, vocabulary=self.vocabulary, type_namespaces=self.type_namespaces,
                               memory=self.memory)
 
+    def _check_source(self, lookups: SharedLookups) -> None:
+        """Raise a :class:`~kg.errors.ParameterError` when the source cannot give every kind of ``features``, before
+        anything is looked up (in ``GridSearchCV`` an error at fit is a NaN score unless ``error_score="raise"``)."""
+        src = lookups.source
+        if src.stored:  # a run's stored answers: whatever kinds it stored
+            return
+        v, kinds = src.vocabulary, self._kinds()
+        name = self._source_name()
+        of_vocabulary = None if v is None else f"{name}'s vocabulary {v.name!r}"
+
+        def missing(kind: str) -> tuple[str, str] | None:
+            """What the source lacks to give ``kind`` (said of it) and what would have it, or None."""
+            if v is not None and kind == "categories" and not v.categories_supported:
+                return f"{of_vocabulary} has no category predicates (its `subject` is empty)", \
+                    "a vocabulary with `subject` predicates"
+            if v is not None and kind in ("types", "qualified-relations", "paths") and not v.instance_of:
+                return f"{of_vocabulary} has no instance-of predicates (its `instance_of` is empty)", \
+                    "a vocabulary with `instance_of` predicates"
+            if kind in RELATION_KINDS and not (hasattr(src, "relations") and hasattr(src, "property_edges")):
+                return f"{name} does not answer relation questions (it has no relations() and " \
+                    "property_edges())", "a source that answers them (IndexSource, DumpSource, SparqlSource or " \
+                    "RdflibSource)"
+            if v is not None and kind in RELATION_KINDS and not v.relations_supported:
+                return f"{of_vocabulary} names no relation predicates (its `relations` namespaces are empty)", \
+                    "a vocabulary with `relations` namespaces (in a preset file, or Vocabulary(relations=...))"
+            return None
+
+        lacking = next(((k, m) for k in kinds if (m := missing(k)) is not None), None)
+        if lacking is None:
+            return
+        kind, (what, other) = lacking
+        keep = [k for k in kinds if missing(k) is None] or [k for k in ("types",) if missing(k) is None]
+        instead = f"{param('features', keep[0] if len(keep) == 1 else keep)}, or " if keep else ""
+        asked = self.features if isinstance(self.features, str) else list(self.features)
+        needed = f" ({kind!r} needs them)" if len(kinds) > 1 else ""
+        raise ParameterError(f"{param('features', asked)}: {what}{needed}; pass {instead}{other}")
+
     def _kind(self, values: list) -> str:
         if self.input != "auto":
             kind = self.input
@@ -383,12 +435,14 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
     def _fit(self, X):
         self._validate_params()
+        self._check_source(self._lookups())
         ids, facts, edges, report, index, rows, spec = self._facts(X)
         nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
         if not nodes:
             raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
                              f"({report['n_entities']} entities) in {self._source_name()}")
-        h, removed = build_hierarchy(nodes, edges, spec.on_cycle())
+        # a cycle is reported once per source object: a grid's fits (its clones share the source) repeat it
+        h, removed = build_hierarchy(nodes, edges, spec.on_cycle(), reported=reported_cycles(self.source))
         table = FeatureTable.from_facts(facts, h, min_support=self.min_support, instances=ids)
         if table.n_features == 0:
             raise ValueError(f"min_support={self.min_support} keeps none of the {h.n_nodes} features of the "
@@ -410,7 +464,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return table, index
 
     def _source_name(self) -> str:
-        return type(self.source).__name__
+        cls = type(self.source)
+        return f"{cls.__module__.split('.')[0]}.{cls.__name__}" if cls.__module__.startswith("rdflib") else cls.__name__
 
     def _labels(self, names: list[str]) -> np.ndarray:
         lookups = self._lookups()
@@ -441,9 +496,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         n, m = len(ids), len(self.vocabulary_)
         nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
         if nodes:
-            with warnings.catch_warnings():  # cycles were reported by fit
-                warnings.simplefilter("ignore", HierarchyCycleWarning)
-                h, _ = build_hierarchy(nodes, edges, spec.on_cycle())
+            h, _ = build_hierarchy(nodes, edges, spec.on_cycle(), quiet=True)  # cycles were reported by fit
             index_of = h.column_index  # a member of a merged cycle is its node
             rows, cols = [], []
             for r, i in enumerate(ids):

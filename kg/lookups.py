@@ -40,7 +40,7 @@ from kg.rdf.sources.common import MemoCache, check_direction
 from kg.rdf.vocabulary import vocabulary_of
 from kg.sources import SourceBase, as_source, breadth_first_edges
 
-__all__ = ["LookupsCacheWarning", "SharedLookups", "shared_lookups"]
+__all__ = ["LookupsCacheWarning", "SharedLookups", "reported_cycles", "shared_lookups"]
 
 
 _FILE = "kgfs-lookups.sqlite"
@@ -432,6 +432,32 @@ def _answers_of(source) -> dict:
             return s
     _SHARED[key] = (ref, {})
     return _SHARED[key][1]
+
+
+def reported_cycles(source) -> set:
+    """The hierarchy cycles already reported for ``source`` (by identity, forgotten with it): what
+    :func:`kg.rdf.table.build_hierarchy` is given as ``reported``, so that the fits of one source (a grid's
+    clones share it) warn about a cycle once.
+
+    Parameters
+    ----------
+    source : object
+        A knowledge source, an ``rdflib.Graph``, ... (the object a :class:`~kg.features.KGFeatures` was given).
+
+    Returns
+    -------
+    set
+        The same set for the same object, a new one for another.
+
+    Examples
+    --------
+    >>> import rdflib
+    >>> g = rdflib.Graph()
+    >>> reported_cycles(g) is reported_cycles(g), reported_cycles(g) is reported_cycles(rdflib.Graph())
+    (True, False)
+    """
+    with _SHARED_LOCK:
+        return _answers_of(source).setdefault("reported-cycles", set())
 
 
 def _memory_folder(memory) -> Path | None:

@@ -218,7 +218,8 @@ def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
     return out
 
 
-def build_hierarchy(nodes, edges, on_cycle="break") -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
+def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = None,
+                    quiet: bool = False) -> tuple[FeatureHierarchy, list[tuple[str, str]]]:
     """The feature DAG; cycles are broken or merged (``on_cycle``) and the removed edges returned.
 
     Parameters
@@ -228,6 +229,12 @@ def build_hierarchy(nodes, edges, on_cycle="break") -> tuple[FeatureHierarchy, l
     on_cycle : {"break", "merge"} or callable
         :meth:`FeatureHierarchy.from_edges`'s policy (a spec's :meth:`~kg.rdf.kinds.FeatureSpec.on_cycle`);
         merged cycles are in the hierarchy's ``merged``.
+    reported : set, optional
+        The cycles already reported (a merged cycle as the tuple of its members, a removed edge as its pair): the
+        cycles are logged and warned about only when one of them is not in it, and then added to it. Default:
+        always.
+    quiet : bool
+        Report no cycle (the caller reported them before: a fitted transformer's ``transform``).
 
     Returns
     -------
@@ -244,16 +251,31 @@ def build_hierarchy(nodes, edges, on_cycle="break") -> tuple[FeatureHierarchy, l
     ...     h, removed = build_hierarchy(["Sports"], [("Sports", "Recreation"), ("Recreation", "Sports")])
     >>> h.edge_list(), removed
     ([('Recreation', 'Sports')], [('Sports', 'Recreation')])
+    >>> seen = set()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     for _ in range(3):
+    ...         _ = build_hierarchy(["A"], [("A", "B"), ("B", "A")], "merge", reported=seen)
+    >>> len(caught), seen
+    (1, {('A', 'B')})
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
         h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle=on_cycle)
+    removed = [tuple(e) for e in h.removed_edges]
+    tell = not quiet
+    if reported is not None and tell:
+        cycles = {tuple(m) for m in h.merged.values()} | set(removed)
+        tell = not cycles <= reported
+        reported |= cycles
     for w in caught:
         if issubclass(w.category, HierarchyCycleWarning):
+            if not tell:
+                continue
             log.warning("%s", w.message, extra=NOTED)
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return h, [tuple(e) for e in h.removed_edges]
+    return h, removed
 
 
 def assemble_table(

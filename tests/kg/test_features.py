@@ -8,6 +8,7 @@ saw is checked to be the transformer's; look-ups are counted.
 
 from __future__ import annotations
 
+import logging
 import math
 import pickle
 import warnings
@@ -27,6 +28,7 @@ from sklearn.naive_bayes import BernoulliNB
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from kg.errors import HierarchyCycleWarning
 from kg.features import KGFeatures
 from kg.lookups import SharedLookups, shared_lookups
 from kg.ontology import OntologyAnnotations, read_labels, read_obo, term_table
@@ -532,3 +534,191 @@ def test_qualified_relations_in_a_pipeline_with_the_label_property_excluded(tmp_
     asked = shared_lookups(source).asked
     assert asked["relations-out"] == len(X) and asked["relations-in"] == len(X)  # once each, for the whole grid
     assert Xt.shape[0] == len(X)
+
+
+# ------------------------------------------------------------------ the front door from Python (issue 38, point 6)
+# Wikidata-shaped people, all humans (the types tell nothing): athletes have teams (P54, one of them two), politicians
+# positions (P39); everybody has a citizenship (P27). Human's classes have a subclass-of cycle (Q5 -> Q6 -> Q5).
+def _people(n=24):
+    wd, wdt = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+    lines = [f"<{wd}Q5> <{wdt}P279> <{wd}Q6> .", f"<{wd}Q6> <{wdt}P279> <{wd}Q5> .",
+             f"<{wd}Q6> <{wdt}P279> <{wd}Q215627> ."]
+    X, y = [], []
+    for i in range(n):
+        e = f"{wd}Q{1000 + i}"
+        lines += [f"<{e}> <{wdt}P31> <{wd}Q5> .", f"<{e}> <{wdt}P27> <{wd}Q{30 + i % 3}> ."]
+        if i % 2:
+            lines.append(f"<{e}> <{wdt}P39> <{wd}Q{500 + i % 4}> .")
+        else:
+            lines += [f"<{e}> <{wdt}P54> <{wd}Q{700 + i % 5}> ."] + \
+                ([f"<{e}> <{wdt}P54> <{wd}Q799> ."] if i == 0 else [])
+        X.append(e)
+        y.append("politician" if i % 2 else "athlete")
+    return "\n".join(lines) + "\n", np.array(X, dtype=object), np.array(y)
+
+
+@pytest.fixture()
+def people(tmp_path):
+    """(an IndexSource over the people's file made with the plain Wikidata vocabulary, the people, their jobs)."""
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.vocabulary import WIKIDATA
+
+    text, X, y = _people()
+    (tmp_path / "people.nt").write_text(text, encoding="utf-8")
+    return IndexSource(tmp_path / "people.nt", DumpIndex(tmp_path / "index"), vocabulary=WIKIDATA), X, y
+
+
+WDT = "http://www.wikidata.org/prop/direct/"
+CV4 = StratifiedKFold(4, shuffle=True, random_state=0)
+
+
+def test_a_grid_over_feature_kinds_with_relations_picks_by_real_scores(people):
+    """The plain Wikidata vocabulary: relations just work, no NaN score, and the grid picks them over the
+    types (chance: every person is a human)."""
+    source, X, y = people
+    pipe = Pipeline([("kg", KGFeatures(source)), ("clf", BernoulliNB())])
+    grid = {"kg__features": ["types", "relations", ["types", "relations"], "qualified-relations"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # a failed fit (FitFailedWarning) fails the test
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        search = GridSearchCV(pipe, grid, cv=CV4).fit(X, y)
+    scores = dict(zip(map(str, grid["kg__features"]), search.cv_results_["mean_test_score"]))
+    assert all(np.isfinite(list(scores.values()))), scores
+    assert scores["types"] == 0.5 and scores["relations"] == 1.0
+    assert search.best_params_ == {"kg__features": "relations"} and search.best_score_ == 1.0
+    assert f"out:{WDT}P54" in search.best_estimator_["kg"].vocabulary_
+
+
+def test_fit_names_the_feature_kinds_the_source_cannot_give(people, tmp_path):
+    from kg.errors import ParameterError
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.vocabulary import WD, Vocabulary
+
+    source, X, _ = people
+    with pytest.raises(ParameterError) as err:
+        KGFeatures(source, features="categories").fit(X)
+    assert str(err.value) == ("features='categories': IndexSource's vocabulary 'wikidata' has no category predicates "
+                              "(its `subject` is empty); pass features='types', or a vocabulary with `subject` "
+                              "predicates")
+    with pytest.raises(ParameterError, match=r"^features=\['relations', 'categories'\]: IndexSource's vocabulary "
+                                             r"'wikidata' has no category predicates \(its `subject` is empty\) "
+                                             r"\('categories' needs them\); pass features='relations', or"):
+        KGFeatures(source, features=["relations", "categories"]).fit(X)
+    assert shared_lookups(source).asked["types"] == 0 and source._segments is None  # nothing was looked up
+    bare = IndexSource(source.paths, source.index, vocabulary=Vocabulary("bare", instance_of=(WDT + "P31",),
+                                                                         type_namespaces=(WD,)))
+    with pytest.raises(ParameterError) as err:
+        KGFeatures(bare, features="qualified-relations").fit(X)
+    assert str(err.value) == ("features='qualified-relations': IndexSource's vocabulary 'bare' names no relation "
+                              "predicates (its `relations` namespaces are empty); pass features='types', or a "
+                              "vocabulary with `relations` namespaces (in a preset file, or "
+                              "Vocabulary(relations=...))")
+    genes = OntologyAnnotations(OBO, ANNOTATIONS)
+    with pytest.raises(ParameterError) as err:
+        KGFeatures(genes, features="relations").fit(["FBgn0000008"])
+    assert str(err.value) == ("features='relations': OntologyAnnotations does not answer relation questions (it has "
+                              "no relations() and property_edges()); pass features='types', or a source that "
+                              "answers them (IndexSource, DumpSource, SparqlSource or RdflibSource)")
+    g = rdflib.Graph().parse(format="nt", data=_people()[0])
+    with pytest.raises(ParameterError, match="^features='categories': rdflib.Graph's vocabulary 'wikidata' has no "):
+        KGFeatures(g, vocabulary="wikidata", features="categories").fit(X)
+
+
+def test_grid_search_shows_the_error_with_error_score_raise_and_hides_it_by_default(people):
+    """scikit-learn's default error_score=np.nan turns a failed fit into a NaN score (and a warning), so a grid
+    picks among the settings that work; error_score="raise" raises the fit's error (docs/sklearn_pipeline.md)."""
+    from sklearn.exceptions import FitFailedWarning
+
+    from kg.errors import ParameterError
+
+    source, X, y = people
+    pipe = Pipeline([("kg", KGFeatures(source)), ("clf", BernoulliNB())])
+    grid = {"kg__features": ["types", "categories"]}
+    with pytest.raises(ParameterError, match="^features='categories': IndexSource's vocabulary 'wikidata' has no "
+                                             "category predicates"):
+        GridSearchCV(pipe, grid, cv=CV4, error_score="raise").fit(X, y)
+    with pytest.warns(FitFailedWarning, match="features='categories': IndexSource's vocabulary 'wikidata' has no"):
+        quiet = GridSearchCV(pipe, grid, cv=CV4).fit(X, y)
+    assert np.isnan(quiet.cv_results_["mean_test_score"][1]) and quiet.best_params_ == {"kg__features": "types"}
+
+
+def test_relation_counts_of_the_plain_vocabulary_source(people):
+    """values="count": a cell holds how many relations stand behind it (the first athlete has two teams), in fit
+    and in transform, and the counts are closed upward as presence is."""
+    source, X, _ = people
+    kg = KGFeatures(source, features="relations", values="count")
+    x = kg.fit_transform(X)
+    col = kg.vocabulary_[f"out:{WDT}P54"]
+    assert x[0, col] == 2 and x[2, col] == 1 and x[1, col] == 0
+    assert x[:, kg.vocabulary_[f"out:{WDT}P27"]].toarray().ravel().tolist() == [1] * len(X)
+    np.testing.assert_array_equal(kg.transform(X[:3]).toarray(), x[:3].toarray())
+    binary = KGFeatures(source, features="relations").fit_transform(X)
+    np.testing.assert_array_equal(binary.toarray(), (x.toarray() > 0).astype(float))
+    assert kg.hierarchy_.violations(binary).nnz == 0
+
+
+def _cycle_reports(caplog, recwarn) -> int:
+    """How many times the cycle was reported: warnings and log records must agree."""
+    from kg.errors import HierarchyCycleWarning
+
+    warned = [w for w in recwarn.list if issubclass(w.category, HierarchyCycleWarning)]
+    logged = [r for r in caplog.records if r.name == "kg.rdf.table" and "cycle" in r.getMessage()]
+    assert len(warned) == len(logged)
+    assert all("Q5 ≡ http://www.wikidata.org/entity/Q6" in str(w.message) for w in warned)
+    recwarn.clear()
+    caplog.clear()
+    return len(warned)
+
+
+def test_a_cycle_is_reported_once_per_source_object(people, caplog, recwarn):
+    from kg.rdf.sources.index import IndexSource
+
+    source, X, y = people
+    caplog.set_level(logging.WARNING)
+    first = KGFeatures(source).fit(X)
+    assert _cycle_reports(caplog, recwarn) == 1
+    assert first.fit_report_["merged_cycles"]  # every fit still records it
+    again = KGFeatures(source).fit(X)
+    KGFeatures(source, min_support=2).fit_transform(X[:10])
+    clone(first).fit(X)
+    GridSearchCV(Pipeline([("kg", KGFeatures(source)), ("clf", BernoulliNB())]),
+                 {"kg__min_support": [1, 2]}, cv=CV4).fit(X, y)
+    assert _cycle_reports(caplog, recwarn) == 0  # the same source: nothing more
+    assert again.fit_report_["merged_cycles"] == first.fit_report_["merged_cycles"]
+    other = IndexSource(source.paths, source.index, vocabulary=source.vocabulary)
+    KGFeatures(other).fit(X)
+    assert _cycle_reports(caplog, recwarn) == 1  # a new source warns again
+
+
+def test_codex_musicians_from_the_plain_wikidata_vocabulary_end_to_end(shared_data, tmp_path):
+    """Real Wikidata (CoDEx, truthy shape): humans with an instrument (P1303, excluded from the features) or not,
+    through an IndexSource made with the plain vocabulary; the grid over feature kinds raises nothing and picks
+    the relations (record labels, genres: a musician's), the types (every one is a human) being at chance."""
+    import gzip
+
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.vocabulary import WD, WIKIDATA
+
+    codex = shared_data / "wikidata" / "codex_truthy.nt.gz"
+    human, instrument = set(), set()
+    with gzip.open(codex, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            s, p, o = line.split(" ", 2)
+            if p == f"<{WDT}P31>" and o.startswith(f"<{WD}Q5>"):
+                human.add(s[1:-1])
+            elif p == f"<{WDT}P1303>":
+                instrument.add(s[1:-1])
+    X = np.array(sorted(human & instrument)[:100] + sorted(human - instrument)[:100], dtype=object)
+    y = np.array([1] * 100 + [0] * 100)
+    source = IndexSource(codex, DumpIndex(tmp_path / "index"), vocabulary=WIKIDATA)
+    pipe = Pipeline([("kg", KGFeatures(source, min_support=3, exclude_properties=["P1303"])), ("clf", BernoulliNB())])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HierarchyCycleWarning)
+        search = GridSearchCV(pipe, {"kg__features": ["types", "relations"]}, cv=StratifiedKFold(3, shuffle=True,
+                              random_state=0), error_score="raise").fit(X, y)
+    types, relations = search.cv_results_["mean_test_score"]
+    assert abs(types - 0.5) < 0.05 and relations > 0.9, (types, relations)
+    assert search.best_params_ == {"kg__features": "relations"}
+    assert not any(f.endswith("P1303") for f in search.best_estimator_["kg"].vocabulary_)

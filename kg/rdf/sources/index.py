@@ -8,11 +8,15 @@ arrays, so a batch of entities costs a few page reads, whatever the dump's size.
 The hierarchy above classes or categories is walked in the space of keys (:meth:`IndexSource.broader`):
 each level is one batched look-up per segment, and IRIs are read once, for the edges found.
 
-With a vocabulary that indexes relations (:meth:`Vocabulary.with_relations
-<kg.rdf.vocabulary.Vocabulary.with_relations>`) it also answers the two questions of
-:class:`~kg.sources.RelationSource`: :meth:`IndexSource.relations` (one batched look-up
+It also answers the two questions of :class:`~kg.sources.RelationSource`, when its vocabulary names relation
+predicates (Wikidata's and DBpedia's presets do): :meth:`IndexSource.relations` (one batched look-up
 per segment in its ``relations_out`` or ``relations_in`` table) and :meth:`IndexSource.property_edges`
-(the walk above, over the ``subproperty`` table).
+(the walk above, over the ``subproperty`` table). Those tables are in the segments of the vocabulary's
+relation-indexing twin (:meth:`Vocabulary.with_relations <kg.rdf.vocabulary.Vocabulary.with_relations>`): a source
+made with it reads them from the start; a source made with the plain vocabulary reads types and categories from
+its own segments and, on the first relation question only, opens the twin's segments of the same dump index,
+building those that are missing (under the index's lock, the same bytes a ``with_relations()`` source builds) and
+saying so in one ``logging`` info message. A types or categories table never pays for relation segments.
 
 Examples
 --------
@@ -33,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -48,6 +53,8 @@ from kg.rdf.vocabulary import DBPEDIA, Vocabulary
 from kg.sources import SourceBase
 
 __all__ = ["IndexSource"]
+
+log = logging.getLogger(__name__)
 
 
 def _as_void(keys: np.ndarray) -> np.ndarray:
@@ -90,13 +97,14 @@ class IndexSource(SourceBase):
         self.type_namespaces = self.vocabulary.resolve_namespaces(type_namespaces)
         self.skip_bad_lines, self.progress = skip_bad_lines, progress
         self._segments: list[Segment] | None = None
+        self._relation_segments: list[Segment] | None = None  # the twin's, on the first relation question
         self._memo = {kind: MemoCache() for kind in FACT_ROLES}
         self._relations = {"out": MemoCache(), "in": MemoCache()}
 
     def __getstate__(self) -> dict:
         # a copy for a worker process (GridSearchCV(n_jobs=2) pickles the estimator and its source): the segments map
         # the index's files, the copy opens them again on first use
-        return {**self.__dict__, "_segments": None}
+        return {**self.__dict__, "_segments": None, "_relation_segments": None}
 
     def __repr__(self) -> str:
         return f"IndexSource({self.paths!r}, {self.index!r}, type_namespaces={list(self.type_namespaces)!r})"
@@ -247,9 +255,11 @@ class IndexSource(SourceBase):
         """
         return self._walk("broader", categories, depth)
 
-    def _walk(self, kind: str, start: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
-        """:func:`~kg.sources.breadth_first_edges` over a graph table, in the space of keys: each level
-        is one batched look-up per segment, and IRIs are read once, for the edges found."""
+    def _walk(self, kind: str, start: Iterable[str], depth: int | None,
+              segments: list[Segment] | None = None) -> set[tuple[str, str]]:
+        """:func:`~kg.sources.breadth_first_edges` over a graph table (of ``segments``, the source's by default), in
+        the space of keys: each level is one batched look-up per segment, and IRIs are read once, for the edges
+        found."""
         if depth is not None and depth < 0:
             raise ValueError(f"depth must be >= 0 or None, got {depth}")
         start = sorted(set(start))
@@ -260,7 +270,7 @@ class IndexSource(SourceBase):
         order = np.argsort(seen)
         seen = seen[order]
         names = dict(zip(seen.tolist(), [start[i] for i in order.tolist()]))
-        segments = [s for s in self.segments if s.has(kind)]
+        segments = [s for s in (self.segments if segments is None else segments) if s.has(kind)]
         edges_c, edges_p, owner, owner_term = [], [], [], []
         frontier, level = keys, 0
         while len(frontier) and (depth is None or level < depth):
@@ -293,13 +303,49 @@ class IndexSource(SourceBase):
         return {(names[a], names[b]) for a, b in zip(np.concatenate(edges_c).tolist(), pk.tolist())}
 
     # ------------------------------------------------------------------ relations
-    def _check_relations(self, question: str) -> None:
+    @property
+    def relation_segments(self) -> list[Segment]:
+        """The segments that hold the relation tables: :attr:`segments` for a vocabulary that indexes relations,
+        else those of its relation-indexing twin in the same dump index (opened, and built where missing, on
+        first use; one ``logging`` info message says so).
+
+        Returns
+        -------
+        list of Segment
+
+        Raises
+        ------
+        KgfsError
+            The vocabulary names no relation predicates.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from kg.rdf.vocabulary import WIKIDATA, WD, WDT
+        >>> d = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (d / "t.nt").write_text(f"<{WD}Q42> <{WDT}P19> <{WD}Q350> .\\n<{WD}Q42> <{WDT}P31> <{WD}Q5> .\\n")
+        >>> src = IndexSource(d / "t.nt", DumpIndex(d / "i"), vocabulary=WIKIDATA)
+        >>> src.segments[0].has("relations_out"), src.relation_segments[0].has("relations_out")
+        (False, True)
+        """
         v = self.vocabulary
-        if not v.index_relations:
-            hint = ("make the source with vocabulary.with_relations(): its dump index keeps relation triples"
-                    if v.relations_supported else
-                    "it names no relation predicates (give `relations` namespaces in its preset file)")
-            raise KgfsError(f"IndexSource.{question}: vocabulary {v.name!r} does not index relations; {hint}")
+        if v.index_relations:
+            return self.segments
+        if self._relation_segments is None:
+            if not v.relations_supported:
+                raise KgfsError(f"IndexSource: vocabulary {v.name!r} names no relation predicates, so its dump index "
+                                "keeps no relation triples (give `relations`, the namespaces of its relation "
+                                "predicates, in its preset file)")
+            twin = v.with_relations()
+            files = dump_files(self.paths)
+            missing = [f.name for f in files if self.index.known_segment(f, twin) is None]
+            log.info("IndexSource: relations asked with vocabulary %r, which does not index them: reading the "
+                     "relation-indexing segments of %s (vocabulary.with_relations())%s", v.name, self.index,
+                     f", building them for {len(missing)} of {len(files)} dump file(s): {', '.join(missing)}"
+                     if missing else "")
+            self._relation_segments = self.index.segments(self.paths, vocabulary=twin,
+                                                          skip_bad_lines=self.skip_bad_lines, progress=self.progress)
+        return self._relation_segments
 
     def relations(self, entities: Iterable[str], direction: str) -> dict[str, set[tuple[str, str]]]:
         """The relation triples of each entity: ``{entity: {(predicate, other), ...}}`` (see
@@ -319,7 +365,7 @@ class IndexSource(SourceBase):
         Raises
         ------
         KgfsError
-            The source's vocabulary does not index relations.
+            The source's vocabulary names no relation predicates.
         ValueError
             Another direction.
 
@@ -329,7 +375,7 @@ class IndexSource(SourceBase):
         >>> from kg.rdf.vocabulary import WIKIDATA, WD, WDT
         >>> d = pathlib.Path(tempfile.mkdtemp())
         >>> _ = (d / "t.nt").write_text(f"<{WD}Q42> <{WDT}P19> <{WD}Q350> .\\n<{WD}Q42> <{WDT}P1477> \\"D\\" .\\n")
-        >>> src = IndexSource(d / "t.nt", DumpIndex(d / "i"), vocabulary=WIKIDATA.with_relations())
+        >>> src = IndexSource(d / "t.nt", DumpIndex(d / "i"), vocabulary=WIKIDATA)  # or WIKIDATA.with_relations()
         >>> src.relations([WD + "Q42"], "out")
         {'http://www.wikidata.org/entity/Q42': {('http://www.wikidata.org/prop/direct/P19', \
 'http://www.wikidata.org/entity/Q350')}}
@@ -337,14 +383,13 @@ class IndexSource(SourceBase):
         {'http://www.wikidata.org/entity/Q42': set()}
         """
         check_direction(direction)
-        self._check_relations("relations")
         return self._relations[direction].ask(entities, lambda todo: self._fetch_relations(direction, todo))
 
     def _fetch_relations(self, direction: str, todo: list[str]) -> dict[str, set[tuple[str, str]]]:
         table = "relations_out" if direction == "out" else "relations_in"
         found: dict[str, set[tuple[str, str]]] = {x: set() for x in todo}
         keys = hash_keys(todo)
-        for seg in self.segments:
+        for seg in self.relation_segments:
             q, others, preds = seg.relation_terms(table, keys)
             if not len(q):
                 continue
@@ -373,7 +418,7 @@ class IndexSource(SourceBase):
         Raises
         ------
         KgfsError
-            The source's vocabulary does not index relations.
+            The source's vocabulary names no relation predicates.
 
         Examples
         --------
@@ -387,5 +432,5 @@ class IndexSource(SourceBase):
         >>> sorted(src.property_edges(["http://x/capital"]))
         [('http://x/capital', 'http://x/city'), ('http://x/city', 'http://x/place')]
         """
-        self._check_relations("property_edges")
-        return property_walk(self.vocabulary, properties, lambda starts: self._walk("subproperty", starts, None))
+        return property_walk(self.vocabulary, properties,
+                             lambda starts: self._walk("subproperty", starts, None, self.relation_segments))

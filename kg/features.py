@@ -166,7 +166,8 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     hierarchy_ : FeatureHierarchy
         The DAG over exactly the output columns, in column order.
     feature_labels_ : ndarray of str
-        A readable label per column: the ontology's term name, else the IRI's local name.
+        A readable label per column: the ontology's term name or the graph's label; a relation or a path by its
+        parts' labels (``out: occupation | author``); without a label, the IRI's local name (``out:P106|Q36180``).
     n_unknown_ : int
         Training rows without any feature (missing value, not an IRI, or unknown to the source).
     n_unknown_transform_ : int
@@ -468,12 +469,20 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return f"{cls.__module__.split('.')[0]}.{cls.__name__}" if cls.__module__.startswith("rdflib") else cls.__name__
 
     def _labels(self, names: list[str]) -> np.ndarray:
+        from kg.rdf.labels import compose_names
+        from kg.rdf.paths import parse_path_id, short
+
         lookups = self._lookups()
         merged = self.hierarchy_.merged if hasattr(self, "hierarchy_") else {}
-        found = lookups.labels(sorted({*names, *(m for n in names for m in merged.get(n, ()))}))
+        vocabulary = getattr(lookups.source, "vocabulary", None)
+        # relations and paths by their parts' labels (``out: occupation | author``), as the command line names them
+        found = compose_names([m for n in names for m in merged.get(n, (n,))], lookups.labels,
+                              getattr(vocabulary, "property_entity", str))
 
         def label(n: str) -> str:
-            return found.get(n) or re.split(r"[/#]", n)[-1] or n
+            if n in found:
+                return found[n]
+            return short(n) if parse_path_id(n) else (re.split(r"[/#]", n)[-1] or n)
 
         # a merged cycle: its members' labels (the shortened id of a long one names its first member only)
         out = [" ≡ ".join(map(label, merged[n])) if n in merged else label(n) for n in names]

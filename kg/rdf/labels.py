@@ -133,7 +133,7 @@ def _from_files(wanted: set[str], files: Iterable[Path], predicates: Sequence[st
 
 
 def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache_dir=None,
-                vocabulary=None) -> dict[str, str]:
+                vocabulary=None, index=None) -> dict[str, str]:
     """The labels of ``iris`` found in the dump files (see the module): IRI -> label, unnamed IRIs left out.
 
     Parameters
@@ -146,6 +146,8 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
         The route's cache folder (``<kgfs home>/rdf-cache``): its dump index is read, never written.
     vocabulary : kg.rdf.vocabulary.Vocabulary, optional
         The graph's (DBpedia's by default): the segments read with it, its label predicates and language.
+    index : kg.rdf.index.dumpindex.DumpIndex, optional
+        The dump index to read instead of ``cache_dir``'s (an :class:`~kg.rdf.sources.index.IndexSource`'s).
 
     Returns
     -------
@@ -164,10 +166,11 @@ def dump_labels(iris: Iterable[str], dump: Sequence[str | os.PathLike], *, cache
     files = [Path(f) for f in dump_files(list(dump))]
     found: dict[str, str] = {}
     describe = files
-    if cache_dir is not None and (Path(cache_dir) / "index").is_dir():
+    if index is None and cache_dir is not None and (Path(cache_dir) / "index").is_dir():
         from kg.rdf.index.dumpindex import index_for_cache
 
         index = index_for_cache(cache_dir)
+    if index is not None:
         found, older = _from_names(wanted, files, index, vocabulary)
         describe = []
         if older and wanted - found.keys():

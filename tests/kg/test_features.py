@@ -230,7 +230,8 @@ def test_dbpedia_types_pipeline_equals_by_hand_and_counts_unknown(dbpedia):
     np.testing.assert_array_equal(got, want)
     kg = KGFeatures(source).fit(X)
     assert kg.n_unknown_ == sum(1 for i in range(len(X)) if i % 20 == 7)  # the entities the dump lacks
-    assert DBO + "Athlete" in kg.vocabulary_ and kg.feature_labels_[kg.vocabulary_[DBO + "Athlete"]] == "Athlete"
+    assert DBO + "Athlete" in kg.vocabulary_ and kg.feature_labels_[kg.vocabulary_[DBO + "Athlete"]] == "athlete"
+    # the dump's rdfs:label (an IndexSource names features as the command line does), not the local name
 
 
 @pytest.mark.parametrize("kind", ["index", "dump", "rdflib", "sparql"])
@@ -722,3 +723,11 @@ def test_codex_musicians_from_the_plain_wikidata_vocabulary_end_to_end(shared_da
     assert abs(types - 0.5) < 0.05 and relations > 0.9, (types, relations)
     assert search.best_params_ == {"kg__features": "relations"}
     assert not any(f.endswith("P1303") for f in search.best_estimator_["kg"].vocabulary_)
+    # the columns' labels: relations by the dump's labels of their property entities (wd:P264 for wdt:P264)
+    kg = search.best_estimator_["kg"]
+    labels = dict(zip(kg.vocabulary_, kg.feature_labels_, strict=True))
+    assert labels[f"out:{WDT}P264"] == "out: record label", labels[f"out:{WDT}P264"]
+    qualified = KGFeatures(source, features="qualified-relations", min_support=20).fit(X, y)
+    named = dict(zip(qualified.vocabulary_, qualified.feature_labels_, strict=True))
+    assert named[f"out:{WDT}P106|{WD}Q639669"] == "out: occupation | musician"
+    assert named[f"out:{WDT}P106"] == "out: occupation"

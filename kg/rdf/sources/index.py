@@ -126,6 +126,20 @@ class IndexSource(SourceBase):
                                                  skip_bad_lines=self.skip_bad_lines, progress=self.progress)
         return self._segments
 
+    def labels(self, iris) -> dict[str, str]:
+        """The labels of ``iris`` in the dump (:func:`kg.rdf.labels.dump_labels`: the names the index keeps, read
+        without changing it); unlabelled IRIs left out.
+
+        Returns
+        -------
+        dict of str -> str
+        """
+        from kg.rdf.labels import dump_labels
+
+        _ = self.segments  # the files' segments (ingested on first use), where the names are kept
+        paths = self.paths if isinstance(self.paths, (list, tuple)) else [self.paths]
+        return dump_labels(iris, paths, vocabulary=self.vocabulary, index=self.index)
+
     def describe(self) -> dict:
         """Provenance for table metadata (as :meth:`DumpSource.describe`, plus the segments' sha256).
 

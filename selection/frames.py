@@ -2,7 +2,9 @@
 
 - :func:`select_features`: fit a registered selector on a table; returns it and its
   :func:`selection_frame`, one row per feature: id, GO term name (when the table knows them),
-  support, score, level, number of parents, selected.
+  support, score, level, number of parents, then its class enrichment
+  (:mod:`selection.measures.enrichment`: ``enriched_in``, ``p_enrichment``, ``q_enrichment``,
+  ``support_<class>`` per class in sorted order), selected.
 - :func:`write_selection`: ``selection.csv`` (every feature, the selected first, by score) and
   ``selected_features.csv`` (the selected ones); :func:`read_selected` reads the latter's ids back.
 
@@ -49,6 +51,7 @@ from kg.errors import KgfsError
 from kg.files import atomic_write
 from kg.rdf.relations import kind_of
 from selection.base import reads_counts
+from selection.measures.enrichment import class_enrichment
 from selection.measures.relevance import information_gain
 from selection.registry import get_selector, selector_entry
 
@@ -193,6 +196,7 @@ def write_instance_selection(table, mask, out: str | os.PathLike) -> dict[str, s
     per_feature = pd.DataFrame({"feature": table.feature_names, "support": table.support,
                                 "n_instances_selected": np.asarray(m.sum(axis=0)).ravel().astype(np.int64),
                                 "level": np.asarray(h.levels), "n_parents": np.asarray(h.n_parents)})
+    per_feature = _with_enrichment(per_feature, table)
     names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
     if names:
         per_feature.insert(1, "name", [names.get(f, "") for f in per_feature["feature"]])
@@ -204,8 +208,22 @@ def write_instance_selection(table, mask, out: str | os.PathLike) -> dict[str, s
     return files
 
 
+def _with_enrichment(frame: pd.DataFrame, table) -> pd.DataFrame:
+    """``frame`` (one row per feature, the table's order) with the enrichment columns after ``n_parents``.
+
+    The q-values adjust over every feature of the table (all are tested), so ``selection.csv`` and
+    ``selected_features.csv`` carry the same numbers. A table without labels gets no columns.
+    """
+    if table.y is None:
+        return frame
+    extra = class_enrichment(table.X, table.y).frame()
+    at = frame.columns.get_loc("n_parents") + 1
+    return pd.concat([frame.iloc[:, :at], extra.set_axis(frame.index), frame.iloc[:, at:]], axis=1)
+
+
 def selection_frame(table, sel) -> pd.DataFrame:
-    """One row per feature (table order): feature, name (when known), support, score, level, n_parents, selected.
+    """One row per feature (table order): feature, name (when known), support, score, level, n_parents, the
+    class enrichment, selected.
 
     Parameters
     ----------
@@ -218,6 +236,11 @@ def selection_frame(table, sel) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
+        The enrichment columns (:meth:`selection.measures.enrichment.Enrichment.frame`) when the table has
+        labels: ``enriched_in`` (the class of the highest within-class support rate), ``p_enrichment`` (one-sided
+        Fisher exact test of that over-representation on the whole table), ``q_enrichment`` (Benjamini-Hochberg
+        over all features), ``support_<class>`` (instances of each class having the feature). Descriptive
+        statistics on the data the selector saw, not an independent test.
 
     Examples
     --------
@@ -227,8 +250,9 @@ def selection_frame(table, sel) -> pd.DataFrame:
     >>> t = FeatureTable.from_facts({"a": ["x"], "b": []}, FeatureHierarchy.from_edges([], nodes=["x"]),
     ...                             labels={"a": 1, "b": 0}, meta={"term_names": {"x": "the x"}})
     >>> sel = get_selector("complete", t.hierarchy).fit(t.X, t.y)
-    >>> selection_frame(t, sel).columns.tolist()
-    ['feature', 'name', 'support', 'score', 'level', 'n_parents', 'selected']
+    >>> selection_frame(t, sel).columns.tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['feature', 'name', 'support', 'score', 'level', 'n_parents', 'enriched_in', 'p_enrichment', 'q_enrichment',
+     'support_0', 'support_1', 'selected']
     """
     mask = np.asarray(sel.get_support(), dtype=bool)
     scores = getattr(sel, "scores_", None)
@@ -243,6 +267,7 @@ def selection_frame(table, sel) -> pd.DataFrame:
         "n_parents": np.asarray(h.n_parents),
         "selected": mask,
     })
+    df = _with_enrichment(df, table)
     names = table.meta.get("term_names") if isinstance(table.meta.get("term_names"), dict) else None
     if names:
         df.insert(1, "name", [names.get(f, "") for f in df["feature"]])

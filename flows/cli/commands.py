@@ -528,11 +528,19 @@ def cmd_export(args) -> int:
 
         names = {k: v for k, v in (table.meta.get("term_names") or {}).items() if v}
         attrs = {"support": np.asarray(table.support), "level": np.asarray(table.hierarchy.levels)}
+        enriched = set()
+        if table.y is not None:  # the class enrichment of every feature, as selection.csv has it
+            from selection.measures.enrichment import class_enrichment
+
+            frame = class_enrichment(table.X, table.y).frame()
+            attrs.update({c: frame[c].to_numpy() for c in frame})
+            enriched = set(frame)
         selected = None
         if args.selection:
             selected, more, sel_attrs = read_selection(args.selection, table.hierarchy)
             names.update(more)
-            attrs.update(sel_attrs)
+            # the table's enrichment kept: a selected_features.csv lists the kept features only (the same numbers)
+            attrs.update({k: v for k, v in sel_attrs.items() if k not in enriched})
         write_graph(args.format, table.hierarchy, args.out, names=names, selected=selected, attributes=attrs)
         print(f"wrote the hierarchy ({table.hierarchy.n_nodes} features, {table.hierarchy.n_edges} edges, "
               f"{len(names)} named" + (f", {int(selected.sum())} selected" if selected is not None else "")

@@ -272,8 +272,9 @@ def _add_one_step_commands(sub, common) -> None:
                                                          "GraphML or DOT",
                  description="Export a table folder: WEKA ARFF (dense or --sparse), CSV (id, features, "
                              "label; or --sparse: long format), or the hierarchy as a child,parent edges CSV, "
-                             "GraphML or Graphviz DOT (with the features' names and, with --selection, which ones a "
-                             "selector kept).",
+                             "GraphML or Graphviz DOT (with the features' names, support, level and, for a labelled "
+                             "table, class enrichment as in selection.csv; with --selection, which ones a selector "
+                             "kept).",
                  epilog="examples:\n  kgfs export --table T --format arff --sparse --out t.arff\n"
                         "  kgfs export --table kgfs-output --format graphml --selection kgfs-output/selection.csv "
                         "--out hierarchy.graphml")

@@ -26,6 +26,7 @@ __all__ = ["run_html"]
 
 def _hierarchy_section(table, selection) -> str:
     from kg.formats.tree_html import hierarchy_view
+    from selection.measures.enrichment import enrichment_text
 
     sel = selection.set_index("feature").reindex(table.feature_names.tolist())
     selected = sel["selected"].fillna(False).astype(bool).to_numpy()
@@ -33,8 +34,20 @@ def _hierarchy_section(table, selection) -> str:
     if "name" in sel:
         names.update({f: n for f, n in sel["name"].items() if isinstance(n, str) and n})
     scores = sel["score"].to_numpy(dtype=float) if "score" in sel else None
+    enrichment = None
+    if {"enriched_in", "p_enrichment", "q_enrichment"} <= set(sel.columns):
+        enrichment = [enrichment_text(c, p, q) for c, p, q in
+                      zip(sel["enriched_in"], sel["p_enrichment"], sel["q_enrichment"])]
     return hierarchy_view(table.hierarchy, selected=selected, names=names, support=np.asarray(table.support),
-                          scores=scores, title="The selected hierarchy")
+                          scores=scores, enrichment=enrichment, title="The selected hierarchy")
+
+
+#: Said once beside the features' enrichment: what its p- and q-values are, and what they are not.
+ENRICHMENT_NOTE = ("Enriched in: the class in which the feature's share of instances is highest, with the one-sided "
+                   "Fisher exact (hypergeometric) p-value of that over-representation and its Benjamini-Hochberg "
+                   "q-value over all features of the table. These are descriptive statistics on the same data the "
+                   "selection saw, not an independent test: a feature kept because it separates the classes here has "
+                   "a small p-value here by construction.")
 
 
 def _kept_section(results: Mapping, sel_summary: Mapping, selector: str) -> str:
@@ -45,7 +58,8 @@ def _kept_section(results: Mapping, sel_summary: Mapping, selector: str) -> str:
             f"{sel_summary.get('n_features')} features kept</b> by <code>{esc(selector)}</code>"
             + (f" (the {min(len(kept), 50)} most relevant below; all in <code>selection.csv</code>)." if kept else ".")
             + "</p>")
-    return head + html_table(kept[:50])
+    note = (f'<p class="note">{esc(ENRICHMENT_NOTE)}</p>' if any("enrichment" in r for r in kept) else "")
+    return head + note + html_table(kept[:50])
 
 
 def _averaging(proto, params: Mapping) -> str:
@@ -128,7 +142,7 @@ def run_html(records: Mapping[str, Record], runinfo: Mapping[str, Mapping], para
         sections.append(_kept_section(results, sel.summary, params.get("selector", "")))
     if tab and sel and "selection" in sel.files:
         table = FeatureTable.load(tab.path("table")) if table is None else table
-        sections.append(_hierarchy_section(table, pd.read_csv(sel.path("selection"))))
+        sections.append(_hierarchy_section(table, pd.read_csv(sel.path("selection"), dtype={"enriched_in": str})))
     stages = [{"stage": k, "from the store": "yes" if runinfo.get(k, {}).get("reused") else "no",
                "seconds": runinfo.get(k, {}).get("seconds"), "result": stage_note(k, r.summary),
                "folder (immutable)": str(Path(r.dir))} for k, r in records.items() if r]

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
@@ -149,6 +150,11 @@ def _dot_quote(s) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "") + '"'
 
 
+def _dot_id(name: str) -> str:
+    """An attribute name as DOT reads it: bare when an identifier, else quoted (``support_pro-longevity``)."""
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else _dot_quote(name)
+
+
 def write_dot(hierarchy: FeatureHierarchy, path: str | os.PathLike, *, names: Mapping[str, str] | None = None,
               selected: Sequence[bool] | None = None, attributes: Mapping[str, Sequence] | None = None) -> Path:
     """Write the hierarchy as Graphviz DOT (see the module); arguments as :func:`write_graphml`.
@@ -170,7 +176,7 @@ def write_dot(hierarchy: FeatureHierarchy, path: str | os.PathLike, *, names: Ma
                 parts = [f"label={_dot_quote(text)}"]
                 if sel is not None:
                     parts.append(f'selected="{"true" if sel[i] else "false"}"')
-                parts += [f"{k}={_dot_quote(_value(a[i], kinds[k]))}" for k, a in attrs.items()]
+                parts += [f"{_dot_id(k)}={_dot_quote(_value(a[i], kinds[k]))}" for k, a in attrs.items()]
                 if sel is not None and sel[i]:
                     parts += ['style="rounded,filled"', 'fillcolor="#ffd24d"']
                 fh.write(f"  {_dot_quote(ids[i])} [{', '.join(parts)}];\n")
@@ -216,8 +222,9 @@ def read_selection(path: str | os.PathLike, hierarchy: FeatureHierarchy) -> tupl
     names : dict
         Feature id -> name (the file's ``name`` column).
     attributes : dict
-        ``support``, ``score``, ``level`` (the columns present) in the hierarchy's node order (NaN where the file
-        does not list a feature).
+        ``support``, ``score``, ``level`` and the class enrichment's ``enriched_in`` (``""``: no class),
+        ``p_enrichment``, ``q_enrichment``, ``support_<class>`` (the columns present) in the hierarchy's node
+        order (NaN, or ``""``, where the file does not list a feature).
 
     Raises
     ------
@@ -235,7 +242,7 @@ def read_selection(path: str | os.PathLike, hierarchy: FeatureHierarchy) -> tupl
     """
     import pandas as pd
 
-    frame = pd.read_csv(path, dtype={"feature": str, "name": str})
+    frame = pd.read_csv(path, dtype={"feature": str, "name": str, "enriched_in": str})
     if "feature" not in frame:
         raise KgfsError(f"{path}: no 'feature' column (expected the selection.csv or selected_features.csv of "
                         f"`kgfs select` or `kgfs run`) ({param('selection')})")
@@ -250,9 +257,12 @@ def read_selection(path: str | os.PathLike, hierarchy: FeatureHierarchy) -> tupl
                 else pd.Series([i in by.index for i in ids], index=ids)).to_numpy()
     names = {f: n for f, n in by["name"].items() if isinstance(n, str) and n} if "name" in by else {}
     attrs = {}
-    for c in ("support", "score", "level"):
-        if c in by:
-            a = listed[c].to_numpy(dtype=float)
-            whole = np.isfinite(a).all() and np.array_equal(a, np.round(a)) and c != "score"
+    for c in by.columns:  # the file's order: support, score, level, then the class enrichment's
+        if c == "enriched_in":
+            attrs[c] = listed[c].fillna("").astype(str).to_numpy(dtype=object)
+        elif c in ("support", "score", "level", "p_enrichment", "q_enrichment") or str(c).startswith("support_"):
+            a = pd.to_numeric(listed[c], errors="coerce").to_numpy(dtype=float)
+            whole = (np.isfinite(a).all() and np.array_equal(a, np.round(a))
+                     and c not in ("score", "p_enrichment", "q_enrichment"))
             attrs[c] = a.astype(np.int64) if whole else a
     return selected, names, attrs

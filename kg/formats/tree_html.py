@@ -4,8 +4,8 @@
 network) that a report embeds. It shows the features a selector kept together with all their
 ancestors, as a tree of native ``<details>`` elements that collapse and expand:
 
-- a feature's line: a mark (kept or not), its id, its name, its support and score, how many of
-  its children are not shown;
+- a feature's line: a mark (kept or not), its id, its name, its support and score, its class
+  enrichment when given (``enriched in X (p=…, q=…)``), how many of its children are not shown;
 - a DAG is not a tree: a feature with several parents is shown **once**, under its deepest parent
   (the one of the largest level, so every feature sits at the depth of its level), and its other
   parents are listed beside it as links that reveal them. No path is ever enumerated: the view
@@ -72,13 +72,15 @@ def _num(v):
 
 
 def tree_data(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str, str] | None = None,
-              support: Sequence | None = None, scores: Sequence | None = None) -> dict:
+              support: Sequence | None = None, scores: Sequence | None = None,
+              enrichment: Sequence[str] | None = None) -> dict:
     """The view's data: the shown features (kept + ancestors) in topological order, each once.
 
     Returns
     -------
     dict
-        Lists over the shown features: ``id``, ``name``, ``sel`` (0/1), ``sup``, ``score``,
+        Lists over the shown features: ``id``, ``name``, ``sel`` (0/1), ``sup``, ``score``, ``enr`` (the
+        enrichment text, ``None`` when not given or empty),
         ``kids`` (its children shown under it: those whose deepest shown parent it is), ``others``
         (its other shown parents), ``hidden`` (children not shown), ``primary`` (the parent it is
         shown under, -1 for a root); ``roots``, ``open`` (opened at start), and the counts
@@ -109,6 +111,9 @@ def tree_data(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str, str]
         others[k] = sorted(pos[p] for p in ps if p != best)
     score = None if scores is None else np.asarray(scores, dtype=float)
     sup = None if support is None else np.asarray(support)
+    enr = None if enrichment is None else list(enrichment)
+    if enr is not None and len(enr) != n:
+        raise ValueError(f"enrichment has {len(enr)} values for {n} features")
 
     def key(k):  # kept features first, then by score, then id
         i = order[k]
@@ -131,7 +136,9 @@ def tree_data(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str, str]
         opened = {r for r in roots if kids[r]}
     return {"id": [str(ids[i]) for i in order], "name": [names.get(str(ids[i]), "") or "" for i in order],
             "sel": [int(sel[i]) for i in order], "sup": [None if sup is None else _num(sup[i]) for i in order],
-            "score": [None if score is None else _num(score[i]) for i in order], "kids": kids, "others": others,
+            "score": [None if score is None else _num(score[i]) for i in order],
+            "enr": [enr[i] if enr is not None and isinstance(enr[i], str) and enr[i] else None for i in order],
+            "kids": kids, "others": others,
             "hidden": hidden, "primary": primary, "roots": roots, "open": sorted(opened),
             "n_features": int(n), "n_selected": int(sel.sum()), "n_shown": len(order)}
 
@@ -170,6 +177,7 @@ _JS = r"""
     var meta = [];
     if (D.sup[k] !== null) meta.push("support " + fmt(D.sup[k]));
     if (D.score[k] !== null) meta.push("score " + fmt(D.score[k]));
+    if (D.enr[k] !== null) meta.push(D.enr[k]);
     if (meta.length) lab.appendChild(txt("span", "meta", meta.join(" \u00B7 ")));
     if (D.hidden[k]) lab.appendChild(txt("span", "hid", "+" + D.hidden[k] + " not shown"));
     if (D.others[k].length) {
@@ -242,7 +250,8 @@ def _json_for_script(obj) -> str:
 
 
 def hierarchy_view(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str, str] | None = None,
-                   support: Sequence | None = None, scores: Sequence | None = None, title: str = "") -> str:
+                   support: Sequence | None = None, scores: Sequence | None = None,
+                   enrichment: Sequence[str] | None = None, title: str = "") -> str:
     """An HTML fragment (style, data and script inline) showing the kept features and their ancestors.
 
     Parameters
@@ -254,6 +263,8 @@ def hierarchy_view(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str,
         Feature id -> name.
     support, scores : sequence, optional
         Per feature: instances having it, and the selector's score.
+    enrichment : sequence of str, optional
+        Per feature: its class enrichment as a report says it (``enriched in X (p=…, q=…)``; ``""``: none).
     title : str
         A heading above the view.
 
@@ -264,7 +275,8 @@ def hierarchy_view(hierarchy: FeatureHierarchy, *, selected, names: Mapping[str,
         in ``<script type="application/json" id="kgfs-tree-data">``; the tree is built by the inline
         script when the page loads.
     """
-    data = tree_data(hierarchy, selected=selected, names=names, support=support, scores=scores)
+    data = tree_data(hierarchy, selected=selected, names=names, support=support, scores=scores,
+                     enrichment=enrichment)
     head = (f"<h2>{title}</h2>" if title else "")
     intro = (f"<p>{data['n_selected']} kept feature(s) (\u25CF) with their ancestors (\u25CB): {data['n_shown']} of "
              f"{data['n_features']} features. A feature with several parents is shown once, under its deepest "

@@ -3,7 +3,8 @@
 - :func:`headline`: one row per selector x classifier of a ``summary.csv``
   (:func:`selection.evaluation.report.summarize`) with the columns read first, each a mean over
   the folds with its spread (``0.712 ± 0.127``), rounded; the other columns stay in the CSV.
-- :func:`kept_features`: the kept features of a selection frame, rounded, most relevant first;
+- :func:`kept_features`: the kept features of a selection frame, rounded, most relevant first, with
+  their class enrichment in words (``enriched in X (p=…, q=…)``);
 - :func:`selection_warnings`: what makes a selection degenerate (nothing kept, only roots of the
   hierarchy kept, only features with the same value in every instance kept), from a selection
   frame (:func:`selection.frames.selection_frame`, ``selection.csv``);
@@ -27,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from selection.evaluation.baseline import BASELINE, BASELINE_CLASSIFIER
+from selection.measures.enrichment import enrichment_text
 
 __all__ = ["HEADLINE_MEASURES", "headline", "kept_features", "row_note", "run_results", "selection_warnings"]
 
@@ -186,7 +188,9 @@ def kept_features(frame: pd.DataFrame, limit: int | None = 500, *, digits: int =
     Returns
     -------
     pandas.DataFrame
-        ``feature``, ``name`` (when known), ``support``, ``score``, ``level`` (those present).
+        ``feature``, ``name`` (when known), ``support``, ``score``, ``level`` (those present), and
+        ``enrichment`` (``enriched in X (p=…, q=…)``, :func:`selection.measures.enrichment.enrichment_text`)
+        when the frame has the class enrichment's columns.
 
     Examples
     --------
@@ -194,11 +198,18 @@ def kept_features(frame: pd.DataFrame, limit: int | None = 500, *, digits: int =
     ...                   "level": [1, 0, 2], "n_parents": [1, 0, 1], "selected": [True, True, False]})
     >>> kept_features(f).values.tolist()
     [['b', 5, 0.1235, 0], ['a', 3, 0.1, 1]]
+    >>> e = f.assign(enriched_in=["x", "y", ""], p_enrichment=[0.5, 0.0012, 1.0], q_enrichment=[0.5, 0.0036, 1.0])
+    >>> kept_features(e)["enrichment"].tolist()
+    ['enriched in y (p=0.0012, q=0.0036)', 'enriched in x (p=0.5, q=0.5)']
     """
     kept = frame[frame["selected"].astype(bool)]
     if "score" in kept:
         kept = kept.sort_values("score", ascending=False, kind="stable").assign(score=kept["score"].round(digits))
     cols = [c for c in ("feature", "name", "support", "score", "level") if c in kept]
+    if {"enriched_in", "p_enrichment", "q_enrichment"} <= set(kept.columns):
+        kept = kept.assign(enrichment=[enrichment_text(c, p, q) for c, p, q in
+                                       zip(kept["enriched_in"], kept["p_enrichment"], kept["q_enrichment"])])
+        cols.append("enrichment")
     return (kept if limit is None else kept.head(limit))[cols].reset_index(drop=True)
 
 
@@ -233,7 +244,8 @@ def run_results(summary=None, selection=None, n_instances: int | None = None, hi
     ([], ['r'], 1)
     """
     summary = None if summary is None else pd.read_csv(summary)
-    selection = None if selection is None else pd.read_csv(selection)
+    # the class a feature is enriched in as written (a label "1" is not the number 1.0)
+    selection = None if selection is None else pd.read_csv(selection, dtype={"enriched_in": str})
     return {"headline": [] if summary is None else headline(summary).to_dict("records"),
             "kept": [] if selection is None else kept_features(selection).to_dict("records"),
             "warnings": [] if selection is None else selection_warnings(selection, n_instances, hierarchy)}

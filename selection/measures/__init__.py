@@ -10,8 +10,12 @@
   DAGs by dynamic programming (SHSEL pruning, TSEL, GreedyTopDown and the RPV paper's GTD),
   never enumerating paths,
   and the strict tie-breaking order those rules use (:func:`preference_ranks`).
+- :mod:`selection.measures.enrichment`: per feature, its support in each class, the class it is
+  enriched in, a one-sided Fisher exact (hypergeometric) p-value and its Benjamini-Hochberg q-value
+  (the columns of ``selection.csv`` a bioinformatician reads first).
 """
 
+from selection.measures.enrichment import Enrichment, class_enrichment, enrichment_text
 from selection.measures.paths import (
     PATH_RULE_EPS,
     greedy_antichain,
@@ -57,4 +61,5 @@ __all__ = [
     "conditional_class_probabilities", "lazy_r", "r_measure", "value_information_gain", "value_relevance",
     "SMOOTHING", "most_specific", "path_maxima",
     "PATH_RULE_EPS", "greedy_antichain", "path_argmax", "path_mean_rule", "preference_ranks", "strict_ranks",
+    "Enrichment", "class_enrichment", "enrichment_text",
 ]

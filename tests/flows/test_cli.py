@@ -550,8 +550,15 @@ def test_export_the_hierarchy_as_graphml_and_dot_with_names_and_selection(tmp_pa
     assert g.number_of_nodes() == 699 and g.number_of_edges() == 1209
     assert {n for n, d in g.nodes(data=True) if d["selected"]} == kept
     assert g.nodes["GO:0008150"]["name"] == "biological_process" and g.nodes["GO:0008150"]["support"] == 127
+    # the class enrichment, as selection.csv has it (issue 38): 4 of the 36 anti-longevity genes, none of the 91 others
+    node = g.nodes["GO:0007600"]
+    assert (node["enriched_in"], node["support_anti-longevity"], node["support_pro-longevity"]) == ("anti-longevity",
+                                                                                                  4, 0)
+    row = pd.read_csv(S / "selection.csv").set_index("feature").loc["GO:0007600"]
+    assert node["p_enrichment"] == row["p_enrichment"] and node["q_enrichment"] == row["q_enrichment"]
     assert main(["export", "--table", str(T), "--format", "dot", "--out", str(tmp_path / "h.dot")]) == 0
-    assert (tmp_path / "h.dot").read_text().count(" -> ") == 1209
+    dot = (tmp_path / "h.dot").read_text()
+    assert dot.count(" -> ") == 1209 and dot.count('"support_anti-longevity"=') == 699  # without --selection too
     assert main(["export", "--table", str(T), "--format", "arff", "--selection", str(S / "selection.csv"),
                  "--out", str(tmp_path / "x.arff")]) == 1
     assert "--selection goes with --format graphml or dot" in capsys.readouterr().err

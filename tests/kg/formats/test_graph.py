@@ -83,3 +83,31 @@ def test_read_selection_of_a_run_or_select_output(tmp_path):
     (tmp_path / "bad.csv").write_text("feature,selected\nGO:9,True\n")
     with pytest.raises(KgfsError, match="1 feature\\(s\\) are not in the table: GO:9 \\(selection\\)$"):
         read_selection(tmp_path / "bad.csv", h)
+
+
+def test_the_class_enrichment_of_a_selection_file_becomes_node_attributes(tmp_path):
+    h = _h()
+    (tmp_path / "selected_features.csv").write_text(
+        "feature,name,support,score,level,n_parents,enriched_in,p_enrichment,q_enrichment,support_1,support_pro-x\n"
+        "GO:2,two,5,0.5,1,1,1,0.01,0.04,5,0\nGO:4,,2,0.2,2,2,,1.0,1.0,0,0\n")
+    sel, _names, attrs = read_selection(tmp_path / "selected_features.csv", h)
+    assert list(attrs) == ["support", "score", "level", "enriched_in", "p_enrichment", "q_enrichment", "support_1",
+                           "support_pro-x"]
+    assert attrs["enriched_in"].tolist() == ["", "1", "", ""]  # a label "1" stays text; unlisted and no class: ""
+    assert attrs["p_enrichment"].tolist()[1] == 0.01 and np.isnan(attrs["q_enrichment"][0])
+    g = nx.read_graphml(write_graphml(h, tmp_path / "h.graphml", selected=sel, attributes=attrs))
+    assert g.nodes["GO:2"]["enriched_in"] == "1" and g.nodes["GO:2"]["q_enrichment"] == 0.04
+    assert g.nodes["GO:2"]["support_1"] == 5.0 and g.nodes["GO:2"]["support_pro-x"] == 0.0  # NaN elsewhere: doubles
+    dot = write_dot(h, tmp_path / "h.dot", selected=sel, attributes=attrs).read_text()
+    # an attribute name that is not an identifier is quoted (DOT would stop at the hyphen)
+    assert '"support_pro-x"="0.0"' in dot and 'enriched_in="1"' in dot and "support_1=" in dot
+
+
+def test_pydot_reads_quoted_attribute_names(tmp_path):
+    import pydot
+
+    h = _h()
+    attrs = {"support_anti-longevity": np.arange(4), "enriched_in": np.array(["a", "", "b-c", "a"], dtype=object)}
+    (g,) = pydot.graph_from_dot_data(write_dot(h, tmp_path / "h.dot", attributes=attrs).read_text())
+    node = g.get_node('"GO:3"')[0].get_attributes()
+    assert node['"support_anti-longevity"'] == '"2"' and node["enriched_in"] == '"b-c"'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,3 +53,15 @@ def test_a_large_selection_opens_only_the_first_level():
     h = FeatureHierarchy.from_edges([(f"f{i}", f"f{i // 2}") for i in range(1, n)])
     v = tree_data(h, selected=np.ones(n, bool))
     assert v["open"] == v["roots"] == [0] and shown_nodes(h, np.ones(n, bool)).all()
+
+
+def test_a_feature_line_carries_its_enrichment_when_given():
+    h = FeatureHierarchy.from_edges([("b", "a"), ("c", "a")])
+    text = ["enriched in x (p=0.5, q=0.5)", "", "enriched in y (p=0.01, q=0.02)"]
+    v = tree_data(h, selected=[False, False, True], enrichment=text)
+    assert dict(zip(v["id"], v["enr"])) == {"a": text[0], "c": text[2]}  # b is not shown; "" is no text
+    assert tree_data(h, selected=[False, False, True])["enr"] == [None, None]
+    page = hierarchy_view(h, selected=[False, False, True], enrichment=text)
+    assert "enriched in y (p=0.01, q=0.02)" in page and "D.enr[k]" in page
+    with pytest.raises(ValueError, match="enrichment has 2 values for 3 features"):
+        tree_data(h, selected=[False, False, True], enrichment=text[:2])

@@ -34,9 +34,11 @@ Choices (documented here, tested in ``tests/selection/evaluation/test_split.py``
 - The search runs with one BLAS thread (:func:`threadpoolctl.threadpool_limits`): its fits are of small
   matrices (hundreds of rows), where BLAS threads only cost (a logistic regression on AIFB's 140 x 46 table
   took 10x longer with two threads on two cores than with one).
-- The selected features of an eager selector are its support on the final model; ``n_selected`` is their
-  number, ``compression`` is ``1 - n_selected / n_features`` over the features generated for the final
-  model (``n_features``).
+- The selected features of an eager selector are its support on the final model, each with its class
+  enrichment on the training part (:func:`selection.measures.enrichment.class_enrichment` over all the
+  final model's features: ``enriched_in``, ``p_enrichment``, the BH ``q_enrichment``, ``support_<class>``;
+  descriptive, on the rows the model was fitted on); ``n_selected`` is their number, ``compression`` is
+  ``1 - n_selected / n_features`` over the features generated for the final model (``n_features``).
 
 Everything is callable without Prefect or the command line; ``kgfs evaluate --protocol split`` runs it
 through :func:`selection.evaluation.grid.run_grid` (the protocol ``split`` of
@@ -271,6 +273,9 @@ class SplitOutcome:
         Training instances that have each.
     selected_counts : list of int or None
         A lazy selector: test instances each was selected for.
+    selected_enrichment : list of dict or None
+        Each kept feature's class enrichment on the training part (``enriched_in``, ``p_enrichment``,
+        ``q_enrichment``, ``support_<class>``).
     search_seconds, generation_seconds, predict_seconds : float
         The whole search with the refit; the final generation (fit on the training part); the test prediction.
     predictions : ndarray
@@ -299,6 +304,7 @@ class SplitOutcome:
     selected_labels: list = field(default_factory=list)
     selected_support: list = field(default_factory=list)
     selected_counts: list | None = None
+    selected_enrichment: list | None = None
     search_seconds: float = 0.0
     generation_seconds: float = 0.0
     predict_seconds: float = 0.0
@@ -317,9 +323,11 @@ class SplitOutcome:
         m = {k: self.measures.get(k, np.nan) for k in ("accuracy", "auroc", "aucpr", "gm", "compression",
                                                         "harmonic_mean")}
         threshold = next((v for k, v in self.chosen.items() if k.endswith("__threshold")), np.nan)
-        features = [{"feature": f, "label": lab, "support": s, **({"test_instances": c} if c is not None else {})}
-                    for f, lab, s, c in zip(self.selected, self.selected_labels, self.selected_support,
-                                            self.selected_counts or [None] * len(self.selected))]
+        features = [{"feature": f, "label": lab, "support": s, **({"test_instances": c} if c is not None else {}),
+                     **(e or {})}
+                    for f, lab, s, c, e in zip(self.selected, self.selected_labels, self.selected_support,
+                                               self.selected_counts or [None] * len(self.selected),
+                                               self.selected_enrichment or [None] * len(self.selected))]
         return {"dataset": self.dataset, "selector": self.selector, "params": params_json(self.params),
                 "classifier": self.classifier, "fold": 0, "n_features": self.n_features, "n_train": self.n_train,
                 "n_test": self.n_test, "n_selected": self.n_selected, **m,
@@ -378,22 +386,29 @@ def _jsonable(o):
     return str(o)
 
 
-def _selected(pipe: Pipeline, X_train, X_test, kind: str):
-    """The kept features of a fitted pipeline: ids, labels, training support, per-test-instance counts (lazy)."""
+def _selected(pipe: Pipeline, X_train, y_train, X_test, kind: str):
+    """The kept features of a fitted pipeline: ids, labels, training support, per-test-instance counts (lazy),
+    the number kept, and each kept feature's class enrichment on the training part (a dict per feature)."""
+    from selection.measures.enrichment import class_enrichment
+
     kg = pipe["kg"]
     names = np.asarray(kg.get_feature_names_out(), dtype=object)
     labels = np.asarray(kg.feature_labels_, dtype=object)
-    support = np.asarray(sp.csr_matrix(X_train).sum(axis=0)).ravel().astype(int)
+    X_train = sp.csr_matrix(X_train)
+    support = np.asarray(X_train.sum(axis=0)).ravel().astype(int)
+    frame = class_enrichment(X_train, y_train).frame()  # q over every feature of the final model
     if kind == "lazy":
         masks = sp.csr_matrix(pipe["clf"].selector_.select_for(X_test))
         counts = np.asarray(masks.sum(axis=0)).ravel().astype(int)
-        order = [j for j in np.argsort(-counts, kind="stable") if counts[j] > 0]
+        idx = np.asarray([j for j in np.argsort(-counts, kind="stable") if counts[j] > 0], dtype=int)
         n_selected = float(masks.sum()) / max(1, masks.shape[0])
-        return (names[order].tolist(), labels[order].tolist(), support[order].tolist(), counts[order].tolist(),
-                n_selected)
-    mask = np.asarray(pipe["select"].get_support(), dtype=bool)
-    idx = np.flatnonzero(mask)
-    return names[idx].tolist(), labels[idx].tolist(), support[idx].tolist(), None, float(mask.sum())
+        kept_counts = counts[idx].tolist()
+    else:
+        mask = np.asarray(pipe["select"].get_support(), dtype=bool)
+        idx, n_selected, kept_counts = np.flatnonzero(mask), float(mask.sum()), None
+    enrichment = frame.iloc[idx].to_dict("records")
+    return (names[idx].tolist(), labels[idx].tolist(), support[idx].tolist(), kept_counts, n_selected,
+            enrichment)
 
 
 @dataclass(frozen=True)
@@ -477,7 +492,7 @@ def _one(data, parts, selector: MethodSpec, classifier: MethodSpec, settings: Sp
         out.predictions = np.asarray(pred)
         out.n_features = int(X_train.shape[1])
         (out.selected, out.selected_labels, out.selected_support, out.selected_counts,
-         out.n_selected) = _selected(best, X_train, X_test, selector.kind)
+         out.n_selected, out.selected_enrichment) = _selected(best, X_train, y[train], X_test, selector.kind)
         labels = np.unique(y)
         out.measures = fold_metrics(y[test], pred, proba, rest.classes_, pos_label=pos_label,
                                     compression=compression(out.n_selected, out.n_features), labels=labels)

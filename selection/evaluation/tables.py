@@ -330,7 +330,9 @@ def split_features(results: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         ``dataset``, ``selector``, ``classifier``, ``rank``, ``feature``, ``label``, ``support`` (and
-        ``test_instances`` for a lazy selector); empty without the column.
+        ``test_instances`` for a lazy selector), then what the rows hold besides (the split protocol: the class
+        enrichment on the training part, ``enriched_in``, ``p_enrichment``, ``q_enrichment``, ``support_<class>``);
+        empty without the column.
 
     Examples
     --------

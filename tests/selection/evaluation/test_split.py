@@ -102,6 +102,11 @@ def test_min_support_counts_the_training_rows_only():
                       source=_graph(rows), split=["train"] * 14 + ["test"] * 6)
     (o,) = evaluate_split(d, ["complete"], ["nb"], inner_splits=2, generation={"min_support": [2]}).outcomes
     assert o.status == "ok" and DBO + "C" not in o.selected and sorted(o.selected) == [DBO + "A", DBO + "B"]
+    # each kept feature's class enrichment, on the training rows: A is on the 7 training "a"s and no "b"
+    [a] = [f for f in json.loads(o.row()["selected_features"]) if f["feature"] == DBO + "A"]
+    assert (a["enriched_in"], a["support_a"], a["support_b"], a["support"]) == ("a", 7, 0, 7)
+    assert a["p_enrichment"] == pytest.approx(1 / 3432)  # 1 / C(14, 7): the hypergeometric tail
+    assert a["q_enrichment"] >= a["p_enrichment"]
 
 
 def test_the_generation_grid_takes_any_kgfeatures_parameter():

@@ -34,11 +34,16 @@ Choices (documented here, tested in ``tests/selection/evaluation/test_split.py``
 - The search runs with one BLAS thread (:func:`threadpoolctl.threadpool_limits`): its fits are of small
   matrices (hundreds of rows), where BLAS threads only cost (a logistic regression on AIFB's 140 x 46 table
   took 10x longer with two threads on two cores than with one).
+- A generation grid (or a dataset) of ``values="count"`` gives the model numbers of walks (how many carbon
+  atoms a molecule has): the selectors that read presence are given ``binarize=0.0`` (:func:`presence`,
+  unless the user set ``binarize``) and the classifier gets the counts; a selected feature's support is
+  the number of training rows that have it, not the sum of its counts.
 - The selected features of an eager selector are its support on the final model, each with its class
-  enrichment on the training part (:func:`selection.measures.enrichment.class_enrichment` over all the
-  final model's features: ``enriched_in``, ``p_enrichment``, the BH ``q_enrichment``, ``support_<class>``;
-  descriptive, on the rows the model was fitted on); ``n_selected`` is their number, ``compression`` is
-  ``1 - n_selected / n_features`` over the features generated for the final model (``n_features``).
+  enrichment on the training part (:func:`selection.measures.enrichment.class_enrichment` of the features'
+  presence over all the final model's features: ``enriched_in``, ``p_enrichment``, the BH ``q_enrichment``,
+  ``support_<class>``; descriptive, on the rows the model was fitted on); ``n_selected`` is their number,
+  ``compression`` is ``1 - n_selected / n_features`` over the features generated for the final model
+  (``n_features``).
 
 Everything is callable without Prefect or the command line; ``kgfs evaluate --protocol split`` runs it
 through :func:`selection.evaluation.grid.run_grid` (the protocol ``split`` of
@@ -83,7 +88,7 @@ from selection.evaluation.specs import MethodSpec, method_specs, params_json
 from selection.lazy.estimator import LazySelectionClassifier
 
 __all__ = ["SPLIT_COLUMNS", "THRESHOLDS", "SplitOutcome", "SplitResult", "SplitSettings", "evaluate_split",
-           "kg_features", "model_grid", "split_rows", "wilson_interval"]
+           "kg_features", "model_grid", "presence", "split_rows", "wilson_interval"]
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +206,46 @@ def _tuned(spec: MethodSpec, thresholds: Sequence[float]) -> dict[str, list]:
     return out
 
 
+def presence(estimator, *given: Mapping):
+    """Make the binary estimators in ``estimator`` (itself and those nested in it) read counts as presence.
+
+    A generation of ``values="count"`` gives the selectors numbers of walks; kgfs's estimators that read
+    presence (the hierarchical and lazy selectors, the lazy classifiers: no ``reads_counts`` class
+    attribute set true) refuse them unless given ``binarize``. Each ``binarize`` of theirs left at None (and
+    not given by the user: ``given``, the specs' own parameters) is set to 0.0: the estimator reads
+    ``count > 0``, and an eager selector's ``transform`` still passes the counts on to the classifier.
+    Estimators that read counts (the Fisher score) and those of other libraries (scikit-learn's
+    ``BernoulliNB`` binarises at 0.0 by default) are left as they are.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Changed in place.
+    *given : mapping
+        Parameters the user fixed (their names without a step's prefix).
+
+    Returns
+    -------
+    estimator
+
+    Examples
+    --------
+    >>> from selection.hierarchical import CompleteFS
+    >>> presence(CompleteFS()).binarize, presence(CompleteFS(binarize=2.0)).binarize
+    (0.0, 2.0)
+    """
+    fixed = {k for g in given for k in g}
+    params = estimator.get_params(deep=True)
+    updates = {}
+    for key, value in params.items():
+        prefix, _, name = key.rpartition("__")
+        owner = params[prefix] if prefix else estimator
+        ours = type(owner).__module__.startswith("selection.") and not getattr(owner, "reads_counts", False)
+        if name == "binarize" and value is None and name not in fixed and ours:
+            updates[key] = 0.0
+    return estimator.set_params(**updates) if updates else estimator
+
+
 def model_grid(data, selector: MethodSpec, classifier: MethodSpec, *, generation: Mapping[str, Sequence] | None = None,
                thresholds: Sequence[float] = THRESHOLDS) -> tuple[Pipeline, dict[str, list]]:
     """The pipeline of one selector x classifier and the grid its search explores.
@@ -226,13 +271,19 @@ def model_grid(data, selector: MethodSpec, classifier: MethodSpec, *, generation
     kg = _remembered_class()(**kg_features(data).get_params(deep=False))
     kg._memo = {}
     grid = {f"kg__{k}": list(v) for k, v in generation.items()}
+    counts = "count" in [str(v) for v in generation.get("values", [data.features_params.get("values", "binary")])]
     if selector.kind == "lazy":
         clf = LazySelectionClassifier(selector.build("from_input"), classifier.build_lazy())
+        if counts:
+            presence(clf, selector.params, classifier.params)
         steps = [("kg", kg), ("clf", clf)]
         grid.update({f"clf__selector__{k}": v for k, v in _tuned(selector, thresholds).items()})
         grid.update({f"clf__classifier__{k}": v for k, v in _tuned(classifier, thresholds).items()})
     else:
         steps = [("kg", kg), ("select", selector.build("from_input")), ("clf", classifier.build())]
+        if counts:
+            presence(steps[1][1], selector.params)
+            presence(steps[2][1], classifier.params)
         grid.update({f"select__{k}": v for k, v in _tuned(selector, thresholds).items()})
         grid.update({f"clf__{k}": v for k, v in _tuned(classifier, thresholds).items()})
     return Pipeline(steps), grid
@@ -394,9 +445,9 @@ def _selected(pipe: Pipeline, X_train, y_train, X_test, kind: str):
     kg = pipe["kg"]
     names = np.asarray(kg.get_feature_names_out(), dtype=object)
     labels = np.asarray(kg.feature_labels_, dtype=object)
-    X_train = sp.csr_matrix(X_train)
-    support = np.asarray(X_train.sum(axis=0)).ravel().astype(int)
-    frame = class_enrichment(X_train, y_train).frame()  # q over every feature of the final model
+    present = (sp.csr_matrix(X_train) != 0).astype(np.int8)  # rows that have a feature, also of counts
+    support = np.asarray(present.sum(axis=0)).ravel().astype(int)
+    frame = class_enrichment(present, y_train).frame()  # q over every feature of the final model
     if kind == "lazy":
         masks = sp.csr_matrix(pipe["clf"].selector_.select_for(X_test))
         counts = np.asarray(masks.sum(axis=0)).ravel().astype(int)

@@ -254,3 +254,59 @@ def test_the_path_depth_is_tuned_like_any_generation_setting():
     assert o.status == "ok", o.error
     assert o.chosen["kg__depth"] in (1, 2) and o.accuracy == 1.0
     assert any("league" in f for f in o.selected) == (o.chosen["kg__depth"] == 2)
+
+
+def _molecules():
+    """Every molecule has atoms of one class; class ``many`` three of them, ``few`` one: only the counts tell."""
+    g = rdflib.Graph()
+    ids, y = [f"m{i}" for i in range(24)], []
+    for i, m in enumerate(ids):
+        many = i % 2 == 0
+        for k in range(3 if many else 1):
+            atom = rdflib.URIRef(X + f"{m}_a{k}")
+            g.add((rdflib.URIRef(X + m), rdflib.URIRef(DBO + "hasAtom"), atom))
+            g.add((atom, rdflib.RDF.type, rdflib.URIRef(DBO + "Carbon")))
+        y.append("many" if many else "few")
+    return EntityDataset("molecules", ids, [X + m for m in ids], y, source=g, split=["train"] * 16 + ["test"] * 8,
+                         features_params={"features": ["paths"], "direction": "out", "depth": 1})
+
+
+def test_counts_reach_the_classifier_and_the_selectors_read_their_presence():
+    d = _molecules()
+    res = evaluate_split(d, ["complete", "shsel-ig-prune", "hip"], ["logreg", "nb"], inner_splits=2,
+                         generation={"min_support": [2], "values": ["binary", "count"]})
+    out = {(o.selector, o.classifier): o for o in res.outcomes}
+    out.pop(("hip", "logreg"))  # a lazy selector needs a lazy classifier: logreg has none
+    assert all(o.status == "ok" for o in out.values()), [o.error for o in out.values()]
+    a = out["complete", "logreg"]
+    assert a.chosen["kg__values"] == "count" and a.accuracy == 1.0  # presence alone is the same for both classes
+    # a selected feature's support is the rows that have it, not the sum of its counts
+    assert a.selected_support and max(a.selected_support) <= a.n_train
+    # presence only: nothing to tell the classes apart
+    (b,) = evaluate_split(d, ["complete"], ["logreg"], inner_splits=2,
+                          generation={"min_support": [2], "values": ["binary"]}).outcomes
+    assert b.status == "ok" and b.accuracy == 0.5
+
+
+def test_presence_sets_binarize_of_kgfs_estimators_only_where_the_user_left_it():
+    from sklearn.naive_bayes import BernoulliNB
+
+    from selection.evaluation.split import presence
+    from selection.flat import FisherScore
+    from selection.hierarchical import CompleteFS
+    from selection.lazy.classifiers import LazyNaiveBayes
+    from selection.lazy.estimator import LazySelectionClassifier
+    from selection.lazy.selectors import HIP
+
+    lazy = presence(LazySelectionClassifier(HIP(), LazyNaiveBayes()))
+    assert lazy.selector.binarize == 0.0 and lazy.classifier.binarize == 0.0
+    assert presence(CompleteFS(binarize=2.0)).binarize == 2.0
+    assert presence(CompleteFS(), {"binarize": None}).binarize is None  # given by the user: kept
+    assert presence(FisherScore()).get_params().get("binarize") is None  # reads counts
+    assert presence(BernoulliNB(binarize=None)).binarize is None  # not kgfs's
+    # the grid gives them only when a generation gives counts
+    sel, clf = method_spec("complete", "selector"), method_spec("nb", "classifier")
+    pipe, _ = model_grid(_molecules(), sel, clf, generation={"values": ["binary", "count"]})
+    assert pipe["select"].binarize == 0.0
+    pipe, _ = model_grid(_molecules(), sel, clf, generation={"values": ["binary"]})
+    assert pipe["select"].binarize is None

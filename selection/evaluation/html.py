@@ -392,6 +392,18 @@ def _p(v) -> str:
     return "" if v is None or v != v else (f"{v:.1E}" if v < 0.001 else f"{v:.3f}")
 
 
+def inline(text: str) -> str:
+    """A line of the Markdown report as HTML: escaped, its code spans (`x`) and bold (**x**) marked up.
+
+    Examples
+    --------
+    >>> inline("Protocol `basic` is **10-fold** <CV>")
+    'Protocol <code>basic</code> is <b>10-fold</b> &lt;CV&gt;'
+    """
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text))
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
+
+
 def stats_section(blocks: Sequence[Mapping], *, names: Mapping | None = None) -> str:
     """What the tests say (:func:`~selection.evaluation.significance.stats_blocks`), with warnings and how to read them.
 
@@ -489,7 +501,7 @@ def evaluation_html(results: pd.DataFrame, summary: pd.DataFrame, blocks: Sequen
     """
     text = ReportText() if text is None else text
     answer, notes, names = text.answer, text.notes, text.names
-    intro = "<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>" if notes else ""
+    intro = "<ul>" + "".join(f"<li>{inline(n)}</li>" for n in notes) + "</ul>" if notes else ""
     features = split_features(results)  # a split evaluation's final models (the rows' selected_features)
     sections = [answer_section(answer), intro, split_section(results, features if len(features) else None, baseline),
                 summary_section(summary)]

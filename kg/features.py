@@ -469,7 +469,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return f"{cls.__module__.split('.')[0]}.{cls.__name__}" if cls.__module__.startswith("rdflib") else cls.__name__
 
     def _labels(self, names: list[str]) -> np.ndarray:
-        from kg.rdf.labels import compose_names
+        from kg.rdf.naming import compose_names
         from kg.rdf.paths import parse_path_id, short
 
         lookups = self._lookups()

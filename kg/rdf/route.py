@@ -587,7 +587,7 @@ class CorpusInput(Input):
         return cls.from_options({**values, "corpus": None}).prepare(ctx, progress)
 
     def feature_names(self, features, ctx=None) -> dict[str, str]:
-        """The features' names from the labels in the dump (:func:`kg.rdf.labels.feature_labels`: types and
+        """The features' names from the labels in the dump (:func:`kg.rdf.naming.feature_labels`: types and
         categories by their labels, relations and paths by their predicates', classes' and objects'; the dump
         index of the kgfs home is read, never changed); none without a dump (a SPARQL endpoint is not asked).
 
@@ -602,7 +602,7 @@ class CorpusInput(Input):
         """
         if not self.dump:
             return {}
-        from kg.rdf.labels import feature_labels
+        from kg.rdf.naming import feature_labels
 
         return feature_labels(features, self.dump, cache_dir=_cache_dir(ctx) if ctx else None,
                               vocabulary=self.vocabulary())

@@ -149,7 +149,7 @@ def test_a_new_corpus_after_ingest_opens_no_dump_file_and_keeps_its_names(dump, 
 
 
 def test_relations_and_paths_are_named_by_their_parts_labels(dump):
-    from kg.rdf.labels import feature_labels
+    from kg.rdf.naming import feature_labels
 
     (dump / "properties.nt").write_text(f'<{ONT}team> <{LABEL}> "team"@en .\n<{ONT}team> <{SUB}> <{ONT}x> .\n'
                                         f'<{R}Lakers> <{LABEL}> "Los Angeles Lakers"@en .\n')

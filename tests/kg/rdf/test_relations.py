@@ -28,7 +28,7 @@ from kg.rdf.sources.rdflib_graph import RdflibSource
 from kg.rdf.sources.sparql import SparqlSource
 from kg.rdf.table import assemble_table
 from kg.rdf.vocabulary import RDF, RDFS, Vocabulary
-from tests.kg.conftest import assert_same_table
+from tests.kg.conftest import Generic, assert_same_table
 from tests.kg.servers import OxigraphServer
 from tests.strategies import hub_graphs
 
@@ -368,18 +368,6 @@ def tiny_server_wd(tmp_path_factory):
 
 
 # ------------------------------------------------------------------ issue 39 point 2: hubs through index arrays
-class Generic:
-    """A source without ``relation_tally``: :mod:`kg.rdf.relations` takes the generic path (relations + types)."""
-
-    def __init__(self, source):
-        self._source = source
-
-    def __getattr__(self, name):
-        if name == "relation_tally":
-            raise AttributeError(name)
-        return getattr(self._source, name)
-
-
 def _index_source(folder, files):
     from kg.rdf.index.dumpindex import DumpIndex
     from kg.rdf.sources.index import IndexSource

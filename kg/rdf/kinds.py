@@ -368,7 +368,8 @@ class FeatureSpec:
                 found = source.class_edges(raw)
             else:
                 found = source.broader(raw, self.category_depth)
-            edges.update((self.tag(kind, c), self.tag(kind, p)) for c, p in found)
+            prefix = KIND_PREFIX.get(kind, "") if self.multi else ""  # as tag(): most tables add none
+            edges.update(((prefix + c, prefix + p) for c, p in found) if prefix else found)
         return edges
 
 

@@ -333,6 +333,16 @@ def _class_sets(n_others: int, pairs: np.ndarray, n_classes: int) -> np.ndarray:
     return out
 
 
+def _add_grouped(out: dict, names: Sequence[str], entity: np.ndarray, which: np.ndarray, ids: list[str]) -> None:
+    """``out[names[e]] |= {ids[which[i]]: the rows i of e}``, the rows sorted by entity."""
+    if not len(entity):
+        return
+    cut = (np.flatnonzero(np.diff(entity)) + 1).tolist()
+    which = which.tolist()
+    for a, b, e in zip([0, *cut], [*cut, len(which)], entity[[0, *cut]].tolist()):
+        out[names[e]].update([ids[k] for k in which[a:b]])
+
+
 def _tallied(entities, source, qualified: bool, options: RelationOptions, *, groups: bool) -> tuple[dict, dict]:
     """:func:`relation_features` (``groups=False``: each entity's direct ids) or :func:`relation_groups` (``True``)
     from a source's ``relation_tally`` (:class:`~kg.rdf.sources.common.RelationTally`), and the report: the same
@@ -356,13 +366,15 @@ def _tallied(entities, source, qualified: bool, options: RelationOptions, *, gro
         if qualified:
             met = pairs[np.isin(pairs[:, 0], np.unique(oth))] if len(pairs) else pairs
             class_names.update(t.classes[i] for i in np.unique(met[:, 1]).tolist())
-        if not groups:
-            for e, p in np.unique(np.stack([ent, pred], axis=1), axis=0).tolist():
-                out[names[e]].add(relation_id(d, t.predicates[p]))
+        if not groups:  # each id built once and shared by the entities that have it
+            u = np.unique(np.stack([ent, pred], axis=1), axis=0)
+            _add_grouped(out, names, u[:, 0], u[:, 1], [relation_id(d, p) for p in t.predicates])
             if len(pairs):
                 rows, cls = _join(oth, pairs)
-                for e, p, c in np.unique(np.stack([ent[rows], pred[rows], cls], axis=1), axis=0).tolist():
-                    out[names[e]].add(relation_id(d, t.predicates[p], t.classes[c]))
+                u = np.unique(np.stack([ent[rows], pred[rows], cls], axis=1), axis=0)
+                pc, which = np.unique(u[:, 1:], axis=0, return_inverse=True)
+                _add_grouped(out, names, u[:, 0], which.ravel(),
+                             [relation_id(d, t.predicates[p], t.classes[c]) for p, c in pc.tolist()])
             continue
         # counts: the relations of one (entity, predicate, set of classes) give the same ids, once each
         sets = _class_sets(t.n_others, pairs, len(t.classes))

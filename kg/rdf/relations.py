@@ -54,8 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kg.errors import KgfsError, ParameterError, param
-from kg.rdf.sources.common import DIRECTIONS
-from kg.sources import breadth_first_edges
+from kg.sources import DIRECTIONS, breadth_first_edges
 
 __all__ = [
     "FEATURE_KINDS",

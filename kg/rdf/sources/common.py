@@ -68,6 +68,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg.rdf.vocabulary import DBPEDIA
+from kg.sources import DIRECTIONS as _DIRECTIONS
 
 __all__ = [
     "Access",
@@ -305,8 +306,8 @@ def property_walk(vocabulary, properties: Iterable[str], walk: Callable[[list[st
     return {(back(c), back(p)) for c, p in walk(starts)}
 
 
-#: The directions of ``relations(entities, direction)``.
-DIRECTIONS = ("out", "in")
+#: The directions of ``relations(entities, direction)`` (:data:`kg.sources.DIRECTIONS`).
+DIRECTIONS = _DIRECTIONS
 
 
 def check_direction(direction: str) -> str:

@@ -121,8 +121,11 @@ def subproperty_lines(prng: random.Random) -> list[str]:
     return lines
 
 
-def generate(d: Path, n: int, seed: int = 0) -> dict:
+def generate(d: Path, n: int, seed: int = 0, hubs: bool = False) -> dict:
     """Write ``latest-truthy.nt.bz2`` of about ``n`` triples into ``d``; returns its description.
+
+    ``hubs``: the relations' objects Zipf-distributed over the items (exponent 1: the first item receives about 7%
+    of the relation triples at 20M, as Wikidata's top item does) instead of uniform.
 
     Items are made in chunks with NumPy; each item's lines are written together, as the dump groups them.
     """
@@ -207,7 +210,7 @@ def generate(d: Path, n: int, seed: int = 0) -> dict:
         props = np.where(props >= 279, props + 1, props)  # never P279
         props = np.where(props >= 1647, props + 1, props)  # never P1647 (the properties' subproperty-of)
         kind = rng.integers(0, 5, len(it))
-        targets = rng.integers(base, base + n_items, len(it))
+        targets = (base + zipf(rng, n_items, len(it), 1.0)) if hubs else rng.integers(base, base + n_items, len(it))
         add(it, [f"{subj[i]} <{WDT}P{p}> " + (f"<{WD}Q{t}>" if v < 3 else
                                                 f'"{1800 + t % 220}-0{1 + t % 9}-1{t % 9}T00:00:00Z"^^<{XSD}dateTime>'
                                                 if v == 3 else f'"{t % 10007}"^^<{XSD}decimal>') + " .\n"
@@ -220,19 +223,19 @@ def generate(d: Path, n: int, seed: int = 0) -> dict:
     triples = out.close()
     (d / "names.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
     np.save(d / "popular.npy", np.asarray(popular, np.int64))
-    meta = {"version": GENERATOR_VERSION, "n": n, "seed": seed, "triples": triples, "items": n_items,
+    meta = {"version": GENERATOR_VERSION, "n": n, "seed": seed, "hubs": hubs, "triples": triples, "items": n_items,
             "classes": n_classes, "bytes": (d / "latest-truthy.nt.bz2").stat().st_size}
     (d / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
     return meta
 
 
-def dumps_for(data: Path, n: int) -> Path:
-    d = data / f"wikidata-{n}"
+def dumps_for(data: Path, n: int, hubs: bool = False) -> Path:
+    d = data / (f"wikidata-hubs-{n}" if hubs else f"wikidata-{n}")
     meta = d / "meta.json"
     if not (meta.is_file() and json.loads(meta.read_text())["version"] == GENERATOR_VERSION):
         shutil.rmtree(d, ignore_errors=True)
         t = time.perf_counter()
-        info = generate(d, n)
+        info = generate(d, n, hubs=hubs)
         print(f"generated {info['triples']:,} triples ({info['bytes'] / 1e6:.0f} MB bz2) in "
               f"{time.perf_counter() - t:.0f} s -> {d}", flush=True)
     return d
@@ -344,6 +347,7 @@ elif mode == "relations":
            "n_in": sum(map(len, rel["in"].values())), "others": len(others), "properties": len(props),
            "classes": len(classes), "class_edges": len(edges), "subproperty_edges": len(sub)}}
 elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_facts), in a process of its own
+    import hashlib
     import numpy as np
     from kg.rdf.index.dumpindex import DumpIndex
     from kg.rdf.sources.index import IndexSource
@@ -352,9 +356,20 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     from kg.rdf.vocabulary import WD, WIKIDATA
     imports = time.perf_counter() - t
     rng = np.random.default_rng(11)  # the same 10,000 items as "relations"
-    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + rng.choice(args["items"], 10_000, replace=False)).tolist()]
+    top = args.get("top", 0)  # --hubs: the most linked items (the first ones) are in the corpus, as in real ones
+    pick = rng.choice(np.arange(top, args["items"]), 10_000 - top, replace=False)
+    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + np.concatenate([np.arange(top), pick])).tolist()]
     t = time.perf_counter()
     src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
+    if args.get("generic"):  # the baseline: relations + types of the other ends, per entity (no relation_tally)
+        class Generic:
+            def __init__(self, source):
+                self._source = source
+            def __getattr__(self, name):
+                if name == "relation_tally":
+                    raise AttributeError(name)
+                return getattr(self._source, name)
+        src = Generic(src)
     spec = FeatureSpec.of(args["features"].split(), direction=args["direction"])
     facts, edges, report = fetch_facts({{e: [e] for e in ents}}, src, features=spec)
     t_fetch = time.perf_counter() - t
@@ -363,7 +378,10 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     out = {{"seconds": time.perf_counter() - t, "fetch_seconds": t_fetch, "imports": imports,
            "facts": sum(map(len, facts.values())), "direct_features": len(nodes), "edges": len(edges),
            "hierarchy_nodes": h.n_nodes, "removed": len(removed),
-           "empty": len(report["entities_without_features"])}}
+           "empty": len(report["entities_without_features"]),
+           "fingerprint": hashlib.sha256(json.dumps([sorted((i, sorted(f)) for i, f in facts.items()), sorted(edges),
+                                                     h.node_ids.tolist(), report.get("relations")],
+                                                    default=str).encode()).hexdigest()}}
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
@@ -469,8 +487,48 @@ def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
               f"{ff['removed']} cycle edges removed, {ff['empty']} items without features", flush=True)
 
 
+def measure_hubs(n: int, data: Path, top: int = 100) -> dict:
+    """``--hubs``: a dump whose relation objects are Zipf-distributed (hubs), ingested with relations, and the route's
+    ``fetch_facts`` + ``build_hierarchy`` of qualified relations (out, both) for 10,000 items (the ``top`` most linked
+    and the rest drawn uniformly), each in a fresh process, through the generic path (relations + types per
+    entity: the baseline, measured in the same run) and through ``IndexSource.relation_tally``: time, peak RSS, and
+    whether both give the same facts, edges, hierarchy and report."""
+    d = dumps_for(data, n, hubs=True)
+    dump, meta = d / "latest-truthy.nt.bz2", json.loads((d / "meta.json").read_text())
+    print(f"\n== hubs: {meta['triples']:,} triples ({meta['bytes'] / 1e6:.0f} MB bz2, {meta['items']:,} items), "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    res: dict = {"n": n, "triples": meta["triples"], "meta": meta, "top": top}
+    home = Path(tempfile.mkdtemp(prefix="kgfs-bench-wd-hubs-", dir=data))
+    try:
+        ing = res["ingest_relations"] = child("ingest", dump=dump, index=home / "rel-index", relations=True)
+        c = ing["counts"]
+        print(f"ingest with relations   : {ing['seconds']:7.1f} s, peak RSS {ing['peak_rss_mb']:6.0f} MB, index "
+              f"{ing['bytes'] / 1e6:.0f} MB; {c['relations_out']:,} relation triples", flush=True)
+        for direction in ("out", "both"):
+            got = {}
+            for path in ("generic", "tally"):
+                got[path] = child("fetch", dump=dump, index=home / "rel-index", first_item=meta["classes"] + 1,
+                                  items=meta["items"], features="qualified-relations", direction=direction, top=top,
+                                  generic=path == "generic")
+                ff = got[path]
+                print(f"fetch_facts + build_hierarchy, qualified-relations --direction {direction:4} ({path:7}): "
+                      f"{ff['seconds']:6.2f} s, peak RSS {ff['peak_rss_mb']:6.0f} MB; {ff['direct_features']:,} "
+                      f"direct features, {ff['edges']:,} edges, {ff['hierarchy_nodes']:,} nodes", flush=True)
+            g, t = got["generic"], got["tally"]
+            same = g["fingerprint"] == t["fingerprint"]
+            res[f"fetch/{direction}"] = got
+            print(f"  --direction {direction}: generic / tally = x{g['seconds'] / t['seconds']:.2f} the time, "
+                  f"x{g['peak_rss_mb'] / t['peak_rss_mb']:.2f} the peak RSS; same facts, edges, hierarchy and "
+                  f"report: {same}", flush=True)
+            if not same:
+                raise SystemExit("the two paths differ")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return res
+
+
 def summary(results: dict) -> None:
-    runs = sorted(results.values(), key=lambda r: r["triples"])
+    runs = sorted((r for r in results.values() if "ingest" in r), key=lambda r: r["triples"])
     print("\n== summary (each size measured in its own run; ratios against baselines of the same run)")
     print(f"{'triples':>12} {'load':>5} {'lbzip2 s':>9} {'parse s':>8} {'ingest s':>9} {'x parse':>8} {'x lbzip2':>9} "
           f"{'peak MB':>8} {'index MB':>9} {'corpus s':>9} {'corpus MB':>10}")
@@ -495,6 +553,9 @@ def main() -> None:
     ap.add_argument("--keep-index", action="store_true", help="keep the index built (to look at it)")
     ap.add_argument("--relations", action="store_true",
                     help="also the line filter, the ingest and a new corpus with relations (issue 25)")
+    ap.add_argument("--hubs", action="store_true",
+                    help="only the hub-shaped dump: qualified relations out/both, generic path vs relation_tally "
+                         "(issue 39)")
     args = ap.parse_args()
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
@@ -502,9 +563,14 @@ def main() -> None:
     results = json.loads(path.read_text()) if path.is_file() else {}
     for size in args.sizes:
         n = int(float(size[:-1]) * {"K": 1e3, "M": 1e6}[size[-1].upper()]) if size[-1].isalpha() else int(size)
+        if args.hubs:
+            results[f"hubs-{n}"] = measure_hubs(n, data)
+            path.write_text(json.dumps(results, indent=1))
+            continue
         results[str(n)] = measure(n, data, args.keep_index, args.relations)
         path.write_text(json.dumps(results, indent=1))
-    summary(results)
+    if not args.hubs:
+        summary(results)
 
 
 if __name__ == "__main__":

@@ -47,9 +47,12 @@ from kg.errors import ParameterError, param
 
 __all__ = ["Annotation", "Annotator", "AnnotatorBase", "KnowledgeSource", "Opening", "RelationSource", "SourceBase",
            "as_source",
-           "breadth_first_edges"]
+           "breadth_first_edges", "DIRECTIONS"]
 
 QUESTIONS = ("types", "class_edges", "categories", "broader")
+#: The directions of a :class:`RelationSource`'s ``relations(entities, direction)`` (here, outside ``kg.rdf``, so
+#: that the relation generators need nothing of ``kg.rdf.sources``: the sources' labels use them).
+DIRECTIONS = ("out", "in")
 
 
 @runtime_checkable

@@ -106,3 +106,40 @@ def digraphs(draw, min_nodes: int = 1, max_nodes: int = 10, max_edges: int = 25,
     nodes = draw(st.permutations(ids))
     facts = {f"i{k}": draw(st.lists(st.sampled_from(ids), max_size=3)) for k in range(instances)}
     return edges, list(nodes), facts
+
+
+WD_ENTITY, WD_DIRECT = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+
+
+@st.composite
+def hub_graphs(draw, max_items: int = 12) -> tuple[list[str], list[str]]:
+    """``(files, entities)``: a small Wikidata-shaped graph in one to three N-Triples texts (lines may repeat across
+    files), with a hub item (``Q0``) that most relations point to, typed other ends (some with a type outside the
+    type namespaces, some untyped, some with the same set of types), subclass edges (cycles allowed), a stated
+    subproperty (``wd:P40 wdt:P1647 wd:P50``) and literals; the entities asked: some items, the hub, an unknown."""
+    n = draw(st.integers(2, max_items))
+    items = [f"<{WD_ENTITY}Q{i}>" for i in range(n)]
+    preds = [f"<{WD_DIRECT}{p}>" for p in ("P19", "P27", "P40", "P50")]
+    classes = [f"<{WD_ENTITY}Q{1000 + i}>" for i in range(5)] + ["<http://other.org/Thing>"]
+    lines = []
+    for _ in range(draw(st.integers(1, 40))):
+        s = draw(st.integers(0, n - 1))
+        o = 0 if draw(st.integers(0, 3)) else draw(st.integers(0, n - 1))  # three in four go to the hub
+        lines.append(f"{items[s]} {draw(st.sampled_from(preds))} {items[o]} .")
+    for i in range(n):
+        for c in draw(st.lists(st.integers(0, len(classes) - 1), max_size=3, unique=True)):
+            lines.append(f"{items[i]} <{WD_DIRECT}P31> {classes[c]} .")
+    for c, p in draw(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=5)):
+        if c != p:
+            lines.append(f"{classes[c]} <{WD_DIRECT}P279> {classes[p]} .")
+    if draw(st.booleans()):
+        lines.append(f"<{WD_ENTITY}P40> <{WD_DIRECT}P1647> <{WD_ENTITY}P50> .")
+    lines.append(f'{items[0]} <{WD_DIRECT}P1477> "a hub" .')
+    k = draw(st.integers(1, 3))
+    owner = draw(st.lists(st.integers(0, k - 1), min_size=len(lines), max_size=len(lines)))
+    files = ["".join(f"{line}\n" for line, j in zip(lines, owner) if j == f) for f in range(k)]
+    if k > 1 and lines:
+        files[-1] += f"{lines[0]}\n"  # a line in two files: one relation
+    asked = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True))
+    entities = [items[i][1:-1] for i in sorted({0, *asked})] + [f"{WD_ENTITY}Q404404"]
+    return files, entities

@@ -368,7 +368,8 @@ class FeatureSpec:
                 found = source.class_edges(raw)
             else:
                 found = source.broader(raw, self.category_depth)
-            edges.update((self.tag(kind, c), self.tag(kind, p)) for c, p in found)
+            prefix = KIND_PREFIX.get(kind, "") if self.multi else ""  # as tag(): most tables add none
+            edges.update(((prefix + c, prefix + p) for c, p in found) if prefix else found)
         return edges
 
 
@@ -386,6 +387,8 @@ def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
     groups : mapping of entity -> list of id lists (or of ``{id: count}``)
         :meth:`FeatureSpec.groups`: each id list one relation, counted once for every feature it implies;
         each mapping exact counts (paths' walks), taken as they are.
+        A list repeated consecutively (the same object) is one row weighing its repeats (a hub's many relations
+        of the same ids).
 
     Returns
     -------
@@ -408,10 +411,16 @@ def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
     index = hierarchy.column_index  # a member of a merged cycle counts for its node
     rows, cols, owner = [], [], {}
     e_rows, e_cols, e_vals = [], [], []  # exact counts (paths: {feature: walks}), not closed again
+    weight: list[int] = []  # how many relations each row stands for: a list repeated (the same object) is one row
     g = 0
     for e, gs in groups.items():
-        first = g
+        first, prev = g, None
         for ids in gs:
+            if ids is prev:
+                weight[-1] += 1
+                continue
+            prev = ids
+            weight.append(1)
             if isinstance(ids, Mapping):
                 for f, k in ids.items():
                     j = index.get(f)
@@ -437,7 +446,8 @@ def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],
             first, last = owner.get(e, (0, 0))
             a_rows.extend([r] * (last - first))
             a_cols.extend(range(first, last))
-    a = sp.csr_matrix((np.ones(len(a_rows)), (a_rows, a_cols)), shape=(table.n_instances, g))
+    a = sp.csr_matrix((np.asarray(weight, np.float64)[np.asarray(a_cols, np.int64)], (a_rows, a_cols)),
+                      shape=(table.n_instances, g))
     idx = np.asarray([index[f] for f in table.feature_names.tolist()], dtype=np.int64)
     counts = sp.csr_matrix((a @ closed.astype(np.float64))[:, idx])
     x = table.X

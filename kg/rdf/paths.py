@@ -68,8 +68,7 @@ import numpy as np
 
 from kg.errors import KgfsError, ParameterError, param
 from kg.rdf.relations import RelationOptions, _class_graph, _excluded, local_name
-from kg.rdf.sources.common import DIRECTIONS
-from kg.sources import breadth_first_edges
+from kg.sources import DIRECTIONS, breadth_first_edges
 
 __all__ = ["MAX_DEPTH", "PathOptions", "is_path_id", "parse_path_id", "path_edges", "path_features", "path_id",
            "short"]

@@ -51,9 +51,10 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from kg.errors import KgfsError, ParameterError, param
-from kg.rdf.sources.common import DIRECTIONS
-from kg.sources import breadth_first_edges
+from kg.sources import DIRECTIONS, breadth_first_edges
 
 __all__ = [
     "FEATURE_KINDS",
@@ -248,6 +249,11 @@ def relation_features(
     See the module.
     """
     facts: dict[str, set[str]] = {e: set() for e in entities}
+    if hasattr(source, "relation_tally"):  # index arrays: a hub's in-links never become Python objects
+        found, report = _tallied(entities, source, qualified, options or RelationOptions(), groups=False)
+        for e, ids in found.items():
+            facts[e].update(ids)
+        return facts, report
     rows, report = _each_relation(entities, source, qualified, options or RelationOptions())
     for e, ids in rows:
         facts[e].update(ids)
@@ -272,7 +278,8 @@ def relation_groups(entities: Sequence[str], source, *, qualified: bool,
     Returns
     -------
     dict of entity -> list of list of str
-        Every entity is a key; each relation's ids sorted, the relations in a stable order.
+        Every entity is a key; each relation's ids sorted, the relations in a stable order (from a source
+        answering ``relation_tally``, relations of the same ids are one list object repeated, consecutively).
 
     Examples
     --------
@@ -284,10 +291,104 @@ def relation_groups(entities: Sequence[str], source, *, qualified: bool,
     {'http://dbpedia.org/resource/A': [['out:http://dbpedia.org/ontology/child'], ['out:http://dbpedia.org/ontology/child']]}
     """
     out: dict[str, list[list[str]]] = {e: [] for e in entities}
+    if hasattr(source, "relation_tally"):
+        found, _ = _tallied(entities, source, qualified, options or RelationOptions(), groups=True)
+        out.update(found)
+        return out
     rows, _ = _each_relation(entities, source, qualified, options or RelationOptions())
     for e, ids in rows:
         out[e].append(sorted(ids))
     return out
+
+
+def _excluded_of(source, preds: set[str], options: RelationOptions) -> tuple[set[str], list[str]]:
+    """The excluded predicates (with their subproperties), and those of them met (logged)."""
+    excluded: set[str] = set()
+    if options.exclude and preds:
+        excluded = _excluded(source.property_edges(sorted(preds)), options.exclude)
+    met_excluded = sorted(preds & excluded)
+    if met_excluded:
+        log.info("left out %d excluded predicate(s): %s", len(met_excluded), ", ".join(met_excluded[:5]))
+    return excluded, met_excluded
+
+
+def _join(other: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each ``(row, class)`` of the rows' other ends: ``pairs`` are sorted ``(other, class)`` pairs."""
+    lo = np.searchsorted(pairs[:, 0], other, "left")
+    n = np.searchsorted(pairs[:, 0], other, "right") - lo
+    rows = np.repeat(np.arange(len(other)), n)
+    at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    return rows, pairs[at, 1]
+
+
+def _class_sets(n_others: int, pairs: np.ndarray, n_classes: int) -> np.ndarray:
+    """A 128-bit name of each other end's set of classes, ``(n_others, 2)``: sums of random 64-bit words of its
+    classes (equal sets, equal names; unequal ones collide with probability ~ 2**-128 per pair)."""
+    words = np.random.default_rng(0).integers(0, 2**63, size=(max(n_classes, 1), 2), dtype=np.uint64) * 2 + 1
+    out = np.zeros((n_others, 2), np.uint64)
+    if len(pairs):
+        for j in (0, 1):
+            np.add.at(out[:, j], pairs[:, 0], words[pairs[:, 1], j])
+    return out
+
+
+def _add_grouped(out: dict, names: Sequence[str], entity: np.ndarray, which: np.ndarray, ids: list[str]) -> None:
+    """``out[names[e]] |= {ids[which[i]]: the rows i of e}``, the rows sorted by entity."""
+    if not len(entity):
+        return
+    cut = (np.flatnonzero(np.diff(entity)) + 1).tolist()
+    which = which.tolist()
+    for a, b, e in zip([0, *cut], [*cut, len(which)], entity[[0, *cut]].tolist()):
+        out[names[e]].update([ids[k] for k in which[a:b]])
+
+
+def _tallied(entities, source, qualified: bool, options: RelationOptions, *, groups: bool) -> tuple[dict, dict]:
+    """:func:`relation_features` (``groups=False``: each entity's direct ids) or :func:`relation_groups` (``True``)
+    from a source's ``relation_tally`` (:class:`~kg.rdf.sources.common.RelationTally`), and the report: the same
+    answers as the generic path, computed over index arrays. Names are built only for the distinct
+    ``(entity, predicate)`` and ``(entity, predicate, class)`` features (and, for counts, once for each distinct
+    ``(entity, predicate, set of classes)``), so time and memory follow those, not a hub's in-degree."""
+    entities = sorted(set(entities))
+    tallies = {d: source.relation_tally(entities, d, qualified=qualified) for d in options.directions}
+    preds = {t.predicates[i] for t in tallies.values() for i in np.unique(t.predicate).tolist()}
+    excluded, met_excluded = _excluded_of(source, preds, options)
+    out: dict = {e: [] if groups else set() for e in entities}
+    n_relations, used, class_names = 0, set(), set()
+    for d, t in tallies.items():
+        names = t.entities
+        drop = np.asarray([p in excluded for p in t.predicates] or [False], bool)
+        keep = ~drop[t.predicate]
+        ent, pred, oth = t.entity[keep], t.predicate[keep], t.other[keep]
+        n_relations += len(ent)
+        used.update(t.predicates[i] for i in np.unique(pred).tolist())
+        pairs = t.other_class if qualified and t.other_class is not None else np.zeros((0, 2), np.int64)
+        if qualified:
+            met = pairs[np.isin(pairs[:, 0], np.unique(oth))] if len(pairs) else pairs
+            class_names.update(t.classes[i] for i in np.unique(met[:, 1]).tolist())
+        if not groups:  # each id built once and shared by the entities that have it
+            u = np.unique(np.stack([ent, pred], axis=1), axis=0)
+            _add_grouped(out, names, u[:, 0], u[:, 1], [relation_id(d, p) for p in t.predicates])
+            if len(pairs):
+                rows, cls = _join(oth, pairs)
+                u = np.unique(np.stack([ent[rows], pred[rows], cls], axis=1), axis=0)
+                pc, which = np.unique(u[:, 1:], axis=0, return_inverse=True)
+                _add_grouped(out, names, u[:, 0], which.ravel(),
+                             [relation_id(d, t.predicates[p], t.classes[c]) for p, c in pc.tolist()])
+            continue
+        # counts: the relations of one (entity, predicate, set of classes) give the same ids, once each
+        sets = _class_sets(t.n_others, pairs, len(t.classes))
+        key = np.stack([ent, pred, *(sets[oth, j].view(np.int64) for j in (0, 1))], axis=1)
+        _, first, many = np.unique(key, axis=0, return_index=True, return_counts=True)
+        for i, k in zip(first.tolist(), many.tolist()):
+            p = t.predicates[int(pred[i])]
+            o = int(oth[i])
+            lo, hi = np.searchsorted(pairs[:, 0], [o, o + 1]) if len(pairs) else (0, 0)
+            ids = sorted({relation_id(d, p), *(relation_id(d, p, t.classes[c]) for c in pairs[lo:hi, 1].tolist())})
+            out[names[int(ent[i])]].extend([ids] * k)
+    report = {"n_relations": n_relations, "n_predicates": len(used), "excluded_predicates": met_excluded}
+    if qualified:
+        report["n_classes"] = len(class_names)
+    return out, report
 
 
 def _each_relation(entities, source, qualified: bool, options: RelationOptions) -> tuple[list, dict]:
@@ -297,12 +398,7 @@ def _each_relation(entities, source, qualified: bool, options: RelationOptions) 
     entities = sorted(set(entities))
     pairs = {d: source.relations(entities, d) for d in options.directions}
     preds = {p for per in pairs.values() for ps in per.values() for p, _ in ps}
-    excluded: set[str] = set()
-    if options.exclude and preds:
-        excluded = _excluded(source.property_edges(sorted(preds)), options.exclude)
-    met_excluded = sorted(preds & excluded)
-    if met_excluded:
-        log.info("left out %d excluded predicate(s): %s", len(met_excluded), ", ".join(met_excluded[:5]))
+    excluded, met_excluded = _excluded_of(source, preds, options)
     classes: dict[str, set[str]] = {}
     if qualified:
         others = sorted({o for per in pairs.values() for ps in per.values() for p, o in ps if p not in excluded})

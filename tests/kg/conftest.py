@@ -122,6 +122,18 @@ def assert_same_table(a, b) -> None:
     assert list(a.y) == list(b.y)
 
 
+class Generic:
+    """A source without ``relation_tally``: :mod:`kg.rdf.relations` takes the generic path (relations + types)."""
+
+    def __init__(self, source):
+        self._source = source
+
+    def __getattr__(self, name):
+        if name == "relation_tally":
+            raise AttributeError(name)
+        return getattr(self._source, name)
+
+
 def _nt_iri(iri: str) -> str:
     return f"<{iri}>"
 

@@ -43,6 +43,12 @@ Sources of a vocabulary that names relation predicates (:meth:`Vocabulary.is_rel
     wdt:P1647 wd:P276``), the walk goes through those and the edges come back as predicates
     (:func:`property_walk`).
 
+A source may also answer ``relation_tally(entities, direction, qualified=...)``: the same relations as index
+arrays (:class:`RelationTally`), with the other ends' classes as index pairs and no name built for an
+other end. :func:`kg.rdf.relations.relation_facts` uses it when a source has it (the dump index's
+:class:`~kg.rdf.sources.index.IndexSource` does: a hub's millions of in-links stay numpy arrays), and
+``relations`` + ``types`` otherwise; both give the same features, counts and report.
+
 Every source keeps an in-memory cache at this boundary (:class:`MemoCache`), and the SPARQL
 source a per-batch disk cache.
 
@@ -62,6 +68,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg.rdf.vocabulary import DBPEDIA
+from kg.sources import DIRECTIONS as _DIRECTIONS
 
 __all__ = [
     "Access",
@@ -85,6 +92,7 @@ __all__ = [
     "in_namespaces",
     "property_walk",
     "role_predicates",
+    "RelationTally",
 ]
 
 
@@ -298,8 +306,8 @@ def property_walk(vocabulary, properties: Iterable[str], walk: Callable[[list[st
     return {(back(c), back(p)) for c, p in walk(starts)}
 
 
-#: The directions of ``relations(entities, direction)``.
-DIRECTIONS = ("out", "in")
+#: The directions of ``relations(entities, direction)`` (:data:`kg.sources.DIRECTIONS`).
+DIRECTIONS = _DIRECTIONS
 
 
 def check_direction(direction: str) -> str:
@@ -372,3 +380,46 @@ class MemoCache:
             self.put(found)
             known.update(found)
         return known
+
+
+@dataclass(frozen=True)
+class RelationTally:
+    """The relations of entities in one direction as index arrays (a source's ``relation_tally`` answer).
+
+    Attributes
+    ----------
+    entities : list of str
+        The entities asked, distinct and sorted; ``entity`` indexes them.
+    predicates : list of str
+        The predicates met; ``predicate`` indexes them.
+    entity, predicate, other : numpy.ndarray
+        One entry per distinct ``(entity, predicate, other end)`` triple; ``other`` numbers the distinct
+        other ends (``0 .. n_others - 1``; their IRIs are never read).
+    classes : list of str
+        The other ends' classes (their types in the source's type namespaces); empty when not asked.
+    other_class : numpy.ndarray
+        ``(k, 2)`` distinct ``(other, class index)`` pairs, sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = RelationTally(["E"], ["p"], np.array([0]), np.array([0]), np.array([0]), ["C"], np.array([[0, 0]]))
+    >>> len(t), t.n_others
+    (1, 1)
+    """
+
+    entities: list
+    predicates: list
+    entity: object
+    predicate: object
+    other: object
+    classes: list = field(default_factory=list)
+    other_class: object = None
+
+    def __len__(self) -> int:
+        return len(self.entity)
+
+    @property
+    def n_others(self) -> int:
+        """How many distinct other ends."""
+        return int(self.other.max()) + 1 if len(self.other) else 0

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import rdflib
 
-from kg.errors import KgfsError
+from kg.errors import EmptyTableError, KgfsError
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec, parse_kinds
 from kg.rdf.relations import (
@@ -28,8 +28,9 @@ from kg.rdf.sources.rdflib_graph import RdflibSource
 from kg.rdf.sources.sparql import SparqlSource
 from kg.rdf.table import assemble_table
 from kg.rdf.vocabulary import RDF, RDFS, Vocabulary
-from tests.kg.conftest import assert_same_table
+from tests.kg.conftest import Generic, assert_same_table
 from tests.kg.servers import OxigraphServer
+from tests.strategies import hub_graphs
 
 EX, ONT = "http://ex.org/", "http://ex.org/o/"
 VOCAB = Vocabulary("ex", type_namespaces=(ONT,), relations=(ONT,), entities=(EX,))
@@ -364,3 +365,80 @@ def tiny_server_wd(tmp_path_factory):
     srv.files = (d / "wd.nt", text)
     yield srv
     srv.stop()
+
+
+# ------------------------------------------------------------------ issue 39 point 2: hubs through index arrays
+def _index_source(folder, files):
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.vocabulary import WIKIDATA
+
+    dump = folder / "dump"
+    dump.mkdir()
+    for i, text in enumerate(files):
+        if text:
+            (dump / f"part{i}.nt").write_text(text, encoding="utf-8")
+    return IndexSource(sorted(dump.iterdir()), DumpIndex(folder / "index"), vocabulary=WIKIDATA.with_relations())
+
+
+def _sorted_groups(groups):
+    return {e: sorted(gs) for e, gs in groups.items()}
+
+
+@settings(max_examples=40, deadline=None)
+@given(graph=hub_graphs(), direction=st.sampled_from(["out", "in", "both"]), qualified=st.booleans(),
+       exclude=st.sampled_from([(), ("http://www.wikidata.org/prop/direct/P50",)]))
+def test_the_index_arrays_give_the_generic_features_counts_and_report(tmp_path_factory, graph, direction, qualified,
+                                                                     exclude):
+    """On random small graphs with a hub, in one to three files: the IndexSource's relation_tally path gives the same
+    direct features, relation groups (as multisets: what the counts are made of), report and table with counts as
+    the generic path (relations + types) over the same source."""
+    from kg.rdf.relations import relation_features, relation_groups
+
+    files, entities = graph
+    src = _index_source(tmp_path_factory.mktemp("hub"), files)
+    options = RelationOptions(direction, exclude=exclude)
+    assert relation_features(entities, src, qualified=qualified, options=options) == \
+        relation_features(entities, Generic(src), qualified=qualified, options=options)
+    assert _sorted_groups(relation_groups(entities, src, qualified=qualified, options=options)) == \
+        _sorted_groups(relation_groups(entities, Generic(src), qualified=qualified, options=options))
+    corpus = Corpus(ids=[f"i{k}" for k in range(len(entities))], entities=[[e] for e in entities],
+                    labels=[k % 2 for k in range(len(entities))])
+    spec = FeatureSpec.of("qualified-relations" if qualified else "relations", direction=direction, exclude=exclude,
+                          values="count")
+    try:
+        fast = assemble_table(corpus, None, src, features=spec)
+    except EmptyTableError:
+        with pytest.raises(EmptyTableError):
+            assemble_table(corpus, None, Generic(src), features=spec)
+        return
+    slow = assemble_table(corpus, None, Generic(src), features=spec)
+    assert_same_table(fast, slow)
+    assert (fast.values != slow.values).nnz == 0
+    assert fast.meta["relations"] == slow.meta["relations"]
+
+
+def test_a_hub_in_links_are_counted_by_their_classes(tmp_path):
+    """A hub with 300 in-links from 3 kinds of subjects: its in-features are 3 predicates x classes, its counts the
+    number of subjects of each; the same as the generic path."""
+    from kg.rdf.relations import relation_features
+    from kg.rdf.vocabulary import WD, WDT
+
+    lines = []
+    for i in range(300):
+        lines.append(f"<{WD}Q{10 + i}> <{WDT}P{19 + i % 3}> <{WD}Q1> .")
+        lines.append(f"<{WD}Q{10 + i}> <{WDT}P31> <{WD}Q{500 + i % 2}> .")
+    lines.append(f"<{WD}Q500> <{WDT}P279> <{WD}Q600> .")
+    src = _index_source(tmp_path, ["\n".join(lines) + "\n"])
+    options = RelationOptions("in")
+    facts, report = relation_features([WD + "Q1"], src, qualified=True, options=options)
+    assert len(facts[WD + "Q1"]) == 3 + 3 * 2 and report["n_relations"] == 300 and report["n_classes"] == 2
+    assert (facts, report) == relation_features([WD + "Q1"], Generic(src), qualified=True, options=options)
+    corpus = Corpus(ids=["hub", "leaf"], entities=[[WD + "Q1"], [WD + "Q10"]], labels=[0, 1])
+    spec = FeatureSpec.of("qualified-relations", direction="both", values="count")
+    t = assemble_table(corpus, None, src, features=spec)
+    values = dict(zip(t.feature_names.tolist(), t.values.toarray()[0].tolist()))
+    assert values[f"in:{WDT}P19"] == 100 and values[f"in:{WDT}P19|{WD}Q600"] == 50  # Q500's subjects, i % 6 == 0
+    g = assemble_table(corpus, None, Generic(src), features=spec)
+    assert_same_table(t, g)
+    assert (t.values != g.values).nnz == 0

@@ -135,7 +135,7 @@ def test_the_table_and_the_instances_carry_the_split(name, shared_data):
     d = load_instances(name, mirror=shared_data)
     assert len(d) == n and d.split_counts() == {"train": n_train, "test": n_test}
     assert d.features_params["direction"] == "both" and d.features_params["depth"] == 2
-    assert d.generation_grid == ({"min_support": [3, 5], "depth": [2, 3]} if name == "nodeclass/aifb" else
+    assert d.generation_grid == ({"min_support": [1, 2, 3, 5], "depth": [1, 2]} if name == "nodeclass/aifb" else
                                  {"min_support": [2, 3], "depth": [1, 2], "values": ["binary", "count"]})
     train, test = d.train_test()
     assert set(np.asarray(d.ids)[test]) == set(table.meta["split"]["test"])

@@ -61,11 +61,15 @@ class Enrichment:
     class_sizes : ndarray of int64, shape (n_classes,)
         Instances of each class.
     enriched : ndarray of int64, shape (n_features,)
-        Index into ``classes`` of the class the feature is enriched in; -1 when no instance has it.
+        Index into ``classes`` of the class of the feature's highest share (the one ``p`` tests); -1 when no
+        instance has it.
     p : ndarray of float, shape (n_features,)
         One-sided Fisher exact (hypergeometric) p-value of the over-representation in that class.
     q : ndarray of float, shape (n_features,)
         Benjamini-Hochberg adjusted ``p`` over all features.
+    over : ndarray of bool, shape (n_features,)
+        Whether the feature is over-represented in that class (its share there above its share overall): only
+        then is it *enriched in* it (:meth:`enriched_labels`).
     """
 
     classes: np.ndarray
@@ -74,11 +78,13 @@ class Enrichment:
     enriched: np.ndarray
     p: np.ndarray
     q: np.ndarray
+    over: np.ndarray | None = None
 
     def enriched_labels(self) -> np.ndarray:
-        """The class each feature is enriched in (an object array; ``None`` for a feature of zero support)."""
+        """The class each feature is enriched in (an object array; ``None`` for a feature of zero support or one
+        over-represented in no class)."""
         out = np.empty(len(self.enriched), dtype=object)
-        has = self.enriched >= 0
+        has = (self.enriched >= 0) & (True if self.over is None else self.over)
         out[has] = self.classes[self.enriched[has]]
         return out
 
@@ -144,8 +150,11 @@ def class_enrichment(X, y) -> Enrichment:
     With ``N`` instances, a feature's support ``K``, the enriched class's size ``n`` and its support
     ``k`` there: ``p = hypergeom.sf(k - 1, N, K, n)``, the probability that ``n`` instances drawn
     without replacement hold ``k`` or more of the ``K`` that have the feature. The enriched class
-    maximises ``k / n`` (exactly, as fractions); ties go to the first class in sorted order; a feature
-    of zero support has no class and ``p = 1``. ``q`` adjusts all features' p-values together
+    maximises ``k / n`` (exactly, as fractions); ties go to the first class in sorted order. A feature is
+    enriched in that class only when it is over-represented there (``k / n > K / N``): a feature whose share
+    is the same in every class (the root, which every instance has) or of zero support has no class
+    (``enriched_in`` empty); its ``p`` is still the test's for the class of the highest share (1 for the
+    root, ``p = 1`` for zero support). ``q`` adjusts all features' p-values together
     (Benjamini-Hochberg), so it depends on how many features the table has.
 
     Examples
@@ -156,6 +165,11 @@ def class_enrichment(X, y) -> Enrichment:
     >>> e = class_enrichment([[1, 0], [1, 0], [1, 0], [0, 0]], ["a", "a", "b", "b"])
     >>> e.support.tolist(), e.enriched.tolist(), e.p.tolist(), e.q.tolist()
     ([[2, 1], [0, 0]], [0, -1], [0.5, 1.0], [1.0, 1.0])
+
+    A feature every instance has is in no class more than in another: no class.
+
+    >>> class_enrichment([[1], [1], [1], [1]], ["a", "a", "b", "b"]).enriched_labels().tolist()
+    [None]
     """
     X = sp.csr_matrix(X) if sp.issparse(X) else sp.csr_matrix(np.asarray(X))
     y = np.asarray(y)
@@ -183,9 +197,10 @@ def class_enrichment(X, y) -> Enrichment:
     p[none] = 1.0
     p = np.clip(p, 0.0, 1.0)  # sf's floating point may pass 1 by an ulp
     best[none] = -1
+    over = ~none & (k * N > K * n)  # over-represented in its best class: k / n > K / N
     q = false_discovery_control(p, method="bh") if p.size else p.copy()
     return Enrichment(classes=classes, support=support, class_sizes=sizes, enriched=best, p=p,
-                      q=np.asarray(q, dtype=float))
+                      q=np.asarray(q, dtype=float), over=over)
 
 
 def enrichment_columns(columns) -> list[str]:

@@ -27,9 +27,11 @@ def test_literal_supports_classes_and_hypergeometric_p():
     assert e.classes.tolist() == ["case", "ctrl"]
     assert e.class_sizes.tolist() == [4, 6]
     assert e.support.tolist() == [[3, 1], [4, 6], [0, 0], [0, 1], [2, 3]]
-    # ties (f1, f4) go to the first class in sorted order; f2 has no class
+    # ties (f1, f4) go to the first class in sorted order (the class p tests); f2 has no class
     assert e.enriched.tolist() == [0, 0, -1, 1, 0]
-    assert e.enriched_labels().tolist() == ["case", "case", None, "ctrl", "case"]
+    # enriched in a class only when over-represented there: f1 (every instance) and f4 (1/2 in each) in none
+    assert e.over.tolist() == [True, False, False, True, False]
+    assert e.enriched_labels().tolist() == ["case", None, None, "ctrl", None]
     # by hand, N=10:
     # f0: K=4, n=4, k=3: (C(4,3) C(6,1) + C(4,4)) / C(10,4) = (24 + 1) / 210
     # f1: K=10: every draw has it, p = 1; f2: zero support, p = 1
@@ -62,7 +64,7 @@ def test_three_classes_and_counts_are_read_as_presence():
 def test_the_frame_names_the_support_columns_after_the_labels():
     f = class_enrichment(sp.csr_matrix(X), Y).frame()
     assert f.columns.tolist() == ["enriched_in", "p_enrichment", "q_enrichment", "support_case", "support_ctrl"]
-    assert f["enriched_in"].tolist() == ["case", "case", "", "ctrl", "case"]
+    assert f["enriched_in"].tolist() == ["case", "", "", "ctrl", ""]
     assert f["p_enrichment"].tolist()[0] == float(f"{25 / 210:.12g}")
     assert enrichment_columns(["feature", *f.columns, "selected"]) == f.columns.tolist()
 
@@ -102,6 +104,8 @@ def test_properties(data):
             continue
         rates = e.support[i] / e.class_sizes
         assert e.enriched[i] == int(np.flatnonzero(np.isclose(rates, rates.max()))[0])
+        # named only when over-represented: its share in the class above its share overall
+        assert (e.enriched_labels()[i] is not None) == (rates.max() > K / N + 1e-12)
         k, n = int(e.support[i, e.enriched[i]]), int(e.class_sizes[e.enriched[i]])
         ref = fisher_exact([[k, n - k], [K - k, N - n - K + k]], alternative="greater").pvalue
         np.testing.assert_allclose(e.p[i], ref, rtol=1e-9, atol=1e-15)

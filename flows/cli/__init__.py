@@ -1,5 +1,6 @@
 """The ``kgfs`` command line: the parser (:mod:`flows.cli.parser`), one function per command
-(:mod:`flows.cli.commands`), the console, the entry point (:mod:`flows.cli.main`)."""
+(:mod:`flows.cli.commands`; those that list datasets, caches and methods: :mod:`flows.cli.catalog`), the console,
+the entry point (:mod:`flows.cli.main`)."""
 
 import time
 

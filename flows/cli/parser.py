@@ -1,22 +1,24 @@
-"""The ``kgfs`` argument parser: one subcommand per ``cmd_*`` function of :mod:`flows.cli.commands`, the options of
-the kinds of input added only to the command being run."""
+"""The ``kgfs`` argument parser: one subcommand per ``cmd_*`` function of :mod:`flows.cli.commands` and
+:mod:`flows.cli.catalog`, the options of the kinds of input added only to the command being run."""
 
 from __future__ import annotations
 
 import argparse
 
-from flows.cli.commands import (
-    cmd_build,
+from flows.cli.catalog import (
     cmd_cache_clear,
     cmd_cache_ls,
     cmd_cache_verify,
     cmd_datasets_fetch,
     cmd_datasets_list,
+    cmd_methods,
+)
+from flows.cli.commands import (
+    cmd_build,
     cmd_evaluate,
     cmd_export,
     cmd_fit,
     cmd_ingest,
-    cmd_methods,
     cmd_predict,
     cmd_run,
     cmd_select,

@@ -195,8 +195,8 @@ def test_verified_record_detects_changed_content(source, tmp_path):
 
 
 #: Every module of flows/ but the two that define Prefect flows (they configure Prefect before importing it).
-_PLAIN = ["flows", "flows.cli", "flows.cli.main", "flows.cli.commands", "flows.cli.parser", "flows.publishing",
-          "flows.server", "flows.watch",
+_PLAIN = ["flows", "flows.cli", "flows.cli.main", "flows.cli.commands", "flows.cli.catalog", "flows.cli.parser",
+          "flows.publishing", "flows.server", "flows.watch",
           "flows.cli.console", "flows.cli.display", "flows.cli.options",
           "flows.inputs", "flows.predict", "flows.progress", "flows.publishing.answer", "flows.publishing.html",
           "flows.publishing.outcome",

@@ -26,7 +26,7 @@ __all__ = ["run_html"]
 
 def _hierarchy_section(table, selection) -> str:
     from kg.formats.tree_html import hierarchy_view
-    from selection.measures.enrichment import enrichment_text
+    from selection.measures.enrichment import enrichment_texts
 
     sel = selection.set_index("feature").reindex(table.feature_names.tolist())
     selected = sel["selected"].fillna(False).astype(bool).to_numpy()
@@ -34,12 +34,8 @@ def _hierarchy_section(table, selection) -> str:
     if "name" in sel:
         names.update({f: n for f, n in sel["name"].items() if isinstance(n, str) and n})
     scores = sel["score"].to_numpy(dtype=float) if "score" in sel else None
-    enrichment = None
-    if {"enriched_in", "p_enrichment", "q_enrichment"} <= set(sel.columns):
-        enrichment = [enrichment_text(c, p, q) for c, p, q in
-                      zip(sel["enriched_in"], sel["p_enrichment"], sel["q_enrichment"])]
     return hierarchy_view(table.hierarchy, selected=selected, names=names, support=np.asarray(table.support),
-                          scores=scores, enrichment=enrichment, title="The selected hierarchy")
+                          scores=scores, enrichment=enrichment_texts(sel), title="The selected hierarchy")
 
 
 #: Said once beside the features' enrichment: what its p- and q-values are, and what they are not.

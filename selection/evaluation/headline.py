@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from selection.evaluation.baseline import BASELINE, BASELINE_CLASSIFIER
-from selection.measures.enrichment import enrichment_text
+from selection.measures.enrichment import enrichment_texts
 
 __all__ = ["HEADLINE_MEASURES", "headline", "kept_features", "row_note", "run_results", "selection_warnings"]
 
@@ -206,9 +206,9 @@ def kept_features(frame: pd.DataFrame, limit: int | None = 500, *, digits: int =
     if "score" in kept:
         kept = kept.sort_values("score", ascending=False, kind="stable").assign(score=kept["score"].round(digits))
     cols = [c for c in ("feature", "name", "support", "score", "level") if c in kept]
-    if {"enriched_in", "p_enrichment", "q_enrichment"} <= set(kept.columns):
-        kept = kept.assign(enrichment=[enrichment_text(c, p, q) for c, p, q in
-                                       zip(kept["enriched_in"], kept["p_enrichment"], kept["q_enrichment"])])
+    texts = enrichment_texts(kept)
+    if texts is not None:
+        kept = kept.assign(enrichment=texts)
         cols.append("enrichment")
     return (kept if limit is None else kept.head(limit))[cols].reset_index(drop=True)
 

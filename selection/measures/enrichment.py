@@ -42,7 +42,8 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.stats import false_discovery_control, hypergeom
 
-__all__ = ["ENRICHMENT_COLUMNS", "Enrichment", "class_enrichment", "enrichment_columns", "enrichment_text"]
+__all__ = ["ENRICHMENT_COLUMNS", "Enrichment", "class_enrichment", "enrichment_columns", "enrichment_text",
+           "enrichment_texts"]
 
 #: The columns of :meth:`Enrichment.frame` before the per-class supports (``support_<class>``).
 ENRICHMENT_COLUMNS = ("enriched_in", "p_enrichment", "q_enrichment")
@@ -231,3 +232,21 @@ def enrichment_text(enriched_in, p, q) -> str:
     if enriched_in is None or (isinstance(enriched_in, float) and enriched_in != enriched_in) or enriched_in == "":
         return ""  # no class (a feature of zero support), or a file without the column's value
     return f"enriched in {enriched_in} (p={_fmt(p)}, q={_fmt(q)})"
+
+
+def enrichment_texts(frame: pd.DataFrame) -> list[str] | None:
+    """:func:`enrichment_text` of each row of a selection frame (``selection.csv``); ``None`` when it has no
+    enrichment columns (a table without labels, a file of an earlier kgfs).
+
+    Examples
+    --------
+    >>> enrichment_texts(pd.DataFrame({"enriched_in": ["a", ""], "p_enrichment": [0.01, 1.0],
+    ...                                "q_enrichment": [0.02, 1.0]}))
+    ['enriched in a (p=0.01, q=0.02)', '']
+    >>> enrichment_texts(pd.DataFrame({"feature": ["x"]})) is None
+    True
+    """
+    if not set(ENRICHMENT_COLUMNS) <= set(frame.columns):
+        return None
+    return [enrichment_text(c, p, q) for c, p, q in
+            zip(frame["enriched_in"], frame["p_enrichment"], frame["q_enrichment"], strict=True)]

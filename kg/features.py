@@ -60,7 +60,7 @@ from sklearn.utils.validation import check_is_fitted
 from kg.errors import ParameterError, param
 from kg.lookups import SharedLookups, reported_cycles, shared_lookups
 from kg.rdf.corpus import Corpus
-from kg.rdf.kinds import FeatureSpec
+from kg.rdf.kinds import FeatureSpec, missing_role
 from kg.rdf.relations import FEATURE_KINDS, RELATION_KINDS
 from kg.rdf.table import build_hierarchy, fetch_facts, link_entities
 from kg.sklearn_compat import Interval, StrOptions
@@ -322,17 +322,18 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
 
         def missing(kind: str) -> tuple[str, str] | None:
             """What the source lacks to give ``kind`` (said of it) and what would have it, or None."""
-            if v is not None and kind == "categories" and not v.categories_supported:
+            role = None if v is None else missing_role(v, kind)
+            if role == "subject":
                 return f"{of_vocabulary} has no category predicates (its `subject` is empty)", \
                     "a vocabulary with `subject` predicates"
-            if v is not None and kind in ("types", "qualified-relations", "paths") and not v.instance_of:
+            if role == "instance_of":
                 return f"{of_vocabulary} has no instance-of predicates (its `instance_of` is empty)", \
                     "a vocabulary with `instance_of` predicates"
             if kind in RELATION_KINDS and not (hasattr(src, "relations") and hasattr(src, "property_edges")):
                 return f"{name} does not answer relation questions (it has no relations() and " \
                     "property_edges())", "a source that answers them (IndexSource, DumpSource, SparqlSource or " \
                     "RdflibSource)"
-            if v is not None and kind in RELATION_KINDS and not v.relations_supported:
+            if role == "relations":
                 return f"{of_vocabulary} names no relation predicates (its `relations` namespaces are empty)", \
                     "a vocabulary with `relations` namespaces (in a preset file, or Vocabulary(relations=...))"
             return None

@@ -43,7 +43,27 @@ from kg.rdf.relations import (
     relation_groups,
 )
 
-__all__ = ["FeatureSpec", "count_values", "merge_reports", "parse_kinds"]
+__all__ = ["FeatureSpec", "count_values", "merge_reports", "missing_role", "parse_kinds"]
+
+
+def missing_role(vocabulary, kind: str) -> str | None:
+    """The vocabulary's role a kind of feature needs and ``vocabulary`` leaves empty, or None: ``subject`` for
+    categories, ``instance_of`` for types and the kinds that qualify by a class, ``relations`` for the kinds made
+    of relations (checked in that order).
+
+    Examples
+    --------
+    >>> from kg.rdf.vocabulary import preset
+    >>> missing_role(preset("wikidata"), "categories"), missing_role(preset("wikidata"), "paths")
+    ('subject', None)
+    """
+    if kind == "categories" and not vocabulary.categories_supported:
+        return "subject"
+    if kind in ("types", "qualified-relations", "paths") and not vocabulary.instance_of:
+        return "instance_of"
+    if kind in RELATION_KINDS and not vocabulary.relations_supported:
+        return "relations"
+    return None
 
 
 def parse_kinds(features: str | Sequence[str] | None) -> tuple[str, ...]:

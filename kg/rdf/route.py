@@ -478,18 +478,21 @@ class CorpusInput(Input):
 
     def _check_vocabulary(self) -> None:
         """The presets load (a TOML file's errors name it and --preset), and go with --features and --bridge."""
+        from kg.rdf.kinds import missing_role
+
         v = self.vocabulary()
         bv = self.bridge_vocabulary()
         spec = self.spec()
         kinds = spec.kinds
-        if "categories" in kinds and not v.subject:
+        lacking = {missing_role(v, k) for k in kinds}
+        if "subject" in lacking:
             raise ParameterError(f"{param('features', 'categories')}: the {v.name} preset has no category predicates "
                                  f"(subject); use {param('features', 'types')}, or describe them in a preset file "
                                  f"({param('preset')})")
-        if ("types" in kinds or "qualified-relations" in kinds or "paths" in kinds) and not v.instance_of:
+        if "instance_of" in lacking:
             raise ParameterError(f"{param('features', ' '.join(kinds))}: the {v.name} preset has no instance-of "
                                  "predicates")
-        if spec.uses_relations and not v.relations:
+        if "relations" in lacking:
             raise ParameterError(f"{param('features', ' '.join(kinds))}: the {v.name} preset names no relation "
                                  "predicates; give their namespaces as `relations` in a preset file "
                                  f"({param('preset')})")

@@ -257,6 +257,7 @@ class _Answers:
         self.memo = {kind: MemoCache() for kind in ("types", "categories", "broader", "relations-out", "relations-in")}
         self.class_known: dict[str, frozenset] = {}
         self.property_known: dict[str, frozenset] = {}
+        self.labels: dict[str, str | None] = {}  # a feature's name, or None: the source has none
         self.asked = {"types": 0, "categories": 0, "broader": 0, "subclass": 0, "relations-out": 0, "relations-in": 0,
                       "subproperty": 0}
         self.lock = threading.RLock()
@@ -313,7 +314,7 @@ class SharedLookups(SourceBase):
         self._state = state
         # the answers live in the state (which holds no reference to the source: see shared_lookups)
         self._memo, self._class_known, self.asked = state.memo, state.class_known, state.asked
-        self._property_known = state.property_known
+        self._property_known, self._labels = state.property_known, state.labels
         self._lock, self._disk = state.lock, state.disk
 
     def __repr__(self) -> str:
@@ -330,8 +331,25 @@ class SharedLookups(SourceBase):
     report = property(lambda self: self.source.report)
 
     def labels(self, iris):
-        """The source's names of features."""
-        return self.source.labels(iris)
+        """The source's names of features, each asked of it once (the fits of a grid name the same features).
+
+        Examples
+        --------
+        >>> from kg.ontology.source import OntologyAnnotations
+        >>> class Named(OntologyAnnotations):
+        ...     def __init__(self): self.asked_for = []
+        ...     def labels(self, terms): self.asked_for.append(sorted(terms)); return {"GO:1": "ageing"}
+        >>> s = SharedLookups(Named())
+        >>> s.labels(["GO:1", "GO:2"]), s.labels(["GO:2", "GO:1"]), s.source.asked_for
+        ({'GO:1': 'ageing'}, {'GO:1': 'ageing'}, [['GO:1', 'GO:2']])
+        """
+        iris = list(iris)
+        with self._lock:
+            todo = [i for i in dict.fromkeys(iris) if i not in self._labels]
+            if todo:
+                found = self.source.labels(todo)
+                self._labels.update({i: found.get(i) for i in todo})
+            return {i: self._labels[i] for i in iris if self._labels[i] is not None}
 
     def _ask(self, kind: str, keys: Iterable[str], fetch) -> dict[str, set[str]]:
         with self._lock:

@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import threading
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 from flows import settings
@@ -99,6 +100,24 @@ class _Stopping:
         os._exit(self.status)
 
 
+@contextlib.contextmanager
+def sigint_blocked_for_children():
+    """SIGINT blocked in this thread, so in every process it starts (a blocked signal stays blocked across fork and
+    exec), until the block ends.
+
+    Prefect starts each flow run with multiprocessing's *spawn*, whose first use starts multiprocessing's resource
+    tracker and, doing so, *unblocks* SIGINT in the calling thread (CPython 3.11
+    ``resource_tracker.ensure_running``): every flow run after it took Ctrl-C and printed a traceback on the way
+    out. The tracker is started first here (it ignores SIGINT itself), so later spawns leave the mask alone.
+    """
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 async def _run_until_signalled(runner: Runner, stopping: _Stopping) -> None:
     loop = asyncio.get_running_loop()
     stopping.task = asyncio.ensure_future(runner.start())
@@ -130,11 +149,8 @@ def serve(name: str, parameters: dict, schedule: dict, *, grace: float = 5.0, le
     with lease if lease is not None else contextlib.nullcontext(), temporary_settings(updates=api):
         runner.add_flow(watch_flow, name=name, parameters=parameters,
                         tags=[f"home:{Path(parameters['home']).absolute()}"], **schedule)  # one server, every home
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # inherited by the flow runs
-        try:
+        with sigint_blocked_for_children():
             asyncio.run(_run_until_signalled(runner, stopping))
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     if stopping.signum is None:
         return 0
     stopping.end_flow_runs(3.0)

@@ -285,6 +285,9 @@ _SVC = "sklearn.svm:SVC"
 _LOGREG = "sklearn.linear_model:LogisticRegression"
 #: ``logreg``'s C, searched by the split protocol (strongest regularisation first: ties go to it)
 LOGREG_C = (0.01, 0.1, 1.0, 10.0, 100.0)
+_LOGREG_TFIDF = "selection.linear:TfidfLogisticRegression"
+#: ``logreg-tfidf``'s C: its rows have unit length, so weaker regularisation than ``logreg``'s is useful
+LOGREG_TFIDF_C = (1.0, 10.0, 100.0, 1000.0, 10000.0)
 _LAZY_NB = "selection.lazy.classifiers:LazyNaiveBayes"
 _LAZY_KNN = "selection.lazy.classifiers:LazyKNN"
 _LINEAR_SVM = "selection.class_hierarchy.tree:default_node_classifier"
@@ -357,6 +360,11 @@ _CLASSIFIERS: dict[str, Entry] = {e.name: e for e in (
     Entry("logreg", _LOGREG, "classifier", "logistic regression (L2, lbfgs); the split protocol tunes C",
           {"max_iter": 5000}, tuning={"C": LOGREG_C},
           paper="the classifier of kgbench's feature baseline (Bloem et al., kgbench, ESWC 2021)"),
+    Entry("logreg-tfidf", _LOGREG_TFIDF, "classifier",
+          "logistic regression on TF-IDF-weighted, L2-normalised features (rare features weigh more); the split "
+          "protocol tunes C", tuning={"C": LOGREG_TFIDF_C},
+          paper="the term weighting of Salton & Buckley, Term-weighting approaches in automatic text retrieval "
+                "(1988), over the feature table"),
     Entry("lazy-nb", _LAZY_NB, "classifier", "Bernoulli NB scoring each instance on its selected features (lazy)",
           paper=_RPV_PAPER),
     Entry("lazy-1nn", _LAZY_KNN, "classifier", "1-NN, Euclidean over each instance's selected features (lazy)",

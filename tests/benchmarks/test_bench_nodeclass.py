@@ -188,6 +188,21 @@ def test_the_page_has_every_table_and_the_published_figures():
         assert len({r.count("|") for r in rows}) <= 1, block
 
 
+def test_the_classifiers_over_all_features_are_listed_with_the_one_chosen_by_training_cv():
+    res = _results()
+    d = res["datasets"]["nodeclass/aifb"]
+    md = bench.render_markdown(res)
+    assert "The classifiers tried over all features" not in md  # one classifier: no table
+    d["classifier_trials"] = [
+        {**d["kgfs_all"], "pipeline": "logistic regression", "classifier": "logreg", "chosen_by_cv": False},
+        {**d["kgfs_all"], "pipeline": "logistic regression on TF-IDF weights", "classifier": "logreg-tfidf",
+         "cv_accuracy": 0.95, "accuracy": 0.9444, "chosen": {"clf__C": 1000.0}, "chosen_by_cv": True}]
+    md = bench.render_markdown(res)
+    assert "The classifiers tried over all features on AIFB" in md
+    assert "| logistic regression | 0.8000 | 0.8889 | 8,865 | clf__C=1.0, kg__depth=2 |" in md
+    assert "| logistic regression on TF-IDF weights (chosen) | 0.9500 | 0.9444 | 8,865 | clf__C=1000.0 |" in md
+
+
 def test_several_walk_counts_give_a_generation_row_each_and_the_goal_uses_the_fastest():
     res = _results()
     g = res["datasets"]["nodeclass/aifb"]["generation"]
@@ -276,6 +291,10 @@ def test_the_kgfs_side_on_mutag_end_to_end(shared_data, tmp_path, capsys):
     d = res["datasets"]["nodeclass/mutag"]
     assert (d["n_train"], d["n_test"]) == (272, 68)
     a, b = d["kgfs_all"], d["kgfs_selected"]
+    # all features: each logistic regression tried, the one kept the better by training CV
+    by_clf = {t["classifier"]: t for t in d["classifier_trials"]}
+    assert set(by_clf) == {"logreg", "logreg-tfidf"} and sum(t["chosen_by_cv"] for t in by_clf.values()) == 1
+    assert a["cv_accuracy"] == max(t["cv_accuracy"] for t in by_clf.values())
     assert a["selector"] == "complete" and 0.5 < a["accuracy"] <= 1 and a["ci"][0] < a["accuracy"] < a["ci"][1]
     assert b["selector"] in ("tsel-ig", "hip") and 0 < b["fraction_kept"] <= 1
     # the selector reported is the best by training CV, never by test

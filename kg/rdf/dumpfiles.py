@@ -264,6 +264,153 @@ def _finish(fh, raw: _HashingFile) -> None:
         pass
 
 
+class _BlockFilter:
+    """The blocks of lines of an N-Triples/N-Quads file and what a line filter keeps of each, read in this process.
+
+    Iterating gives ``(kept, lines, n_lines)`` per block of about ``_BLOCK`` decompressed bytes cut at a line end
+    (:meth:`~kg.rdf.index.linefilter.LineFilter.select`); :attr:`count` is the bytes of the file read so far
+    and :attr:`sha256` the file's hash once it was read to the end (a ``.gz``/``.bz2`` file through its tool,
+    :func:`_open_binary`). A file that cannot be read raises :class:`~kg.errors.InputFormatError`.
+    """
+
+    def __init__(self, path: Path, line_filter):
+        self.path, self.filter = Path(path), line_filter
+        self.sha256: str | None = None
+        self._raw: _HashingFile | None = None
+
+    @property
+    def count(self) -> int:
+        return 0 if self._raw is None else self._raw.count
+
+    def __iter__(self) -> Iterator[tuple[bytes, np.ndarray, int]]:
+        select = self.filter.select
+        with open(self.path, "rb") as raw:
+            self._raw = _HashingFile(raw)
+            fh = _open_binary(self._raw, _split_name(self.path)[1], piped_gzip=True)
+            try:
+                rest = b""  # the unfinished last line of the previous read
+                while True:
+                    try:
+                        data = fh.read(_BLOCK)
+                    except (OSError, EOFError) as exc:
+                        raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
+                    if not data:
+                        block, rest = rest, b""
+                    else:
+                        cut = data.rfind(b"\n") + 1
+                        if not cut:
+                            rest += data
+                            continue
+                        block, rest = rest + data[:cut], data[cut:]
+                    if block:
+                        yield select(block)
+                    if not data:
+                        break
+                try:
+                    _finish(fh, self._raw)
+                except OSError as exc:
+                    raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
+            finally:
+                if fh is not self._raw:
+                    fh.close()
+        self.sha256 = self._raw.hash.hexdigest()
+
+    def close(self) -> None:
+        pass
+
+
+#: Files from this size (on disk) are read and filtered in a process of their own (:class:`_FilterProcess`)
+FILTER_PROCESS_MIN_BYTES = 32 << 20
+_HEADER = np.dtype([("n_lines", "<i8"), ("kept_bytes", "<i8"), ("n_kept", "<i8"), ("count", "<i8")])
+_END, _FAILED = -1, -2  # n_lines of the last header: the file's sha256 follows (64 bytes), or a message (kept_bytes)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def serve_blocks(path: Path, line_filter, out) -> int:
+    """Write the blocks of :class:`_BlockFilter` to the binary stream ``out``, for :class:`_FilterProcess`.
+
+    Each block is a header (:data:`_HEADER`: its line count, the kept bytes, the kept lines, the file's bytes read
+    so far), the kept lines, then their indices (int64); the end is a header of ``n_lines = -1`` and the file's
+    sha256 in hex; a file that cannot be read, a header of ``n_lines = -2`` and the message (UTF-8). Returns the
+    exit status (0; 1 after a message).
+    """
+    blocks = _BlockFilter(path, line_filter)
+    try:
+        for kept, lines, n in blocks:
+            head = np.array([(n, len(kept), len(lines), blocks.count)], dtype=_HEADER)
+            out.write(head.tobytes())
+            out.write(kept)
+            out.write(lines.astype("<i8").tobytes())
+    except InputFormatError as exc:
+        msg = str(exc.args[0] if exc.args else exc).encode()
+        out.write(np.array([(_FAILED, len(msg), 0, blocks.count)], dtype=_HEADER).tobytes() + msg)
+        out.flush()
+        return 1
+    out.write(np.array([(_END, 0, 0, blocks.count)], dtype=_HEADER).tobytes() + blocks.sha256.encode())
+    out.flush()
+    return 0
+
+
+class _FilterProcess:
+    """:class:`_BlockFilter` run in a child process (``python -m kg.rdf.prefilter``): the reading, the hashing,
+    the decompression's feeding and the line filter (two fifths of an ingest's time on the Wikidata-shaped dump
+    of ``benchmarks/bench_wikidata_scale.py``) on another core, beside the parse of the previous block here.
+    The same blocks, the same :attr:`count`, :attr:`sha256` and errors; the child is ended by :meth:`close`
+    (also when the reader stops early)."""
+
+    def __init__(self, path: Path, line_filter):
+        import json
+        import sys
+
+        import kg
+
+        self.path = Path(path)
+        self.sha256: str | None = None
+        self.count = self.seen = self.kept = 0
+        root = str(Path(kg.__file__).resolve().parent.parent)  # kgfs importable in the child, installed or not
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "kg.rdf.prefilter", json.dumps({"path": str(self.path), **line_filter.spec()})],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+
+    def _read(self, n: int) -> bytes:
+        data = self._proc.stdout.read(n) if n else b""
+        if len(data) < n:
+            self._proc.wait()
+            said = self._proc.stderr.read().decode(errors="replace").strip().splitlines()
+            raise KgfsError(f"{self.path}: the line filter's process ended early (exit status "
+                            f"{self._proc.returncode}){': ' + said[-1] if said else ''}")
+        return data
+
+    def __iter__(self) -> Iterator[tuple[bytes, np.ndarray, int]]:
+        while True:
+            head = np.frombuffer(self._read(_HEADER.itemsize), dtype=_HEADER)[0]
+            n, size, n_kept = int(head["n_lines"]), int(head["kept_bytes"]), int(head["n_kept"])
+            self.count = int(head["count"])
+            if n == _END:
+                self.sha256 = self._read(64).decode()
+                return
+            if n == _FAILED:
+                raise InputFormatError(self._read(size).decode(errors="replace"), self.path)
+            kept = self._read(size)
+            lines = np.frombuffer(self._read(8 * n_kept), dtype="<i8").astype(np.int64)
+            self.seen, self.kept = self.seen + n, self.kept + n_kept
+            yield kept, lines, n
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        for f in (self._proc.stdout, self._proc.stderr):
+            f.close()
+
+
 def dump_format(path: str | os.PathLike) -> ox.RdfFormat:
     """The RDF format of a dump file, from its name (``.nt``, ``.ttl``, ``.nq``, ``.owl``, ... + ``.gz``/``.bz2``).
 
@@ -342,6 +489,7 @@ class DumpReader:
         self.lines = 0
         self.long_language_tags = False
         self._raw: _HashingFile | None = None
+        self._blocks: _BlockFilter | _FilterProcess | None = None
 
     @property
     def bytes_read(self) -> int:
@@ -355,7 +503,8 @@ class DumpReader:
         --------
         See the class.
         """
-        return 0 if self._raw is None else self._raw.count
+        src = self._blocks if self._blocks is not None else self._raw
+        return 0 if src is None else src.count
 
     def __iter__(self) -> Iterator[ox.Quad]:
         if self.line_filter is not None:
@@ -449,49 +598,32 @@ class DumpReader:
             yield q
 
     def _filtered(self) -> Iterator[ox.Quad]:
-        """The triples of the lines the filter keeps, parsed a block of lines at a time."""
-        comp = _split_name(self.path)[1]
-        keep, fmt, lenient = self.line_filter.keep, self.format, self.lenient
-        with open(self.path, "rb") as raw:
-            self._raw = _HashingFile(raw)
-            fh = _open_binary(self._raw, comp, piped_gzip=True)
-            try:
-                rest, done = b"", 0  # the unfinished last line of the previous block; lines before this block
-                while True:
-                    try:
-                        data = fh.read(_BLOCK)
-                    except (OSError, EOFError) as exc:
-                        raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
-                    if not data:
-                        block, rest = rest, b""
-                    else:
-                        cut = data.rfind(b"\n") + 1
-                        if not cut:
-                            rest += data
-                            continue
-                        block, rest = rest + data[:cut], data[cut:]
-                    if block:
-                        kept, offsets = keep(block)
-                        if kept:
-                            yield from self._parse_block(block, kept, offsets, done, fmt, lenient)
-                        done += block.count(b"\n") + (0 if block.endswith(b"\n") else 1)
-                        self.lines = done
-                    if not data:
-                        break
-                try:
-                    _finish(fh, self._raw)
-                except OSError as exc:
-                    raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
-            finally:
-                if fh is not self._raw:
-                    fh.close()
-        self.sha256 = self._raw.hash.hexdigest()
+        """The triples of the lines the filter keeps, parsed a block of lines at a time; reading, hashing and
+        filtering in a process of their own when the file is large and a second core is there
+        (:class:`_FilterProcess`), in this one otherwise (:class:`_BlockFilter`): the same blocks either way."""
+        fmt, lenient, filt = self.format, self.lenient, self.line_filter
+        big = self.size >= FILTER_PROCESS_MIN_BYTES and _cores() > 1
+        blocks = _FilterProcess(self.path, filt) if big else _BlockFilter(self.path, filt)
+        self._blocks = blocks
+        try:
+            done = 0  # lines before this block
+            for kept, lines, n in blocks:
+                if len(lines):
+                    yield from self._parse_block(kept, lines, done, fmt, lenient)
+                done += n
+                self.lines = done
+        finally:
+            blocks.close()
+        if isinstance(blocks, _FilterProcess):  # the filter counted in the child
+            filt.seen, filt.kept = filt.seen + blocks.seen, filt.kept + blocks.kept
+        self.sha256 = blocks.sha256
 
-    def _parse_block(self, block: bytes, kept: bytes, offsets, done: int, fmt, lenient) -> Iterator[ox.Quad]:
-        """Parse the kept lines of a block; a malformed one is named by its line in the file."""
-        start, lines = 0, None  # kept lines parsed already (a bad one skipped); where each kept line starts
+    def _parse_block(self, kept: bytes, lines: np.ndarray, done: int, fmt, lenient) -> Iterator[ox.Quad]:
+        """Parse the kept lines of a block (``lines``: the index of each in the block, which starts after line
+        ``done`` of the file); a malformed one is named by its line in the file."""
+        start, ends = 0, None  # kept lines parsed already (a bad one skipped); where each kept line ends
         while True:
-            body = kept if not start else kept[int(lines[start - 1]) + 1:]
+            body = kept if not start else kept[int(ends[start - 1]) + 1:]
             try:
                 if self.long_language_tags:
                     yield from self._checked(ox.parse(input=body, format=fmt, lenient=True))
@@ -499,17 +631,17 @@ class DumpReader:
                     yield from ox.parse(input=body, format=fmt, lenient=lenient)
                 return
             except SyntaxError as exc:
-                if lines is None:
-                    lines = np.flatnonzero(np.frombuffer(kept, np.uint8) == 10)  # the newline ending each kept line
-                k = min(start + (exc.lineno or 1) - 1, len(offsets) - 1)
+                if ends is None:
+                    ends = np.flatnonzero(np.frombuffer(kept, np.uint8) == 10)  # the newline ending each kept line
+                k = min(start + (exc.lineno or 1) - 1, len(lines) - 1)
                 if not (lenient or self.long_language_tags) and _long_tag_error(exc):
                     self.long_language_tags = True  # that line again, leniently (and the rest of the file)
                     _say_long_tags(self.path)
                     start = k
                     continue
-                self._bad_line_at(exc, done + block.count(b"\n", 0, int(offsets[k])) + 1)
+                self._bad_line_at(exc, done + int(lines[k]) + 1)
                 start = k + 1
-                if start >= len(offsets):
+                if start >= len(lines):
                     return
 
     def _bad_line_at(self, exc: SyntaxError, line: int) -> None:

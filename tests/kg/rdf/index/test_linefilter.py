@@ -1,6 +1,7 @@
 """The line filter never loses a wanted triple: parsing only the lines it keeps gives every triple of the
 wanted predicates (labels in the wanted language or untagged) that parsing everything gives."""
 
+import numpy as np
 import pyoxigraph as ox
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -100,3 +101,50 @@ def test_literal_valued_relation_lines_are_skipped_before_parsing():
     assert [x.split()[1] for x in kept.decode().splitlines()] == [f"<{wdt}P19>", f"<{wdt}P27>", f"<{wdt}P31>"]
     assert f.seen == 8 and f.kept == 3 and repr(f) == "LineFilter(1 predicates, 1 relation namespace(s), language=None)"
     assert not LineFilter([wdt + "P31"]).keep(block)[0].count(b"P19")  # without the namespace: no relation line
+
+
+# ------------------------------------------------------------------ by position (LineFilter._by_position)
+# lines spelled as dumps spell them (one space between the terms, no tab): read by position, not by the expression
+plain_obj = st.one_of(
+    st.sampled_from(["<http://x/o>", "<http://x/p>", "<http://x/label>", f"<{NS}1>", "_:b2"]),
+    st.builds(lambda t, tag: '"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' + tag,
+              st.text(alphabet=st.sampled_from('ab <>"@.\\é'), max_size=8),
+              st.sampled_from(["", "@en", "@EN", "@en-gb", "@de", "^^<http://www.w3.org/2001/XMLSchema#string>"])))
+dump_line = st.builds(lambda s, p, o, end: f"{s} <{p}> {o}{end}",
+                      st.sampled_from(["<http://x/s>", "<http://x/p>", "<http://x/label>", f"<{NS}1>"]),
+                      st.sampled_from(PREDS + R_PREDS), plain_obj, st.sampled_from([" .", ".", " . "]))
+# lines that make a block go to the expression (a blank-node subject, two spaces), or that hold no triple
+IRREGULAR = ["_:b1 <http://x/p> <http://x/o> .", "<http://x/s>  <http://x/p> <http://x/o> .",
+             f"<http://x/s> <{NS}1>  <http://x/o> ."]
+odd_line = st.sampled_from(IRREGULAR + ["# <http://x/s> <http://x/p> <http://x/o> .", "",
+                                        '<http://x/s> <http://x/label>  "a"@en .'])
+
+
+def _wanted_all(data: bytes, language: str):
+    out = []
+    for q in ox.parse(input=data, format=ox.RdfFormat.N_TRIPLES):
+        p = q.predicate.value
+        lang_ok = not (isinstance(q.object, ox.Literal) and q.object.language not in (None, language))
+        if p == P or (p == L and lang_ok) or (p.startswith(NS) and isinstance(q.object, ox.NamedNode)):
+            out.append((str(q.subject), p, str(q.object)))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(dump_line, max_size=30), odd=st.lists(st.tuples(st.integers(0, 30), odd_line), max_size=2))
+def test_lines_read_by_position_hold_every_wanted_triple(lines, odd):
+    for at, x in odd:
+        lines.insert(min(at, len(lines)), x)
+    data = "".join(x + "\n" for x in lines).encode()
+    f = LineFilter([P, L], label_predicates=[L], language="en", relation_namespaces=[NS])
+    kept, lines_kept, n = f.select(data)
+    assert _wanted_all(kept, "en") == _wanted_all(data, "en") and n == len(lines)
+    assert lines_kept.tolist() == sorted(set(lines_kept.tolist()))
+    arr = np.frombuffer(data, np.uint8)
+    by_position = f._by_position(arr, np.flatnonzero(arr == 10))
+    irregular = any(x in IRREGULAR for _, x in odd)
+    assert (by_position is None) == irregular  # the expression reads only the blocks it must
+    if by_position is not None:  # what it keeps is a subset of the expression's (only the predicate's position)
+        regex = LineFilter([P, L], label_predicates=[L], language="en", relation_namespaces=[NS])
+        regex._by_position = lambda *a: None
+        assert set(lines_kept.tolist()) <= set(regex.select(data)[1].tolist())

@@ -35,7 +35,6 @@ import gzip
 import hashlib
 import logging
 import os
-import queue
 import re
 import shutil
 import subprocess
@@ -380,10 +379,6 @@ class _FilterProcess:
         self._proc = subprocess.Popen(
             [sys.executable, "-m", "kg.rdf.prefilter", json.dumps({"path": str(self.path), **line_filter.spec()})],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        # blocks read ahead (each about 1/5 of _BLOCK): the child works on while this process parses
-        self._queue: queue.Queue = queue.Queue(maxsize=4)
-        self._stopped = False
-        self._thread = threading.Thread(target=self._pump, name="kgfs-line-filter", daemon=True)
 
     def _read(self, n: int) -> bytes:
         data = self._proc.stdout.read(n) if n else b""
@@ -394,56 +389,25 @@ class _FilterProcess:
                             f"{self._proc.returncode}){': ' + said[-1] if said else ''}")
         return data
 
-    def _pump(self) -> None:
-        """In a thread: the child's blocks read off the pipe as they come, into :attr:`_queue` (a pipe holds 64
-        KiB: without this the child waits while a block is parsed here, and the two take turns)."""
-        try:
-            while not self._stopped:
-                head = np.frombuffer(self._read(_HEADER.itemsize), dtype=_HEADER)[0]
-                n, size, n_kept, count = (int(head[k]) for k in ("n_lines", "kept_bytes", "n_kept", "count"))
-                if n == _END:
-                    self._put(("end", self._read(64).decode(), count))
-                    return
-                if n == _FAILED:
-                    self._put(("failed", self._read(size).decode(errors="replace"), count))
-                    return
-                kept = self._read(size)
-                lines = np.frombuffer(self._read(8 * n_kept), dtype="<i8").astype(np.int64)
-                self._put(("block", (kept, lines, n), count))
-        except Exception as exc:  # noqa: BLE001 - said by the consumer, in its thread
-            self._put(("error", exc, self.count))
-
-    def _put(self, item) -> None:
-        while not self._stopped:
-            try:
-                self._queue.put(item, timeout=0.2)
-                return
-            except queue.Full:
-                continue
-
     def __iter__(self) -> Iterator[tuple[bytes, np.ndarray, int]]:
-        self._thread.start()
         while True:
-            kind, value, count = self._queue.get()
-            self.count = count
-            if kind == "end":
-                self.sha256 = value
+            head = np.frombuffer(self._read(_HEADER.itemsize), dtype=_HEADER)[0]
+            n, size, n_kept = int(head["n_lines"]), int(head["kept_bytes"]), int(head["n_kept"])
+            self.count = int(head["count"])
+            if n == _END:
+                self.sha256 = self._read(64).decode()
                 return
-            if kind == "failed":
-                raise InputFormatError(value, self.path)
-            if kind == "error":
-                raise value
-            kept, lines, n = value
-            self.seen, self.kept = self.seen + n, self.kept + len(lines)
-            yield value
+            if n == _FAILED:
+                raise InputFormatError(self._read(size).decode(errors="replace"), self.path)
+            kept = self._read(size)
+            lines = np.frombuffer(self._read(8 * n_kept), dtype="<i8").astype(np.int64)
+            self.seen, self.kept = self.seen + n, self.kept + n_kept
+            yield kept, lines, n
 
     def close(self) -> None:
-        self._stopped = True
         if self._proc.poll() is None:
             self._proc.kill()
         self._proc.wait()
-        if self._thread.is_alive():
-            self._thread.join()
         for f in (self._proc.stdout, self._proc.stderr):
             f.close()
 

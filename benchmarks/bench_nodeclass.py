@@ -457,8 +457,7 @@ def run_dataset(name: str, args, peer_py: Path | None) -> dict:
     a = every.best()  # the classifier by training CV
     out["classifier_trials"] = [{**_row(o, ALL_FEATURES_CLASSIFIERS[o.classifier]), "chosen_by_cv": o is a}
                                 for o in every.outcomes]
-    out["kgfs_all"] = _row(a, f"kgfs: all features + {ALL_FEATURES_CLASSIFIERS[a.classifier]} (chosen by "
-                              "training CV)")
+    out["kgfs_all"] = _row(a, f"kgfs: all features + {ALL_FEATURES_CLASSIFIERS[a.classifier]}")
     t0 = time.perf_counter()
     res = evaluate_split(data, list(args.selectors), ["nb"], **opts)
     ok = [o for o in res.outcomes if o.status == "ok"]

@@ -54,6 +54,7 @@ Results are kept in ``--results`` (one entry per size), so sizes can be run one 
 load average is printed with each size (timings on a loaded machine are noisy).
 
     python benchmarks/bench_wikidata_scale.py --sizes 20M [50M 100M] [--relations] [--data DIR] [--results FILE]
+    python benchmarks/bench_wikidata_scale.py --sizes 20M --reading   # issue 39 point 1: .nt and .bz2 ingest ratios
 """
 
 from __future__ import annotations
@@ -286,6 +287,12 @@ elif mode == "parse":
         n += 1
     proc.wait()
     out = {{"triples": n, "seconds": time.perf_counter() - t}}
+elif mode == "parse_nt":
+    import pyoxigraph as ox
+    n = 0
+    for q in ox.parse(path=args["dump"], format=ox.RdfFormat.N_TRIPLES):
+        n += 1
+    out = {{"triples": n, "seconds": time.perf_counter() - t}}
 elif mode == "filter":
     from kg.rdf.index.ingest import line_filter
     from kg.rdf.vocabulary import WIKIDATA
@@ -311,6 +318,9 @@ elif mode == "filter":
         out[name] = {{"seconds": best, "seen": f.seen, "kept": f.kept}}
     out["bytes"] = sum(map(len, blocks))
 elif mode == "ingest":
+    if args.get("one_process"):  # as before issue 39: the line filter in the ingesting process
+        import kg.rdf.dumpfiles
+        kg.rdf.dumpfiles.FILTER_PROCESS_MIN_BYTES = 1 << 62
     from kg.rdf.index.dumpindex import DumpIndex
     from kg.rdf.vocabulary import WIKIDATA
     vocabulary = WIKIDATA.with_relations() if args.get("relations") else WIKIDATA
@@ -447,6 +457,46 @@ def measure(n: int, data: Path, keep_index: bool = False, relations: bool = Fals
     return res
 
 
+def measure_reading(n: int, data: Path) -> dict:
+    """Issue 39 point 1 (``--reading``): the ingest of the .nt against pyoxigraph's bare parse of it (goal <= 1.5x)
+    and of the .nt.bz2 against ``lbzip2 -dc`` (goal <= 1.3x), each also with the line filter in the ingesting
+    process (as before issue 39), every measure in a fresh child, one after the other."""
+    d = dumps_for(data, n)
+    bz, meta = d / "latest-truthy.nt.bz2", json.loads((d / "meta.json").read_text())
+    nt = d / "latest-truthy.nt"
+    if not nt.is_file():
+        with open(nt.with_suffix(".part"), "wb") as f:
+            subprocess.run(["lbzip2", "-dc", str(bz)], stdout=f, check=True)
+        nt.with_suffix(".part").rename(nt)
+    load = os.getloadavg()[0]
+    sizes = f"{bz.stat().st_size / 1e6:.0f} MB .bz2, {nt.stat().st_size / 1e6:.0f} MB .nt"
+    print(f"\n== reading {meta['triples']:,} triples ({sizes}), load average {load:.1f}, {os.cpu_count()} cores",
+          flush=True)
+    res = {"n": n, "triples": meta["triples"], "load": load, "cores": os.cpu_count()}
+    res["lbzip2"] = child("lbzip2", dump=bz)
+    res["parse_nt"] = child("parse_nt", dump=nt)
+    print(f"lbzip2 -dc of the .bz2           : {res['lbzip2']['seconds']:7.1f} s", flush=True)
+    print(f"pyoxigraph bare parse of the .nt : {res['parse_nt']['seconds']:7.1f} s", flush=True)
+    for name, dump, base, goal in (("nt", nt, "parse_nt", 1.5), ("bz2", bz, "lbzip2", 1.3)):
+        for one in (True, False):
+            home = Path(tempfile.mkdtemp(prefix="kgfs-bench-wd-", dir=data))
+            try:
+                r = child("ingest", dump=dump, index=home / "index", one_process=one)
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+            key = f"ingest_{name}" + ("_one_process" if one else "")
+            res[key] = r
+            how = "filter in the same process" if one else "filter in its own process"
+            ratio = r["seconds"] / res[base]["seconds"]
+            print(f"ingest of the .{name:<4} ({how}): {r['seconds']:7.1f} s = {ratio:.2f}x "
+                  f"{'the bare parse' if name == 'nt' else 'lbzip2 -dc'} (goal <= {goal}x); segment "
+                  f"{r['segments_seconds']:.1f} s + lexicon {r['lexicon_seconds']:.1f} s; peak RSS "
+                  f"{r['peak_rss_mb']:.0f} MB", flush=True)
+        gain = res[f"ingest_{name}_one_process"]["seconds"] / res[f"ingest_{name}"]["seconds"]
+        print(f"  the filter in its own process: {gain:.2f}x faster", flush=True)
+    return res
+
+
 def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
     """The line filter, the ingest and a new 10,000-item corpus with relations (``--relations``), beside the
     measurements of the same run without."""
@@ -556,6 +606,9 @@ def main() -> None:
     ap.add_argument("--hubs", action="store_true",
                     help="only the hub-shaped dump: qualified relations out/both, generic path vs relation_tally "
                          "(issue 39)")
+    ap.add_argument("--reading", action="store_true",
+                    help="only the reading of the dump: the ingest of the .nt against the bare parse, of the .bz2 "
+                         "against lbzip2 -dc, with the line filter in its own process and without (issue 39)")
     args = ap.parse_args()
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
@@ -563,13 +616,17 @@ def main() -> None:
     results = json.loads(path.read_text()) if path.is_file() else {}
     for size in args.sizes:
         n = int(float(size[:-1]) * {"K": 1e3, "M": 1e6}[size[-1].upper()]) if size[-1].isalpha() else int(size)
+        if args.reading:
+            results[f"reading-{n}"] = measure_reading(n, data)
+            path.write_text(json.dumps(results, indent=1))
+            continue
         if args.hubs:
             results[f"hubs-{n}"] = measure_hubs(n, data)
             path.write_text(json.dumps(results, indent=1))
             continue
         results[str(n)] = measure(n, data, args.keep_index, args.relations)
         path.write_text(json.dumps(results, indent=1))
-    if not args.hubs:
+    if not (args.hubs or args.reading):
         summary(results)
 
 

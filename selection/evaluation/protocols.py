@@ -661,7 +661,8 @@ register_protocol(
                 "per node (threshold column), plus top-down accuracy",
 )
 register_protocol(
-    "split", _split, classifiers=("logreg", "logreg-tfidf", "nb"), metrics=("accuracy", "gm", "auroc", "aucpr", "compression"),
+    "split", _split, classifiers=("logreg", "logreg-tfidf", "nb"),
+    metrics=("accuracy", "gm", "auroc", "aucpr", "compression"),
     rank_metrics=("accuracy",), n_splits=5, option_class=SplitOptions, data="instances", outer_folds=1,
     description="a dataset's fixed train/test split (the node-classification benchmarks): features generated "
                 "inside the fit, generation settings, threshold and C tuned by 5-fold CV on the train part, "

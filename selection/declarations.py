@@ -232,6 +232,10 @@ PARAMETERS: dict[str, dict[str, tuple]] = {
         "tol": (0.001, [Interval(Real, 0.0, None, closed="neither")]),
         "verbose": (False, ["verbose"]),
     },
+    "selection.linear:TfidfLogisticRegression": {
+        "C": (1.0, [Interval(Real, 0, None, closed="neither")]),
+        "max_iter": (5000, [Interval(Integral, 1, None, closed="left")]),
+    },
     "selection.lazy.classifiers:LazyNaiveBayes": {
         "alpha": (1.0, [Interval(Real, 0, None, closed="neither")]),
         **_BINARIZE,

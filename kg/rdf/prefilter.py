@@ -1,8 +1,8 @@
-"""The line filter of a large N-Triples dump in a process of its own (:class:`kg.rdf.dumpfiles._FilterProcess`).
+"""The line filter of a large N-Triples dump in a process of its own (started by :class:`kg.rdf.dumpfiles.DumpReader`).
 
 ``python -m kg.rdf.prefilter SPEC``: ``SPEC`` is JSON, the file's ``path`` and the arguments of a
 :class:`~kg.rdf.index.linefilter.LineFilter` (:meth:`~kg.rdf.index.linefilter.LineFilter.spec`); the blocks the
-filter keeps are written to the standard output in the format of :func:`kg.rdf.dumpfiles.serve_blocks`. Started
+filter keeps are written to the standard output in the format of ``kg.rdf.dumpfiles.serve_blocks``. Started
 by the reader, never by a user.
 """
 

@@ -300,7 +300,7 @@ elif mode == "filter":
     data = proc.stdout.read(args["bytes"])
     proc.kill()
     proc.wait()
-    blocks, rest, step = [], b"", 8 << 20  # as the reader cuts them (kg.rdf.dumpfiles._BLOCK)
+    blocks, rest, step = [], b"", 8 << 20  # as the reader cuts them (kg.rdf.lineblocks.BLOCK)
     for a in range(0, len(data), step):
         chunk = rest + data[a:a + step]
         cut = chunk.rfind(b"\n") + 1

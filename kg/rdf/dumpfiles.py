@@ -29,16 +29,9 @@ Examples
 
 from __future__ import annotations
 
-import bz2
-import contextlib
-import gzip
-import hashlib
 import logging
 import os
 import re
-import shutil
-import subprocess
-import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -47,6 +40,8 @@ import pyoxigraph as ox
 
 from kg.errors import InputFormatError, KgfsError
 from kg.iri import check_iri
+from kg.rdf.lineblocks import BlockFilter, FilterProcess
+from kg.rdf.streams import HashingFile, Piped, finish_reading, open_binary
 from kg.xmlguard import check_xml
 
 __all__ = ["DumpReader", "dump_files", "dump_format", "iter_triples"]
@@ -65,7 +60,9 @@ _FORMATS = {
 }
 _LINE_BASED = (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS)
 _BNODE = ox.BlankNode
-_BLOCK = 8 << 20  # bytes of decompressed lines filtered and parsed at a time (with a line filter)
+#: Files from this size (on disk; a compressed file's size x 8) are read and filtered in a process of their own
+#: (:class:`kg.rdf.lineblocks.FilterProcess`)
+FILTER_PROCESS_MIN_BYTES = 32 << 20
 _LONG_TAG = re.compile(r"language tag|subtag", re.IGNORECASE)  # pyoxigraph's messages for a tag it refuses
 _said_long_tags = False  # the warning about long language tags is logged once per process
 
@@ -138,278 +135,11 @@ def dump_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[P
     return out
 
 
-class _HashingFile:
-    """A binary file whose bytes are hashed (sha256) and counted as they are read."""
-
-    def __init__(self, raw):
-        self._raw = raw
-        self.hash = hashlib.sha256()
-        self.count = 0
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._raw.read(n)
-        self.hash.update(data)
-        self.count += len(data)
-        return data
-
-    def readline(self, n: int = -1) -> bytes:
-        data = self._raw.readline(n)
-        self.hash.update(data)
-        self.count += len(data)
-        return data
-
-    def readinto(self, buf) -> int:
-        data = self.read(len(buf))
-        buf[:len(data)] = data
-        return len(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        self._raw.close()
-
-    @property
-    def closed(self) -> bool:
-        return self._raw.closed
-
-
-class _Piped:
-    """A compressed stream decompressed by a tool (``lbzip2 -dc``, ``gzip -dc``) in a child process, so that
-    decompression (13 of the 24 s of streaming 5M triples with Python's ``bz2``) runs on another core beside
-    the parser; a thread feeds it the file's bytes (read, hashed and counted there)."""
-
-    def __init__(self, raw, tool: str):
-        self._raw, self.eof = raw, False
-        self._proc = subprocess.Popen([tool, "-dc"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE)
-        self._feeder = threading.Thread(target=self._feed, daemon=True)
-        self._feeder.start()
-
-    def _feed(self) -> None:
-        try:
-            while chunk := self._raw.read(1 << 20):
-                self._proc.stdin.write(chunk)
-        except (OSError, ValueError):  # the reader stopped early and closed the pipe
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                self._proc.stdin.close()
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._proc.stdout.read(n)
-        self.eof = self.eof or not data
-        return data
-
-    def readline(self, n: int = -1) -> bytes:
-        data = self._proc.stdout.readline(n)
-        self.eof = self.eof or not data
-        return data
-
-    def readinto(self, buf) -> int:
-        n = self._proc.stdout.readinto(buf)
-        self.eof = self.eof or not n
-        return n
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    def check(self, drain: int = 0) -> None:
-        """Raise ``OSError`` when the decompressor failed (a corrupt file); first read up to ``drain``
-        more bytes (a corrupt block is found at its end, after its bytes were written)."""
-        while drain > 0 and not self.eof:
-            drain -= len(self.read(min(drain, 1 << 20)))
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            if self._proc.wait(timeout=None if self.eof else 0.2) != 0:
-                said = self._proc.stderr.read().decode(errors="replace").strip().splitlines()
-                raise OSError(said[0] if said else f"{self._proc.args[0]} failed")
-
-    def finish(self) -> None:
-        """Read to the end (every byte of the file fed and hashed) and check the exit status."""
-        while self.read(1 << 20):
-            pass
-        self._feeder.join()
-        self.check()
-
-    def close(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait()
-        self._feeder.join()
-        for f in (self._proc.stdout, self._proc.stderr):
-            f.close()
-
-
-def _open_binary(raw, comp: str | None, piped_gzip: bool = False):
-    if comp == ".gz":
-        tool = shutil.which("pigz") or shutil.which("gzip") if piped_gzip else None
-        return _Piped(raw, tool) if tool else gzip.GzipFile(fileobj=raw, mode="rb")
-    if comp == ".bz2":
-        tool = shutil.which("lbzip2") or shutil.which("bzip2")
-        return _Piped(raw, tool) if tool else bz2.BZ2File(raw, "rb")
-    return raw
-
-
-def _finish(fh, raw: _HashingFile) -> None:
-    """Read what the parser left (a parser may stop before the end): the whole file is hashed."""
-    if isinstance(fh, _Piped):
-        fh.finish()
-    while raw.read(1 << 20):
-        pass
-
-
-class _BlockFilter:
-    """The blocks of lines of an N-Triples/N-Quads file and what a line filter keeps of each, read in this process.
-
-    Iterating gives ``(kept, lines, n_lines)`` per block of about ``_BLOCK`` decompressed bytes cut at a line end
-    (:meth:`~kg.rdf.index.linefilter.LineFilter.select`); :attr:`count` is the bytes of the file read so far
-    and :attr:`sha256` the file's hash once it was read to the end (a ``.gz``/``.bz2`` file through its tool,
-    :func:`_open_binary`). A file that cannot be read raises :class:`~kg.errors.InputFormatError`.
-    """
-
-    def __init__(self, path: Path, line_filter):
-        self.path, self.filter = Path(path), line_filter
-        self.sha256: str | None = None
-        self._raw: _HashingFile | None = None
-
-    @property
-    def count(self) -> int:
-        return 0 if self._raw is None else self._raw.count
-
-    def __iter__(self) -> Iterator[tuple[bytes, np.ndarray, int]]:
-        select = self.filter.select
-        with open(self.path, "rb") as raw:
-            self._raw = _HashingFile(raw)
-            fh = _open_binary(self._raw, _split_name(self.path)[1], piped_gzip=True)
-            try:
-                rest = b""  # the unfinished last line of the previous read
-                while True:
-                    try:
-                        data = fh.read(_BLOCK)
-                    except (OSError, EOFError) as exc:
-                        raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
-                    if not data:
-                        block, rest = rest, b""
-                    else:
-                        cut = data.rfind(b"\n") + 1
-                        if not cut:
-                            rest += data
-                            continue
-                        block, rest = rest + data[:cut], data[cut:]
-                    if block:
-                        yield select(block)
-                    if not data:
-                        break
-                try:
-                    _finish(fh, self._raw)
-                except OSError as exc:
-                    raise InputFormatError(f"cannot read dump ({exc})", self.path) from None
-            finally:
-                if fh is not self._raw:
-                    fh.close()
-        self.sha256 = self._raw.hash.hexdigest()
-
-    def close(self) -> None:
-        pass
-
-
-#: Files from this size (on disk; a compressed file's size x 8) are read and filtered in a process of their own
-#: (:class:`_FilterProcess`)
-FILTER_PROCESS_MIN_BYTES = 32 << 20
-_HEADER = np.dtype([("n_lines", "<i8"), ("kept_bytes", "<i8"), ("n_kept", "<i8"), ("count", "<i8")])
-_END, _FAILED = -1, -2  # n_lines of the last header: the file's sha256 follows (64 bytes), or a message (kept_bytes)
-
-
 def _cores() -> int:
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def serve_blocks(path: Path, line_filter, out) -> int:
-    """Write the blocks of :class:`_BlockFilter` to the binary stream ``out``, for :class:`_FilterProcess`.
-
-    Each block is a header (:data:`_HEADER`: its line count, the kept bytes, the kept lines, the file's bytes read
-    so far), the kept lines, then their indices (int64); the end is a header of ``n_lines = -1`` and the file's
-    sha256 in hex; a file that cannot be read, a header of ``n_lines = -2`` and the message (UTF-8). Returns the
-    exit status (0; 1 after a message).
-    """
-    blocks = _BlockFilter(path, line_filter)
-    try:
-        for kept, lines, n in blocks:
-            head = np.array([(n, len(kept), len(lines), blocks.count)], dtype=_HEADER)
-            out.write(head.tobytes())
-            out.write(kept)
-            out.write(lines.astype("<i8").tobytes())
-    except InputFormatError as exc:
-        msg = str(exc.args[0] if exc.args else exc).encode()
-        out.write(np.array([(_FAILED, len(msg), 0, blocks.count)], dtype=_HEADER).tobytes() + msg)
-        out.flush()
-        return 1
-    out.write(np.array([(_END, 0, 0, blocks.count)], dtype=_HEADER).tobytes() + blocks.sha256.encode())
-    out.flush()
-    return 0
-
-
-class _FilterProcess:
-    """:class:`_BlockFilter` run in a child process (``python -m kg.rdf.prefilter``): the reading, the hashing,
-    the decompression's feeding and the line filter (two fifths of an ingest's time on the Wikidata-shaped dump
-    of ``benchmarks/bench_wikidata_scale.py``) on another core, beside the parse of the previous block here.
-    The same blocks, the same :attr:`count`, :attr:`sha256` and errors; the child is ended by :meth:`close`
-    (also when the reader stops early)."""
-
-    def __init__(self, path: Path, line_filter):
-        import json
-        import sys
-
-        import kg
-
-        self.path = Path(path)
-        self.sha256: str | None = None
-        self.count = self.seen = self.kept = 0
-        root = str(Path(kg.__file__).resolve().parent.parent)  # kgfs importable in the child, installed or not
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "kg.rdf.prefilter", json.dumps({"path": str(self.path), **line_filter.spec()})],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-
-    def _read(self, n: int) -> bytes:
-        data = self._proc.stdout.read(n) if n else b""
-        if len(data) < n:
-            self._proc.wait()
-            said = self._proc.stderr.read().decode(errors="replace").strip().splitlines()
-            raise KgfsError(f"{self.path}: the line filter's process ended early (exit status "
-                            f"{self._proc.returncode}){': ' + said[-1] if said else ''}")
-        return data
-
-    def __iter__(self) -> Iterator[tuple[bytes, np.ndarray, int]]:
-        while True:
-            head = np.frombuffer(self._read(_HEADER.itemsize), dtype=_HEADER)[0]
-            n, size, n_kept = int(head["n_lines"]), int(head["kept_bytes"]), int(head["n_kept"])
-            self.count = int(head["count"])
-            if n == _END:
-                self.sha256 = self._read(64).decode()
-                return
-            if n == _FAILED:
-                raise InputFormatError(self._read(size).decode(errors="replace"), self.path)
-            kept = self._read(size)
-            lines = np.frombuffer(self._read(8 * n_kept), dtype="<i8").astype(np.int64)
-            self.seen, self.kept = self.seen + n, self.kept + n_kept
-            yield kept, lines, n
-
-    def close(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait()
-        for f in (self._proc.stdout, self._proc.stderr):
-            f.close()
 
 
 def dump_format(path: str | os.PathLike) -> ox.RdfFormat:
@@ -489,8 +219,8 @@ class DumpReader:
         self.sha256: str | None = None
         self.lines = 0
         self.long_language_tags = False
-        self._raw: _HashingFile | None = None
-        self._blocks: _BlockFilter | _FilterProcess | None = None
+        self._raw: HashingFile | None = None
+        self._blocks: BlockFilter | FilterProcess | None = None
 
     @property
     def bytes_read(self) -> int:
@@ -522,8 +252,8 @@ class DumpReader:
         while True:
             try:
                 with open(path, "rb") as raw:
-                    self._raw = _HashingFile(raw)  # a reopened file is hashed from its start again
-                    fh = _open_binary(self._raw, comp)
+                    self._raw = HashingFile(raw)  # a reopened file is hashed from its start again
+                    fh = open_binary(self._raw, comp)
                     try:
                         for _ in range(start):
                             fh.readline()
@@ -541,10 +271,10 @@ class DumpReader:
                                     given += 1
                                     yield q
                         except SyntaxError:
-                            if isinstance(fh, _Piped):  # a corrupt file gives garbage or a cut line: say so
+                            if isinstance(fh, Piped):  # a corrupt file gives garbage or a cut line: say so
                                 fh.check(drain=0 if self.skip_bad_lines else 2 << 20)
                             raise
-                        _finish(fh, self._raw)
+                        finish_reading(fh, self._raw)
                     finally:
                         if fh is not self._raw:
                             fh.close()
@@ -601,11 +331,13 @@ class DumpReader:
     def _filtered(self) -> Iterator[ox.Quad]:
         """The triples of the lines the filter keeps, parsed a block of lines at a time; reading, hashing and
         filtering in a process of their own when the file is large and a second core is there
-        (:class:`_FilterProcess`), in this one otherwise (:class:`_BlockFilter`): the same blocks either way."""
+        (:class:`~kg.rdf.lineblocks.FilterProcess`), in this one otherwise (:class:`~kg.rdf.lineblocks.BlockFilter`):
+        the same blocks either way."""
         fmt, lenient, filt = self.format, self.lenient, self.line_filter
+        comp = _split_name(self.path)[1]
         # a compressed file holds several times its size in lines (a dump's .bz2 about 20x, .gz 8x)
-        big = self.size * (8 if _split_name(self.path)[1] else 1) >= FILTER_PROCESS_MIN_BYTES and _cores() > 1
-        blocks = _FilterProcess(self.path, filt) if big else _BlockFilter(self.path, filt)
+        big = self.size * (8 if comp else 1) >= FILTER_PROCESS_MIN_BYTES and _cores() > 1
+        blocks = FilterProcess(self.path, filt, comp) if big else BlockFilter(self.path, filt, comp)
         self._blocks = blocks
         try:
             done = 0  # lines before this block
@@ -616,8 +348,6 @@ class DumpReader:
                 self.lines = done
         finally:
             blocks.close()
-        if isinstance(blocks, _FilterProcess):  # the filter counted in the child
-            filt.seen, filt.kept = filt.seen + blocks.seen, filt.kept + blocks.kept
         self.sha256 = blocks.sha256
 
     def _parse_block(self, kept: bytes, lines: np.ndarray, done: int, fmt, lenient) -> Iterator[ox.Quad]:

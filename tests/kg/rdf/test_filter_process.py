@@ -1,4 +1,4 @@
-"""The line filter in a process of its own (kg.rdf.dumpfiles._FilterProcess, kg.rdf.prefilter): the same triples,
+"""The line filter in a process of its own (kg.rdf.lineblocks.FilterProcess, kg.rdf.prefilter): the same triples,
 line numbers, counts and sha256 as in this process, for .nt, .nt.gz and .nt.bz2; a bad line named by its line in
 the file; a corrupt file named; a reader stopped early ends the child; a child that dies is said, never taken for
 the end of the file."""
@@ -18,6 +18,7 @@ import kg.rdf.dumpfiles as dumpfiles
 from kg.errors import InputFormatError, KgfsError
 from kg.rdf.dumpfiles import DumpReader
 from kg.rdf.index.ingest import line_filter
+from kg.rdf.lineblocks import FilterProcess
 from kg.rdf.vocabulary import WIKIDATA
 
 WD, WDT = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
@@ -46,7 +47,7 @@ def _read(path, monkeypatch, in_child: bool, **kw):
     filt = line_filter(WIKIDATA.with_relations())
     reader = DumpReader(path, line_filter=filt, **kw)
     quads = [str(q) for q in reader]
-    assert isinstance(reader._blocks, dumpfiles._FilterProcess) is in_child
+    assert isinstance(reader._blocks, FilterProcess) is in_child
     return quads, reader.lines, reader.sha256, reader.bytes_read, filt.seen, filt.kept
 
 

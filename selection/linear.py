@@ -38,6 +38,17 @@ from kg.sklearn_compat import Interval
 __all__ = ["TfidfLogisticRegression"]
 
 
+def _on_weights(name: str):
+    """The fitted logistic regression's method ``name``, applied to the weighted rows of ``X``."""
+    def method(self, X):
+        Z = self._transformed(X)  # checks the fit first
+        return getattr(self.model_, name)(Z)
+
+    method.__name__, method.__qualname__ = name, f"TfidfLogisticRegression.{name}"
+    method.__doc__ = f"``LogisticRegression.{name}`` of the TF-IDF-weighted, L2-normalised rows of ``X``."
+    return method
+
+
 class TfidfLogisticRegression(ClassifierMixin, BaseEstimator):
     """L2 logistic regression (lbfgs) on TF-IDF-weighted, L2-normalised rows (see the module).
 
@@ -105,21 +116,10 @@ class TfidfLogisticRegression(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "model_")
         return self.tfidf_.transform(self._weights(X, reset=False))
 
-    def decision_function(self, X):
-        Z = self._transformed(X)  # checks the fit first
-        return self.model_.decision_function(Z)
-
-    def predict(self, X):
-        Z = self._transformed(X)  # checks the fit first
-        return self.model_.predict(Z)
-
-    def predict_proba(self, X):
-        Z = self._transformed(X)  # checks the fit first
-        return self.model_.predict_proba(Z)
-
-    def predict_log_proba(self, X):
-        Z = self._transformed(X)  # checks the fit first
-        return self.model_.predict_log_proba(Z)
+    decision_function = _on_weights("decision_function")
+    predict = _on_weights("predict")
+    predict_proba = _on_weights("predict_proba")
+    predict_log_proba = _on_weights("predict_log_proba")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

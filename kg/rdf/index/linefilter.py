@@ -249,12 +249,8 @@ class LineFilter:
         return kept, starts
 
     def select(self, block: bytes) -> tuple[bytes, np.ndarray, int]:
-        """As :meth:`keep`, but each kept line by its index among the block's lines, and the block's line count.
-
-        Parameters
-        ----------
-        block : bytes
-            Whole lines (the last one may lack its newline).
+        """As :meth:`keep` (the same ``block``, the same ``kept``), but each kept line by its index among the
+        block's lines, and the block's line count.
 
         Returns
         -------

@@ -8,16 +8,129 @@ and the contraction of a component into one node named by its members (:func:`co
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from kg.errors import CycleError
-from kg.sparse import binary_csr
+from kg.sparse import binary_csr, distinct
 
-__all__ = ["component_name", "cycle_components", "indexed_edges", "resolve_cycles"]
+__all__ = ["EdgeArrays", "component_name", "cycle_components", "edge_nodes", "indexed_edges", "resolve_cycles"]
+
+
+def edge_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
+    """The ids at either end of some edge (of an :class:`EdgeArrays` without building its pairs).
+
+    Examples
+    --------
+    >>> sorted(edge_nodes([("a", "b")])), sorted(edge_nodes(EdgeArrays(["a", "b", "c"], [0], [2])))
+    (['a', 'b'], ['a', 'c'])
+    """
+    return edges.nodes() if isinstance(edges, EdgeArrays) else {x for e in edges for x in e}
+
+
+class EdgeArrays(Set):
+    """A set of ``(child, parent)`` id pairs held as index arrays into one list of distinct names: what a
+    generator of millions of edges returns instead of a Python set of tuples (a tuple and a set slot per edge).
+    It is a read-only :class:`collections.abc.Set` (iterating it gives the pairs; ``==`` and ``|`` with any set
+    work), and :meth:`kg.hierarchy.FeatureHierarchy.from_edges` reads its arrays without building a pair.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Distinct ids.
+    child, parent : array of int
+        Indices into ``names`` of each edge's ends; duplicate edges are merged.
+
+    Examples
+    --------
+    >>> e = EdgeArrays(["a", "b", "c"], [0, 1, 0], [1, 2, 1])
+    >>> len(e), sorted(e), e == {("a", "b"), ("b", "c")}, sorted(e.nodes())
+    (2, [('a', 'b'), ('b', 'c')], True, ['a', 'b', 'c'])
+    >>> sorted(EdgeArrays.union([e, {("c", "d")}]))
+    [('a', 'b'), ('b', 'c'), ('c', 'd')]
+    """
+
+    def __init__(self, names: Sequence[str], child, parent):
+        self.names = list(names)
+        child, parent = np.asarray(child, np.int64), np.asarray(parent, np.int64)
+        if child.shape != parent.shape or child.ndim != 1:
+            raise ValueError("child and parent index arrays differ in shape")
+        n = len(self.names)
+        if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
+            raise ValueError("edge index out of range")
+        pairs = distinct(child * max(n, 1) + parent)  # distinct, sorted
+        self.child, self.parent = pairs // max(n, 1), pairs % max(n, 1)
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> EdgeArrays:
+        """The arrays of any iterable of ``(child, parent)`` pairs of strings."""
+        import pandas as pd
+
+        flat = [x for pair in pairs for x in pair]
+        codes, uniques = pd.factorize(np.asarray(flat, dtype=object)) if flat else (np.zeros(0, np.int64), [])
+        return cls(list(uniques), codes[0::2], codes[1::2])
+
+    @classmethod
+    def union(cls, parts: Iterable[Iterable[tuple[str, str]]]) -> EdgeArrays:
+        """One :class:`EdgeArrays` of several edge sets (arrays or any iterables of pairs), names merged."""
+        import pandas as pd
+
+        parts = [p if isinstance(p, EdgeArrays) else cls.from_pairs(p) for p in parts]
+        if len(parts) == 1:
+            return parts[0]
+        names = np.asarray([x for p in parts for x in p.names], dtype=object)
+        codes, uniques = pd.factorize(names) if len(names) else (np.zeros(0, np.int64), [])
+        child, parent, at = [], [], 0
+        for p in parts:
+            child.append(codes[at + p.child])
+            parent.append(codes[at + p.parent])
+            at += len(p.names)
+        return cls(list(uniques), np.concatenate(child or [np.zeros(0, np.int64)]),
+                   np.concatenate(parent or [np.zeros(0, np.int64)]))
+
+    def prefixed(self, prefix: str) -> EdgeArrays:
+        """The same edges with every name prefixed (a table of several kinds tags its ids)."""
+        return EdgeArrays([prefix + x for x in self.names], self.child, self.parent)
+
+    def nodes(self) -> set[str]:
+        """The ids at either end of some edge."""
+        used = distinct(np.concatenate([self.child, self.parent]))
+        return {self.names[i] for i in used.tolist()}
+
+    @classmethod
+    def _from_iterable(cls, it):  # what Set's operators (|, &, -) build: a plain set
+        return set(it)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        names = self.names
+        return ((names[c], names[p]) for c, p in zip(self.child.tolist(), self.parent.tolist()))
+
+    def __len__(self) -> int:
+        return len(self.child)
+
+    def __contains__(self, pair) -> bool:
+        index = self.__dict__.get("_index")
+        if index is None:
+            index = self.__dict__["_index"] = {x: i for i, x in enumerate(self.names)}
+        try:
+            c, p = pair
+        except (TypeError, ValueError):
+            return False
+        if c not in index or p not in index:
+            return False
+        n = max(len(self.names), 1)
+        key = index[c] * n + index[p]
+        keys = self.child * n + self.parent
+        at = int(np.searchsorted(keys, key))
+        return at < len(keys) and int(keys[at]) == key
+
+    def __repr__(self) -> str:
+        return f"EdgeArrays({len(self)} edges over {len(self.names)} names)"
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def resolve_cycles(ids: list[str], ci: np.ndarray, pi: np.ndarray, on_cycle: str | Callable[[list[str]], str]):
@@ -87,11 +200,13 @@ _HASHED_INDEX = 20_000
 def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
                    ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Node ids (``nodes`` first, then the other endpoints sorted) and the distinct edges as index arrays."""
-    pairs = edges if isinstance(edges, list) else list(edges)
     order = [] if nodes is None else [str(x) for x in nodes]
     known = dict.fromkeys(order)
     if len(known) != len(order):
         raise ValueError("duplicate node ids in `nodes`")
+    if isinstance(edges, EdgeArrays):
+        return _from_arrays(edges, order, known)
+    pairs = edges if isinstance(edges, list) else list(edges)
     if not pairs:
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
     both = _hashed(pairs, order, known) if len(pairs) >= _HASHED_INDEX else None
@@ -107,6 +222,23 @@ def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
     m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (codes[0::2], codes[1::2])), shape=(n, n)))
     m = m.tocoo()
     return ids, m.row.astype(np.int64), m.col.astype(np.int64)
+
+
+def _from_arrays(edges: EdgeArrays, order: list[str], known: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """:func:`indexed_edges` of an :class:`EdgeArrays`: its names placed in the node order (the endpoints not in
+    ``order`` appended sorted), one look-up per distinct name, none per edge."""
+    import pandas as pd
+
+    if not len(edges):
+        return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    used = distinct(np.concatenate([edges.child, edges.parent]))
+    names = [edges.names[i] for i in used.tolist()]
+    ids = order + sorted(x for x in names if x not in known)
+    place = np.full(len(edges.names), -1, np.int64)
+    place[used] = pd.Index(ids).get_indexer(names)
+    ci, pi = place[edges.child], place[edges.parent]
+    key = distinct(ci * len(ids) + pi)  # distinct (the arrays are; their names placed in another order)
+    return ids, key // len(ids), key % len(ids)
 
 
 def _hashed(pairs: list, order: list[str], known: dict) -> tuple[list[str], np.ndarray] | None:

@@ -57,6 +57,7 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from kg.cycles import edge_nodes
 from kg.errors import ParameterError, param
 from kg.lookups import SharedLookups, reported_cycles, shared_lookups
 from kg.rdf.corpus import Corpus
@@ -439,7 +440,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self._validate_params()
         self._check_source(self._lookups())
         ids, facts, edges, report, index, rows, spec = self._facts(X)
-        nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
+        nodes = {f for fs in facts.values() for f in fs} | edge_nodes(edges)
         if not nodes:
             raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
                              f"({report['n_entities']} entities) in {self._source_name()}")
@@ -504,7 +505,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         check_is_fitted(self, "vocabulary_")
         ids, facts, edges, _, index, row_entities, spec = self._facts(X, allowed=self.vocabulary_)
         n, m = len(ids), len(self.vocabulary_)
-        nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
+        nodes = {f for fs in facts.values() for f in fs} | edge_nodes(edges)
         if nodes:
             h, _ = build_hierarchy(nodes, edges, spec.on_cycle(), quiet=True)  # cycles were reported by fit
             index_of = h.column_index  # a member of a merged cycle is its node

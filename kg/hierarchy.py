@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from kg.cycles import indexed_edges, resolve_cycles
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
-from kg.sparse import binary_csr, product_nnz
+from kg.sparse import binary_csr, distinct, product_nnz
 
 __all__ = ["FeatureHierarchy", "binary_csr", "product_nnz"]  # the two re-exported from kg.sparse
 
@@ -316,7 +316,7 @@ class FeatureHierarchy:
             if kids.size == 0:
                 break
             remaining -= np.bincount(kids, minlength=n)
-            cand = np.unique(kids)
+            cand = distinct(kids)
             frontier = cand[remaining[cand] == 0]
             depth += 1
         topo = np.concatenate(order) if order else np.zeros(0, np.int64)

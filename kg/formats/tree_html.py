@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from kg.hierarchy import FeatureHierarchy
+from kg.sparse import distinct
 
 __all__ = ["OPEN_LIMIT", "hierarchy_view", "shown_nodes", "tree_data"]
 
@@ -57,7 +58,7 @@ def shown_nodes(hierarchy: FeatureHierarchy, selected) -> np.ndarray:
     frontier = np.flatnonzero(sel)
     pm = hierarchy.parent_matrix
     while frontier.size:
-        parents = np.unique(pm[frontier].indices)
+        parents = distinct(pm[frontier].indices)
         new = parents[~mark[parents]]
         mark[new] = True
         frontier = new

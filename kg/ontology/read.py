@@ -53,6 +53,7 @@ from kg.ontology.obo import (
     read_obo,
 )
 from kg.plugins import Plugins
+from kg.sparse import distinct
 from kg.xmlguard import check_xml
 
 __all__ = ["AUTO", "ONTOLOGY_READERS", "OntologyFormat", "check_ontology_options", "ontology_format", "read_ontology",
@@ -603,7 +604,7 @@ def restrict_to_roots(onto: GeneOntology, roots: str | Iterable[str] | None) -> 
     mask[frontier] = True
     cm = h.child_matrix
     while frontier.size:
-        kids = np.unique(cm[frontier].indices)
+        kids = distinct(cm[frontier].indices)
         frontier = kids[~mask[kids]]
         mask[frontier] = True
     keep = np.flatnonzero(mask)

@@ -18,6 +18,7 @@ from kg.hierarchy import FeatureHierarchy
 from kg.ontology.annotations import AnnotationSet
 from kg.ontology.formats import instance_noun
 from kg.ontology.obo import _ON_OBSOLETE, GeneOntology
+from kg.sparse import distinct
 from kg.table import FeatureTable
 
 __all__ = ["ancestor_closure", "term_table"]
@@ -48,11 +49,11 @@ def ancestor_closure(hierarchy: FeatureHierarchy, seeds: Iterable[int]) -> np.nd
     ['a', 'b', 'c']
     """
     mask = np.zeros(hierarchy.n_nodes, dtype=bool)
-    frontier = np.unique(np.asarray(list(seeds), dtype=np.int64))
+    frontier = distinct(np.asarray(list(seeds), dtype=np.int64))
     mask[frontier] = True
     pm = hierarchy.parent_matrix
     while frontier.size:
-        parents = np.unique(pm[frontier].indices)
+        parents = distinct(pm[frontier].indices)
         frontier = parents[~mask[parents]]
         mask[frontier] = True
     return mask

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kg.cycles import EdgeArrays
 from kg.errors import ParameterError, param
 from kg.rdf.relations import (
     FEATURE_KINDS,
@@ -373,7 +374,7 @@ class FeatureSpec:
             kind, raw = self.untag(fid)
             by_kind.setdefault("paths" if kind in RELATION_KINDS and self.paths else
                                "relations" if kind in RELATION_KINDS else kind, []).append(raw)
-        edges: set[tuple[str, str]] = set()
+        parts: list = []
         for kind, raw in by_kind.items():
             raw = sorted(raw)
             if kind == "paths":
@@ -389,8 +390,13 @@ class FeatureSpec:
             else:
                 found = source.broader(raw, self.category_depth)
             prefix = KIND_PREFIX.get(kind, "") if self.multi else ""  # as tag(): most tables add none
-            edges.update(((prefix + c, prefix + p) for c, p in found) if prefix else found)
-        return edges
+            if prefix:
+                found = found.prefixed(prefix) if isinstance(found, EdgeArrays) else {
+                    (prefix + c, prefix + p) for c, p in found}
+            parts.append(found)
+        if any(isinstance(p, EdgeArrays) for p in parts):  # relations: millions of edges, kept as arrays
+            return EdgeArrays.union(parts)
+        return set().union(*parts)
 
 
 def count_values(table, hierarchy, entities: Mapping[str, Sequence[str]],

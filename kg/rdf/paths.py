@@ -69,6 +69,7 @@ import numpy as np
 from kg.errors import KgfsError, ParameterError, param
 from kg.rdf.relations import RelationOptions, _class_graph, _excluded, local_name
 from kg.sources import DIRECTIONS, breadth_first_edges
+from kg.sparse import distinct
 
 __all__ = ["MAX_DEPTH", "PathOptions", "is_path_id", "parse_path_id", "path_edges", "path_features", "path_id",
            "short"]
@@ -374,7 +375,7 @@ def path_features(
         pairs, _ = _group_sum(np.stack([walk_path, walk_row], axis=1), np.zeros(len(walk_row)))
         psupport = np.bincount(pairs[:, 0], weights=w[pairs[:, 1]], minlength=len(paths)) if len(pairs) else \
             np.zeros(len(paths))
-        level_paths = np.unique(walk_path)
+        level_paths = distinct(walk_path)
         ok, names = keep(psupport[level_paths], lambda i: path_id(label(int(level_paths[i]))))
         kept_paths = level_paths[ok]
         generated, kept = len(level_paths), int(ok.sum())
@@ -388,7 +389,7 @@ def path_features(
             rank = np.searchsorted(kept_paths, keys[:, 1])
             add(keys[:, 0], rank, c, names)
         # the classes of the nodes reached, closed upward
-        todo = sorted({int(x) for x in np.unique(walk_node)} - classes_of.keys())
+        todo = sorted({int(x) for x in distinct(walk_node)} - classes_of.keys())
         if todo:
             direct = source.types([nodes.items[j] for j in todo])
             met = sorted({c for cs in direct.values() for c in cs})
@@ -430,7 +431,7 @@ def path_features(
         if level == opts.depth:
             break
         # ---- the next level: the steps out of every node reached, then only the frequent extensions are walked
-        frontier = np.unique(walk_node)
+        frontier = distinct(walk_node)
         e_src, e_sid, e_dst = _node_relations(frontier, nodes, steps, source, opts, excluded, report)
         if len(e_src) == 0:
             break

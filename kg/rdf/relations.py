@@ -52,9 +52,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
+from kg.cycles import EdgeArrays
 from kg.errors import KgfsError, ParameterError, param
 from kg.sources import DIRECTIONS, breadth_first_edges
+from kg.sparse import binary_csr, distinct
 
 __all__ = [
     "FEATURE_KINDS",
@@ -350,7 +353,7 @@ def _tallied(entities, source, qualified: bool, options: RelationOptions, *, gro
     ``(entity, predicate, set of classes)``), so time and memory follow those, not a hub's in-degree."""
     entities = sorted(set(entities))
     tallies = {d: source.relation_tally(entities, d, qualified=qualified) for d in options.directions}
-    preds = {t.predicates[i] for t in tallies.values() for i in np.unique(t.predicate).tolist()}
+    preds = {t.predicates[i] for t in tallies.values() for i in distinct(t.predicate).tolist()}
     excluded, met_excluded = _excluded_of(source, preds, options)
     out: dict = {e: [] if groups else set() for e in entities}
     n_relations, used, class_names = 0, set(), set()
@@ -360,11 +363,11 @@ def _tallied(entities, source, qualified: bool, options: RelationOptions, *, gro
         keep = ~drop[t.predicate]
         ent, pred, oth = t.entity[keep], t.predicate[keep], t.other[keep]
         n_relations += len(ent)
-        used.update(t.predicates[i] for i in np.unique(pred).tolist())
+        used.update(t.predicates[i] for i in distinct(pred).tolist())
         pairs = t.other_class if qualified and t.other_class is not None else np.zeros((0, 2), np.int64)
         if qualified:
-            met = pairs[np.isin(pairs[:, 0], np.unique(oth))] if len(pairs) else pairs
-            class_names.update(t.classes[i] for i in np.unique(met[:, 1]).tolist())
+            met = pairs[np.isin(pairs[:, 0], distinct(oth))] if len(pairs) else pairs
+            class_names.update(t.classes[i] for i in distinct(met[:, 1]).tolist())
         if not groups:  # each id built once and shared by the entities that have it
             u = np.unique(np.stack([ent, pred], axis=1), axis=0)
             _add_grouped(out, names, u[:, 0], u[:, 1], [relation_id(d, p) for p in t.predicates])
@@ -452,13 +455,7 @@ def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
     cedges = _class_graph(source.class_edges(direct)) if direct else set()
-    edges: set[tuple[str, str]] = set()
-    for d, per in met.items():
-        above = breadth_first_edges(per, _parents_in(pedges), None)
-        edges.update((relation_id(d, c), relation_id(d, p)) for c, p in above)
-        if any(per.values()):
-            edges |= _qualified_edges(d, {p: cs for p, cs in per.items() if cs}, above, cedges)
-    return edges
+    return EdgeArrays.union([_direction_edges(d, per, pedges, cedges) for d, per in met.items()] or [()])
 
 
 def relation_facts(
@@ -501,26 +498,76 @@ def _parents_in(edges: Iterable[tuple[str, str]]):
     return lambda xs: {x: parents.get(x, set()) for x in xs}
 
 
-def _qualified_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str, str]],
-                     cedges: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The edges among the ``d:p|C`` nodes: up the classes, up the properties, and from the top classes to ``d:p``."""
-    class_parents = _parents_in(cedges)
-    prop_parents = _parents_in(pedges)
-    # each property's classes: the ones met with it or with a property below it, closed upward
-    classes: dict[str, set[str]] = {p: set(cs) for p, cs in met.items()}
-    for p, cs in met.items():
-        for _, q in breadth_first_edges([p], prop_parents, None):
-            classes.setdefault(q, set()).update(cs)
-    out: set[tuple[str, str]] = set()
-    for p, cs in classes.items():
-        up = breadth_first_edges(cs, class_parents, None)
-        nodes = set(cs) | {x for e in up for x in e}
-        has_parent = {c for c, _ in up}
-        for c, parent in up:
-            out.add((relation_id(d, p, c), relation_id(d, p, parent)))
-        for c in nodes - has_parent:
-            out.add((relation_id(d, p, c), relation_id(d, p)))
-        for q in prop_parents([p])[p]:
-            for c in nodes:
-                out.add((relation_id(d, p, c), relation_id(d, q, c)))
-    return out
+def _graph(edges: Iterable[tuple[str, str]], index: Mapping[str, int], n: int) -> sp.csr_matrix:
+    """``G[child, parent] = 1`` of the edges between ids of ``index``."""
+    pairs = [(index[c], index[p]) for c, p in edges if c in index and p in index]
+    rows, cols = (np.asarray(x, np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
+    return binary_csr(sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, n)))
+
+
+def _upward(start: sp.csr_matrix, graph: sp.csr_matrix) -> sp.csr_matrix:
+    """Each row of ``start`` closed upward along ``graph`` (``G[child, parent]``), frontier by frontier: every
+    column reached from the row's columns (cycles end the walk, as each column is reached once)."""
+    graph = binary_csr(graph, np.int32)  # a product counts paths: int8 would wrap to 0 at 256 of them
+    reached = binary_csr(start, np.int32)
+    frontier = reached
+    while frontier.nnz:
+        frontier = binary_csr(frontier @ graph, np.int32)
+        frontier = binary_csr(frontier - frontier.multiply(reached), np.int32)
+        reached = binary_csr(reached + frontier, np.int32)
+    return reached
+
+
+def _rows_of(m: sp.csr_matrix, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stored columns of the rows ``at`` of ``m``, flat: ``(position in at, column)`` pairs."""
+    n = np.diff(m.indptr)[at]
+    which = np.repeat(np.arange(len(at)), n)
+    starts = np.repeat(m.indptr[at], n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    return which, m.indices[starts].astype(np.int64)
+
+
+def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str, str]],
+                     cedges: set[tuple[str, str]]) -> EdgeArrays:
+    """The edges among one direction's ``d:p`` and ``d:p|C`` nodes, as index arrays (millions of them for the
+    in-links of hubs, so no pair is built). ``met`` is each predicate's direct classes met (maybe none).
+
+    - ``d:p -> d:q`` for every subproperty edge above the predicates met;
+    - the qualified nodes: under each predicate ``q``, the classes met with ``q`` or with a predicate below it,
+      and every class above them (``_upward`` over the class graph);
+    - ``d:q|C -> d:q|P`` for each class edge ``C -> P`` there, ``d:q|C -> d:q`` for a class without a parent,
+      and ``d:q|C -> d:r|C`` for each direct superproperty ``r`` of ``q``.
+    """
+    above = breadth_first_edges(met, _parents_in(pedges), None)
+    props = sorted(set(met) | {x for e in above for x in e})
+    pix = {p: i for i, p in enumerate(props)}
+    n_p = len(props)
+    prop_graph = _graph(above, pix, n_p)
+    plain = prop_graph.tocoo()
+    names = [relation_id(d, p) for p in props]
+    child, parent = [plain.row.astype(np.int64)], [plain.col.astype(np.int64)]
+    qualified = {p: cs for p, cs in met.items() if cs}
+    if qualified:
+        classes = sorted(set().union(*qualified.values()) | {x for e in cedges for x in e})
+        cix = {c: i for i, c in enumerate(classes)}
+        k = len(classes)
+        rows = np.asarray([pix[p] for p, cs in qualified.items() for _ in cs], np.int64)
+        cols = np.asarray([cix[c] for cs in qualified.values() for c in cs], np.int64)
+        direct = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n_p, k))
+        class_graph = _graph(cedges, cix, k)
+        # the classes of each predicate: its own and its subproperties' (each class's predicates closed up the
+        # property graph), then every class above them
+        anc = _upward(_upward(direct.T.tocsr(), prop_graph).T.tocsr(), class_graph)
+        anc.sort_indices()
+        q = np.repeat(np.arange(n_p), np.diff(anc.indptr))
+        c = anc.indices.astype(np.int64)
+        keys = q * k + c  # sorted: one qualified node each, numbered n_p + its position
+        node = n_p + np.arange(len(keys))
+        heads = [f"{d}:{p}|" for p in props]
+        names += [heads[a] + classes[b] for a, b in zip(q.tolist(), c.tolist())]
+        i, up = _rows_of(class_graph, c)  # each node's class parents
+        j, sup = _rows_of(prop_graph, q)  # each node's predicate's direct superproperties
+        top = np.diff(class_graph.indptr)[c] == 0
+        # every (predicate, class) reached is a node: its number is n_p + its position among the sorted keys
+        child += [node[i], node[top], node[j]]
+        parent += [n_p + np.searchsorted(keys, q[i] * k + up), q[top], n_p + np.searchsorted(keys, sup * k + c[j])]
+    return EdgeArrays(names, np.concatenate(child), np.concatenate(parent))

@@ -42,6 +42,7 @@ import logging
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
+from kg.cycles import EdgeArrays, edge_nodes
 from kg.errors import NOTED, EmptyTableError, HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
@@ -262,7 +263,8 @@ def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
-        h = FeatureHierarchy.from_edges(list(edges), nodes=sorted(set(nodes)), on_cycle=on_cycle)
+        h = FeatureHierarchy.from_edges(edges if isinstance(edges, EdgeArrays) else list(edges),
+                                        nodes=sorted(set(nodes)), on_cycle=on_cycle)
     removed = [tuple(e) for e in h.removed_edges]
     tell = not quiet
     if reported is not None and tell:
@@ -334,7 +336,7 @@ def assemble_table(
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     entities, link_report = link_entities(corpus, annotator, invalid_iri=invalid_iri)
     facts, edges, fact_report = fetch_facts(entities, source, features=spec)
-    nodes = {f for fs in facts.values() for f in fs} | {x for e in edges for x in e}
+    nodes = {f for fs in facts.values() for f in fs} | edge_nodes(edges)
     h, removed = build_hierarchy(nodes, edges, spec.on_cycle())
     m = dict(meta or {})
     m.update(

@@ -70,6 +70,7 @@ from kg.rdf.index.columns import StringColumn, StringColumnWriter, find_sorted, 
 from kg.rdf.index.extsort import NpyWriter, SortedRuns, SpillPool, write_pair_array
 from kg.rdf.index.linefilter import LineFilter
 from kg.rdf.vocabulary import DBPEDIA, RDFS, SKOS, Vocabulary
+from kg.sparse import distinct
 
 __all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "RELATION_TABLES", "build_segment", "line_filter"]
 
@@ -423,7 +424,7 @@ class _Builder:
         ok = child >= 0  # a subject that is no term is no one's parent: in no cycle
         child, parent = child[ok], parent[ok]
         n = len(term_hi)
-        loops = np.unique(child[child == parent])
+        loops = distinct(child[child == parent])
         m = csr_matrix((np.ones(len(child), np.int8), (child, parent)), shape=(n, n))
         _, label = connected_components(m, directed=True, connection="strong")
         sizes = np.bincount(label)

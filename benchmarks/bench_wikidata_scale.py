@@ -385,7 +385,10 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     t_fetch = time.perf_counter() - t
     nodes = set().union(*facts.values())
     h, removed = build_hierarchy(nodes, edges)
-    out = {{"seconds": time.perf_counter() - t, "fetch_seconds": t_fetch, "imports": imports,
+    seconds = time.perf_counter() - t
+    # the peak of the work measured, read before the fingerprint below (its JSON of every edge costs more)
+    peak = int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]) / 1024
+    out = {{"seconds": seconds, "fetch_seconds": t_fetch, "imports": imports, "peak_rss_mb": peak,
            "facts": sum(map(len, facts.values())), "direct_features": len(nodes), "edges": len(edges),
            "hierarchy_nodes": h.n_nodes, "removed": len(removed),
            "empty": len(report["entities_without_features"]),
@@ -404,14 +407,15 @@ else:
            "mentions": table.meta.get("n_mentions"), "entities": table.meta.get("n_entities"),
            "empty": table.meta.get("instances_without_features")}}
 hwm = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
-out["peak_rss_mb"] = int(hwm.split()[1]) / 1024
+out.setdefault("peak_rss_mb", int(hwm.split()[1]) / 1024)
 print(json.dumps(out))
 """
 
 
-def child(mode: str, **args) -> dict:
+def child(mode: str, tree: Path = ROOT, **args) -> dict:
+    """``mode`` measured in a fresh interpreter running the kgfs of ``tree`` (this checkout by default)."""
     t = time.perf_counter()
-    res = subprocess.run([sys.executable, "-c", CHILD.format(root=str(ROOT)), mode, json.dumps(args, default=str)],
+    res = subprocess.run([sys.executable, "-c", CHILD.format(root=str(tree)), mode, json.dumps(args, default=str)],
                          capture_output=True, text=True)
     if res.returncode:
         raise RuntimeError(f"{mode} failed:\n{res.stderr[-3000:]}")
@@ -537,12 +541,23 @@ def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
               f"{ff['removed']} cycle edges removed, {ff['empty']} items without features", flush=True)
 
 
-def measure_hubs(n: int, data: Path, top: int = 100) -> dict:
+def baseline_tree(ref: str) -> Path:
+    """A git revision of this repository extracted (``git archive``) into a temporary folder."""
+    tmp = Path(tempfile.mkdtemp(prefix="kgfs-baseline-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=False)
+    if archive.returncode:
+        raise SystemExit(f"--baseline {ref}: {archive.stderr.decode().strip()}")
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
+    return tmp
+
+
+def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None) -> dict:
     """``--hubs``: a dump whose relation objects are Zipf-distributed (hubs), ingested with relations, and the route's
     ``fetch_facts`` + ``build_hierarchy`` of qualified relations (out, both) for 10,000 items (the ``top`` most linked
     and the rest drawn uniformly), each in a fresh process, through the generic path (relations + types per
     entity: the baseline, measured in the same run) and through ``IndexSource.relation_tally``: time, peak RSS, and
-    whether both give the same facts, edges, hierarchy and report."""
+    whether both give the same facts, edges, hierarchy and report. With ``baseline`` (a git revision), the
+    ``relation_tally`` path of that version too, in the same run: the ratio of its time and peak to this tree's."""
     d = dumps_for(data, n, hubs=True)
     dump, meta = d / "latest-truthy.nt.bz2", json.loads((d / "meta.json").read_text())
     print(f"\n== hubs: {meta['triples']:,} triples ({meta['bytes'] / 1e6:.0f} MB bz2, {meta['items']:,} items), "
@@ -554,10 +569,13 @@ def measure_hubs(n: int, data: Path, top: int = 100) -> dict:
         c = ing["counts"]
         print(f"ingest with relations   : {ing['seconds']:7.1f} s, peak RSS {ing['peak_rss_mb']:6.0f} MB, index "
               f"{ing['bytes'] / 1e6:.0f} MB; {c['relations_out']:,} relation triples", flush=True)
+        tree = baseline_tree(baseline) if baseline else None
+        res["baseline"] = baseline
         for direction in ("out", "both"):
             got = {}
-            for path in ("generic", "tally"):
-                got[path] = child("fetch", dump=dump, index=home / "rel-index", first_item=meta["classes"] + 1,
+            for path in ("generic", "tally", *(["baseline"] if tree else [])):
+                got[path] = child("fetch", tree=tree if path == "baseline" else ROOT, dump=dump,
+                                  index=home / "rel-index", first_item=meta["classes"] + 1,
                                   items=meta["items"], features="qualified-relations", direction=direction, top=top,
                                   generic=path == "generic")
                 ff = got[path]
@@ -570,10 +588,19 @@ def measure_hubs(n: int, data: Path, top: int = 100) -> dict:
             print(f"  --direction {direction}: generic / tally = x{g['seconds'] / t['seconds']:.2f} the time, "
                   f"x{g['peak_rss_mb'] / t['peak_rss_mb']:.2f} the peak RSS; same facts, edges, hierarchy and "
                   f"report: {same}", flush=True)
+            if tree:
+                b = got["baseline"]
+                print(f"  --direction {direction}: baseline {baseline} / this tree = "
+                      f"x{b['seconds'] / t['seconds']:.2f} the time, x{b['peak_rss_mb'] / t['peak_rss_mb']:.2f} "
+                      f"the peak RSS; the same table: "
+                      f"{b['fingerprint'] == t['fingerprint']}", flush=True)
+                same = same and b["fingerprint"] == t["fingerprint"]
             if not same:
-                raise SystemExit("the two paths differ")
+                raise SystemExit("the paths differ")
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        if tree:
+            shutil.rmtree(tree, ignore_errors=True)
     return res
 
 
@@ -606,6 +633,8 @@ def main() -> None:
     ap.add_argument("--hubs", action="store_true",
                     help="only the hub-shaped dump: qualified relations out/both, generic path vs relation_tally "
                          "(issue 39)")
+    ap.add_argument("--baseline", metavar="REF",
+                    help="with --hubs: also a git revision of kgfs (e.g. the one before a change), in the same run")
     ap.add_argument("--reading", action="store_true",
                     help="only the reading of the dump: the ingest of the .nt against the bare parse, of the .bz2 "
                          "against lbzip2 -dc, with the line filter in its own process and without (issue 39)")
@@ -621,7 +650,7 @@ def main() -> None:
             path.write_text(json.dumps(results, indent=1))
             continue
         if args.hubs:
-            results[f"hubs-{n}"] = measure_hubs(n, data)
+            results[f"hubs-{n}"] = measure_hubs(n, data, baseline=args.baseline)
             path.write_text(json.dumps(results, indent=1))
             continue
         results[str(n)] = measure(n, data, args.keep_index, args.relations)

@@ -91,6 +91,15 @@ class EdgeArrays(Set):
         return cls(list(uniques), np.concatenate(child or [np.zeros(0, np.int64)]),
                    np.concatenate(parent or [np.zeros(0, np.int64)]))
 
+    @classmethod
+    def disjoint(cls, parts: Sequence[EdgeArrays]) -> EdgeArrays:
+        """One :class:`EdgeArrays` of parts whose names no two share (each direction's relation ids): the names
+        concatenated, no look-up."""
+        offsets = np.cumsum([0] + [len(p.names) for p in parts])
+        return cls([x for p in parts for x in p.names],
+                   np.concatenate([p.child + o for p, o in zip(parts, offsets)] or [np.zeros(0, np.int64)]),
+                   np.concatenate([p.parent + o for p, o in zip(parts, offsets)] or [np.zeros(0, np.int64)]))
+
     def prefixed(self, prefix: str) -> EdgeArrays:
         """The same edges with every name prefixed (a table of several kinds tags its ids)."""
         return EdgeArrays([prefix + x for x in self.names], self.child, self.parent)
@@ -115,10 +124,9 @@ class EdgeArrays(Set):
         index = self.__dict__.get("_index")
         if index is None:
             index = self.__dict__["_index"] = {x: i for i, x in enumerate(self.names)}
-        try:
-            c, p = pair
-        except (TypeError, ValueError):
+        if not isinstance(pair, tuple) or len(pair) != 2:  # as in a set of tuples
             return False
+        c, p = pair
         if c not in index or p not in index:
             return False
         n = max(len(self.names), 1)
@@ -227,15 +235,18 @@ def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
 def _from_arrays(edges: EdgeArrays, order: list[str], known: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
     """:func:`indexed_edges` of an :class:`EdgeArrays`: its names placed in the node order (the endpoints not in
     ``order`` appended sorted), one look-up per distinct name, none per edge."""
-    import pandas as pd
-
     if not len(edges):
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
     used = distinct(np.concatenate([edges.child, edges.parent]))
     names = [edges.names[i] for i in used.tolist()]
-    ids = order + sorted(x for x in names if x not in known)
+    at = {x: i for i, x in enumerate(order)}
+    where = np.asarray([at.get(x, -1) for x in names], np.int64)
+    new = np.flatnonzero(where < 0)
+    extra = sorted(range(len(new)), key=[names[i] for i in new.tolist()].__getitem__)  # the others, sorted
+    where[new[extra]] = len(order) + np.arange(len(new))
+    ids = order + [names[i] for i in new[extra].tolist()]
     place = np.full(len(edges.names), -1, np.int64)
-    place[used] = pd.Index(ids).get_indexer(names)
+    place[used] = where
     ci, pi = place[edges.child], place[edges.parent]
     key = distinct(ci * len(ids) + pi)  # distinct (the arrays are; their names placed in another order)
     return ids, key // len(ids), key % len(ids)

@@ -26,8 +26,12 @@ log = logging.getLogger(__name__)
 
 
 def _as_str_array(values: Iterable[str]) -> np.ndarray:
-    arr = np.asarray(list(values), dtype=object)
-    return arr.astype(str) if arr.size else np.zeros(0, dtype="<U1")
+    """Ids as an array of Python strings (dtype object): a fixed-width ``<U`` array holds every id at the length
+    of the longest (2.1M relation ids of ~85 characters: 710 MB, against 17 MB of pointers to the strings)."""
+    values = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = [v if type(v) is str else str(v) for v in values]
+    return arr
 
 
 def _row(m: sp.csr_matrix, i: int) -> np.ndarray:
@@ -94,7 +98,7 @@ class FeatureHierarchy:
     ):
         self.node_ids = _as_str_array(node_ids)
         n = len(self.node_ids)
-        self.index = {name: i for i, name in enumerate(self.node_ids.tolist())}
+        self.index = {name: i for i, name in enumerate(self.node_ids.tolist())}  # the same string objects
         if len(self.index) != n:
             seen: set[str] = set()
             dup = next(x for x in self.node_ids.tolist() if x in seen or seen.add(x))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["binary_csr", "distinct", "product_nnz"]
+__all__ = ["binary_csr", "distinct", "distinct_rows", "product_nnz"]
 
 
 def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
@@ -84,3 +84,39 @@ def distinct(values) -> np.ndarray:
     keep[0] = True
     np.not_equal(a[1:], a[:-1], out=keep[1:])
     return a[keep]
+
+
+def distinct_rows(rows, return_inverse: bool = False):
+    """The sorted distinct rows of a 2-D array of non-negative integers (as ``np.unique(rows, axis=0)``), each row
+    read as one int64 key when the columns' ranges allow it (a sort of numbers, not of byte strings: about 10x
+    faster on millions of rows), else by NumPy's row sort.
+
+    Examples
+    --------
+    >>> distinct_rows(np.array([[2, 1], [0, 5], [2, 1]])).tolist()
+    [[0, 5], [2, 1]]
+    >>> distinct_rows(np.array([[2, 1], [0, 5], [2, 1]]), return_inverse=True)[1].tolist()
+    [1, 0, 1]
+    """
+    a = np.asarray(rows)
+    if a.ndim != 2 or not a.size or a.dtype.kind not in "iu" or a.min() < 0:
+        return np.unique(a, axis=0, return_inverse=return_inverse)
+    span = a.max(axis=0).astype(object) + 1  # Python ints: the product cannot wrap
+    total = 1
+    for s in span.tolist():
+        total *= s
+    if total >= 2**63:
+        return np.unique(a, axis=0, return_inverse=return_inverse)
+    key = np.zeros(len(a), np.int64)
+    for j, s in enumerate(span.tolist()):
+        key = key * s + a[:, j].astype(np.int64)
+    if return_inverse:
+        uniq, inverse = np.unique(key, return_inverse=True)
+    else:
+        uniq, inverse = distinct(key), None
+    out = np.empty((len(uniq), a.shape[1]), a.dtype)
+    for j in range(a.shape[1] - 1, -1, -1):
+        s = span.tolist()[j]
+        out[:, j] = uniq % s
+        uniq = uniq // s
+    return (out, inverse.ravel()) if return_inverse else out

@@ -69,7 +69,7 @@ import numpy as np
 from kg.errors import KgfsError, ParameterError, param
 from kg.rdf.relations import RelationOptions, _class_graph, _excluded, local_name
 from kg.sources import DIRECTIONS, breadth_first_edges
-from kg.sparse import distinct
+from kg.sparse import distinct, distinct_rows
 
 __all__ = ["MAX_DEPTH", "PathOptions", "is_path_id", "parse_path_id", "path_edges", "path_features", "path_id",
            "short"]
@@ -227,25 +227,11 @@ def _group_sum(keys: np.ndarray, values: np.ndarray, inverse: bool = False):
     """The distinct rows of ``keys`` (n x k non-negative ints) in lexicographic order, the sum of ``values`` over
     each (and, with ``inverse``, the group of every row).
 
-    The rows are packed into one int64 each (mixed radix: the order stays lexicographic) when they fit, so the
-    sort is one of integers: ``np.unique(axis=0)`` sorts rows as opaque bytes, 10-20x slower.
+    The rows are packed into one int64 each when they fit (:func:`kg.sparse.distinct_rows`).
     """
     if len(keys) == 0:
         return (keys, values, np.zeros(0, np.int64)) if inverse else (keys, values)
-    keys = np.asarray(keys, dtype=np.int64)
-    radix = keys.max(axis=0) + 1
-    if keys.min() >= 0 and float(np.prod(radix.astype(np.float64))) < 2.0 ** 62:
-        code = keys[:, 0].copy()
-        for j in range(1, keys.shape[1]):
-            code *= radix[j]
-            code += keys[:, j]
-        ucode, inv = np.unique(code, return_inverse=True)
-        uniq = np.empty((len(ucode), keys.shape[1]), dtype=np.int64)
-        for j in range(keys.shape[1] - 1, 0, -1):
-            ucode, uniq[:, j] = np.divmod(ucode, radix[j])
-        uniq[:, 0] = ucode
-    else:
-        uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+    uniq, inv = distinct_rows(np.asarray(keys, dtype=np.int64), return_inverse=True)
     inv = inv.ravel()
     sums = np.bincount(inv, weights=values, minlength=len(uniq))
     return (uniq, sums, inv) if inverse else (uniq, sums)

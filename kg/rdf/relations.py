@@ -57,7 +57,7 @@ import scipy.sparse as sp
 from kg.cycles import EdgeArrays
 from kg.errors import KgfsError, ParameterError, param
 from kg.sources import DIRECTIONS, breadth_first_edges
-from kg.sparse import binary_csr, distinct
+from kg.sparse import binary_csr, distinct, distinct_rows
 
 __all__ = [
     "FEATURE_KINDS",
@@ -369,12 +369,12 @@ def _tallied(entities, source, qualified: bool, options: RelationOptions, *, gro
             met = pairs[np.isin(pairs[:, 0], distinct(oth))] if len(pairs) else pairs
             class_names.update(t.classes[i] for i in distinct(met[:, 1]).tolist())
         if not groups:  # each id built once and shared by the entities that have it
-            u = np.unique(np.stack([ent, pred], axis=1), axis=0)
+            u = distinct_rows(np.stack([ent, pred], axis=1))
             _add_grouped(out, names, u[:, 0], u[:, 1], [relation_id(d, p) for p in t.predicates])
             if len(pairs):
                 rows, cls = _join(oth, pairs)
-                u = np.unique(np.stack([ent[rows], pred[rows], cls], axis=1), axis=0)
-                pc, which = np.unique(u[:, 1:], axis=0, return_inverse=True)
+                u = distinct_rows(np.stack([ent[rows], pred[rows], cls], axis=1))
+                pc, which = distinct_rows(u[:, 1:], return_inverse=True)
                 _add_grouped(out, names, u[:, 0], which.ravel(),
                              [relation_id(d, t.predicates[p], t.classes[c]) for p, c in pc.tolist()])
             continue
@@ -455,7 +455,8 @@ def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
     cedges = _class_graph(source.class_edges(direct)) if direct else set()
-    return EdgeArrays.union([_direction_edges(d, per, pedges, cedges) for d, per in met.items()] or [()])
+    # each direction's ids start with it ("out:", "in:"): the parts share no name
+    return EdgeArrays.disjoint([_direction_edges(d, per, pedges, cedges) for d, per in met.items()])
 
 
 def relation_facts(

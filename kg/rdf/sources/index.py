@@ -51,6 +51,7 @@ from kg.rdf.index.segment import Segment
 from kg.rdf.sources.common import MemoCache, RelationTally, check_direction, edges_within, property_walk
 from kg.rdf.vocabulary import DBPEDIA, Vocabulary
 from kg.sources import SourceBase
+from kg.sparse import distinct_rows
 
 __all__ = ["IndexSource"]
 
@@ -466,7 +467,7 @@ class IndexSource(SourceBase):
         distinct, other = np.unique(np.concatenate(other_keys), return_inverse=True)
         other = other.ravel().astype(np.int64)
         q, pred = np.concatenate(qs), np.concatenate(pred_ids)
-        triples = np.unique(np.stack([q, pred, other], axis=1), axis=0)  # sorted, distinct (entity, predicate, other)
+        triples = distinct_rows(np.stack([q, pred, other], axis=1))  # sorted, distinct (entity, predicate, other)
         classes, pairs = [], np.zeros((0, 2), np.int64)
         if qualified and len(distinct):
             classes, pairs = self._classes_of(np.frombuffer(distinct.tobytes(), np.uint64).reshape(-1, 2))
@@ -499,7 +500,7 @@ class IndexSource(SourceBase):
         new = np.cumsum(keep) - 1  # the kept classes renumbered
         q, cls = np.concatenate(qs), cls.ravel()
         sel = keep[cls]
-        pairs = np.unique(np.stack([q[sel], new[cls[sel]]], axis=1), axis=0) if sel.any() else np.zeros((0, 2))
+        pairs = distinct_rows(np.stack([q[sel], new[cls[sel]]], axis=1)) if sel.any() else np.zeros((0, 2))
         return [n for n, k in zip(names, keep.tolist()) if k], pairs.astype(np.int64)
 
     def property_edges(self, properties: Iterable[str]) -> set[tuple[str, str]]:

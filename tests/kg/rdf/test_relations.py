@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import rdflib
 
+from kg.cycles import EdgeArrays, edge_nodes
 from kg.errors import EmptyTableError, KgfsError
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec, parse_kinds
@@ -19,6 +20,7 @@ from kg.rdf.relations import (
     RelationOptions,
     kind_of,
     parse_relation_id,
+    relation_edges,
     relation_facts,
     relation_id,
     short,
@@ -442,3 +444,51 @@ def test_a_hub_in_links_are_counted_by_their_classes(tmp_path):
     g = assemble_table(corpus, None, Generic(src), features=spec)
     assert_same_table(t, g)
     assert (t.values != g.values).nnz == 0
+
+
+# ------------------------------------------------------------------ the edges above relation features, as arrays
+class _Graphs:
+    """A source answering the two edge questions with whole graphs (the walk keeps what is above)."""
+
+    def __init__(self, subp, sub):
+        self._subp, self._sub = subp, sub
+
+    def property_edges(self, preds):
+        return set(self._subp)
+
+    def class_edges(self, classes):
+        return set(self._sub)
+
+
+def _edges_by_definition(d, met, subp, sub):
+    """relation_edges' edges from their definition, one node at a time (brute force)."""
+    preds = set().union(*(_up(subp, q) for q in met)) if met else set()
+    out = {(relation_id(d, a), relation_id(d, b)) for a, b in subp if a in preds}
+    for q in preds:
+        classes = set().union(*(cs for p, cs in met.items() if q in _up(subp, p)), set())
+        for c in set().union(*(_up(sub, x) for x in classes), set()):
+            parents = {b for a, b in sub if a == c}
+            out |= {(relation_id(d, q, c), relation_id(d, q, b)) for b in parents}
+            if not parents:
+                out.add((relation_id(d, q, c), relation_id(d, q)))
+            out |= {(relation_id(d, q, c), relation_id(d, r, c)) for a, r in subp if a == q}
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=12),
+       st.sets(st.tuples(st.integers(0, 4), st.integers(0, 4)), max_size=6),
+       st.dictionaries(st.integers(0, 4), st.sets(st.integers(0, 5), max_size=3), max_size=4),
+       st.sampled_from([("out",), ("in",), ("out", "in")]))
+def test_relation_edges_are_their_definition_on_graphs_with_cycles(sub, subp, met, directions):
+    """Class and property graphs with cycles and self-loops, predicates met with classes or without: the edges
+    computed as arrays (sparse closures) are the ones the definition gives node by node."""
+    sub = {(f"c{a}", f"c{b}") for a, b in sub}
+    subp = {(f"p{a}", f"p{b}") for a, b in subp}
+    met = {f"p{q}": {f"c{c}" for c in cs} for q, cs in met.items()}
+    features = [relation_id(d, q) for d in directions for q in met]
+    features += [relation_id(d, q, c) for d in directions for q, cs in met.items() for c in cs]
+    got = relation_edges(features, _Graphs(subp, sub))
+    want = set().union(*(_edges_by_definition(d, met, subp, sub) for d in directions))
+    assert isinstance(got, EdgeArrays) and got == want and len(got) == len(want)
+    assert edge_nodes(got) == {x for e in want for x in e}

@@ -1,0 +1,55 @@
+"""kg.cycles: edges held as index arrays (EdgeArrays) are the same graph as the pairs they stand for."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kg.cycles import EdgeArrays, edge_nodes, indexed_edges
+from kg.hierarchy import FeatureHierarchy
+
+NAMES = [f"n{i}" for i in range(8)]
+pairs = st.sets(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES)), max_size=20)
+
+
+def test_a_literal_edge_set():
+    e = EdgeArrays(["a", "b", "c", "unused"], [0, 1, 0], [1, 2, 1])  # a duplicate edge is one
+    assert len(e) == 2 and sorted(e) == [("a", "b"), ("b", "c")]
+    assert e == {("a", "b"), ("b", "c")} and {("a", "b"), ("b", "c")} == e
+    assert ("a", "b") in e and ("b", "a") not in e and ("a", "zz") not in e and "ab" not in e
+    assert edge_nodes(e) == {"a", "b", "c"}  # a name on no edge is no node
+    assert e | {("c", "d")} == {("a", "b"), ("b", "c"), ("c", "d")}
+    assert sorted(e.prefixed("type:")) == [("type:a", "type:b"), ("type:b", "type:c")]
+
+
+def test_bad_arrays_are_refused():
+    with pytest.raises(ValueError, match="out of range"):
+        EdgeArrays(["a"], [0], [1])
+    with pytest.raises(ValueError, match="differ in shape"):
+        EdgeArrays(["a", "b"], [0, 1], [1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs, st.lists(st.sampled_from(NAMES), unique=True, max_size=5), pairs)
+def test_arrays_index_and_build_as_their_pairs(edges, nodes, more):
+    arrays = EdgeArrays.from_pairs(sorted(edges))
+    assert arrays == edges and len(arrays) == len(edges)
+    ids, ci, pi = indexed_edges(arrays, nodes)
+    want_ids, want_ci, want_pi = indexed_edges(sorted(edges), nodes)
+    assert ids == want_ids and np.array_equal(ci, want_ci) and np.array_equal(pi, want_pi)
+    assert EdgeArrays.union([arrays, more]) == edges | more
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for policy in ("break", "merge"):
+            assert FeatureHierarchy.from_edges(arrays, nodes, on_cycle=policy) == FeatureHierarchy.from_edges(
+                sorted(edges), nodes, on_cycle=policy)
+
+
+@given(pairs, pairs)
+def test_disjoint_parts_concatenate(a, b):
+    left = EdgeArrays.from_pairs(sorted(a)).prefixed("out:")
+    right = EdgeArrays.from_pairs(sorted(b)).prefixed("in:")
+    both = EdgeArrays.disjoint([left, right])
+    assert both == set(left) | set(right) and len(both) == len(a) + len(b)

@@ -18,11 +18,14 @@ import scipy.sparse as sp
 
 from kg.cycles import indexed_edges, resolve_cycles
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
-from kg.sparse import binary_csr, distinct, product_nnz
+from kg.sparse import binary_csr, distinct, product_nnz, reach_upward
 
 __all__ = ["FeatureHierarchy", "binary_csr", "product_nnz"]  # the two re-exported from kg.sparse
 
 log = logging.getLogger(__name__)
+
+#: Above this many nodes, :meth:`FeatureHierarchy.close` walks up the parents instead of building the closure.
+CLOSE_BY_WALK_NODES = 500_000
 
 
 def _as_str_array(values: Iterable[str]) -> np.ndarray:
@@ -401,12 +404,21 @@ class FeatureHierarchy:
         return self._sorted_ids(self.descendant_indices(self.idx(node)))
 
     def close(self, direct: sp.spmatrix) -> sp.csr_matrix:
-        """Close an instance x node 0/1 matrix upward: add every ancestor of every feature present."""
+        """Close an instance x node 0/1 matrix upward: add every ancestor of every feature present.
+
+        One product with the ancestor closure (computed once, then kept); above ``CLOSE_BY_WALK_NODES`` nodes,
+        unless that closure is there already, the rows walk up the parents frontier by frontier instead
+        (:func:`kg.sparse.reach_upward`: the same matrix; slower on a deep 50k-node DAG, 4.0 s against 3.2 s
+        with the closure built, but no closure of millions of nodes held in memory).
+        """
         direct = binary_csr(direct)
         if direct.shape[1] != self.n_nodes:
             raise ValueError(
                 f"matrix has {direct.shape[1]} columns but the hierarchy has {self.n_nodes} nodes"
             )
+        if self.n_nodes > CLOSE_BY_WALK_NODES and "_self_and_ancestors" not in self.__dict__:
+            # no closure of the graph: 2.1M relation nodes with dozens of ancestors each would hold 100M entries
+            return binary_csr(reach_upward(direct, self.parent_matrix))
         # int32 products: int8 path counts wrap to 0 at 256 present descendants and drop the ancestor
         return binary_csr(direct.astype(np.int32) @ self._self_and_ancestors)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["binary_csr", "distinct", "distinct_rows", "product_nnz"]
+__all__ = ["binary_csr", "distinct", "distinct_rows", "product_nnz", "reach_upward"]
 
 
 def binary_csr(m, dtype=np.int8) -> sp.csr_matrix:
@@ -120,3 +120,25 @@ def distinct_rows(rows, return_inverse: bool = False):
         out[:, j] = uniq % s
         uniq = uniq // s
     return (out, inverse.ravel()) if return_inverse else out
+
+
+def reach_upward(start, graph) -> sp.csr_matrix:
+    """Each row of ``start`` (rows x nodes, 0/1) closed upward along ``graph`` (``G[child, parent] = 1``): every
+    node reached from the row's nodes, frontier by frontier. No closure of the graph is built (a graph of 2M
+    nodes with dozens of ancestors each would hold 100M of them), and a cycle ends the walk, as each node is
+    reached once per row.
+
+    Examples
+    --------
+    >>> g = sp.csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [0, 1, 0]]))  # 0 -> 1 -> 2 -> 1 (a cycle)
+    >>> reach_upward(sp.csr_matrix(np.array([[1, 0, 0], [0, 0, 1]])), g).toarray().tolist()
+    [[1, 1, 1], [0, 1, 1]]
+    """
+    graph = binary_csr(graph, np.int32)  # a product counts paths: int8 would wrap to 0 at 256 of them
+    reached = binary_csr(start, np.int32)
+    frontier = reached
+    while frontier.nnz:
+        frontier = binary_csr(frontier @ graph, np.int32)
+        frontier = binary_csr(frontier - frontier.multiply(reached), np.int32)
+        reached = binary_csr(reached + frontier, np.int32)
+    return reached

@@ -358,8 +358,9 @@ class FeatureSpec:
             return {e: [counts.get(e, {})] if counts.get(e) else [] for e in entities}
         return relation_groups(entities, source, qualified=kind == "qualified-relations", options=self.relations)
 
-    def edges(self, source, nodes: Iterable[str]) -> set[tuple[str, str]]:
-        """The hierarchy edges above direct features (ids as :meth:`direct` gives them).
+    def edges(self, source, nodes: Iterable[str]) -> set[tuple[str, str]] | EdgeArrays:
+        """The hierarchy edges above direct features (ids as :meth:`direct` gives them): a set of
+        ``(child, parent)``, an :class:`~kg.cycles.EdgeArrays` when relations are among the kinds.
 
         Examples
         --------

@@ -57,7 +57,7 @@ import scipy.sparse as sp
 from kg.cycles import EdgeArrays
 from kg.errors import KgfsError, ParameterError, param
 from kg.sources import DIRECTIONS, breadth_first_edges
-from kg.sparse import binary_csr, distinct, distinct_rows
+from kg.sparse import binary_csr, distinct, distinct_rows, reach_upward
 
 __all__ = [
     "FEATURE_KINDS",
@@ -423,7 +423,7 @@ def _each_relation(entities, source, qualified: bool, options: RelationOptions) 
     return rows, report
 
 
-def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
+def relation_edges(features: Iterable[str], source) -> EdgeArrays:
     """The hierarchy edges above direct relation features (see the module for its two orders).
 
     Parameters
@@ -435,8 +435,9 @@ def relation_edges(features: Iterable[str], source) -> set[tuple[str, str]]:
 
     Returns
     -------
-    set of (child, parent)
-        Between feature ids (cycles of the property or class graphs stay; the route breaks them).
+    EdgeArrays
+        A set of ``(child, parent)`` between feature ids, held as index arrays (the in-links of hubs give millions
+        of them); cycles of the property or class graphs stay (the route merges or breaks them).
 
     Examples
     --------
@@ -506,19 +507,6 @@ def _graph(edges: Iterable[tuple[str, str]], index: Mapping[str, int], n: int) -
     return binary_csr(sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, n)))
 
 
-def _upward(start: sp.csr_matrix, graph: sp.csr_matrix) -> sp.csr_matrix:
-    """Each row of ``start`` closed upward along ``graph`` (``G[child, parent]``), frontier by frontier: every
-    column reached from the row's columns (cycles end the walk, as each column is reached once)."""
-    graph = binary_csr(graph, np.int32)  # a product counts paths: int8 would wrap to 0 at 256 of them
-    reached = binary_csr(start, np.int32)
-    frontier = reached
-    while frontier.nnz:
-        frontier = binary_csr(frontier @ graph, np.int32)
-        frontier = binary_csr(frontier - frontier.multiply(reached), np.int32)
-        reached = binary_csr(reached + frontier, np.int32)
-    return reached
-
-
 def _rows_of(m: sp.csr_matrix, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The stored columns of the rows ``at`` of ``m``, flat: ``(position in at, column)`` pairs."""
     n = np.diff(m.indptr)[at]
@@ -534,7 +522,7 @@ def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str,
 
     - ``d:p -> d:q`` for every subproperty edge above the predicates met;
     - the qualified nodes: under each predicate ``q``, the classes met with ``q`` or with a predicate below it,
-      and every class above them (``_upward`` over the class graph);
+      and every class above them (:func:`kg.sparse.reach_upward` over the class graph);
     - ``d:q|C -> d:q|P`` for each class edge ``C -> P`` there, ``d:q|C -> d:q`` for a class without a parent,
       and ``d:q|C -> d:r|C`` for each direct superproperty ``r`` of ``q``.
     """
@@ -557,13 +545,13 @@ def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str,
         class_graph = _graph(cedges, cix, k)
         # the classes of each predicate: its own and its subproperties' (each class's predicates closed up the
         # property graph), then every class above them
-        anc = _upward(_upward(direct.T.tocsr(), prop_graph).T.tocsr(), class_graph)
+        anc = reach_upward(reach_upward(direct.T.tocsr(), prop_graph).T.tocsr(), class_graph)
         anc.sort_indices()
         q = np.repeat(np.arange(n_p), np.diff(anc.indptr))
         c = anc.indices.astype(np.int64)
         keys = q * k + c  # sorted: one qualified node each, numbered n_p + its position
         node = n_p + np.arange(len(keys))
-        heads = [f"{d}:{p}|" for p in props]
+        heads = [relation_id(d, p, "") for p in props]  # relation_id(d, p, C) is the head and C
         names += [heads[a] + classes[b] for a, b in zip(q.tolist(), c.tolist())]
         i, up = _rows_of(class_graph, c)  # each node's class parents
         j, sup = _rows_of(prop_graph, q)  # each node's predicate's direct superproperties

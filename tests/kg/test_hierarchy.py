@@ -301,3 +301,26 @@ def test_the_hashed_index_of_many_edges_builds_the_same_hierarchy(monkeypatch_gr
             finally:
                 kh._HASHED_INDEX = old
         assert hashed == looped and hashed.removed_edges == looped.removed_edges
+
+
+@settings(max_examples=80, deadline=None)
+@given(dags(max_nodes=14), st.data())
+def test_close_by_walking_the_parents_is_the_closure_product(h, data):
+    """Above CLOSE_BY_WALK_NODES nodes, close() walks up the parents instead of building the ancestor closure:
+    the same matrix, and the closure is not built."""
+    import kg.hierarchy as module
+
+    rows = data.draw(st.lists(st.lists(st.integers(0, h.n_nodes - 1), max_size=4), min_size=1, max_size=5))
+    direct = sp.csr_matrix((np.ones(sum(map(len, rows)), np.int8),
+                            ([i for i, r in enumerate(rows) for _ in r], [j for r in rows for j in r])),
+                           shape=(len(rows), h.n_nodes))
+    walked = FeatureHierarchy(h.node_ids, *h.edges)
+    limit = module.CLOSE_BY_WALK_NODES
+    module.CLOSE_BY_WALK_NODES = 0
+    try:
+        by_walk = walked.close(direct)
+    finally:
+        module.CLOSE_BY_WALK_NODES = limit
+    assert "_self_and_ancestors" not in walked.__dict__
+    by_product = h.close(direct)
+    assert (by_walk != by_product).nnz == 0 and h.is_closed(by_walk)

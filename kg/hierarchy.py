@@ -65,6 +65,7 @@ class FeatureHierarchy:
     Attributes
     ----------
     node_ids : ndarray of str
+        An object array of Python strings (not fixed-width ``<U``: ids differ much in length).
     index : dict of str -> int
     removed_edges : list of (child, parent) id pairs removed to break cycles
     merged : dict of str -> list of str

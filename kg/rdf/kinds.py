@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from kg.cycles import EdgeArrays
 from kg.errors import ParameterError, param
 from kg.rdf.relations import (
     FEATURE_KINDS,
@@ -43,6 +43,9 @@ from kg.rdf.relations import (
     relation_features,
     relation_groups,
 )
+
+if TYPE_CHECKING:
+    from kg.cycles import EdgeArrays
 
 __all__ = ["FeatureSpec", "count_values", "merge_reports", "missing_role", "parse_kinds"]
 
@@ -368,6 +371,8 @@ class FeatureSpec:
         >>> FeatureSpec.of().edges(StoredSource({}, [("T", "Thing")], "memory"), ["T"])
         {('T', 'Thing')}
         """
+        from kg.cycles import EdgeArrays  # with scipy: not at import (the command line's early checks)
+
         if source.stored:  # a run's stored answers: every edge above its direct features
             return source.class_edges(nodes)
         by_kind: dict[str, list[str]] = {}

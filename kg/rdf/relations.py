@@ -50,14 +50,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
-from kg.cycles import EdgeArrays
 from kg.errors import KgfsError, ParameterError, param
 from kg.sources import DIRECTIONS, breadth_first_edges
-from kg.sparse import binary_csr, distinct, distinct_rows, reach_upward
+
+# scipy (with kg.cycles and kg.sparse) is imported inside the functions that build edges: the command line's
+# early checks import this module and must stay light (tests/flows/cli/test_early_checks.py)
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from kg.cycles import EdgeArrays
 
 __all__ = [
     "FEATURE_KINDS",
@@ -351,6 +356,8 @@ def _tallied(entities, source, qualified: bool, options: RelationOptions, *, gro
     answers as the generic path, computed over index arrays. Names are built only for the distinct
     ``(entity, predicate)`` and ``(entity, predicate, class)`` features (and, for counts, once for each distinct
     ``(entity, predicate, set of classes)``), so time and memory follow those, not a hub's in-degree."""
+    from kg.sparse import distinct, distinct_rows
+
     entities = sorted(set(entities))
     tallies = {d: source.relation_tally(entities, d, qualified=qualified) for d in options.directions}
     preds = {t.predicates[i] for t in tallies.values() for i in distinct(t.predicate).tolist()}
@@ -456,6 +463,8 @@ def relation_edges(features: Iterable[str], source) -> EdgeArrays:
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
     cedges = _class_graph(source.class_edges(direct)) if direct else set()
+    from kg.cycles import EdgeArrays
+
     # each direction's ids start with it ("out:", "in:"): the parts share no name
     return EdgeArrays.disjoint([_direction_edges(d, per, pedges, cedges) for d, per in met.items()])
 
@@ -502,6 +511,10 @@ def _parents_in(edges: Iterable[tuple[str, str]]):
 
 def _graph(edges: Iterable[tuple[str, str]], index: Mapping[str, int], n: int) -> sp.csr_matrix:
     """``G[child, parent] = 1`` of the edges between ids of ``index``."""
+    import scipy.sparse as sp
+
+    from kg.sparse import binary_csr
+
     pairs = [(index[c], index[p]) for c, p in edges if c in index and p in index]
     rows, cols = (np.asarray(x, np.int64) for x in zip(*pairs)) if pairs else (np.zeros(0, np.int64),) * 2
     return binary_csr(sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, n)))
@@ -526,6 +539,11 @@ def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str,
     - ``d:q|C -> d:q|P`` for each class edge ``C -> P`` there, ``d:q|C -> d:q`` for a class without a parent,
       and ``d:q|C -> d:r|C`` for each direct superproperty ``r`` of ``q``.
     """
+    import scipy.sparse as sp
+
+    from kg.cycles import EdgeArrays
+    from kg.sparse import reach_upward
+
     above = breadth_first_edges(met, _parents_in(pedges), None)
     props = sorted(set(met) | {x for e in above for x in e})
     pix = {p: i for i, p in enumerate(props)}

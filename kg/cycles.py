@@ -55,6 +55,10 @@ class EdgeArrays(Set):
 
     def __init__(self, names: Sequence[str], child, parent):
         self.names = list(names)
+        if len(set(self.names)) != len(self.names):
+            seen: set[str] = set()
+            dup = next(x for x in self.names if x in seen or seen.add(x))
+            raise ValueError(f"duplicate name {dup!r} in the edge arrays' names")
         child, parent = np.asarray(child, np.int64), np.asarray(parent, np.int64)
         if child.shape != parent.shape or child.ndim != 1:
             raise ValueError("child and parent index arrays differ in shape")
@@ -213,7 +217,7 @@ def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
     if len(known) != len(order):
         raise ValueError("duplicate node ids in `nodes`")
     if isinstance(edges, EdgeArrays):
-        return _from_arrays(edges, order, known)
+        return _from_arrays(edges, order)
     pairs = edges if isinstance(edges, list) else list(edges)
     if not pairs:
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -232,7 +236,7 @@ def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
     return ids, m.row.astype(np.int64), m.col.astype(np.int64)
 
 
-def _from_arrays(edges: EdgeArrays, order: list[str], known: dict) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _from_arrays(edges: EdgeArrays, order: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """:func:`indexed_edges` of an :class:`EdgeArrays`: its names placed in the node order (the endpoints not in
     ``order`` appended sorted), one look-up per distinct name, none per edge."""
     if not len(edges):

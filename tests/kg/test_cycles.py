@@ -29,6 +29,8 @@ def test_bad_arrays_are_refused():
         EdgeArrays(["a"], [0], [1])
     with pytest.raises(ValueError, match="differ in shape"):
         EdgeArrays(["a", "b"], [0, 1], [1])
+    with pytest.raises(ValueError, match="duplicate name 'a'"):
+        EdgeArrays(["a", "b", "a"], [0], [1])
 
 
 @settings(max_examples=200, deadline=None)

@@ -9,6 +9,7 @@ and the contraction of a component into one node named by its members (:func:`co
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,17 +66,36 @@ class EdgeArrays(Set):
         n = len(self.names)
         if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
             raise ValueError("edge index out of range")
-        pairs = distinct(child * max(n, 1) + parent)  # distinct, sorted
-        self.child, self.parent = pairs // max(n, 1), pairs % max(n, 1)
+        self._keys = distinct(child * max(n, 1) + parent)  # the edges, distinct and sorted (``in`` searches them)
+        self.child, self.parent = self._keys // max(n, 1), self._keys % max(n, 1)
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> EdgeArrays:
-        """The arrays of any iterable of ``(child, parent)`` pairs of strings."""
+        """The arrays of any iterable of ``(child, parent)`` pairs of strings (pandas' factorize: one hash look-up
+        per endpoint in C).
+
+        Raises
+        ------
+        ValueError
+            An edge that is not a pair.
+        TypeError
+            An id that is not a string.
+        """
         import pandas as pd
 
-        flat = [x for pair in pairs for x in pair]
-        codes, uniques = pd.factorize(np.asarray(flat, dtype=object)) if flat else (np.zeros(0, np.int64), [])
-        return cls(list(uniques), codes[0::2], codes[1::2])
+        pairs = pairs if isinstance(pairs, list) else list(pairs)
+        if not pairs:
+            return cls([], [], [])
+        arr = np.empty((len(pairs), 2), dtype=object)
+        try:
+            arr[:] = pairs
+        except (ValueError, TypeError):
+            raise ValueError("every edge must be a (child, parent) pair") from None
+        codes, uniques = pd.factorize(arr.ravel())
+        uniques = uniques.tolist()
+        if not all(type(u) is str for u in uniques):
+            raise TypeError("edge ids must be strings")
+        return cls(uniques, codes[0::2], codes[1::2])
 
     @classmethod
     def union(cls, parts: Iterable[Iterable[tuple[str, str]]]) -> EdgeArrays:
@@ -108,10 +128,13 @@ class EdgeArrays(Set):
         """The same edges with every name prefixed (a table of several kinds tags its ids)."""
         return EdgeArrays([prefix + x for x in self.names], self.child, self.parent)
 
+    def used(self) -> np.ndarray:
+        """The indices (into ``names``) at either end of some edge, sorted."""
+        return distinct(np.concatenate([self.child, self.parent]))
+
     def nodes(self) -> set[str]:
         """The ids at either end of some edge."""
-        used = distinct(np.concatenate([self.child, self.parent]))
-        return {self.names[i] for i in used.tolist()}
+        return {self.names[i] for i in self.used().tolist()}
 
     @classmethod
     def _from_iterable(cls, it):  # what Set's operators (|, &, -) build: a plain set
@@ -124,20 +147,19 @@ class EdgeArrays(Set):
     def __len__(self) -> int:
         return len(self.child)
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {x: i for i, x in enumerate(self.names)}
+
     def __contains__(self, pair) -> bool:
-        index = self.__dict__.get("_index")
-        if index is None:
-            index = self.__dict__["_index"] = {x: i for i, x in enumerate(self.names)}
         if not isinstance(pair, tuple) or len(pair) != 2:  # as in a set of tuples
             return False
         c, p = pair
-        if c not in index or p not in index:
+        if c not in self._index or p not in self._index:
             return False
-        n = max(len(self.names), 1)
-        key = index[c] * n + index[p]
-        keys = self.child * n + self.parent
-        at = int(np.searchsorted(keys, key))
-        return at < len(keys) and int(keys[at]) == key
+        key = self._index[c] * max(len(self.names), 1) + self._index[p]
+        at = int(np.searchsorted(self._keys, key))
+        return at < len(self._keys) and int(self._keys[at]) == key
 
     def __repr__(self) -> str:
         return f"EdgeArrays({len(self)} edges over {len(self.names)} names)"
@@ -213,38 +235,41 @@ def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
                    ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Node ids (``nodes`` first, then the other endpoints sorted) and the distinct edges as index arrays."""
     order = [] if nodes is None else [str(x) for x in nodes]
-    known = dict.fromkeys(order)
+    known = {x: i for i, x in enumerate(order)}
     if len(known) != len(order):
         raise ValueError("duplicate node ids in `nodes`")
     if isinstance(edges, EdgeArrays):
-        return _from_arrays(edges, order)
+        return _from_arrays(edges, order, known)
     pairs = edges if isinstance(edges, list) else list(edges)
     if not pairs:
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    both = _hashed(pairs, order, known) if len(pairs) >= _HASHED_INDEX else None
-    if both is None:
-        flat = [str(x) for pair in pairs for x in pair]
-        if len(flat) != 2 * len(pairs):
-            raise ValueError("every edge must be a (child, parent) pair")
-        ids = order + sorted(set(flat).difference(known))
-        index = {x: i for i, x in enumerate(ids)}
-        both = ids, np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
-    ids, codes = both
+    if len(pairs) >= _HASHED_INDEX:  # no Python loop over the edges when they are all pairs of strings
+        try:
+            return _from_arrays(EdgeArrays.from_pairs(pairs), order, known)
+        except (TypeError, ValueError):
+            pass  # the loop below checks and converts them
+    flat = [str(x) for pair in pairs for x in pair]
+    if len(flat) != 2 * len(pairs):
+        raise ValueError("every edge must be a (child, parent) pair")
+    ids = order + sorted(set(flat).difference(known))
+    index = {x: i for i, x in enumerate(ids)}
+    codes = np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
     n = len(ids)
     m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (codes[0::2], codes[1::2])), shape=(n, n)))
     m = m.tocoo()
     return ids, m.row.astype(np.int64), m.col.astype(np.int64)
 
 
-def _from_arrays(edges: EdgeArrays, order: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """:func:`indexed_edges` of an :class:`EdgeArrays`: its names placed in the node order (the endpoints not in
-    ``order`` appended sorted), one look-up per distinct name, none per edge."""
+def _from_arrays(edges: EdgeArrays, order: list[str], known: dict[str, int]
+                 ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """:func:`indexed_edges` of an :class:`EdgeArrays`: its names placed in the node order (``known``: each id of
+    ``order`` and its position; the endpoints not in it appended sorted), one look-up per distinct name, none
+    per edge."""
     if not len(edges):
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    used = distinct(np.concatenate([edges.child, edges.parent]))
+    used = edges.used()
     names = [edges.names[i] for i in used.tolist()]
-    at = {x: i for i, x in enumerate(order)}
-    where = np.asarray([at.get(x, -1) for x in names], np.int64)
+    where = np.asarray([known.get(x, -1) for x in names], np.int64)
     new = np.flatnonzero(where < 0)
     extra = sorted(range(len(new)), key=[names[i] for i in new.tolist()].__getitem__)  # the others, sorted
     where[new[extra]] = len(order) + np.arange(len(new))
@@ -252,27 +277,8 @@ def _from_arrays(edges: EdgeArrays, order: list[str]) -> tuple[list[str], np.nda
     place = np.full(len(edges.names), -1, np.int64)
     place[used] = where
     ci, pi = place[edges.child], place[edges.parent]
-    key = distinct(ci * len(ids) + pi)  # distinct (the arrays are; their names placed in another order)
+    key = distinct(ci * len(ids) + pi)  # sorted by (child, parent) in the new numbering
     return ids, key // len(ids), key % len(ids)
-
-
-def _hashed(pairs: list, order: list[str], known: dict) -> tuple[list[str], np.ndarray] | None:
-    """:func:`indexed_edges`'s ids and endpoint codes without a Python loop over the edges (pandas' factorize:
-    one hash look-up per endpoint in C, then the distinct ids placed in the node order); ``None`` when the
-    edges are not all pairs of strings (the loop then checks and converts them)."""
-    import pandas as pd
-
-    arr = np.empty((len(pairs), 2), dtype=object)
-    try:
-        arr[:] = pairs
-    except (ValueError, TypeError):
-        return None
-    codes, uniques = pd.factorize(arr.ravel())
-    if not all(isinstance(u, str) for u in uniques.tolist()):
-        return None
-    ids = order + sorted(u for u in uniques.tolist() if u not in known)
-    place = pd.Index(ids).get_indexer(uniques)
-    return ids, place[codes].astype(np.int64)
 
 
 def cycle_components(n: int, ci: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:

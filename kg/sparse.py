@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -101,24 +103,16 @@ def distinct_rows(rows, return_inverse: bool = False):
     a = np.asarray(rows)
     if a.ndim != 2 or not a.size or a.dtype.kind not in "iu" or a.min() < 0:
         return np.unique(a, axis=0, return_inverse=return_inverse)
-    span = a.max(axis=0).astype(object) + 1  # Python ints: the product cannot wrap
-    total = 1
-    for s in span.tolist():
-        total *= s
-    if total >= 2**63:
+    spans = [int(s) + 1 for s in a.max(axis=0).tolist()]  # Python ints: their product cannot wrap
+    if math.prod(spans) >= 2**63:
         return np.unique(a, axis=0, return_inverse=return_inverse)
     key = np.zeros(len(a), np.int64)
-    for j, s in enumerate(span.tolist()):
+    for j, s in enumerate(spans):  # mixed radix: the keys sort as the rows do
         key = key * s + a[:, j].astype(np.int64)
-    if return_inverse:
-        uniq, inverse = np.unique(key, return_inverse=True)
-    else:
-        uniq, inverse = distinct(key), None
+    uniq, inverse = np.unique(key, return_inverse=True) if return_inverse else (distinct(key), None)
     out = np.empty((len(uniq), a.shape[1]), a.dtype)
     for j in range(a.shape[1] - 1, -1, -1):
-        s = span.tolist()[j]
-        out[:, j] = uniq % s
-        uniq = uniq // s
+        uniq, out[:, j] = np.divmod(uniq, spans[j])
     return (out, inverse.ravel()) if return_inverse else out
 
 

@@ -320,12 +320,16 @@ def _excluded_of(source, preds: set[str], options: RelationOptions) -> tuple[set
     return excluded, met_excluded
 
 
+def _runs(start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions ``start[i] .. start[i] + length[i] - 1`` of every ``i``, flat, and the ``i`` of each."""
+    owner = np.repeat(np.arange(len(start)), length)
+    return owner, np.repeat(start - (np.cumsum(length) - length), length) + np.arange(int(length.sum()))
+
+
 def _join(other: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each ``(row, class)`` of the rows' other ends: ``pairs`` are sorted ``(other, class)`` pairs."""
     lo = np.searchsorted(pairs[:, 0], other, "left")
-    n = np.searchsorted(pairs[:, 0], other, "right") - lo
-    rows = np.repeat(np.arange(len(other)), n)
-    at = np.repeat(lo - (np.cumsum(n) - n), n) + np.arange(int(n.sum()))
+    rows, at = _runs(lo, np.searchsorted(pairs[:, 0], other, "right") - lo)
     return rows, pairs[at, 1]
 
 
@@ -522,10 +526,8 @@ def _graph(edges: Iterable[tuple[str, str]], index: Mapping[str, int], n: int) -
 
 def _rows_of(m: sp.csr_matrix, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The stored columns of the rows ``at`` of ``m``, flat: ``(position in at, column)`` pairs."""
-    n = np.diff(m.indptr)[at]
-    which = np.repeat(np.arange(len(at)), n)
-    starts = np.repeat(m.indptr[at], n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-    return which, m.indices[starts].astype(np.int64)
+    which, pos = _runs(m.indptr[at].astype(np.int64), np.diff(m.indptr)[at])
+    return which, m.indices[pos].astype(np.int64)
 
 
 def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str, str]],

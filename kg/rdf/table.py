@@ -42,7 +42,7 @@ import logging
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
-from kg.cycles import EdgeArrays, edge_nodes
+from kg.cycles import edge_nodes
 from kg.errors import NOTED, EmptyTableError, HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
@@ -263,8 +263,7 @@ def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
-        h = FeatureHierarchy.from_edges(edges if isinstance(edges, EdgeArrays) else list(edges),
-                                        nodes=sorted(set(nodes)), on_cycle=on_cycle)
+        h = FeatureHierarchy.from_edges(edges, nodes=sorted(set(nodes)), on_cycle=on_cycle)
     removed = [tuple(e) for e in h.removed_edges]
     tell = not quiet
     if reported is not None and tell:

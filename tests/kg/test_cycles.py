@@ -55,3 +55,17 @@ def test_disjoint_parts_concatenate(a, b):
     right = EdgeArrays.from_pairs(sorted(b)).prefixed("in:")
     both = EdgeArrays.disjoint([left, right])
     assert both == set(left) | set(right) and len(both) == len(a) + len(b)
+
+
+def test_pairs_are_checked_and_ids_that_are_no_strings_take_the_loop(monkeypatch):
+    import kg.cycles as module
+
+    with pytest.raises(ValueError, match=r"every edge must be a \(child, parent\) pair"):
+        EdgeArrays.from_pairs([("a", "b", "c")])
+    with pytest.raises(TypeError, match="edge ids must be strings"):
+        EdgeArrays.from_pairs([("a", 1)])
+    monkeypatch.setattr(module, "_HASHED_INDEX", 1)  # the factorised path for any list: ints fall back, converted
+    ids, ci, pi = indexed_edges([(2, 1), ("a", 1)], None)
+    assert ids == ["1", "2", "a"] and ci.tolist() == [1, 2] and pi.tolist() == [0, 0]
+    with pytest.raises(ValueError, match=r"every edge must be a \(child, parent\) pair"):
+        indexed_edges([("a", "b", "c")], None)

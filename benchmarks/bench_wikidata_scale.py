@@ -73,7 +73,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_dbpedia_scale import Bz2Out, vocabulary, zipf  # noqa: E402
+from bench_dbpedia_scale import Bz2Out, old_checkout, vocabulary, zipf  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KGFS_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -541,16 +541,6 @@ def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
               f"{ff['removed']} cycle edges removed, {ff['empty']} items without features", flush=True)
 
 
-def baseline_tree(ref: str) -> Path:
-    """A git revision of this repository extracted (``git archive``) into a temporary folder."""
-    tmp = Path(tempfile.mkdtemp(prefix="kgfs-baseline-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=False)
-    if archive.returncode:
-        raise SystemExit(f"--baseline {ref}: {archive.stderr.decode().strip()}")
-    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive.stdout, check=True)
-    return tmp
-
-
 def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None) -> dict:
     """``--hubs``: a dump whose relation objects are Zipf-distributed (hubs), ingested with relations, and the route's
     ``fetch_facts`` + ``build_hierarchy`` of qualified relations (out, both) for 10,000 items (the ``top`` most linked
@@ -569,7 +559,7 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
         c = ing["counts"]
         print(f"ingest with relations   : {ing['seconds']:7.1f} s, peak RSS {ing['peak_rss_mb']:6.0f} MB, index "
               f"{ing['bytes'] / 1e6:.0f} MB; {c['relations_out']:,} relation triples", flush=True)
-        tree = baseline_tree(baseline) if baseline else None
+        tree = old_checkout(baseline)[0] if baseline else None  # a worktree in the temporary folder, kept for reuse
         res["baseline"] = baseline
         for direction in ("out", "both"):
             got = {}
@@ -599,8 +589,6 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
                 raise SystemExit("the paths differ")
     finally:
         shutil.rmtree(home, ignore_errors=True)
-        if tree:
-            shutil.rmtree(tree, ignore_errors=True)
     return res
 
 

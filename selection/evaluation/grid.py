@@ -4,8 +4,10 @@
 :class:`~selection.evaluation.plan.EvaluationPlan` (the protocol, the methods as estimators, the
 options, the folds; :func:`~selection.evaluation.plan.plan_evaluation` makes one from names or
 estimators). The unit of work is one dataset x fold (all pending selectors of that fold, each
-scored with every classifier); units run in parallel with joblib (``n_jobs=-1``: all cores; folds
-and datasets are independent). Each finished dataset x selector x classifier x fold *cell* is
+scored with every classifier, except that a selector giving per-instance masks, a lazy one, is scored
+only with the classifiers that take them: :meth:`~selection.evaluation.plan.EvaluationPlan.classifiers_for`,
+the pairs left out named in the report's notes); units run in parallel with joblib (``n_jobs=-1``: all
+cores; folds and datasets are independent). Each finished dataset x selector x classifier x fold *cell* is
 written at once, atomically, to ``out_dir/cells/<key>.json``, where ``key`` hashes (dataset name
 and content, selector and its parameters, classifier and its parameters, fold, protocol and its
 options, number of folds, seed, code version). A grid that is interrupted and started again
@@ -62,6 +64,7 @@ from selection.evaluation.plan import EvaluationPlan
 from selection.evaluation.protocols import get_protocol
 from selection.evaluation.report import ReportSettings, write_outputs
 from selection.evaluation.specs import MethodSpec
+from selection.lazy.classifiers import LAZY_CLASSIFIER_NAMES
 
 __all__ = ["GridResult", "run_grid", "table_fingerprint", "data_fingerprint", "cell_key", "cell_text", "read_cell",
            "write_skipped"]
@@ -225,15 +228,18 @@ def cell_key(plan: EvaluationPlan, dataset: str, fingerprint: str, selector: Met
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def _run_unit(plan: EvaluationPlan, table, dataset: str, selectors: list, fold: int):
-    """One dataset x fold for the given selectors (runs in a worker).
+def _run_unit(plan: EvaluationPlan, table, unit: tuple, selectors: list):
+    """One unit ``(dataset, fold, classifier labels)`` for the given selectors, all scored with those classifiers
+    (:meth:`EvaluationPlan.classifiers_for`); runs in a worker.
 
     The plan is sent whole (joblib pickles the protocol's function by reference or with
     cloudpickle), so protocols registered at run time work in worker processes too.
     """
-    df = plan.protocol.evaluate(table, selectors, list(plan.classifiers), dataset=dataset, n_splits=plan.n_splits,
-                                random_state=plan.random_state, folds=[fold], options=plan.options)
-    return dataset, fold, df
+    dataset, fold, _ = unit
+    df = plan.protocol.evaluate(table, selectors, list(plan.classifiers_for(selectors[0])), dataset=dataset,
+                                n_splits=plan.n_splits, random_state=plan.random_state, folds=[fold],
+                                options=plan.options)
+    return unit, df
 
 
 def _load_default(name):
@@ -417,7 +423,8 @@ def _load_tables(datasets, load, n_splits: int, proto=None) -> dict:
 
 
 class _Cells:
-    """The cells of a grid: their keys, which dataset x fold units still have work, and the store."""
+    """The cells of a grid: their keys, which units (dataset x fold x the classifiers of their selectors) still have
+    work, and the store."""
 
     def __init__(self, cells_dir: Path, tables, plan: EvaluationPlan):
         self.cells_dir, self.tables, self.plan = cells_dir, tables, plan
@@ -425,12 +432,13 @@ class _Cells:
         self.keys: dict[tuple, str] = {}
         self.units: dict[tuple, list] = {}
         self.rows: dict[str, list] = {}  # key -> the rows of each finished cell
+        scored = {s.label: plan.classifiers_for(s) for s in plan.selectors}
         for dname, t in tables.items():
             fp = data_fingerprint(t)
             for fold in range(plan.protocol.n_outer(plan.n_splits)):
                 for s in plan.selectors:
                     pending = False
-                    for c in plan.classifiers:
+                    for c in scored[s.label]:
                         k = cell_key(plan, dname, fp, s, c, fold)
                         self.keys[(dname, s.label, c.label, fold)] = k
                         rows = read_cell(cells_dir / f"{k}.json", k)
@@ -439,21 +447,23 @@ class _Cells:
                         else:
                             self.rows[k] = rows
                     if pending:
-                        self.units.setdefault((dname, fold), []).append(s)
+                        group = tuple(c.label for c in scored[s.label])
+                        self.units.setdefault((dname, fold, group), []).append(s)
         self.total = len(self.keys)
-        # a selector with an unusable cell in a fold is run again there with every classifier
-        self.n_reused = self.done = self.total - sum(len(v) * len(plan.classifiers) for v in self.units.values())
+        # a selector with an unusable cell in a fold is run again there with every classifier it is scored with
+        self.n_reused = self.done = self.total - sum(len(v) * len(u[2]) for u, v in self.units.items())
 
     def jobs(self) -> list[tuple]:
-        """Pending ``(dataset, fold, selector specs)``, biggest first (a large dataset must not
-        start last and leave the other cores idle)."""
+        """Pending ``(unit, selector specs)``, biggest first (a large dataset must not start last and leave the
+        other cores idle)."""
         size = {d: _size(t) for d, t in self.tables.items()}
-        return sorted(((d, f, specs) for (d, f), specs in self.units.items()), key=lambda j: -size[j[0]] * len(j[2]))
+        return sorted(self.units.items(), key=lambda j: -size[j[0][0]] * len(j[1]) * len(j[0][2]))
 
-    def store(self, dname: str, fold: int, df: pd.DataFrame) -> None:
+    def store(self, unit: tuple, df: pd.DataFrame) -> None:
         """Write each finished cell of a unit at once, atomically."""
-        for s in self.units[(dname, fold)]:
-            for c in self.plan.classifiers:
+        dname, fold, _ = unit
+        for s in self.units[unit]:
+            for c in self.plan.classifiers_for(s):
                 sub = df[(df["selector"] == s.label) & (df["classifier"] == c.label)]
                 k = self.keys[(dname, s.label, c.label, fold)]
                 payload = cell_text(k, sub.to_dict("records"))
@@ -550,13 +560,13 @@ def read_cell(path: Path, key: str) -> list | None:
 
 def _execute(cells: _Cells, n_jobs: int, progress) -> None:
     """Run the pending units, in this process or with joblib workers, storing cells as they finish."""
-    jobs = [(cells.plan, cells.tables[d], d, specs, f) for d, f, specs in cells.jobs()]
+    jobs = [(cells.plan, cells.tables[u[0]], u, specs) for u, specs in cells.jobs()]
     if n_jobs == 1 or len(jobs) <= 1:
         results = (_run_unit(*job) for job in jobs)
     else:
         results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(_run_unit)(*job) for job in jobs)
-    for dname, fold, df in results:
-        cells.store(dname, fold, df)
+    for unit, df in results:
+        cells.store(unit, df)
         if progress:
             progress(cells.done, cells.total)
 
@@ -597,6 +607,12 @@ def _notes(plan: EvaluationPlan, results, tables: Mapping) -> list[str]:
         how = (f"Stratified {plan.n_splits}-fold cross-validation, seed {plan.random_state}; selection fitted on the "
                "training part of each fold only. Values are means over folds.")
     notes = [f"Protocol `{proto.name}`: {proto.description}.", how, _classes_note(plan, results, tables)]
+    skipped = plan.skipped()
+    if skipped:
+        notes.append("Not scored: " + "; ".join(f"{s} with {', '.join(c)}" for s, c in skipped)
+                     + " (its features are per-instance masks, a lazy selector's or, under lazy_classifiers_for_eager, "
+                       "any selector's, and these classifiers cannot score them; the lazy NB and k-NN can: "
+                       f"{', '.join(LAZY_CLASSIFIER_NAMES)}).")
     choice = plan.options.get("threshold_choice")
     if proto.name == "shsel2014":
         choice = choice or "nested"

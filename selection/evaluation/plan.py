@@ -31,11 +31,12 @@ from kg.errors import KgfsError, ParameterError, did_you_mean, param
 from selection.evaluation.cv import THRESHOLD_CHOICES
 from selection.evaluation.protocols import Protocol, get_protocol
 from selection.evaluation.specs import MethodSpec, method_specs, protocol_method_spec
+from selection.lazy.classifiers import LAZY_CLASSIFIER_NAMES
 from selection.param_routing import method_params
 from selection.params import check_values, declared_parameters
 from selection.registry import classifier_entry, selector_entry
 
-__all__ = ["EvaluationPlan", "fold_policy", "plan_evaluation"]
+__all__ = ["EvaluationPlan", "fold_policy", "needs_masks", "plan_evaluation"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,53 @@ class EvaluationPlan:
     options: dict
     n_splits: int
     random_state: int = 0
+
+    def classifiers_for(self, selector: MethodSpec) -> tuple[MethodSpec, ...]:
+        """The classifiers a selector is scored with: all of them, or those that take per-instance feature masks
+        when the selector gives them (:func:`needs_masks`); the others are left out of the grid (:meth:`skipped`).
+
+        Examples
+        --------
+        >>> plan = plan_evaluation("split", ["hip", "complete"])
+        >>> [[c.label for c in plan.classifiers_for(s)] for s in plan.selectors]
+        [['nb'], ['logreg', 'logreg-tfidf', 'nb']]
+        """
+        if not needs_masks(selector, self.protocol, self.options):
+            return self.classifiers
+        return tuple(c for c in self.classifiers if c.takes_masks)
+
+    def skipped(self) -> list[tuple[str, list[str]]]:
+        """``(selector label, [classifier labels])`` of the pairs left out of the grid: a selector that gives
+        per-instance masks with the classifiers that cannot score them (said in the report's notes)."""
+        out = []
+        for s in self.selectors:
+            kept = {c.label for c in self.classifiers_for(s)}
+            left = [c.label for c in self.classifiers if c.label not in kept]
+            if left:
+                out.append((s.label, left))
+        return out
+
+
+def needs_masks(selector: MethodSpec, protocol: Protocol, options: Mapping) -> bool:
+    """Whether a selector's features are per-instance masks under a protocol: a lazy selector's, or an eager one's
+    scored by the lazy classifiers (option ``lazy_classifiers_for_eager``, rpv2020's default)."""
+    if selector.kind == "lazy":
+        return True
+    return selector.kind in ("eager", "flat") and bool(protocol.defaults(options).get("lazy_classifiers_for_eager"))
+
+
+def _check_pairs(plan: EvaluationPlan) -> None:
+    """A selector that gives masks needs at least one classifier that scores them (an error before any work)."""
+    names = ", ".join(LAZY_CLASSIFIER_NAMES)
+    for s in plan.selectors:
+        if plan.classifiers and not plan.classifiers_for(s):
+            why = ("a lazy selector: each test instance has its own features" if s.kind == "lazy" else
+                   "an eager selector scored by the lazy classifiers (option lazy_classifiers_for_eager)")
+            also = "" if s.kind == "lazy" else f", or give {param('options', 'lazy_classifiers_for_eager=false')}"
+            raise ParameterError(
+                f"selector {s.label} is {why}, and none of the classifiers "
+                f"{', '.join(c.label for c in plan.classifiers)} can score per-instance feature masks: add one that "
+                f"can to {param('classifiers')} ({names}, or an estimator taking a mask){also}")
 
 
 def _threshold_option(threshold) -> dict:
@@ -190,7 +238,9 @@ def plan_evaluation(protocol: str = "basic", selectors=(), classifiers=None, *, 
             if s.threshold_grid is not None:
                 check_values(declared_parameters(s.estimator, exclude=("hierarchy",)),
                              {"threshold": options["threshold"]}, owner=f"selector {s.label}")
-    return EvaluationPlan(proto, sels, clfs, options, int(n_splits), int(random_state))
+    plan = EvaluationPlan(proto, sels, clfs, options, int(n_splits), int(random_state))
+    _check_pairs(plan)
+    return plan
 
 
 def fold_policy(y, n_splits: int) -> tuple[int, str]:

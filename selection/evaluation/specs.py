@@ -284,6 +284,12 @@ class MethodSpec:
             raise self.lazy_error or ValueError(f"classifier {self.label} has no per-instance form")
         return clone(self.lazy)
 
+    @property
+    def takes_masks(self) -> bool:
+        """Whether a classifier scores per-instance feature masks (it has a per-instance form, or is a lazy
+        classifier's name whose parameters failed: its cells then say why)."""
+        return self.lazy is not None or (self.kind == "classifier" and self.name in LAZY_CLASSIFIER_NAMES)
+
     def code_objects(self) -> list:
         """The classes and functions the method is made of (its cells' code version covers those outside kgfs).
 
@@ -333,12 +339,10 @@ def _lazy_form(name: str, params: Mapping, est):
             return None, exc
     if takes_mask(est):
         return est, None
-    if name:
-        return None, ValueError(f"unknown lazy classifier {name!r}; available: {', '.join(LAZY_CLASSIFIER_NAMES)}")
     return None, ValueError(
-        f"classifier {estimator_label(est)} cannot score per-instance feature masks (those of a lazy selector, or "
-        "of eager ones under lazy_classifiers_for_eager): give a classifier that takes a mask "
-        "(selection.lazy.LazyNaiveBayes, LazyKNN; the names nb, 1nn, knn)")
+        f"classifier {name or estimator_label(est)} cannot score per-instance feature masks (those of a lazy "
+        "selector, or of eager ones under lazy_classifiers_for_eager): give a classifier that takes a mask "
+        f"(selection.lazy.LazyNaiveBayes, LazyKNN; the names {', '.join(LAZY_CLASSIFIER_NAMES)})")
 
 
 def _from_name(name: str | Entry, params: Mapping, role: str) -> MethodSpec:

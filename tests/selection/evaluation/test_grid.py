@@ -114,6 +114,20 @@ def test_failed_cells_are_reported_and_the_grid_goes_on(tables, tmp_path):
     assert "failed" in rep and "relevance" in rep
 
 
+def test_a_lazy_selector_is_scored_only_by_the_classifiers_that_take_masks(tables, tmp_path):
+    """hip x logreg is no cell (it was a failed one); the report says which pairs were not scored, and why."""
+    data = {"lod/Cities": tables["lod/Cities"]}
+    r = grid(data, ["hip", "complete"], ["nb", "logreg"], out_dir=tmp_path, n_jobs=1, n_splits=3, plots=False)
+    df = pd.read_csv(r.results)
+    assert (df["status"] == "ok").all() and r.n_failed == 0
+    pairs = sorted(set(zip(df["selector"], df["classifier"])))
+    assert pairs == [("complete", "logreg"), ("complete", "nb"), ("hip", "nb")]
+    assert r.n_cells == 3 * 3 and len(list((tmp_path / "cells").glob("*.json"))) == 9
+    assert "Not scored: hip with logreg (its features are per-instance masks" in r.report.read_text()
+    again = grid(data, ["hip", "complete"], ["nb", "logreg"], out_dir=tmp_path, n_jobs=1, n_splits=3, plots=False)
+    assert again.n_computed == 0 and again.n_reused == 9
+
+
 def _toy():
     h = FeatureHierarchy.from_edges([("b", "a")], nodes=["a", "b", "c"])
     facts = {f"i{i}": (["b"] if i % 2 else ["c"]) for i in range(20)}

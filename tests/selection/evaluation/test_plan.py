@@ -119,3 +119,32 @@ def test_write_skipped_leaves_an_empty_but_readable_evaluation(tmp_path):
     assert pd.read_csv(res.results).empty and pd.read_csv(res.summary).empty
     assert "Evaluation skipped: one class only." in res.report.read_text()
     assert res.n_cells == res.n_failed == 0
+
+
+def test_a_selector_giving_masks_is_paired_only_with_classifiers_that_score_them():
+    plan = plan_evaluation("split", ["hip", "complete"])  # the split protocol's classifiers: logreg, logreg-tfidf, nb
+    assert [[c.label for c in plan.classifiers_for(s)] for s in plan.selectors] == \
+        [["nb"], ["logreg", "logreg-tfidf", "nb"]]
+    assert plan.skipped() == [("hip", ["logreg", "logreg-tfidf"])]
+    # rpv2020 scores eager selectors with the lazy classifiers too (its default): svm scores neither
+    plan = plan_evaluation("rpv2020", ["hip", "complete"], ["nb", "svm"])
+    assert plan.skipped() == [("hip", ["svm"]), ("complete", ["svm"])]
+    plan = plan_evaluation("rpv2020", ["complete"], ["svm"], options={"lazy_classifiers_for_eager": False})
+    assert plan.skipped() == []
+    # a lazy classifier's name whose parameters fail is paired: its cells say why
+    assert plan_evaluation("basic", ["hip"], [("knn", {"n_neighbors": 0})]).skipped() == []
+
+
+@pytest.mark.parametrize("protocol, selectors, classifiers, said", [
+    ("basic", ["hip"], ["logreg"], "selector hip is a lazy selector: each test instance has its own features, and "
+     "none of the classifiers logreg can score per-instance feature masks: add one that can to --classifiers "
+     "(nb, 1nn, knn, or an estimator taking a mask)"),
+    ("rpv2020", ["complete", "hip"], ["svm", "svm-linear"], "selector complete is an eager selector scored by the "
+     "lazy classifiers (option lazy_classifiers_for_eager), and none of the classifiers svm, svm-linear can score "
+     "per-instance feature masks: add one that can to --classifiers (nb, 1nn, knn, or an estimator taking a mask), "
+     "or give --option lazy_classifiers_for_eager=false"),
+])
+def test_a_selector_no_classifier_can_score_is_refused_before_any_work(protocol, selectors, classifiers, said):
+    with pytest.raises(ParameterError) as e:
+        plan_evaluation(protocol, selectors, classifiers)
+    assert render_params(e.value.raw_message, {**EVALUATE_WORDS, "classifiers": "--classifiers"}) == said

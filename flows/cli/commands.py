@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -543,11 +544,46 @@ def cmd_ingest(args) -> int:
         except KgfsError as exc:
             raise KgfsError(f"--relations: {exc}") from None
     index = index_for_cache(cache_folder(settings.kgfs_home()))
-    print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
-                                                           skip_bad_lines=args.skip_bad_lines, progress=show,
-                                                           full=True),
-                                 args.quiet), index.root))
+    with _ingest_workers(args.n_jobs, args.dask_address) as executor:
+        print(ingest_summary(_ingest(lambda show: index.ingest(args.dump, vocabulary=vocabulary,
+                                                               skip_bad_lines=args.skip_bad_lines, progress=show,
+                                                               full=True, executor=executor),
+                                     args.quiet), index.root))
     return 0
+
+
+@contextlib.contextmanager
+def _ingest_workers(n_jobs: int, address: str | None):
+    """The executor of ``kgfs ingest``'s workers: none (one file after another), worker processes (``--n-jobs``), or
+    a Dask cluster (``--dask-address``: a scheduler's address, or ``local``), reached before any file is read."""
+    n = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    if address is None:
+        if n <= 1:
+            yield None
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+            yield pool
+        return
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # its INFO lines (workers starting, closing) are noise
+    with contextlib.ExitStack() as stack:
+        if address == "local":
+            cluster = stack.enter_context(LocalCluster(n_workers=max(2, n), threads_per_worker=1, processes=True,
+                                                       host="127.0.0.1", dashboard_address=None))
+            address = cluster.scheduler_address
+        elif not re.fullmatch(r"(tcp|tls)://[^/\s]+:\d+", address):
+            raise CliError(f"--dask-address {address!r}: give tcp://HOST:PORT of a running `dask scheduler`, or local")
+        try:
+            client = stack.enter_context(Client(address, timeout="10s"))
+        except (OSError, TimeoutError) as exc:
+            raise CliError(f"--dask-address {address}: no Dask scheduler answers there ({exc})") from None
+        yield client.get_executor(pure=False)
 
 
 def cmd_fit(args) -> int:

@@ -308,6 +308,7 @@ def _add_ingest(sub, common) -> None:
                  epilog="examples:\n  kgfs ingest --dump dbpedia/\n  kgfs run --corpus tweets.tsv --dump dbpedia/\n"
                         "  kgfs ingest --preset wikidata --dump latest-truthy.nt.bz2\n"
                         "  kgfs ingest --preset wikidata --relations --dump latest-truthy.nt.bz2\n"
+                        "  kgfs ingest --dump dbpedia/ --dask-address tcp://10.0.0.5:8786\n"
                         "  kgfs run --corpus people.csv --entity-columns qid --preset wikidata "
                         "--dump latest-truthy.nt.bz2")
     g.add_argument("--dump", nargs="+", required=True, metavar="PATH", help="dump files or folders")
@@ -319,6 +320,13 @@ def _add_ingest(sub, common) -> None:
     g.add_argument("--relations", action="store_true", help="also keep the relation triples (entity, relation "
                    "predicate, IRI) for --features relations / qualified-relations (a run asking for them reads "
                    "the files once more otherwise); the index then serves types-only runs too")
+    g.add_argument("--n-jobs", type=whole_number(1, all_cores=True), default=1, metavar="N", help="read N new files "
+                   "at once, each in a worker process (-1: one per core; default 1: one after another); the index "
+                   "is the same byte for byte")
+    g.add_argument("--dask-address", metavar="ADDR", help="read the new files on a Dask cluster, each by one worker: "
+                   "tcp://HOST:PORT of a running `dask scheduler` (its workers must see the dump files and the kgfs "
+                   "home at the same paths, and run the same kgfs), or `local` (a local cluster of --n-jobs, at least "
+                   "2, worker processes on 127.0.0.1); one file is read by one worker")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -136,7 +136,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from kg.errors import InputFormatError
+from kg.errors import InputFormatError, KgfsError
 from kg.files import atomic_write, file_lock
 from kg.rdf.dumpfiles import dump_files
 from kg.rdf.index.blocks import BlockDamaged, manifest_key
@@ -146,8 +146,10 @@ from kg.rdf.index.lexicon import open_lexicon
 from kg.rdf.index.manifest import MANIFEST, IndexDamaged, Problem, check_folder, write_manifest
 from kg.rdf.index.segment import Segment
 from kg.rdf.vocabulary import DBPEDIA, PRESETS, Vocabulary
+from kg.store.keys import code_digest
 
-__all__ = ["DumpIndex", "IndexDamaged", "index_for_cache", "ingest_summary", "rebuild_command"]
+__all__ = ["DumpIndex", "IndexDamaged", "build_segment_folder", "index_for_cache", "ingest_summary",
+           "rebuild_command"]
 
 log = logging.getLogger(__name__)
 
@@ -277,6 +279,60 @@ def _readers(vocabulary: Vocabulary) -> tuple[Vocabulary, ...]:
     return vocabulary, vocabulary.with_relations()
 
 
+def build_segment_folder(path: str, folder: str, vocabulary: Vocabulary, skip_bad_lines: bool = False,
+                         spill_bytes: int | None = None, progress: Callable[[int], None] | None = None,
+                         code: str | None = None) -> dict:
+    """Read one dump file into a segment folder with its manifest (:func:`~kg.rdf.index.ingest.build_segment`, then
+    :func:`~kg.rdf.index.manifest.write_manifest`): what a worker of a parallel ingest runs
+    (:meth:`DumpIndex.ingest` with ``executor``), and what an ingest runs itself, file after file.
+
+    Parameters
+    ----------
+    path, folder : str
+        The dump file and the folder to write (replaced), both on storage the workers see at the same paths.
+    vocabulary : Vocabulary
+    skip_bad_lines : bool
+    spill_bytes : int, optional
+        See :class:`DumpIndex`.
+    progress : callable, optional
+        ``progress(bytes_read)``.
+    code : str, optional
+        The :func:`~kg.store.keys.code_digest` of the process that asks: another kgfs (or other versions of
+        its numerical packages) on a worker would write other segments, and is refused.
+
+    Returns
+    -------
+    dict
+        The segment's record (``segment.json``).
+
+    Raises
+    ------
+    KgfsError
+        The worker runs other code, or does not see the file or the index folder.
+    """
+    import socket
+
+    here = socket.gethostname()
+    if code is not None and code != code_digest():
+        raise KgfsError(f"the worker on {here} runs another kgfs (or other versions of its numerical packages) "
+                        f"than the ingest that sent it {Path(path).name}: install the same kgfs on every worker")
+    if not Path(path).is_file():
+        raise KgfsError(f"dump file {path} is not visible on {here}: the workers of a parallel ingest must see the "
+                        "dump files and the kgfs home at the same paths (shared storage)")
+    if not Path(folder).parent.is_dir():
+        raise KgfsError(f"the dump index folder {Path(folder).parent} is not visible on {here}: the workers of a "
+                        "parallel ingest must see the dump files and the kgfs home at the same paths (shared storage)")
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        info = build_segment(path, folder, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress,
+                             pool=SpillPool() if spill_bytes is None else SpillPool(spill_bytes))
+        write_manifest(folder)  # last: a folder without one is never used
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return info
+
+
 def _remove_leftovers(folder: Path) -> list[Path]:
     """The ``.building-<pid>-*`` folders of ingests that were killed (called under the index lock, so no live
     ingest is writing one), removed."""
@@ -380,7 +436,7 @@ class DumpIndex:
     def _remember(self, path: Path, stat_key: list, sha256: str) -> None:
         known = self._known()
         known[str(path)] = [*stat_key, sha256]
-        text = json.dumps({"files": known, "sha256": _digest(known)}, indent=0)
+        text = json.dumps({"files": known, "sha256": _digest(known)}, indent=0, sort_keys=True)  # any order of ingest
         atomic_write(self.root / "files.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     # ------------------------------------------------------------------ ingest
@@ -388,25 +444,69 @@ class DumpIndex:
                      progress: Callable[[int], None] | None) -> Segment:
         stat_key = self._stat_key(path)
         tmp = self.root / "segments" / f".building-{os.getpid()}-{path.name}"
-        shutil.rmtree(tmp, ignore_errors=True)
         try:
-            info = build_segment(path, tmp, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress,
-                                 pool=self._pool())
-            write_manifest(tmp)  # last: a folder without one is never used
-            final = self._segment_dir(info["sha256"], vocabulary)
-            if not check_folder(final, full=True):  # the same content was ingested under another name
-                shutil.rmtree(tmp)
-            else:
-                shutil.rmtree(final, ignore_errors=True)  # unfinished, damaged, or of a kgfs without manifests
-                os.replace(tmp, final)
+            info = build_segment_folder(str(path), str(tmp), vocabulary, skip_bad_lines, self.spill_bytes, progress)
+            return self._place(path, stat_key, tmp, info, vocabulary)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def _place(self, path: Path, stat_key: list, tmp: Path, info: dict, vocabulary: Vocabulary) -> Segment:
+        """A segment built in ``tmp`` (with its manifest) moved into place, and its file remembered."""
+        final = self._segment_dir(info["sha256"], vocabulary)
+        if not check_folder(final, full=True):  # the same content was ingested under another name
+            shutil.rmtree(tmp)
+        else:
+            shutil.rmtree(final, ignore_errors=True)  # unfinished, damaged, or of a kgfs without manifests
+            os.replace(tmp, final)
         self._remember(path, stat_key, info["sha256"])
         log.info("ingested %s: %d triples in %.1f s", path, info["triples"], info["seconds"])
         return Segment(final, rebuild_command(path, vocabulary))
 
+    def _ingest_files(self, todo: list[Path], vocabulary: Vocabulary, skip_bad_lines: bool,
+                      progress: Progress | None, executor) -> dict[Path, Segment]:
+        """New files read into segments: one after another, or each by a worker of ``executor`` (into a folder
+        beside the index's, on storage the workers share); every file that was read is kept, then the first
+        error is raised."""
+        total = sum(f.stat().st_size for f in todo)
+        (self.root / "segments").mkdir(parents=True, exist_ok=True)
+        if executor is None or len(todo) < 2:
+            out, done = {}, 0
+            for f in todo:
+                report = None
+                if progress is not None:
+                    def report(n, base=done, name=f.name):
+                        progress(base + n, total, name)
+                out[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)  # (checksummed as written)
+                done += f.stat().st_size
+            return out
+        from concurrent.futures import as_completed
+
+        code = code_digest()
+        jobs = {}
+        for i, f in enumerate(todo):
+            tmp = self.root / "segments" / f".building-{os.getpid()}-{i}-{f.name}"
+            jobs[executor.submit(build_segment_folder, str(f), str(tmp), vocabulary, skip_bad_lines,
+                                 self.spill_bytes, None, code)] = (f, self._stat_key(f), tmp)
+        out, done, errors = {}, 0, []
+        if progress is not None:
+            progress(0, total, f"{len(todo)} files in parallel")
+        for fut in as_completed(jobs):
+            f, stat_key, tmp = jobs[fut]
+            try:
+                out[f] = self._place(f, stat_key, tmp, fut.result(), vocabulary)
+            except Exception as exc:  # noqa: BLE001 - the other files' segments are kept; the first error raised
+                errors.append((todo.index(f), exc))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            done += f.stat().st_size
+            if progress is not None:
+                progress(done, total, f.name)
+        if errors:
+            raise min(errors, key=lambda e: e[0])[1]
+        return out
+
     def _open(self, files: list[Path], vocabulary: Vocabulary, skip_bad_lines: bool, progress: Progress | None,
-              repair: bool, full: bool) -> tuple[list[Segment], list[Path]]:
+              repair: bool, full: bool, executor=None) -> tuple[list[Segment], list[Path]]:
         """The segments of resolved dump files, ingesting new ones (and, with ``repair``, damaged ones), and the
         files read now."""
         found: dict[Path, Segment | None] = {}
@@ -431,14 +531,7 @@ class DumpIndex:
                     found[f] = Segment(folder, rebuild_command(f, vocabulary)) \
                         if folder is not None and not check_folder(folder, full=full) else None
                 todo = [f for f in todo if found[f] is None]
-                total, done = sum(f.stat().st_size for f in todo), 0
-                for f in todo:
-                    report = None
-                    if progress is not None:
-                        def report(n, base=done, name=f.name):
-                            progress(base + n, total, name)
-                    found[f] = self._ingest_file(f, vocabulary, skip_bad_lines, report)  # (checksummed as written)
-                    done += f.stat().st_size
+                found.update(self._ingest_files(todo, vocabulary, skip_bad_lines, progress, executor))
         out = [found[f] for f in files]
         for seg, f in zip(out, files):
             if seg.info["n_bad_lines"] and not skip_bad_lines:
@@ -533,7 +626,7 @@ class DumpIndex:
                                 repair=repair)
 
     def ingest(self, paths, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_lines: bool = False,
-               progress: Progress | None = None, lexicon: bool = True, full: bool = False) -> dict:
+               progress: Progress | None = None, lexicon: bool = True, full: bool = False, executor=None) -> dict:
         """Ingest dump files (the new ones) and build their lexicon: what ``kgfs ingest`` does.
 
         A segment or lexicon that does not check (:mod:`kg.rdf.index.manifest`) is built again, with a warning.
@@ -550,6 +643,13 @@ class DumpIndex:
         full : bool
             Check the contents of the files' segments and lexicon (hash them: ``kgfs ingest``), not only
             their sizes and array headers (``kgfs run/build/serve --dump`` before they start).
+        executor : concurrent.futures.Executor, optional
+            Read the new files in parallel, each by one of its workers (a ``ProcessPoolExecutor``, or a Dask
+            cluster's ``Client.get_executor()``: ``kgfs ingest --n-jobs / --dask-address``) into a folder under
+            the index, which must be on storage every worker sees at the same path, as the dump files; the
+            segments are those of a serial ingest, byte for byte (:func:`build_segment_folder`; a worker with
+            other code is refused). This process places them and builds the lexicon. One file is read by one
+            worker: a dump that is one file (Wikidata's truthy dump) is not spread.
 
         Returns
         -------
@@ -567,7 +667,7 @@ class DumpIndex:
         known = {f for f in files if self._known_folder(f, vocabulary) is not None}
         for attempt in range(3):  # a block that does not have its checksum: its folder removed, built again
             try:
-                return self._ingest(files, known, vocabulary, skip_bad_lines, progress, lexicon, full)
+                return self._ingest(files, known, vocabulary, skip_bad_lines, progress, lexicon, full, executor)
             except BlockDamaged as exc:
                 if attempt == 2:
                     raise
@@ -575,8 +675,8 @@ class DumpIndex:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _ingest(self, files: list[Path], known: set[Path], vocabulary: Vocabulary, skip_bad_lines: bool,
-                progress: Progress | None, lexicon: bool, full: bool) -> dict:
-        segs, read = self._open(files, vocabulary, skip_bad_lines, progress, True, full)
+                progress: Progress | None, lexicon: bool, full: bool, executor=None) -> dict:
+        segs, read = self._open(files, vocabulary, skip_bad_lines, progress, True, full, executor)
         lex, repaired = None, {"full": full}
         if lexicon and any(s.has("labels") or s.has("redirects") for s in segs):
             if progress is not None:

@@ -45,6 +45,28 @@ def _segments(home: Path) -> list[Path]:
     return sorted((home / "rdf-cache" / "index" / "segments").iterdir())
 
 
+def test_ingest_reads_files_in_worker_processes_into_the_same_index(kg_dump_dir, home, tmp_path, capsys,
+                                                                    monkeypatch):
+    assert main(["ingest", "--dump", str(kg_dump_dir), "--n-jobs", "2"]) == 0
+    assert "read now: instances.nt, ontology.owl" in capsys.readouterr().out
+    parallel = {p.name: sorted(f.name for f in p.iterdir()) for p in _segments(home)}
+    monkeypatch.setenv("KGFS_HOME", str(tmp_path / "serial"))
+    assert main(["ingest", "--dump", str(kg_dump_dir)]) == 0
+    serial = sorted((tmp_path / "serial" / "rdf-cache" / "index" / "segments").iterdir())
+    assert parallel == {p.name: sorted(f.name for f in p.iterdir()) for p in serial}  # (the bytes: test_dumpindex)
+
+
+@pytest.mark.parametrize("address, said", [
+    ("127.0.0.1:8786", "--dask-address '127.0.0.1:8786': give tcp://HOST:PORT of a running `dask scheduler`, or local"),
+    pytest.param("tcp://127.0.0.1:1", "--dask-address tcp://127.0.0.1:1: no Dask scheduler answers there",
+                 marks=pytest.mark.slow),  # the client's 10 s timeout
+])
+def test_ingest_on_a_cluster_that_cannot_be_reached_fails_before_reading(kg_dump_dir, home, capsys, address, said):
+    line = _error(capsys, ["ingest", "--dump", str(kg_dump_dir), "--dask-address", address])
+    assert line.startswith("kgfs: error: " + said)
+    assert not (home / "rdf-cache" / "index" / "segments").exists()
+
+
 def test_ingest_once_then_build_looks_up(kg_dump_dir, home, tmp_path, capsys):
     assert main(["ingest", "--dump", str(kg_dump_dir)]) == 0
     out = capsys.readouterr().out

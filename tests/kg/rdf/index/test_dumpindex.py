@@ -238,3 +238,122 @@ def test_annotating_one_long_record_takes_a_small_multiple_of_its_size(kg_dump_d
     assert len(found) >= 3 * 20_000 and peak < 25 * len(text), (len(found), peak / len(text))
     ref = LexiconAnnotator.from_dump(kg_dump_dir).annotate([text[:50_000]])[0]
     assert [(a.uri, a.offset) for a in lex.annotate([text[:50_000]])[0]] == [(a.uri, a.offset) for a in ref]
+
+
+# ------------------------------------------------------------------ parallel ingest
+def _split_truthy(shared_data, folder):
+    """Real Wikidata facts (the truthy dump's shape) in three files, plain, gzip and bzip2."""
+    import bz2
+    import gzip
+
+    lines = gzip.decompress((shared_data / "wikidata" / "codex_truthy.nt.gz").read_bytes()).splitlines(keepends=True)
+    n = len(lines) // 3
+    folder.mkdir()
+    parts = {"a.nt": (lambda b: b), "b.nt.gz": gzip.compress, "c.nt.bz2": bz2.compress}
+    for i, (name, pack) in enumerate(parts.items()):
+        (folder / name).write_bytes(pack(b"".join(lines[i * n:(i + 1) * n if i < 2 else None])))
+    return folder
+
+
+def _index_files(root):
+    """Every file of an index's segments and lexicons by its path under the root, as bytes (manifests, which hold
+    modification times, left out; a segment's ingest seconds too)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.name != "manifest.json" and p.name != ".lock":
+            data = p.read_bytes()
+            if p.name == "segment.json":
+                info = json.loads(data)
+                info.pop("seconds")
+                data = json.dumps(info, sort_keys=True).encode()
+            out[str(p.relative_to(root))] = data
+    return out
+
+
+def _facts(report):
+    """A report's files without the paths of their cycle lists (under the index's root)."""
+    return [{**f, "cycles": {r: {k: v for k, v in c.items() if k != "file"} for r, c in f["cycles"].items()}}
+            for f in report["files"]]
+
+
+@pytest.fixture(scope="module")
+def truthy_parts(shared_data, tmp_path_factory):
+    return _split_truthy(shared_data, tmp_path_factory.mktemp("truthy") / "dump")
+
+
+@pytest.fixture(scope="module")
+def serial_index(truthy_parts, tmp_path_factory):
+    from kg.rdf.vocabulary import WIKIDATA
+
+    root = tmp_path_factory.mktemp("serial")
+    report = DumpIndex(root).ingest(truthy_parts, vocabulary=WIKIDATA.with_relations())
+    return root, report
+
+
+def test_files_read_by_worker_processes_give_the_serial_index_byte_for_byte(truthy_parts, serial_index, tmp_path):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from kg.rdf.vocabulary import WIKIDATA
+
+    root, serial = serial_index
+    seen = []
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        report = DumpIndex(tmp_path).ingest(truthy_parts, vocabulary=WIKIDATA.with_relations(), executor=pool,
+                                            progress=lambda d, t, what: seen.append((d, t, what)))
+    assert len(report["ingested"]) == 3 and _facts(report) == _facts(serial) and report["lexicon"] == serial["lexicon"]
+    mine, theirs = _index_files(tmp_path), _index_files(root)
+    assert sorted(mine) == sorted(theirs) and len([k for k in mine if k.endswith("segment.json")]) == 3
+    assert [k for k in mine if mine[k] != theirs[k]] == []
+    total = sum(f.stat().st_size for f in truthy_parts.iterdir())
+    assert seen[0] == (0, total, "3 files in parallel") and (total, total) in [s[:2] for s in seen]
+    assert not list((tmp_path / "segments").glob(".building-*"))
+    assert DumpIndex(tmp_path).ingest(truthy_parts, vocabulary=WIKIDATA.with_relations(), executor=pool)[
+        "ingested"] == []  # known: no worker asked (the pool is shut down)
+
+
+def test_a_file_that_fails_on_a_worker_is_named_and_the_others_are_kept(truthy_parts, tmp_path):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    dump = tmp_path / "dump"
+    shutil.copytree(truthy_parts, dump)
+    (dump / "bad.nt").write_text("<http://x/a> <http://x/p> <http://x/b> .\n<http://x/a> <http://x/p> oops .\n")
+    index = DumpIndex(tmp_path / "index")
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool, \
+            pytest.raises(InputFormatError, match=r"bad\.nt:2: malformed RDF"):
+        index.ingest(dump, executor=pool)
+    for f in truthy_parts.iterdir():  # read once, kept: a second ingest reads only what failed
+        assert index.known_segment(dump / f.name) is not None
+    assert index.known_segment(dump / "bad.nt") is None
+    assert not list((tmp_path / "index" / "segments").glob(".building-*"))
+
+
+def test_a_worker_with_other_code_or_without_the_files_is_refused(truthy_parts, tmp_path):
+    from kg.errors import KgfsError
+    from kg.rdf.index.dumpindex import build_segment_folder
+    from kg.rdf.vocabulary import WIKIDATA
+
+    with pytest.raises(KgfsError, match="runs another kgfs .* install the same kgfs on every worker"):
+        build_segment_folder(str(truthy_parts / "a.nt"), str(tmp_path / "s"), WIKIDATA, code="0" * 64)
+    with pytest.raises(KgfsError, match=r"dump file /no/such\.nt is not visible on .*shared storage"):
+        build_segment_folder("/no/such.nt", str(tmp_path / "s"), WIKIDATA)
+    with pytest.raises(KgfsError, match="the dump index folder /no/index is not visible on"):
+        build_segment_folder(str(truthy_parts / "a.nt"), "/no/index/s", WIKIDATA)
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.integration  # a Dask cluster of two worker processes on 127.0.0.1 (5-10 s to start)
+def test_files_read_on_a_dask_cluster_give_the_serial_index_byte_for_byte(truthy_parts, serial_index, tmp_path):
+    from distributed import Client, LocalCluster
+
+    from kg.rdf.vocabulary import WIKIDATA
+
+    root, serial = serial_index
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        report = DumpIndex(tmp_path).ingest(truthy_parts, vocabulary=WIKIDATA.with_relations(),
+                                            executor=client.get_executor(pure=False))
+        ran = {w for w, n in client.run(lambda dask_worker: dask_worker.state.executed_count).items() if n}
+    assert len(ran) == 2 and _facts(report) == _facts(serial)
+    assert _index_files(tmp_path) == _index_files(root)

@@ -55,6 +55,7 @@ load average is printed with each size (timings on a loaded machine are noisy).
 
     python benchmarks/bench_wikidata_scale.py --sizes 20M [50M 100M] [--relations] [--data DIR] [--results FILE]
     python benchmarks/bench_wikidata_scale.py --sizes 20M --reading   # issue 39 point 1: .nt and .bz2 ingest ratios
+    python benchmarks/bench_wikidata_scale.py --sizes 20M --cluster   # issue 39 point 3: 1 and 2 workers, Dask
 """
 
 from __future__ import annotations
@@ -332,6 +333,43 @@ elif mode == "ingest":
     out = {{"seconds": time.perf_counter() - t, "segments_seconds": t1 - t, "lexicon_seconds": time.perf_counter() - t1,
            "bytes": report["bytes"], "lexicon": report["lexicon"], "lines": f["lines"], "parsed": f["triples"],
            "counts": f["counts"], "cycles": f["cycles"]}}
+elif mode == "ingest_parallel":  # issue 39 point 3: the files of a dump read by worker processes or a Dask cluster
+    import contextlib, multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.vocabulary import WIKIDATA
+    index, vocabulary, workers = DumpIndex(args["index"]), WIKIDATA.with_relations(), args["workers"]
+    with contextlib.ExitStack() as stack:
+        executor = None
+        if args["how"] == "processes" and workers > 1:
+            executor = stack.enter_context(ProcessPoolExecutor(workers,
+                                                               mp_context=multiprocessing.get_context("spawn")))
+        elif args["how"] == "dask":
+            import logging
+            from distributed import Client, LocalCluster
+            logging.getLogger("distributed").setLevel(logging.WARNING)
+            cluster = stack.enter_context(LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                       host="127.0.0.1", dashboard_address=None))
+            executor = stack.enter_context(Client(cluster)).get_executor(pure=False)
+        t = time.perf_counter()  # the cluster started: its start-up is not the ingest's
+        segs = index.segments(args["dump"], vocabulary=vocabulary) if executor is None else None
+        report = index.ingest(args["dump"], vocabulary=vocabulary, executor=executor)
+    seconds = time.perf_counter() - t
+    import hashlib, pathlib
+    digest = hashlib.sha256()  # the index's files byte for byte (but the manifests' times and the ingest seconds)
+    root = pathlib.Path(args["index"])
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.name not in ("manifest.json", ".lock"):
+            data = p.read_bytes()
+            if p.name == "segment.json":
+                info = json.loads(data)
+                info.pop("seconds")
+                data = json.dumps(info, sort_keys=True).encode()
+            digest.update(str(p.relative_to(root)).encode() + b"\0" + hashlib.sha256(data).digest())
+    out = {{"seconds": seconds, "bytes": report["bytes"], "files": len(report["files"]),
+           "lines": sum(f["lines"] for f in report["files"]), "lexicon": report["lexicon"],
+           "fingerprint": digest.hexdigest(),
+           "workers_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}}
 elif mode == "relations":
     import numpy as np
     from kg.rdf.index.dumpindex import DumpIndex
@@ -501,6 +539,60 @@ def measure_reading(n: int, data: Path) -> dict:
     return res
 
 
+def split_dump(d: Path, pieces: int) -> Path:
+    """The generated dump as ``pieces`` .nt.bz2 files of whole lines (as a user splits the truthy dump:
+    ``lbzip2 -dc latest-truthy.nt.bz2 | split -n r/8 --filter 'lbzip2 > $FILE.nt.bz2'``), cached beside it."""
+    out = d / f"split-{pieces}"
+    if (out / "done").is_file():
+        return out
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    t = time.perf_counter()
+    src = subprocess.Popen(["lbzip2", "-dc", str(d / "latest-truthy.nt.bz2")], stdout=subprocess.PIPE)
+    subprocess.run(["split", "-n", f"r/{pieces}", "-d", "--additional-suffix=.nt.bz2", "--filter",
+                    "lbzip2 > $FILE", "-", str(out / "part-")], stdin=src.stdout, check=True)
+    src.wait()
+    (out / "done").write_text("")
+    print(f"split into {pieces} files in {time.perf_counter() - t:.0f} s -> {out}", flush=True)
+    return out
+
+
+def measure_cluster(n: int, data: Path, pieces: int = 8) -> dict:
+    """Issue 39 point 3 (``--cluster``): the dump as ``pieces`` files ingested with relations one after another, by
+    2 worker processes, and on a local Dask cluster of 1 and 2 workers (127.0.0.1), each in a fresh child; the
+    speed-ups, the indexes' identity, and the extrapolation to the full truthy dump on N such machines."""
+    d = dumps_for(data, n)
+    meta = json.loads((d / "meta.json").read_text())
+    parts = split_dump(d, pieces)
+    load = os.getloadavg()[0]
+    size = sum(p.stat().st_size for p in parts.glob("*.bz2"))
+    print(f"\n== {meta['triples']:,} triples in {pieces} .nt.bz2 files ({size / 1e6:.0f} MB), load average "
+          f"{load:.1f}, {os.cpu_count()} cores", flush=True)
+    res = {"n": n, "triples": meta["triples"], "pieces": pieces, "load": load, "cores": os.cpu_count()}
+    runs = (("serial", "processes", 1), ("processes-2", "processes", 2), ("dask-1", "dask", 1), ("dask-2", "dask", 2))
+    for name, how, workers in runs:
+        home = Path(tempfile.mkdtemp(prefix="kgfs-bench-wd-", dir=data))
+        try:
+            r = res[name] = child("ingest_parallel", dump=parts, index=home / "index", how=how, workers=workers)
+        finally:
+            shutil.rmtree(home, ignore_errors=True)
+        lex = r["lexicon"]["n_surface_forms"]
+        print(f"{name:<12}: {r['seconds']:7.1f} s = x{res['serial']['seconds'] / r['seconds']:.2f} the serial ingest; "
+              f"peak RSS {r['peak_rss_mb']:.0f} MB here, {r['workers_peak_rss_mb']:.0f} MB in a worker; "
+              f"{r['lines']:,} lines, {lex:,} surface forms, index {r['bytes'] / 1e6:.0f} MB", flush=True)
+    same = len({res[k]["fingerprint"] for k, *_ in runs}) == 1
+    print(f"the same index byte for byte in every run (its files but the manifests' times): {same}", flush=True)
+    # the full truthy dump (7.5 billion lines): this run's seconds per line, on N machines like this one
+    per_line = {k: res[k]["seconds"] / res[k]["lines"] for k, *_ in runs}
+    full = 7.5e9
+    res["extrapolation"] = {k: full * v / 3600 for k, v in per_line.items()}
+    print("the full truthy dump (7.5e9 lines), split into files, at these rates: "
+          + ", ".join(f"{k} {h:.1f} h" for k, h in res["extrapolation"].items())
+          + f"; on N machines of 2 workers each, about {res['extrapolation']['dask-2']:.1f} h / N plus the "
+          "lexicon on the ingesting machine (it reads every label once: part of each figure here)", flush=True)
+    return res
+
+
 def measure_relations(res: dict, dump: Path, meta: dict, home: Path) -> None:
     """The line filter, the ingest and a new 10,000-item corpus with relations (``--relations``), beside the
     measurements of the same run without."""
@@ -623,6 +715,9 @@ def main() -> None:
                          "(issue 39)")
     ap.add_argument("--baseline", metavar="REF",
                     help="with --hubs: also a git revision of kgfs (e.g. the one before a change), in the same run")
+    ap.add_argument("--cluster", action="store_true",
+                    help="only the dump split into files, ingested one after another, by 2 worker processes and on "
+                         "a local Dask cluster of 1 and 2 workers (issue 39 point 3)")
     ap.add_argument("--reading", action="store_true",
                     help="only the reading of the dump: the ingest of the .nt against the bare parse, of the .bz2 "
                          "against lbzip2 -dc, with the line filter in its own process and without (issue 39)")
@@ -637,13 +732,17 @@ def main() -> None:
             results[f"reading-{n}"] = measure_reading(n, data)
             path.write_text(json.dumps(results, indent=1))
             continue
+        if args.cluster:
+            results[f"cluster-{n}"] = measure_cluster(n, data)
+            path.write_text(json.dumps(results, indent=1))
+            continue
         if args.hubs:
             results[f"hubs-{n}"] = measure_hubs(n, data, baseline=args.baseline)
             path.write_text(json.dumps(results, indent=1))
             continue
         results[str(n)] = measure(n, data, args.keep_index, args.relations)
         path.write_text(json.dumps(results, indent=1))
-    if not (args.hubs or args.reading):
+    if not (args.hubs or args.reading or args.cluster):
         summary(results)
 
 

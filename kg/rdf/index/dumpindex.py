@@ -490,6 +490,7 @@ class DumpIndex:
         out, done, errors = {}, 0, []
         if progress is not None:
             progress(0, total, f"{len(todo)} files in parallel")
+        finished = 0
         for fut in as_completed(jobs):
             f, stat_key, tmp = jobs[fut]
             try:
@@ -498,9 +499,9 @@ class DumpIndex:
                 errors.append((todo.index(f), exc))
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
-            done += f.stat().st_size
+            done, finished = done + f.stat().st_size, finished + 1
             if progress is not None:
-                progress(done, total, f.name)
+                progress(done, total, f"{len(todo)} files in parallel, {finished} done")
         if errors:
             raise min(errors, key=lambda e: e[0])[1]
         return out

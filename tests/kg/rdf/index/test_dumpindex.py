@@ -306,7 +306,7 @@ def test_files_read_by_worker_processes_give_the_serial_index_byte_for_byte(trut
     assert sorted(mine) == sorted(theirs) and len([k for k in mine if k.endswith("segment.json")]) == 3
     assert [k for k in mine if mine[k] != theirs[k]] == []
     total = sum(f.stat().st_size for f in truthy_parts.iterdir())
-    assert seen[0] == (0, total, "3 files in parallel") and (total, total) in [s[:2] for s in seen]
+    assert seen[0] == (0, total, "3 files in parallel") and (total, total, "3 files in parallel, 3 done") in seen
     assert not list((tmp_path / "segments").glob(".building-*"))
     assert DumpIndex(tmp_path).ingest(truthy_parts, vocabulary=WIKIDATA.with_relations(), executor=pool)[
         "ingested"] == []  # known: no worker asked (the pool is shut down)

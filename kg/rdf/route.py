@@ -50,7 +50,7 @@ from kg.errors import KgfsError, MissingFileError, ParameterError, param
 from kg.files import sha256_file
 from kg.rdf.options import CORPUS_OPTIONS
 from kg.rdf.sources.common import Access
-from kg.rdf.steps import AnnotateStep, FetchStep, read_payload
+from kg.rdf.steps import AnnotateStep, FetchStep, read_facts, read_payload
 from kg.routes.base import Context, FileRef, Input, check_nonempty, table_step
 
 if TYPE_CHECKING:
@@ -625,7 +625,7 @@ class CorpusInput(Input):
 
         corpus = self.read_corpus()
         table = table_from_records(corpus, read_payload(up["annotate"], "entities"),
-                                   read_payload(up["fetch"], "facts"),
+                                   read_facts(up["fetch"]),
                                    name=self.name, features=self.spec(), min_support=self.min_support or 1,
                                    annotator=self.annotator_inputs()["annotator"] if corpus.entities is None else None)
         if self.split_column:

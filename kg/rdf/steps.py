@@ -25,7 +25,7 @@ from kg.routes.base import BatchedStep, Context, Input
 if TYPE_CHECKING:
     from kg.store import Record
 
-__all__ = ["AnnotateStep", "FetchStep", "is_transient", "read_payload", "write_json"]
+__all__ = ["AnnotateStep", "FetchStep", "is_transient", "read_facts", "read_payload", "write_json"]
 
 
 def is_transient(exc: BaseException | None) -> bool:
@@ -74,6 +74,16 @@ def is_transient(exc: BaseException | None) -> bool:
 def read_payload(record: Record, role: str):
     """The JSON payload of a step's file ``role`` (written by :func:`write_json`)."""
     return json.loads(record.path(role).read_text(encoding="utf-8"))
+
+
+def read_facts(record: Record) -> dict:
+    """The fetch step's payload (:func:`kg.rdf.stored.fetch_hierarchy`'s, its ``per_entity`` and ``edges`` stored
+    packed: :func:`kg.rdf.stored.pack_facts`)."""
+    from kg.rdf.stored import unpack_facts
+
+    payload = read_payload(record, "facts")
+    payload["per_entity"], payload["edges"] = unpack_facts(payload.pop("packed"))
+    return payload
 
 
 def write_json(path: Path, obj) -> None:
@@ -155,12 +165,12 @@ class FetchStep(BatchedStep):
         return key
 
     def compute_batch(self, folder, up, batch):
-        from kg.rdf.stored import fetch_features
+        from kg.rdf.stored import fetch_features, pack_facts
 
         spec, source, entities = self.inp.spec(), self.inp.make_source(self.ctx), sorted(batch["entities"])
         weights = batch.get("weights")
         payload, summary = fetch_features(source, entities, spec, weights=weights)
-        write_json(folder / "facts.json", payload)
+        write_json(folder / "facts.json", pack_facts(payload))  # each feature id once
         if not spec.counts:
             return {"facts": "facts.json"}, summary
         write_json(folder / "groups.json", spec.groups(source, entities, weights=weights))  # for the counts
@@ -174,12 +184,13 @@ class FetchStep(BatchedStep):
 
     def compute(self, folder, up):
         from kg.rdf.kinds import merge_reports
-        from kg.rdf.stored import fetch_hierarchy
+        from kg.rdf.stored import fetch_hierarchy, pack_facts, unpack_facts
 
         per: dict[str, list[str]] = {}
         for b in up["batches"]:
-            per.update(read_payload(b, "facts"))
+            per.update(unpack_facts(read_payload(b, "facts"))[0])
         payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.spec())
+        payload["packed"] = pack_facts(payload.pop("per_entity"), payload.pop("edges"))  # read_facts unpacks it
         if self.inp.spec().uses_relations:
             payload["relations"] = merge_reports(b.summary.get("relations", {}) for b in up["batches"])
         if self.inp.spec().counts:

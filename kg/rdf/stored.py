@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # numpy/scipy load with the first table, not with the route's
     from kg.table import FeatureTable
 
 __all__ = ["StoredSource", "annotate_batch", "corpus_batches", "entity_batches", "fetch_features", "fetch_hierarchy",
-           "merge_annotations", "table_from_records"]
+           "merge_annotations", "pack_facts", "table_from_records", "unpack_facts"]
 
 
 def corpus_batches(n: int, batch_size: int = 500) -> list[list[int]]:
@@ -224,6 +224,51 @@ def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]],
     if "types_without_link" in source.report:
         payload["types_without_link"] = sorted(source.report["types_without_link"])
     return payload, {"n_entities": len(per_entity), "n_direct_features": len(nodes), "n_edges": len(edges)}
+
+
+def pack_facts(per_entity: Mapping[str, Sequence[str]], edges: Iterable[Sequence[str]] = ()) -> dict:
+    """Entities' feature ids (and edges between ids) as a stage stores them: each id once (``ids``, sorted), each
+    entity's ids and each edge as positions in it (``rows``, ``edges``). Written out whole, every entity repeats its
+    ids: paths at depth 2 made a 613 MB ``facts.json`` of the CoDEx people's 7,291 entities this way (37 MB packed).
+
+    Parameters
+    ----------
+    per_entity : mapping of entity -> sequence of str
+    edges : iterable of (child, parent)
+
+    Returns
+    -------
+    dict
+        JSON-ready; :func:`unpack_facts` gives back both, in their order.
+
+    Examples
+    --------
+    >>> packed = pack_facts({"E": ["T", "U"], "F": ["T"]}, [("T", "Thing")])
+    >>> packed
+    {'ids': ['T', 'Thing', 'U'], 'rows': {'E': [0, 2], 'F': [0]}, 'edges': [[0, 1]]}
+    >>> unpack_facts(packed)
+    ({'E': ['T', 'U'], 'F': ['T']}, [['T', 'Thing']])
+    """
+    edges = [tuple(e) for e in edges]
+    ids = sorted({f for fs in per_entity.values() for f in fs}.union(*map(set, edges)) if edges else
+                 {f for fs in per_entity.values() for f in fs})
+    pos = {f: i for i, f in enumerate(ids)}
+    out = {"ids": ids, "rows": {e: [pos[f] for f in fs] for e, fs in per_entity.items()}}
+    if edges:
+        out["edges"] = [[pos[c], pos[p]] for c, p in edges]
+    return out
+
+
+def unpack_facts(packed: Mapping) -> tuple[dict[str, list[str]], list[list[str]]]:
+    """The entities' feature ids and the edges of a :func:`pack_facts` payload (each id one shared string).
+
+    Examples
+    --------
+    See :func:`pack_facts`.
+    """
+    ids = packed["ids"]
+    per = {e: [ids[i] for i in row] for e, row in packed["rows"].items()}
+    return per, [[ids[c], ids[p]] for c, p in packed.get("edges", ())]
 
 
 class StoredSource(SourceBase):

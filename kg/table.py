@@ -8,6 +8,7 @@ reported.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import zipfile
@@ -201,27 +202,28 @@ class FeatureTable:
         ids = list(facts) if instances is None else [str(i) for i in instances]
         if not ids:
             raise KgfsError("no instances: the corpus or fact set is empty")
-        rows, cols = [], []
         missing: dict[str, list[str]] = {}
         index = hierarchy.column_index  # node ids, and the members of merged cycles
-        for r, inst in enumerate(ids):
-            for f in facts.get(inst, ()):
-                j = index.get(f)
-                if j is None:
-                    missing.setdefault(str(f), []).append(inst)
-                    continue
-                rows.append(r)
-                cols.append(j)
+        flat: list = []
+        ends = np.empty(len(ids), np.int64)
+        for r, inst in enumerate(ids):  # one extend per instance; the look-ups below in one C-level map
+            flat.extend(facts.get(inst, ()))
+            ends[r] = len(flat)
+        cols = np.fromiter(map(index.get, flat, itertools.repeat(-1)), np.int64, len(flat))
+        rows = np.repeat(np.arange(len(ids), dtype=np.int64), np.diff(ends, prepend=0))
+        bad = np.flatnonzero(cols < 0)
+        for k in bad.tolist():  # in instance order, as they were met
+            missing.setdefault(str(flat[k]), []).append(ids[int(rows[k])])
+        if len(bad):
+            ok = cols >= 0
+            rows, cols = rows[ok], cols[ok]
         if missing and unknown == "raise":
             first = sorted(missing)[0]
             raise UnknownFeatureError(
                 f"{len(missing)} feature id(s) not in the hierarchy, e.g. {first!r} "
                 f"(instance {missing[first][0]!r}); pass unknown='drop' to drop them"
             )
-        direct = sp.csr_matrix(
-            (np.ones(len(rows), np.int8), (np.asarray(rows, np.int64), np.asarray(cols, np.int64))),
-            shape=(len(ids), hierarchy.n_nodes),
-        )
+        direct = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(len(ids), hierarchy.n_nodes))
         x = hierarchy.close(direct)
         support = np.asarray(x.sum(axis=0)).ravel()
         keep = np.flatnonzero(support >= min_support)

@@ -8,7 +8,9 @@ that indexes relations, the relation triples both ways and the subproperty graph
 lexicon's raw material (labels, redirects, in-link counts). A segment is named by the sha256 of its file's bytes,
 hashed during that one read, and by the fingerprint of the vocabulary it was read with (a preset
 reads other predicates): ingesting a file again is a no-op, a copy or a renamed file is recognised,
-a new file adds a segment. A vocabulary that does not index relations also uses the segment its
+a new file adds a segment. New files can be read in parallel, each by one worker of an executor (worker
+processes, or a Dask cluster whose workers share the storage: :meth:`DumpIndex.ingest`, ``kgfs ingest --n-jobs /
+--dask-address``); the segments are those a serial ingest writes, byte for byte. A vocabulary that does not index relations also uses the segment its
 relation-indexing twin (:meth:`Vocabulary.with_relations
 <kg.rdf.vocabulary.Vocabulary.with_relations>`) made of a file, when there is no segment of its
 own (it holds every table of the other and more). Unchanged files are recognised without reading them (``files.json``
@@ -464,9 +466,9 @@ class DumpIndex:
 
     def _ingest_files(self, todo: list[Path], vocabulary: Vocabulary, skip_bad_lines: bool,
                       progress: Progress | None, executor) -> dict[Path, Segment]:
-        """New files read into segments: one after another, or each by a worker of ``executor`` (into a folder
-        beside the index's, on storage the workers share); every file that was read is kept, then the first
-        error is raised."""
+        """New files read into segments: one after another, or each by a worker of ``executor`` (into a
+        ``.building-*`` folder under the index's ``segments``, on storage the workers share); every file that was
+        read is kept, then the first error is raised."""
         total = sum(f.stat().st_size for f in todo)
         (self.root / "segments").mkdir(parents=True, exist_ok=True)
         if executor is None or len(todo) < 2:

@@ -10,8 +10,8 @@ hashed during that one read, and by the fingerprint of the vocabulary it was rea
 reads other predicates): ingesting a file again is a no-op, a copy or a renamed file is recognised,
 a new file adds a segment. New files can be read in parallel, each by one worker of an executor (worker
 processes, or a Dask cluster whose workers share the storage: :meth:`DumpIndex.ingest`, ``kgfs ingest --n-jobs /
---dask-address``); the segments are those a serial ingest writes, byte for byte. A vocabulary that does not index relations also uses the segment its
-relation-indexing twin (:meth:`Vocabulary.with_relations
+--dask-address``); the segments are those a serial ingest writes, byte for byte. A vocabulary that does not
+index relations also uses the segment its relation-indexing twin (:meth:`Vocabulary.with_relations
 <kg.rdf.vocabulary.Vocabulary.with_relations>`) made of a file, when there is no segment of its
 own (it holds every table of the other and more). Unchanged files are recognised without reading them (``files.json``
 remembers each path's size, modification time and inode with its sha256, under a checksum of its

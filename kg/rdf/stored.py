@@ -302,9 +302,11 @@ class StoredSource(SourceBase):
         self._desc = desc
         self._groups = dict(groups or {})
 
-    def groups(self, entities: Iterable[str]) -> dict[str, list[list[str]]]:
-        """The stored relations of each entity, one id list per relation (``--values count``)."""
-        return {e: [list(g) for g in self._groups.get(e, ())] for e in entities}
+    def groups(self, entities: Iterable[str]) -> dict[str, list]:
+        """The stored relations of each entity (``--values count``): one id list per relation, or (paths) one
+        ``{id: count}`` of its walks, kept as stored (a list of its keys lost the counts)."""
+        return {e: [dict(g) if isinstance(g, Mapping) else list(g) for g in self._groups.get(e, ())]
+                for e in entities}
 
     def describe(self) -> str:
         """Where the stored answers came from.

@@ -25,3 +25,25 @@ def test_packed_facts_read_back_as_they_were_through_json(per, edges):
 def test_every_entity_shares_one_string_per_id():
     per, _ = unpack_facts(json.loads(json.dumps(pack_facts({"E": ["out:p|C"], "F": ["out:p|C"]}))))
     assert per["E"][0] is per["F"][0]
+
+
+def test_stored_path_counts_give_the_live_sources_values():
+    """A run's stored answers (the fetch stage's payload, through JSON) give the counts the live source gives:
+    the paths' ``{feature: walks}`` groups were read back as their keys, every count lost."""
+    from kg.rdf.corpus import Corpus
+    from kg.rdf.kinds import FeatureSpec
+    from kg.rdf.stored import annotate_batch, fetch_features, fetch_hierarchy, merge_annotations, table_from_records
+    from kg.rdf.table import assemble_table
+    from tests.kg.rdf.test_paths import X, source
+
+    src, ents = source(), [X + "ann", X + "bob", X + "cat"]
+    corpus = Corpus(ids=["1", "2", "3"], entities=[[e] for e in ents], labels=[1, 0, 1])
+    spec = FeatureSpec.of(["paths"], depth=2, direction="both", values="count")
+    live = assemble_table(corpus, None, src, features=spec)
+    facts, _ = fetch_hierarchy(src, fetch_features(src, ents, spec)[0], spec)
+    facts["groups"] = spec.groups(src, ents)
+    facts = json.loads(json.dumps(facts))  # as the stage stores it
+    stored = table_from_records(corpus, merge_annotations([annotate_batch(corpus, 0, 3, None)[0]])[0], facts,
+                                features=spec)
+    assert stored.feature_names.tolist() == live.feature_names.tolist()
+    assert live.values.max() > 1 and (stored.values != live.values).nnz == 0

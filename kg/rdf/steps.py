@@ -78,11 +78,13 @@ def read_payload(record: Record, role: str):
 
 def read_facts(record: Record) -> dict:
     """The fetch step's payload (:func:`kg.rdf.stored.fetch_hierarchy`'s, its ``per_entity`` and ``edges`` stored
-    packed: :func:`kg.rdf.stored.pack_facts`)."""
-    from kg.rdf.stored import unpack_facts
+    packed: :func:`kg.rdf.stored.pack_facts`; the counts' ``groups``: :func:`kg.rdf.stored.pack_groups`)."""
+    from kg.rdf.stored import unpack_facts, unpack_groups
 
     payload = read_payload(record, "facts")
     payload["per_entity"], payload["edges"] = unpack_facts(payload.pop("packed"))
+    if "groups" in payload:
+        payload["groups"] = unpack_groups(payload["groups"])
     return payload
 
 
@@ -165,7 +167,7 @@ class FetchStep(BatchedStep):
         return key
 
     def compute_batch(self, folder, up, batch):
-        from kg.rdf.stored import fetch_features, pack_facts
+        from kg.rdf.stored import fetch_features, pack_facts, pack_groups
 
         spec, source, entities = self.inp.spec(), self.inp.make_source(self.ctx), sorted(batch["entities"])
         weights = batch.get("weights")
@@ -173,7 +175,7 @@ class FetchStep(BatchedStep):
         write_json(folder / "facts.json", pack_facts(payload))  # each feature id once
         if not spec.counts:
             return {"facts": "facts.json"}, summary
-        write_json(folder / "groups.json", spec.groups(source, entities, weights=weights))  # for the counts
+        write_json(folder / "groups.json", pack_groups(spec.groups(source, entities, weights=weights)))  # the counts
         return {"facts": "facts.json", "groups": "groups.json"}, summary
 
     def _depth(self):
@@ -184,7 +186,7 @@ class FetchStep(BatchedStep):
 
     def compute(self, folder, up):
         from kg.rdf.kinds import merge_reports
-        from kg.rdf.stored import fetch_hierarchy, pack_facts, unpack_facts
+        from kg.rdf.stored import fetch_hierarchy, pack_facts, pack_groups, unpack_facts, unpack_groups
 
         per: dict[str, list[str]] = {}
         for b in up["batches"]:
@@ -194,7 +196,8 @@ class FetchStep(BatchedStep):
         if self.inp.spec().uses_relations:
             payload["relations"] = merge_reports(b.summary.get("relations", {}) for b in up["batches"])
         if self.inp.spec().counts:
-            payload["groups"] = {e: g for b in up["batches"] for e, g in read_payload(b, "groups").items()}
+            payload["groups"] = pack_groups({e: g for b in up["batches"]
+                                             for e, g in unpack_groups(read_payload(b, "groups")).items()})
         if self.inp.bridge == "same-as":
             payload["entities_without_link"] = sorted(e for b in up["batches"]
                                                       for e in b.summary.get("entities_without_link", ()))

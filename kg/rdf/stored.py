@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # numpy/scipy load with the first table, not with the route's
     from kg.table import FeatureTable
 
 __all__ = ["StoredSource", "annotate_batch", "corpus_batches", "entity_batches", "fetch_features", "fetch_hierarchy",
-           "merge_annotations", "pack_facts", "table_from_records", "unpack_facts"]
+           "merge_annotations", "pack_facts", "pack_groups", "table_from_records", "unpack_facts", "unpack_groups"]
 
 
 def corpus_batches(n: int, batch_size: int = 500) -> list[list[int]]:
@@ -269,6 +269,52 @@ def unpack_facts(packed: Mapping) -> tuple[dict[str, list[str]], list[list[str]]
     ids = packed["ids"]
     per = {e: [ids[i] for i in row] for e, row in packed["rows"].items()}
     return per, [[ids[c], ids[p]] for c, p in packed.get("edges", ())]
+
+
+def pack_groups(groups: Mapping[str, Sequence]) -> dict:
+    """The entities' counted groups (:meth:`kg.rdf.kinds.FeatureSpec.groups`: an id list per relation, or a paths'
+    ``{id: walks}``) as a stage stores them: each id once (``ids``), a list as its positions, a mapping as
+    ``{"k": positions, "v": counts}``.
+
+    Examples
+    --------
+    >>> packed = pack_groups({"E": [["out:p", "out:p|C"], ["out:p", "out:p|C"]], "F": [{"out:q": 3}]})
+    >>> packed
+    {'ids': ['out:p', 'out:p|C', 'out:q'], 'groups': {'E': [[0, 1], [0, 1]], 'F': [{'k': [2], 'v': [3]}]}}
+    >>> unpack_groups(packed)
+    {'E': [['out:p', 'out:p|C'], ['out:p', 'out:p|C']], 'F': [{'out:q': 3}]}
+    """
+    ids = sorted({f for gs in groups.values() for g in gs for f in g})
+    pos = {f: i for i, f in enumerate(ids)}
+    return {"ids": ids, "groups": {e: [{"k": [pos[f] for f in g], "v": list(g.values())} if isinstance(g, Mapping)
+                                       else [pos[f] for f in g] for g in gs] for e, gs in groups.items()}}
+
+
+def unpack_groups(packed: Mapping) -> dict[str, list]:
+    """The groups of a :func:`pack_groups` payload; equal consecutive lists of an entity are one shared list, as
+    :meth:`kg.rdf.kinds.FeatureSpec.groups` gives a hub's many relations of the same ids (weighed once by
+    :func:`kg.rdf.kinds.count_values`).
+
+    Examples
+    --------
+    See :func:`pack_groups`.
+    """
+    ids = packed["ids"]
+    out: dict[str, list] = {}
+    for e, gs in packed["groups"].items():
+        row: list = []
+        last = None
+        for g in gs:
+            if isinstance(g, Mapping):
+                row.append({ids[i]: c for i, c in zip(g["k"], g["v"])})
+                last = None
+            elif last is not None and g == last[0]:
+                row.append(last[1])
+            else:
+                last = (g, [ids[i] for i in g])
+                row.append(last[1])
+        out[e] = row
+    return out
 
 
 class StoredSource(SourceBase):

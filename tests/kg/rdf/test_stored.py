@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kg.rdf.stored import pack_facts, unpack_facts
+from kg.rdf.stored import pack_facts, pack_groups, unpack_facts, unpack_groups
 
 IDS = st.text(alphabet="abcT|:>=é", min_size=1, max_size=6)
 
@@ -20,6 +20,19 @@ def test_packed_facts_read_back_as_they_were_through_json(per, edges):
     assert got_per == per and got_edges == [list(e) for e in edges]
     assert packed["ids"] == sorted(set(packed["ids"]))  # each id once
     assert all(isinstance(i, int) for row in packed["rows"].values() for i in row)
+
+
+GROUP = st.one_of(st.lists(IDS, max_size=3), st.dictionaries(IDS, st.integers(1, 9), max_size=3))
+
+
+@given(st.dictionaries(st.text(max_size=4), st.lists(GROUP, max_size=5), max_size=5))
+def test_packed_groups_read_back_as_they_were_through_json(groups):
+    got = unpack_groups(json.loads(json.dumps(pack_groups(groups))))
+    assert got == groups
+    for e, gs in got.items():  # equal consecutive lists: one object, weighed once by count_values
+        for a, b in zip(gs, gs[1:]):
+            if isinstance(a, list) and a == b:
+                assert a is b
 
 
 def test_every_entity_shares_one_string_per_id():
@@ -41,8 +54,9 @@ def test_stored_path_counts_give_the_live_sources_values():
     spec = FeatureSpec.of(["paths"], depth=2, direction="both", values="count")
     live = assemble_table(corpus, None, src, features=spec)
     facts, _ = fetch_hierarchy(src, fetch_features(src, ents, spec)[0], spec)
-    facts["groups"] = spec.groups(src, ents)
+    facts["groups"] = pack_groups(spec.groups(src, ents))
     facts = json.loads(json.dumps(facts))  # as the stage stores it
+    facts["groups"] = unpack_groups(facts["groups"])
     stored = table_from_records(corpus, merge_annotations([annotate_batch(corpus, 0, 3, None)[0]])[0], facts,
                                 features=spec)
     assert stored.feature_names.tolist() == live.feature_names.tolist()

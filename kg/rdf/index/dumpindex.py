@@ -138,20 +138,19 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from kg.errors import InputFormatError, KgfsError
+from kg.errors import InputFormatError
 from kg.files import atomic_write, file_lock
 from kg.rdf.dumpfiles import dump_files
 from kg.rdf.index.blocks import BlockDamaged, manifest_key
 from kg.rdf.index.extsort import SpillPool
-from kg.rdf.index.ingest import FORMAT, build_segment
+from kg.rdf.index.ingest import FORMAT, build_segment_folder
 from kg.rdf.index.lexicon import open_lexicon
-from kg.rdf.index.manifest import MANIFEST, IndexDamaged, Problem, check_folder, write_manifest
+from kg.rdf.index.manifest import MANIFEST, IndexDamaged, Problem, check_folder
 from kg.rdf.index.segment import Segment
 from kg.rdf.vocabulary import DBPEDIA, PRESETS, Vocabulary
 from kg.store.keys import code_digest
 
-__all__ = ["DumpIndex", "IndexDamaged", "build_segment_folder", "index_for_cache", "ingest_summary",
-           "rebuild_command"]
+__all__ = ["DumpIndex", "IndexDamaged", "index_for_cache", "ingest_summary", "rebuild_command"]
 
 log = logging.getLogger(__name__)
 
@@ -279,60 +278,6 @@ def _readers(vocabulary: Vocabulary) -> tuple[Vocabulary, ...]:
     if vocabulary.index_relations or not vocabulary.relations_supported:
         return (vocabulary,)
     return vocabulary, vocabulary.with_relations()
-
-
-def build_segment_folder(path: str, folder: str, vocabulary: Vocabulary, skip_bad_lines: bool = False,
-                         spill_bytes: int | None = None, progress: Callable[[int], None] | None = None,
-                         code: str | None = None) -> dict:
-    """Read one dump file into a segment folder with its manifest (:func:`~kg.rdf.index.ingest.build_segment`, then
-    :func:`~kg.rdf.index.manifest.write_manifest`): what a worker of a parallel ingest runs
-    (:meth:`DumpIndex.ingest` with ``executor``), and what an ingest runs itself, file after file.
-
-    Parameters
-    ----------
-    path, folder : str
-        The dump file and the folder to write (replaced), both on storage the workers see at the same paths.
-    vocabulary : Vocabulary
-    skip_bad_lines : bool
-    spill_bytes : int, optional
-        See :class:`DumpIndex`.
-    progress : callable, optional
-        ``progress(bytes_read)``.
-    code : str, optional
-        The :func:`~kg.store.keys.code_digest` of the process that asks: another kgfs (or other versions of
-        its numerical packages) on a worker would write other segments, and is refused.
-
-    Returns
-    -------
-    dict
-        The segment's record (``segment.json``).
-
-    Raises
-    ------
-    KgfsError
-        The worker runs other code, or does not see the file or the index folder.
-    """
-    import socket
-
-    here = socket.gethostname()
-    if code is not None and code != code_digest():
-        raise KgfsError(f"the worker on {here} runs another kgfs (or other versions of its numerical packages) "
-                        f"than the ingest that sent it {Path(path).name}: install the same kgfs on every worker")
-    if not Path(path).is_file():
-        raise KgfsError(f"dump file {path} is not visible on {here}: the workers of a parallel ingest must see the "
-                        "dump files and the kgfs home at the same paths (shared storage)")
-    if not Path(folder).parent.is_dir():
-        raise KgfsError(f"the dump index folder {Path(folder).parent} is not visible on {here}: the workers of a "
-                        "parallel ingest must see the dump files and the kgfs home at the same paths (shared storage)")
-    shutil.rmtree(folder, ignore_errors=True)
-    try:
-        info = build_segment(path, folder, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress,
-                             pool=SpillPool() if spill_bytes is None else SpillPool(spill_bytes))
-        write_manifest(folder)  # last: a folder without one is never used
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return info
 
 
 def _remove_leftovers(folder: Path) -> list[Path]:

@@ -57,6 +57,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import shutil
 import time
 from array import array
 from collections.abc import Callable
@@ -65,14 +66,18 @@ from pathlib import Path
 import numpy as np
 import pyoxigraph as ox
 
+from kg.errors import KgfsError
 from kg.rdf.dumpfiles import DumpReader
 from kg.rdf.index.columns import StringColumn, StringColumnWriter, find_sorted, hash_keys, load_array, save_array
 from kg.rdf.index.extsort import NpyWriter, SortedRuns, SpillPool, write_pair_array
 from kg.rdf.index.linefilter import LineFilter
+from kg.rdf.index.manifest import write_manifest
 from kg.rdf.vocabulary import DBPEDIA, RDFS, SKOS, Vocabulary
 from kg.sparse import distinct
+from kg.store.keys import code_digest
 
-__all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "RELATION_TABLES", "build_segment", "line_filter"]
+__all__ = ["FACT_ROLES", "FORMAT", "GRAPH_ROLES", "RELATION_TABLES", "build_segment", "build_segment_folder",
+           "line_filter"]
 
 #: The version of the segment layout (part of a segment's folder name).
 FORMAT = 3  # 3: every in-link counted (format 2 counted the first 65,536 links of a file: a wrong prior)
@@ -576,4 +581,59 @@ def build_segment(path, folder, *, vocabulary: Vocabulary = DBPEDIA, skip_bad_li
             **tables, "n_bad_lines": len(reader.bad_lines),
             "bad_lines": [list(b) for b in reader.bad_lines[:100]], "seconds": round(time.perf_counter() - t0, 3)}
     (folder / "segment.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    return info
+
+
+def build_segment_folder(path: str, folder: str, vocabulary: Vocabulary, skip_bad_lines: bool = False,
+                         spill_bytes: int | None = None, progress: Callable[[int], None] | None = None,
+                         code: str | None = None) -> dict:
+    """Read one dump file into a segment folder with its manifest (:func:`build_segment`, then
+    :func:`~kg.rdf.index.manifest.write_manifest`): what a worker of a parallel ingest runs
+    (:meth:`kg.rdf.index.dumpindex.DumpIndex.ingest` with ``executor``), and what an ingest runs itself, file
+    after file.
+
+    Parameters
+    ----------
+    path, folder : str
+        The dump file and the folder to write (replaced), both on storage the workers see at the same paths.
+    vocabulary : Vocabulary
+    skip_bad_lines : bool
+    spill_bytes : int, optional
+        See :class:`kg.rdf.index.dumpindex.DumpIndex`.
+    progress : callable, optional
+        ``progress(bytes_read)``.
+    code : str, optional
+        The :func:`~kg.store.keys.code_digest` of the process that asks: another kgfs (or other versions of
+        its numerical packages) on a worker would write other segments, and is refused.
+
+    Returns
+    -------
+    dict
+        The segment's record (``segment.json``).
+
+    Raises
+    ------
+    KgfsError
+        The worker runs other code, or does not see the file or the index folder.
+    """
+    import socket
+
+    here = socket.gethostname()
+    if code is not None and code != code_digest():
+        raise KgfsError(f"the worker on {here} runs another kgfs (or other versions of its numerical packages) "
+                        f"than the ingest that sent it {Path(path).name}: install the same kgfs on every worker")
+    if not Path(path).is_file():
+        raise KgfsError(f"dump file {path} is not visible on {here}: the workers of a parallel ingest must see the "
+                        "dump files and the kgfs home at the same paths (shared storage)")
+    if not Path(folder).parent.is_dir():
+        raise KgfsError(f"the dump index folder {Path(folder).parent} is not visible on {here}: the workers of a "
+                        "parallel ingest must see the dump files and the kgfs home at the same paths (shared storage)")
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        info = build_segment(path, folder, vocabulary=vocabulary, skip_bad_lines=skip_bad_lines, progress=progress,
+                             pool=SpillPool() if spill_bytes is None else SpillPool(spill_bytes))
+        write_manifest(folder)  # last: a folder without one is never used
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return info

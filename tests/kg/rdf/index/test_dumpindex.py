@@ -331,7 +331,7 @@ def test_a_file_that_fails_on_a_worker_is_named_and_the_others_are_kept(truthy_p
 
 def test_a_worker_with_other_code_or_without_the_files_is_refused(truthy_parts, tmp_path):
     from kg.errors import KgfsError
-    from kg.rdf.index.dumpindex import build_segment_folder
+    from kg.rdf.index.ingest import build_segment_folder
     from kg.rdf.vocabulary import WIKIDATA
 
     with pytest.raises(KgfsError, match="runs another kgfs .* install the same kgfs on every worker"):

@@ -250,8 +250,7 @@ def pack_facts(per_entity: Mapping[str, Sequence[str]], edges: Iterable[Sequence
     ({'E': ['T', 'U'], 'F': ['T']}, [['T', 'Thing']])
     """
     edges = [tuple(e) for e in edges]
-    ids = sorted({f for fs in per_entity.values() for f in fs}.union(*map(set, edges)) if edges else
-                 {f for fs in per_entity.values() for f in fs})
+    ids = sorted({f for fs in per_entity.values() for f in fs}.union(*edges))
     pos = {f: i for i, f in enumerate(ids)}
     out = {"ids": ids, "rows": {e: [pos[f] for f in fs] for e, fs in per_entity.items()}}
     if edges:

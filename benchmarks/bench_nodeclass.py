@@ -10,6 +10,10 @@ part only and the test part scored once:
 - kgfs (b): the hierarchical selectors (``--selectors``: HIP, MR, TSEL, SHSEL by default) + naive Bayes, and
   among them the one with the best **training** CV accuracy (never the test accuracy), with the fraction of
   the generated features it keeps;
+- kgfs (c): the hierarchical selectors of ``--budget-selectors`` (SHSEL IG and C with pruning by default) with
+  the classifier chosen for (a), searched under a budget of features (``max_kept``, ``--max-kept``, 10% by
+  default: only settings whose selector keeps at most that share of the generated features in every inner fold
+  can be chosen), the one with the best training CV kept: issue 35's selector goal;
 - pyRDF2Vec 0.2.3 (random walks + Word2Vec over the same graph, in its own virtual environment, as a
   subprocess that answers in JSON: ``benchmarks/peer_pyrdf2vec.py``), then logistic regression and an RBF
   SVM, each with ``C`` tuned on the training part.
@@ -63,6 +67,11 @@ def _peer_module():
 
 DATASETS = ("nodeclass/aifb", "nodeclass/mutag")
 SELECTORS = ("hip", "mr", "tsel-ig", "shsel-ig-prune")
+#: the hierarchical selectors tried under the budget of features (threshold methods: the budget needs a setting
+#: that keeps few features), with the classifier chosen over all features
+BUDGET_SELECTORS = ("shsel-ig-prune", "shsel-c-prune")
+#: the budget of issue 35's selector goal: at most this share of the generated features kept
+MAX_KEPT = 0.10
 #: the classifiers over all features, one chosen by training CV (the plain one, and one weighing rare features more)
 ALL_FEATURES_CLASSIFIERS = {"logreg": "logistic regression",
                             "logreg-tfidf": "logistic regression on TF-IDF weights"}
@@ -199,6 +208,19 @@ def goals(results: Mapping) -> list[dict]:
     for name in targets:
         d = ds.get(name, {})
         a, b = d.get("kgfs_all"), d.get("kgfs_selected")
+        if a and "budget_trials" in d:  # the selectors searched under the budget, with all features' classifier
+            c = d.get("kgfs_budget")
+            if c is None:
+                oks.append(False)
+                parts.append(f"{TITLES[name]}: no selector of {', '.join(t['selector'] for t in d['budget_trials'])} "
+                             f"keeps at most {100 * d['budget']:g}% with any setting searched")
+                continue
+            oks.append(c["fraction_kept"] <= 0.10 and c["accuracy"] >= a["accuracy"] - 0.01)
+            parts.append(f"{TITLES[name]}: {c['selector']} + {c['classifier']} searched under a "
+                         f"{100 * d['budget']:g}% budget (chosen by training CV) keeps {100 * c['fraction_kept']:.1f}% "
+                         f"({c['n_kept']:,.0f} of {c['n_features']:,}) at {c['accuracy']:.4f} vs all features "
+                         f"{a['accuracy']:.4f}")
+            continue
         if not a or not b:
             continue
         oks.append(b["fraction_kept"] <= 0.10 and b["accuracy"] >= a["accuracy"] - 0.01)
@@ -278,6 +300,27 @@ def render_markdown(results: Mapping) -> str:
                 mark = " (chosen)" if t.get("chosen_by_cv") else ""
                 lines.append(f"| {t['selector']}{mark} | {_pct(t.get('cv_accuracy'))} | {_pct(t.get('accuracy'))} | "
                              f"{_int(t.get('n_features'))} | {_kept(t)} |")
+            lines.append("")
+        budget = d.get("budget_trials", [])
+        if budget:
+            share = f"{100 * d['budget']:g}%"
+            lines += [f"The hierarchical selectors searched under a budget of features on {title}: only settings "
+                      f"whose selector keeps at most {share} of the generated features in every inner fold could be "
+                      f"chosen (*CV kept*: the chosen setting's largest share over the inner folds), with the "
+                      f"classifier chosen over all features; the best training CV is kept, the test accuracies of "
+                      "the others are shown for information:", "",
+                      "| selector | classifier | CV (train) | CV kept | test accuracy | generated | kept | chosen |",
+                      "|---|---|---|---|---|---|---|---|"]
+            for t in budget:
+                if t.get("status") != "ok":
+                    lines.append(f"| {t['selector']} | {t['classifier']} | failed: {t.get('error', '')} "
+                                 "| | | | | |")
+                    continue
+                mark = " (chosen)" if t.get("chosen_by_cv") else ""
+                chosen = ", ".join(f"{k}={v}" for k, v in sorted(t.get("chosen", {}).items()))
+                lines.append(f"| {t['selector']}{mark} | {t['classifier']} | {_pct(t.get('cv_accuracy'))} | "
+                             f"{100 * t['cv_kept']:.1f}% | {_pct(t.get('accuracy'))} | {_int(t.get('n_features'))} | "
+                             f"{_kept(t)} | {chosen or '–'} |")
             lines.append("")
     lines += ["## Published figures", "",
               "Test accuracy on the same splits, from Schlichtkrull et al. 2018, \"Modeling Relational Data with "
@@ -477,6 +520,25 @@ def run_dataset(name: str, args, peer_py: Path | None) -> dict:
         out["kgfs_selected"] = _row(best, f"kgfs: {best.selector} + naive Bayes (best selector by training CV)")
         out["rows"].append(out["kgfs_selected"])
         picks.append(out["kgfs_selected"])
+    if args.budget_selectors:
+        t0 = time.perf_counter()
+        clf_label = ALL_FEATURES_CLASSIFIERS[a.classifier]
+        res = evaluate_split(data, list(args.budget_selectors), [a.classifier], max_kept=args.max_kept, **opts)
+        ok = [o for o in res.outcomes if o.status == "ok"]
+        best = res.best() if ok else None
+        out["budget"] = args.max_kept
+        out["budget_trials"] = []
+        for o in res.outcomes:
+            out["budget_trials"].append({**_row(o, o.selector), "cv_kept": o.cv_kept, "chosen_by_cv": o is best})
+            print(f"{name}: {o.selector} + {a.classifier}, at most {args.max_kept:.0%} kept: {o.status} "
+                  f"{o.accuracy:.4f} (cv {o.cv_accuracy:.4f}, {o.n_selected:.1f} of {o.n_features} kept) {o.error}",
+                  flush=True)
+        print(f"{name}: selectors under the budget in {time.perf_counter() - t0:.1f} s", flush=True)
+        if best is not None:
+            out["kgfs_budget"] = _row(best, f"kgfs: {best.selector} + {clf_label}, at most {args.max_kept:.0%} of "
+                                            f"the features kept (best selector by training CV)")
+            out["rows"].append(out["kgfs_budget"])
+            picks.append(out["kgfs_budget"])
     # kgfs's own answer: the pipeline with the better training CV (ties: all features, listed first)
     out["kgfs_pick"] = max(picks, key=lambda r: r["cv_accuracy"])
     gen_params = {k.removeprefix("kg__"): v for k, v in a.chosen.items() if k.startswith("kg__")}
@@ -532,6 +594,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--datasets", nargs="+", default=list(DATASETS))
     ap.add_argument("--selectors", nargs="+", default=list(SELECTORS),
                     help="hierarchical selectors tried with naive Bayes (the best by training CV is reported)")
+    ap.add_argument("--budget-selectors", nargs="*", default=list(BUDGET_SELECTORS),
+                    help="hierarchical selectors tried under the budget of features with the classifier chosen "
+                         "over all features (none: skip that part)")
+    ap.add_argument("--max-kept", type=float, default=MAX_KEPT,
+                    help="the budget: the largest share of the generated features a selector may keep")
     ap.add_argument("--inner-splits", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-walks", type=int, nargs="+", default=[PEER_SETTINGS["max_walks"]],
@@ -554,6 +621,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         ap.error(f"unknown dataset(s) {', '.join(bad)}: choose from {', '.join(DATASETS)}")
     if args.inner_splits < 2:
         ap.error("--inner-splits must be at least 2")
+    if not 0 < args.max_kept <= 1:
+        ap.error(f"--max-kept must be a share in (0, 1], e.g. 0.1; got {args.max_kept:g}")
     if min(args.max_walks) < 1 or args.max_depth < 1:
         ap.error("--max-walks and --max-depth must be positive")
     if args.generate is not None and args.reply is None:
@@ -564,7 +633,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         from selection.registry import available_selectors
 
         known = available_selectors()
-        unknown = [s for s in args.selectors if s not in known]
+        unknown = [s for s in [*args.selectors, *args.budget_selectors] if s not in known]
         if unknown:
             ap.error(f"unknown selector(s) {', '.join(unknown)}")
     args.peer_settings = {"max_walks": list(args.max_walks), "max_depth": args.max_depth}
@@ -583,7 +652,8 @@ def main(argv=None) -> int:
     results = {"run": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                        "machine": f"{os.cpu_count()} cores shared with other work (load average "
                                   f"{os.getloadavg()[0]:.1f} at the start), Python {platform.python_version()}",
-                       "seed": args.seed, "inner_splits": args.inner_splits, "selectors": list(args.selectors)},
+                       "seed": args.seed, "inner_splits": args.inner_splits, "selectors": list(args.selectors),
+                       "budget_selectors": list(args.budget_selectors), "max_kept": args.max_kept},
                "datasets": {}}
     if peer_py is not None:
         results["run"]["peer"] = {"version": PEER_VERSION, **PEER_SETTINGS, **args.peer_settings}

@@ -49,6 +49,7 @@ from selection.evaluation.tables import (
     dataset_means,
     dataset_sds,
     degenerate_cells,
+    split_budget,
     split_features,
     unbeaten_note,
 )
@@ -359,7 +360,8 @@ def split_section(results: pd.DataFrame, features: pd.DataFrame | None = None, b
                      "train CV accuracy": "" if r.get("cv_accuracy") != r.get("cv_accuracy") else
                      f"{r['cv_accuracy']:.3f}",
                      "chosen on train": said, "features (generated -> kept)":
-                     f"{int(r['n_features'])} -> {r['n_selected']:g}" if r.get("status") == "ok" else "",
+                     f"{int(r['n_features'])} -> {r['n_selected']:g}{split_budget(r)}" if r.get("status") == "ok"
+                     else "",
                      "settings tried": r.get("n_candidates"),
                      "search s": round(float(r.get("select_seconds") or 0.0), 1),
                      "train / test": f"{r.get('n_train')} / {r.get('n_test')}"})

@@ -587,19 +587,25 @@ class SplitOptions(ProtocolOptions):
         The positive class of AUROC, AUCPR and GM (default: the minority class).
     search_jobs : int
         Workers of each grid search (1: in the cell's process, where the graph's answers are shared).
+    max_kept : float or None
+        A budget of features: only settings whose selector keeps at most this share of the generated features
+        in every inner fold are chosen (e.g. 0.1; default: no budget).
     """
 
     _parameter_constraints = {"generation": [dict, None], "thresholds": ["array-like", None],
                               "confidence": [Interval(Real, 0, 1, closed="neither")],
                               "pos_label": [str, Integral, None],
-                              "search_jobs": [Interval(Integral, 1, None, closed="left")]}
+                              "search_jobs": [Interval(Integral, 1, None, closed="left")],
+                              "max_kept": [Interval(Real, 0, 1, closed="right"), None]}
 
-    def __init__(self, generation=None, thresholds=None, confidence=0.95, pos_label=None, search_jobs=1):
+    def __init__(self, generation=None, thresholds=None, confidence=0.95, pos_label=None, search_jobs=1,
+                 max_kept=None):
         self.generation = generation
         self.thresholds = thresholds
         self.confidence = confidence
         self.pos_label = pos_label
         self.search_jobs = search_jobs
+        self.max_kept = max_kept
 
 
 def _split(data, selectors, classifiers, *, dataset, n_splits=5, random_state=0, folds=None, options=None):
@@ -617,7 +623,8 @@ def _split(data, selectors, classifiers, *, dataset, n_splits=5, random_state=0,
 
     settings = SplitSettings(generation=generation, thresholds=options["thresholds"], inner_splits=n_splits,
                              random_state=random_state, confidence=float(options["confidence"]),
-                             pos_label=options["pos_label"], n_jobs=int(options["search_jobs"]))
+                             pos_label=options["pos_label"], n_jobs=int(options["search_jobs"]),
+                             max_kept=None if options["max_kept"] is None else float(options["max_kept"]))
     rows = split_rows(data, selectors, classifiers, settings)
     rows["dataset"] = dataset
     return rows

@@ -73,6 +73,7 @@ from selection.evaluation.tables import (  # re-exported: the tables the reports
     degenerate_cells,
     metric_names,
     rename_headings,
+    split_budget,
     split_features,
     unbeaten_note,
 )
@@ -417,8 +418,9 @@ def split_markdown(results: pd.DataFrame) -> list[str]:
             continue
         out.append(f"| {r['dataset']} | {r['selector']} | {r['classifier']} | {r['accuracy']:.3f} "
                    f"[{r['accuracy_ci_low']:.3f}, {r['accuracy_ci_high']:.3f}] | {r['cv_accuracy']:.3f} | {said} | "
-                   f"{int(r['n_features'])} -> {r['n_selected']:g} |")
+                   f"{int(r['n_features'])} -> {r['n_selected']:g}{split_budget(r)} |")
     return out
+
 
 
 def _safe(s: str) -> str:

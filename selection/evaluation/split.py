@@ -31,6 +31,13 @@ Choices (documented here, tested in ``tests/selection/evaluation/test_split.py``
   loses; if every candidate fails the cell fails.
 - The thresholds searched for a threshold method default to :data:`THRESHOLDS` (13 values of the class's
   sweep; its 101 would cost 8x the time for little).
+- A budget of features (``max_kept``, a share of those generated): the search scores each candidate's
+  share too (:func:`kept_share`: the selector's kept features over the features generated in that inner
+  fold; a lazy selector: the mean per validation instance), and only candidates whose share is at most the
+  budget **in every inner fold** can be chosen, the best accuracy among them (ties: grid order, as without a
+  budget). The final model's share is reported beside it (``n_selected`` / ``n_features``); refitted on the
+  whole training part it may differ a little from the folds'. No candidate within the budget: the cell
+  fails, naming the smallest share the search reached.
 - The search runs with one BLAS thread (:func:`threadpoolctl.threadpool_limits`): its fits are of small
   matrices (hundreds of rows), where BLAS threads only cost (a logistic regression on AIFB's 140 x 46 table
   took 10x longer with two threads on two cores than with one).
@@ -88,7 +95,7 @@ from selection.evaluation.specs import MethodSpec, method_specs, params_json
 from selection.lazy.estimator import LazySelectionClassifier
 
 __all__ = ["SPLIT_COLUMNS", "THRESHOLDS", "SplitOutcome", "SplitResult", "SplitSettings", "evaluate_split",
-           "kg_features", "model_grid", "presence", "split_rows", "wilson_interval"]
+           "kept_share", "kg_features", "model_grid", "presence", "split_rows", "wilson_interval"]
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +104,7 @@ THRESHOLDS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
 
 #: The columns a split row has beyond :data:`selection.evaluation.cv.COLUMNS`.
 SPLIT_COLUMNS = ["accuracy_ci_low", "accuracy_ci_high", "confidence", "cv_accuracy", "chosen", "n_candidates",
-                 "generation_seconds", "selected_features"]
+                 "generation_seconds", "selected_features", "max_kept", "cv_kept"]
 
 
 def _remembered_class():
@@ -307,6 +314,10 @@ class SplitOutcome:
         Its mean accuracy over the inner folds of the training part.
     n_candidates : int
         Settings tried.
+    max_kept : float
+        The budget of the search (a share of the features generated; NaN: none).
+    cv_kept : float
+        The chosen setting's largest share of features kept over the inner folds (NaN without a budget).
     n_train, n_test : int
     accuracy, ci_low, ci_high : float
         Test accuracy and its Wilson interval at ``confidence``.
@@ -342,6 +353,8 @@ class SplitOutcome:
     chosen: dict = field(default_factory=dict)
     cv_accuracy: float = float("nan")
     n_candidates: int = 0
+    max_kept: float = float("nan")
+    cv_kept: float = float("nan")
     n_train: int = 0
     n_test: int = 0
     accuracy: float = float("nan")
@@ -389,7 +402,8 @@ class SplitOutcome:
                 "accuracy_ci_low": self.ci_low, "accuracy_ci_high": self.ci_high, "confidence": self.confidence,
                 "cv_accuracy": self.cv_accuracy, "chosen": json.dumps(self.chosen, sort_keys=True, default=str),
                 "n_candidates": self.n_candidates, "generation_seconds": self.generation_seconds,
-                "selected_features": json.dumps(features, default=_jsonable)}
+                "selected_features": json.dumps(features, default=_jsonable), "max_kept": self.max_kept,
+                "cv_kept": self.cv_kept}
 
 
 @dataclass
@@ -462,6 +476,60 @@ def _selected(pipe: Pipeline, X_train, y_train, X_test, kind: str):
             enrichment)
 
 
+def kept_share(pipe: Pipeline, X, y=None) -> float:
+    """The share of a fitted model's generated features its selector keeps (a scorer of the search's budget).
+
+    Parameters
+    ----------
+    pipe : Pipeline
+        Fitted, of :func:`model_grid`: ``kg`` + ``select`` + ``clf``, or ``kg`` + a lazy ``clf``.
+    X : array-like
+        The rows scored (a lazy selector's share is the mean over them of its per-instance masks).
+    y : ignored
+
+    Returns
+    -------
+    float
+        Kept features over the features ``kg`` generated (0 when it generated none).
+    """
+    n = len(pipe["kg"].get_feature_names_out())
+    if "select" in pipe.named_steps:
+        kept = float(np.count_nonzero(pipe["select"].get_support()))
+    else:
+        masks = sp.csr_matrix(pipe["clf"].selector_.select_for(pipe["kg"].transform(X)))
+        kept = float(masks.count_nonzero()) / max(1, masks.shape[0])
+    return kept / n if n else 0.0
+
+
+class _WithinBudget:
+    """``GridSearchCV``'s ``refit``: the best mean accuracy among the candidates whose share of kept features is
+    at most ``max_kept`` in every inner fold (ties: the first in grid order, as scikit-learn's own ranking)."""
+
+    def __init__(self, max_kept: float, n_splits: int):
+        self.max_kept = max_kept
+        self.n_splits = n_splits
+
+    def shares(self, cv_results) -> np.ndarray:
+        """Each candidate's largest share over the inner folds (NaN where a fold failed)."""
+        return np.max([np.asarray(cv_results[f"split{i}_test_kept"], dtype=float) for i in range(self.n_splits)],
+                      axis=0)
+
+    def __call__(self, cv_results) -> int:
+        acc = np.asarray(cv_results["mean_test_accuracy"], dtype=float)
+        shares = self.shares(cv_results)
+        ok = np.isfinite(acc) & np.isfinite(shares) & (shares <= self.max_kept + 1e-12)
+        if not ok.any():
+            tried = np.isfinite(acc) & np.isfinite(shares)
+            if not tried.any():
+                raise KgfsError("every setting of the search failed on the training part")
+            i = int(np.flatnonzero(tried)[np.argmin(shares[tried])])
+            raise KgfsError(f"no setting keeps at most {self.max_kept:.1%} of the generated features in every inner "
+                            f"fold (max_kept={self.max_kept:g}); the fewest: {shares[i]:.1%}, with "
+                            f"{json.dumps(cv_results['params'][i], sort_keys=True, default=str)}")
+        idx = np.flatnonzero(ok)
+        return int(idx[np.argmax(acc[idx])])
+
+
 @dataclass(frozen=True)
 class SplitSettings:
     """How :func:`evaluate_split` tunes and scores (its keywords; the ``split`` protocol's options).
@@ -484,6 +552,9 @@ class SplitSettings:
     n_jobs : int or None
         Workers of each grid search (joblib; the source's answers are shared in one process, so 1 is fastest
         for small graphs).
+    max_kept : float, optional
+        A budget: only settings whose selector keeps at most this share of the generated features (0 < share
+        <= 1) in every inner fold are chosen (see the module).
 
     Examples
     --------
@@ -498,6 +569,13 @@ class SplitSettings:
     confidence: float = 0.95
     pos_label: object = None
     n_jobs: int | None = 1
+    max_kept: float | None = None
+
+    def __post_init__(self):
+        if self.max_kept is not None and (isinstance(self.max_kept, bool) or not isinstance(self.max_kept, (int, float))
+                                          or not 0 < self.max_kept <= 1):
+            raise KgfsError(f"max_kept must be a share of the generated features in (0, 1], e.g. 0.1; got "
+                            f"{self.max_kept!r}")
 
     def thresholds_searched(self) -> tuple:
         """:attr:`thresholds`, or :data:`THRESHOLDS`."""
@@ -515,8 +593,12 @@ def _one(data, parts, selector: MethodSpec, classifier: MethodSpec, settings: Sp
     try:
         pipe, grid = model_grid(data, selector, classifier, generation=settings.generation,
                                 thresholds=settings.thresholds_searched())
-        search = GridSearchCV(pipe, grid, cv=cv, scoring="accuracy", refit=True, error_score=np.nan,
-                              n_jobs=settings.n_jobs)
+        budget = None if settings.max_kept is None else _WithinBudget(float(settings.max_kept), settings.inner_splits)
+        if budget is not None:
+            out.max_kept = budget.max_kept
+        search = GridSearchCV(pipe, grid, cv=cv, scoring="accuracy" if budget is None else
+                              {"accuracy": "accuracy", "kept": kept_share}, refit=budget or True,
+                              error_score=np.nan, n_jobs=settings.n_jobs)
         t0 = time.perf_counter()
         with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
             warnings.simplefilter("ignore", FitFailedWarning)  # a candidate without features loses (NaN)
@@ -525,7 +607,11 @@ def _one(data, parts, selector: MethodSpec, classifier: MethodSpec, settings: Sp
             search.fit(X[train], y[train])
         out.search_seconds = time.perf_counter() - t0
         out.n_candidates = len(search.cv_results_["params"])
-        out.cv_accuracy = float(search.best_score_)
+        if budget is None:
+            out.cv_accuracy = float(search.best_score_)
+        else:
+            out.cv_accuracy = float(search.cv_results_["mean_test_accuracy"][search.best_index_])
+            out.cv_kept = float(budget.shares(search.cv_results_)[search.best_index_])
         if not np.isfinite(out.cv_accuracy):
             raise KgfsError("every setting of the search failed on the training part")
         out.chosen = {k: search.best_params_[k] for k in sorted(search.best_params_)}

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["BASELINE_COLUMN", "BOLD_RULE", "METRIC_NAMES", "STATS_INTRO", "ReportText", "best_cells", "dataset_means",
-           "dataset_sds", "degenerate_cells", "metric_names", "rename_headings", "split_features", "unbeaten_note"]
+           "dataset_sds", "degenerate_cells", "metric_names", "rename_headings", "split_budget", "split_features",
+           "unbeaten_note"]
 
 METRIC_NAMES = {
     "accuracy": "Classification accuracy",
@@ -352,3 +353,17 @@ def split_features(results: pd.DataFrame) -> pd.DataFrame:
             rows.append({"dataset": r["dataset"], "selector": r["selector"], "classifier": r["classifier"],
                          "rank": k, **f})
     return pd.DataFrame(rows)
+
+
+def split_budget(row: Mapping) -> str:
+    """``(at most 10% kept in each inner fold)`` for a split row searched under a budget (its ``max_kept``), else "".
+
+    >>> split_budget({"max_kept": 0.1}), split_budget({"max_kept": float("nan")}), split_budget({})
+    (' (at most 10% kept in each inner fold)', '', '')
+    """
+    share = row.get("max_kept")
+    try:
+        share = float(share)
+    except (TypeError, ValueError):
+        return ""
+    return f" (at most {share * 100:g}% kept in each inner fold)" if np.isfinite(share) else ""

@@ -242,6 +242,46 @@ def test_the_goals_are_stated_met_or_not_honestly():
     assert md.count("**not met**") == 2 and md.count("| met |") == 2 and "| not measured here |" in md
 
 
+def _with_budget(res: dict, name: str, acc: float | None, frac: float = 0.039) -> dict:
+    """``res`` with the selectors searched under a 10% budget on ``name`` (``acc`` None: every one failed)."""
+    d = res["datasets"][name]
+    failed = {"pipeline": "shsel-c-prune", "selector": "shsel-c-prune", "classifier": "logreg", "status": "failed",
+              "error": "KgfsError: no setting keeps at most 10.0% of the generated features in every inner fold",
+              "accuracy": float("nan"), "cv_accuracy": float("nan"), "n_features": 0, "n_kept": 0.0,
+              "fraction_kept": None, "chosen": {}, "cv_kept": float("nan"), "chosen_by_cv": False}
+    d["budget"], d["budget_trials"] = 0.1, [failed]
+    if acc is not None:
+        row = {"pipeline": "kgfs: shsel-ig-prune + logistic regression, at most 10% of the features kept",
+               "selector": "shsel-ig-prune", "classifier": "logreg", "status": "ok", "accuracy": acc,
+               "ci": [0.7, 0.95], "cv_accuracy": 0.85, "n_features": 1359, "n_kept": 1359 * frac,
+               "fraction_kept": frac, "chosen": {"select__threshold": 1.0}}
+        d["kgfs_budget"] = row
+        d["rows"].append(row)
+        d["budget_trials"].insert(0, {**row, "cv_kept": 0.0533, "chosen_by_cv": True})
+    return res
+
+
+def test_the_selector_goal_reads_the_selectors_searched_under_the_budget():
+    res = _with_budget(_with_budget(_results(), "nodeclass/aifb", 0.8889), "nodeclass/mutag", 0.8235 - 0.005)
+    res["datasets"]["nodeclass/mutag"]["kgfs_all"]["accuracy"] = 0.8235
+    goal = bench.goals(res)[1]
+    assert goal["met"] is True
+    assert ("AIFB: shsel-ig-prune + logreg searched under a 10% budget (chosen by training CV) keeps 3.9% (53 of "
+            "1,359) at 0.8889 vs all features 0.8889") in goal["measured"]
+    # more than a point below all features on one dataset: not met
+    res["datasets"]["nodeclass/mutag"]["kgfs_budget"]["accuracy"] = 0.7647
+    assert bench.goals(res)[1]["met"] is False
+    # no selector under the budget: not met, and said
+    res = _with_budget(_with_budget(_results(), "nodeclass/aifb", 0.8889), "nodeclass/mutag", None)
+    goal = bench.goals(res)[1]
+    assert goal["met"] is False and "MUTAG: no selector of shsel-c-prune keeps at most 10% with any setting" \
+        in goal["measured"]
+    md = bench.render_markdown(res)
+    assert "| shsel-ig-prune (chosen) | logreg | 0.8500 | 5.3% | 0.8889 | 1,359 | 53.0 (3.9%) | " \
+           "select__threshold=1.0 |" in md
+    assert "| shsel-c-prune | logreg | failed: KgfsError: no setting keeps at most 10.0%" in md
+
+
 def test_the_combination_of_datasets():
     assert bench._combine([True, True]) is True
     assert bench._combine([True, None]) is None
@@ -257,6 +297,9 @@ def test_the_combination_of_datasets():
     (["--generate", "nodeclass/mutag"], "--generate needs --reply"),
     (["--render", "/nonexistent/results.json"], "--render: no file"),
     (["--selectors", "hip", "nosuch"], "unknown selector(s) nosuch"),
+    (["--budget-selectors", "nosuch2"], "unknown selector(s) nosuch2"),
+    (["--max-kept", "0"], "--max-kept must be a share in (0, 1]"),
+    (["--max-kept", "1.5"], "--max-kept must be a share in (0, 1]"),
 ])
 def test_bad_arguments_are_refused(capsys, argv, message):
     with pytest.raises(SystemExit) as exc:
@@ -269,6 +312,7 @@ def test_the_defaults_are_both_benchmarks_and_four_hierarchical_selectors():
     args = bench.parse_args([])
     assert args.datasets == ["nodeclass/aifb", "nodeclass/mutag"]
     assert args.selectors == ["hip", "mr", "tsel-ig", "shsel-ig-prune"]
+    assert args.budget_selectors == ["shsel-ig-prune", "shsel-c-prune"] and args.max_kept == 0.1
     assert args.peer_settings == {"max_walks": [100], "max_depth": 4}
     assert args.out == ROOT / "docs" / "benchmarks.md"
 
@@ -286,7 +330,8 @@ def test_render_writes_the_page_from_a_results_file(tmp_path):
 def test_the_kgfs_side_on_mutag_end_to_end(shared_data, tmp_path, capsys):
     out, raw = tmp_path / "benchmarks.md", tmp_path / "results.json"
     assert bench.main(["--mirror", str(shared_data), "--datasets", "nodeclass/mutag", "--selectors", "tsel-ig",
-                       "hip", "--skip-peer", "--inner-splits", "3", "--json", str(raw), "--out", str(out)]) == 0
+                       "hip", "--budget-selectors", "shsel-ig-prune", "tsel-ig", "--skip-peer", "--inner-splits",
+                       "3", "--json", str(raw), "--out", str(out)]) == 0
     res = json.loads(raw.read_text(encoding="utf-8"))
     d = res["datasets"]["nodeclass/mutag"]
     assert (d["n_train"], d["n_test"]) == (272, 68)
@@ -301,6 +346,11 @@ def test_the_kgfs_side_on_mutag_end_to_end(shared_data, tmp_path, capsys):
     tried = {t["selector"]: t for t in d["selector_trials"]}
     assert set(tried) == {"tsel-ig", "hip"}
     assert b["cv_accuracy"] == max(t["cv_accuracy"] for t in tried.values())
+    # under the budget: SHSEL gets below 10% with some threshold, TSEL (no threshold) cannot, and says so
+    shsel, tsel = d["budget_trials"]
+    assert shsel["status"] == "ok" and shsel["cv_kept"] <= 0.1 and shsel["classifier"] == a["classifier"]
+    assert d["kgfs_budget"]["selector"] == "shsel-ig-prune" and d["kgfs_budget"]["cv_accuracy"] == shsel["cv_accuracy"]
+    assert tsel["status"] == "failed" and "no setting keeps at most 10.0%" in tsel["error"]
     g = d["generation"]["kgfs"]
     assert g["seconds"] > 0 and g["peak_rss_mb"] > g["import_rss_mb"] > 0 and g["n_instances"] == 340
     assert g["params"] == {k.removeprefix("kg__"): v for k, v in a["chosen"].items() if k.startswith("kg__")}

@@ -162,6 +162,95 @@ def test_wilson_interval_is_statsmodels():
         wilson_interval(1, 2, 1.0)
 
 
+# ---------------------------------------------------------------------------------------------- a budget
+def _noisy(seed=0):
+    """48 entities: class ``a`` mostly of A1/A2 (below A), ``b`` of B1/B2 (below B), a fifth of each the other
+    way; six noise types N0..N5 on 40% of the entities each (13 features with Thing)."""
+    rng = np.random.default_rng(seed)
+    rows, y = {}, []
+    for i in range(48):
+        lab = "a" if i % 2 else "b"
+        types = [("A1" if rng.random() < 0.5 else "A2") if lab == "a" else ("B1" if rng.random() < 0.5 else "B2")]
+        if rng.random() < 0.2:
+            types = ["B1"] if lab == "a" else ["A1"]
+        rows[f"e{i}"] = types + [f"N{j}" for j in range(6) if rng.random() < 0.4]
+        y.append(lab)
+    edges = [("A1", "A"), ("A2", "A"), ("B1", "B"), ("B2", "B"), ("A", "Thing"), ("B", "Thing")]
+    g = _graph(rows, edges + [(f"N{j}", "Thing") for j in range(6)])
+    return EntityDataset("noisy", list(rows), [X + e for e in rows], y, source=g, split=["train"] * 32 + ["test"] * 16,
+                         generation_grid={"min_support": [1, 3]})
+
+
+def _by_hand(d, selector, classifier, max_kept, inner_splits=2):
+    """The budget's choice brute force: every candidate fitted on every inner fold, its share and its accuracy."""
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid, StratifiedKFold
+
+    pipe, grid = model_grid(d, method_spec(selector, "selector"), method_spec(classifier, "classifier"))
+    train, _ = d.train_test()
+    Xs, ys = np.asarray(d.entities, dtype=object)[train], np.asarray(d.y)[train]
+    rows = []
+    for params in ParameterGrid(grid):  # scikit-learn's own order of the candidates
+        shares, accs = [], []
+        for a, b in StratifiedKFold(inner_splits, shuffle=True, random_state=0).split(Xs, ys):
+            m = clone(pipe).set_params(**params).fit(Xs[a], ys[a])
+            n = len(m["kg"].get_feature_names_out())
+            if "select" in m.named_steps:
+                kept = m["select"].get_support().sum()
+            else:
+                masks = m["clf"].selector_.select_for(m["kg"].transform(Xs[b]))
+                kept = masks.sum() / masks.shape[0]
+            shares.append(kept / n)
+            accs.append(np.mean(m.predict(Xs[b]) == ys[b]))
+        rows.append((params, max(shares), float(np.mean(accs))))
+    ok = [r for r in rows if r[1] <= max_kept]
+    return max(ok, key=lambda r: r[2]) if ok else None, rows  # max: the first of equal accuracies
+
+
+@pytest.mark.parametrize("selector, classifier, max_kept", [("shsel-ig-prune", "logreg", 0.3),
+                                                             ("shsel-ig-prune", "nb", 0.1), ("hip", "nb", 0.7)])
+def test_a_budget_chooses_the_best_setting_that_keeps_at_most_that_share_in_every_inner_fold(selector, classifier,
+                                                                                              max_kept):
+    d = _noisy()
+    best, rows = _by_hand(d, selector, classifier, max_kept)
+    (o,) = evaluate_split(d, [selector], [classifier], inner_splits=2, max_kept=max_kept).outcomes
+    assert o.status == "ok", o.error
+    assert best is not None and o.chosen == best[0]
+    assert o.cv_kept == pytest.approx(best[1]) and o.cv_kept <= max_kept and o.max_kept == max_kept
+    assert o.cv_accuracy == pytest.approx(best[2])
+    assert any(r[1] > max_kept for r in rows)  # the budget excluded settings here
+    (free,) = evaluate_split(d, [selector], [classifier], inner_splits=2).outcomes
+    assert free.cv_accuracy >= o.cv_accuracy and np.isnan(free.max_kept) and np.isnan(free.cv_kept)
+    row = o.row()
+    assert (row["max_kept"], row["cv_kept"]) == (max_kept, o.cv_kept)
+    from selection.evaluation.report import split_markdown
+
+    (line,) = split_markdown(pd.DataFrame([row]))[-1:]
+    assert line.endswith(f"-> {o.n_selected:g} (at most {max_kept * 100:g}% kept in each inner fold) |")
+
+
+def test_a_budget_no_setting_meets_is_a_failed_cell_that_names_the_smallest_share():
+    d = _noisy()
+    res = evaluate_split(d, ["complete", "hip", "shsel-ig-prune"], ["nb"], inner_splits=2, max_kept=0.2)
+    complete, hip, shsel = res.outcomes
+    assert complete.status == "failed" and "no setting keeps at most 20.0% of the generated features in every " \
+        "inner fold (max_kept=0.2); the fewest: 100.0%" in complete.error
+    _, rows = _by_hand(d, "hip", "nb", 0.2)
+    fewest = min(r[1] for r in rows)
+    assert hip.status == "failed" and f"the fewest: {fewest:.1%}" in hip.error and hip.max_kept == 0.2
+    assert shsel.status == "ok"  # the others are scored
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.5, True, "0.1"])
+def test_a_budget_outside_0_1_is_refused_before_any_work(bad):
+    with pytest.raises(KgfsError, match=r"max_kept must be a share of the generated features in \(0, 1\]"):
+        evaluate_split(_noisy(), ["complete"], ["nb"], inner_splits=2, max_kept=bad)
+    if not isinstance(bad, (bool, str)):
+        with pytest.raises(KgfsError, match="max_kept"):
+            plan_evaluation("split", ["complete"], ["nb"], options={"max_kept": bad})
+    assert plan_evaluation("split", ["complete"], ["nb"], options={"max_kept": 1}).options["max_kept"] == 1
+
+
 # ---------------------------------------------------------------------------------------------- the grid
 def test_the_grid_runs_the_split_protocol_and_reuses_its_cells(tmp_path):
     d = _toy()

@@ -241,6 +241,16 @@ def test_a_budget_no_setting_meets_is_a_failed_cell_that_names_the_smallest_shar
     assert shsel.status == "ok"  # the others are scored
 
 
+def test_the_split_protocols_option_max_kept_reaches_the_rows_and_the_reports(tmp_path):
+    plan = plan_evaluation("split", ["shsel-ig-prune"], ["nb"], n_splits=2, options={"max_kept": 0.1})
+    res = run_grid({"noisy": _noisy()}, plan, out_dir=tmp_path, n_jobs=1, report=ReportSettings(plots=False))
+    assert (res.n_cells, res.n_failed) == (1, 0)
+    row = pd.read_csv(res.results).iloc[0]
+    assert row["max_kept"] == 0.1 and 0 < row["cv_kept"] <= 0.1
+    assert "(at most 10% kept in each inner fold)" in res.report.read_text(encoding="utf-8")
+    assert "(at most 10% kept in each inner fold)" in res.html.read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("bad", [0, 0.0, -0.1, 1.5, True, "0.1"])
 def test_a_budget_outside_0_1_is_refused_before_any_work(bad):
     with pytest.raises(KgfsError, match=r"max_kept must be a share of the generated features in \(0, 1\]"):

@@ -431,12 +431,13 @@ def ensure_peer_venv(venv: Path) -> Path:
     py = peer_python(venv)
     check = ["-c", "import importlib.metadata as m, gensim, nest_asyncio, requests, pyrdf2vec; "
                    f"assert m.version('pyrdf2vec') == {PEER_VERSION!r}"]
-    if py.exists() and subprocess.run([str(py), *check], capture_output=True).returncode == 0:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # never this checkout's packages
+    if py.exists() and subprocess.run([str(py), *check], capture_output=True, env=env).returncode == 0:
         return py
     print(f"installing the peer into {venv}: {' '.join(peer_requirements())}", flush=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", *peer_requirements()], check=True)
-    subprocess.run([str(py), *check], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env)
+    subprocess.run([str(py), "-m", "pip", "install", "--quiet", *peer_requirements()], check=True, env=env)
+    subprocess.run([str(py), *check], check=True, env=env)
     return py
 
 

@@ -15,6 +15,7 @@ read from its rows.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -50,21 +51,27 @@ def main(argv=None) -> int:
     ap.add_argument("--mirror", type=Path, required=True)
     ap.add_argument("--work", type=Path, default=None, help="folder for the tables and the evaluation (temporary)")
     ap.add_argument("--docs", type=Path, default=ROOT / "docs")
+    ap.add_argument("--render", action="store_true",
+                    help="write the page again from --work's evaluation and timings.json, running nothing")
     args = ap.parse_args(argv)
+    if args.render and (args.work is None or not (args.work / "timings.json").is_file()):
+        ap.error("--render needs --work, the folder of an earlier run (with its timings.json)")
     work = args.work or Path(tempfile.mkdtemp(prefix="kgfs-relations-"))
     home = work / "home"
-    tables, built = [], {}
-    for label, options in KINDS.items():
-        out = work / "-".join(o.strip("-") for o in options[1:])
-        built[label] = kgfs("build", "--dataset", "wikidata/codex-people", "--mirror", str(args.mirror),
-                            *options, "--out", str(out), home=home)
-        tables.append(out)
-    secs = kgfs("evaluate", "--datasets", *map(str, tables), "--selectors", *SELECTORS, "--classifiers",
-                *CLASSIFIERS, "--n-jobs", "1", "--no-plots", "--out", str(work / "E"), home=home)
+    tables = [work / "-".join(o.strip("-") for o in options[1:]) for options in KINDS.values()]
+    if args.render:
+        timings = json.loads((work / "timings.json").read_text(encoding="utf-8"))
+        built, secs = timings["builds"], timings["evaluate"]
+    else:
+        built = {}
+        for (label, options), out in zip(KINDS.items(), tables):
+            built[label] = kgfs("build", "--dataset", "wikidata/codex-people", "--mirror", str(args.mirror),
+                                *options, "--out", str(out), home=home)
+        secs = kgfs("evaluate", "--datasets", *map(str, tables), "--selectors", *SELECTORS, "--classifiers",
+                    *CLASSIFIERS, "--n-jobs", "1", "--no-plots", "--out", str(work / "E"), home=home)
+        (work / "timings.json").write_text(json.dumps({"builds": built, "evaluate": secs}), encoding="utf-8")
     summary = pd.read_csv(work / "E" / "summary.csv")
-    names = {f"wikidata/codex-people ({t.name})" if i else "wikidata/codex-people": label
-             for i, (t, label) in enumerate(zip(tables, KINDS))}
-    summary["features from"] = summary["dataset"].map(names)
+    summary["features from"] = summary["dataset"].map(table_labels(summary["dataset"].unique(), tables))
     cols = ["features from", "selector", "classifier", "n_selected", "n_features", "accuracy", "accuracy_sd",
             "auroc", "aucpr", "degenerate"]
     summary = summary[[c for c in cols if c in summary]]
@@ -87,6 +94,23 @@ def main(argv=None) -> int:
     (args.docs / "relations.md").write_text(text, encoding="utf-8")
     print(text)
     return 0
+
+
+def table_labels(datasets, tables: list[Path]) -> dict[str, str]:
+    """Each dataset name of the evaluation (``kgfs evaluate`` names a table folder of a registry dataset by the
+    folder and the dataset, or by the dataset alone) -> the label of its table in :data:`KINDS`; a name that
+    matches no table, or two, is an error (never a row without its features)."""
+    out = {}
+    for name in datasets:
+        hits = [label for t, label in zip(tables, KINDS)
+                if name in (t.name, f"{t.name} (wikidata/codex-people)", f"wikidata/codex-people ({t.name})")]
+        if not hits and name == "wikidata/codex-people":
+            hits = [next(iter(KINDS))]  # the first table, named by the dataset alone
+        if len(hits) != 1:
+            raise SystemExit(f"dataset {name!r} of the evaluation matches {len(hits)} of the tables "
+                             f"{', '.join(t.name for t in tables)}")
+        out[name] = hits[0]
+    return out
 
 
 def goal_line(summary: pd.DataFrame) -> str:
@@ -149,8 +173,9 @@ States). Builds: {builds}; evaluation {evaluate} (this machine, 2 cores).
 |---|---|---|---:|---:|---:|---:|---|
 {table}
 
-**Reading it.** On types alone every method sits at the majority-class rate (every person is a human): the
-selections that keep only the root are marked degenerate. The relations carry the signal. The paths add the
+**Reading it.** On types alone every method sits at the majority-class rate (every person is a human: no
+selection of types separates the countries; one that keeps nothing or only roots is marked in the note column).
+The relations carry the signal. The paths add the
 objects themselves (which city, which university) and what lies one hop further (the country of a place of
 birth): compare each selector's rows across the tables, and the two classifiers on the same features.
 """

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,3 +51,22 @@ def test_every_table_is_built_with_the_datasets_own_exclusions():
     for options in report.KINDS.values():
         assert options[0] == "--features" and "--exclude-properties" not in options
     assert report.CLASSIFIERS == ["nb", "logreg"] and report.GOAL == 0.940
+
+
+def test_each_evaluated_dataset_is_mapped_to_its_table_or_refused():
+    tables = [Path("/w") / "-".join(o.strip("-") for o in options[1:]) for options in report.KINDS.values()]
+    assert [t.name for t in tables] == ["types", "qualified-relations", "types-qualified-relations",
+                                        "paths-depth-2", "types-paths-depth-2"]
+    names = ["types (wikidata/codex-people)", "types-qualified-relations (wikidata/codex-people)",
+             "wikidata/codex-people (paths-depth-2)"]
+    assert report.table_labels(names, tables) == {names[0]: "types", names[1]: "types + qualified relations",
+                                                  names[2]: "paths (depth 2)"}
+    assert report.table_labels(["wikidata/codex-people"], tables) == {"wikidata/codex-people": "types"}
+    with pytest.raises(SystemExit, match="'nodeclass/aifb' of the evaluation matches 0 of the tables"):
+        report.table_labels(["nodeclass/aifb"], tables)
+
+
+def test_render_without_an_earlier_run_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        report.main(["--mirror", str(tmp_path), "--work", str(tmp_path), "--render"])
+    assert "--render needs --work, the folder of an earlier run" in capsys.readouterr().err

@@ -58,7 +58,7 @@ def main(argv=None) -> int:
         ap.error("--render needs --work, the folder of an earlier run (with its timings.json)")
     work = args.work or Path(tempfile.mkdtemp(prefix="kgfs-relations-"))
     home = work / "home"
-    tables = [work / "-".join(o.strip("-") for o in options[1:]) for options in KINDS.values()]
+    tables = [work / table_folder(options) for options in KINDS.values()]
     if args.render:
         timings = json.loads((work / "timings.json").read_text(encoding="utf-8"))
         built, secs = timings["builds"], timings["evaluate"]
@@ -94,6 +94,12 @@ def main(argv=None) -> int:
     (args.docs / "relations.md").write_text(text, encoding="utf-8")
     print(text)
     return 0
+
+
+def table_folder(options: list[str]) -> str:
+    """The folder name of a table of :data:`KINDS`: its build options without the leading ``--features``
+    (``["--features", "paths", "--depth", "2"]`` -> ``paths-depth-2``)."""
+    return "-".join(o.strip("-") for o in options[1:])
 
 
 def table_labels(datasets, tables: list[Path]) -> dict[str, str]:

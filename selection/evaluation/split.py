@@ -77,7 +77,7 @@ import json
 import logging
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -451,6 +451,17 @@ def _jsonable(o):
     return str(o)
 
 
+def _kept(pipe: Pipeline, rows: Callable[[], object]) -> tuple[np.ndarray | sp.csr_matrix, float]:
+    """What a fitted model of :func:`model_grid` keeps, and how many: an eager selector's support mask and its
+    size, or a lazy selector's per-instance masks of the rows ``rows()`` gives (their generated table, asked only
+    then) and the mean kept per row."""
+    if "select" in pipe.named_steps:
+        mask = np.asarray(pipe["select"].get_support(), dtype=bool)
+        return mask, float(np.count_nonzero(mask))
+    masks = sp.csr_matrix(pipe["clf"].selector_.select_for(rows()))
+    return masks, float(masks.count_nonzero()) / max(1, masks.shape[0])
+
+
 def _selected(pipe: Pipeline, X_train, y_train, X_test, kind: str):
     """The kept features of a fitted pipeline: ids, labels, training support, per-test-instance counts (lazy),
     the number kept, and each kept feature's class enrichment on the training part (a dict per feature)."""
@@ -462,15 +473,13 @@ def _selected(pipe: Pipeline, X_train, y_train, X_test, kind: str):
     present = (sp.csr_matrix(X_train) != 0).astype(np.int8)  # rows that have a feature, also of counts
     support = np.asarray(present.sum(axis=0)).ravel().astype(int)
     frame = class_enrichment(present, y_train).frame()  # q over every feature of the final model
+    kept, n_selected = _kept(pipe, lambda: X_test)
     if kind == "lazy":
-        masks = sp.csr_matrix(pipe["clf"].selector_.select_for(X_test))
-        counts = np.asarray(masks.sum(axis=0)).ravel().astype(int)
+        counts = np.asarray(kept.sum(axis=0)).ravel().astype(int)
         idx = np.asarray([j for j in np.argsort(-counts, kind="stable") if counts[j] > 0], dtype=int)
-        n_selected = float(masks.sum()) / max(1, masks.shape[0])
         kept_counts = counts[idx].tolist()
     else:
-        mask = np.asarray(pipe["select"].get_support(), dtype=bool)
-        idx, n_selected, kept_counts = np.flatnonzero(mask), float(mask.sum()), None
+        idx, kept_counts = np.flatnonzero(kept), None
     enrichment = frame.iloc[idx].to_dict("records")
     return (names[idx].tolist(), labels[idx].tolist(), support[idx].tolist(), kept_counts, n_selected,
             enrichment)
@@ -493,11 +502,7 @@ def kept_share(pipe: Pipeline, X, y=None) -> float:
         Kept features over the features ``kg`` generated (0 when it generated none).
     """
     n = len(pipe["kg"].get_feature_names_out())
-    if "select" in pipe.named_steps:
-        kept = float(np.count_nonzero(pipe["select"].get_support()))
-    else:
-        masks = sp.csr_matrix(pipe["clf"].selector_.select_for(pipe["kg"].transform(X)))
-        kept = float(masks.count_nonzero()) / max(1, masks.shape[0])
+    _, kept = _kept(pipe, lambda: pipe["kg"].transform(X))
     return kept / n if n else 0.0
 
 
@@ -505,14 +510,14 @@ class _WithinBudget:
     """``GridSearchCV``'s ``refit``: the best mean accuracy among the candidates whose share of kept features is
     at most ``max_kept`` in every inner fold (ties: the first in grid order, as scikit-learn's own ranking)."""
 
-    def __init__(self, max_kept: float, n_splits: int):
+    def __init__(self, max_kept: float):
         self.max_kept = max_kept
-        self.n_splits = n_splits
 
-    def shares(self, cv_results) -> np.ndarray:
+    @staticmethod
+    def shares(cv_results) -> np.ndarray:
         """Each candidate's largest share over the inner folds (NaN where a fold failed)."""
-        return np.max([np.asarray(cv_results[f"split{i}_test_kept"], dtype=float) for i in range(self.n_splits)],
-                      axis=0)
+        folds = [k for k in cv_results if k.startswith("split") and k.endswith("_test_kept")]
+        return np.max([np.asarray(cv_results[k], dtype=float) for k in folds], axis=0)
 
     def __call__(self, cv_results) -> int:
         acc = np.asarray(cv_results["mean_test_accuracy"], dtype=float)
@@ -593,7 +598,7 @@ def _one(data, parts, selector: MethodSpec, classifier: MethodSpec, settings: Sp
     try:
         pipe, grid = model_grid(data, selector, classifier, generation=settings.generation,
                                 thresholds=settings.thresholds_searched())
-        budget = None if settings.max_kept is None else _WithinBudget(float(settings.max_kept), settings.inner_splits)
+        budget = None if settings.max_kept is None else _WithinBudget(float(settings.max_kept))
         if budget is not None:
             out.max_kept = budget.max_kept
         search = GridSearchCV(pipe, grid, cv=cv, scoring="accuracy" if budget is None else

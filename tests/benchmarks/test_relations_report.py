@@ -54,7 +54,7 @@ def test_every_table_is_built_with_the_datasets_own_exclusions():
 
 
 def test_each_evaluated_dataset_is_mapped_to_its_table_or_refused():
-    tables = [Path("/w") / "-".join(o.strip("-") for o in options[1:]) for options in report.KINDS.values()]
+    tables = [Path("/w") / report.table_folder(options) for options in report.KINDS.values()]
     assert [t.name for t in tables] == ["types", "qualified-relations", "types-qualified-relations",
                                         "paths-depth-2", "types-paths-depth-2"]
     names = ["types (wikidata/codex-people)", "types-qualified-relations (wikidata/codex-people)",

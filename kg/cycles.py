@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set
 from functools import cached_property
+from itertools import repeat
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,6 +31,16 @@ def edge_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
     (['a', 'b'], ['a', 'c'])
     """
     return edges.nodes() if isinstance(edges, EdgeArrays) else {x for e in edges for x in e}
+
+
+def _checked_indices(child, parent, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Edge index arrays as int64, each index into ``n`` names."""
+    child, parent = np.asarray(child, np.int64), np.asarray(parent, np.int64)
+    if child.shape != parent.shape or child.ndim != 1:
+        raise ValueError("child and parent index arrays differ in shape")
+    if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
+        raise ValueError("edge index out of range")
+    return child, parent
 
 
 class EdgeArrays(Set):
@@ -60,14 +71,35 @@ class EdgeArrays(Set):
             seen: set[str] = set()
             dup = next(x for x in self.names if x in seen or seen.add(x))
             raise ValueError(f"duplicate name {dup!r} in the edge arrays' names")
-        child, parent = np.asarray(child, np.int64), np.asarray(parent, np.int64)
-        if child.shape != parent.shape or child.ndim != 1:
-            raise ValueError("child and parent index arrays differ in shape")
-        n = len(self.names)
-        if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
-            raise ValueError("edge index out of range")
-        self._keys = distinct(child * max(n, 1) + parent)  # the edges, distinct and sorted (``in`` searches them)
-        self.child, self.parent = self._keys // max(n, 1), self._keys % max(n, 1)
+        child, parent = _checked_indices(child, parent, len(self.names))
+        self._set_keys(distinct(child * max(len(self.names), 1) + parent))
+
+    def _set_keys(self, keys: np.ndarray) -> None:
+        """The edges as keys ``child * n + parent``, distinct and sorted (``in`` searches them)."""
+        n = max(len(self.names), 1)
+        self._keys = keys
+        self.child, self.parent = keys // n, keys % n
+
+    @classmethod
+    def _of(cls, names: list[str], keys: np.ndarray) -> EdgeArrays:
+        """Distinct names and the edges' distinct sorted keys (over ``len(names)``), taken as they are."""
+        out = cls.__new__(cls)
+        out.names = names
+        out._set_keys(keys)
+        return out
+
+    @classmethod
+    def from_distinct(cls, names: list[str], child, parent) -> EdgeArrays:
+        """As the constructor, for names that are distinct by construction (a generator's own numbering): they are
+        not checked (a set of millions of names costs a third of a second and its table), the indices are.
+
+        Examples
+        --------
+        >>> EdgeArrays.from_distinct(["a", "b"], [0, 0], [1, 1]) == {("a", "b")}
+        True
+        """
+        child, parent = _checked_indices(child, parent, len(names))
+        return cls._of(names, distinct(child * max(len(names), 1) + parent))
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> EdgeArrays:
@@ -95,7 +127,7 @@ class EdgeArrays(Set):
         uniques = uniques.tolist()
         if not all(type(u) is str for u in uniques):
             raise TypeError("edge ids must be strings")
-        return cls(uniques, codes[0::2], codes[1::2])
+        return cls.from_distinct(uniques, codes[0::2], codes[1::2])  # factorize's uniques are distinct
 
     @classmethod
     def union(cls, parts: Iterable[Iterable[tuple[str, str]]]) -> EdgeArrays:
@@ -112,21 +144,24 @@ class EdgeArrays(Set):
             child.append(codes[at + p.child])
             parent.append(codes[at + p.parent])
             at += len(p.names)
-        return cls(list(uniques), np.concatenate(child or [np.zeros(0, np.int64)]),
-                   np.concatenate(parent or [np.zeros(0, np.int64)]))
+        return cls.from_distinct(list(uniques), np.concatenate(child or [np.zeros(0, np.int64)]),
+                                 np.concatenate(parent or [np.zeros(0, np.int64)]))
 
     @classmethod
     def disjoint(cls, parts: Sequence[EdgeArrays]) -> EdgeArrays:
-        """One :class:`EdgeArrays` of parts whose names no two share (each direction's relation ids): the names
-        concatenated, no look-up."""
+        """One :class:`EdgeArrays` of parts whose names no two share (each direction's relation ids, told apart by
+        their prefix): the names concatenated, neither looked up nor checked."""
         offsets = np.cumsum([0] + [len(p.names) for p in parts])
-        return cls([x for p in parts for x in p.names],
-                   np.concatenate([p.child + o for p, o in zip(parts, offsets)] or [np.zeros(0, np.int64)]),
-                   np.concatenate([p.parent + o for p, o in zip(parts, offsets)] or [np.zeros(0, np.int64)]))
+        names = [x for p in parts for x in p.names]
+        n = max(len(names), 1)
+        # each part's keys are sorted by child and its children are numbered after the last part's: the keys of
+        # the whole are sorted and distinct as they come
+        keys = [(p.child + o) * n + p.parent + o for p, o in zip(parts, offsets.tolist())]
+        return cls._of(names, np.concatenate(keys or [np.zeros(0, np.int64)]))
 
     def prefixed(self, prefix: str) -> EdgeArrays:
         """The same edges with every name prefixed (a table of several kinds tags its ids)."""
-        return EdgeArrays([prefix + x for x in self.names], self.child, self.parent)
+        return EdgeArrays._of([prefix + x for x in self.names], self._keys)
 
     def used(self) -> np.ndarray:
         """The indices (into ``names``) at either end of some edge, sorted."""
@@ -234,18 +269,26 @@ _HASHED_INDEX = 20_000
 def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
                    ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Node ids (``nodes`` first, then the other endpoints sorted) and the distinct edges as index arrays."""
-    order = [] if nodes is None else [str(x) for x in nodes]
-    known = {x: i for i, x in enumerate(order)}
+    return indexed_edges_and_positions(edges, nodes)[:3]
+
+
+def indexed_edges_and_positions(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
+                                ) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, int]]:
+    """:func:`indexed_edges`, and the positions it looked the ids up in: ``{id: its index}`` of a prefix of the
+    ids (``nodes`` at least), which :func:`complete_positions` extends to all of them."""
+    order = [] if nodes is None else [x if type(x) is str else str(x) for x in nodes]
+    known = dict(zip(order, range(len(order))))
     if len(known) != len(order):
         raise ValueError("duplicate node ids in `nodes`")
+    empty = np.zeros(0, np.int64)
     if isinstance(edges, EdgeArrays):
-        return _from_arrays(edges, order, known)
+        return (*_from_arrays(edges, order, known), known)
     pairs = edges if isinstance(edges, list) else list(edges)
     if not pairs:
-        return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return order, empty, empty, known
     if len(pairs) >= _HASHED_INDEX:  # no Python loop over the edges when they are all pairs of strings
         try:
-            return _from_arrays(EdgeArrays.from_pairs(pairs), order, known)
+            return (*_from_arrays(EdgeArrays.from_pairs(pairs), order, known), known)
         except (TypeError, ValueError):
             pass  # the loop below checks and converts them
     flat = [str(x) for pair in pairs for x in pair]
@@ -257,7 +300,15 @@ def indexed_edges(edges: Iterable[tuple[str, str]], nodes: Iterable[str] | None
     n = len(ids)
     m = binary_csr(sp.csr_matrix((np.ones(len(pairs), np.int8), (codes[0::2], codes[1::2])), shape=(n, n)))
     m = m.tocoo()
-    return ids, m.row.astype(np.int64), m.col.astype(np.int64)
+    return ids, m.row.astype(np.int64), m.col.astype(np.int64), index
+
+
+def complete_positions(ids: list[str], positions: dict[str, int]) -> dict[str, int]:
+    """``positions`` (of a prefix of ``ids``, from :func:`indexed_edges_and_positions`) extended to every id, in
+    place: the index of a hierarchy whose ids are those (no cycle merged), without a second dictionary of them."""
+    at = len(positions)
+    positions.update(zip(ids[at:], range(at, len(ids))))
+    return positions
 
 
 def _from_arrays(edges: EdgeArrays, order: list[str], known: dict[str, int]
@@ -268,8 +319,8 @@ def _from_arrays(edges: EdgeArrays, order: list[str], known: dict[str, int]
     if not len(edges):
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
     used = edges.used()
-    names = [edges.names[i] for i in used.tolist()]
-    where = np.asarray([known.get(x, -1) for x in names], np.int64)
+    names = edges.names if len(used) == len(edges.names) else [edges.names[i] for i in used.tolist()]
+    where = np.fromiter(map(known.get, names, repeat(-1)), np.int64, len(names))
     new = np.flatnonzero(where < 0)
     extra = sorted(range(len(new)), key=[names[i] for i in new.tolist()].__getitem__)  # the others, sorted
     where[new[extra]] = len(order) + np.arange(len(new))
@@ -316,8 +367,8 @@ def merge_components(ids: list[str], ci: np.ndarray, pi: np.ndarray, labels: np.
     """
     n = len(ids)
     rep = np.arange(n)
-    for comp in comps:  # one assignment per component (comp is sorted: its first index is its smallest)
-        rep[comp] = comp[0]
+    if comps:  # each member's component's first index (a component is sorted: its first index is its smallest)
+        rep[np.concatenate(comps)] = np.repeat([int(c[0]) for c in comps], [len(c) for c in comps])
     alone = np.bincount(rep, minlength=n)[rep] == 1  # a node not merged with others
     loops = (ci == pi) & alone[ci]  # a self-loop inside a merged cycle is part of it, not reported apart
     dropped = sorted((ids[c], ids[c]) for c in ci[loops].tolist())
@@ -328,7 +379,7 @@ def merge_components(ids: list[str], ci: np.ndarray, pi: np.ndarray, labels: np.
     outside = nc != npar
     new_ids = [ids[i] for i in np.flatnonzero(kept).tolist()]
     merged: dict[str, list[str]] = {}
-    taken = set(new_ids)
+    taken = {x for x in new_ids if " ≡ " in x}  # the ids a merged node's name (members joined so) could meet
     for comp in comps:
         members = sorted(ids[i] for i in comp.tolist())
         if len(members) == 1:

@@ -57,13 +57,12 @@ from sklearn import get_config
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from kg.cycles import edge_nodes
 from kg.errors import ParameterError, param
 from kg.lookups import SharedLookups, reported_cycles, shared_lookups
 from kg.rdf.corpus import Corpus
 from kg.rdf.kinds import FeatureSpec, missing_role
 from kg.rdf.relations import FEATURE_KINDS, RELATION_KINDS
-from kg.rdf.table import build_hierarchy, fetch_facts, link_entities
+from kg.rdf.table import build_hierarchy, fetch_facts, hierarchy_nodes, link_entities
 from kg.sklearn_compat import Interval, StrOptions
 from kg.table import FeatureTable, HierarchicalCSR
 
@@ -440,7 +439,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self._validate_params()
         self._check_source(self._lookups())
         ids, facts, edges, report, index, rows, spec = self._facts(X)
-        nodes = {f for fs in facts.values() for f in fs} | edge_nodes(edges)
+        nodes = hierarchy_nodes(facts, edges)
         if not nodes:
             raise ValueError(f"no {self._what()} found for any of the {len(ids)} training values "
                              f"({report['n_entities']} entities) in {self._source_name()}")
@@ -505,7 +504,7 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         check_is_fitted(self, "vocabulary_")
         ids, facts, edges, _, index, row_entities, spec = self._facts(X, allowed=self.vocabulary_)
         n, m = len(ids), len(self.vocabulary_)
-        nodes = {f for fs in facts.values() for f in fs} | edge_nodes(edges)
+        nodes = hierarchy_nodes(facts, edges)
         if nodes:
             h, _ = build_hierarchy(nodes, edges, spec.on_cycle(), quiet=True)  # cycles were reported by fit
             index_of = h.column_index  # a member of a merged cycle is its node

@@ -16,7 +16,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from kg.cycles import indexed_edges, resolve_cycles
+from kg.collector import collector_paused
+from kg.cycles import complete_positions, indexed_edges_and_positions, resolve_cycles
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
 from kg.sparse import binary_csr, distinct, product_nnz, reach_upward
 
@@ -99,10 +100,12 @@ class FeatureHierarchy:
         *,
         removed_edges: Sequence[tuple[str, str]] = (),
         merged: Mapping[str, Sequence[str]] | None = None,
+        _index: dict[str, int] | None = None,
     ):
         self.node_ids = _as_str_array(node_ids)
         n = len(self.node_ids)
-        self.index = {name: i for i, name in enumerate(self.node_ids.tolist())}  # the same string objects
+        # ``_index``: the ids' positions, already built by from_edges (its ids are distinct by construction)
+        self.index = _index if _index is not None else dict(zip(self.node_ids.tolist(), range(n)))
         if len(self.index) != n:
             seen: set[str] = set()
             dup = next(x for x in self.node_ids.tolist() if x in seen or seen.add(x))
@@ -176,11 +179,14 @@ class FeatureHierarchy:
         """
         if not callable(on_cycle) and on_cycle not in ("raise", "break", "merge"):
             raise ValueError(f"on_cycle must be 'raise', 'break', 'merge' or a callable, got {on_cycle!r}")
-        ids, ci, pi = indexed_edges(edges, nodes)
-        ids, ci, pi, removed, merged, notes = resolve_cycles(ids, ci, pi, on_cycle)
-        for note in notes:
-            warnings.warn(note, HierarchyCycleWarning, stacklevel=2)
-        return cls(ids, ci, pi, removed_edges=sorted(removed), merged=merged)
+        with collector_paused():  # millions of ids and tuples at the in-links of hubs, none in a reference cycle
+            indexed, ci, pi, positions = indexed_edges_and_positions(edges, nodes)
+            ids, ci, pi, removed, merged, notes = resolve_cycles(indexed, ci, pi, on_cycle)
+            for note in notes:
+                warnings.warn(note, HierarchyCycleWarning, stacklevel=2)
+            # no cycle merged: the ids are those indexed, their positions the look-up's (one dictionary, not two)
+            index = complete_positions(ids, positions) if ids is indexed else None
+            return cls(ids, ci, pi, removed_edges=sorted(removed), merged=merged, _index=index)
 
     # ------------------------------------------------------------------ basic structure
     @property

@@ -579,4 +579,5 @@ def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str,
         # every (predicate, class) reached is a node: its number is n_p + its position among the sorted keys
         child += [node[i], node[top], node[j]]
         parent += [n_p + np.searchsorted(keys, q[i] * k + up), q[top], n_p + np.searchsorted(keys, sup * k + c[j])]
-    return EdgeArrays(names, np.concatenate(child), np.concatenate(parent))
+    # the names are distinct by construction (distinct predicates; distinct (predicate, class) keys)
+    return EdgeArrays.from_distinct(names, np.concatenate(child), np.concatenate(parent))

@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from kg.collector import collector_paused
 from kg.cycles import edge_nodes
 from kg.errors import NOTED, EmptyTableError, HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
@@ -56,8 +57,8 @@ from kg.table import FeatureTable
 # Imported where they are used: each annotator and source (requests, SPARQLWrapper, pyoxigraph, the dump index),
 # so a route that uses one does not load the others.
 
-__all__ = ["assemble_table", "build_hierarchy", "entity_weights", "fetch_facts", "link_entities", "make_annotator",
-           "make_source"]
+__all__ = ["assemble_table", "build_hierarchy", "entity_weights", "fetch_facts", "hierarchy_nodes", "link_entities",
+           "make_annotator", "make_source"]
 
 log = logging.getLogger(__name__)
 
@@ -182,26 +183,29 @@ def fetch_facts(
     >>> [(c.rsplit(":", 1)[1], p.rsplit(":", 1)[1]) for c, p in edges], report["n_direct_features"]
     ([('Basketball_players', 'Sportspeople')], 1)
     """
-    spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
-    all_entities = sorted({e for ents in entities.values() for e in ents})
-    per_entity, relation_report = spec.direct(source, all_entities, weights=entity_weights(entities),
-                                              allowed=allowed)
-    nodes = sorted({f for fs in per_entity.values() for f in fs})
-    edges = spec.edges(source, nodes)
-    facts = {i: set().union(*(per_entity.get(e, set()) for e in ents)) if ents else set()
-             for i, ents in entities.items()}
-    empty = sorted(e for e in all_entities if not per_entity.get(e))
-    if empty:
-        log.warning("%d of %d entities have no %s in the source, e.g. %s", len(empty), len(all_entities),
-                    " or ".join(spec.kinds), ", ".join(empty[:3]), extra=NOTED)
-    report = {
-        "n_entities": len(all_entities),
-        "entities_without_features": empty,
-        "n_direct_features": len(nodes),
-    }
-    if relation_report:
-        report["relations"] = relation_report
-    return facts, edges, report
+    # millions of small objects at the in-links of hubs, none in a reference cycle (kg.collector)
+    with collector_paused():
+        spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features,
+                                                                                category_depth=category_depth)
+        all_entities = sorted({e for ents in entities.values() for e in ents})
+        per_entity, relation_report = spec.direct(source, all_entities, weights=entity_weights(entities),
+                                                  allowed=allowed)
+        nodes = sorted({f for fs in per_entity.values() for f in fs})
+        edges = spec.edges(source, nodes)
+        facts = {i: set().union(*(per_entity.get(e, set()) for e in ents)) if ents else set()
+                 for i, ents in entities.items()}
+        empty = sorted(e for e in all_entities if not per_entity.get(e))
+        if empty:
+            log.warning("%d of %d entities have no %s in the source, e.g. %s", len(empty), len(all_entities),
+                        " or ".join(spec.kinds), ", ".join(empty[:3]), extra=NOTED)
+        report = {
+            "n_entities": len(all_entities),
+            "entities_without_features": empty,
+            "n_direct_features": len(nodes),
+        }
+        if relation_report:
+            report["relations"] = relation_report
+        return facts, edges, report
 
 
 def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
@@ -217,6 +221,21 @@ def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
         for e in dict.fromkeys(ents):
             out[e] = out.get(e, 0) + 1
     return out
+
+
+def hierarchy_nodes(facts: Mapping[str, Iterable[str]], edges: Iterable[tuple[str, str]]) -> set[str]:
+    """Every feature of a table: the instances' direct features and the ids at either end of an edge (one set;
+    millions of ids at the in-links of hubs).
+
+    Examples
+    --------
+    >>> sorted(hierarchy_nodes({"t1": {"A"}, "t2": set()}, [("B", "C")]))
+    ['A', 'B', 'C']
+    """
+    nodes = edge_nodes(edges)
+    for fs in facts.values():
+        nodes.update(fs)
+    return nodes
 
 
 def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = None,
@@ -263,7 +282,8 @@ def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = No
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HierarchyCycleWarning)
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
-        h = FeatureHierarchy.from_edges(edges, nodes=sorted(set(nodes)), on_cycle=on_cycle)
+        h = FeatureHierarchy.from_edges(edges, nodes=sorted(nodes if isinstance(nodes, (set, frozenset)) else
+                                                            set(nodes)), on_cycle=on_cycle)
     removed = [tuple(e) for e in h.removed_edges]
     tell = not quiet
     if reported is not None and tell:
@@ -335,8 +355,7 @@ def assemble_table(
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     entities, link_report = link_entities(corpus, annotator, invalid_iri=invalid_iri)
     facts, edges, fact_report = fetch_facts(entities, source, features=spec)
-    nodes = {f for fs in facts.values() for f in fs} | edge_nodes(edges)
-    h, removed = build_hierarchy(nodes, edges, spec.on_cycle())
+    h, removed = build_hierarchy(hierarchy_nodes(facts, edges), edges, spec.on_cycle())
     m = dict(meta or {})
     m.update(
         {

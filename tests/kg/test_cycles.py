@@ -31,6 +31,10 @@ def test_bad_arrays_are_refused():
         EdgeArrays(["a", "b"], [0, 1], [1])
     with pytest.raises(ValueError, match="duplicate name 'a'"):
         EdgeArrays(["a", "b", "a"], [0], [1])
+    with pytest.raises(ValueError, match="out of range"):  # a generator's names are taken as distinct, not its indices
+        EdgeArrays.from_distinct(["a", "b"], [0, -1], [1, 0])
+    with pytest.raises(ValueError, match="differ in shape"):
+        EdgeArrays.from_distinct(["a", "b"], [[0]], [[1]])
 
 
 @settings(max_examples=200, deadline=None)
@@ -45,8 +49,10 @@ def test_arrays_index_and_build_as_their_pairs(edges, nodes, more):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for policy in ("break", "merge"):
-            assert FeatureHierarchy.from_edges(arrays, nodes, on_cycle=policy) == FeatureHierarchy.from_edges(
-                sorted(edges), nodes, on_cycle=policy)
+            built = [FeatureHierarchy.from_edges(e, nodes, on_cycle=policy) for e in (arrays, sorted(edges))]
+            assert built[0] == built[1]
+            for h in built:  # the look-up's positions (no cycle merged) or a new index (merged): each id's column
+                assert h.index == {x: i for i, x in enumerate(h.node_ids.tolist())}
 
 
 @given(pairs, pairs)
@@ -55,6 +61,9 @@ def test_disjoint_parts_concatenate(a, b):
     right = EdgeArrays.from_pairs(sorted(b)).prefixed("in:")
     both = EdgeArrays.disjoint([left, right])
     assert both == set(left) | set(right) and len(both) == len(a) + len(b)
+    assert all(e in both for e in set(left) | set(right))  # its keys are searched: sorted across the parts
+    assert not any((f"out:{c}", f"in:{p}") in both for c, p in a)
+    assert both.names == left.names + right.names
 
 
 def test_pairs_are_checked_and_ids_that_are_no_strings_take_the_loop(monkeypatch):

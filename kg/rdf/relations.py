@@ -454,15 +454,20 @@ def relation_edges(features: Iterable[str], source) -> EdgeArrays:
     --------
     See the module.
     """
-    met: dict[str, dict[str, set[str]]] = {}  # direction -> predicate -> the direct classes met with it
+    # direction -> predicate -> {each direct class met with it: its feature id}, and its unqualified id when met:
+    # the hierarchy's names are these very strings (the facts hold them), not copies
+    met: dict[str, dict[str, dict[str, str]]] = {}
+    plain: dict[str, dict[str, str]] = {}
     for fid in features:
         rel = parse_relation_id(fid)
         if rel is None:
             raise ValueError(f"not a relation feature id: {fid!r}")
         d, p, c = rel
-        cs = met.setdefault(d, {}).setdefault(p, set())
+        cs = met.setdefault(d, {}).setdefault(p, {})
         if c is not None:
-            cs.add(c)
+            cs[c] = fid
+        else:
+            plain.setdefault(d, {})[p] = fid
     preds = sorted({p for per in met.values() for p in per})
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
@@ -470,7 +475,7 @@ def relation_edges(features: Iterable[str], source) -> EdgeArrays:
     from kg.cycles import EdgeArrays
 
     # each direction's ids start with it ("out:", "in:"): the parts share no name
-    return EdgeArrays.disjoint([_direction_edges(d, per, pedges, cedges) for d, per in met.items()])
+    return EdgeArrays.disjoint([_direction_edges(d, per, plain.get(d, {}), pedges, cedges) for d, per in met.items()])
 
 
 def relation_facts(
@@ -530,10 +535,11 @@ def _rows_of(m: sp.csr_matrix, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return which, m.indices[pos].astype(np.int64)
 
 
-def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str, str]],
-                     cedges: set[tuple[str, str]]) -> EdgeArrays:
+def _direction_edges(d: str, met: Mapping[str, Mapping[str, str]], unqualified: Mapping[str, str],
+                     pedges: set[tuple[str, str]], cedges: set[tuple[str, str]]) -> EdgeArrays:
     """The edges among one direction's ``d:p`` and ``d:p|C`` nodes, as index arrays (millions of them for the
-    in-links of hubs, so no pair is built). ``met`` is each predicate's direct classes met (maybe none).
+    in-links of hubs, so no pair is built). ``met`` is each predicate's direct classes met (maybe none), each
+    with its feature id, ``unqualified`` the unqualified ids met: those nodes are named by those strings.
 
     - ``d:p -> d:q`` for every subproperty edge above the predicates met;
     - the qualified nodes: under each predicate ``q``, the classes met with ``q`` or with a predicate below it,
@@ -552,7 +558,7 @@ def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str,
     n_p = len(props)
     prop_graph = _graph(above, pix, n_p)
     plain = prop_graph.tocoo()
-    names = [relation_id(d, p) for p in props]
+    names = [unqualified.get(p) or relation_id(d, p) for p in props]
     child, parent = [plain.row.astype(np.int64)], [plain.col.astype(np.int64)]
     qualified = {p: cs for p, cs in met.items() if cs}
     if qualified:
@@ -571,8 +577,15 @@ def _direction_edges(d: str, met: Mapping[str, set[str]], pedges: set[tuple[str,
         c = anc.indices.astype(np.int64)
         keys = q * k + c  # sorted: one qualified node each, numbered n_p + its position
         node = n_p + np.arange(len(keys))
-        heads = [relation_id(d, p, "") for p in props]  # relation_id(d, p, C) is the head and C
-        names += [heads[a] + classes[b] for a, b in zip(q.tolist(), c.tolist())]
+        # the direct ones named by their own ids, the others built (relation_id(d, p, C) is the head and C)
+        qnames = np.empty(len(keys), dtype=object)
+        at = np.searchsorted(keys, rows * k + cols)  # every direct (predicate, class) is among the nodes reached
+        qnames[at] = [fid for cs in qualified.values() for fid in cs.values()]
+        todo = np.flatnonzero(np.equal(qnames, None))
+        heads = np.asarray([relation_id(d, p, "") for p in props], dtype=object)
+        qnames[todo] = heads[q[todo]] + np.asarray(classes, dtype=object)[c[todo]]
+        names += qnames.tolist()
+        del qnames
         i, up = _rows_of(class_graph, c)  # each node's class parents
         j, sup = _rows_of(prop_graph, q)  # each node's predicate's direct superproperties
         top = np.diff(class_graph.indptr)[c] == 0

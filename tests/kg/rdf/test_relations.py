@@ -492,3 +492,7 @@ def test_relation_edges_are_their_definition_on_graphs_with_cycles(sub, subp, me
     want = set().union(*(_edges_by_definition(d, met, subp, sub) for d in directions))
     assert isinstance(got, EdgeArrays) and got == want and len(got) == len(want)
     assert edge_nodes(got) == {x for e in want for x in e}
+    at = {x: i for i, x in enumerate(got.names)}
+    assert len(at) == len(got.names)  # distinct (taken unchecked from the generator)
+    # a node that is a direct feature is named by that very string (the facts hold it), not by a copy
+    assert all(got.names[at[f]] is f for f in features if f in at)

@@ -433,14 +433,48 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     h, removed = build_hierarchy(nodes, edges)
     seconds = time.perf_counter() - t
     # the peak of the work measured, read before the fingerprint below (its JSON of every edge costs more)
-    peak = int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]) / 1024
+    status = {{l.split(":")[0]: l.split()[1:2] for l in open("/proc/self/status")}}
+    peak, file_rss = int(status["VmHWM"][0]) / 1024, int(status["RssFile"][0]) / 1024
     out = {{"seconds": seconds, "fetch_seconds": t_fetch, "imports": imports, "peak_rss_mb": peak,
+           "file_rss_mb": file_rss,
            "facts": sum(map(len, facts.values())), "direct_features": len(nodes), "edges": len(edges),
            "hierarchy_nodes": h.n_nodes, "removed": len(removed),
            "empty": len(report["entities_without_features"]),
            "fingerprint": hashlib.sha256(json.dumps([sorted((i, sorted(f)) for i, f in facts.items()), sorted(edges),
                                                      h.node_ids.tolist(), report.get("relations")],
                                                     default=str).encode()).hexdigest()}}
+elif mode == "table":  # --hubs: the whole table of the 10,000 items (kg.rdf.table.assemble_table), as kgfs build
+    import hashlib
+    import numpy as np
+    from kg.rdf.corpus import Corpus
+    from kg.rdf.index.dumpindex import DumpIndex
+    from kg.rdf.sources.index import IndexSource
+    from kg.rdf.kinds import FeatureSpec
+    from kg.rdf.table import assemble_table
+    from kg.rdf.vocabulary import WD, WIKIDATA
+    imports = time.perf_counter() - t
+    rng = np.random.default_rng(11)  # the items of "fetch"
+    top = args.get("top", 0)
+    pick = rng.choice(np.arange(top, args["items"]), 10_000 - top, replace=False)
+    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + np.concatenate([np.arange(top), pick])).tolist()]
+    corpus = Corpus(ids=[f"i{{k}}" for k in range(len(ents))], entities=[[e] for e in ents],
+                    labels=["a" if k % 2 else "b" for k in range(len(ents))])
+    t = time.perf_counter()
+    src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
+    table = assemble_table(corpus, None, src, features=FeatureSpec.of(args["features"].split(),
+                                                                       direction=args["direction"]))
+    seconds = time.perf_counter() - t
+    status = {{l.split(":")[0]: l.split()[1:2] for l in open("/proc/self/status")}}
+    x = table.X.tocsr()
+    x.sort_indices()
+    c, p = table.hierarchy.edges
+    digest = hashlib.sha256()
+    for a in (x.indptr, x.indices, c, p):
+        digest.update(np.ascontiguousarray(a, np.int64).tobytes())
+    digest.update("\n".join(table.feature_names).encode())
+    out = {{"seconds": seconds, "imports": imports, "peak_rss_mb": int(status["VmHWM"][0]) / 1024,
+           "file_rss_mb": int(status["RssFile"][0]) / 1024, "shape": list(table.X.shape), "cells": int(x.nnz),
+           "fingerprint": digest.hexdigest()}}
 else:
     from kg.routes import build_table
     from kg.routes.base import Context
@@ -652,7 +686,9 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
     and the rest drawn uniformly), each in a fresh process, through the generic path (relations + types per
     entity: the baseline, measured in the same run) and through ``IndexSource.relation_tally``: time, peak RSS, and
     whether both give the same facts, edges, hierarchy and report. With ``baseline`` (a git revision), the
-    ``relation_tally`` path of that version too, in the same run: the ratio of its time and peak to this tree's."""
+    ``relation_tally`` path of that version too, in the same run: the ratio of its time and peak to this tree's.
+    For ``both``, also the whole table (``assemble_table``, what ``kgfs build`` makes: the goal's command) of this
+    tree and of the baseline, and whether they are the same table."""
     d = dumps_for(data, n, hubs=True)
     dump, meta = d / "latest-truthy.nt.bz2", json.loads((d / "meta.json").read_text())
     print(f"\n== hubs: {meta['triples']:,} triples ({meta['bytes'] / 1e6:.0f} MB bz2, {meta['items']:,} items), "
@@ -675,7 +711,8 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
                                   generic=path == "generic")
                 ff = got[path]
                 print(f"fetch_facts + build_hierarchy, qualified-relations --direction {direction:4} ({path:7}): "
-                      f"{ff['seconds']:6.2f} s, peak RSS {ff['peak_rss_mb']:6.0f} MB; {ff['direct_features']:,} "
+                      f"{ff['seconds']:6.2f} s, peak RSS {ff['peak_rss_mb']:6.0f} MB (the index's pages mapped from "
+                      f"disk at the end: {ff['file_rss_mb']:.0f} MB); {ff['direct_features']:,} "
                       f"direct features, {ff['edges']:,} edges, {ff['hierarchy_nodes']:,} nodes", flush=True)
             g, t = got["generic"], got["tally"]
             same = g["fingerprint"] == t["fingerprint"]
@@ -692,6 +729,25 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
                 same = same and b["fingerprint"] == t["fingerprint"]
             if not same:
                 raise SystemExit("the paths differ")
+            if direction == "both":  # the goal's command: the whole table (kgfs build), this tree and the baseline
+                tables = {}
+                for path in ("tally", *(["baseline"] if tree else [])):
+                    tables[path] = tb = child("table", tree=tree if path == "baseline" else ROOT, dump=dump,
+                                              index=home / "rel-index", first_item=meta["classes"] + 1,
+                                              items=meta["items"], features="qualified-relations",
+                                              direction=direction, top=top)
+                    print(f"assemble_table, qualified-relations --direction both ({path:7}): {tb['seconds']:6.2f} s, "
+                          f"peak RSS {tb['peak_rss_mb']:6.0f} MB (mapped from disk at the end: "
+                          f"{tb['file_rss_mb']:.0f} MB); {tb['shape'][0]:,} x {tb['shape'][1]:,}, {tb['cells']:,} "
+                          f"cells (goal: 15 s and 1 GB)", flush=True)
+                res["table/both"] = tables
+                if tree:
+                    b, t = tables["baseline"], tables["tally"]
+                    print(f"  the whole table: baseline {baseline} / this tree = x{b['seconds'] / t['seconds']:.2f} "
+                          f"the time, x{b['peak_rss_mb'] / t['peak_rss_mb']:.2f} the peak RSS; the same table: "
+                          f"{b['fingerprint'] == t['fingerprint']}", flush=True)
+                    if b["fingerprint"] != t["fingerprint"]:
+                        raise SystemExit("the tables differ")
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return res

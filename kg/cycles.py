@@ -169,7 +169,13 @@ class EdgeArrays(Set):
 
     def nodes(self) -> set[str]:
         """The ids at either end of some edge."""
-        return {self.names[i] for i in self.used().tolist()}
+        return set(self.used_names())
+
+    def used_names(self) -> list[str]:
+        """The ids at either end of some edge, in the order of ``names`` (a generator's order: sorted runs, which
+        a sort of millions of them merges in a tenth of the time it takes from a set's order)."""
+        used = self.used()
+        return self.names if len(used) == len(self.names) else [self.names[i] for i in used.tolist()]
 
     @classmethod
     def _from_iterable(cls, it):  # what Set's operators (|, &, -) build: a plain set

@@ -20,6 +20,7 @@ def test_a_literal_edge_set():
     assert e == {("a", "b"), ("b", "c")} and {("a", "b"), ("b", "c")} == e
     assert ("a", "b") in e and ("b", "a") not in e and ("a", "zz") not in e and "ab" not in e
     assert edge_nodes(e) == {"a", "b", "c"}  # a name on no edge is no node
+    assert e.used_names() == ["a", "b", "c"] and EdgeArrays(["b", "a"], [0], [1]).used_names() == ["b", "a"]
     assert e | {("c", "d")} == {("a", "b"), ("b", "c"), ("c", "d")}
     assert sorted(e.prefixed("type:")) == [("type:a", "type:b"), ("type:b", "type:c")]
 

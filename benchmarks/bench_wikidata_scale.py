@@ -56,6 +56,8 @@ load average is printed with each size (timings on a loaded machine are noisy).
     python benchmarks/bench_wikidata_scale.py --sizes 20M [50M 100M] [--relations] [--data DIR] [--results FILE]
     python benchmarks/bench_wikidata_scale.py --sizes 20M --reading   # issue 39 point 1: .nt and .bz2 ingest ratios
     python benchmarks/bench_wikidata_scale.py --sizes 20M --cluster   # issue 39 point 3: 1 and 2 workers, Dask
+    python benchmarks/bench_wikidata_scale.py --sizes 20M --hubs [--baseline REV]   # issue 39 point 2: hubs; the
+        # features and hierarchy (generic path, relation_tally, a baseline revision) and the whole table (both)
 """
 
 from __future__ import annotations

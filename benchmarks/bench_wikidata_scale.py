@@ -278,6 +278,19 @@ import json, resource, subprocess, sys, time
 sys.path.insert(0, {root!r})
 mode, args = sys.argv[1], json.loads(sys.argv[2])
 out = {{}}
+
+
+def corpus_items(args):
+    # the corpus of "fetch" and "table": the `top` most linked items (--hubs: the first ones, in the corpus as in
+    # real ones) and the rest of 10,000 drawn uniformly (seed 11, as "relations")
+    import numpy as np
+    from kg.rdf.vocabulary import WD
+    rng = np.random.default_rng(11)
+    top = args.get("top", 0)
+    pick = rng.choice(np.arange(top, args["items"]), 10_000 - top, replace=False)
+    return [f"{{WD}}Q{{q}}" for q in (args["first_item"] + np.concatenate([np.arange(top), pick])).tolist()]
+
+
 t = time.perf_counter()
 if mode == "lbzip2":
     subprocess.run(["lbzip2", "-dc", args["dump"]], stdout=subprocess.DEVNULL, check=True)
@@ -406,17 +419,13 @@ elif mode == "relations":
            "classes": len(classes), "class_edges": len(edges), "subproperty_edges": len(sub)}}
 elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_facts), in a process of its own
     import hashlib
-    import numpy as np
     from kg.rdf.index.dumpindex import DumpIndex
     from kg.rdf.sources.index import IndexSource
     from kg.rdf.kinds import FeatureSpec
     from kg.rdf.table import build_hierarchy, fetch_facts
-    from kg.rdf.vocabulary import WD, WIKIDATA
+    from kg.rdf.vocabulary import WIKIDATA
     imports = time.perf_counter() - t
-    rng = np.random.default_rng(11)  # the same 10,000 items as "relations"
-    top = args.get("top", 0)  # --hubs: the most linked items (the first ones) are in the corpus, as in real ones
-    pick = rng.choice(np.arange(top, args["items"]), 10_000 - top, replace=False)
-    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + np.concatenate([np.arange(top), pick])).tolist()]
+    ents = corpus_items(args)
     t = time.perf_counter()
     src = IndexSource(args["dump"], DumpIndex(args["index"]), vocabulary=WIKIDATA.with_relations())
     if args.get("generic"):  # the baseline: relations + types of the other ends, per entity (no relation_tally)
@@ -453,12 +462,9 @@ elif mode == "table":  # --hubs: the whole table of the 10,000 items (kg.rdf.tab
     from kg.rdf.sources.index import IndexSource
     from kg.rdf.kinds import FeatureSpec
     from kg.rdf.table import assemble_table
-    from kg.rdf.vocabulary import WD, WIKIDATA
+    from kg.rdf.vocabulary import WIKIDATA
     imports = time.perf_counter() - t
-    rng = np.random.default_rng(11)  # the items of "fetch"
-    top = args.get("top", 0)
-    pick = rng.choice(np.arange(top, args["items"]), 10_000 - top, replace=False)
-    ents = [f"{{WD}}Q{{q}}" for q in (args["first_item"] + np.concatenate([np.arange(top), pick])).tolist()]
+    ents = corpus_items(args)
     corpus = Corpus(ids=[f"i{{k}}" for k in range(len(ents))], entities=[[e] for e in ents],
                     labels=["a" if k % 2 else "b" for k in range(len(ents))])
     t = time.perf_counter()

@@ -33,14 +33,14 @@ def edge_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
     return edges.nodes() if isinstance(edges, EdgeArrays) else {x for e in edges for x in e}
 
 
-def _checked_indices(child, parent, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Edge index arrays as int64, each index into ``n`` names."""
+def _edge_keys(child, parent, n: int) -> np.ndarray:
+    """The edges of index arrays into ``n`` names (checked) as keys ``child * n + parent``, distinct and sorted."""
     child, parent = np.asarray(child, np.int64), np.asarray(parent, np.int64)
     if child.shape != parent.shape or child.ndim != 1:
         raise ValueError("child and parent index arrays differ in shape")
     if child.size and (min(child.min(), parent.min()) < 0 or max(child.max(), parent.max()) >= n):
         raise ValueError("edge index out of range")
-    return child, parent
+    return distinct(child * max(n, 1) + parent)
 
 
 class EdgeArrays(Set):
@@ -71,8 +71,7 @@ class EdgeArrays(Set):
             seen: set[str] = set()
             dup = next(x for x in self.names if x in seen or seen.add(x))
             raise ValueError(f"duplicate name {dup!r} in the edge arrays' names")
-        child, parent = _checked_indices(child, parent, len(self.names))
-        self._set_keys(distinct(child * max(len(self.names), 1) + parent))
+        self._set_keys(_edge_keys(child, parent, len(self.names)))
 
     def _set_keys(self, keys: np.ndarray) -> None:
         """The edges as keys ``child * n + parent``, distinct and sorted (``in`` searches them)."""
@@ -98,8 +97,7 @@ class EdgeArrays(Set):
         >>> EdgeArrays.from_distinct(["a", "b"], [0, 0], [1, 1]) == {("a", "b")}
         True
         """
-        child, parent = _checked_indices(child, parent, len(names))
-        return cls._of(names, distinct(child * max(len(names), 1) + parent))
+        return cls._of(names, _edge_keys(child, parent, len(names)))
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[tuple[str, str]]) -> EdgeArrays:
@@ -325,7 +323,7 @@ def _from_arrays(edges: EdgeArrays, order: list[str], known: dict[str, int]
     if not len(edges):
         return order, np.zeros(0, np.int64), np.zeros(0, np.int64)
     used = edges.used()
-    names = edges.names if len(used) == len(edges.names) else [edges.names[i] for i in used.tolist()]
+    names = edges.used_names()
     where = np.fromiter(map(known.get, names, repeat(-1)), np.int64, len(names))
     new = np.flatnonzero(where < 0)
     extra = sorted(range(len(new)), key=[names[i] for i in new.tolist()].__getitem__)  # the others, sorted

@@ -375,16 +375,18 @@ class FeatureSpec:
 
         if source.stored:  # a run's stored answers: every edge above its direct features
             return source.class_edges(nodes)
+
         def group(kind: str) -> str:
             return "paths" if kind in RELATION_KINDS and self.paths else "relations" if kind in RELATION_KINDS else kind
 
         by_kind: dict[str, list[str]] = {}
-        if not self.multi:  # one kind, its ids untagged (untag per id: a second for the 2.1M ids of hubs)
+        if self.multi:
+            for fid in nodes:
+                kind, raw = self.untag(fid)
+                by_kind.setdefault(group(kind), []).append(raw)
+        else:  # one kind, its ids as they are (untag per id: a second for the 2.1M ids of hubs)
             ids = list(nodes)
             by_kind = {group(self.kinds[0]): ids} if ids else {}
-        for fid in nodes if self.multi else ():
-            kind, raw = self.untag(fid)
-            by_kind.setdefault(group(kind), []).append(raw)
         parts: list = []
         for kind, raw in by_kind.items():
             raw = sorted(raw)

@@ -457,7 +457,7 @@ def relation_edges(features: Iterable[str], source) -> EdgeArrays:
     # direction -> predicate -> {each direct class met with it: its feature id}, and its unqualified id when met:
     # the hierarchy's names are these very strings (the facts hold them), not copies
     met: dict[str, dict[str, dict[str, str]]] = {}
-    plain: dict[str, dict[str, str]] = {}
+    unqualified: dict[str, dict[str, str]] = {}
     for fid in features:
         rel = parse_relation_id(fid)
         if rel is None:
@@ -467,7 +467,7 @@ def relation_edges(features: Iterable[str], source) -> EdgeArrays:
         if c is not None:
             cs[c] = fid
         else:
-            plain.setdefault(d, {})[p] = fid
+            unqualified.setdefault(d, {})[p] = fid
     preds = sorted({p for per in met.values() for p in per})
     pedges = source.property_edges(preds) if preds else set()
     direct = sorted({c for per in met.values() for cs in per.values() for c in cs})
@@ -475,7 +475,8 @@ def relation_edges(features: Iterable[str], source) -> EdgeArrays:
     from kg.cycles import EdgeArrays
 
     # each direction's ids start with it ("out:", "in:"): the parts share no name
-    return EdgeArrays.disjoint([_direction_edges(d, per, plain.get(d, {}), pedges, cedges) for d, per in met.items()])
+    return EdgeArrays.disjoint([_direction_edges(d, per, unqualified.get(d, {}), pedges, cedges)
+                                for d, per in met.items()])
 
 
 def relation_facts(

@@ -19,7 +19,8 @@ from scipy.sparse.csgraph import connected_components
 from kg.errors import CycleError
 from kg.sparse import binary_csr, distinct
 
-__all__ = ["EdgeArrays", "component_name", "cycle_components", "edge_nodes", "indexed_edges", "resolve_cycles"]
+__all__ = ["EdgeArrays", "NodeOrder", "component_name", "cycle_components", "edge_nodes", "indexed_edges",
+           "resolve_cycles"]
 
 
 def edge_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
@@ -31,6 +32,38 @@ def edge_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
     (['a', 'b'], ['a', 'c'])
     """
     return edges.nodes() if isinstance(edges, EdgeArrays) else {x for e in edges for x in e}
+
+
+class NodeOrder(dict):
+    """Distinct ids in sorted order, each mapped to its position: a hierarchy's node order and the look-up of its
+    ids in one dictionary. :meth:`kg.hierarchy.FeatureHierarchy.from_edges` takes it as its ``nodes`` and keeps it
+    as the look-up (the nodes of a table of 2.1M features are not put in a dictionary twice).
+
+    Examples
+    --------
+    >>> o = NodeOrder.of(["b", "a"], ["c", "a", "c"])
+    >>> list(o), o["c"]
+    (['a', 'b', 'c'], 2)
+    """
+
+    @classmethod
+    def of(cls, distinct: Sequence[str], more: Iterable[str] = ()) -> NodeOrder:
+        """The ids of ``distinct`` (no repeats: an edge set's ends) and of ``more`` (repeats allowed: the instances'
+        features, most of them ends already), sorted. One dictionary is built, of the final order: the ids of
+        ``more`` that are new are a set's difference (no dictionary of the ends first), and the sort is fast from
+        the runs of a generator's order."""
+        order = [x if type(x) is str else str(x) for x in distinct]
+        new = {x if type(x) is str else str(x) for x in more}
+        new.difference_update(order)
+        order.sort()
+        if new:
+            order = sorted([*order, *sorted(new)])  # two sorted runs: one merge
+        out = cls(zip(order, range(len(order))))
+        if len(out) != len(order):
+            seen: set[str] = set()
+            dup = next(x for x in order if x in seen or seen.add(x))
+            raise ValueError(f"duplicate id {dup!r} in the distinct ids")
+        return out
 
 
 def _edge_keys(child, parent, n: int) -> np.ndarray:
@@ -280,10 +313,13 @@ def indexed_edges_and_positions(edges: Iterable[tuple[str, str]], nodes: Iterabl
                                 ) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, int]]:
     """:func:`indexed_edges`, and the positions it looked the ids up in: ``{id: its index}`` of a prefix of the
     ids (``nodes`` at least), which :func:`complete_positions` extends to all of them."""
-    order = [] if nodes is None else [x if type(x) is str else str(x) for x in nodes]
-    known = dict(zip(order, range(len(order))))
-    if len(known) != len(order):
-        raise ValueError("duplicate node ids in `nodes`")
+    if isinstance(nodes, NodeOrder):  # the ids and their look-up, built once
+        order, known = list(nodes), nodes
+    else:
+        order = [] if nodes is None else [x if type(x) is str else str(x) for x in nodes]
+        known = dict(zip(order, range(len(order))))
+        if len(known) != len(order):
+            raise ValueError("duplicate node ids in `nodes`")
     empty = np.zeros(0, np.int64)
     if isinstance(edges, EdgeArrays):
         return (*_from_arrays(edges, order, known), known)

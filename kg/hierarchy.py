@@ -145,7 +145,9 @@ class FeatureHierarchy:
             Duplicates are merged. A self-loop is a cycle of length one.
         nodes : iterable of str, optional
             Node ids in the desired order (isolated nodes allowed). Nodes that appear only in
-            ``edges`` are appended in sorted order. Default: all edge endpoints, sorted.
+            ``edges`` are appended in sorted order. Default: all edge endpoints, sorted. A
+            :class:`~kg.cycles.NodeOrder` is taken as the ids and their look-up (no second
+            dictionary of them).
         on_cycle : {"raise", "break", "merge"} or callable
             ``"raise"``: a cycle raises :class:`~kg.errors.CycleError` naming one cycle per
             strongly connected component. ``"break"``: cycles are broken deterministically

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from kg.collector import collector_paused
 from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeatureError
 from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy, _as_str_array
@@ -26,6 +27,7 @@ from kg.hierarchy import FeatureHierarchy, _as_str_array
 __all__ = ["FeatureTable", "HierarchicalCSR", "carried_hierarchy"]
 
 _FORMAT_VERSION = 1
+_CLOSED = object()  # ``check`` of a table closed by its own hierarchy (from_facts): the implication holds
 
 
 @dataclass(eq=False)
@@ -84,23 +86,30 @@ class FeatureTable:
                 " (features must be 0/1)"
             )
         self.X = x.astype(np.float64)
-        self.feature_names = _as_str_array(self.feature_names)
+        # the hierarchy's own ids (as from_facts gives them) are its nodes in its order: not copied, not compared
+        same = self.feature_names is self.hierarchy.node_ids
+        if not same:
+            self.feature_names = _as_str_array(self.feature_names)
         self.instance_ids = _as_str_array(self.instance_ids)
         n, m = self.X.shape
         if len(self.feature_names) != m:
             raise ValueError(f"{len(self.feature_names)} feature names for {m} columns")
         if len(self.instance_ids) != n:
             raise ValueError(f"{len(self.instance_ids)} instance ids for {n} rows")
-        if self.feature_names.tolist() != self.hierarchy.node_ids.tolist():
+        if not same and self.feature_names.tolist() != self.hierarchy.node_ids.tolist():
             raise ValueError("the hierarchy's nodes must be the table's features, in the same order")
         if self.y is not None:
             self.y = np.asarray(self.y)
             if self.y.shape != (n,):
                 raise ValueError(f"y has shape {self.y.shape}, expected ({n},)")
         self.meta = dict(self.meta)
-        if self.check not in ("raise", "repair", "ignore"):
+        if self.check is _CLOSED:  # from_facts: closed by the hierarchy itself, nothing to look for
+            self.check = "raise"
+            viol = sp.coo_matrix(self.X.shape, dtype=np.int8)
+        elif self.check not in ("raise", "repair", "ignore"):
             raise ValueError(f"check must be 'raise', 'repair' or 'ignore', got {self.check!r}")
-        viol = self.hierarchy.violations(self.X)
+        else:
+            viol = self.hierarchy.violations(self.X)
         if viol.nnz:
             if self.check == "raise":
                 i, j = int(viol.row[0]), int(viol.col[0])
@@ -161,6 +170,7 @@ class FeatureTable:
 
     # ------------------------------------------------------------------ construction
     @classmethod
+    @collector_paused()  # millions of ids at the in-links of hubs, none in a reference cycle
     def from_facts(
         cls,
         facts: Mapping[str, Iterable[str]],
@@ -203,13 +213,18 @@ class FeatureTable:
         if not ids:
             raise KgfsError("no instances: the corpus or fact set is empty")
         missing: dict[str, list[str]] = {}
-        index = hierarchy.column_index  # node ids, and the members of merged cycles
         flat: list = []
         ends = np.empty(len(ids), np.int64)
         for r, inst in enumerate(ids):  # one extend per instance; the look-ups below in one C-level map
             flat.extend(facts.get(inst, ()))
             ends[r] = len(flat)
-        cols = np.fromiter(map(index.get, flat, itertools.repeat(-1)), np.int64, len(flat))
+        # the node ids, then the members of merged cycles (no copy of the index with them: 2.1M ids at hubs)
+        cols = np.fromiter(map(hierarchy.index.get, flat, itertools.repeat(-1)), np.int64, len(flat))
+        if hierarchy.aliases:
+            for k in np.flatnonzero(cols < 0).tolist():
+                node = hierarchy.aliases.get(flat[k])
+                if node is not None:
+                    cols[k] = hierarchy.index[node]
         rows = np.repeat(np.arange(len(ids), dtype=np.int64), np.diff(ends, prepend=0))
         bad = np.flatnonzero(cols < 0)
         for k in bad.tolist():  # in instance order, as they were met
@@ -240,7 +255,7 @@ class FeatureTable:
             m["merged_cycles"] = {k: list(v) for k, v in hierarchy.merged.items()}
         m["min_support"] = int(min_support)
         if len(keep) == hierarchy.n_nodes:  # every feature kept: no column to drop (copies cost seconds at 10M cells)
-            return cls(x, hierarchy.node_ids, ids, y, hierarchy, meta=m)
+            return cls(x, hierarchy.node_ids, ids, y, hierarchy, meta=m, check=_CLOSED)
         return cls(
             x[:, keep],
             hierarchy.node_ids[keep],
@@ -248,6 +263,7 @@ class FeatureTable:
             y,
             hierarchy.restrict(keep),
             meta=m,
+            check=_CLOSED,  # the kept features are closed upward (support only falls down the hierarchy)
         )
 
     # ------------------------------------------------------------------ shape and views

@@ -327,9 +327,14 @@ def _runs(start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _join(other: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each ``(row, class)`` of the rows' other ends: ``pairs`` are sorted ``(other, class)`` pairs."""
-    lo = np.searchsorted(pairs[:, 0], other, "left")
-    rows, at = _runs(lo, np.searchsorted(pairs[:, 0], other, "right") - lo)
+    """Each ``(row, class)`` of the rows' other ends: ``pairs`` are sorted ``(other, class)`` pairs, ``other`` and
+    their first column indices of other ends. Each other end's run of pairs is read from their counts (a gather
+    per row, where a binary search per row cost 0.7 s for the 3.4M in-links of the hubs)."""
+    if not len(other) or not len(pairs):
+        return np.zeros(0, np.int64), np.zeros(0, pairs.dtype)
+    count = np.bincount(pairs[:, 0], minlength=int(other.max()) + 1)
+    start = np.cumsum(count) - count
+    rows, at = _runs(start[other], count[other])
     return rows, pairs[at, 1]
 
 

@@ -43,7 +43,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from kg.collector import collector_paused
-from kg.cycles import EdgeArrays, edge_nodes
+from kg.cycles import EdgeArrays, NodeOrder, edge_nodes
 from kg.errors import NOTED, EmptyTableError, HierarchyCycleWarning, InputFormatError, KgfsError
 from kg.hierarchy import FeatureHierarchy
 from kg.iri import normalize_iri
@@ -223,18 +223,18 @@ def entity_weights(entities: Mapping[str, Sequence[str]]) -> dict[str, int]:
     return out
 
 
-def hierarchy_nodes(facts: Mapping[str, Iterable[str]], edges: Iterable[tuple[str, str]]) -> list[str]:
-    """Every feature of a table, for :func:`build_hierarchy`: the ids at either end of an edge, in the edges' own
-    order (:meth:`kg.cycles.EdgeArrays.used_names`, from which a sort of millions of them is fast), then the
-    instances' direct features (repeated: build_hierarchy keeps each id once).
+def hierarchy_nodes(facts: Mapping[str, Iterable[str]], edges: Iterable[tuple[str, str]]) -> NodeOrder:
+    """Every feature of a table, for :func:`build_hierarchy`: the ids at either end of an edge and the instances'
+    direct features, sorted, with their positions (:class:`kg.cycles.NodeOrder`: the hierarchy's look-up, built
+    once; sorted from the edges' own order, :meth:`kg.cycles.EdgeArrays.used_names`, whose runs sort fast).
 
     Examples
     --------
-    >>> sorted(set(hierarchy_nodes({"t1": {"A"}, "t2": {"B"}}, [("B", "C")])))
+    >>> list(hierarchy_nodes({"t1": {"A"}, "t2": {"B"}}, [("B", "C")]))
     ['A', 'B', 'C']
     """
     ends = edges.used_names() if isinstance(edges, EdgeArrays) else edge_nodes(edges)
-    return [*ends, *(f for fs in facts.values() for f in fs)]
+    return NodeOrder.of(ends, (f for fs in facts.values() for f in fs))
 
 
 def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = None,
@@ -243,7 +243,8 @@ def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = No
 
     Parameters
     ----------
-    nodes : iterable of str
+    nodes : iterable of str, or NodeOrder
+        The nodes (repeats allowed), or :func:`hierarchy_nodes` of a table (sorted already, with their look-up).
     edges : iterable of (child, parent)
     on_cycle : {"break", "merge"} or callable
         :meth:`FeatureHierarchy.from_edges`'s policy (a spec's :meth:`~kg.rdf.kinds.FeatureSpec.on_cycle`);
@@ -282,8 +283,9 @@ def build_hierarchy(nodes, edges, on_cycle="break", *, reported: set | None = No
         warnings.simplefilter("always", HierarchyCycleWarning)
         # the edges' order does not matter (the DAG and the cycles broken depend on the edge set alone)
         # each id once (in its first place: a sort is fast from the sorted runs of a generator's order)
-        h = FeatureHierarchy.from_edges(edges, nodes=sorted(nodes if isinstance(nodes, (set, frozenset)) else
-                                                            dict.fromkeys(nodes)), on_cycle=on_cycle)
+        if not isinstance(nodes, NodeOrder):
+            nodes = sorted(nodes if isinstance(nodes, (set, frozenset)) else dict.fromkeys(nodes))
+        h = FeatureHierarchy.from_edges(edges, nodes=nodes, on_cycle=on_cycle)
     removed = [tuple(e) for e in h.removed_edges]
     tell = not quiet
     if reported is not None and tell:

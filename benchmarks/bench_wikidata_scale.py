@@ -440,7 +440,11 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     spec = FeatureSpec.of(args["features"].split(), direction=args["direction"])
     facts, edges, report = fetch_facts({{e: [e] for e in ents}}, src, features=spec)
     t_fetch = time.perf_counter() - t
-    nodes = set().union(*facts.values())
+    try:  # the nodes as assemble_table and KGFeatures give them (sorted once, their look-up kept), where it exists
+        from kg.rdf.table import hierarchy_nodes
+        nodes = hierarchy_nodes(facts, edges)
+    except ImportError:
+        nodes = set().union(*facts.values())
     h, removed = build_hierarchy(nodes, edges)
     seconds = time.perf_counter() - t
     # the peak of the work measured, read before the fingerprint below (its JSON of every edge costs more)

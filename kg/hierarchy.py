@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kg.collector import collector_paused
-from kg.cycles import complete_positions, indexed_edges_and_positions, resolve_cycles
+from kg.cycles import complete_positions, indexed_edges_and_positions, merged_positions, resolve_cycles
 from kg.errors import CycleError, HierarchyCycleWarning, UnknownFeatureError
 from kg.sparse import binary_csr, distinct, product_nnz, reach_upward
 
@@ -186,8 +186,9 @@ class FeatureHierarchy:
             ids, ci, pi, removed, merged, notes = resolve_cycles(indexed, ci, pi, on_cycle)
             for note in notes:
                 warnings.warn(note, HierarchyCycleWarning, stacklevel=2)
-            # no cycle merged: the ids are those indexed, their positions the look-up's (one dictionary, not two)
-            index = complete_positions(ids, positions) if ids is indexed else None
+            # the look-up's positions become the index (one dictionary of the ids, not two)
+            index = (complete_positions(ids, positions) if ids is indexed
+                     else merged_positions(indexed, positions, ids, merged))
             return cls(ids, ci, pi, removed_edges=sorted(removed), merged=merged, _index=index)
 
     # ------------------------------------------------------------------ basic structure

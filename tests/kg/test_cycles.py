@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.cycles import EdgeArrays, edge_nodes, indexed_edges
+from kg.cycles import EdgeArrays, NodeOrder, edge_nodes, indexed_edges
 from kg.hierarchy import FeatureHierarchy
 
 NAMES = [f"n{i}" for i in range(8)]
@@ -54,6 +54,36 @@ def test_arrays_index_and_build_as_their_pairs(edges, nodes, more):
             assert built[0] == built[1]
             for h in built:  # the look-up's positions (no cycle merged) or a new index (merged): each id's column
                 assert h.index == {x: i for i, x in enumerate(h.node_ids.tolist())}
+
+
+@given(st.lists(st.sampled_from(NAMES), unique=True), st.lists(st.sampled_from(NAMES + ["x", "y"])))
+def test_a_node_order_is_every_id_sorted_with_its_position(distinct, more):
+    order = NodeOrder.of(distinct, more)
+    want = sorted(set(distinct) | set(more))
+    assert list(order) == want and order == {x: i for i, x in enumerate(want)}
+
+
+def test_a_node_order_refuses_repeats_of_its_distinct_ids_and_converts_other_ids():
+    with pytest.raises(ValueError, match="duplicate id 'a'"):
+        NodeOrder.of(["a", "b", "a"])
+    assert NodeOrder.of([2, "10"], [1, "2"]) == {"1": 0, "10": 1, "2": 2}
+
+
+@settings(max_examples=100, deadline=None)
+@given(pairs, st.lists(st.sampled_from(NAMES + ["x", "y"])))
+def test_a_node_order_builds_the_hierarchy_of_its_sorted_ids(edges, facts):
+    """:func:`kg.rdf.table.hierarchy_nodes` (a NodeOrder, the look-up kept by the hierarchy) gives the hierarchy of
+    every id sorted, from pairs or arrays, with ids only in the facts (isolated), cycles broken or merged."""
+    from kg.rdf.table import build_hierarchy, hierarchy_nodes
+
+    every = sorted(edge_nodes(edges) | set(facts))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for policy in ("break", "merge"):
+            want, _ = build_hierarchy(every, sorted(edges), policy)
+            for e in (sorted(edges), EdgeArrays.from_pairs(sorted(edges))):
+                h, _ = build_hierarchy(hierarchy_nodes({"i": facts}, e), e, policy)
+                assert h == want and h.index == {x: i for i, x in enumerate(h.node_ids.tolist())}
 
 
 @given(pairs, pairs)

@@ -1,7 +1,10 @@
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeatureError
 from kg.hierarchy import FeatureHierarchy
@@ -92,3 +95,34 @@ def test_select_features_keeps_implication(data):
     s = t.select_features(keep)
     assert s.hierarchy.violations(s.X).nnz == 0
     assert s.feature_names.tolist() == h.node_ids[keep].tolist()
+
+
+NAMES = [f"n{i}" for i in range(7)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sets(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES)), max_size=14),
+       st.lists(st.lists(st.sampled_from(NAMES + ["unknown"]), max_size=4), min_size=1, max_size=5),
+       st.integers(1, 3))
+def test_from_facts_is_each_fact_and_its_ancestors_with_merged_members_as_their_node(edges, rows, min_support):
+    """Against a brute force: a member of a merged cycle is its node (looked up apart from the index), an unknown id
+    dropped, every ancestor added; the table is closed (its implication not checked again: it holds by
+    construction) and behaves as any other afterwards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h = FeatureHierarchy.from_edges(sorted(edges), nodes=NAMES, on_cycle="merge")
+    facts = {f"i{k}": r for k, r in enumerate(rows)}
+    t = FeatureTable.from_facts(facts, h, min_support=min_support, unknown="drop")
+    want = np.zeros((len(rows), h.n_nodes), int)
+    for k, r in enumerate(rows):
+        for f in r:
+            if f in h.column_index:
+                j = h.column_index[f]
+                want[k, [j, *h.ancestor_indices(j).tolist()]] = 1
+    keep = want.sum(axis=0) >= min_support
+    assert t.feature_names.tolist() == h.node_ids[keep].tolist()
+    assert np.array_equal(t.X.toarray(), want[:, keep])
+    assert t.check == "raise" and t.hierarchy.is_closed(t.X)
+    assert ("unknown" in {f for r in rows for f in r}) == ("unknown_features" in t.meta)
+    again = FeatureTable(t.X, t.feature_names, t.instance_ids, t.y, t.hierarchy)  # the checked constructor agrees
+    assert np.array_equal(again.X.toarray(), t.X.toarray())

@@ -452,7 +452,7 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     peak, file_rss = int(status["VmHWM"][0]) / 1024, int(status["RssFile"][0]) / 1024
     out = {{"seconds": seconds, "fetch_seconds": t_fetch, "imports": imports, "peak_rss_mb": peak,
            "file_rss_mb": file_rss,
-           "facts": sum(map(len, facts.values())), "direct_features": len(nodes), "edges": len(edges),
+           "facts": sum(map(len, facts.values())), "direct_features": len(set().union(*facts.values())), "edges": len(edges),
            "hierarchy_nodes": h.n_nodes, "removed": len(removed),
            "empty": len(report["entities_without_features"]),
            "fingerprint": hashlib.sha256(json.dumps([sorted((i, sorted(f)) for i, f in facts.items()), sorted(edges),

@@ -358,6 +358,7 @@ def assemble_table(
     entities, link_report = link_entities(corpus, annotator, invalid_iri=invalid_iri)
     facts, edges, fact_report = fetch_facts(entities, source, features=spec)
     h, removed = build_hierarchy(hierarchy_nodes(facts, edges), edges, spec.on_cycle())
+    del edges  # in the hierarchy now (the arrays of 4M edges at the in-links of hubs: 100 MB not held further)
     m = dict(meta or {})
     m.update(
         {

@@ -26,7 +26,7 @@ from kg.hierarchy import FeatureHierarchy, _as_str_array
 
 __all__ = ["FeatureTable", "HierarchicalCSR", "carried_hierarchy"]
 
-_FORMAT_VERSION = 1
+_FORMAT_VERSION = 2  # 2: ids as UTF-8 text (1: fixed-width unicode arrays, still read)
 _CLOSED = object()  # ``check`` of a table closed by its own hierarchy (from_facts): the implication holds
 
 
@@ -355,14 +355,13 @@ class FeatureTable:
             "data_indices": self.X.indices.astype(np.int32 if self.X.shape[1] < 2**31 else np.int64),
             "data_indptr": self.X.indptr.astype(np.int64),
             "shape": np.array(self.X.shape, dtype=np.int64),
-            "feature_names": self.feature_names.astype(str),
-            "instance_ids": self.instance_ids.astype(str),
+            **_text("feature_names", self.feature_names.tolist()),
+            **_text("instance_ids", self.instance_ids.tolist()),
             "edge_child": c,
             "edge_parent": p,
-            "removed_edges": np.array(self.hierarchy.removed_edges, dtype=str).reshape(-1, 2),
+            **_text("removed_edges", [x for e in self.hierarchy.removed_edges for x in e]),  # (child, parent) pairs
             # (node, member) for each member of a merged cycle (FeatureHierarchy.merged)
-            "merged": np.array([[k, v] for k, vs in self.hierarchy.merged.items() for v in vs], dtype=str
-                               ).reshape(-1, 2),
+            **_text("merged", [x for k, vs in self.hierarchy.merged.items() for v in vs for x in (k, v)]),
             "meta": np.array(json.dumps(self.meta, sort_keys=True, default=str)),
             "check": np.array(self.check),
         }
@@ -394,21 +393,22 @@ class FeatureTable:
         except Exception as exc:  # noqa: BLE001 - any decoding error means "not our file"
             raise InputFormatError(f"not a kgfs table file ({exc})", path) from exc
         with z:
-            if "format_version" not in z or int(z["format_version"]) != _FORMAT_VERSION:
+            version = int(z["format_version"]) if "format_version" in z else None
+            if version not in (1, _FORMAT_VERSION):
                 raise InputFormatError("not a kgfs table file (unknown format version)", path)
             shape = tuple(int(v) for v in z["shape"])
             indices = z["data_indices"]
             x = sp.csr_matrix((np.ones(indices.size), indices, z["data_indptr"]), shape=shape)
-            names = z["feature_names"]
-            removed = [tuple(r) for r in z["removed_edges"].tolist()]
+            names = _read_text(z, "feature_names", path)
+            removed = list(_pairs(_read_text(z, "removed_edges", path)))
             merged: dict[str, list[str]] = {}
-            for node, member in (z["merged"].tolist() if "merged" in z else ()):  # tables written before: none
+            for node, member in _pairs(_read_text(z, "merged", path)):  # tables written before merges: none
                 merged.setdefault(node, []).append(member)
             h = FeatureHierarchy(names, z["edge_child"], z["edge_parent"], removed_edges=removed, merged=merged)
             return cls(
                 x,
-                names,
-                z["instance_ids"],
+                h.node_ids,  # its ids, in its order: not copied again
+                _read_text(z, "instance_ids", path),
                 z["y"] if "y" in z else None,
                 h,
                 meta=json.loads(str(z["meta"])),
@@ -416,6 +416,42 @@ class FeatureTable:
                 values=sp.csr_matrix((z["values_data"], indices, z["data_indptr"]), shape=shape)
                 if "values_data" in z else None,
             )
+
+
+def _text(name: str, values: list[str]) -> dict[str, np.ndarray]:
+    """Strings as a table file stores them: their UTF-8 bytes one after the other (``NAME.text``, uint8) and where
+    each ends (``NAME.ends``, int64). A fixed-width unicode array held every id at the length of the longest, four
+    bytes a character: 2.1M relation ids took 1.4 GB to write and as much to read back."""
+    joined = "".join(values)
+    if joined.isascii():  # a character a byte: the lengths of the strings are those of their bytes
+        blob, lengths = joined.encode("ascii"), map(len, values)
+    else:
+        encoded = [v.encode("utf-8") for v in values]
+        blob, lengths = b"".join(encoded), map(len, encoded)
+    ends = np.cumsum(np.fromiter(lengths, np.int64, len(values)))
+    return {f"{name}.text": np.frombuffer(blob, np.uint8), f"{name}.ends": ends}
+
+
+def _read_text(z, name: str, path: Path) -> list[str]:
+    """The strings :func:`_text` stored (a file of format 1: a unicode array of them; a missing one: none)."""
+    if f"{name}.text" not in z:
+        return z[name].ravel().tolist() if name in z else []
+    blob, ends = z[f"{name}.text"].tobytes(), z[f"{name}.ends"]
+    if ends.ndim != 1 or (ends.size and (ends[-1] != len(blob) or (np.diff(ends, prepend=0) < 0).any())):
+        raise InputFormatError(f"not a kgfs table file (the ends of its {name} do not fit its text)", path)
+    try:
+        text = blob.decode("utf-8")
+        bounds = zip([0, *ends[:-1].tolist()], ends.tolist())
+        if len(text) == len(blob):  # ASCII: the bytes' offsets are the characters'
+            return [text[a:b] for a, b in bounds]
+        return [blob[a:b].decode("utf-8") for a, b in bounds]
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"not a kgfs table file (its {name} are no UTF-8 text: {exc})", path) from None
+
+
+def _pairs(flat: list[str]) -> list[tuple[str, str]]:
+    """``[a, b, c, d]`` as ``[(a, b), (c, d)]``."""
+    return list(zip(flat[0::2], flat[1::2]))
 
 
 class HierarchicalCSR(sp.csr_matrix):

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kg.errors import KgfsError
 from kg.routes.base import BatchedStep, Context, Input
 
 if TYPE_CHECKING:
@@ -78,11 +79,18 @@ def read_payload(record: Record, role: str):
 
 def read_facts(record: Record) -> dict:
     """The fetch step's payload (:func:`kg.rdf.stored.fetch_hierarchy`'s, its ``per_entity`` and ``edges`` stored
-    packed: :func:`kg.rdf.stored.pack_facts`; the counts' ``groups``: :func:`kg.rdf.stored.pack_groups`)."""
+    packed: :func:`kg.rdf.stored.pack_facts`, the edges' positions in ``edges.npy``; the counts' ``groups``:
+    :func:`kg.rdf.stored.pack_groups`)."""
+    import numpy as np
+
     from kg.rdf.stored import unpack_facts, unpack_groups
 
     payload = read_payload(record, "facts")
-    payload["per_entity"], payload["edges"] = unpack_facts(payload.pop("packed"))
+    positions = np.load(record.path("edges"), allow_pickle=False)
+    try:
+        payload["per_entity"], payload["edges"] = unpack_facts(payload.pop("packed"), positions)
+    except ValueError as exc:
+        raise KgfsError(f"{record.path('edges')}: {exc}") from None
     if "groups" in payload:
         payload["groups"] = unpack_groups(payload["groups"])
     return payload
@@ -95,6 +103,19 @@ def write_json(path: Path, obj) -> None:
 
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     atomic_write(path, lambda tmp: tmp.write_text(text + "\n", encoding="utf-8"))
+
+
+def write_array(path: Path, arr) -> None:
+    """A step's array as ``.npy`` (no pickled objects), written atomically."""
+    import numpy as np
+
+    from kg.files import atomic_write
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:  # a path without the suffix would get ".npy" added
+            np.save(fh, np.ascontiguousarray(arr), allow_pickle=False)
+
+    atomic_write(path, write)
 
 
 class AnnotateStep(BatchedStep):
@@ -172,7 +193,7 @@ class FetchStep(BatchedStep):
         spec, source, entities = self.inp.spec(), self.inp.make_source(self.ctx), sorted(batch["entities"])
         weights = batch.get("weights")
         payload, summary = fetch_features(source, entities, spec, weights=weights)
-        write_json(folder / "facts.json", pack_facts(payload))  # each feature id once
+        write_json(folder / "facts.json", pack_facts(payload)[0])  # each feature id once
         if not spec.counts:
             return {"facts": "facts.json"}, summary
         write_json(folder / "groups.json", pack_groups(spec.groups(source, entities, weights=weights)))  # the counts
@@ -192,7 +213,7 @@ class FetchStep(BatchedStep):
         for b in up["batches"]:
             per.update(unpack_facts(read_payload(b, "facts"))[0])
         payload, summary = fetch_hierarchy(self.inp.make_source(self.ctx), per, self.inp.spec())
-        payload["packed"] = pack_facts(payload.pop("per_entity"), payload.pop("edges"))  # read_facts unpacks it
+        payload["packed"], positions = pack_facts(payload.pop("per_entity"), payload.pop("edges"))  # read_facts
         if self.inp.spec().uses_relations:
             payload["relations"] = merge_reports(b.summary.get("relations", {}) for b in up["batches"])
         if self.inp.spec().counts:
@@ -202,7 +223,8 @@ class FetchStep(BatchedStep):
             payload["entities_without_link"] = sorted(e for b in up["batches"]
                                                       for e in b.summary.get("entities_without_link", ()))
         write_json(folder / "facts.json", payload)
-        return {"facts": "facts.json"}, summary
+        write_array(folder / "edges.npy", positions)
+        return {"facts": "facts.json", "edges": "edges.npy"}, summary
 
     def transient(self, exc):
         return is_transient(exc)

@@ -204,62 +204,81 @@ def fetch_hierarchy(source, per_entity: Mapping[str, Sequence[str]],
     Returns
     -------
     payload : dict
-        ``per_entity``, ``edges`` (sorted ``[child, parent]``), ``source`` (its description); with an
-        ``owl:equivalentClass`` bridge, ``types_without_link`` (the entities' own types that had no
-        equivalent class in the graph of the features, dropped).
+        ``per_entity``, ``edges`` (the set of ``(child, parent)`` the spec gives: an
+        :class:`~kg.cycles.EdgeArrays` for relations, stored as arrays by :func:`pack_facts`), ``source`` (its
+        description); with an ``owl:equivalentClass`` bridge, ``types_without_link`` (the entities' own types that
+        had no equivalent class in the graph of the features, dropped).
     summary : dict
 
     Examples
     --------
     >>> src = StoredSource({}, [("T", "Thing")], "memory")
-    >>> fetch_hierarchy(src, {"E": ["T"]})[0]["edges"]
-    [['T', 'Thing']]
+    >>> sorted(fetch_hierarchy(src, {"E": ["T"]})[0]["edges"])
+    [('T', 'Thing')]
     """
     nodes = sorted({f for fs in per_entity.values() for f in fs})
     spec = features if isinstance(features, FeatureSpec) else FeatureSpec.of(features, category_depth=category_depth)
     edges = spec.edges(source, nodes)
     source = as_source(source)
     desc = source.describe()
-    payload = {"per_entity": dict(per_entity), "edges": sorted(map(list, edges)), "source": desc}
+    payload = {"per_entity": dict(per_entity), "edges": edges, "source": desc}
     if "types_without_link" in source.report:
         payload["types_without_link"] = sorted(source.report["types_without_link"])
     return payload, {"n_entities": len(per_entity), "n_direct_features": len(nodes), "n_edges": len(edges)}
 
 
-def pack_facts(per_entity: Mapping[str, Sequence[str]], edges: Iterable[Sequence[str]] = ()) -> dict:
-    """Entities' feature ids (and edges between ids) as a stage stores them: each id once (``ids``, sorted), each
-    entity's ids and each edge as positions in it (``rows``, ``edges``). Written out whole, every entity repeats its
-    ids: paths at depth 2 made a 613 MB ``facts.json`` of the CoDEx people's 7,291 entities this way (37 MB packed).
+def pack_facts(per_entity: Mapping[str, Sequence[str]], edges: Iterable[Sequence[str]] = ()) -> tuple[dict, object]:
+    """Entities' feature ids and the edges between ids as a stage stores them: each id once (``ids``, sorted), each
+    entity's ids as positions in it (``rows``), and each edge as the positions of its ends, in an array (written
+    out whole, every entity repeats its ids: paths at depth 2 made a 613 MB ``facts.json`` of the CoDEx people's
+    7,291 entities this way, 37 MB packed; the 4M edges of the in-links of hubs as JSON pairs took 250 MB and
+    gigabytes to read back).
 
     Parameters
     ----------
     per_entity : mapping of entity -> sequence of str
-    edges : iterable of (child, parent)
+    edges : iterable of (child, parent), or EdgeArrays
 
     Returns
     -------
-    dict
-        JSON-ready; :func:`unpack_facts` gives back both, in their order.
+    packed : dict
+        JSON-ready: ``ids`` and ``rows``.
+    positions : numpy.ndarray
+        ``(n_edges, 2)`` int64, sorted: each edge's child and parent as positions in ``ids`` (an ``.npy`` file of
+        the stage). :func:`unpack_facts` gives back both.
 
     Examples
     --------
-    >>> packed = pack_facts({"E": ["T", "U"], "F": ["T"]}, [("T", "Thing")])
-    >>> packed
-    {'ids': ['T', 'Thing', 'U'], 'rows': {'E': [0, 2], 'F': [0]}, 'edges': [[0, 1]]}
-    >>> unpack_facts(packed)
-    ({'E': ['T', 'U'], 'F': ['T']}, [['T', 'Thing']])
+    >>> packed, positions = pack_facts({"E": ["T", "U"], "F": ["T"]}, [("T", "Thing")])
+    >>> packed, positions.tolist()
+    ({'ids': ['T', 'Thing', 'U'], 'rows': {'E': [0, 2], 'F': [0]}}, [[0, 1]])
+    >>> per, edges = unpack_facts(packed, positions)
+    >>> per, sorted(edges)
+    ({'E': ['T', 'U'], 'F': ['T']}, [('T', 'Thing')])
     """
-    edges = [tuple(e) for e in edges]
-    ids = sorted({f for fs in per_entity.values() for f in fs}.union(*edges))
-    pos = {f: i for i, f in enumerate(ids)}
-    out = {"ids": ids, "rows": {e: [pos[f] for f in fs] for e, fs in per_entity.items()}}
-    if edges:
-        out["edges"] = [[pos[c], pos[p]] for c, p in edges]
-    return out
+    from itertools import repeat
+
+    import numpy as np
+
+    from kg.cycles import EdgeArrays, NodeOrder
+
+    pairs = edges if isinstance(edges, EdgeArrays) else EdgeArrays.from_pairs(sorted({tuple(e) for e in edges}))
+    order = NodeOrder.of(pairs.used_names(), (f for fs in per_entity.values() for f in fs))
+    packed = {"ids": list(order), "rows": {e: [order[f] for f in fs] for e, fs in per_entity.items()}}
+    place = np.fromiter(map(order.get, pairs.names, repeat(-1)), np.int64, len(pairs.names))
+    n = max(len(order), 1)
+    key = np.sort(place[pairs.child] * n + place[pairs.parent])  # distinct edges: distinct keys
+    return packed, np.stack([key // n, key % n], axis=1)
 
 
-def unpack_facts(packed: Mapping) -> tuple[dict[str, list[str]], list[list[str]]]:
-    """The entities' feature ids and the edges of a :func:`pack_facts` payload (each id one shared string).
+def unpack_facts(packed: Mapping, positions=None) -> tuple[dict[str, list[str]], object]:
+    """The entities' feature ids and the edges of :func:`pack_facts` (each id one shared string; the edges as an
+    :class:`~kg.cycles.EdgeArrays` over the ids, its positions checked; none without ``positions``).
+
+    Raises
+    ------
+    ValueError
+        Positions that are no ``(n, 2)`` integer array, or out of the ids' range.
 
     Examples
     --------
@@ -267,7 +286,16 @@ def unpack_facts(packed: Mapping) -> tuple[dict[str, list[str]], list[list[str]]
     """
     ids = packed["ids"]
     per = {e: [ids[i] for i in row] for e, row in packed["rows"].items()}
-    return per, [[ids[c], ids[p]] for c, p in packed.get("edges", ())]
+    if positions is None:
+        return per, ()
+    import numpy as np
+
+    from kg.cycles import EdgeArrays
+
+    positions = np.asarray(positions)
+    if positions.ndim != 2 or positions.shape[1] != 2 or positions.dtype.kind not in "iu":
+        raise ValueError(f"edge positions must be an (n, 2) integer array, got {positions.dtype} {positions.shape}")
+    return per, EdgeArrays.from_distinct(ids, positions[:, 0], positions[:, 1])  # the ids: sorted, distinct
 
 
 def pack_groups(groups: Mapping[str, Sequence]) -> dict:
@@ -342,8 +370,11 @@ class StoredSource(SourceBase):
 
     def __init__(self, per_entity: Mapping[str, Iterable[str]], edges: Iterable[Sequence[str]], desc: str, *,
                  groups: Mapping[str, Sequence[Sequence[str]]] | None = None):
+        from kg.cycles import EdgeArrays
+
         self._per = {e: set(v) for e, v in per_entity.items()}
-        self._edges = {tuple(e) for e in edges}
+        # arrays as they are (a read-only set: millions of relation edges, no pair built)
+        self._edges = edges if isinstance(edges, EdgeArrays) else {tuple(e) for e in edges}
         self._desc = desc
         self._groups = dict(groups or {})
 
@@ -395,13 +426,14 @@ class StoredSource(SourceBase):
 
         Returns
         -------
-        set of (str, str)
+        set of (str, str), or EdgeArrays
+            As stored (arrays: a read-only set of pairs).
 
         Examples
         --------
         See the class.
         """
-        return set(self._edges)
+        return self._edges if not isinstance(self._edges, set) else set(self._edges)
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         """Every stored edge (see :meth:`class_edges`).
@@ -420,7 +452,7 @@ class StoredSource(SourceBase):
         >>> StoredSource({}, [["C", "B"]], "d").broader(["C"], 2)
         {('C', 'B')}
         """
-        return set(self._edges)
+        return self.class_edges(categories)
 
 
 def table_from_records(corpus: Corpus, annotations: Mapping, facts: Mapping, *, name: str | None = None,

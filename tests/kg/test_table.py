@@ -126,3 +126,47 @@ def test_from_facts_is_each_fact_and_its_ancestors_with_merged_members_as_their_
     assert ("unknown" in {f for r in rows for f in r}) == ("unknown_features" in t.meta)
     again = FeatureTable(t.X, t.feature_names, t.instance_ids, t.y, t.hierarchy)  # the checked constructor agrees
     assert np.array_equal(again.X.toarray(), t.X.toarray())
+
+
+def _cyclic_table():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h = FeatureHierarchy.from_edges([("Zürich", "Stadt"), ("Stadt", "Zürich"), ("Stadt", "Ort"), ("a", "a"),
+                                         ("x", "y"), ("y", "x")], on_cycle="merge")
+    return FeatureTable.from_facts({"tweet é": ["Zürich"], "t2": ["a", "x"]}, h, {"tweet é": 1, "t2": 0})
+
+
+def test_ids_are_stored_as_text_and_read_back_with_the_merged_and_removed_edges(tmp_path):
+    t = _cyclic_table()
+    u = FeatureTable.load(t.save(tmp_path / "t.npz"))
+    assert u.feature_names.tolist() == t.feature_names.tolist() == ["Ort", "Stadt ≡ Zürich", "a", "x ≡ y"]
+    assert u.instance_ids.tolist() == ["tweet é", "t2"] and u.hierarchy == t.hierarchy
+    assert u.hierarchy.merged == {"Stadt ≡ Zürich": ["Stadt", "Zürich"], "x ≡ y": ["x", "y"]}
+    assert u.hierarchy.removed_edges == [("a", "a")] and (u.X != t.X).nnz == 0
+    with np.load(tmp_path / "t.npz") as z:  # text and ends, no fixed-width unicode array
+        assert z["feature_names.text"].dtype == np.uint8 and "feature_names" not in z
+
+
+def test_a_table_file_of_format_1_is_read(tmp_path):
+    """Format 1 stored the ids as fixed-width unicode arrays (tables written before): still read, the same table."""
+    t = _cyclic_table()
+    c, p = t.hierarchy.edges
+    np.savez(tmp_path / "v1.npz", format_version=np.array(1), data_indices=t.X.indices, data_indptr=t.X.indptr,
+             shape=np.array(t.X.shape), feature_names=t.feature_names.astype(str),
+             instance_ids=t.instance_ids.astype(str), edge_child=c, edge_parent=p,
+             removed_edges=np.array(t.hierarchy.removed_edges, dtype=str).reshape(-1, 2),
+             merged=np.array([[k, v] for k, vs in t.hierarchy.merged.items() for v in vs], dtype=str),
+             meta=np.array("{}"), check=np.array("raise"), y=t.y)
+    u = FeatureTable.load(tmp_path / "v1.npz")
+    assert u.feature_names.tolist() == t.feature_names.tolist() and u.hierarchy == t.hierarchy
+    assert u.instance_ids.tolist() == t.instance_ids.tolist() and (u.X != t.X).nnz == 0
+
+
+def test_text_whose_ends_do_not_fit_is_refused_naming_the_file(tmp_path):
+    path = _cyclic_table().save(tmp_path / "t.npz")
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["feature_names.ends"] = arrays["feature_names.ends"] + 1
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(InputFormatError, match=r"bad\.npz.*feature_names do not fit"):
+        FeatureTable.load(tmp_path / "bad.npz")

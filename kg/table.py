@@ -362,7 +362,7 @@ class FeatureTable:
             **_text("removed_edges", [x for e in self.hierarchy.removed_edges for x in e]),  # (child, parent) pairs
             # (node, member) for each member of a merged cycle (FeatureHierarchy.merged)
             **_text("merged", [x for k, vs in self.hierarchy.merged.items() for v in vs for x in (k, v)]),
-            "meta": np.array(json.dumps(self.meta, sort_keys=True, default=str)),
+            **_meta_arrays(self.meta, self.feature_names.tolist()),
             "check": np.array(self.check),
         }
         if y is not None:
@@ -411,7 +411,7 @@ class FeatureTable:
                 _read_text(z, "instance_ids", path),
                 z["y"] if "y" in z else None,
                 h,
-                meta=json.loads(str(z["meta"])),
+                meta=_read_meta(z, h.node_ids.tolist(), path),
                 check="ignore" if str(z["check"]) == "ignore" else "raise",
                 values=sp.csr_matrix((z["values_data"], indices, z["data_indptr"]), shape=shape)
                 if "values_data" in z else None,
@@ -447,6 +447,35 @@ def _read_text(z, name: str, path: Path) -> list[str]:
         return [blob[a:b].decode("utf-8") for a, b in bounds]
     except UnicodeDecodeError as exc:
         raise InputFormatError(f"not a kgfs table file (its {name} are no UTF-8 text: {exc})", path) from None
+
+
+def _meta_arrays(meta: dict, features: list[str]) -> dict[str, np.ndarray]:
+    """The meta as UTF-8 JSON (``meta.text``); its ``term_names`` of every feature in column order (what the command
+    line gives a table: 2.1M names at the in-links of hubs, their ids repeated as keys made 260 MB of the JSON) as
+    text beside the features (``term_names``), not in it."""
+    names = meta.get("term_names")
+    aligned = isinstance(names, dict) and len(names) == len(features) and all(
+        type(v) is str for v in names.values()) and list(names) == features
+    rest = {k: v for k, v in meta.items() if not (aligned and k == "term_names")}
+    out = {"meta.text": np.frombuffer(json.dumps(rest, sort_keys=True, default=str).encode("utf-8"), np.uint8)}
+    if aligned:
+        out.update(_text("term_names", list(names.values())))
+    return out
+
+
+def _read_meta(z, features: list[str], path: Path) -> dict:
+    """The meta :func:`_meta_arrays` stored (a file of format 1: one unicode string of JSON)."""
+    try:
+        meta = json.loads(z["meta.text"].tobytes().decode("utf-8") if "meta.text" in z else str(z["meta"]))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFormatError(f"not a kgfs table file (its meta is no JSON: {exc})", path) from None
+    if "term_names.text" in z:
+        names = _read_text(z, "term_names", path)
+        if len(names) != len(features):
+            raise InputFormatError(f"not a kgfs table file ({len(names)} term names for {len(features)} features)",
+                                   path)
+        meta["term_names"] = dict(zip(features, names))
+    return meta
 
 
 def _pairs(flat: list[str]) -> list[tuple[str, str]]:

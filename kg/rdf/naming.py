@@ -118,15 +118,19 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
             return head, None, None
         return (head, None, tail[1:]) if tail.startswith("=") else (head, tail, None)
 
-    plans: dict[str, tuple[list, list[str], str]] = {}
-    for f in dict.fromkeys(str(f) for f in features):
-        cut_at, cut, rest = f.partition(" ≡ … (")  # a merged cycle shortened to its first member, and how many
-        members = cut_at.split(" ≡ ")
-        plans[f] = [plan(m) for m in members], members, cut + rest
-    wanted = {e for h in heads.values() if h is not None for e in h[1]}
-    for ps, _, _ in plans.values():
-        for p in ps:
+    def members_of(f: str) -> tuple[list[str], str]:
+        """A merged cycle's members (one shortened to its first member: and how many), or the id itself."""
+        cut_at, cut, rest = f.partition(" ≡ … (")
+        return cut_at.split(" ≡ "), cut + rest
+
+    # two passes over the ids (a plan of each of millions held between them cost more than parsing them again)
+    features = list(dict.fromkeys(str(f) for f in features))
+    wanted: set[str] = set()
+    for f in features:
+        for m in members_of(f)[0]:
+            p = plan(m)
             wanted.update(x for x in (p if len(p) == 1 else p[1:]) if x)
+    wanted.update(e for h in heads.values() if h is not None for e in h[1])
     found = labels(sorted(wanted))
     head_text: dict[str, tuple[str, bool]] = {}  # head -> its words, and whether one of its predicates is labelled
     word: dict[str, str] = {}  # a class or an object -> its label or local name
@@ -151,8 +155,9 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
         return text + (f" | {written(cls)}" if cls else "") + (f" = {written(obj)}" if obj else "")
 
     out = {}
-    for f, (ps, members, more) in plans.items():
-        names = [name(p) for p in ps]
+    for f in features:
+        members, more = members_of(f)
+        names = [name(plan(m)) for m in members]
         if any(names):
             out[f] = " ≡ ".join(n or m for n, m in zip(names, members)) + more
     return out

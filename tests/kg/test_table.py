@@ -1,3 +1,4 @@
+import json
 import warnings
 
 import numpy as np
@@ -170,3 +171,19 @@ def test_text_whose_ends_do_not_fit_is_refused_naming_the_file(tmp_path):
     np.savez(tmp_path / "bad.npz", **arrays)
     with pytest.raises(InputFormatError, match=r"bad\.npz.*feature_names do not fit"):
         FeatureTable.load(tmp_path / "bad.npz")
+
+
+@pytest.mark.parametrize("names", [None, "aligned", "partial"])
+def test_the_meta_and_its_term_names_are_read_back_as_they_were(tmp_path, names):
+    """Term names of every feature, in column order, are stored as text beside the features; any other meta (and
+    names of some features only) as JSON: either way the same meta comes back."""
+    t = _cyclic_table()
+    t.meta["source"] = "tést"
+    if names == "aligned":
+        t.meta["term_names"] = {f: f"name of {f}" if i % 2 else "" for i, f in enumerate(t.feature_names.tolist())}
+    elif names == "partial":
+        t.meta["term_names"] = {"a": "the a"}
+    u = FeatureTable.load(t.save(tmp_path / "t.npz"))
+    assert u.meta == json.loads(json.dumps(t.meta, sort_keys=True, default=str))
+    with np.load(tmp_path / "t.npz") as z:
+        assert ("term_names.text" in z) == (names == "aligned")

@@ -452,7 +452,8 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
     peak, file_rss = int(status["VmHWM"][0]) / 1024, int(status["RssFile"][0]) / 1024
     out = {{"seconds": seconds, "fetch_seconds": t_fetch, "imports": imports, "peak_rss_mb": peak,
            "file_rss_mb": file_rss,
-           "facts": sum(map(len, facts.values())), "direct_features": len(set().union(*facts.values())), "edges": len(edges),
+           "facts": sum(map(len, facts.values())), "direct_features": len(set().union(*facts.values())),
+           "edges": len(edges),
            "hierarchy_nodes": h.n_nodes, "removed": len(removed),
            "empty": len(report["entities_without_features"]),
            "fingerprint": hashlib.sha256(json.dumps([sorted((i, sorted(f)) for i, f in facts.items()), sorted(edges),
@@ -477,6 +478,37 @@ elif mode == "table":  # --hubs: the whole table of the 10,000 items (kg.rdf.tab
                                                                        direction=args["direction"]))
     seconds = time.perf_counter() - t
     status = {{l.split(":")[0]: l.split()[1:2] for l in open("/proc/self/status")}}
+    x = table.X.tocsr()
+    x.sort_indices()
+    c, p = table.hierarchy.edges
+    digest = hashlib.sha256()
+    for a in (x.indptr, x.indices, c, p):
+        digest.update(np.ascontiguousarray(a, np.int64).tobytes())
+    digest.update("\n".join(table.feature_names).encode())
+    out = {{"seconds": seconds, "imports": imports, "peak_rss_mb": int(status["VmHWM"][0]) / 1024,
+           "file_rss_mb": int(status["RssFile"][0]) / 1024, "shape": list(table.X.shape), "cells": int(x.nnz),
+           "fingerprint": digest.hexdigest()}}
+elif mode == "build":  # --hubs: `kgfs build` of the 10,000 items as a user types it (its stage store, its outputs)
+    import contextlib, hashlib, io, os
+    from pathlib import Path
+    os.environ["KGFS_HOME"] = args["home"]  # the index built once in it; the store emptied or kept by the parent
+    import numpy as np
+    from flows.cli import main
+    from kg.table import FeatureTable
+    imports = time.perf_counter() - t
+    corpus = Path(args["out"]).with_suffix(".tsv")
+    corpus.write_text("id\tlabel\tentity\n" + "".join(f"i{{k}}\t{{'a' if k % 2 else 'b'}}\t{{e}}\n"
+                                                      for k, e in enumerate(corpus_items(args))))
+    t = time.perf_counter()
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(["build", "-q", "--corpus", str(corpus), "--entity-columns", "entity", "--kg", "dump", "--dump",
+                     args["dump"], "--preset", "wikidata", "--features", "qualified-relations", "--direction",
+                     args["direction"], "--out", args["out"]])
+    seconds = time.perf_counter() - t
+    if code:
+        raise SystemExit(f"kgfs build failed ({{code}}): {{err.getvalue()[-2000:]}}")
+    status = {{l.split(":")[0]: l.split()[1:2] for l in open("/proc/self/status")}}
+    table = FeatureTable.load(Path(args["out"]) / "table.npz")
     x = table.X.tocsr()
     x.sort_indices()
     c, p = table.hierarchy.edges
@@ -760,9 +792,38 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
                           f"{b['fingerprint'] == t['fingerprint']}", flush=True)
                     if b["fingerprint"] != t["fingerprint"]:
                         raise SystemExit("the tables differ")
+                res["build/both"] = cli_builds(home, dump, meta, top, tree, baseline)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return res
+
+
+def cli_builds(home: Path, dump: Path, meta: dict, top: int, tree: Path | None, baseline: str | None) -> dict:
+    """``kgfs build`` of the hub corpus (``--direction both``), the issue's own command, in a fresh process each:
+    with an empty stage store (``cold``: every stage computed; the index built beforehand, once) and again with
+    its stages stored (``warm``: the table read back, named and written), this tree and the baseline."""
+    kgfs_home = home / "cli-home"
+    common = dict(dump=dump, home=kgfs_home, first_item=meta["classes"] + 1, items=meta["items"], top=top,
+                  direction="both")
+    child("build", out=home / "cli-warm-up", **common)  # the index of the dump, built once for every run below
+    got: dict = {}
+    for path in ("this tree", *(["baseline"] if tree else [])):
+        shutil.rmtree(kgfs_home / "store", ignore_errors=True)
+        for run in ("cold", "warm"):
+            got[f"{path}/{run}"] = b = child("build", tree=tree if path == "baseline" else ROOT,
+                                             out=home / f"cli-{path.replace(' ', '-')}-{run}", **common)
+            print(f"kgfs build --direction both ({path}, {run} store): {b['seconds']:6.2f} s, peak RSS "
+                  f"{b['peak_rss_mb']:6.0f} MB; {b['shape'][0]:,} x {b['shape'][1]:,}, {b['cells']:,} cells",
+                  flush=True)
+    if tree:
+        for run in ("cold", "warm"):
+            b, t = got[f"baseline/{run}"], got[f"this tree/{run}"]
+            print(f"  kgfs build, {run} store: baseline {baseline} / this tree = x{b['seconds'] / t['seconds']:.2f} "
+                  f"the time, x{b['peak_rss_mb'] / t['peak_rss_mb']:.2f} the peak RSS; the same table: "
+                  f"{b['fingerprint'] == t['fingerprint']}", flush=True)
+            if b["fingerprint"] != t["fingerprint"]:
+                raise SystemExit("the built tables differ")
+    return got
 
 
 def summary(results: dict) -> None:

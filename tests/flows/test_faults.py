@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -330,15 +331,22 @@ def _file_size_limit(limit: int):
 
 
 def test_a_full_disk_mid_build_names_the_file_keeps_what_was_done_and_stores_nothing_partial(tmp_path):
-    """The bundled build writes facts.json (33 KB), then table.npz (42 KB): with room for the first only, the build
-    fails in one line naming the table's file; the facts step stays stored and is reused, the table step leaves
-    no folder (nothing half-written can be reused), and the next build gives the table a fresh home gives."""
+    """A build whose facts step is stored and whose table step has no room for its table.npz (files limited to
+    half its size; the bundled facts.json, 33 KB, is larger than the table, 29 KB, so the facts step is stored by a
+    first build and its table step removed) fails in one line naming the table's file; the facts step stays
+    stored and is reused, the table step leaves no folder (nothing half-written can be reused), and the next
+    build gives the table a fresh home gives."""
     from kg.table import FeatureTable
 
     argv = [sys.executable, "-m", "flows.cli", "build", "--dataset", "bundled/DM-BP"]
     env = kgfs_env(KGFS_HOME=str(tmp_path / "home"), KGFS_SERVER_DIR=str(tmp_path / "server"))
+    first = subprocess.run([*argv, "--out", "T0"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    for done in (tmp_path / "home" / "store" / "table").iterdir():  # what is left of that build: its facts step
+        shutil.rmtree(done)
     full = subprocess.run([*argv, "--out", "T"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          preexec_fn=_file_size_limit(38_000), timeout=300)
+                          preexec_fn=_file_size_limit((tmp_path / "T0" / "table.npz").stat().st_size // 2),
+                          timeout=300)
     assert full.returncode == 1
     (line,) = full.stderr.strip().splitlines()
     assert line.startswith(f"kgfs: error: {tmp_path / 'home' / 'store' / 'table'}") and "table.npz: file too large" \

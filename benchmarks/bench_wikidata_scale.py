@@ -291,6 +291,20 @@ def corpus_items(args):
     return [f"{{WD}}Q{{q}}" for q in (args["first_item"] + np.concatenate([np.arange(top), pick])).tolist()]
 
 
+def table_fingerprint(table):
+    # the table's cells, hierarchy and feature ids, as one digest (and its canonical matrix)
+    import hashlib
+    import numpy as np
+    x = table.X.tocsr()
+    x.sort_indices()
+    c, p = table.hierarchy.edges
+    digest = hashlib.sha256()
+    for a in (x.indptr, x.indices, c, p):
+        digest.update(np.ascontiguousarray(a, np.int64).tobytes())
+    digest.update("\n".join(table.feature_names).encode())
+    return x, digest.hexdigest()
+
+
 t = time.perf_counter()
 if mode == "lbzip2":
     subprocess.run(["lbzip2", "-dc", args["dump"]], stdout=subprocess.DEVNULL, check=True)
@@ -478,16 +492,10 @@ elif mode == "table":  # --hubs: the whole table of the 10,000 items (kg.rdf.tab
                                                                        direction=args["direction"]))
     seconds = time.perf_counter() - t
     status = {{l.split(":")[0]: l.split()[1:2] for l in open("/proc/self/status")}}
-    x = table.X.tocsr()
-    x.sort_indices()
-    c, p = table.hierarchy.edges
-    digest = hashlib.sha256()
-    for a in (x.indptr, x.indices, c, p):
-        digest.update(np.ascontiguousarray(a, np.int64).tobytes())
-    digest.update("\n".join(table.feature_names).encode())
+    x, fingerprint = table_fingerprint(table)
     out = {{"seconds": seconds, "imports": imports, "peak_rss_mb": int(status["VmHWM"][0]) / 1024,
            "file_rss_mb": int(status["RssFile"][0]) / 1024, "shape": list(table.X.shape), "cells": int(x.nnz),
-           "fingerprint": digest.hexdigest()}}
+           "fingerprint": fingerprint}}
 elif mode == "build":  # --hubs: `kgfs build` of the 10,000 items as a user types it (its stage store, its outputs)
     import contextlib, hashlib, io, os
     from pathlib import Path
@@ -496,7 +504,7 @@ elif mode == "build":  # --hubs: `kgfs build` of the 10,000 items as a user type
     from flows.cli import main
     from kg.table import FeatureTable
     imports = time.perf_counter() - t
-    corpus = Path(args["out"]).with_suffix(".tsv")
+    corpus = Path(args["home"]).parent / "hubs-corpus.tsv"  # one file for every run: its stages can be reused
     corpus.write_text("id\tlabel\tentity\n" + "".join(f"i{{k}}\t{{'a' if k % 2 else 'b'}}\t{{e}}\n"
                                                       for k, e in enumerate(corpus_items(args))))
     t = time.perf_counter()
@@ -509,16 +517,10 @@ elif mode == "build":  # --hubs: `kgfs build` of the 10,000 items as a user type
         raise SystemExit(f"kgfs build failed ({{code}}): {{err.getvalue()[-2000:]}}")
     status = {{l.split(":")[0]: l.split()[1:2] for l in open("/proc/self/status")}}
     table = FeatureTable.load(Path(args["out"]) / "table.npz")
-    x = table.X.tocsr()
-    x.sort_indices()
-    c, p = table.hierarchy.edges
-    digest = hashlib.sha256()
-    for a in (x.indptr, x.indices, c, p):
-        digest.update(np.ascontiguousarray(a, np.int64).tobytes())
-    digest.update("\n".join(table.feature_names).encode())
+    x, fingerprint = table_fingerprint(table)
     out = {{"seconds": seconds, "imports": imports, "peak_rss_mb": int(status["VmHWM"][0]) / 1024,
            "file_rss_mb": int(status["RssFile"][0]) / 1024, "shape": list(table.X.shape), "cells": int(x.nnz),
-           "fingerprint": digest.hexdigest()}}
+           "fingerprint": fingerprint}}
 else:
     from kg.routes import build_table
     from kg.routes.base import Context

@@ -474,8 +474,6 @@ elif mode == "fetch":  # the route's qualified relations (kg.rdf.table.fetch_fac
                                                      h.node_ids.tolist(), report.get("relations")],
                                                     default=str).encode()).hexdigest()}}
 elif mode == "table":  # --hubs: the whole table of the 10,000 items (kg.rdf.table.assemble_table), as kgfs build
-    import hashlib
-    import numpy as np
     from kg.rdf.corpus import Corpus
     from kg.rdf.index.dumpindex import DumpIndex
     from kg.rdf.sources.index import IndexSource
@@ -497,10 +495,9 @@ elif mode == "table":  # --hubs: the whole table of the 10,000 items (kg.rdf.tab
            "file_rss_mb": int(status["RssFile"][0]) / 1024, "shape": list(table.X.shape), "cells": int(x.nnz),
            "fingerprint": fingerprint}}
 elif mode == "build":  # --hubs: `kgfs build` of the 10,000 items as a user types it (its stage store, its outputs)
-    import contextlib, hashlib, io, os
+    import contextlib, io, os
     from pathlib import Path
     os.environ["KGFS_HOME"] = args["home"]  # the index built once in it; the store emptied or kept by the parent
-    import numpy as np
     from flows.cli import main
     from kg.table import FeatureTable
     imports = time.perf_counter() - t

@@ -19,8 +19,20 @@ from scipy.sparse.csgraph import connected_components
 from kg.errors import CycleError
 from kg.sparse import binary_csr, distinct
 
-__all__ = ["EdgeArrays", "NodeOrder", "component_name", "cycle_components", "edge_nodes", "indexed_edges",
-           "resolve_cycles"]
+__all__ = ["EdgeArrays", "NodeOrder", "component_name", "cycle_components", "edge_nodes", "first_repeat",
+           "indexed_edges", "resolve_cycles"]
+
+
+def first_repeat(values: Iterable[str]) -> str | None:
+    """The first value met a second time (``None``: all distinct), for an error that names it.
+
+    Examples
+    --------
+    >>> first_repeat(["a", "b", "a"]), first_repeat(["a"])
+    ('a', None)
+    """
+    seen: set[str] = set()
+    return next((x for x in values if x in seen or seen.add(x)), None)
 
 
 def edge_nodes(edges: Iterable[tuple[str, str]]) -> set[str]:
@@ -61,9 +73,7 @@ class NodeOrder(dict):
             order = sorted([*order, *sorted(new)])  # two sorted runs: one merge
         out = cls(zip(order, range(len(order))))
         if len(out) != len(order):
-            seen: set[str] = set()
-            dup = next(x for x in order if x in seen or seen.add(x))
-            raise ValueError(f"duplicate id {dup!r} in the distinct ids")
+            raise ValueError(f"duplicate id {first_repeat(order)!r} in the distinct ids")
         return out
 
 
@@ -102,9 +112,7 @@ class EdgeArrays(Set):
     def __init__(self, names: Sequence[str], child, parent):
         self.names = list(names)
         if len(set(self.names)) != len(self.names):
-            seen: set[str] = set()
-            dup = next(x for x in self.names if x in seen or seen.add(x))
-            raise ValueError(f"duplicate name {dup!r} in the edge arrays' names")
+            raise ValueError(f"duplicate name {first_repeat(self.names)!r} in the edge arrays' names")
         self._set_keys(_edge_keys(child, parent, len(self.names)))
 
     def _set_keys(self, keys: np.ndarray) -> None:

@@ -507,12 +507,11 @@ class KGFeatures(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         nodes = hierarchy_nodes(facts, edges)
         if nodes:
             h, _ = build_hierarchy(nodes, edges, spec.on_cycle(), quiet=True)  # cycles were reported by fit
-            index_of = h.column_index  # a member of a merged cycle is its node
-            rows, cols = [], []
-            for r, i in enumerate(ids):
-                for f in facts.get(i, ()):
-                    rows.append(r)
-                    cols.append(index_of[f])
+            flat = [f for i in ids for f in facts.get(i, ())]
+            rows = [r for r, i in enumerate(ids) for _ in facts.get(i, ())]
+            cols = h.columns(flat)  # a member of a merged cycle is its node
+            if (cols < 0).any():  # every fact is a node of its own hierarchy
+                raise KeyError(flat[int(np.flatnonzero(cols < 0)[0])])
             direct = sp.csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(n, h.n_nodes))
             closed = h.close(direct).tocsr()
             if spec.counts:

@@ -8,7 +8,6 @@ reported.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import zipfile
@@ -218,13 +217,7 @@ class FeatureTable:
         for r, inst in enumerate(ids):  # one extend per instance; the look-ups below in one C-level map
             flat.extend(facts.get(inst, ()))
             ends[r] = len(flat)
-        # the node ids, then the members of merged cycles (no copy of the index with them: 2.1M ids at hubs)
-        cols = np.fromiter(map(hierarchy.index.get, flat, itertools.repeat(-1)), np.int64, len(flat))
-        if hierarchy.aliases:
-            for k in np.flatnonzero(cols < 0).tolist():
-                node = hierarchy.aliases.get(flat[k])
-                if node is not None:
-                    cols[k] = hierarchy.index[node]
+        cols = hierarchy.columns(flat)  # a member of a merged cycle is its node
         rows = np.repeat(np.arange(len(ids), dtype=np.int64), np.diff(ends, prepend=0))
         bad = np.flatnonzero(cols < 0)
         for k in bad.tolist():  # in instance order, as they were met

@@ -95,8 +95,8 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
 
     def head_of(head: str):
         if head not in heads:
-            rel = parse_path_id(head)
-            if rel is None or rel[1] is not None or rel[2] is not None:
+            rel = parse_path_id(head)  # a head holds no "|": no class nor object
+            if rel is None:
                 heads[head] = None
             else:
                 steps = rel[0]

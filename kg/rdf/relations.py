@@ -327,8 +327,8 @@ def _runs(start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _join(other: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each ``(row, class)`` of the rows' other ends: ``pairs`` are sorted ``(other, class)`` pairs, ``other`` and
-    their first column indices of other ends. Each other end's run of pairs is read from their counts (a gather
+    """Each ``(row, class)`` of the rows' other ends: ``other`` is each row's other end and ``pairs`` the sorted
+    ``(other end, class)`` pairs, both by index. Each other end's run of pairs is read from their counts (a gather
     per row, where a binary search per row cost 0.7 s for the 3.4M in-links of the hubs)."""
     if not len(other) or not len(pairs):
         return np.zeros(0, np.int64), np.zeros(0, pairs.dtype)

@@ -86,10 +86,10 @@ def read_facts(record: Record) -> dict:
     from kg.rdf.stored import unpack_facts, unpack_groups
 
     payload = read_payload(record, "facts")
-    positions = np.load(record.path("edges"), allow_pickle=False)
     try:
+        positions = np.load(record.path("edges"), allow_pickle=False)
         payload["per_entity"], payload["edges"] = unpack_facts(payload.pop("packed"), positions)
-    except ValueError as exc:
+    except ValueError as exc:  # no .npy array, or positions that do not fit the ids
         raise KgfsError(f"{record.path('edges')}: {exc}") from None
     if "groups" in payload:
         payload["groups"] = unpack_groups(payload["groups"])

@@ -433,7 +433,7 @@ class StoredSource(SourceBase):
         --------
         See the class.
         """
-        return self._edges if not isinstance(self._edges, set) else set(self._edges)
+        return set(self._edges) if isinstance(self._edges, set) else self._edges  # arrays: read-only already
 
     def broader(self, categories: Iterable[str], depth: int | None) -> set[tuple[str, str]]:
         """Every stored edge (see :meth:`class_edges`).

@@ -22,7 +22,7 @@ import numpy as np
 
 from kg.errors import EmptyTableError, HierarchyCycleWarning, KgfsError
 from kg.routes import build_table, from_json
-from kg.routes.base import Context, FileRef, Input
+from kg.routes.base import Context, FileRef, Input, with_names
 from kg.table import FeatureTable
 
 __all__ = ["CORPUS_FIELDS", "PREDICTIONS", "fit", "new_input", "predict_table", "stored_table", "write_predictions"]
@@ -34,19 +34,16 @@ CORPUS_FIELDS = ("corpus", "text_column", "label_column", "id_column", "entity_c
 
 
 def stored_table(inp: Input, home: str | Path, *, batch_size: int = 500, names: bool = True) -> FeatureTable:
-    """The input's table by its route's steps in the home's stage store, its features named from the graph
-    (unless ``names`` is false: a table to predict, whose features the model names)."""
+    """The input's table by its route's steps in the home's stage store, its features named from the graph when
+    its table step did not name them (:func:`~kg.routes.base.with_names`; unless ``names`` is false: a table to
+    predict, whose features the model names)."""
     from flows.stages import stage_store
 
     ctx = Context(home, batch_size=batch_size)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=HierarchyCycleWarning)  # reported by the table's meta
         table = build_table(inp, ctx, stage_store(home))
-    if names and not table.meta.get("term_names"):
-        names = inp.feature_names(table.feature_names.tolist(), ctx)
-        if names:
-            table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
-    return table
+    return with_names(table, lambda f: inp.feature_names(f, ctx)) if names else table
 
 
 def fit(inp: Input, home: str | Path, folder: str | Path, *, selector: str, params: Mapping | None = None,

@@ -25,7 +25,7 @@ from pathlib import Path
 from flows.run_options import RunOptions
 from kg.formats.folder import export_selected, export_table
 from kg.routes import from_json, run_step, step_inputs
-from kg.routes.base import BatchedStep, Context, Input, Step
+from kg.routes.base import BatchedStep, Context, Input, Step, with_names
 from kg.store import Record, Store
 from kg.table import FeatureTable
 
@@ -91,11 +91,7 @@ class SelectStep(Step):
     def compute(self, folder, up):
         from selection.frames import kind_counts, select_features, write_selection  # imports scikit-learn
 
-        table = read_table(up["table"])
-        if not table.meta.get("term_names") and self.names is not None:
-            names = dict(self.names(table.feature_names.tolist()))
-            if names:
-                table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
+        table = with_names(read_table(up["table"]), self.names)
         _sel, frame = select_features(table, self.selector, self.params)
         summary = {"selector": self.selector, "params": self.params, "n_features": int(table.n_features),
                    "n_selected": int(frame["selected"].sum())}

@@ -14,6 +14,7 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,7 +24,7 @@ from kg.errors import ImplicationError, InputFormatError, KgfsError, UnknownFeat
 from kg.files import atomic_write
 from kg.hierarchy import FeatureHierarchy, _as_str_array
 
-__all__ = ["FeatureTable", "HierarchicalCSR", "carried_hierarchy"]
+__all__ = ["FeatureTable", "HierarchicalCSR", "TableNotes", "carried_hierarchy"]
 
 _FORMAT_VERSION = 2  # 2: ids as UTF-8 text (1: fixed-width unicode arrays, still read)
 _CLOSED = object()  # ``check`` of a table closed by its own hierarchy (from_facts): the implication holds
@@ -379,16 +380,7 @@ class FeatureTable:
     def load(cls, path: str | os.PathLike) -> FeatureTable:
         """Read a table written by :meth:`save`."""
         path = Path(path)
-        try:
-            z = np.load(path, allow_pickle=False)
-        except FileNotFoundError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - any decoding error means "not our file"
-            raise InputFormatError(f"not a kgfs table file ({exc})", path) from exc
-        with z:
-            version = int(z["format_version"]) if "format_version" in z else None
-            if version not in (1, _FORMAT_VERSION):
-                raise InputFormatError("not a kgfs table file (unknown format version)", path)
+        with _open(path) as z:
             shape = tuple(int(v) for v in z["shape"])
             indices = z["data_indices"]
             x = sp.csr_matrix((np.ones(indices.size), indices, z["data_indptr"]), shape=shape)
@@ -411,35 +403,112 @@ class FeatureTable:
             )
 
 
+    @staticmethod
+    def load_notes(path: str | os.PathLike) -> TableNotes:
+        """What the notes of a table file written by :meth:`save` are written from, without reading its matrix,
+        ids, hierarchy or term names.
+
+        Examples
+        --------
+        >>> import tempfile, warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")  # the cycle broken: a HierarchyCycleWarning
+        ...     h = FeatureHierarchy.from_edges([("a", "b"), ("b", "a")], on_cycle="break")
+        >>> t = FeatureTable.from_facts({"i": ["a"]}, h, meta={"dataset": "d", "term_names": {"a": "A", "b": "B"}})
+        >>> FeatureTable.load_notes(t.save(Path(tempfile.mkdtemp()) / "t.npz"))
+        TableNotes(meta={'dataset': 'd', 'min_support': 1}, removed_edges=[('b', 'a')], named=True)
+        """
+        path = Path(path)
+        with _open(path) as z:
+            meta = _read_meta(z, None, path)
+            named = "term_names.text" in z or bool(meta.pop("term_names", None))
+            return TableNotes(meta, _pairs(_read_text(z, "removed_edges", path)), named)
+
+
+class TableNotes(NamedTuple):
+    """A table file's meta without its term names, the edges its hierarchy removed to break cycles, and whether
+    it names its features (``term_names``): :meth:`FeatureTable.load_notes`."""
+
+    meta: dict
+    removed_edges: list[tuple[str, str]]
+    named: bool
+
+
+def _open(path: Path):
+    """A table file's arrays (``np.load``'s lazy archive), its format version checked."""
+    try:
+        z = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any decoding error means "not our file"
+        raise InputFormatError(f"not a kgfs table file ({exc})", path) from exc
+    try:
+        version = int(z["format_version"]) if "format_version" in z else None
+        if version not in (1, _FORMAT_VERSION):
+            raise InputFormatError("not a kgfs table file (unknown format version)", path)
+    except BaseException:
+        z.close()
+        raise
+    return z
+
+
 def _text(name: str, values: list[str]) -> dict[str, np.ndarray]:
     """Strings as a table file stores them: their UTF-8 bytes one after the other (``NAME.text``, uint8) and where
     each ends (``NAME.ends``, int64). A fixed-width unicode array held every id at the length of the longest, four
-    bytes a character: 2.1M relation ids took 1.4 GB to write and as much to read back."""
-    joined = "".join(values)
-    if joined.isascii():  # a character a byte: the lengths of the strings are those of their bytes
-        blob, lengths = joined.encode("ascii"), map(len, values)
-    else:
-        encoded = [v.encode("utf-8") for v in values]
-        blob, lengths = b"".join(encoded), map(len, encoded)
-    ends = np.cumsum(np.fromiter(lengths, np.int64, len(values)))
-    return {f"{name}.text": np.frombuffer(blob, np.uint8), f"{name}.ends": ends}
+    bytes a character: 2.1M relation ids took 1.4 GB to write and as much to read back.
+
+    The bytes are encoded a block of strings at a time into their place (a few strings beyond ASCII, e.g. the
+    ``≡`` of merged cycles, made one string of them all two bytes a character, and each string encoded on its own
+    took 1.1 s of 2.1M ids).
+
+    Examples
+    --------
+    >>> t = _text("x", ["ab", "≡", ""])
+    >>> t["x.text"].tobytes().decode(), t["x.ends"].tolist()
+    ('ab≡', [2, 5, 5])
+    """
+    n = len(values)
+    lengths = np.fromiter(map(len, values), np.int64, n)
+    wide = np.flatnonzero(~np.fromiter(map(str.isascii, values), bool, n))  # their UTF-8 bytes are more
+    if wide.size:
+        lengths[wide] = [len(values[i].encode("utf-8")) for i in wide.tolist()]
+    ends = np.cumsum(lengths)
+    blob = np.empty(int(ends[-1]) if n else 0, np.uint8)
+    for a in range(0, n, _BLOCK):
+        chunk = "".join(values[a:a + _BLOCK]).encode("utf-8")
+        start = int(ends[a - 1]) if a else 0
+        blob[start:start + len(chunk)] = np.frombuffer(chunk, np.uint8)
+    return {f"{name}.text": blob, f"{name}.ends": ends}
+
+
+#: How many strings :func:`_text` encodes at a time.
+_BLOCK = 1 << 16
 
 
 def _read_text(z, name: str, path: Path) -> list[str]:
-    """The strings :func:`_text` stored (a file of format 1: a unicode array of them; a missing one: none)."""
+    """The strings :func:`_text` stored (a file of format 1: a unicode array of them; a missing one: none).
+
+    The text is decoded once and cut at the characters' offsets: each end less the UTF-8 continuation bytes
+    before it (none in ASCII text).
+    """
     if f"{name}.text" not in z:
         return z[name].ravel().tolist() if name in z else []
-    blob, ends = z[f"{name}.text"].tobytes(), z[f"{name}.ends"]
-    if ends.ndim != 1 or (ends.size and (ends[-1] != len(blob) or (np.diff(ends, prepend=0) < 0).any())):
+    data, ends = z[f"{name}.text"], z[f"{name}.ends"]
+    if (data.ndim != 1 or ends.ndim != 1 or ends.dtype.kind not in "iu"
+            or (ends.size and (ends[-1] != data.size or (np.diff(ends, prepend=0) < 0).any()))):
         raise InputFormatError(f"not a kgfs table file (the ends of its {name} do not fit its text)", path)
     try:
-        text = blob.decode("utf-8")
-        bounds = zip([0, *ends[:-1].tolist()], ends.tolist())
-        if len(text) == len(blob):  # ASCII: the bytes' offsets are the characters'
-            return [text[a:b] for a, b in bounds]
-        return [blob[a:b].decode("utf-8") for a, b in bounds]
+        text = data.tobytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputFormatError(f"not a kgfs table file (its {name} are no UTF-8 text: {exc})", path) from None
+    if len(text) != data.size:  # beyond ASCII: the characters' offsets are the bytes' less the continuation bytes
+        follow = (data.astype(np.uint8, copy=False) & 0xC0) == 0x80
+        inner = ends[ends < data.size]
+        if follow[inner].any():  # an end inside a character
+            raise InputFormatError(f"not a kgfs table file (the ends of its {name} cut its characters)", path)
+        ends = ends - np.searchsorted(np.flatnonzero(follow), ends)
+    bounds = zip([0, *ends[:-1].tolist()], ends.tolist())
+    return [text[a:b] for a, b in bounds]
 
 
 def _meta_arrays(meta: dict, features: list[str]) -> dict[str, np.ndarray]:
@@ -456,13 +525,14 @@ def _meta_arrays(meta: dict, features: list[str]) -> dict[str, np.ndarray]:
     return out
 
 
-def _read_meta(z, features: list[str], path: Path) -> dict:
-    """The meta :func:`_meta_arrays` stored (a file of format 1: one unicode string of JSON)."""
+def _read_meta(z, features: list[str] | None, path: Path) -> dict:
+    """The meta :func:`_meta_arrays` stored (a file of format 1: one unicode string of JSON); ``features``
+    ``None``: without the term names stored beside it (a file of format 1 holds them in it)."""
     try:
         meta = json.loads(z["meta.text"].tobytes().decode("utf-8") if "meta.text" in z else str(z["meta"]))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputFormatError(f"not a kgfs table file (its meta is no JSON: {exc})", path) from None
-    if "term_names.text" in z:
+    if features is not None and "term_names.text" in z:
         names = _read_text(z, "term_names", path)
         if len(names) != len(features):
             raise InputFormatError(f"not a kgfs table file ({len(names)} term names for {len(features)} features)",

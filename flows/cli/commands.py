@@ -336,8 +336,8 @@ def cmd_server(args) -> int:
 
 def cmd_build(args) -> int:
     from flows.inputs import check_output, resolve_input
-    from kg.routes import build_table
-    from kg.routes.base import Context
+    from kg.routes import run_steps
+    from kg.routes.base import Context, with_names
 
     home = settings.kgfs_home()
     with _console().status("checking the input…"):
@@ -351,18 +351,21 @@ def cmd_build(args) -> int:
     _ingest(lambda show: inp.prepare(Context(home), show), args.quiet)  # e.g. new dump files, with a bar
     from flows.publishing.outcome import note_files
     from flows.stages import stage_store
-    from kg.formats.folder import write_table_folder
+    from kg.formats.folder import copy_table_folder, write_table_folder
+    from kg.table import FeatureTable
 
     with _console().status("building the table…"), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=HierarchyCycleWarning)  # a note below, the list in OUT/notes/
-        table = build_table(inp, Context(home), stage_store(home))  # the run's steps, stored as `kgfs run` does
-        if not table.meta.get("term_names"):  # names from the knowledge graph (the DBpedia route: the dump's labels)
-            names = inp.feature_names(table.feature_names.tolist(), Context(home))
-            if names:
-                table.meta["term_names"] = {f: names.get(f, "") for f in table.feature_names.tolist()}
-        summary = write_table_folder(table, Path(args.out))
-        notes = note_files({"removed_cycle_edges": [list(e) for e in table.hierarchy.removed_edges],
-                            **{k: v for k, v in table.meta.items() if v}})
+        stored = run_steps(inp, stage_store(home), Context(home))["table"]  # stored as `kgfs run` does
+        table_file = stored.path("table")
+        meta, removed, named = FeatureTable.load_notes(table_file)
+        table = None if named else with_names(FeatureTable.load(table_file),
+                                              lambda f: inp.feature_names(f, Context(home)))
+        if table is None or not table.meta.get("term_names"):  # the stored table as it is (not read and written)
+            summary = copy_table_folder(table_file.parent, Path(args.out))
+        else:  # named from the knowledge graph here: its route's table step did not name them
+            summary = write_table_folder(table, Path(args.out))
+        notes = note_files({"removed_cycle_edges": [list(e) for e in removed], **{k: v for k, v in meta.items() if v}})
         for name, text in notes.items():
             (Path(args.out) / name).parent.mkdir(parents=True, exist_ok=True)
             (Path(args.out) / name).write_text(text, encoding="utf-8")

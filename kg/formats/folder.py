@@ -26,7 +26,9 @@ Examples
 from __future__ import annotations
 
 import csv
+import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,8 +42,8 @@ from kg.hierarchy import FeatureHierarchy
 from kg.store.records import write_json
 from kg.table import FeatureTable
 
-__all__ = ["DENSE_LIMIT", "dense_exports", "export_file", "export_selected", "export_table", "read_table_folder",
-           "read_user_table", "table_notes",
+__all__ = ["DENSE_LIMIT", "TABLE_FILES", "copy_table_folder", "dense_exports", "export_file", "export_selected",
+           "export_table", "read_table_folder", "read_user_table", "table_notes",
            "table_summary", "write_table_folder"]
 
 # the meta entries of a table that report a problem of its input (``kgfs build`` prints them)
@@ -142,11 +144,47 @@ def write_table_folder(table: FeatureTable, out: str | os.PathLike) -> dict:
     removed = table.meta.get("removed_cycle_edges")
     if removed:  # every edge removed to break a cycle of the hierarchy, beside the table (the note names a few)
         text = "child\tparent\n" + "".join(f"{c}\t{p}\n" for c, p in removed)
-        atomic_write(out / "removed_cycle_edges.tsv", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        atomic_write(out / REMOVED_EDGES, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    else:  # not an earlier table's
+        (out / REMOVED_EDGES).unlink(missing_ok=True)
     summary = table_summary(table)
     summary["dataset"] = table.meta.get("dataset")
     write_json(out / "summary.json", summary)
     return summary
+
+
+#: The edges a table's meta lists as removed to break cycles (:func:`write_table_folder`), one per line.
+REMOVED_EDGES = "removed_cycle_edges.tsv"
+#: The files of a table folder (:func:`write_table_folder`): the table, its summary, the edges its meta lists.
+TABLE_FILES = ("table.npz", "summary.json", REMOVED_EDGES)
+
+
+def copy_table_folder(folder: str | os.PathLike, out: str | os.PathLike) -> dict:
+    """Copy a folder :func:`write_table_folder` wrote (a stored table step's) to ``out``, each file atomically;
+    returns its summary. What :func:`write_table_folder` of its table writes, without reading and writing the
+    table again (a table of 2.1M features: 10 s).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> t = FeatureTable.from_facts({"a": ["x"]}, FeatureHierarchy.from_edges([], nodes=["x"]),
+    ...                             meta={"dataset": "d"})
+    >>> d = tempfile.mkdtemp()
+    >>> out = Path(tempfile.mkdtemp())
+    >>> write_table_folder(t, d) == copy_table_folder(d, out), read_table_folder(out).shape
+    (True, (1, 1))
+    """
+    folder, out = Path(folder), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in TABLE_FILES:
+        if (folder / name).is_file():
+            atomic_write(out / name, lambda tmp, src=folder / name: shutil.copyfile(src, tmp))
+        elif name == REMOVED_EDGES:  # the table lists none: not an earlier table's
+            (out / name).unlink(missing_ok=True)
+        else:
+            raise KgfsError(f"{folder / name}: missing (not a folder written by write_table_folder)")
+    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
 
 
 def read_table_folder(path: str | os.PathLike) -> FeatureTable:

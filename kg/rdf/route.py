@@ -617,8 +617,10 @@ class CorpusInput(Input):
                                        "category_depth": 2 if self.category_depth is None else self.category_depth,
                                        **({"relations": self.spec().relations.to_json()}
                                           if self.spec().uses_relations else {}),
-                                       **({"split_column": self.split_column} if self.split_column else {})},
-                           self._table, needs=("annotate", "fetch"))]
+                                       **({"split_column": self.split_column} if self.split_column else {}),
+                                       # the features' names: the dump's labels (feature_names)
+                                       **({"labels": [list(f) for f in self.dump_files]} if self.dump else {})},
+                           self._table, needs=("annotate", "fetch"), names=lambda f: self.feature_names(f, ctx))]
 
     def _table(self, up: Mapping[str, Record]):
         from kg.rdf.stored import table_from_records

@@ -54,7 +54,7 @@ if typing.TYPE_CHECKING:  # numpy/scipy load with the first table, not with the 
 
 __all__ = ["CHECK", "MIN_SUPPORT", "MIRROR", "NAME", "BatchedStep", "Context", "FileRef", "FunctionStep", "Input",
            "Option", "Output", "Step", "UsageError", "options_of",
-           "check_nonempty", "positive_number", "table_step", "whole_number"]
+           "check_nonempty", "positive_number", "table_step", "whole_number", "with_names"]
 
 #: ``(files, summary)``: role -> path relative to the stage folder, and a small JSON-like summary.
 Output = tuple[dict, dict]
@@ -385,10 +385,10 @@ class Input:
     def feature_names(self, features: Sequence[str], ctx: Context | None = None) -> dict[str, str]:
         """Readable names of features (id -> name) from the route's knowledge graph; default: none.
 
-        A table's meta may hold names already (``term_names``: the ontology route puts them there);
-        a run asks this hook for the names its table lacks (the DBpedia route's labels are in the
-        dump, not in the table), for ``selection.csv``, the report and the graph exports. Features
-        without a name are left out.
+        A table's meta may hold names already (``term_names``: the ontology route puts them there, the
+        RDF route's table step asks this hook, :func:`table_step`'s ``names``, and stores them); a run
+        asks it for the names a table lacks (:func:`with_names`), for ``selection.csv``, the report and
+        the graph exports. Features without a name are left out.
 
         Parameters
         ----------
@@ -457,7 +457,8 @@ class FunctionStep(Step):
         return self._compute(folder, up)
 
 
-def table_step(key: Callable[[Mapping], dict], make: Callable[[Mapping], Any], needs: Sequence[str] = ()) -> Step:
+def table_step(key: Callable[[Mapping], dict], make: Callable[[Mapping], Any], needs: Sequence[str] = (),
+               names: Callable[[list[str]], Mapping[str, str]] | None = None) -> Step:
     """The ``"table"`` step: ``make(up)``'s :class:`~kg.table.FeatureTable` as ``table.npz`` + ``summary.json``.
 
     Parameters
@@ -467,6 +468,10 @@ def table_step(key: Callable[[Mapping], dict], make: Callable[[Mapping], Any], n
     make : callable
         ``make(up) -> FeatureTable``.
     needs : sequence of str
+    names : callable, optional
+        ``names(features) -> {id: name}`` (the input's :meth:`Input.feature_names`): the stored table's features
+        are named (:func:`with_names`) when ``make`` did not name them, so every later use of the step reads
+        them (the key must then say what they come from).
 
     Returns
     -------
@@ -475,9 +480,31 @@ def table_step(key: Callable[[Mapping], dict], make: Callable[[Mapping], Any], n
     def compute(folder: Path, up: Mapping) -> Output:
         from kg.formats.folder import write_table_folder
 
-        return {"table": "table.npz", "summary": "summary.json"}, write_table_folder(make(up), folder)
+        return {"table": "table.npz", "summary": "summary.json"}, write_table_folder(with_names(make(up), names),
+                                                                                     folder)
 
     return FunctionStep("table", key, compute, needs)
+
+
+def with_names(table: FeatureTable, names: Callable[[list[str]], Mapping[str, str]] | None) -> FeatureTable:
+    """``table`` with its features' names (``meta["term_names"]``, ``""`` for a feature without one) from
+    ``names(features)`` when it has none and ``names`` gives some; the table itself is changed and returned.
+
+    Examples
+    --------
+    >>> from kg.hierarchy import FeatureHierarchy
+    >>> from kg.table import FeatureTable
+    >>> t = FeatureTable.from_facts({"i": ["a", "b"]}, FeatureHierarchy.from_edges([], nodes=["a", "b"]))
+    >>> with_names(t, lambda features: {"a": "the a"}).meta["term_names"]
+    {'a': 'the a', 'b': ''}
+    """
+    if names is None or table.meta.get("term_names"):
+        return table
+    features = table.feature_names.tolist()
+    found = names(features)
+    if found:
+        table.meta["term_names"] = {f: found.get(f, "") for f in features}
+    return table
 
 
 def check_nonempty(table: FeatureTable, min_support: int | None = None, unfiltered: FeatureTable | None = None):

@@ -173,6 +173,44 @@ def test_text_whose_ends_do_not_fit_is_refused_naming_the_file(tmp_path):
         FeatureTable.load(tmp_path / "bad.npz")
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=6), max_size=12), st.integers(1, 4))
+def test_any_strings_are_stored_as_text_and_read_back(values, block):
+    """Blocks of strings encoded into their places, and the text cut at character offsets, give the strings back
+    (ASCII, beyond it, empty ones, any block size)."""
+    import kg.table as kt
+
+    old, kt._BLOCK = kt._BLOCK, block
+    try:
+        arrays = kt._text("v", values)
+    finally:
+        kt._BLOCK = old
+    assert arrays["v.text"].tobytes() == "".join(values).encode("utf-8")
+    assert arrays["v.ends"].tolist() == np.cumsum([len(v.encode("utf-8")) for v in values]).tolist()
+    assert kt._read_text(arrays, "v", "f.npz") == values
+
+
+def test_text_whose_ends_cut_a_character_is_refused_naming_the_file(tmp_path):
+    path = _cyclic_table().save(tmp_path / "t.npz")
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    at = arrays["feature_names.text"].tobytes().index("≡".encode())  # in the second id, "Stadt ≡ Zürich"
+    arrays["feature_names.ends"][0] = at + 1  # the first id, "Ort", ends after the first byte of its ≡
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(InputFormatError, match=r"bad\.npz.*feature_names cut its characters"):
+        FeatureTable.load(tmp_path / "bad.npz")
+
+
+def test_the_notes_of_a_table_file_are_read_without_the_table(tmp_path):
+    t = _cyclic_table()
+    t.meta.update(dataset="d", term_names={f: f.upper() for f in t.feature_names.tolist()})
+    notes = FeatureTable.load_notes(t.save(tmp_path / "t.npz"))
+    assert notes.removed_edges == t.hierarchy.removed_edges == [("a", "a")] and notes.named
+    assert notes.meta == {k: v for k, v in FeatureTable.load(tmp_path / "t.npz").meta.items() if k != "term_names"}
+    del t.meta["term_names"]
+    assert not FeatureTable.load_notes(t.save(tmp_path / "u.npz")).named
+
+
 @pytest.mark.parametrize("names", [None, "aligned", "partial"])
 def test_the_meta_and_its_term_names_are_read_back_as_they_were(tmp_path, names):
     """Term names of every feature, in column order, are stored as text beside the features; any other meta (and

@@ -79,6 +79,31 @@ def test_the_command_line_builds_it_and_names_the_merged_cycle_once(home, tmp_pa
         assert list(csv.reader(fh)) == [["feature", "member"], [MERGED, WD + "Q20"], [MERGED, WD + "Q30"]]
 
 
+def test_the_stored_table_holds_the_names_and_a_second_build_copies_it(home, tmp_path, monkeypatch):
+    """The table step names the features (the dump's labels) and stores them; `kgfs build` copies the stored table
+    folder to --out: a second build names nothing and reads no table, and writes the same files."""
+    from kg.rdf.route import CorpusInput
+
+    dump = _dump(tmp_path / "wd.nt")
+    corpus = tmp_path / "c.csv"
+    corpus.write_text("id,qid,label\n1,Q1,a\n2,Q2,b\n", encoding="utf-8")
+    argv = ["build", "--corpus", str(corpus), "--entity-columns", "qid", "--preset", "wikidata", "--dump", str(dump)]
+    assert main([*argv, "--out", str(tmp_path / "T")]) == 0
+    (stored,) = (home / "store" / "table").glob("*/table.npz")
+    assert FeatureTable.load(stored).meta["term_names"][MERGED] == "twenty ≡ thirty"
+
+    def fail(*args, **kwargs):
+        raise AssertionError("named or read again")
+
+    monkeypatch.setattr(CorpusInput, "feature_names", fail)
+    monkeypatch.setattr(FeatureTable, "load", fail)
+    monkeypatch.setattr(FeatureTable, "save", fail)
+    assert main([*argv, "--out", str(tmp_path / "T2")]) == 0
+    for name in ("table.npz", "summary.json", "notes/merged_cycles.csv"):
+        assert (tmp_path / "T2" / name).read_bytes() == (tmp_path / "T" / name).read_bytes()
+    assert (tmp_path / "T2" / "table.npz").read_bytes() == stored.read_bytes()
+
+
 def test_dbpedia_categories_keep_breaking_their_cycles_reported(tmp_path):
     subject, broader = "http://purl.org/dc/terms/subject", "http://www.w3.org/2004/02/skos/core#broader"
     cat = "http://dbpedia.org/resource/Category:"

@@ -800,7 +800,8 @@ def measure_hubs(n: int, data: Path, top: int = 100, baseline: str | None = None
 def cli_builds(home: Path, dump: Path, meta: dict, top: int, tree: Path | None, baseline: str | None) -> dict:
     """``kgfs build`` of the hub corpus (``--direction both``), the issue's own command, in a fresh process each:
     with an empty stage store (``cold``: every stage computed; the index built beforehand, once) and again with
-    its stages stored (``warm``: the table read back, named and written), this tree and the baseline."""
+    its stages stored (``warm``: the stored table folder copied to ``--out``; before 238df62 the table was read
+    back, named and written again), this tree and the baseline."""
     kgfs_home = home / "cli-home"
     common = dict(dump=dump, home=kgfs_home, first_item=meta["classes"] + 1, items=meta["items"], top=top,
                   direction="both")

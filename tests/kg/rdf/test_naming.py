@@ -3,6 +3,7 @@ feature by feature (the reference below, the module's former form)."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -40,7 +41,7 @@ def reference(features, labels, property_entity=str):
         head, cut, rest = f.partition(" ≡ … (")
         members = head.split(" ≡ ")
         plans[f] = [parts(m) for m in members], members, cut + rest
-    found = labels(sorted({i for plan, _, _ in plans.values() for iris, _ in plan for i in iris}))
+    found = labels(sorted({i for plan, _, _ in plans.values() for iris, _ in plan for i in iris if i}))  # no "" asked
     out = {}
     for f, (plan, members, more) in plans.items():
         names = [name(found) for _, name in plan]
@@ -82,3 +83,23 @@ def test_a_literal_relation_path_and_cycle():
                         lambda iris: {i: known[i] for i in iris if i in known}, lambda p: p.replace("/p", "/P"))
     assert got == {f"out:{X}p1|{X}C": "out: team | city", f"in:{X}p2>out:{X}p1|={X}o1": "in: p2 > out: team = o1",
                    f"{X}C ≡ {X}D/": f"city ≡ {X}D/"}
+
+
+def test_repeats_kinds_and_empty_labels():
+    """A repeated id keeps its first place; a prefixed id's IRI is all after its prefix ("|" too); an empty label
+    names no IRI, and a class or object by its local name; ids from an iterator of numpy strings."""
+    known = {f"{X}C": "city", f"{X}P1": "team", f"{X}D/": "", f"{X}C|x": "odd"}
+    asked = []
+
+    def labels(iris):
+        asked.append(list(iris))
+        return {i: known[i] for i in iris if i in known}
+
+    ids = [f"out:{X}p1|{X}C", f"type:{X}C|x", f"{X}D/", f"out:{X}p2|={X}D/", f"out:{X}p2|", f"out:{X}p1|{X}C",
+           f"type:{X}C", f"out:{X}p2|{X}D/ ≡ category:{X}C ≡ … (3 members)", f"out:{X}p2"]
+    got = compose_names(iter(np.array(ids)), labels, lambda p: p.replace("/p", "/P"))
+    assert list(got.items()) == [(f"out:{X}p1|{X}C", "out: team | city"), (f"type:{X}C|x", "odd"),
+                                 (f"out:{X}p2|={X}D/", "out: p2 = D"), (f"type:{X}C", "city"),
+                                 (f"out:{X}p2|{X}D/ ≡ category:{X}C ≡ … (3 members)",
+                                  "out: p2 | D ≡ city ≡ … (3 members)")]
+    assert asked == [[f"{X}C", f"{X}C|x", f"{X}D/", f"{X}P1", f"{X}P2"]]

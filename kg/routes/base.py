@@ -478,10 +478,13 @@ def table_step(key: Callable[[Mapping], dict], make: Callable[[Mapping], Any], n
     Step
     """
     def compute(folder: Path, up: Mapping) -> Output:
-        from kg.formats.folder import write_table_folder
+        from kg.formats.folder import REMOVED_EDGES, write_table_folder
 
-        return {"table": "table.npz", "summary": "summary.json"}, write_table_folder(with_names(make(up), names),
-                                                                                     folder)
+        summary = write_table_folder(with_names(make(up), names), folder)
+        files = {"table": "table.npz", "summary": "summary.json"}
+        if (folder / REMOVED_EDGES).is_file():  # a file of the folder (copied by kgfs build): checked as the others
+            files["removed_edges"] = REMOVED_EDGES
+        return files, summary
 
     return FunctionStep("table", key, compute, needs)
 

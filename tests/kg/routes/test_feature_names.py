@@ -35,3 +35,35 @@ def test_records_of_earlier_versions_name_the_kinds_go_and_dbpedia():
     assert from_json(old) == inp and from_json(old).kind == "ontology"
     corpus = from_json({"kind": "dbpedia", "name": "tweets", "dump": ()})
     assert corpus.kind == "rdf"
+
+
+def test_the_table_step_names_the_table_it_stores_and_checks_every_file_of_its_folder(tmp_path):
+    """table_step's ``names`` name a table its ``make`` left unnamed (never one already named); the edges its meta
+    lists as removed are a file of the record, checked as the table is."""
+    import warnings
+
+    from kg.hierarchy import FeatureHierarchy
+    from kg.routes.base import table_step
+    from kg.store import Store
+    from kg.table import FeatureTable
+
+    def make(up, named=False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            h = FeatureHierarchy.from_edges([("a", "b"), ("b", "a")], on_cycle="break")
+        meta = {"removed_cycle_edges": [list(e) for e in h.removed_edges],
+                **({"term_names": {"a": "own a", "b": ""}} if named else {})}
+        return FeatureTable.from_facts({"i": ["a"]}, h, meta=meta)
+
+    def run(n, named):
+        step = table_step(lambda up: {}, lambda up: make(up, named), names=lambda f: {"a": "A"})
+        return store.run("table", {"n": n}, lambda d: step.compute(d, {}))
+
+    store = Store(tmp_path / "store")
+    rec = run(1, False)
+    assert FeatureTable.load(rec.path("table")).meta["term_names"] == {"a": "A", "b": ""}
+    assert rec.path("removed_edges").read_text() == "child\tparent\nb\ta\n"
+    rec = run(2, True)
+    assert FeatureTable.load(rec.path("table")).meta["term_names"] == {"a": "own a", "b": ""}
+    rec.path("removed_edges").write_text("child\tparent\n")  # changed after the step: not reused
+    assert store.lookup("table", {"n": 2}) is None

@@ -402,7 +402,6 @@ class FeatureTable:
                 if "values_data" in z else None,
             )
 
-
     @staticmethod
     def load_notes(path: str | os.PathLike) -> TableNotes:
         """What the notes of a table file written by :meth:`save` are written from, without reading its matrix,
@@ -486,29 +485,22 @@ _BLOCK = 1 << 16
 
 
 def _read_text(z, name: str, path: Path) -> list[str]:
-    """The strings :func:`_text` stored (a file of format 1: a unicode array of them; a missing one: none).
-
-    The text is decoded once and cut at the characters' offsets: each end less the UTF-8 continuation bytes
-    before it (none in ASCII text).
-    """
+    """The strings :func:`_text` stored (a file of format 1: a unicode array of them; a missing one: none)."""
     if f"{name}.text" not in z:
         return z[name].ravel().tolist() if name in z else []
     data, ends = z[f"{name}.text"], z[f"{name}.ends"]
-    if (data.ndim != 1 or ends.ndim != 1 or ends.dtype.kind not in "iu"
+    if (data.ndim != 1 or data.dtype != np.uint8 or ends.ndim != 1 or ends.dtype.kind not in "iu"
             or (ends.size and (ends[-1] != data.size or (np.diff(ends, prepend=0) < 0).any()))):
         raise InputFormatError(f"not a kgfs table file (the ends of its {name} do not fit its text)", path)
-    try:
-        text = data.tobytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"not a kgfs table file (its {name} are no UTF-8 text: {exc})", path) from None
-    if len(text) != data.size:  # beyond ASCII: the characters' offsets are the bytes' less the continuation bytes
-        follow = (data.astype(np.uint8, copy=False) & 0xC0) == 0x80
-        inner = ends[ends < data.size]
-        if follow[inner].any():  # an end inside a character
-            raise InputFormatError(f"not a kgfs table file (the ends of its {name} cut its characters)", path)
-        ends = ends - np.searchsorted(np.flatnonzero(follow), ends)
+    blob = data.tobytes()
     bounds = zip([0, *ends[:-1].tolist()], ends.tolist())
-    return [text[a:b] for a, b in bounds]
+    if blob.isascii():  # a character a byte: the text cut at the ends
+        text = blob.decode("ascii")
+        return [text[a:b] for a, b in bounds]
+    try:  # each string decoded from its bytes (faster than cutting one decoded text beyond ASCII, and less memory)
+        return [blob[a:b].decode("utf-8") for a, b in bounds]
+    except UnicodeDecodeError as exc:  # no UTF-8, or an end inside a character
+        raise InputFormatError(f"not a kgfs table file (its {name} are no UTF-8 text: {exc})", path) from None
 
 
 def _meta_arrays(meta: dict, features: list[str]) -> dict[str, np.ndarray]:

@@ -87,8 +87,9 @@ def new_input(saved: Mapping, values: Mapping) -> Input | None:
 
 
 def input_table(inp: Input, home: str | Path, *, batch_size: int = 500) -> FeatureTable:
-    """:func:`stored_table` of a table to predict (the model names its features: they are not looked up); a
-    corpus none of whose entities the graph knows gives its instances with no feature."""
+    """:func:`stored_table` of a table to predict (the model names its features: they are not looked up here; a
+    route's table step may have named them, as the RDF route's does, stored with the table); a corpus none of whose
+    entities the graph knows gives its instances with no feature."""
     if any(f.name == "min_support" for f in dataclasses.fields(inp)) and getattr(inp, "min_support", None):
         inp = dataclasses.replace(inp, min_support=None)  # the model's features decide which are kept
     try:

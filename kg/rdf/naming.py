@@ -94,7 +94,7 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
     # A table's ids share few heads (the part before "|": ``in:d:p``, a path's steps) and few tails (after it: a
     # class, ``=object``): each is classified, parsed, looked up and written once, and an id costs a partition and
     # dict look-ups (2.1M relation ids at the in-links of hubs: 55 s per id as a closure, 8.6 s made unique and
-    # parsed twice each, 2.8 s so). Two passes over the ids; nothing per id is held between them.
+    # parsed twice each, 3.0 s so). Two passes over the ids; nothing per id is held between them.
     entity_of: dict[str, str] = {}  # a predicate -> the IRI its label is stated of
     start: dict[str, int | None] = {}  # head -> where its ids' IRI starts (after its prefix), None: a path's head
     steps_of: dict[str, tuple] = {}  # a path's head -> its steps
@@ -119,31 +119,17 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
     wanted: set[str] = set()  # the IRIs named by their labels (a type's, a category's, another IRI's)
     tails: set[str] = set()  # the tails of relations and paths
 
-    def note(m: str) -> None:
-        """A member's head classified, and its tail or its IRI wanted."""
-        head, _, tail = m.partition("|")
-        at = start.get(head, -1)
-        if at == -1:
-            at = start[head] = kind(head)
-        if at is None:
-            tails.add(tail)
-        elif len(m) > at:
-            wanted.add(m[at:])
-
     for f in features:
-        if " ≡ " in f:  # a merged cycle
-            for m in _split(f)[0]:
-                note(m)
-            continue
-        # most ids: one member, noted as note() does (inlined: a call per id costs more than the rest)
-        head, _, tail = f.partition("|")
-        at = start.get(head, -1)
-        if at == -1:
-            at = start[head] = kind(head)
-        if at is None:
-            tails.add(tail)
-        elif len(f) > at:
-            wanted.add(f[at:])
+        # each member of a merged cycle, or the id itself (most ids: no call per id, which costs more than the rest)
+        for m in _split(f)[0] if " ≡ " in f else (f,):
+            head, _, tail = m.partition("|")
+            at = start.get(head, -1)
+            if at == -1:
+                at = start[head] = kind(head)
+            if at is None:
+                tails.add(tail)
+            elif len(m) > at:
+                wanted.add(m[at:])
     tail_iris = {t: (t[1:], "=") if t.startswith("=") else (t, "|") for t in tails}  # tail -> (IRI, its sign)
     wanted.update(x for x, _ in tail_iris.values() if x)
     wanted.update(entity_of.values())
@@ -157,15 +143,6 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
     tail_text = {t: (f" {sign} {found.get(x) or local_name(x)}", x in found) if x else ("", False)
                  for t, (x, sign) in tail_iris.items()}
 
-    def name(m: str) -> str | None:
-        """A member's name; None for one without a labelled part."""
-        head, _, tail = m.partition("|")
-        text = head_text.get(head)  # (words, labelled)
-        if text is None:  # an IRI
-            return found.get(m[start[head]:])
-        words, labelled = tail_text[tail]
-        return text[0] + words if text[1] or labelled else None
-
     # a block's names first, then them all into the dict, less the ids left out after: faster than a dict grown id
     # by id between the look-ups (0.35 s less in 2M), or one built from the named alone (0.2 s)
     out: dict[str, str | None] = {}
@@ -174,18 +151,20 @@ def compose_names(features: Iterable[str], labels: Callable[[list[str]], Mapping
         block = features[i:i + _BLOCK]
         names: list[str | None] = []
         for f in block:
-            if " ≡ " in f:  # a merged cycle: its members' names
-                members, more = _split(f)
-                parts = [name(m) for m in members]
-                n = " ≡ ".join(p or m for p, m in zip(parts, members)) + more if any(parts) else None
-            else:  # most ids: one member, named as name() does (inlined)
-                head, _, tail = f.partition("|")
-                text = head_text.get(head)
+            members, more = _split(f) if " ≡ " in f else ((f,), "")
+            parts = []  # each member's name; None for one without a labelled part
+            for m in members:
+                head, _, tail = m.partition("|")
+                text = head_text.get(head)  # (words, labelled); None: an IRI
                 if text is None:
-                    n = found.get(f[start[head]:])
+                    parts.append(found.get(m[start[head]:]))
                 else:
                     words, labelled = tail_text[tail]
-                    n = text[0] + words if text[1] or labelled else None
+                    parts.append(text[0] + words if text[1] or labelled else None)
+            if more or len(parts) > 1:  # a merged cycle: by its members' names
+                n = " ≡ ".join(p or m for p, m in zip(parts, members)) + more if any(parts) else None
+            else:
+                n = parts[0]
             names.append(n)
             if not n:
                 left_out.append(f)

@@ -190,6 +190,16 @@ def test_any_strings_are_stored_as_text_and_read_back(values, block):
     assert kt._read_text(arrays, "v", "f.npz") == values
 
 
+def test_text_that_is_no_byte_array_is_refused_naming_the_file(tmp_path):
+    path = _cyclic_table().save(tmp_path / "t.npz")
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["feature_names.text"] = arrays["feature_names.text"].astype(np.int16)
+    np.savez(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(InputFormatError, match=r"bad\.npz.*feature_names do not fit"):
+        FeatureTable.load(tmp_path / "bad.npz")
+
+
 def test_text_whose_ends_cut_a_character_is_refused_naming_the_file(tmp_path):
     path = _cyclic_table().save(tmp_path / "t.npz")
     with np.load(path) as z:
